@@ -1,0 +1,82 @@
+"""toolweave: compose MCP tools — wrap, reshape, mount and serve them.
+
+Example:
+    >>> import toolweave
+    >>> server = toolweave.Server("demo")
+    >>> @server.tool
+    ... def greet(name: str) -> str:
+    ...     '''Say hello.'''
+    ...     return f"Hello, {name}!"
+"""
+
+from toolweave.core.content import (
+    Audio,
+    AudioContent,
+    BlobResourceContents,
+    EmbeddedResource,
+    File,
+    Image,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+from toolweave.core.context import AuthInfo, ClientInfo, Context, get_context
+from toolweave.core.decorator import tool
+from toolweave.core.errors import (
+    ConfigError,
+    DuplicateError,
+    InvalidArguments,
+    Rejected,
+    ToolError,
+    ToolTimeout,
+    ToolweaveError,
+    UnknownPrompt,
+    UnknownResource,
+    UnknownTool,
+    UpstreamError,
+)
+from toolweave.core.result import ToolResult
+from toolweave.core.tool import Tool, ToolAnnotations
+from toolweave.middleware.base import Middleware, ToolCall
+from toolweave.middleware.selector import Selector
+from toolweave.server.server import Server
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Audio",
+    "AudioContent",
+    "AuthInfo",
+    "BlobResourceContents",
+    "ClientInfo",
+    "ConfigError",
+    "Context",
+    "DuplicateError",
+    "EmbeddedResource",
+    "File",
+    "Image",
+    "ImageContent",
+    "InvalidArguments",
+    "Middleware",
+    "Rejected",
+    "ResourceLink",
+    "Selector",
+    "Server",
+    "TextContent",
+    "TextResourceContents",
+    "Tool",
+    "ToolAnnotations",
+    "ToolCall",
+    "ToolError",
+    "ToolResult",
+    "ToolTimeout",
+    "ToolweaveError",
+    "UnknownPrompt",
+    "UnknownResource",
+    "UnknownTool",
+    "UpstreamError",
+    "__version__",
+    "get_context",
+    "tool",
+]

@@ -1,0 +1,1 @@
+"""The nouns: Tool, ToolResult, content, Context, errors, and building tools from functions."""

@@ -1,0 +1,129 @@
+"""The request `Context`: one per request, created at the edge, passed unchanged everywhere.
+
+Transports (stdio, HTTP, in-process) build a `Context` for each request and hand it to the
+compiled call path; transforms, middleware and mounted servers all see the same object. The
+ambient copy behind `get_context()` is a ContextVar set only at the edge.
+
+Example:
+    >>> async def whoami(ctx: Context) -> str:
+    ...     await ctx.info("looking up the caller")
+    ...     return ctx.auth.subject if ctx.auth else "anonymous"
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar, Token
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from toolweave.server.server import Server
+
+LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
+LogSink = Callable[[LogLevel, Any, str | None], Awaitable[None]]
+_request_ids = itertools.count(1)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientInfo:
+    """Who is calling: the name and version the client announced."""
+
+    name: str
+    version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AuthInfo:
+    """The authenticated caller, when the transport authenticated one."""
+
+    subject: str | None = None
+    scopes: tuple[str, ...] = ()
+    claims: Mapping[str, Any] = field(default_factory=dict)
+    token: str | None = field(default=None, repr=False)
+
+
+async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
+    return None
+
+
+async def _no_log(level: LogLevel, data: Any, logger: str | None) -> None:
+    return None
+
+
+@dataclass(slots=True, kw_only=True)
+class Context:
+    """Everything a tool or middleware may need to know about the current request.
+
+    Attributes:
+        request_id: The JSON-RPC id of the request (a local counter in-process).
+        client: The client's name and version, when it announced them.
+        meta: The request's `_meta` mapping, read-only by convention.
+        auth: The authenticated caller, when the transport authenticated one.
+        headers: HTTP request headers (lower-case names), empty on stdio and in-process.
+        state: A per-request dict shared by middleware and tools.
+        deadline: When the request must finish (`anyio.current_time()` clock), if a timeout applies.
+        server: The server that received the request.
+    """
+
+    request_id: str | int = field(default_factory=lambda: next(_request_ids))
+    client: ClientInfo | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    auth: AuthInfo | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+    deadline: float | None = None
+    server: Server | None = None
+    progress_sink: ProgressSink = field(default=_no_progress, repr=False)
+    log_sink: LogSink = field(default=_no_log, repr=False)
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Tell the client how far along the call is (sent only if the client asked for progress)."""
+        await self.progress_sink(progress, total, message)
+
+    async def log(self, level: LogLevel, message: Any, logger: str | None = None) -> None:
+        """Send a log message to the client that made this request."""
+        await self.log_sink(level, message, logger)
+
+    async def debug(self, message: Any) -> None:
+        """`log("debug", message)`."""
+        await self.log("debug", message)
+
+    async def info(self, message: Any) -> None:
+        """`log("info", message)`."""
+        await self.log("info", message)
+
+    async def warning(self, message: Any) -> None:
+        """`log("warning", message)`."""
+        await self.log("warning", message)
+
+    async def error(self, message: Any) -> None:
+        """`log("error", message)`."""
+        await self.log("error", message)
+
+
+_current: ContextVar[Context | None] = ContextVar("toolweave_context", default=None)
+
+
+def get_context() -> Context:
+    """The `Context` of the request being served.
+
+    Raises:
+        LookupError: outside a request.
+    """
+    ctx = _current.get()
+    if ctx is None:
+        raise LookupError("get_context() was called outside a toolweave request")
+    return ctx
+
+
+def enter_context(ctx: Context) -> Token[Context | None]:
+    """Make `ctx` the current context (edges only); undo with `exit_context(token)`."""
+    return _current.set(ctx)
+
+
+def exit_context(token: Token[Context | None]) -> None:
+    """Restore the context that was current before `enter_context`."""
+    _current.reset(token)

@@ -1,0 +1,124 @@
+"""Every error toolweave raises, in one hierarchy.
+
+```
+ToolweaveError                      root: catch this to catch anything toolweave raises
+ ├── ToolError                      raised by tool authors; the message always reaches the client
+ │    ├── InvalidArguments          the call's arguments failed validation (lists each problem)
+ │    ├── ToolTimeout               a deadline passed before the tool finished
+ │    ├── UpstreamError             a mounted remote server failed or went away
+ │    └── Rejected                  a policy turned the call away (rate limit, open circuit, ...)
+ ├── UnknownTool                    no enabled tool has that name   → JSON-RPC -32602
+ ├── UnknownPrompt / UnknownResource                                → JSON-RPC -32602
+ └── ConfigError                    a config file is invalid: file, key path, what is wrong
+```
+
+Any other exception raised by a tool is an *internal* error: with masking on (the default) the
+client sees only `Error calling tool '<name>' (incident <id>)`, and the server logs the
+traceback once under the same incident id (see `toolweave.core.masking`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+class ToolweaveError(Exception):
+    """The root of every error toolweave raises."""
+
+
+class ToolError(ToolweaveError):
+    """An error whose message is meant for the client (and the model).
+
+    Raise it from a tool to return an `isError` result with exactly this message, whatever the
+    masking policy.
+
+    Example:
+        >>> def divide(a: float, b: float) -> float:
+        ...     if b == 0:
+        ...         raise ToolError("b must not be zero")
+        ...     return a / b
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentProblem:
+    """One reason a call's arguments were refused: where (`path`) and what was expected."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class InvalidArguments(ToolError):
+    """The arguments of a call failed validation against the exposed schema.
+
+    The message lists every problem as `path: what was expected`; it never echoes the values.
+    """
+
+    def __init__(self, tool: str, problems: Sequence[ArgumentProblem]) -> None:
+        self.tool = tool
+        self.problems = tuple(problems)
+        lines = "\n".join(f"- {p}" for p in self.problems)
+        super().__init__(f"Invalid arguments for tool '{tool}':\n{lines}")
+
+
+class ToolTimeout(ToolError):
+    """The tool did not finish within its time limit."""
+
+    def __init__(self, tool: str, seconds: float) -> None:
+        self.tool = tool
+        self.seconds = seconds
+        super().__init__(f"Tool '{tool}' timed out after {seconds:g}s")
+
+
+class UpstreamError(ToolError):
+    """A mounted remote server failed, went away, or could not be reached."""
+
+
+class Rejected(ToolError):
+    """A policy turned the call away before it ran (rate limit, concurrency, open circuit)."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class UnknownTool(ToolweaveError):
+    """No enabled tool has this name. Served as JSON-RPC error -32602."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"Unknown tool: {name}")
+
+
+class UnknownPrompt(ToolweaveError):
+    """No enabled prompt has this name. Served as JSON-RPC error -32602."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"Unknown prompt: {name}")
+
+
+class UnknownResource(ToolweaveError):
+    """No resource or template matches this URI. Served as JSON-RPC error -32602."""
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+        super().__init__(f"Unknown resource: {uri}")
+
+
+class ConfigError(ToolweaveError):
+    """A config file is invalid. The message names the file, the key path and what is wrong."""
+
+    def __init__(self, message: str, *, file: str | None = None, path: str | None = None) -> None:
+        self.file = file
+        self.path = path
+        where = ": ".join(part for part in (file, path) if part)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class DuplicateError(ToolweaveError, ValueError):
+    """Two components claim the same exposed name and the policy is `on_duplicate="error"`."""

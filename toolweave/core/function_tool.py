@@ -1,0 +1,291 @@
+"""Build a `Tool` from a Python function: schema from the signature, description from the docstring.
+
+Example:
+    >>> def add(a: int, b: int = 2) -> int:
+    ...     '''Add two numbers.
+    ...
+    ...     Args:
+    ...         a: the first number
+    ...     '''
+    ...     return a + b
+    >>> tool = tool_from_function(add)
+    >>> tool.description, tool.input_schema["properties"]["a"]
+    ('Add two numbers.', {'description': 'the first number', 'type': 'integer'})
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import keyword
+import types
+import typing
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, get_args, get_origin
+
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.fields import FieldInfo
+from pydantic.json_schema import PydanticJsonSchemaWarning
+
+from toolweave.core.content import CONTENT_TYPES, MEDIA_HELPERS
+from toolweave.core.context import Context
+from toolweave.core.docstrings import parse_docstring
+from toolweave.core.result import ResultConverter, ToolResult
+from toolweave.core.schema import object_schema, output_schema_for, prune_titles
+from toolweave.core.tool import Origin, Tool, ToolAnnotations
+from toolweave.core.validation import ModelValidator
+
+INFER: Any = object()
+"""Default of `output_schema=`: infer it from the return annotation."""
+
+_NO_OUTPUT_SCHEMA = (str, bytes, ToolResult, type(None), Any, *CONTENT_TYPES, *MEDIA_HELPERS)
+_BASEMODEL_NAMES = frozenset(dir(BaseModel))
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """One parameter of the function, as the schema and the validator see it."""
+
+    name: str
+    annotation: Any
+    default: Any
+    description: str | None
+
+
+def _callable_name(fn: Callable[..., Any]) -> str:
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    if name == "<lambda>":
+        raise TypeError("a lambda has no usable name: pass name= when making a tool from it")
+    return name
+
+
+def _target(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The callable whose signature and type hints describe `fn` (callable objects: `__call__`)."""
+    if inspect.isroutine(fn) or isinstance(fn, functools.partial):
+        return fn
+    call = getattr(type(fn), "__call__", None)  # noqa: B004 - we want the class's __call__
+    return fn.__call__ if call is not None else fn
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    target = inspect.unwrap(_target(fn))
+    while isinstance(target, functools.partial):
+        target = target.func
+    return inspect.iscoroutinefunction(target)
+
+
+def _is_context(annotation: Any) -> bool:
+    if annotation is Context:
+        return True
+    if get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [arg for arg in get_args(annotation) if arg is not type(None)]
+        return len(args) == 1 and args[0] is Context
+    return False
+
+
+def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
+    """`Annotated[T, "doc", ...]` → the annotation without plain strings, and the string."""
+    if get_origin(annotation) is not Annotated:
+        return annotation, None
+    base, *metadata = get_args(annotation)
+    docs = [item for item in metadata if isinstance(item, str)]
+    if not docs:
+        return annotation, None
+    rest = [item for item in metadata if not isinstance(item, str)]
+    return (Annotated[(base, *rest)] if rest else base), docs[-1]
+
+
+def _parameters(fn: Callable[..., Any], name: str) -> tuple[list[Parameter], str | None, str | None]:
+    """The schema parameters, the name of the `Context` parameter, and the docstring description."""
+    target = _target(fn)
+    try:
+        signature = inspect.signature(target)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"tool {name!r}: cannot read the signature of {fn!r}: {error}") from None
+    try:
+        hints = typing.get_type_hints(inspect.unwrap(target), include_extras=True)
+    except Exception:
+        hints = {}
+    doc = parse_docstring(inspect.getdoc(target) if target is not fn else inspect.getdoc(fn))
+    params: list[Parameter] = []
+    context_param = None
+    for param in signature.parameters.values():
+        where = f"tool {name!r}, parameter {param.name!r}"
+        if param.kind is param.VAR_POSITIONAL:
+            raise TypeError(f"{where}: *args is not supported; tools take named arguments only")
+        if param.kind is param.VAR_KEYWORD:
+            raise TypeError(f"{where}: **kwargs is not supported; declare each argument")
+        if param.kind is param.POSITIONAL_ONLY:
+            raise TypeError(f"{where}: positional-only parameters are not supported; remove the '/'")
+        annotation = hints.get(param.name, param.annotation)
+        if annotation is inspect.Parameter.empty:
+            annotation = Any
+        if _is_context(annotation):
+            context_param = param.name
+            continue
+        annotation, inline_doc = _split_annotated(annotation)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        params.append(Parameter(param.name, annotation, default, inline_doc or doc.params.get(param.name)))
+    return params, context_param, doc.description
+
+
+def _field_name(name: str, index: int) -> str:
+    safe = name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_")
+    return name if safe and name not in _BASEMODEL_NAMES and not name.startswith("model_") else f"arg{index}_"
+
+
+def _has_default(param: Parameter) -> bool:
+    if isinstance(param.default, FieldInfo):
+        return not param.default.is_required()
+    return param.default is not ...
+
+
+def build_model(
+    tool_name: str, params: Iterable[Parameter], *, extra: str = "ignore"
+) -> tuple[type[BaseModel], dict[str, str]]:
+    """A pydantic model validating the parameters, and {field name: argument name} where they differ."""
+    fields: dict[str, Any] = {}
+    renamed: dict[str, str] = {}
+    for index, param in enumerate(params):
+        annotation = param.annotation
+        current = FieldInfo.from_annotated_attribute(annotation, param.default)
+        extra_info: dict[str, Any] = {}
+        if param.description and current.description is None:
+            extra_info["description"] = param.description
+        field_name = _field_name(param.name, index)
+        if field_name != param.name:
+            renamed[field_name] = param.name
+            extra_info["alias"] = param.name
+        if extra_info:
+            annotation = Annotated[annotation, Field(**extra_info)]
+        fields[field_name] = (annotation, param.default)
+    config = ConfigDict(extra=extra, arbitrary_types_allowed=False)  # type: ignore[typeddict-item]
+    try:
+        model = create_model(f"{tool_name}_arguments", __config__=config, **fields)
+    except Exception as error:
+        raise TypeError(f"tool {tool_name!r}: cannot build an argument schema: {error}") from None
+    return model, renamed
+
+
+def model_schema(tool_name: str, model: type[BaseModel]) -> dict[str, Any]:
+    """The tool input schema of a model: by alias, without generated titles, always an object."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
+            schema = model.model_json_schema(by_alias=True)
+    except Exception as error:
+        raise TypeError(f"tool {tool_name!r}: cannot describe the arguments as JSON Schema: {error}") from None
+    return object_schema(prune_titles(schema))
+
+
+def _infer_output_schema(fn: Callable[..., Any]) -> dict[str, Any] | None:
+    try:
+        annotation = typing.get_type_hints(inspect.unwrap(_target(fn)), include_extras=True).get("return", Any)
+    except Exception:
+        return None
+    base = get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
+    if base in _NO_OUTPUT_SCHEMA or (isinstance(base, type) and issubclass(base, _NO_OUTPUT_SCHEMA[:3])):
+        return None
+    if get_origin(base) in (list, tuple) and any(arg in _NO_OUTPUT_SCHEMA for arg in get_args(base)):
+        return None
+    try:
+        return output_schema_for(annotation)
+    except Exception:
+        return None
+
+
+def _make_run(
+    fn: Callable[..., Any], context_param: str | None, run_in_thread: bool, output_schema: Mapping[str, Any] | None
+) -> Callable[[dict[str, Any], Context], Any]:
+    convert = ResultConverter(output_schema)
+    if _is_async(fn):
+
+        async def run_async(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+            if context_param is not None:
+                arguments = {**arguments, context_param: ctx}
+            return convert(await fn(**arguments))
+
+        return run_async
+
+    if not run_in_thread:
+
+        async def run_inline(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+            if context_param is not None:
+                arguments = {**arguments, context_param: ctx}
+            return convert(fn(**arguments))
+
+        return run_inline
+
+    async def run_in_worker(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+        if context_param is not None:
+            arguments = {**arguments, context_param: ctx}
+        value = await anyio.to_thread.run_sync(functools.partial(fn, **arguments), abandon_on_cancel=True)
+        return convert(value)
+
+    return run_in_worker
+
+
+def tool_from_function(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    tags: Iterable[str] = (),
+    annotations: ToolAnnotations | Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    exclude_args: Iterable[str] = (),
+    output_schema: Mapping[str, Any] | None = INFER,
+    enabled: bool = True,
+    run_in_thread: bool = True,
+) -> Tool:
+    """A `Tool` that calls `fn`.
+
+    Args:
+        fn: A sync or async function (or callable object) with named parameters.
+        name: The tool name; defaults to the function's name.
+        title: A human-readable title.
+        description: Defaults to the docstring text above its `Args:` section.
+        tags: Labels for selecting tools (transforms, middleware, enable/disable).
+        annotations: `ToolAnnotations` or a dict of hints (`readOnlyHint`, ...).
+        meta: Static `_meta` sent with the tool definition.
+        exclude_args: Parameters to leave out of the schema; each must have a default.
+        output_schema: An explicit output schema, `None` for none, or inferred by default.
+        enabled: Whether the tool starts enabled.
+        run_in_thread: Run a sync function in a worker thread (default) or inline.
+
+    Raises:
+        TypeError: for `*args`/`**kwargs`, positional-only parameters, a lambda without a name,
+            an excluded argument that does not exist or has no default, or unschematisable types.
+    """
+    tool_name = name or _callable_name(fn)
+    params, context_param, doc_description = _parameters(fn, tool_name)
+    excluded = set(exclude_args)
+    by_name = {param.name: param for param in params}
+    for arg in excluded:
+        if arg not in by_name:
+            raise TypeError(f"tool {tool_name!r}: exclude_args names {arg!r}, which is not a parameter")
+        if not _has_default(by_name[arg]):
+            raise TypeError(f"tool {tool_name!r}: cannot exclude {arg!r}: it has no default to use instead")
+    visible = [param for param in params if param.name not in excluded]
+    model, renamed = build_model(tool_name, visible)
+    if output_schema is INFER:
+        output_schema = _infer_output_schema(fn)
+    return Tool(
+        name=tool_name,
+        title=title,
+        description=description if description is not None else doc_description,
+        input_schema=model_schema(tool_name, model),
+        output_schema=output_schema,
+        annotations=ToolAnnotations.coerce(annotations),
+        tags=frozenset(tags),
+        meta=dict(meta) if meta else None,
+        enabled=enabled,
+        run=_make_run(fn, context_param, run_in_thread, output_schema),
+        validator=ModelValidator(model, names=renamed),
+        origin=Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", tool_name)),
+        fn=fn,
+    )

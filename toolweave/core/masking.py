@@ -1,0 +1,69 @@
+"""Error masking: what a client learns when a tool fails, and the incident log line.
+
+`ToolError` messages (and their subclasses: invalid arguments, timeouts, upstream failures,
+rejections) always reach the client. Any other exception is internal: masked, the client gets
+`Error calling tool '<name>' (incident <id>)` and the server logs the traceback once under the
+same id; unmasked (`mask_error_details=False`), the client gets `ExceptionType: message`.
+
+Example:
+    >>> policy = ErrorPolicy(mask=True)
+    >>> result = policy.to_result("search", KeyError("secret"))
+    >>> result.is_error, "secret" in result.text
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+
+from toolweave.core.errors import ToolError
+from toolweave.core.result import ToolResult
+
+logger = logging.getLogger("toolweave.errors")
+_INCIDENT_ATTR = "__toolweave_incident__"
+
+
+def incident_id(error: BaseException) -> str:
+    """A short id for this exception, the same every time it is asked for."""
+    existing: str | None = getattr(error, _INCIDENT_ATTR, None)
+    if existing is None:
+        existing = secrets.token_hex(4)
+        try:
+            setattr(error, _INCIDENT_ATTR, existing)
+        except AttributeError:  # exceptions with __slots__ cannot carry it; a fresh id is fine
+            pass
+    return existing
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorPolicy:
+    """How failures of a tool reach the client.
+
+    Attributes:
+        mask: Hide internal errors behind a generic message with an incident id.
+        message: The generic message (`{name}` and `{incident}` are filled in).
+        passthrough: Exception types whose message always reaches the client.
+    """
+
+    mask: bool = True
+    message: str | None = None
+    passthrough: tuple[type[BaseException], ...] = (ToolError,)
+
+    def to_result(self, tool_name: str, error: BaseException) -> ToolResult:
+        """The `isError` result for `error`; internal errors are logged with their incident id."""
+        if isinstance(error, self.passthrough):
+            return ToolResult.error(str(error) or type(error).__name__)
+        incident = incident_id(error)
+        logger.error(
+            "tool %r failed (incident %s)",
+            tool_name,
+            incident,
+            exc_info=error,
+            extra={"tool": tool_name, "incident": incident},
+        )
+        if not self.mask:
+            return ToolResult.error(f"{type(error).__name__}: {error}")
+        template = self.message or "Error calling tool '{name}' (incident {incident})"
+        return ToolResult.error(template.format(name=tool_name, incident=incident))

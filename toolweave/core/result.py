@@ -1,0 +1,126 @@
+"""`ToolResult`, and how a tool's return value becomes one.
+
+| returned value                      | content                         | structured_content          |
+|-------------------------------------|---------------------------------|-----------------------------|
+| `str`                               | one text block                  | when there is an output schema |
+| `dict`, list, model, dataclass, ... | one JSON text block             | when there is an output schema |
+| `bytes`                             | one embedded blob resource      | -                           |
+| `Image` / `Audio` / `File`          | image / audio / resource block  | -                           |
+| a list holding content or media     | one block per item              | -                           |
+| `None`                              | no content                      | -                           |
+| `ToolResult`                        | passes through unchanged        | as given                    |
+
+A non-object value under an output schema is wrapped as `{"result": value}`. Values are
+serialised once: to JSON-able data, then to text.
+
+Example:
+    >>> convert = ResultConverter(output_schema=None)
+    >>> convert("hi").content
+    [TextContent(text='hi', annotations=None, meta=None, type='text')]
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from toolweave.core.content import (
+    CONTENT_TYPES,
+    MEDIA_HELPERS,
+    BlobResourceContents,
+    ContentBlock,
+    EmbeddedResource,
+    TextContent,
+)
+
+WRAP_KEY = "x-toolweave-wrap-result"
+"""Marks an output schema whose value sits under `"result"` (a non-object return type)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool call returns: content blocks, optional structured content, an error flag.
+
+    Example:
+        >>> ToolResult([TextContent("done")], structured_content={"ok": True}).is_error
+        False
+    """
+
+    content: list[ContentBlock] = field(default_factory=list)
+    structured_content: Any = None
+    is_error: bool = False
+    meta: dict[str, Any] | None = None
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        """An `isError` result carrying one text block."""
+        return cls([TextContent(message)], is_error=True)
+
+    @property
+    def text(self) -> str:
+        """The text of all text blocks, joined by newlines (handy in tests and the CLI)."""
+        return "\n".join(block.text for block in self.content if isinstance(block, TextContent))
+
+
+def _is_content_like(item: object) -> bool:
+    return isinstance(item, CONTENT_TYPES + MEDIA_HELPERS)
+
+
+def _blob(data: bytes) -> EmbeddedResource:
+    encoded = base64.b64encode(data).decode("ascii")
+    return EmbeddedResource(
+        BlobResourceContents(uri="toolweave://result", blob=encoded, mime_type="application/octet-stream")
+    )
+
+
+def _block(item: object) -> ContentBlock:
+    if isinstance(item, CONTENT_TYPES):
+        return item  # type: ignore[return-value]
+    if isinstance(item, MEDIA_HELPERS):
+        return item.to_content()
+    if isinstance(item, str):
+        return TextContent(item)
+    if isinstance(item, bytes):
+        return _blob(item)
+    return TextContent(json.dumps(to_jsonable_python(item), ensure_ascii=False))
+
+
+def dump_json(data: Any) -> str:
+    """Compact JSON text of JSON-able data, as tools return it to the model."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+class ResultConverter:
+    """Turns return values into `ToolResult`s for one tool; built once, when the tool is built."""
+
+    __slots__ = ("wrap", "structured")
+
+    def __init__(self, output_schema: Mapping[str, Any] | None) -> None:
+        self.structured = output_schema is not None
+        self.wrap = bool(output_schema and output_schema.get(WRAP_KEY))
+
+    def __call__(self, value: object) -> ToolResult:
+        if isinstance(value, ToolResult):
+            return value
+        if isinstance(value, str):
+            return ToolResult([TextContent(value)], self._structured(value))
+        if value is None:
+            return ToolResult([], self._structured(None) if self.wrap else None)
+        if isinstance(value, bytes):
+            return ToolResult([_blob(value)])
+        if _is_content_like(value):
+            return ToolResult([_block(value)])
+        if isinstance(value, list | tuple) and any(_is_content_like(item) for item in value):
+            return ToolResult([_block(item) for item in value])
+        data = to_jsonable_python(value)
+        return ToolResult([TextContent(dump_json(data))], self._structured(data))
+
+    def _structured(self, data: Any) -> Any:
+        if not self.structured:
+            return None
+        return {"result": data} if self.wrap else data

@@ -1,0 +1,83 @@
+"""JSON Schema helpers shared by function tools and transforms.
+
+Example:
+    >>> prune_titles({"title": "Args", "type": "object",
+    ...               "properties": {"title": {"title": "Title", "type": "string"}}})
+    {'type': 'object', 'properties': {'title': {'type': 'string'}}}
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import TypeAdapter
+from pydantic.json_schema import PydanticJsonSchemaWarning
+
+from toolweave.core.result import WRAP_KEY
+
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_VALUES = ("items", "additionalProperties", "not", "contains", "if", "then", "else")
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+
+
+def prune_titles(schema: Any) -> Any:
+    """A copy of `schema` without the `title` keywords pydantic generates (property names kept)."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            out[key] = {name: prune_titles(sub) for name, sub in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [prune_titles(sub) for sub in value]
+        elif key in _SCHEMA_VALUES:
+            out[key] = prune_titles(value)
+        else:
+            out[key] = value
+    return out
+
+
+def object_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """`schema` as a tool input schema: an object with `properties` (and `required` if any)."""
+    out = dict(schema)
+    out["type"] = "object"
+    out.setdefault("properties", {})
+    if not out.get("required"):
+        out.pop("required", None)
+    return out
+
+
+def type_schema(annotation: Any) -> dict[str, Any]:
+    """The serialisation JSON Schema of a Python type, without generated titles."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
+        schema = TypeAdapter(annotation).json_schema(mode="serialization")
+    pruned: dict[str, Any] = prune_titles(schema)
+    return pruned
+
+
+def wrap_result_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """An output schema for a non-object value: `{"result": value}`, marked as wrapped."""
+    inner = dict(schema)
+    defs = inner.pop("$defs", None)
+    wrapped: dict[str, Any] = {
+        "type": "object",
+        "properties": {"result": inner},
+        "required": ["result"],
+        WRAP_KEY: True,
+    }
+    if defs:
+        wrapped["$defs"] = defs
+    return wrapped
+
+
+def output_schema_for(annotation: Any) -> dict[str, Any]:
+    """The output schema of a return type: its own schema if it is an object, else wrapped."""
+    schema = type_schema(annotation)
+    if schema.get("type") == "object":
+        return schema
+    return wrap_result_schema(schema)

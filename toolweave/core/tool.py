@@ -1,0 +1,168 @@
+"""`Tool`: an immutable description of a tool plus the one coroutine that runs it.
+
+A tool is data (name, schemas, annotations, tags, meta) and a call: `run(arguments, ctx)`,
+which receives arguments already validated against `input_schema` (the server validates once,
+at the boundary, with `validator`). Transforms return new tools; nothing mutates one.
+
+Example:
+    >>> async def run(arguments, ctx):
+    ...     return ToolResult([TextContent(arguments["text"].upper())])
+    >>> shout = Tool(name="shout", input_schema={"type": "object",
+    ...     "properties": {"text": {"type": "string"}}, "required": ["text"]}, run=run)
+    >>> shout.name, shout.validator.allowed
+    ('shout', frozenset({'text'}))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from toolweave.core.context import Context
+from toolweave.core.result import ToolResult
+from toolweave.core.validation import ArgumentValidator, SchemaValidator
+
+if TYPE_CHECKING:
+    from toolweave.core.masking import ErrorPolicy
+
+Run = Callable[[dict[str, Any], Context], Awaitable[ToolResult]]
+"""The call of a tool: `async (validated_arguments, ctx) -> ToolResult`."""
+
+
+class Transform(Protocol):
+    """Anything with `apply(tool) -> Tool` (see `toolweave.transforms`)."""
+
+    def apply(self, tool: Tool) -> Tool:
+        """A new tool derived from `tool`."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolAnnotations:
+    """Hints about a tool's behaviour (advisory; MCP `ToolAnnotations`).
+
+    Example:
+        >>> ToolAnnotations(read_only_hint=True).to_dict()
+        {'readOnlyHint': True}
+    """
+
+    title: str | None = None
+    read_only_hint: bool | None = None
+    destructive_hint: bool | None = None
+    idempotent_hint: bool | None = None
+    open_world_hint: bool | None = None
+
+    _WIRE = {
+        "title": "title",
+        "read_only_hint": "readOnlyHint",
+        "destructive_hint": "destructiveHint",
+        "idempotent_hint": "idempotentHint",
+        "open_world_hint": "openWorldHint",
+    }
+
+    @classmethod
+    def coerce(cls, value: ToolAnnotations | Mapping[str, Any] | None) -> ToolAnnotations | None:
+        """Accept annotations as an object or a dict with wire (camelCase) or snake_case keys."""
+        if value is None or isinstance(value, ToolAnnotations):
+            return value
+        by_wire = {wire: py for py, wire in cls._WIRE.items()}
+        kwargs = {}
+        for key, item in value.items():
+            name = by_wire.get(key, key)
+            if name not in cls._WIRE:
+                raise TypeError(f"unknown tool annotation {key!r}; expected one of {sorted(by_wire)}")
+            kwargs[name] = item
+        return cls(**kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The annotations as the wire sends them (camelCase, unset ones left out)."""
+        return {wire: getattr(self, py) for py, wire in self._WIRE.items() if getattr(self, py) is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a tool comes from, for `explain`: its kind, source and original name."""
+
+    kind: str  # "function", "schema", "mount", "remote"
+    source: str
+    original_name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tool:
+    """An immutable tool. Build one from a function with `Tool.from_function`.
+
+    Attributes:
+        name: The exposed name, within `[A-Za-z0-9_.-]{1,128}`.
+        input_schema: JSON Schema of the arguments (an object schema).
+        run: `async (validated_arguments, ctx) -> ToolResult`.
+        validator: Checks raw arguments against `input_schema`; derived from it by default.
+        hidden: Argument names a client may never send (set by the server, e.g. injected).
+        error_policy: Per-tool error masking (`MaskErrors`); `None` uses the server's.
+        parent: The tool this one was derived from by a transform.
+        transforms: The transforms applied to `parent` to make this tool, in order.
+    """
+
+    name: str
+    input_schema: Mapping[str, Any]
+    run: Run
+    title: str | None = None
+    description: str | None = None
+    output_schema: Mapping[str, Any] | None = None
+    annotations: ToolAnnotations | None = None
+    tags: frozenset[str] = frozenset()
+    meta: Mapping[str, Any] | None = None
+    enabled: bool = True
+    validator: ArgumentValidator = None  # type: ignore[assignment]
+    hidden: frozenset[str] = frozenset()
+    error_policy: ErrorPolicy | None = None
+    origin: Origin | None = None
+    parent: Tool | None = field(default=None, repr=False)
+    transforms: tuple[Any, ...] = ()
+    fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.validator is None:
+            object.__setattr__(self, "validator", SchemaValidator(self.input_schema, forbidden=self.hidden))
+        if self.origin is None:
+            object.__setattr__(self, "origin", Origin("schema", "hand-written schema", self.name))
+        if not isinstance(self.tags, frozenset):
+            object.__setattr__(self, "tags", frozenset(self.tags))
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], **options: Any) -> Tool:
+        """A tool from a Python function; see `toolweave.core.function_tool.tool_from_function`."""
+        from toolweave.core.function_tool import tool_from_function
+
+        return tool_from_function(fn, **options)
+
+    def replace(self, **changes: Any) -> Tool:
+        """A copy with some fields changed (`dataclasses.replace`)."""
+        return dataclasses.replace(self, **changes)
+
+    def derive(self, transform: Any, **changes: Any) -> Tool:
+        """A new tool made from this one by `transform`, remembering both for `explain`."""
+        return dataclasses.replace(self, parent=self, transforms=(transform,), **changes)
+
+    def with_transforms(self, *transforms: Transform) -> Tool:
+        """This tool with each transform applied in order.
+
+        Example:
+            >>> from toolweave.transforms import Rename
+            >>> tool.with_transforms(Rename("search_docs")).name  # doctest: +SKIP
+            'search_docs'
+        """
+        tool = self
+        for transform in transforms:
+            tool = transform.apply(tool)
+        return tool
+
+    @property
+    def root(self) -> Tool:
+        """The base tool at the start of the transform chain."""
+        tool = self
+        while tool.parent is not None:
+            tool = tool.parent
+        return tool

@@ -1,0 +1,170 @@
+"""Argument validators: one per exposed tool, built once, run once per call at the boundary.
+
+A validator first checks the argument *names* (unknown ones are refused, or dropped with
+`extra_args="ignore"`; hidden or injected ones are always refused as "not allowed"), then the
+values: through a prebuilt pydantic validator for tools made from functions, or through a JSON
+Schema validator for tools that only have a schema (remote tools, hand-written schemas).
+
+Example:
+    >>> v = SchemaValidator({"type": "object", "properties": {"n": {"type": "integer"}}})
+    >>> v.validate({"n": 3})
+    {'n': 3}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ValidationError
+
+from toolweave.core.errors import ArgumentProblem
+
+
+class ArgumentErrors(Exception):
+    """Raised by a validator; the server turns it into `InvalidArguments` naming the tool."""
+
+    def __init__(self, problems: list[ArgumentProblem]) -> None:
+        super().__init__("; ".join(map(str, problems)))
+        self.problems = problems
+
+
+class ArgumentValidator(Protocol):
+    """Checks a call's arguments against a tool's exposed schema."""
+
+    allowed: frozenset[str]
+
+    def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
+        """The validated arguments, or `ArgumentErrors` listing every problem."""
+        ...
+
+
+def _name_problems(
+    arguments: Mapping[str, Any], allowed: frozenset[str], forbidden: frozenset[str]
+) -> tuple[list[ArgumentProblem], bool]:
+    """Problems with unexpected names, and whether any of them is a hidden argument."""
+    problems, spoofed = [], False
+    for name in arguments:
+        if name in allowed:
+            continue
+        if name.casefold() in forbidden:
+            spoofed = True
+            problems.append(ArgumentProblem(name, "argument is not allowed (it is set by the server)"))
+        else:
+            problems.append(ArgumentProblem(name, "unexpected argument"))
+    return problems, spoofed
+
+
+class _NameCheck:
+    """The shared first step: argument names against the allowed and forbidden sets."""
+
+    __slots__ = ("allowed", "forbidden")
+
+    def __init__(self, allowed: Iterable[str], forbidden: Iterable[str]) -> None:
+        self.allowed = frozenset(allowed)
+        self.forbidden = frozenset(name.casefold() for name in forbidden)
+
+    def check(self, arguments: Mapping[str, Any], reject_extra: bool) -> Mapping[str, Any]:
+        if self.allowed.issuperset(arguments):
+            return arguments
+        problems, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
+        if reject_extra or spoofed:
+            raise ArgumentErrors(problems)
+        return {k: v for k, v in arguments.items() if k in self.allowed}
+
+
+def pydantic_problems(error: ValidationError) -> list[ArgumentProblem]:
+    """Each pydantic error as a problem (path and message), never with the offending value."""
+    problems = []
+    for item in error.errors(include_url=False, include_input=False, include_context=False):
+        path = ".".join(str(part) for part in item["loc"])
+        problems.append(ArgumentProblem(path, item["msg"]))
+    return problems
+
+
+class ModelValidator(_NameCheck):
+    """Validates with a pydantic model built from a function signature.
+
+    `names` maps the model's field names to the exposed argument names where they differ
+    (a parameter called `json` or `_x` is stored under a safe field name with an alias).
+    """
+
+    __slots__ = ("_validate", "_renamed")
+
+    def __init__(
+        self,
+        model: type[BaseModel],
+        *,
+        names: Mapping[str, str] | None = None,
+        forbidden: Iterable[str] = (),
+    ) -> None:
+        exposed = [(names or {}).get(field, field) for field in model.model_fields]
+        super().__init__(exposed, forbidden)
+        self._validate: Callable[[Any], BaseModel] = model.__pydantic_validator__.validate_python
+        self._renamed = dict(names) if names else None
+
+    def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
+        arguments = self.check(arguments, reject_extra)
+        try:
+            values: dict[str, Any] = self._validate(arguments).__dict__
+        except ValidationError as error:
+            raise ArgumentErrors(pydantic_problems(error)) from None
+        if self._renamed is None:
+            return values
+        renamed = self._renamed
+        return {renamed.get(k, k): v for k, v in values.items()}
+
+
+def _schema_path(error: Any) -> str:
+    path = ".".join(str(part) for part in error.absolute_path)
+    if error.validator == "required" and isinstance(error.validator_value, list):
+        missing = error.message.split("'")[1] if "'" in error.message else ""
+        return ".".join(filter(None, (path, missing)))
+    return path
+
+
+def _schema_message(error: Any) -> str:
+    if error.validator == "required":
+        return "Field required"
+    if error.validator == "type":
+        return f"expected {error.validator_value}"
+    if error.validator == "enum":
+        return f"expected one of {error.validator_value}"
+    if error.validator in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return f"must satisfy {error.validator} {error.validator_value}"
+    if error.validator in ("minLength", "maxLength", "pattern", "minItems", "maxItems", "format"):
+        return f"must satisfy {error.validator} {error.validator_value!r}"
+    return f"does not match the schema ({error.validator})"
+
+
+class SchemaValidator(_NameCheck):
+    """Validates with a JSON Schema (2020-12); values pass through unconverted.
+
+    Unknown argument names are refused only when the schema lists its properties (a schema
+    with no `properties` accepts any names, as the tool declared).
+    """
+
+    __slots__ = ("_schema", "_validator", "_open")
+
+    def __init__(self, schema: Mapping[str, Any], *, forbidden: Iterable[str] = ()) -> None:
+        properties = schema.get("properties") or {}
+        super().__init__(properties, forbidden)
+        self._schema = dict(schema)
+        self._validator: Any = None
+        self._open = "properties" not in schema and schema.get("additionalProperties", True) is not False
+
+    def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
+        if not self._open:
+            arguments = self.check(arguments, reject_extra)
+        elif self.forbidden:
+            problems, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
+            if spoofed:
+                raise ArgumentErrors([p for p in problems if p.message.startswith("argument is not")])
+        if self._validator is None:
+            from jsonschema import Draft202012Validator
+
+            self._validator = Draft202012Validator(self._schema)
+        errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
+        if errors:
+            raise ArgumentErrors([ArgumentProblem(_schema_path(e), _schema_message(e)) for e in errors])
+        return dict(arguments)

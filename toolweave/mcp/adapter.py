@@ -1,0 +1,230 @@
+"""A toolweave `Server` as the `mcp` SDK's low-level `Server`, for both protocol eras.
+
+- `tools/list` is served from the compiled catalog's cached wire list, in pages;
+- `tools/call` builds the request `Context` and calls the catalog: an unknown tool is JSON-RPC
+  `-32602`, everything else (invalid arguments, tool errors) an `isError` result;
+- catalog changes send `notifications/tools/list_changed` to handshake-era connections and
+  publish `ToolsListChanged` to 2026-era `subscriptions/listen` streams.
+
+Example:
+    >>> import mcp
+    >>> async with mcp.Client(server.as_mcp()) as client:   # doctest: +SKIP
+    ...     await client.call_tool("add", {"a": 1, "b": 2})
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import warnings
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import mcp.types as mt
+from mcp import MCPError
+from mcp.server import NotificationOptions, ServerRequestContext
+from mcp.server import Server as LowLevelServer
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel, enter_context, exit_context
+from toolweave.core.errors import UnknownTool
+from toolweave.mcp.convert import to_mcp_result, to_mcp_tool
+from toolweave.mcp.pages import page
+from toolweave.server.server import Server
+
+logger = logging.getLogger("toolweave.mcp")
+Authenticate = Callable[[Mapping[str, str]], "AuthInfo | None | Awaitable[AuthInfo | None]"]
+_adapters: weakref.WeakKeyDictionary[Server, McpAdapter] = weakref.WeakKeyDictionary()
+
+
+class _LowLevel(LowLevelServer[Any]):
+    """The SDK server, advertising `listChanged` to handshake-era clients on every transport."""
+
+    def create_initialization_options(self, notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+        options = notification_options or NotificationOptions(True, True, True)
+        return super().create_initialization_options(options, *args, **kwargs)
+
+
+def mcp_server(server: Server) -> LowLevelServer[Any]:
+    """The SDK low-level server for `server` (one per toolweave server, built on first use)."""
+    adapter = _adapters.get(server)
+    if adapter is None:
+        adapter = _adapters[server] = McpAdapter(server)
+    return adapter.lowlevel
+
+
+def adapter_for(server: Server) -> McpAdapter:
+    """The adapter behind `mcp_server(server)`."""
+    mcp_server(server)
+    return _adapters[server]
+
+
+def _headers(ctx: ServerRequestContext[Any]) -> Mapping[str, str]:
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return {}
+    return {key.lower(): value for key, value in headers.items()}
+
+
+def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
+    params = ctx.session.client_params
+    if params is None or params.client_info is None:
+        return None
+    return ClientInfo(params.client_info.name, params.client_info.version)
+
+
+def _sdk_auth() -> AuthInfo | None:
+    from mcp.server.auth.middleware.auth_context import get_access_token
+
+    token = get_access_token()
+    if token is None:
+        return None
+    return AuthInfo(
+        subject=token.subject or token.client_id,
+        scopes=tuple(token.scopes),
+        claims=dict(token.claims or {}),
+        token=token.token,
+    )
+
+
+class McpAdapter:
+    """Owns the SDK server for one toolweave server, and delivers `list_changed` notifications."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.authenticate: Authenticate | None = None
+        self.bus = InMemorySubscriptionBus()
+        self._connections: dict[int, Any] = {}
+        self._wakeups: set[anyio.Event] = set()
+        self._loop_thread: int | None = None
+        self._token: Any = None
+        self.lowlevel = _LowLevel(
+            server.name,
+            version=server.version or "",
+            instructions=server.instructions,
+            lifespan=self._lifespan,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self.bus),
+        )
+        self.lowlevel.middleware.append(self._track_connection)
+        server_ref = weakref.ref(self)
+        server.subscribe(lambda: (adapter := server_ref()) and adapter._on_change())
+
+    # -- requests -----------------------------------------------------------------------------
+
+    async def _context(self, ctx: ServerRequestContext[Any]) -> Context:
+        headers = _headers(ctx)
+        auth = _sdk_auth()
+        if self.authenticate is not None and auth is None:
+            found = self.authenticate(headers)
+            auth = await found if isinstance(found, Awaitable) else found
+        session = ctx.session
+        request_id = ctx.request_id
+        meta = dict(ctx.meta) if ctx.meta else {}
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            await session.report_progress(value, total, message)
+
+        async def log(level: LogLevel, data: Any, name: str | None) -> None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await session.send_log_message(level, data, logger=name, related_request_id=request_id)
+
+        return Context(
+            request_id=request_id if request_id is not None else 0,
+            client=_client(ctx),
+            meta=meta,
+            auth=auth,
+            headers=headers,
+            server=self.server,
+            progress_sink=progress,
+            log_sink=log,
+        )
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
+    ) -> mt.ListToolsResult:
+        catalog = self.server.catalog
+        if catalog.list_middleware:
+            tools = [to_mcp_tool(tool) for tool in await catalog.list_tools(await self._context(ctx))]
+        else:
+            tools = catalog.cache.get("mcp.tools")
+            if tools is None:
+                tools = catalog.cache["mcp.tools"] = [to_mcp_tool(tool) for tool in catalog.tools]
+        items, next_cursor = page(tools, params.cursor if params else None, self.server.page_size)
+        return mt.ListToolsResult(tools=items, next_cursor=next_cursor)
+
+    async def _call_tool(self, ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams) -> mt.CallToolResult:
+        context = await self._context(ctx)
+        token = enter_context(context)
+        try:
+            result = await self.server.catalog.call(params.name, params.arguments, context)
+        except UnknownTool as error:
+            raise MCPError(mt.INVALID_PARAMS, str(error)) from None
+        finally:
+            exit_context(token)
+        return to_mcp_result(result)
+
+    # -- list_changed ---------------------------------------------------------------------------
+
+    async def _track_connection(self, ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            key = id(connection)
+            if key not in self._connections:
+                self._connections[key] = connection
+                connection.exit_stack.callback(self._connections.pop, key, None)
+        return await call_next(ctx)
+
+    @asynccontextmanager
+    async def _lifespan(self, _: Any) -> AsyncIterator[dict[str, Any]]:
+        self._loop_thread = threading.get_ident()
+        self._token = anyio.lowlevel.current_token()
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._notifier)
+            try:
+                yield {}
+            finally:
+                tasks.cancel_scope.cancel()
+
+    def _on_change(self) -> None:
+        if not self._wakeups:
+            return
+        if self._loop_thread == threading.get_ident():
+            self._wake()
+        else:
+            anyio.from_thread.run_sync(self._wake, token=self._token)
+
+    def _wake(self) -> None:
+        for event in list(self._wakeups):
+            event.set()
+
+    async def _notifier(self) -> None:
+        while True:
+            event = anyio.Event()
+            self._wakeups.add(event)
+            try:
+                await event.wait()
+            finally:
+                self._wakeups.discard(event)
+            await self.notify_changed()
+
+    async def notify_changed(self) -> None:
+        """Tell every connected client that the tool list changed."""
+        await self.bus.publish(ToolsListChanged())
+        for key, connection in list(self._connections.items()):
+            try:
+                await connection.send_tool_list_changed()
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                self._connections.pop(key, None)
+            except Exception:
+                logger.debug("could not send list_changed", exc_info=True)
+                self._connections.pop(key, None)

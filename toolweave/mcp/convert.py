@@ -1,0 +1,142 @@
+"""Conversions between toolweave's core objects and the `mcp` SDK's wire types.
+
+Example:
+    >>> to_mcp_content(TextContent("hi")).text
+    'hi'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp.types as mt
+
+from toolweave.core.content import (
+    AudioContent,
+    BlobResourceContents,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+from toolweave.core.result import ToolResult
+from toolweave.core.tool import Tool, ToolAnnotations
+
+TAGS_META_KEY = "io.toolweave/tags"
+
+
+def _resource_to_mcp(resource: TextResourceContents | BlobResourceContents) -> Any:
+    if isinstance(resource, TextResourceContents):
+        return mt.TextResourceContents(
+            uri=resource.uri, text=resource.text, mime_type=resource.mime_type, _meta=resource.meta
+        )
+    return mt.BlobResourceContents(uri=resource.uri, blob=resource.blob, mime_type=resource.mime_type, _meta=resource.meta)
+
+
+def _annotations(value: dict[str, Any] | None) -> Any:
+    return mt.Annotations.model_validate(value) if value else None
+
+
+def to_mcp_content(block: ContentBlock) -> Any:
+    """One content block in the SDK's types."""
+    extra = {"annotations": _annotations(block.annotations), "_meta": block.meta}
+    if isinstance(block, TextContent):
+        return mt.TextContent(type="text", text=block.text, **extra)
+    if isinstance(block, ImageContent):
+        return mt.ImageContent(type="image", data=block.data, mime_type=block.mime_type, **extra)
+    if isinstance(block, AudioContent):
+        return mt.AudioContent(type="audio", data=block.data, mime_type=block.mime_type, **extra)
+    if isinstance(block, EmbeddedResource):
+        return mt.EmbeddedResource(type="resource", resource=_resource_to_mcp(block.resource), **extra)
+    if isinstance(block, ResourceLink):
+        return mt.ResourceLink(
+            type="resource_link",
+            uri=block.uri,
+            name=block.name,
+            title=block.title,
+            description=block.description,
+            mime_type=block.mime_type,
+            size=block.size,
+            **extra,
+        )
+    raise TypeError(f"not a content block: {block!r}")
+
+
+def _plain(model: Any) -> dict[str, Any] | None:
+    if model is None:
+        return None
+    dumped: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True)
+    return dumped
+
+
+def from_mcp_content(block: Any) -> ContentBlock:
+    """One SDK content block as a toolweave content block."""
+    extra = {"annotations": _plain(block.annotations), "meta": block.meta}
+    if block.type == "text":
+        return TextContent(block.text, **extra)
+    if block.type == "image":
+        return ImageContent(block.data, block.mime_type, **extra)
+    if block.type == "audio":
+        return AudioContent(block.data, block.mime_type, **extra)
+    if block.type == "resource":
+        res = block.resource
+        contents: TextResourceContents | BlobResourceContents
+        if hasattr(res, "text"):
+            contents = TextResourceContents(str(res.uri), res.text, res.mime_type, res.meta)
+        else:
+            contents = BlobResourceContents(str(res.uri), res.blob, res.mime_type, res.meta)
+        return EmbeddedResource(contents, **extra)
+    return ResourceLink(
+        uri=str(block.uri),
+        name=block.name,
+        title=block.title,
+        description=block.description,
+        mime_type=block.mime_type,
+        size=block.size,
+        **extra,
+    )
+
+
+def to_mcp_result(result: ToolResult) -> mt.CallToolResult:
+    """A `ToolResult` as the SDK's `CallToolResult`."""
+    return mt.CallToolResult(
+        content=[to_mcp_content(block) for block in result.content],
+        structured_content=result.structured_content,
+        is_error=result.is_error,
+        _meta=result.meta,
+    )
+
+
+def from_mcp_result(result: mt.CallToolResult) -> ToolResult:
+    """The SDK's `CallToolResult` as a `ToolResult` (content passed through unchanged)."""
+    return ToolResult(
+        content=[from_mcp_content(block) for block in result.content],
+        structured_content=result.structured_content,
+        is_error=bool(result.is_error),
+        meta=result.meta,
+    )
+
+
+def to_mcp_tool(tool: Tool) -> mt.Tool:
+    """A tool's wire description."""
+    meta = dict(tool.meta) if tool.meta else {}
+    if tool.tags:
+        meta[TAGS_META_KEY] = sorted(tool.tags)
+    return mt.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=dict(tool.input_schema),
+        output_schema=dict(tool.output_schema) if tool.output_schema is not None else None,
+        annotations=mt.ToolAnnotations(**tool.annotations.to_dict()) if tool.annotations else None,
+        _meta=meta or None,
+    )
+
+
+def annotations_from_mcp(annotations: Any) -> ToolAnnotations | None:
+    """SDK tool annotations as `ToolAnnotations`."""
+    if annotations is None:
+        return None
+    return ToolAnnotations.coerce(annotations.model_dump(by_alias=True, exclude_none=True))

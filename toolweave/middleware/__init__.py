@@ -1,0 +1,6 @@
+"""Middleware: the base class, selectors, and the built-ins (one per module)."""
+
+from toolweave.middleware.base import CallNext, FunctionMiddleware, Middleware, ToolCall, middleware
+from toolweave.middleware.selector import Selector
+
+__all__ = ["CallNext", "FunctionMiddleware", "Middleware", "Selector", "ToolCall", "middleware"]

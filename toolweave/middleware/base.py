@@ -1,0 +1,140 @@
+"""The `Middleware` base, `ToolCall`, and how a tool's chain is built once.
+
+Middleware wraps calls: `async def on_call_tool(self, call, call_next)`. For every exposed tool
+the chain is folded once, when the catalog is compiled, from the middleware whose selector
+matches that tool: **the first middleware added is the outermost**. Middleware that does not
+apply to a tool (or does not override `on_call_tool`) is not in its chain and costs it nothing.
+
+Example:
+    >>> class Shout(Middleware):
+    ...     async def on_call_tool(self, call, call_next):
+    ...         result = await call_next(call)
+    ...         return ToolResult([TextContent(result.text.upper())])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from toolweave.core.context import Context
+from toolweave.core.result import ToolResult
+from toolweave.core.tool import Tool
+from toolweave.middleware.selector import Selector
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call on its way through the chain: the exposed tool, validated arguments, context."""
+
+    tool: Tool
+    arguments: dict[str, Any]
+    ctx: Context
+
+    def replace(self, **changes: Any) -> ToolCall:
+        """A copy with some fields changed, e.g. `call.replace(arguments={...})`."""
+        return dataclasses.replace(self, **changes)
+
+
+class CallNext(Protocol):
+    """The rest of the chain."""
+
+    def __call__(self, call: ToolCall, /) -> Awaitable[ToolResult]: ...
+
+
+Handler = Callable[[ToolCall], Awaitable[ToolResult]]
+
+
+class Middleware:
+    """Base class: override `on_call_tool` and/or `on_list_tools`; set `tools` to scope it.
+
+    Attributes:
+        tools: Which tools this middleware wraps (`Selector`, glob, list of globs); None = all.
+    """
+
+    tools: Selector | None = None
+
+    async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        """Wrap one call; the default passes it on unchanged."""
+        return await call_next(call)
+
+    async def on_list_tools(self, tools: list[Tool], ctx: Context) -> list[Tool]:
+        """Filter or reorder the listed tools per request; the default returns them unchanged."""
+        return tools
+
+    def applies_to(self, tool: Tool) -> bool:
+        """Whether this middleware belongs in `tool`'s chain."""
+        if type(self).on_call_tool is Middleware.on_call_tool:
+            return False
+        selector = Selector.coerce(self.tools)
+        return selector is None or selector.matches(tool)
+
+    @property
+    def name(self) -> str:
+        """The label `explain` shows for this middleware."""
+        return type(self).__name__
+
+    def lists_tools(self) -> bool:
+        """Whether this middleware changes tool listings (so lists cannot come from the cache)."""
+        return type(self).on_list_tools is not Middleware.on_list_tools
+
+
+def tool_runner(tool: Tool) -> Handler:
+    """The innermost handler: run the tool with the call's arguments and context."""
+    run = tool.run
+
+    async def innermost(call: ToolCall) -> ToolResult:
+        return await run(call.arguments, call.ctx)
+
+    return innermost
+
+
+def build_chain(middleware: Sequence[Middleware], inner: Handler) -> Handler:
+    """Fold `middleware` around `inner`: `middleware[0]` ends up outermost."""
+    handler = inner
+    for layer in reversed(middleware):
+        handler = _bind(layer, handler)
+    return handler
+
+
+def _bind(layer: Middleware, call_next: Handler) -> Handler:
+    on_call_tool = layer.on_call_tool
+
+    async def step(call: ToolCall) -> ToolResult:
+        return await on_call_tool(call, call_next)
+
+    return step
+
+
+def middleware(fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None = None, *, tools: Any = None) -> Any:
+    """Turn `async def fn(call, call_next)` into a `Middleware`.
+
+    Example:
+        >>> @middleware(tools="billing_*")
+        ... async def audit(call, call_next):
+        ...     return await call_next(call)
+        >>> audit.name
+        'audit'
+    """
+
+    def wrap(func: Callable[[ToolCall, CallNext], Awaitable[ToolResult]]) -> Middleware:
+        return FunctionMiddleware(func, tools=Selector.coerce(tools))
+
+    return wrap(fn) if fn is not None else wrap
+
+
+class FunctionMiddleware(Middleware):
+    """A middleware made from one `async (call, call_next)` function."""
+
+    def __init__(self, fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]], tools: Selector | None) -> None:
+        self.fn = fn
+        self.tools = tools
+
+    async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        return await self.fn(call, call_next)
+
+    @property
+    def name(self) -> str:
+        return getattr(self.fn, "__name__", "middleware")

@@ -1,0 +1,1 @@
+"""Composition: the Server (registry, catalog, mounts)."""

@@ -1,0 +1,94 @@
+"""The compiled catalog: exposed name → (exposed tool, prebuilt call path).
+
+A server compiles its catalog once and again only when something changes. Listing is a cached
+tuple; a call is one dict lookup, one validation and one awaited chain. Transforms were applied
+and middleware chains folded at compile time.
+
+Example:
+    >>> catalog = server.catalog          # doctest: +SKIP
+    >>> [tool.name for tool in catalog.tools]   # doctest: +SKIP
+    ['add', 'search']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolweave.core.context import Context
+from toolweave.core.errors import InvalidArguments, UnknownTool
+from toolweave.core.masking import ErrorPolicy
+from toolweave.core.result import ToolResult
+from toolweave.core.tool import Tool
+from toolweave.core.validation import ArgumentErrors
+from toolweave.middleware.base import Handler, Middleware, ToolCall, build_chain, tool_runner
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One exposed tool: the tool, where it came from, its chain and its error policy."""
+
+    tool: Tool
+    origin: str
+    chain: tuple[Middleware, ...]
+    handler: Handler | None
+    errors: ErrorPolicy
+
+    @classmethod
+    def build(cls, tool: Tool, origin: str, middleware: tuple[Middleware, ...], errors: ErrorPolicy) -> Entry:
+        """Fold the middleware that applies to `tool` into its call path, once."""
+        chain = tuple(layer for layer in middleware if layer.applies_to(tool))
+        handler = build_chain(chain, tool_runner(tool)) if chain else None
+        return cls(tool, origin, chain, handler, tool.error_policy or errors)
+
+    async def invoke(self, arguments: dict[str, Any], ctx: Context) -> ToolResult:
+        """Run the chain on validated arguments; exceptions propagate."""
+        if self.handler is None:
+            return await self.tool.run(arguments, ctx)
+        return await self.handler(ToolCall(self.tool, arguments, ctx))
+
+
+@dataclass(slots=True)
+class Catalog:
+    """The compiled view of a server's tools. Immutable once built, except its adapter cache."""
+
+    entries: dict[str, Entry]
+    tools: tuple[Tool, ...]
+    reject_extra: bool = True
+    list_middleware: tuple[Middleware, ...] = ()
+    cache: dict[str, Any] = field(default_factory=dict)
+    """Scratch space for adapters (e.g. the wire form of `tools/list`), dropped with the catalog."""
+
+    def get(self, name: str) -> Entry:
+        """The entry of an enabled tool, or `UnknownTool`."""
+        entry = self.entries.get(name)
+        if entry is None:
+            raise UnknownTool(name)
+        return entry
+
+    async def call(self, name: str, arguments: dict[str, Any] | None, ctx: Context) -> ToolResult:
+        """Validate and run one call; every failure but an unknown tool is an `isError` result."""
+        entry = self.entries.get(name)
+        if entry is None:
+            raise UnknownTool(name)
+        try:
+            validated = entry.tool.validator.validate(arguments or {}, reject_extra=self.reject_extra)
+        except ArgumentErrors as problems:
+            return ToolResult.error(str(InvalidArguments(name, problems.problems)))
+        try:
+            if entry.handler is None:
+                return await entry.tool.run(validated, ctx)
+            return await entry.handler(ToolCall(entry.tool, validated, ctx))
+        except Exception as error:
+            return entry.errors.to_result(name, error)
+
+    async def list_tools(self, ctx: Context) -> list[Tool]:
+        """The tools to list for this request (per-request middleware filters, if any)."""
+        tools = list(self.tools)
+        for layer in self.list_middleware:
+            tools = await layer.on_list_tools(tools, ctx)
+        return tools
+
+
+Listener = Callable[[], None]
