@@ -94,7 +94,7 @@ class StrictModel(BaseModel):
     def _known_keys_only(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        known = {name for name in cls.model_fields}
+        known = set(cls.model_fields)
         known |= {field.alias for field in cls.model_fields.values() if field.alias}
         unknown = [key for key in data if key not in known]
         if not unknown:

@@ -40,7 +40,9 @@ def read_text(path: Path) -> str:
     except PermissionError:
         raise ConfigError("cannot read the config file: permission denied", file=str(path)) from None
     except UnicodeDecodeError as error:
-        raise ConfigError(f"cannot read the config file: not UTF-8 text ({error.reason})", file=str(path)) from None
+        raise ConfigError(
+            f"cannot read the config file: not UTF-8 text ({error.reason})", file=str(path)
+        ) from None
     except OSError as error:
         raise ConfigError(f"cannot read the config file: {error.strerror or error}", file=str(path)) from None
 
@@ -54,7 +56,9 @@ def parse_text(text: str, fmt: str, file: str) -> Any:
             return tomllib.loads(text)
         return yaml.safe_load(text)
     except json.JSONDecodeError as error:
-        raise ConfigError(f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}", file=file) from None
+        raise ConfigError(
+            f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}", file=file
+        ) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"invalid TOML: {error}", file=file) from None
     except yaml.YAMLError as error:

@@ -17,7 +17,8 @@ middleware:
 ```
 
 Example:
-    >>> Config.model_validate({"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}}}).mcp_servers["fs"].command
+    >>> config = Config.model_validate({"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}}})
+    >>> config.mcp_servers["fs"].command
     'npx'
 """
 
@@ -42,12 +43,16 @@ from toolweave.config.inject import parse_inject
 from toolweave.config.policies import Glob, MiddlewareSet, ToolSelector
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-_IMPORT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_IMPORT = re.compile(
+    r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+)
 
 
 def _tool_name(value: str) -> str:
     if not _NAME.match(value):
-        raise ValueError(f"{value!r} is not a valid tool name: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'")
+        raise ValueError(
+            f"{value!r} is not a valid tool name: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'"
+        )
     return value
 
 
@@ -86,7 +91,9 @@ class ArgSpec(StrictModel):
         if self.inject is not None:
             clash = sorted(self.model_fields_set - {"inject", "hide"})
             if clash:
-                raise ValueError(f"'inject' hides the argument, so it cannot be combined with {', '.join(clash)}")
+                raise ValueError(
+                    f"'inject' hides the argument, so it cannot be combined with {', '.join(clash)}"
+                )
         return self
 
 
@@ -94,10 +101,18 @@ class AnnotationsSpec(StrictModel):
     """Hints about a tool's behaviour (MCP tool annotations); unset ones keep the tool's own."""
 
     title: str | None = Field(None, description="A human-readable title (annotations.title).")
-    read_only: StrictBool | None = Field(None, description="The tool does not change anything (readOnlyHint).")
-    destructive: StrictBool | None = Field(None, description="The tool may delete or overwrite (destructiveHint).")
-    idempotent: StrictBool | None = Field(None, description="Repeating a call has no further effect (idempotentHint).")
-    open_world: StrictBool | None = Field(None, description="The tool reaches outside systems (openWorldHint).")
+    read_only: StrictBool | None = Field(
+        None, description="The tool does not change anything (readOnlyHint)."
+    )
+    destructive: StrictBool | None = Field(
+        None, description="The tool may delete or overwrite (destructiveHint)."
+    )
+    idempotent: StrictBool | None = Field(
+        None, description="Repeating a call has no further effect (idempotentHint)."
+    )
+    open_world: StrictBool | None = Field(
+        None, description="The tool reaches outside systems (openWorldHint)."
+    )
 
 
 class MaskErrorsSpec(StrictModel):
@@ -111,7 +126,9 @@ class MaskErrorsSpec(StrictModel):
 class ToolPatch(StrictModel):
     """Changes that can be applied to any tool."""
 
-    annotations: AnnotationsSpec | None = Field(None, description="Set behaviour hints (read_only, destructive, ...).")
+    annotations: AnnotationsSpec | None = Field(
+        None, description="Set behaviour hints (read_only, destructive, ...)."
+    )
     tags: list[str] | None = Field(None, description="Tags to add (used by selectors and enable/disable).")
     enabled: StrictBool | None = Field(None, description="`false` hides the tool from clients.")
     args: dict[str, ArgSpec] = Field(
@@ -131,20 +148,28 @@ class ToolSpec(ToolPatch):
 class TransformSpec(ToolPatch):
     """Changes applied to every tool a selector matches (after mounting and prefixes)."""
 
-    tools: ToolSelector = Field(description="Which tools: a glob, a list of globs, or {names, tags, read_only, ...}.")
+    tools: ToolSelector = Field(
+        description="Which tools: a glob, a list of globs, or {names, tags, read_only, ...}."
+    )
 
 
 class SourceOptions(StrictModel):
     """What toolweave adds to a source of tools (an MCP server or a Python import)."""
 
     prefix: ToolName | None = Field(None, description="Expose the tools as '<prefix>_<name>'.")
-    include: list[Glob] | None = Field(None, description="Only expose tools whose name matches one of these globs.")
-    exclude: list[Glob] = Field(default_factory=list, description="Never expose tools whose name matches these globs.")
+    include: list[Glob] | None = Field(
+        None, description="Only expose tools whose name matches one of these globs."
+    )
+    exclude: list[Glob] = Field(
+        default_factory=list, description="Never expose tools whose name matches these globs."
+    )
     tools: dict[ToolName, ToolSpec] = Field(
         default_factory=dict, description="Per-tool changes, keyed by the tool's original name."
     )
     middleware: MiddlewareSet | None = Field(None, description="Middleware around this source's tools only.")
-    timeout: PositiveFloat | None = Field(None, description="Seconds each call to this source's tools may take.")
+    timeout: PositiveFloat | None = Field(
+        None, description="Seconds each call to this source's tools may take."
+    )
 
 
 class McpServerEntry(SourceOptions):
@@ -156,7 +181,9 @@ class McpServerEntry(SourceOptions):
     command: str | None = Field(None, description="The program to start (stdio).")
     args: list[str] = Field(default_factory=list, description="Arguments for `command` (stdio).")
     env: dict[str, str] | None = Field(None, description="Environment variables for `command` (stdio).")
-    cwd: str | None = Field(None, description="Working directory for `command`, relative to the config file (stdio).")
+    cwd: str | None = Field(
+        None, description="Working directory for `command`, relative to the config file (stdio)."
+    )
     url: str | None = Field(None, description="The streamable HTTP endpoint, e.g. 'https://host/mcp' (HTTP).")
     headers: dict[str, str] | None = Field(None, description="HTTP headers sent with every request (HTTP).")
     disabled: StrictBool = Field(False, description="Skip this server (as some clients' config files allow).")
@@ -164,7 +191,9 @@ class McpServerEntry(SourceOptions):
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerEntry:
         if self.type == "sse":
-            raise ValueError("the legacy SSE transport is not supported; point 'url' at the streamable HTTP endpoint")
+            raise ValueError(
+                "the legacy SSE transport is not supported; point 'url' at the streamable HTTP endpoint"
+            )
         if self.command is not None and self.url is not None:
             raise ValueError("give either 'command' (stdio) or 'url' (HTTP), not both")
         if self.command is None and self.url is None:
@@ -192,7 +221,8 @@ class PythonEntry(SourceOptions):
 
     target: ImportPath = Field(alias="import", description="What to import, as 'package.module:attribute'.")
     mode: Literal["mount", "import"] = Field(
-        "mount", description="For a Server: 'mount' follows its later changes, 'import' copies its tools once."
+        "mount",
+        description="For a Server: 'mount' follows its later changes, 'import' copies its tools once.",
     )
 
 
@@ -220,22 +250,33 @@ class ServerSettings(StrictModel):
     authenticate: ImportPath | None = Field(
         None,
         description="HTTP only: 'module:function' called with the request headers (lower-case names), "
-        "returning a toolweave AuthInfo (or None); it becomes ctx.auth ('claim:' and 'context:auth.*' read it).",
+        "returning a toolweave AuthInfo (or None); it becomes ctx.auth "
+        "('claim:' and 'context:auth.*' read it).",
     )
 
 
 class Config(StrictModel):
     """A toolweave config file."""
 
-    schema_url: str | None = Field(None, alias="$schema", description="The JSON Schema of this file, for editors.")
-    server: ServerSettings = Field(default_factory=ServerSettings, description="Settings of the composed server.")
+    schema_url: str | None = Field(
+        None, alias="$schema", description="The JSON Schema of this file, for editors."
+    )
+    server: ServerSettings = Field(
+        default_factory=lambda: ServerSettings.model_validate({}),
+        description="Settings of the composed server.",
+    )
     python: list[PythonSource] = Field(
-        default_factory=list, description="Python imports: 'module:attribute' strings or {import, prefix, tools, ...}."
+        default_factory=list,
+        description="Python imports: 'module:attribute' strings or {import, prefix, tools, ...}.",
     )
     mcp_servers: dict[str, McpServerEntry] = Field(
-        default_factory=dict, alias="mcpServers", description="MCP servers to mount, by name (the mcpServers format)."
+        default_factory=dict,
+        alias="mcpServers",
+        description="MCP servers to mount, by name (the mcpServers format).",
     )
-    middleware: MiddlewareSet | None = Field(None, description="Middleware around every tool, outermost first.")
+    middleware: MiddlewareSet | None = Field(
+        None, description="Middleware around every tool, outermost first."
+    )
     transforms: list[TransformSpec] = Field(
         default_factory=list, description="Changes applied to the tools a selector matches, in order."
     )
@@ -243,4 +284,7 @@ class Config(StrictModel):
     @property
     def python_entries(self) -> list[PythonEntry]:
         """Every `python` item as a `PythonEntry` (strings are shorthand for `{import: ...}`)."""
-        return [PythonEntry.model_validate({"import": item}) if isinstance(item, str) else item for item in self.python]
+        return [
+            PythonEntry.model_validate({"import": item}) if isinstance(item, str) else item
+            for item in self.python
+        ]

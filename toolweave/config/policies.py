@@ -43,11 +43,17 @@ Glob = Annotated[
 class SelectorSpec(StrictModel):
     """Which tools something applies to; every given criterion must hold."""
 
-    names: list[Glob] = Field(default_factory=list, description="Globs on the exposed tool name; any may match.")
-    tags: list[str] = Field(default_factory=list, description="The tool must carry at least one of these tags.")
+    names: list[Glob] = Field(
+        default_factory=list, description="Globs on the exposed tool name; any may match."
+    )
+    tags: list[str] = Field(
+        default_factory=list, description="The tool must carry at least one of these tags."
+    )
     read_only: StrictBool | None = Field(None, description="Only tools whose readOnlyHint is this value.")
     idempotent: StrictBool | None = Field(None, description="Only tools whose idempotentHint is this value.")
-    destructive: StrictBool | None = Field(None, description="Only tools whose destructiveHint is this value.")
+    destructive: StrictBool | None = Field(
+        None, description="Only tools whose destructiveHint is this value."
+    )
     open_world: StrictBool | None = Field(None, description="Only tools whose openWorldHint is this value.")
 
 
@@ -60,7 +66,9 @@ ToolSelector = Annotated[
     Discriminator(shape),
 ]
 
-SELECT_DOC = "Which tools: a glob ('gh_*'), a list of globs, or {names, tags, read_only, ...}. All when left out."
+SELECT_DOC = (
+    "Which tools: a glob ('gh_*'), a list of globs, or {names, tags, read_only, ...}. All when left out."
+)
 
 
 class Policy(StrictModel):
@@ -72,7 +80,9 @@ class Policy(StrictModel):
 class LoggingSpec(Policy):
     """One structured log record per call: tool, duration, outcome, request id, client."""
 
-    level: Literal["debug", "info", "warning", "error"] | None = Field(None, description="The log level of the records.")
+    level: Literal["debug", "info", "warning", "error"] | None = Field(
+        None, description="The log level of the records."
+    )
     allow_args: list[str] | None = Field(
         None, description="Argument names whose values may be logged (all others are redacted)."
     )
@@ -90,15 +100,21 @@ class TimeoutSpec(Policy):
 class ProgressSpec(Policy):
     """Forward tool progress to clients that asked for it, throttled."""
 
-    max_rate: PositiveFloat | None = Field(None, description="At most this many progress notifications per second.")
-    heartbeat: PositiveFloat | None = Field(None, description="Send a progress heartbeat every this many seconds.")
+    max_rate: PositiveFloat | None = Field(
+        None, description="At most this many progress notifications per second."
+    )
+    heartbeat: PositiveFloat | None = Field(
+        None, description="Send a progress heartbeat every this many seconds."
+    )
 
 
 class RetrySpec(Policy):
     """Retry failed calls of read-only or idempotent tools with backoff."""
 
     attempts: PositiveInt | None = Field(None, description="How many times a call is tried in all.")
-    backoff: PositiveFloat | None = Field(None, description="Seconds before the first retry; doubles each time.")
+    backoff: PositiveFloat | None = Field(
+        None, description="Seconds before the first retry; doubles each time."
+    )
     jitter: StrictBool | None = Field(None, description="Randomise the backoff to spread retries.")
 
 
@@ -149,14 +165,22 @@ ProgressOption = Annotated[
 class MiddlewareSet(StrictModel):
     """Middleware, in the order written (the first is the outermost)."""
 
-    logging: LoggingOption | None = Field(None, description="Log every call: `true`, or {level, allow_args, tools}.")
-    timeout: TimeoutOption | None = Field(None, description="Seconds per call, or {default, per_tool, tools}.")
+    logging: LoggingOption | None = Field(
+        None, description="Log every call: `true`, or {level, allow_args, tools}."
+    )
+    timeout: TimeoutOption | None = Field(
+        None, description="Seconds per call, or {default, per_tool, tools}."
+    )
     progress: ProgressOption | None = Field(
         None, description="Forward progress: `true`, or {max_rate, heartbeat, tools}."
     )
-    retry: RetrySpec | None = Field(None, description="Retry failed calls: {attempts, backoff, jitter, tools}.")
+    retry: RetrySpec | None = Field(
+        None, description="Retry failed calls: {attempts, backoff, jitter, tools}."
+    )
     rate_limit: RateLimitSpec | None = Field(None, description="Rate limit: {rate, burst, key, tools}.")
-    concurrency: ConcurrencySpec | None = Field(None, description="Concurrency limit: {limit, per_tool, tools}.")
+    concurrency: ConcurrencySpec | None = Field(
+        None, description="Concurrency limit: {limit, per_tool, tools}."
+    )
     circuit_breaker: CircuitBreakerSpec | None = Field(
         None, description="Circuit breaker: {failures, reset_after, tools}."
     )
@@ -168,7 +192,9 @@ class MiddlewareSet(StrictModel):
     def _remember_order(cls, data: Any, handler: ModelWrapValidatorHandler[MiddlewareSet]) -> MiddlewareSet:
         model = handler(data)
         if isinstance(data, dict):
-            model._order = tuple(key for key in data if key in cls.model_fields and data[key] not in (None, False))
+            model._order = tuple(
+                key for key in data if key in cls.model_fields and data[key] not in (None, False)
+            )
         return model
 
     @property
