@@ -1,0 +1,359 @@
+"""The `toolweave` command: serve, list, explain and call a composed server from a config file.
+
+```
+toolweave serve examples/gateway.yaml                      # stdio, for an MCP client
+toolweave serve examples/gateway.yaml --transport http     # http://127.0.0.1:8000/mcp
+toolweave list examples/gateway.yaml                       # what a client will see
+toolweave explain examples/gateway.yaml wx_get_forecast    # how a tool was made
+toolweave call examples/gateway.yaml local_add a=1 b=2     # call a tool in-process
+toolweave schema > toolweave.schema.json                   # for editor completion
+```
+
+An invalid config prints what is wrong (file, key path, reason) and exits with status 1;
+nothing is started.
+
+Example:
+    >>> main(["--version"])     # doctest: +SKIP
+    toolweave 0.1.0
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import anyio
+import typer
+from rich.console import Console
+
+from toolweave.config import Composed, build_file, config_schema
+from toolweave.config.base import suggest
+from toolweave.config.report import explain_tools, listing
+from toolweave.core.context import AuthInfo, Context
+from toolweave.core.errors import ConfigError, ToolweaveError, UnknownTool
+from toolweave.core.result import ToolResult
+from toolweave.render import explain_tree, print_json, print_listing, print_tree
+
+app = typer.Typer(
+    name="toolweave",
+    help="Compose MCP tools from a config file: serve them, list them, explain them, call them.",
+    epilog="Run 'toolweave COMMAND --help' for examples. Docs: the README's 'Config files and the CLI'.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+)
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+logger = logging.getLogger("toolweave.cli")
+
+ConfigPath = Annotated[
+    Path, typer.Argument(help="The config file (.yaml, .yml, .json or .toml).", show_default=False)
+]
+
+
+class Transport(StrEnum):
+    """How `serve` talks to clients."""
+
+    stdio = "stdio"
+    http = "http"
+
+
+class LogLevel(StrEnum):
+    """Log levels for `--log-level`."""
+
+    debug = "debug"
+    info = "info"
+    warning = "warning"
+    error = "error"
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print `error: message` to stderr and exit with `code`."""
+    stderr.print(f"[bold red]error:[/bold red] {message}", markup=True, highlight=False)
+    raise typer.Exit(code)
+
+
+def compose(config: Path) -> Composed:
+    """Load and build the config, or exit with its error."""
+    try:
+        return build_file(config)
+    except ConfigError as error:
+        fail(str(error))
+
+
+def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]]) -> Any:
+    """Run `work` with the config's upstream servers started; composition errors exit cleanly."""
+
+    async def main() -> Any:
+        async with composed.running():
+            composed.server.catalog  # noqa: B018 - compile now, so a bad composition fails before anything runs
+            return await work(composed)
+
+    try:
+        return anyio.run(main)
+    except typer.Exit:
+        raise
+    except (ToolweaveError, TypeError, ValueError) as error:
+        logger.debug("composition failed", exc_info=error)
+        fail(f"cannot compose the server: {error}")
+
+
+def version_callback(value: bool) -> None:
+    """`--version`."""
+    if value:
+        from toolweave import __version__
+
+        stdout.out(f"toolweave {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=version_callback, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Compose MCP tools from a config file: serve them, list them, explain them, call them."""
+
+
+@app.command(
+    epilog="Examples:\n\n    toolweave schema > toolweave.schema.json\n\n"
+    "Then add `# yaml-language-server: $schema=./toolweave.schema.json` as the first line of a YAML config,\n"
+    'or `"$schema": "./toolweave.schema.json"` to a JSON config.'
+)
+def schema() -> None:
+    """Print the JSON Schema of config files (for editor completion and validation)."""
+    stdout.out(json.dumps(config_schema(), indent=2), highlight=False)
+
+
+@app.command(
+    epilog="Examples:\n\n    toolweave serve examples/gateway.yaml\n\n"
+    "    toolweave serve examples/identity.yaml --transport http --port 8000\n\n"
+    "On HTTP the URL and a client config snippet are printed to stderr."
+)
+def serve(
+    config: ConfigPath,
+    transport: Annotated[
+        Transport, typer.Option(help="stdio (for an MCP client) or http.")
+    ] = Transport.stdio,
+    host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="HTTP: the port to listen on.")] = 8000,
+    log_level: Annotated[LogLevel, typer.Option(help="Log level (logs go to stderr).")] = LogLevel.warning,
+) -> None:
+    """Serve the composed server over stdio (default) or streamable HTTP."""
+    logging.basicConfig(
+        stream=sys.stderr, level=log_level.value.upper(), format="%(levelname)s %(name)s: %(message)s"
+    )
+    composed = compose(config)
+
+    async def work(composed: Composed) -> None:
+        server = composed.server
+        if transport is Transport.stdio:
+            await server.run_async("stdio")
+            return
+        url = f"http://{host}:{port}/mcp"
+        snippet = {"mcpServers": {server.name: {"url": url}}}
+        stderr.print(f"Serving {server.name!r} at [bold]{url}[/bold]", markup=True)
+        stderr.print("Client config:", markup=False)
+        stderr.out(json.dumps(snippet, indent=2), highlight=False)
+        options: dict[str, Any] = {"host": host, "port": port, "log_level": log_level.value}
+        if composed.authenticate is not None:
+            options["authenticate"] = composed.authenticate
+        await server.run_async("http", **options)
+
+    with contextlib.suppress(KeyboardInterrupt):
+        run_composed(composed, work)
+
+
+@app.command(
+    "list",
+    epilog="Examples:\n\n    toolweave list examples/gateway.yaml\n\n"
+    "    toolweave list examples/gateway.yaml --json",
+)
+def list_(
+    config: ConfigPath,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON (names, schemas, annotations).")
+    ] = False,
+) -> None:
+    """Show the tools, prompts and resources a client will see."""
+    composed = compose(config)
+
+    async def work(composed: Composed) -> dict[str, Any]:
+        return await listing(composed.server)
+
+    data = run_composed(composed, work)
+    if as_json:
+        stdout.out(json.dumps(data, indent=2, ensure_ascii=False), highlight=False)
+    else:
+        print_listing(stdout, data)
+
+
+@app.command(
+    epilog="Examples:\n\n    toolweave explain examples/wrap.yaml\n\n"
+    "    toolweave explain examples/wrap.yaml forecast"
+)
+def explain(
+    config: ConfigPath,
+    tool: Annotated[
+        str | None, typer.Argument(help="Only this tool (its exposed name).", show_default=False)
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a tree.")] = False,
+) -> None:
+    """Show how each tool was made: origin, transforms, middleware, schema before and after."""
+    composed = compose(config)
+
+    async def work(composed: Composed) -> list[dict[str, Any]]:
+        try:
+            return explain_tools(composed.server, tool)
+        except UnknownTool:
+            fail(_unknown_tool(composed, tool or ""))
+
+    explained = run_composed(composed, work)
+    if as_json:
+        stdout.out(json.dumps(explained, indent=2, ensure_ascii=False), highlight=False)
+    else:
+        print_tree(stdout, explain_tree(explained, composed.server.name))
+
+
+def _unknown_tool(composed: Composed, name: str) -> str:
+    names = [tool.name for tool in composed.server.catalog.tools]
+    hint = suggest(name, names)
+    return f"unknown tool {name!r}" + (
+        f"; did you mean {hint!r}?" if hint else f"; tools: {', '.join(names) or 'none'}"
+    )
+
+
+def parse_arguments(pairs: Sequence[str], json_args: str | None) -> dict[str, Any]:
+    """Call arguments from `--json-args` and `key=value` pairs (values parsed as JSON when they parse).
+
+    Example:
+        >>> parse_arguments(["a=1", "name=Ada", 'tags=["x"]'], '{"b": true}')
+        {'b': True, 'a': 1, 'name': 'Ada', 'tags': ['x']}
+    """
+    arguments: dict[str, Any] = {}
+    if json_args:
+        try:
+            loaded = json.loads(json_args)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"--json-args is not valid JSON: {error.msg} at column {error.colno}") from None
+        if not isinstance(loaded, dict):
+            raise ValueError("--json-args must be a JSON object")
+        arguments.update(loaded)
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"argument {pair!r} is not key=value")
+        try:
+            arguments[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            arguments[key] = raw
+    return arguments
+
+
+def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
+    """`Name: value` (or `name=value`) pairs as lower-case header names."""
+    headers: dict[str, str] = {}
+    for pair in pairs:
+        sep = ":" if ":" in pair else "="
+        name, found, value = pair.partition(sep)
+        if not found or not name.strip():
+            raise ValueError(f"header {pair!r} is not 'Name: value'")
+        headers[name.strip().lower()] = value.strip()
+    return headers
+
+
+def _result_json(result: ToolResult) -> dict[str, Any]:
+    content = [
+        block.model_dump(mode="json", exclude_none=True) if hasattr(block, "model_dump") else str(block)
+        for block in result.content
+    ]
+    return {"content": content, "structured_content": result.structured_content, "is_error": result.is_error}
+
+
+def print_result(result: ToolResult, as_json: bool) -> None:
+    """A call's result: text blocks, or structured content as JSON when there is no text."""
+    if as_json:
+        stdout.out(
+            json.dumps(_result_json(result), indent=2, ensure_ascii=False, default=str), highlight=False
+        )
+        return
+    if result.is_error:
+        fail(result.text or "the tool reported an error")
+    if result.text:
+        stdout.out(result.text, highlight=False)
+    elif result.structured_content is not None:
+        print_json(stdout, result.structured_content)
+    for block in result.content:
+        kind = getattr(block, "type", type(block).__name__)
+        if kind != "text":
+            stdout.out(f"[{kind} content]", highlight=False)
+
+
+@app.command(
+    epilog="Examples:\n\n    toolweave call examples/gateway.yaml local_add a=2 b=3\n\n"
+    "    toolweave call examples/wrap.yaml forecast city=Paris\n\n"
+    '    toolweave call examples/gateway.yaml wx_get_forecast --json-args \'{"city": "Oslo"}\'\n\n'
+    "    toolweave call examples/identity.yaml add_note text=hi -H 'Authorization: Bearer alice-token'\n\n"
+    "Values are parsed as JSON when they parse (1, true, [1,2], {...}), else taken as strings."
+)
+def call(
+    config: ConfigPath,
+    tool: Annotated[str, typer.Argument(help="The tool's exposed name.", show_default=False)],
+    arguments: Annotated[
+        list[str] | None, typer.Argument(help="Arguments as key=value.", show_default=False)
+    ] = None,
+    json_args: Annotated[str | None, typer.Option("--json-args", help="Arguments as a JSON object.")] = None,
+    header: Annotated[
+        list[str] | None, typer.Option("--header", "-H", help="An HTTP-style request header, 'Name: value'.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+) -> None:
+    """Call one tool in-process and print its result; exits 1 when the call fails."""
+    try:
+        args = parse_arguments(arguments or [], json_args)
+        headers = parse_headers(header or [])
+    except ValueError as error:
+        fail(str(error), code=2)
+    composed = compose(config)
+
+    async def work(composed: Composed) -> ToolResult:
+        auth = await _authenticate(composed, headers)
+        ctx = Context(server=composed.server, headers=headers, auth=auth)
+        try:
+            return await composed.server.call_tool(tool, args, ctx=ctx)
+        except UnknownTool:
+            fail(_unknown_tool(composed, tool))
+
+    result = run_composed(composed, work)
+    print_result(result, as_json)
+    if result.is_error:
+        raise typer.Exit(1)
+
+
+async def _authenticate(composed: Composed, headers: dict[str, str]) -> AuthInfo | None:
+    if composed.authenticate is None:
+        return None
+    found = composed.authenticate(headers)
+    if hasattr(found, "__await__"):
+        found = await found
+    return found if isinstance(found, AuthInfo) else None
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the `toolweave` script."""
+    app(args=list(argv) if argv is not None else None, prog_name="toolweave")
+
+
+if __name__ == "__main__":
+    main()
