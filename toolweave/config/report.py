@@ -112,7 +112,8 @@ def explain_entry(entry: Entry, mounted: dict[int, Entry]) -> dict[str, Any]:
     lineage = _lineage(entry.tool)
     base = lineage[0]
     origin = base.origin
-    transforms = [describe_step(step) for tool in lineage[1:] for step in tool.transforms if not _silent(step)]
+    steps = [step for tool in lineage[1:] for step in tool.transforms]
+    transforms = [describe_step(step) for step in steps if not _silent(step)]
     middleware = [describe_step(layer) for layer in entry.chain]
     for ancestor in reversed(lineage[:-1]):
         inner = mounted.get(id(ancestor))
