@@ -15,12 +15,29 @@ def has(module: str, *names: str) -> bool:
 
 
 TRANSFORMS = has(
-    "toolweave.transforms", "Rename", "TransformArgs", "Arg", "ExcludeArgs", "InjectArgs", "FromEnv", "FromClaim",
-    "FromHeader", "FromContext", "Annotate", "MaskErrors",
+    "toolweave.transforms",
+    "Rename",
+    "TransformArgs",
+    "Arg",
+    "ExcludeArgs",
+    "InjectArgs",
+    "FromEnv",
+    "FromClaim",
+    "FromHeader",
+    "FromContext",
+    "Annotate",
+    "MaskErrors",
 )
 MIDDLEWARE = has(
-    "toolweave.middleware", "Logging", "Timeout", "Progress", "Retry", "RateLimit", "ConcurrencyLimit",
-    "CircuitBreaker", "Cache",
+    "toolweave.middleware",
+    "Logging",
+    "Timeout",
+    "Progress",
+    "Retry",
+    "RateLimit",
+    "ConcurrencyLimit",
+    "CircuitBreaker",
+    "Cache",
 )
 REMOTE = has("toolweave.server.remote", "RemoteServer")
 IMPORT_TOOLS = has("toolweave.server.server", "Server") and hasattr(
