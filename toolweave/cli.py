@@ -273,12 +273,11 @@ def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
     return headers
 
 
-def _result_json(result: ToolResult) -> dict[str, Any]:
-    content = [
-        block.model_dump(mode="json", exclude_none=True) if hasattr(block, "model_dump") else str(block)
-        for block in result.content
-    ]
-    return {"content": content, "structured_content": result.structured_content, "is_error": result.is_error}
+def _result_json(result: ToolResult) -> Any:
+    """The result exactly as MCP sends it (`content`, `structuredContent`, `isError`)."""
+    from toolweave.mcp.convert import to_mcp_result
+
+    return to_mcp_result(result).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def print_result(result: ToolResult, as_json: bool) -> None:
