@@ -23,7 +23,11 @@ def fetch_forecast(q: str, days: int = 3, api_key: str = "", debug: bool = False
     seed = int(hashlib.sha256(q.lower().encode()).hexdigest(), 16)
     outlook = ["sunny", "cloudy", "rain", "windy", "snow"]
     forecast = [
-        {"day": day + 1, "outlook": outlook[(seed >> day) % len(outlook)], "high_c": 10 + (seed >> (day * 3)) % 15}
+        {
+            "day": day + 1,
+            "outlook": outlook[(seed >> day) % len(outlook)],
+            "high_c": (seed >> (3 * day)) % 15 + 10,
+        }
         for day in range(days)
     ]
     result: dict[str, object] = {"city": q, "forecast": forecast}

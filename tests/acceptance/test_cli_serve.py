@@ -76,7 +76,9 @@ async def test_serve_http_answers_the_mcp_client(http_server: tuple[str, subproc
         assert result.structured_content == {"result": 3}
 
 
-async def test_serve_http_answers_a_handshake_era_session(http_server: tuple[str, subprocess.Popen[str]]) -> None:
+async def test_serve_http_answers_a_handshake_era_session(
+    http_server: tuple[str, subprocess.Popen[str]],
+) -> None:
     url, _ = http_server
     async with (
         httpx2.AsyncClient() as http,
@@ -88,7 +90,9 @@ async def test_serve_http_answers_a_handshake_era_session(http_server: tuple[str
         assert result.content[0].text == "quiet"
 
 
-def test_serve_http_prints_the_url_and_a_client_snippet(http_server: tuple[str, subprocess.Popen[str]]) -> None:
+def test_serve_http_prints_the_url_and_a_client_snippet(
+    http_server: tuple[str, subprocess.Popen[str]],
+) -> None:
     url, process = http_server
     process.terminate()
     _, err = process.communicate(timeout=10)
