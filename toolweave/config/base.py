@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-__all__ = ["GLOB_PATTERN", "Field", "StrictModel", "check_glob", "json_kind", "shape", "suggest"]
+__all__ = ["GLOB_PATTERN", "StrictModel", "check_glob", "json_kind", "shape", "suggest"]
 
 NAME_CHARS = re.compile(r"[A-Za-z0-9_.-]+")
 GLOB_PATTERN = r"^[A-Za-z0-9_.\-*?\[\]!]{1,128}$"
