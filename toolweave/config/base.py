@@ -6,6 +6,7 @@ may be written in a short form (`tools: "gh_*"` or `tools: {names: [...], tags: 
 the branch the user meant, not every branch pydantic tried.
 
 Example:
+    >>> from pydantic import Field
     >>> class Entry(StrictModel):
     ...     command: str = Field(description="The program to run.")
     >>> Entry.model_validate({"comand": "x"})  # doctest: +ELLIPSIS
@@ -21,7 +22,7 @@ import difflib
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
 
 __all__ = ["GLOB_PATTERN", "StrictModel", "check_glob", "json_kind", "shape", "suggest"]
