@@ -201,3 +201,11 @@ def test_the_top_level_must_be_a_mapping(tmp_path: Path) -> None:
 
 def test_an_empty_file_is_an_empty_config(tmp_path: Path) -> None:
     assert load_config(write(tmp_path, "c.yaml", "")).mcp_servers == {}
+
+
+def test_a_misspelt_choice_suggests_the_closest_one(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.yaml", "python:\n  - {import: 'm:s', mode: mont}\n")
+    with pytest.raises(
+        ConfigError, match=r"python\[0\]\.mode: expected 'mount' or 'import' \(did you mean 'mount'\?\)"
+    ):
+        load_config(path)

@@ -14,11 +14,12 @@ Example:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import ValidationError
 
-from toolweave.config.base import json_kind
+from toolweave.config.base import json_kind, suggest
 from toolweave.config.paths import key_path
 
 _EXPECTED = {
@@ -66,6 +67,13 @@ def _location(error: Any) -> tuple[Any, ...]:
     return tuple(loc)
 
 
+def _did_you_mean(given: Any, expected: str) -> str:
+    if not isinstance(given, str):
+        return ""
+    hint = suggest(given, re.findall(r"'([^']*)'", expected))
+    return f" (did you mean {hint!r}?)" if hint else ""
+
+
 def _message(error: Any) -> str:
     kind = error["type"]
     ctx = error.get("ctx") or {}
@@ -81,7 +89,7 @@ def _message(error: Any) -> str:
         )
         return f"expected {expected}, got {_got(error['input'])}"
     if kind == "literal_error":
-        return f"expected {ctx['expected']}"
+        return f"expected {ctx['expected']}{_did_you_mean(error['input'], str(ctx['expected']))}"
     if kind in ("greater_than", "greater_than_equal"):
         return f"must be a number {'>' if kind == 'greater_than' else '>='} {ctx.get('gt', ctx.get('ge'))}"
     message = str(error["msg"])
