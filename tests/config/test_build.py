@@ -7,6 +7,7 @@ pinned today. Tests against the real classes live in tests/acceptance/test_examp
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -286,10 +287,10 @@ def test_middleware_maps_in_written_order_with_options_and_selectors() -> None:
     data = {
         "python": ["calc:server"],
         "middleware": {
-            "logging": True,
+            "logging": {"level": "debug", "allow_args": ["a"]},
             "timeout": {"default": 5, "per_tool": {"div*": 1}},
             "rate_limit": {"rate": 2, "burst": 4, "tools": "add"},
-            "concurrency": {"limit": 3},
+            "concurrency": {"limit": 3, "per_tool": {"add": 1}},
             "retry": {"attempts": 2},
             "circuit_breaker": {"failures": 3, "reset_after": 10},
             "cache": {"ttl": 60, "tools": {"read_only": True}},
@@ -298,10 +299,10 @@ def test_middleware_maps_in_written_order_with_options_and_selectors() -> None:
     }
     layers = compose(data).server.middleware
     assert [(layer.kind, {k: v for k, v in layer.kwargs.items() if k != "tools"}) for layer in layers] == [
-        ("Logging", {}),
+        ("Logging", {"level": logging.DEBUG, "allow_args": ["a"]}),
         ("Timeout", {"default": 5.0, "per_tool": {"div*": 1.0}}),
         ("RateLimit", {"rate": 2.0, "burst": 4}),
-        ("ConcurrencyLimit", {"limit": 3}),
+        ("ConcurrencyLimit", {"limit": 3, "per_tool": {"add": 1}}),
         ("Retry", {"attempts": 2}),
         ("CircuitBreaker", {"failures": 3, "reset_after": 10.0}),
         ("Cache", {"ttl": 60.0}),

@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -231,6 +232,8 @@ def middleware_stack(spec: MiddlewareSet | None, *, where: str) -> list[Middlewa
             options = {"default": float(value)}
         else:
             options = value.model_dump(exclude_unset=True, exclude={"tools"})
+            if "level" in options:
+                options["level"] = logging.getLevelName(options["level"].upper())
             tools = selector(value.tools)
             if tools is not None:
                 options["tools"] = tools

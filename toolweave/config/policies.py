@@ -23,6 +23,7 @@ from pydantic import (
     Discriminator,
     Field,
     ModelWrapValidatorHandler,
+    NonNegativeFloat,
     PositiveFloat,
     PositiveInt,
     PrivateAttr,
@@ -77,15 +78,25 @@ class Policy(StrictModel):
     tools: ToolSelector | None = Field(None, description=SELECT_DOC)
 
 
+Caller = Literal["caller", "subject", "client", "global"]
+CALLER_DOC = (
+    "Who gets separate state: 'caller' (the authenticated subject, else the client name), "
+    "'subject', 'client', or 'global' (everyone together)."
+)
+Fraction = Annotated[float, Field(ge=0, le=1)]
+
+
 class LoggingSpec(Policy):
     """One structured log record per call: tool, duration, outcome, request id, client."""
 
     level: Literal["debug", "info", "warning", "error"] | None = Field(
-        None, description="The log level of the records."
+        None, description="The log level of the records (default info)."
     )
+    logger: str | None = Field(None, description="The logger name (default 'toolweave.calls').")
     allow_args: list[str] | None = Field(
         None, description="Argument names whose values may be logged (all others are redacted)."
     )
+    log_arguments: StrictBool | None = Field(None, description="Log argument names at all (default true).")
 
 
 class TimeoutSpec(Policy):
@@ -101,7 +112,7 @@ class ProgressSpec(Policy):
     """Forward tool progress to clients that asked for it, throttled."""
 
     max_rate: PositiveFloat | None = Field(
-        None, description="At most this many progress notifications per second."
+        None, description="At most this many progress notifications per second (default 10)."
     )
     heartbeat: PositiveFloat | None = Field(
         None, description="Send a progress heartbeat every this many seconds."
@@ -111,41 +122,70 @@ class ProgressSpec(Policy):
 class RetrySpec(Policy):
     """Retry failed calls of read-only or idempotent tools with backoff."""
 
-    attempts: PositiveInt | None = Field(None, description="How many times a call is tried in all.")
+    attempts: PositiveInt | None = Field(None, description="Attempts in all, the first included (default 3).")
     backoff: PositiveFloat | None = Field(
         None, description="Seconds before the first retry; doubles each time."
     )
-    jitter: StrictBool | None = Field(None, description="Randomise the backoff to spread retries.")
+    max_backoff: PositiveFloat | None = Field(
+        None, description="The longest wait between attempts, in seconds."
+    )
+    jitter: Fraction | None = Field(
+        None, description="How much of each wait is randomised: 0 = none, 1 = anywhere from 0 to the wait."
+    )
+    only_safe: StrictBool | None = Field(
+        None, description="Only retry tools annotated read-only or idempotent (default true)."
+    )
 
 
 class RateLimitSpec(Policy):
     """A token bucket per caller: `rate` calls per second, bursts up to `burst`."""
 
     rate: PositiveFloat = Field(description="Calls per second allowed on average.")
-    burst: PositiveInt | None = Field(None, description="Calls allowed at once before the rate applies.")
-    key: Literal["caller", "tool", "global"] | None = Field(
-        None, description="What has its own bucket: each caller, each tool, or everything together."
-    )
+    burst: PositiveFloat | None = Field(None, description="Calls allowed at once before the rate applies.")
+    key: Caller | None = Field(None, description=CALLER_DOC)
+    per_tool: StrictBool | None = Field(None, description="A separate bucket for each tool.")
 
 
 class ConcurrencySpec(Policy):
-    """At most `limit` calls at once (a bulkhead)."""
+    """At most `limit` calls at once (a bulkhead), overall and/or per tool-name glob."""
 
-    limit: PositiveInt = Field(description="Calls that may run at the same time.")
-    per_tool: StrictBool | None = Field(None, description="Apply the limit to each tool separately.")
+    limit: PositiveInt | None = Field(None, description="Calls that may run at the same time.")
+    per_tool: dict[Glob, PositiveInt] | None = Field(
+        None, description="Concurrent calls allowed per tool-name glob ({'gh_*': 2})."
+    )
+    wait: NonNegativeFloat | None = Field(
+        None, description="Seconds a call may wait for a free slot before it is refused (default 10)."
+    )
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> ConcurrencySpec:
+        if self.limit is None and not self.per_tool:
+            raise ValueError("give 'limit', 'per_tool', or both")
+        return self
 
 
 class CircuitBreakerSpec(Policy):
     """Stop calling a failing upstream for a while after repeated failures."""
 
-    failures: PositiveInt | None = Field(None, description="Consecutive failures that open the circuit.")
-    reset_after: PositiveFloat | None = Field(None, description="Seconds before a trial call is let through.")
+    failures: PositiveInt | None = Field(
+        None, description="Consecutive failures that open the circuit (default 5)."
+    )
+    reset_after: PositiveFloat | None = Field(
+        None, description="Seconds before a trial call is let through (default 30)."
+    )
+    per_tool: StrictBool | None = Field(None, description="One circuit per tool instead of one for all.")
+    count_error_results: StrictBool | None = Field(None, description="Count isError results as failures too.")
 
 
 class CacheSpec(Policy):
     """Cache results of read-only, idempotent tools, per tool, arguments and caller."""
 
     ttl: PositiveFloat = Field(description="Seconds a cached result stays valid.")
+    max_entries: PositiveInt | None = Field(None, description="The most results kept (default 1000).")
+    key: Caller | None = Field(None, description=CALLER_DOC)
+    only_safe: StrictBool | None = Field(
+        None, description="Only cache tools annotated read-only or idempotent (default true)."
+    )
 
 
 LoggingOption = Annotated[
