@@ -371,8 +371,8 @@ def test_mcp_servers_become_remote_servers(monkeypatch: pytest.MonkeyPatch) -> N
         }
     )
     assert calls == [
-        ("stdio", ("npx",), {"args": ["fs"], "env": {"A": "1"}, "cwd": str(FIXTURES)}),
-        ("http", ("https://example.com/mcp",), {"headers": {"X": "y"}}),
+        ("stdio", ("npx",), {"args": ["fs"], "env": {"A": "1"}, "cwd": str(FIXTURES), "name": "fs"}),
+        ("http", ("https://example.com/mcp",), {"headers": {"X": "y"}, "name": "web"}),
     ]
     assert len(composed.remotes) == 2
 

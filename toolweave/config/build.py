@@ -72,11 +72,13 @@ class Composed:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Server]:
-        """Open the sessions of mounted MCP servers for the duration of the block."""
+        """Start the server's lifespan (the sessions of mounted MCP servers) for the block.
+
+        Serving enters the lifespan too; nested entries only count users.
+        """
         async with AsyncExitStack() as stack:
-            for remote in self.remotes:
-                if hasattr(remote, "__aenter__"):
-                    await stack.enter_async_context(remote)
+            if hasattr(self.server, "__aenter__"):
+                await stack.enter_async_context(self.server)  # type: ignore[arg-type,unused-ignore]
             yield self.server
 
 
@@ -283,9 +285,11 @@ def remote_source(name: str, entry: McpServerEntry, *, base_dir: Path, where: st
     """A `RemoteServer` for an `mcpServers` entry (stdio or HTTP)."""
     remote = feature("toolweave.server.remote", "RemoteServer", where=where)
     if entry.transport == "http":
-        return _call(remote.http, entry.url, where=where, headers=entry.headers)
+        return _call(remote.http, entry.url, where=where, headers=entry.headers, name=name)
     cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
-    return _call(remote.stdio, entry.command, where=where, args=list(entry.args), env=entry.env, cwd=cwd)
+    return _call(
+        remote.stdio, entry.command, where=where, args=list(entry.args), env=entry.env, cwd=cwd, name=name
+    )
 
 
 def _needs_layer(options: SourceOptions) -> bool:
