@@ -98,9 +98,14 @@ def test_server_settings_reach_the_server() -> None:
 
 
 def test_a_name_clash_between_sources_follows_on_duplicate() -> None:
-    composed = compose({"python": ["calc:server", "calc:server"]})
-    with pytest.raises(DuplicateError, match="'add' is claimed twice"):
-        composed.server.catalog  # noqa: B018
+    """Reported when mounting (ConfigError naming the key) or when compiling (DuplicateError)."""
+    with pytest.raises((ConfigError, DuplicateError), match="'add' is claimed twice"):
+        compose({"python": ["calc:server", "calc:server"]}).server.catalog  # noqa: B018
+
+
+def test_a_name_clash_can_be_allowed() -> None:
+    composed = compose({"server": {"on_duplicate": "replace"}, "python": ["calc:server", "calc:server"]})
+    assert names(composed) == ["add", "divide", "internal_reset"]
 
 
 def test_the_authenticator_is_imported() -> None:
