@@ -53,6 +53,11 @@ def _args(tool: dict[str, Any]) -> str:
     return ", ".join(names)
 
 
+def _label(item: dict[str, Any], key: str) -> str:
+    arguments = item.get("arguments")
+    return f"{item.get(key)}({', '.join(arguments)})" if arguments else str(item.get(key))
+
+
 def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) -> None:
     """Tools (name, arguments, description), prompts and resources."""
     tools, prompts, resources = listing["tools"], listing.get("prompts", []), listing.get("resources", [])

@@ -21,6 +21,12 @@ from toolweave.middleware.selector import Selector
 from toolweave.server.catalog import Entry
 from toolweave.server.server import Server
 
+LISTS = (
+    ("prompts", "list_prompts", "name"),
+    ("resources", "list_resources", "uri"),
+    ("resource_templates", "list_resource_templates", "uri"),
+)
+
 
 def tool_info(tool: Tool) -> dict[str, Any]:
     """A tool as a client sees it."""
@@ -43,21 +49,25 @@ async def _maybe_await(value: Any) -> Any:
 
 
 def _item_info(item: Any, key: str) -> dict[str, Any]:
+    """A prompt or resource as plain data: its key (name or URI), then what it declares."""
     if isinstance(item, dict):
         return {k: v for k, v in item.items() if v is not None}
-    info = {key: getattr(item, key, None) or getattr(item, "uri_template", None) or str(item)}
-    for attribute in ("title", "description", "mime_type"):
+    info: dict[str, Any] = {key: getattr(item, key, None) or str(item)}
+    for attribute in ("name", "title", "description", "mime_type"):
         value = getattr(item, attribute, None)
-        if value:
+        if value and attribute != key:
             info[attribute] = value
+    arguments = getattr(item, "arguments", None)
+    if arguments:
+        info["arguments"] = [getattr(arg, "name", str(arg)) for arg in arguments]
     return info
 
 
 async def listing(server: Server) -> dict[str, list[dict[str, Any]]]:
-    """The tools, prompts and resources a client of `server` will see."""
+    """The tools, prompts, resources and resource templates a client of `server` will see."""
     tools = [tool_info(tool) for tool in await server.list_tools()]
     result: dict[str, list[dict[str, Any]]] = {"tools": tools}
-    for kind, method, key in (("prompts", "list_prompts", "name"), ("resources", "list_resources", "uri")):
+    for kind, method, key in LISTS:
         lister = getattr(server, method, None)
         items = await _maybe_await(lister()) if lister is not None else []
         result[kind] = [_item_info(item, key) for item in items]
