@@ -18,6 +18,7 @@ LISTING = {
     ],
     "prompts": [],
     "resources": [{"uri": "resource://motd", "description": "Message of the day."}],
+    "resource_templates": [{"uri": "weather://{city}/now", "description": "Weather now."}],
 }
 
 
@@ -40,7 +41,17 @@ def test_a_listing_in_a_pipe_is_plain_lines() -> None:
         "prompts (0):",
         "resources (1):",
         "  resource://motd  Message of the day.",
+        "resource templates (1):",
+        "  weather://{city}/now  Weather now.",
     ]
+
+
+def test_prompt_arguments_are_shown() -> None:
+    out = console(False)
+    print_listing(
+        out, {"tools": [], "prompts": [{"name": "review", "description": "R.", "arguments": ["code"]}]}
+    )
+    assert "  review(code)  R." in output(out).splitlines()
 
 
 def test_a_listing_in_a_terminal_is_a_table() -> None:

@@ -58,19 +58,30 @@ def _label(item: dict[str, Any], key: str) -> str:
     return f"{item.get(key)}({', '.join(arguments)})" if arguments else str(item.get(key))
 
 
+def _extras(listing: dict[str, list[dict[str, Any]]]) -> list[tuple[str, list[dict[str, Any]], str]]:
+    """Prompts and resources always; resource templates only when there are some."""
+    extras = [
+        ("prompts", listing.get("prompts", []), "name"),
+        ("resources", listing.get("resources", []), "uri"),
+    ]
+    templates = listing.get("resource_templates", [])
+    if templates:
+        extras.append(("resource templates", templates, "uri"))
+    return extras
+
+
 def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) -> None:
-    """Tools (name, arguments, description), prompts and resources."""
-    tools, prompts, resources = listing["tools"], listing.get("prompts", []), listing.get("resources", [])
+    """Tools (name, arguments, description), prompts, resources and resource templates."""
+    tools = listing["tools"]
     if not console.is_terminal:
         console.out(f"tools ({len(tools)}):", highlight=False)
         for tool in tools:
             console.out(f"  {tool['name']}({_args(tool)})  {_one_line(tool['description'])}", highlight=False)
-        for kind, items, key in (("prompts", prompts, "name"), ("resources", resources, "uri")):
+        for kind, items, key in _extras(listing):
             console.out(f"{kind} ({len(items)}):", highlight=False)
             for item in items:
-                console.out(
-                    f"  {item.get(key)}  {_one_line(str(item.get('description') or ''))}", highlight=False
-                )
+                description = _one_line(str(item.get("description") or ""))
+                console.out(f"  {_label(item, key)}  {description}", highlight=False)
         return
     table = Table(title=f"Tools ({len(tools)})", title_justify="left", show_lines=False)
     table.add_column("name", style="bold cyan", no_wrap=True)
@@ -79,18 +90,18 @@ def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) ->
     for tool in tools:
         table.add_row(escape(tool["name"]), escape(_args(tool)), escape(_one_line(tool["description"], 100)))
     console.print(table)
-    for kind, items, key in (("Prompts", prompts, "name"), ("Resources", resources, "uri")):
-        if items:
-            extra = Table(title=f"{kind} ({len(items)})", title_justify="left")
-            extra.add_column(key, style="bold cyan")
-            extra.add_column("description")
-            for item in items:
-                extra.add_row(
-                    escape(str(item.get(key))), escape(_one_line(str(item.get("description") or ""), 100))
-                )
-            console.print(extra)
-        else:
-            console.print(f"[dim]{kind}: none[/dim]")
+    for kind, items, key in _extras(listing):
+        title = kind[0].upper() + kind[1:]
+        if not items:
+            console.print(f"[dim]{title}: none[/dim]")
+            continue
+        extra = Table(title=f"{title} ({len(items)})", title_justify="left")
+        extra.add_column(key, style="bold cyan")
+        extra.add_column("description")
+        for item in items:
+            description = _one_line(str(item.get("description") or ""), 100)
+            extra.add_row(escape(_label(item, key)), escape(description))
+        console.print(extra)
 
 
 def explain_tree(explained: list[dict[str, Any]], server_name: str) -> Node:
