@@ -38,6 +38,9 @@ from toolweave.core.schema import object_schema, output_schema_for, prune_titles
 from toolweave.core.tool import Origin, Tool, ToolAnnotations
 from toolweave.core.validation import ModelValidator
 
+ABANDONED_THREADS = "toolweave.abandoned_threads"
+"""`ctx.state` key: how many worker threads of this request were abandoned on cancellation."""
+
 INFER: Any = object()
 """Default of `output_schema=`: infer it from the return annotation."""
 
@@ -222,7 +225,13 @@ def _make_run(
     async def run_in_worker(arguments: dict[str, Any], ctx: Context) -> ToolResult:
         if context_param is not None:
             arguments = {**arguments, context_param: ctx}
-        value = await anyio.to_thread.run_sync(functools.partial(fn, **arguments), abandon_on_cancel=True)
+        try:
+            value = await anyio.to_thread.run_sync(functools.partial(fn, **arguments), abandon_on_cancel=True)
+        except BaseException as error:
+            if isinstance(error, anyio.get_cancelled_exc_class()):
+                # The thread cannot be interrupted: it runs on, and its result will be discarded.
+                ctx.state[ABANDONED_THREADS] = ctx.state.get(ABANDONED_THREADS, 0) + 1
+            raise
         return convert(value)
 
     return run_in_worker

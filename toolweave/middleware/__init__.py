@@ -1,6 +1,34 @@
-"""Middleware: the base class, selectors, and the built-ins (one per module)."""
+"""Middleware: the base class, selectors, and the built-ins (one per module).
+
+Example:
+    >>> from toolweave.middleware import Logging, Progress, Timeout
+    >>> server = Server("demo", middleware=[Logging(), Timeout(default=30), Progress(max_rate=5)])
+"""
 
 from toolweave.middleware.base import CallNext, FunctionMiddleware, Middleware, ToolCall, middleware
+from toolweave.middleware.cache import Cache
+from toolweave.middleware.circuit import CircuitBreaker
+from toolweave.middleware.concurrency import ConcurrencyLimit
+from toolweave.middleware.log import Logging
+from toolweave.middleware.progress import Progress
+from toolweave.middleware.ratelimit import RateLimit
+from toolweave.middleware.retry import Retry
 from toolweave.middleware.selector import Selector
+from toolweave.middleware.timeout import Timeout
 
-__all__ = ["CallNext", "FunctionMiddleware", "Middleware", "Selector", "ToolCall", "middleware"]
+__all__ = [
+    "Cache",
+    "CallNext",
+    "CircuitBreaker",
+    "ConcurrencyLimit",
+    "FunctionMiddleware",
+    "Logging",
+    "Middleware",
+    "Progress",
+    "RateLimit",
+    "Retry",
+    "Selector",
+    "Timeout",
+    "ToolCall",
+    "middleware",
+]

@@ -50,11 +50,18 @@ Handler = Callable[[ToolCall], Awaitable[ToolResult]]
 class Middleware:
     """Base class: override `on_call_tool` and/or `on_list_tools`; set `tools` to scope it.
 
+    Args:
+        tools: Which tools this middleware wraps: a `Selector`, a name glob, a list of globs or a
+            predicate `(tool) -> bool`; `None` (the default) wraps every tool.
+
     Attributes:
-        tools: Which tools this middleware wraps (`Selector`, glob, list of globs); None = all.
+        tools: The selector (`None` = all tools).
     """
 
     tools: Selector | None = None
+
+    def __init__(self, *, tools: Any = None) -> None:
+        self.tools = Selector.coerce(tools)
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         """Wrap one call; the default passes it on unchanged."""
@@ -70,6 +77,15 @@ class Middleware:
             return False
         selector = Selector.coerce(self.tools)
         return selector is None or selector.matches(tool)
+
+    def for_tool(self, tool: Tool) -> Middleware | None:
+        """The middleware to put in `tool`'s chain, or `None` to leave the chain without it.
+
+        Called once per tool when the catalog is compiled. The default returns `self` when
+        `applies_to(tool)`; a built-in may return a variant specialised for this tool (e.g. with
+        its timeout already resolved) so that nothing is looked up per call.
+        """
+        return self if self.applies_to(tool) else None
 
     @property
     def name(self) -> str:
@@ -91,6 +107,11 @@ def tool_runner(tool: Tool) -> Handler:
     return innermost
 
 
+def chain_for(middleware: Sequence[Middleware], tool: Tool) -> tuple[Middleware, ...]:
+    """The layers of `tool`'s chain, outermost first: what each middleware's `for_tool` gives."""
+    return tuple(layer for layer in (m.for_tool(tool) for m in middleware) if layer is not None)
+
+
 def build_chain(middleware: Sequence[Middleware], inner: Handler) -> Handler:
     """Fold `middleware` around `inner`: `middleware[0]` ends up outermost."""
     handler = inner
@@ -102,13 +123,16 @@ def build_chain(middleware: Sequence[Middleware], inner: Handler) -> Handler:
 def _bind(layer: Middleware, call_next: Handler) -> Handler:
     on_call_tool = layer.on_call_tool
 
-    async def step(call: ToolCall) -> ToolResult:
-        return await on_call_tool(call, call_next)
+    def step(call: ToolCall) -> Awaitable[ToolResult]:
+        # A plain function handing back the layer's coroutine: no extra frame per layer.
+        return on_call_tool(call, call_next)
 
     return step
 
 
-def middleware(fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None = None, *, tools: Any = None) -> Any:
+def middleware(
+    fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None = None, *, tools: Any = None
+) -> Any:
     """Turn `async def fn(call, call_next)` into a `Middleware`.
 
     Example:
@@ -120,7 +144,7 @@ def middleware(fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None 
     """
 
     def wrap(func: Callable[[ToolCall, CallNext], Awaitable[ToolResult]]) -> Middleware:
-        return FunctionMiddleware(func, tools=Selector.coerce(tools))
+        return FunctionMiddleware(func, tools=tools)
 
     return wrap(fn) if fn is not None else wrap
 
@@ -128,9 +152,9 @@ def middleware(fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None 
 class FunctionMiddleware(Middleware):
     """A middleware made from one `async (call, call_next)` function."""
 
-    def __init__(self, fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]], tools: Selector | None) -> None:
+    def __init__(self, fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]], tools: Any = None) -> None:
+        super().__init__(tools=tools)
         self.fn = fn
-        self.tools = tools
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         return await self.fn(call, call_next)
