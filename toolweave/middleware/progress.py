@@ -100,7 +100,18 @@ class Progress(Middleware):
 class Throttle:
     """The per-call state of `Progress`: sends at most one value per interval, in order."""
 
-    __slots__ = ("count", "done", "interval", "last", "next_at", "pending", "sending", "sent", "sent_at", "sink")
+    __slots__ = (
+        "count",
+        "done",
+        "interval",
+        "last",
+        "next_at",
+        "pending",
+        "sending",
+        "sent",
+        "sent_at",
+        "sink",
+    )
 
     def __init__(self, sink: ProgressSink, interval: float) -> None:
         self.sink = sink

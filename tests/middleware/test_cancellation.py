@@ -1,0 +1,53 @@
+"""Client cancellation (`notifications/cancelled`) cancels the whole chain; the server keeps serving."""
+
+from __future__ import annotations
+
+import logging
+
+import anyio
+import pytest
+
+from toolweave import Server
+from toolweave.middleware import Logging, Progress, Timeout
+from toolweave.testing import RecordingMiddleware, connect
+
+
+async def test_cancelled_call_runs_finally_blocks_sends_nothing_and_the_server_keeps_serving(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="toolweave.calls")
+    started, cleaned_up = anyio.Event(), anyio.Event()
+    recorder = RecordingMiddleware("recorder")
+    server = Server("cancel", middleware=[Logging(), recorder, Timeout(default=30), Progress()])
+
+    @server.tool
+    async def slow() -> str:
+        started.set()
+        try:
+            await anyio.sleep(30)
+        finally:
+            cleaned_up.set()
+        return "never"
+
+    @server.tool
+    async def ping() -> str:
+        return "pong"
+
+    async with connect(server, mode="legacy") as client:
+        with anyio.move_on_after(5) as client_side:
+            async with anyio.create_task_group() as tasks:
+
+                async def call_and_cancel() -> None:
+                    await started.wait()
+                    tasks.cancel_scope.cancel()  # the SDK client sends notifications/cancelled
+
+                tasks.start_soon(call_and_cancel)
+                await client.call_tool("slow", {})
+        assert not client_side.cancelled_caught
+        with anyio.fail_after(5):
+            await cleaned_up.wait()
+        assert (await client.call_tool("ping", {})).content[0].text == "pong"
+
+    assert recorder.log[:2] == ["enter recorder", "exit recorder"]
+    outcomes = [record.outcome for record in caplog.records if record.name == "toolweave.calls"]
+    assert outcomes == ["cancelled", "ok"]
