@@ -66,8 +66,8 @@ def _target(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The callable whose signature and type hints describe `fn` (callable objects: `__call__`)."""
     if inspect.isroutine(fn) or isinstance(fn, functools.partial):
         return fn
-    call = getattr(type(fn), "__call__", None)  # noqa: B004 - we want the class's __call__
-    return fn.__call__ if call is not None else fn
+    bound: Callable[..., Any] | None = getattr(fn, "__call__", None)  # noqa: B004 - callable objects
+    return bound if bound is not None else fn
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:

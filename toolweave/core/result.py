@@ -98,7 +98,7 @@ def dump_json(data: Any) -> str:
 class ResultConverter:
     """Turns return values into `ToolResult`s for one tool; built once, when the tool is built."""
 
-    __slots__ = ("wrap", "structured")
+    __slots__ = ("structured", "wrap")
 
     def __init__(self, output_schema: Mapping[str, Any] | None) -> None:
         self.structured = output_schema is not None
