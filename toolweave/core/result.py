@@ -22,12 +22,11 @@ Example:
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_core import to_jsonable_python
+from pydantic_core import to_json, to_jsonable_python
 
 from toolweave.core.content import (
     CONTENT_TYPES,
@@ -87,12 +86,12 @@ def _block(item: object) -> ContentBlock:
         return TextContent(item)
     if isinstance(item, bytes):
         return _blob(item)
-    return TextContent(json.dumps(to_jsonable_python(item), ensure_ascii=False))
+    return TextContent(dump_json(to_jsonable_python(item)))
 
 
 def dump_json(data: Any) -> str:
     """Compact JSON text of JSON-able data, as tools return it to the model."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return to_json(data).decode()
 
 
 class ResultConverter:

@@ -28,6 +28,7 @@ import mcp.types as mt
 from mcp import MCPError
 from mcp.server import NotificationOptions, ServerRequestContext
 from mcp.server import Server as LowLevelServer
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -81,8 +82,6 @@ def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
 
 
 def _sdk_auth() -> AuthInfo | None:
-    from mcp.server.auth.middleware.auth_context import get_access_token
-
     token = get_access_token()
     if token is None:
         return None
