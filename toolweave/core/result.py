@@ -37,6 +37,7 @@ from toolweave.core.content import (
     TextContent,
 )
 
+_JSON_SCALARS = frozenset({int, float, bool})
 WRAP_KEY = "x-toolweave-wrap-result"
 """Marks an output schema whose value sits under `"result"` (a non-object return type)."""
 
@@ -104,10 +105,13 @@ class ResultConverter:
         self.wrap = bool(output_schema and output_schema.get(WRAP_KEY))
 
     def __call__(self, value: object) -> ToolResult:
+        kind = type(value)
+        if kind is str:
+            return ToolResult([TextContent(value)], self._structured(value))  # type: ignore[arg-type]
+        if kind in _JSON_SCALARS:  # already JSON: no conversion pass needed
+            return ToolResult([TextContent(dump_json(value))], self._structured(value))
         if isinstance(value, ToolResult):
             return value
-        if isinstance(value, str):
-            return ToolResult([TextContent(value)], self._structured(value))
         if value is None:
             return ToolResult([], self._structured(None) if self.wrap else None)
         if isinstance(value, bytes):
