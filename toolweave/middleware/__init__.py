@@ -1,8 +1,11 @@
 """Middleware: the base class, selectors, and the built-ins (one per module).
 
 Example:
+    >>> from toolweave import Server
     >>> from toolweave.middleware import Logging, Progress, Timeout
     >>> server = Server("demo", middleware=[Logging(), Timeout(default=30), Progress(max_rate=5)])
+    >>> [layer.name for layer in server.middleware]
+    ['Logging', 'Timeout', 'Progress']
 """
 
 from toolweave.middleware.base import CallNext, FunctionMiddleware, Middleware, ToolCall, middleware
