@@ -8,12 +8,22 @@ import anyio
 import pytest
 
 from toolweave import Server
-from toolweave.middleware import Logging, Progress, Timeout
+from toolweave.middleware import (
+    Cache,
+    CircuitBreaker,
+    ConcurrencyLimit,
+    Logging,
+    Progress,
+    RateLimit,
+    Retry,
+    Timeout,
+)
 from toolweave.testing import RecordingMiddleware, connect
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_cancelled_call_runs_finally_blocks_sends_nothing_and_the_server_keeps_serving(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, mode: str
 ) -> None:
     caplog.set_level(logging.INFO, logger="toolweave.calls")
     started, cleaned_up = anyio.Event(), anyio.Event()
@@ -33,7 +43,7 @@ async def test_cancelled_call_runs_finally_blocks_sends_nothing_and_the_server_k
     async def ping() -> str:
         return "pong"
 
-    async with connect(server, mode="legacy") as client:
+    async with connect(server, mode=mode) as client:
         with anyio.move_on_after(5) as client_side:
             async with anyio.create_task_group() as tasks:
 
@@ -51,3 +61,38 @@ async def test_cancelled_call_runs_finally_blocks_sends_nothing_and_the_server_k
     assert recorder.log[:2] == ["enter recorder", "exit recorder"]
     outcomes = [record.outcome for record in caplog.records if record.name == "toolweave.calls"]
     assert outcomes == ["cancelled", "ok"]
+
+
+async def test_no_built_in_turns_a_cancellation_into_a_result() -> None:
+    """A cancelled call produces no result at all, so the edge has nothing to answer with."""
+    server = Server(
+        "all",
+        middleware=[
+            Logging(),
+            Timeout(default=30),
+            Progress(heartbeat=0.01),
+            Retry(only_safe=False, backoff=0),
+            RateLimit(rate=100),
+            ConcurrencyLimit(4),
+            CircuitBreaker(),
+            Cache(only_safe=False),
+        ],
+    )
+    started = anyio.Event()
+
+    @server.tool
+    async def slow() -> str:
+        started.set()
+        await anyio.sleep(30)
+        return "never"
+
+    results = []
+    async with anyio.create_task_group() as tasks:
+
+        async def call() -> None:
+            results.append(await server.call_tool("slow"))
+
+        tasks.start_soon(call)
+        await started.wait()
+        tasks.cancel_scope.cancel()
+    assert results == []
