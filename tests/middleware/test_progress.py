@@ -109,3 +109,22 @@ async def test_the_original_sink_is_restored_after_the_call() -> None:
     await server.call_tool("crunch", {"updates": 3}, ctx=ctx)
     assert ctx.progress_sink is sink
     assert sent == [1, 3]
+
+
+async def test_a_failing_call_still_delivers_its_last_value() -> None:
+    sent: list[float] = []
+
+    async def sink(progress: float, total: float | None, message: str | None) -> None:
+        sent.append(progress)
+
+    server = Server("fails", middleware=[Progress(max_rate=1)])
+
+    @server.tool
+    async def halfway(ctx: Context) -> str:
+        for step in (1, 2, 3):
+            await ctx.report_progress(step)
+        raise RuntimeError("disk full")
+
+    result = await server.call_tool("halfway", ctx=Context(server=server, progress_sink=sink))
+    assert result.is_error
+    assert sent == [1, 3]

@@ -7,8 +7,8 @@ client asked for progress):
 - at most `max_rate` notifications per second reach the client: a value is sent at once when the
   last send is at least `1 / max_rate` seconds old, otherwise it is kept as *pending* (a newer
   value replaces it). A tool reporting 10,000 times costs the client a handful of messages;
-- the final value is always delivered: a pending value is sent when the call returns, before
-  the response;
+- the final value is always delivered: a pending value is sent when the call returns (or
+  fails), before the response;
 - values are strictly increasing: a value not above the last one accepted is dropped;
 - nothing is sent after the call returns: the throttle is closed first;
 - with `heartbeat=seconds`, when the request carries a progress token (every wire transport
@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from typing import Any
@@ -75,11 +76,16 @@ class Progress(Middleware):
                 result = await call_next(call)
             else:
                 result = await self._with_heartbeat(call, call_next, throttle, self.heartbeat)
+        except Exception:  # a failed call still reports how far it got (not a cancelled one)
+            with contextlib.suppress(Exception):
+                await throttle.close()
+            raise
+        else:
             await throttle.close()
-            return result
         finally:
             throttle.done = True
             ctx.progress_sink = original
+        return result
 
     async def _with_heartbeat(
         self, call: ToolCall, call_next: CallNext, throttle: Throttle, every: float
