@@ -9,11 +9,15 @@ FastMCP 4.1.2 rows: no middleware, and its logging, timing and error-handling mi
 
 from __future__ import annotations
 
+import gc
 import logging
+import statistics
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from benchmarks.servers.adder import add, fastmcp_server
-from benchmarks.timing import Row, median_us
+from benchmarks.timing import Row
 from toolweave import Server
 from toolweave.middleware import Logging, Middleware, Progress, Timeout
 
@@ -50,22 +54,49 @@ class _Discard(logging.Handler):
         return None
 
 
+async def interleaved_us(
+    fns: dict[str, Callable[[], Awaitable[object]]], *, repeat: int, number: int, warmup: int = 200
+) -> dict[str, float]:
+    """`median_us` for several paths at once, batches interleaved, so load drift hits all alike."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            await fn()
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            for name, fn in fns.items():
+                start = time.perf_counter()
+                for _ in range(number):
+                    await fn()
+                samples[name].append((time.perf_counter() - start) / number * 1e6)
+    finally:
+        gc.enable()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def _caller(server: Any) -> Callable[[], Awaitable[object]]:
+    return lambda: server.call_tool("add", ARGS)
+
+
 async def collect(quick: bool) -> list[Row]:
-    number = 500 if quick else 5000
-    repeat = 3 if quick else 7
-
-    async def time_server(server: Any, count: int = number) -> float:
-        return await median_us(lambda: server.call_tool("add", ARGS), number=count, repeat=repeat)
-
-    base = await time_server(_toolweave())
-    three = await time_server(_toolweave(*_three()))
+    number = 200 if quick else 2000
+    repeat = 5 if quick else 15
     unmatched_server = _toolweave(*_three(tools="nothing_*"))
     assert unmatched_server.catalog.entries["add"].handler is None
-    unmatched = await time_server(unmatched_server)
-    alone = {
-        name: await time_server(_toolweave(layer))
-        for name, layer in (("Logging", Logging()), ("Timeout", Timeout(30)), ("Progress", Progress()))
+    servers = {
+        "base": _toolweave(),
+        "three": _toolweave(*_three()),
+        "unmatched": unmatched_server,
+        "Logging": _toolweave(Logging()),
+        "Timeout": _toolweave(Timeout(30)),
+        "Progress": _toolweave(Progress()),
     }
+    timed = await interleaved_us(
+        {name: _caller(server) for name, server in servers.items()}, repeat=repeat, number=number
+    )
+    base, three, unmatched = timed["base"], timed["three"], timed["unmatched"]
+    alone = {name: timed[name] for name in ("Logging", "Timeout", "Progress")}
     calls_logger = logging.getLogger("toolweave.calls")
     handler, previous = _Discard(), calls_logger.level
     calls_logger.addHandler(handler)
@@ -73,14 +104,20 @@ async def collect(quick: bool) -> list[Row]:
     disabled = logging.root.manager.disable
     logging.disable(logging.NOTSET)
     try:
-        three_logged = await time_server(_toolweave(*_three()))
+        logged = await interleaved_us(
+            {"base": _caller(servers["base"]), "three": _caller(servers["three"])}, repeat=repeat, number=number
+        )
     finally:
         logging.disable(disabled)
         calls_logger.removeHandler(handler)
         calls_logger.setLevel(previous)
-    fast_count = max(number // 5, 100)
-    fast_base = await time_server(_fastmcp(False), fast_count)
-    fast_three = await time_server(_fastmcp(True), fast_count)
+    three_logged = logged["three"] - logged["base"] + base
+    fast = await interleaved_us(
+        {"base": _caller(_fastmcp(False)), "three": _caller(_fastmcp(True))},
+        repeat=repeat,
+        number=max(number // 5, 50),
+    )
+    fast_base, fast_three = fast["base"], fast["three"]
 
     def delta(value: float, against: float) -> str:
         return f"+{value - against:.2f} µs"
@@ -105,7 +142,7 @@ async def collect(quick: bool) -> list[Row]:
             f"{THREE} (records emitted)",
             three_logged,
             baseline=BASE,
-            note=f"{delta(three_logged, base)}; a handler on toolweave.calls",
+            note=f"{delta(three_logged, base)}; a handler on toolweave.calls, stdlib LogRecord cost",
         ),
         Row(GROUP, "fastmcp 4.1.2: no middleware", fast_base, baseline=BASE),
         Row(

@@ -6,10 +6,18 @@ matches that tool: **the first middleware added is the outermost**. Middleware t
 apply to a tool (or does not override `on_call_tool`) is not in its chain and costs it nothing.
 
 Example:
+    >>> import anyio
+    >>> from toolweave import Server, TextContent
     >>> class Shout(Middleware):
     ...     async def on_call_tool(self, call, call_next):
     ...         result = await call_next(call)
     ...         return ToolResult([TextContent(result.text.upper())])
+    >>> server = Server("demo", middleware=[Shout(tools="greet")])
+    >>> @server.tool
+    ... async def greet(name: str) -> str:
+    ...     return f"hello {name}"
+    >>> anyio.run(server.call_tool, "greet", {"name": "ada"}).text
+    'HELLO ADA'
 """
 
 from __future__ import annotations
