@@ -15,8 +15,9 @@ message `tool <name> <outcome> in <ms> ms` and these `extra` fields, ready for a
 
 Middleware only ever sees the exposed, validated arguments: hidden and injected arguments are
 filled in later, inside the tool, so their values cannot reach this record (and names in
-`tool.hidden` are never logged, even when allow-listed). When the logger is not enabled for
-`level`, a call costs one `isEnabledFor` check.
+`tool.hidden` are never logged, even when allow-listed). Calls refused by validation never
+reach middleware, so they produce no record here. When the logger is not enabled for `level`,
+a call costs one `isEnabledFor` check.
 
 Put `Logging` first (outermost), so it times and classifies everything inside it.
 
