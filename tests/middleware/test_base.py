@@ -144,3 +144,9 @@ async def test_mounted_server_middleware_runs_inside_the_parents_around_its_own_
         log.clear()
         await client.call_tool("local", {})
         assert log == ["enter parent", "exit parent"]
+
+
+@pytest.mark.parametrize("bad", [5, ["gh_*", 3]])
+def test_a_bad_tools_selector_is_refused_clearly(bad: Any) -> None:
+    with pytest.raises(TypeError, match="tools= takes a glob"):
+        Logging(tools=bad)

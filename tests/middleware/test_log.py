@@ -139,3 +139,12 @@ async def test_nothing_is_logged_when_the_logger_is_not_enabled(caplog: pytest.L
 def test_allow_args_must_be_a_list_of_names() -> None:
     with pytest.raises(TypeError, match="list of argument names"):
         Logging(allow_args="query")
+
+
+async def test_inside_a_timeout_a_deadline_cancellation_is_still_a_timeout(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="toolweave.calls")
+    server = _server(Timeout(per_tool={"slow": 0.02}), Logging())
+    assert (await server.call_tool("slow")).is_error
+    assert [record.outcome for record in _calls(caplog)] == ["timeout"]  # type: ignore[attr-defined]

@@ -19,7 +19,8 @@ filled in later, inside the tool, so their values cannot reach this record (and 
 reach middleware, so they produce no record here. When the logger is not enabled for `level`,
 a call costs one `isEnabledFor` check.
 
-Put `Logging` first (outermost), so it times and classifies everything inside it.
+Put `Logging` first (outermost), so it times and classifies everything inside it. Inside a
+`Timeout` it still says `timeout` when the call was cancelled because its deadline passed.
 
 Example:
     >>> log_calls = Logging(allow_args=["query"], payload_sizes=True)
@@ -111,7 +112,10 @@ class Logging(Middleware):
             raise
         except BaseException as error:
             if isinstance(error, anyio.get_cancelled_exc_class()):
-                outcome = "cancelled"
+                # Inside a `Timeout`, the deadline's cancellation reaches us before `ToolTimeout`.
+                deadline = call.ctx.deadline
+                passed = deadline is not None and anyio.current_time() >= deadline
+                outcome = "timeout" if passed else "cancelled"
             raise
         finally:
             self._emit(call, outcome, (time.perf_counter() - start) * 1000.0, incident, result)
