@@ -44,10 +44,17 @@ class Received:
     def __init__(self) -> None:
         self.values: list[float] = []
         self.messages: list[str | None] = []
+        self.arrived = anyio.Event()
 
     async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
         self.values.append(progress)
         self.messages.append(message)
+        self.arrived.set()
+        self.arrived = anyio.Event()
+
+    async def wait_for(self, value: float) -> None:
+        while value not in self.values:
+            await self.arrived.wait()
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -128,3 +135,21 @@ async def test_a_failing_call_still_delivers_its_last_value() -> None:
     result = await server.call_tool("halfway", ctx=Context(server=server, progress_sink=sink))
     assert result.is_error
     assert sent == [1, 3]
+
+
+async def test_heartbeat_delivers_a_held_back_value_while_the_call_runs() -> None:
+    received = Received()
+    server = Server("held", middleware=[Progress(max_rate=10, heartbeat=0.05)])
+
+    @server.tool
+    async def staged(ctx: Context) -> str:
+        await ctx.report_progress(1)
+        await ctx.report_progress(2)  # within the interval: held back
+        with anyio.fail_after(5):  # only the heartbeat task can deliver it before we return
+            await received.wait_for(2)
+        return "seen"
+
+    async with connect(server, mode="legacy") as client:
+        result = await client.call_tool("staged", {}, progress_callback=received)
+    assert result.content[0].text == "seen"
+    assert received.values == [1, 2]

@@ -153,9 +153,9 @@ class Throttle:
         """Heartbeat task: after `every` seconds without a send, send the pending value or a keep-alive."""
         self.sent_at = max(self.sent_at, anyio.current_time())  # count silence from the start
         while not self.done:
-            wait = self.sent_at + every - anyio.current_time()
+            wait = max(self.sent_at + every, self.next_at) - anyio.current_time()  # never above max_rate
             if wait > 0 or self.sending:
-                await anyio.sleep(max(wait, self.interval))
+                await anyio.sleep(wait if wait > 0 else self.interval)
                 continue
             item, self.pending = self.pending, None
             await self._send(item or self._keep_alive())
