@@ -20,8 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from toolweave.core.context import Context
+from toolweave.core.message import PromptResult
+from toolweave.core.prompt import Prompt
+from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
+from toolweave.middleware.hooks import GetPromptNext, PromptCall, ReadResourceNext, ResourceRead, selects
 from toolweave.middleware.selector import Selector
 
 
@@ -50,11 +54,18 @@ Handler = Callable[[ToolCall], Awaitable[ToolResult]]
 class Middleware:
     """Base class: override `on_call_tool` and/or `on_list_tools`; set `tools` to scope it.
 
+    `on_get_prompt` and `on_read_resource` wrap `prompts/get` and `resources/read` the same way
+    (see `toolweave.middleware.hooks`).
+
     Attributes:
         tools: Which tools this middleware wraps (`Selector`, glob, list of globs); None = all.
+        prompts: Which prompts `on_get_prompt` wraps (name globs, tags); None = all.
+        resources: Which resources `on_read_resource` wraps (globs on name or URI, tags); None = all.
     """
 
     tools: Selector | None = None
+    prompts: Selector | None = None
+    resources: Selector | None = None
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         """Wrap one call; the default passes it on unchanged."""
@@ -79,6 +90,26 @@ class Middleware:
     def lists_tools(self) -> bool:
         """Whether this middleware changes tool listings (so lists cannot come from the cache)."""
         return type(self).on_list_tools is not Middleware.on_list_tools
+
+    async def on_get_prompt(self, call: PromptCall, call_next: GetPromptNext) -> PromptResult:
+        """Wrap one `prompts/get`; the default passes it on unchanged."""
+        return await call_next(call)
+
+    async def on_read_resource(self, read: ResourceRead, call_next: ReadResourceNext) -> ResourceResult:
+        """Wrap one `resources/read`; the default passes it on unchanged."""
+        return await call_next(read)
+
+    def applies_to_prompt(self, prompt: Prompt) -> bool:
+        """Whether this middleware belongs in `prompt`'s chain."""
+        if type(self).on_get_prompt is Middleware.on_get_prompt:
+            return False
+        return selects(self.prompts, prompt.name, tags=prompt.tags)
+
+    def applies_to_resource(self, resource: Resource) -> bool:
+        """Whether this middleware belongs in `resource`'s chain."""
+        if type(self).on_read_resource is Middleware.on_read_resource:
+            return False
+        return selects(self.resources, resource.name, resource.uri, tags=resource.tags)
 
 
 def tool_runner(tool: Tool) -> Handler:
