@@ -1,0 +1,48 @@
+"""URI templates: parsing, matching one and two parameters, and malformed templates."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolweave.core.uri_template import UriTemplate, check_uri, is_template
+
+
+def test_one_parameter_matches_one_segment() -> None:
+    template = UriTemplate.parse("resource://{city}/weather")
+    assert template.parameters == ("city",)
+    assert template.match("resource://Paris/weather") == {"city": "Paris"}
+    assert template.match("resource://Paris/France/weather") is None
+
+
+def test_two_parameters_match_in_order() -> None:
+    template = UriTemplate.parse("repo://{owner}/{name}/readme")
+    assert template.parameters == ("owner", "name")
+    assert template.match("repo://acme/site/readme") == {"owner": "acme", "name": "site"}
+
+
+def test_values_are_percent_decoded() -> None:
+    assert UriTemplate.parse("city://{name}").match("city://New%20York") == {"name": "New York"}
+
+
+def test_literal_characters_are_not_patterns() -> None:
+    template = UriTemplate.parse("data://v1.0/{id}")
+    assert template.match("data://v1x0/3") is None and template.match("data://v1.0/3") == {"id": "3"}
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ("no-scheme/{id}", "must start with a scheme"),
+        ("res://{id", "unbalanced brace"),
+        ("res://{+path}", "not supported"),
+        ("res://{a}/{a}", "twice"),
+    ],
+)
+def test_malformed_templates_are_rejected(template: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        UriTemplate.parse(template)
+
+
+def test_check_uri_and_is_template() -> None:
+    assert check_uri("file:///tmp/x") == "file:///tmp/x"
+    assert is_template("res://{x}") and not is_template("res://x")
