@@ -78,7 +78,10 @@ def test_template_parameters_convert_to_declared_types() -> None:
     ("value", "expected"),
     [
         ("plain", TextResourceContents("r://x", "plain", "text/plain")),
-        (b"\x00\x01", BlobResourceContents("r://x", base64.b64encode(b"\x00\x01").decode(), "application/octet-stream")),
+        (
+            b"\x00\x01",
+            BlobResourceContents("r://x", base64.b64encode(b"\x00\x01").decode(), "application/octet-stream"),
+        ),
         ({"a": [1]}, TextResourceContents("r://x", '{"a": [1]}', "application/json")),
         ([1, 2], TextResourceContents("r://x", "[1, 2]", "application/json")),
     ],
