@@ -219,14 +219,16 @@ async def test_prompt_list_changed_reaches_a_2026_listener() -> None:
 async def test_prompt_list_changed_reaches_a_handshake_client() -> None:
     server = Server("s")
     received: list[Any] = []
+    arrived = anyio.Event()
 
     async def on_message(message: Any) -> None:
         received.append(message)
+        if isinstance(message, mt.PromptListChangedNotification):
+            arrived.set()
 
     async with connect(server, mode="legacy", message_handler=on_message) as client:
         await client.list_prompts()
         server.add_prompt(lambda: "x", name="late")
         with anyio.fail_after(5):
-            while not any(isinstance(m, mt.PromptListChangedNotification) for m in received):
-                await anyio.sleep(0.01)
+            await arrived.wait()
         assert not any(isinstance(m, mt.ToolListChangedNotification) for m in received)

@@ -200,14 +200,14 @@ async def test_resource_list_changed_reaches_a_2026_listener() -> None:
 
 async def test_resource_list_changed_reaches_a_handshake_client() -> None:
     server = Server("s")
-    received: list[Any] = []
+    arrived = anyio.Event()
 
     async def on_message(message: Any) -> None:
-        received.append(message)
+        if isinstance(message, mt.ResourceListChangedNotification):
+            arrived.set()
 
     async with connect(server, mode="legacy", message_handler=on_message) as client:
         await client.list_resources()
         server.add_resource(lambda city: city, "resource://{city}", name="city")
         with anyio.fail_after(5):
-            while not any(isinstance(m, mt.ResourceListChangedNotification) for m in received):
-                await anyio.sleep(0.01)
+            await arrived.wait()

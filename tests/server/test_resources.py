@@ -29,7 +29,7 @@ def test_the_decorator_returns_the_function_unchanged() -> None:
 
 def test_the_decorator_needs_a_uri() -> None:
     server = Server("s")
-    with pytest.raises(TypeError, match="@server.resource needs a URI"):
+    with pytest.raises(TypeError, match=r"@server\.resource needs a URI"):
 
         @server.resource  # type: ignore[arg-type]
         def cities() -> list[str]:
