@@ -12,7 +12,7 @@
 | anything else (`dict`, model, number...)  | one user message with its JSON (or `str`) text   |
 
 Example:
-    >>> to_prompt_result(["Review this code.", Message("Sure, paste it.", role="assistant")]).messages
+    >>> to_prompt_result(["Review this code.", Message("Sure, paste it.", role="assistant")]).messages  # doctest: +ELLIPSIS
     [Message(content=TextContent(...), role='user'), Message(content=TextContent(...), role='assistant')]
 """
 
