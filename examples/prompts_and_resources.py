@@ -55,9 +55,7 @@ def weather(city: str, day: str) -> dict[str, str]:
     return {"city": city, "day": day, "sky": "clear"}
 
 
-server.mount(
-    billing, prefix="billing"
-)  # prompt `billing_dunning`, template `resource://billing/invoices/{number}`
+server.mount(billing, prefix="billing")  # prompt `billing_dunning`, template `resource://billing/invoices/{number}`
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["http"]:

@@ -88,9 +88,7 @@ def test_string_arguments_convert_to_the_declared_types() -> None:
     def plan(days: int, strict: bool, tags: list[str]) -> str:
         return ""
 
-    validated = Prompt.from_function(plan).validator.validate(
-        {"days": "3", "strict": "false", "tags": '["a"]'}
-    )
+    validated = Prompt.from_function(plan).validator.validate({"days": "3", "strict": "false", "tags": '["a"]'})
     assert validated == {"days": 3, "strict": False, "tags": ["a"]}
 
 

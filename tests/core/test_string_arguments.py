@@ -17,9 +17,7 @@ def _validator(*params: Parameter) -> StringArguments:
 
 
 def test_lax_conversion_handles_numbers_booleans_and_dates() -> None:
-    v = _validator(
-        Parameter("n", int, ..., None), Parameter("b", bool, ..., None), Parameter("d", date, ..., None)
-    )
+    v = _validator(Parameter("n", int, ..., None), Parameter("b", bool, ..., None), Parameter("d", date, ..., None))
     assert v.validate({"n": "7", "b": "yes", "d": "2026-01-02"}) == {"n": 7, "b": True, "d": date(2026, 1, 2)}
 
 

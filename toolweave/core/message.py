@@ -12,8 +12,9 @@
 | anything else (`dict`, model, number...)  | one user message with its JSON (or `str`) text   |
 
 Example:
-    >>> to_prompt_result(["Review this code.", Message("Sure, paste it.", role="assistant")]).messages  # doctest: +ELLIPSIS
-    [Message(content=TextContent(...), role='user'), Message(content=TextContent(...), role='assistant')]
+    >>> result = to_prompt_result(["Review this code.", Message("Sure.", role="assistant")])
+    >>> [(message.role, message.text) for message in result.messages]
+    [('user', 'Review this code.'), ('assistant', 'Sure.')]
 """
 
 from __future__ import annotations

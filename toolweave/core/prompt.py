@@ -144,8 +144,7 @@ def prompt_from_function(
     model, renamed = build_model(prompt_name, params, what="prompt")
     described = model_schema(prompt_name, model).get("properties", {})
     arguments = tuple(
-        PromptArgument(p.name, described.get(p.name, {}).get("description"), not _has_default(p))
-        for p in params
+        PromptArgument(p.name, described.get(p.name, {}).get("description"), not _has_default(p)) for p in params
     )
     return Prompt(
         name=prompt_name,
@@ -157,8 +156,6 @@ def prompt_from_function(
         meta=dict(meta) if meta else None,
         enabled=enabled,
         validator=StringArguments(model, renamed),
-        origin=Origin(
-            "function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", prompt_name)
-        ),
+        origin=Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", prompt_name)),
         fn=fn,
     )

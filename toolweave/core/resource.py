@@ -216,8 +216,6 @@ def resource_from_function(
         enabled=enabled,
         validator=validator,
         template=template,
-        origin=Origin(
-            "function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", resource_name)
-        ),
+        origin=Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", resource_name)),
         fn=fn,
     )

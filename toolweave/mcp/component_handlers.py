@@ -65,15 +65,11 @@ class ComponentHandlers:
         items, next_cursor = page(prompts, _cursor(params), self.server.page_size)
         return mt.ListPromptsResult(prompts=items, next_cursor=next_cursor)
 
-    async def get_prompt(
-        self, ctx: ServerRequestContext[Any], params: mt.GetPromptRequestParams
-    ) -> mt.GetPromptResult:
+    async def get_prompt(self, ctx: ServerRequestContext[Any], params: mt.GetPromptRequestParams) -> mt.GetPromptResult:
         context = await self.adapter._context(ctx)
         token = enter_context(context)
         try:
-            result = await self.server.prompts.catalog.render(
-                params.name, dict(params.arguments or {}), context
-            )
+            result = await self.server.prompts.catalog.render(params.name, dict(params.arguments or {}), context)
         except ToolweaveError as error:
             raise protocol_error(error) from None
         finally:

@@ -44,9 +44,7 @@ def to_mcp_prompt_result(result: PromptResult) -> mt.GetPromptResult:
     """A rendered prompt as the SDK's `GetPromptResult`."""
     return mt.GetPromptResult(
         description=result.description,
-        messages=[
-            mt.PromptMessage(role=msg.role, content=to_mcp_content(msg.content)) for msg in result.messages
-        ],
+        messages=[mt.PromptMessage(role=msg.role, content=to_mcp_content(msg.content)) for msg in result.messages],
         _meta=result.meta,
     )
 
@@ -77,9 +75,7 @@ def to_mcp_resource_template(resource: Resource) -> mt.ResourceTemplate:
 
 def _contents(item: ResourceContents) -> mt.TextResourceContents | mt.BlobResourceContents:
     if isinstance(item, BlobResourceContents):
-        return mt.BlobResourceContents(
-            uri=item.uri, blob=item.blob, mime_type=item.mime_type, _meta=item.meta
-        )
+        return mt.BlobResourceContents(uri=item.uri, blob=item.blob, mime_type=item.mime_type, _meta=item.meta)
     return mt.TextResourceContents(uri=item.uri, text=item.text, mime_type=item.mime_type, _meta=item.meta)
 
 

@@ -64,9 +64,7 @@ def masked_failure(policy: ErrorPolicy, kind: str, name: str, error: BaseExcepti
     if isinstance(error, policy.passthrough):
         return ToolError(str(error) or type(error).__name__)
     incident = incident_id(error)
-    logger.error(
-        "%s %r failed (incident %s)", kind, name, incident, exc_info=error, extra={"incident": incident}
-    )
+    logger.error("%s %r failed (incident %s)", kind, name, incident, exc_info=error, extra={"incident": incident})
     if not policy.mask:
         return ToolError(f"{type(error).__name__}: {error}")
     return ToolError(f"Error {_VERBS.get(kind, 'using')} {kind} '{name}' (incident {incident})")

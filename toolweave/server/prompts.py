@@ -129,9 +129,7 @@ class PromptFunction(wrapt.FunctionWrapper):  # type: ignore[misc,type-arg]
         self._self_registry.set_enabled(self._self_prompt.name, False)
 
 
-def _call_through(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
+def _call_through(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return wrapped(*args, **kwargs)
 
 

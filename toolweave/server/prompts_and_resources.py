@@ -55,9 +55,7 @@ class PromptsAndResources:
             if options:
                 raise TypeError("options apply when building a prompt from a function, not to a Prompt")
             return self.prompts.add(fn_or_prompt)
-        return self.prompts.add(
-            Prompt.from_function(getattr(fn_or_prompt, "__wrapped__", fn_or_prompt), **options)
-        )
+        return self.prompts.add(Prompt.from_function(getattr(fn_or_prompt, "__wrapped__", fn_or_prompt), **options))
 
     def remove_prompt(self, name: str) -> Prompt:
         """Unregister a local prompt; `UnknownPrompt` if there is none by that name."""
@@ -105,9 +103,7 @@ class PromptsAndResources:
         """Register a function (with its `uri` and `Resource.from_function` options) or a ready `Resource`."""
         if isinstance(fn_or_resource, Resource):
             if uri is not None or options:
-                raise TypeError(
-                    "uri and options apply when building a resource from a function, not to a Resource"
-                )
+                raise TypeError("uri and options apply when building a resource from a function, not to a Resource")
             return self.resources.add(fn_or_resource)
         if uri is None:
             raise TypeError("add_resource(fn, uri): a resource made from a function needs its URI")

@@ -49,9 +49,7 @@ class UriPrefix:
         """`result` with contents labelled `child_uri` relabelled as the parent's `uri`."""
         if child_uri == uri or not any(item.uri == child_uri for item in result.contents):
             return result
-        contents = [
-            dataclasses.replace(item, uri=uri) if item.uri == child_uri else item for item in result.contents
-        ]
+        contents = [dataclasses.replace(item, uri=uri) if item.uri == child_uri else item for item in result.contents]
         return ResourceResult(contents, result.meta)
 
     @staticmethod
