@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolweave.core.uri_template import UriTemplate, check_uri, is_template
+from toolweave.core.uri_template import TemplateSet, UriTemplate, check_uri, is_template
 
 
 def test_one_parameter_matches_one_segment() -> None:
@@ -46,3 +46,23 @@ def test_malformed_templates_are_rejected(template: str, message: str) -> None:
 def test_check_uri_and_is_template() -> None:
     assert check_uri("file:///tmp/x") == "file:///tmp/x"
     assert is_template("res://{x}") and not is_template("res://x")
+
+
+def _set(*templates: str) -> TemplateSet[str]:
+    return TemplateSet([(UriTemplate.parse(t), t) for t in templates])
+
+
+def test_a_template_set_finds_the_matching_template() -> None:
+    templates = _set("a://{x}", "b://{y}/z", "b://items/{id}")
+    assert templates.match("b://items/7") == ("b://items/{id}", {"id": "7"})
+    assert templates.match("b://q/z") == ("b://{y}/z", {"y": "q"})
+    assert templates.match("c://x") is None
+
+
+def test_in_a_template_set_the_first_registered_wins() -> None:
+    assert _set("r://{any}", "r://{name}").match("r://x") == ("r://{any}", {"any": "x"})
+    assert _set("r://items/{id}", "r://{kind}/{id}").match("r://items/1") == ("r://items/{id}", {"id": "1"})
+    assert _set("r://{kind}/{id}", "r://items/{id}").match("r://items/1") == (
+        "r://{kind}/{id}",
+        {"kind": "items", "id": "1"},
+    )

@@ -1,8 +1,8 @@
 """The resource registry of a server and its compiled resource catalog.
 
-The catalog holds static resources in a dict (a read is one lookup) and templates in
-registration order, each with its pattern compiled once; a URI that is no static resource is
-matched against the templates (skipping those whose literal start differs). Mounted servers'
+The catalog holds static resources in a dict (a read is one lookup) and all templates compiled
+once into one pattern (`TemplateSet`): a URI that is no static resource is one regex match,
+and the first registered template that matches wins. Mounted servers'
 resources get the mount prefix as the first path segment of their URI:
 `resource://invoices/{id}` mounted under `billing` is `resource://billing/invoices/{id}`.
 
@@ -26,6 +26,7 @@ from toolweave.core.context import Context
 from toolweave.core.errors import DuplicateError, InvalidArguments, ToolError, UnknownResource
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.resource import Resource, ResourceResult
+from toolweave.core.uri_template import TemplateSet
 from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.hooks import ResourceHandler, ResourceRead, build_resource_chain, resource_runner
 from toolweave.server.components import is_visible, keep_new, logger, masked_failure
@@ -46,16 +47,13 @@ class ResourceEntry:
     resource: Resource
     origin: str
     handler: ResourceHandler
-    literal: str = ""
-    """The template's text before its first parameter: a cheap pre-check before the regex."""
 
     @classmethod
     def build(cls, resource: Resource, origin: str, middleware: tuple[Middleware, ...]) -> ResourceEntry:
         """Fold the middleware that applies to `resource` into its read path, once."""
         chain = [layer for layer in middleware if layer.applies_to_resource(resource)]
         inner = resource_runner(resource)
-        literal = resource.uri.split("{", 1)[0] if resource.is_template else resource.uri
-        return cls(resource, origin, build_resource_chain(chain, inner) if chain else inner, literal)
+        return cls(resource, origin, build_resource_chain(chain, inner) if chain else inner)
 
 
 @dataclass(slots=True)
@@ -68,6 +66,12 @@ class ResourceCatalog:
     errors: ErrorPolicy = field(default_factory=ErrorPolicy)
     cache: dict[str, Any] = field(default_factory=dict)
     """Scratch space for adapters (wire lists), dropped with the catalog."""
+    matcher: TemplateSet[ResourceEntry] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.matcher = TemplateSet(
+            [(entry.resource.template, entry) for entry in self.templates if entry.resource.template is not None]
+        )
 
     @property
     def resources(self) -> tuple[Resource, ...]:
@@ -87,13 +91,9 @@ class ResourceCatalog:
         entry = self.static.get(uri)
         if entry is not None:
             return entry, {}
-        for candidate in self.templates:
-            if not uri.startswith(candidate.literal):
-                continue
-            template = candidate.resource.template
-            params = template.match(uri) if template is not None else None
-            if params is not None:
-                return candidate, params
+        found = self.matcher.match(uri)
+        if found is not None:
+            return found
         raise UnknownResource(uri)
 
     async def read(self, uri: str, ctx: Context) -> ResourceResult:
