@@ -170,3 +170,15 @@ async def test_the_childs_middleware_runs_inside_the_parents_and_sees_child_name
         "parent resource resource://billing/invoices/4",
         "child resource resource://invoices/4",
     ]
+
+
+async def test_middleware_added_to_the_child_after_mounting_applies() -> None:
+    log: list[str] = []
+    child = billing()
+    gateway = Server("gateway")
+    gateway.mount(child, "billing")
+    await gateway.get_prompt("billing_dunning", {"customer": "Ada"})
+    child.add_middleware(Recorder("late", log))
+    await gateway.get_prompt("billing_dunning", {"customer": "Ada"})
+    await gateway.read_resource("resource://billing/invoices")
+    assert log == ["late prompt dunning", "late resource resource://invoices"]
