@@ -99,3 +99,15 @@ def test_a_message_accepts_a_raw_string_as_text_content() -> None:
 def test_a_message_rejects_an_unknown_role() -> None:
     with pytest.raises(ValueError, match="'user' or 'assistant'"):
         Message("hi", role="system")  # type: ignore[arg-type]
+
+
+def test_sdk_content_types_convert_to_content_blocks() -> None:
+    import mcp.types as mt
+
+    image = mt.ImageContent(type="image", data="iVBO", mime_type="image/png")
+    resource = mt.EmbeddedResource(
+        type="resource", resource=mt.TextResourceContents(uri="memo://1", text="note", mime_type="text/plain")
+    )
+    converted = to_prompt_result([_ForeignPromptMessage("user", image), _ForeignPromptMessage("user", resource)])
+    assert converted.messages[0].content == ImageContent("iVBO", "image/png")
+    assert converted.messages[1].content == EmbeddedResource(TextResourceContents("memo://1", "note", "text/plain"))

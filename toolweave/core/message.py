@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,9 +30,12 @@ from toolweave.core.content import (
     CONTENT_TYPES,
     MEDIA_HELPERS,
     AudioContent,
+    BlobResourceContents,
     ContentBlock,
+    EmbeddedResource,
     ImageContent,
     TextContent,
+    TextResourceContents,
 )
 
 Role = Literal["user", "assistant"]
@@ -56,8 +59,30 @@ def _foreign_content(value: Any) -> ContentBlock | None:
     if kind == "text" and isinstance(text, str):
         return TextContent(text)
     if kind in ("image", "audio") and isinstance(data, str):
-        mime = str(get("mime_type") or get("mimeType") or "application/octet-stream")
+        mime = _mime(get) or "application/octet-stream"
         return ImageContent(data, mime) if kind == "image" else AudioContent(data, mime)
+    if kind == "resource":
+        return _foreign_resource(get("resource"))
+    return None
+
+
+def _mime(get: Callable[..., Any]) -> str | None:
+    mime = get("mime_type") or get("mimeType")
+    return str(mime) if mime else None
+
+
+def _foreign_resource(resource: Any) -> EmbeddedResource | None:
+    """An embedded resource from another library's resource contents (text or blob)."""
+    if resource is None:
+        return None
+    get = resource.get if isinstance(resource, Mapping) else lambda key, default=None: getattr(resource, key, default)
+    uri, text, blob = get("uri"), get("text"), get("blob")
+    if uri is None:
+        return None
+    if isinstance(text, str):
+        return EmbeddedResource(TextResourceContents(str(uri), text, _mime(get)))
+    if isinstance(blob, str):
+        return EmbeddedResource(BlobResourceContents(str(uri), blob, _mime(get)))
     return None
 
 

@@ -26,9 +26,9 @@ from toolweave.core.context import Context, enter_context, exit_context
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
+from toolweave.server.prompts import PromptFunction, PromptRegistry
 
 if TYPE_CHECKING:
-    from toolweave.server.prompts import PromptRegistry
     from toolweave.server.resources import ResourceRegistry
 
 
@@ -55,7 +55,8 @@ class PromptsAndResources:
             if options:
                 raise TypeError("options apply when building a prompt from a function, not to a Prompt")
             return self.prompts.add(fn_or_prompt)
-        return self.prompts.add(Prompt.from_function(getattr(fn_or_prompt, "__wrapped__", fn_or_prompt), **options))
+        fn = fn_or_prompt.__wrapped__ if isinstance(fn_or_prompt, PromptFunction) else fn_or_prompt
+        return self.prompts.add(Prompt.from_function(fn, **options))
 
     def remove_prompt(self, name: str) -> Prompt:
         """Unregister a local prompt; `UnknownPrompt` if there is none by that name."""
