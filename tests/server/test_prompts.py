@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import logging
+from typing import Any
 
 import pytest
 
@@ -138,3 +140,21 @@ def test_listeners_hear_prompt_changes_only() -> None:
     server.subscribe(lambda: tool_events.append("tools"))
     _prompt(server, "x")
     assert (prompt_events, tool_events) == (["prompts"], [])
+
+
+async def test_add_prompt_keeps_the_users_own_decorators() -> None:
+    def shout(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> str:
+            return str(fn(*args, **kwargs)).upper()
+
+        return wrapper
+
+    @shout
+    def hello(name: str) -> str:
+        return f"hi {name}"
+
+    server = Server("s")
+    server.add_prompt(hello)
+    assert [a.name for a in server.prompts.local["hello"].arguments] == ["name"]
+    assert (await server.get_prompt("hello", {"name": "ada"})).messages[0].text == "HI ADA"

@@ -155,7 +155,7 @@ class Server(PromptsAndResources):
         self.resources.changed()
 
     def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
-        """Undo `disable`, and show tools that were created with `enabled=False`."""
+        """Undo `disable`, and show tools, prompts and resources created with `enabled=False`."""
         self._hidden_names.difference_update(names)
         self._shown_names.update(names)
         self._hidden_tags.difference_update(tags)
