@@ -10,7 +10,7 @@ import mcp
 import mcp.types as mt
 import pytest
 
-from toolweave import Context, Image, Message, PromptResult, Server, ToolError
+from toolweave import Context, DuplicateError, Image, Message, PromptResult, Server, ToolError
 from toolweave.testing import connect
 
 MODES = pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -232,3 +232,21 @@ async def test_prompt_list_changed_reaches_a_handshake_client() -> None:
         with anyio.fail_after(5):
             await arrived.wait()
         assert not any(isinstance(m, mt.ToolListChangedNotification) for m in received)
+
+
+@MODES
+@pytest.mark.parametrize(("policy", "wins"), [("warn", "second"), ("replace", "second"), ("ignore", "first")])
+async def test_duplicates_follow_on_duplicate_as_the_client_sees_them(mode: str, policy: Any, wins: str) -> None:
+    server = Server("s", on_duplicate=policy)
+    server.add_prompt(lambda: "first", name="greet")
+    server.add_prompt(lambda: "second", name="greet")
+    async with connect(server, mode=mode) as client:
+        assert [p.name for p in (await client.list_prompts()).prompts] == ["greet"]
+        assert (await client.get_prompt("greet")).messages[0].content.text == wins
+
+
+def test_a_duplicate_is_refused_at_registration_under_error() -> None:
+    server = Server("s", on_duplicate="error")
+    server.add_prompt(lambda: "first", name="greet")
+    with pytest.raises(DuplicateError, match="already has a prompt named 'greet'"):
+        server.add_prompt(lambda: "second", name="greet")

@@ -11,7 +11,7 @@ import mcp.types as mt
 import pytest
 from pydantic import BaseModel
 
-from toolweave import Context, Server, ToolError
+from toolweave import Context, DuplicateError, Server, ToolError
 from toolweave.testing import connect
 
 MODES = pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -211,3 +211,21 @@ async def test_resource_list_changed_reaches_a_handshake_client() -> None:
         server.add_resource(lambda city: city, "resource://{city}", name="city")
         with anyio.fail_after(5):
             await arrived.wait()
+
+
+@MODES
+@pytest.mark.parametrize(("policy", "wins"), [("warn", "second"), ("replace", "second"), ("ignore", "first")])
+async def test_duplicates_follow_on_duplicate_as_the_client_sees_them(mode: str, policy: Any, wins: str) -> None:
+    server = Server("s", on_duplicate=policy)
+    server.add_resource(lambda id: f"first {id}", "item://{id}", name="item")
+    server.add_resource(lambda id: f"second {id}", "item://{id}", name="item")
+    async with connect(server, mode=mode) as client:
+        assert len((await client.list_resource_templates()).resource_templates) == 1
+        assert (await client.read_resource("item://1")).contents[0].text == f"{wins} 1"
+
+
+def test_a_duplicate_is_refused_at_registration_under_error() -> None:
+    server = Server("s")
+    server.add_resource(lambda: "first", "resource://x", name="x")
+    with pytest.raises(DuplicateError, match="already has a resource 'resource://x'"):
+        server.add_resource(lambda: "second", "resource://x", name="x")
