@@ -58,10 +58,10 @@ class Parameter:
     description: str | None
 
 
-def _callable_name(fn: Callable[..., Any]) -> str:
+def _callable_name(fn: Callable[..., Any], what: str = "tool") -> str:
     name = getattr(fn, "__name__", None) or type(fn).__name__
     if name == "<lambda>":
-        raise TypeError("a lambda has no usable name: pass name= when making a tool from it")
+        raise TypeError(f"a lambda has no usable name: pass name= when making a {what} from it")
     return name
 
 
@@ -119,21 +119,26 @@ def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
     return (Annotated[(base, *rest)] if rest else base), docs[-1]
 
 
-def _parameters(fn: Callable[..., Any], name: str) -> tuple[list[Parameter], str | None, str | None]:
-    """The schema parameters, the name of the `Context` parameter, and the docstring description."""
+def _parameters(
+    fn: Callable[..., Any], name: str, what: str = "tool"
+) -> tuple[list[Parameter], str | None, str | None]:
+    """The schema parameters, the name of the `Context` parameter, and the docstring description.
+
+    `what` names the kind of thing being built ("tool", "prompt", "resource") in error messages.
+    """
     target = _target(fn)
     try:
         signature = inspect.signature(target)
     except (TypeError, ValueError) as error:
-        raise TypeError(f"tool {name!r}: cannot read the signature of {fn!r}: {error}") from None
+        raise TypeError(f"{what} {name!r}: cannot read the signature of {fn!r}: {error}") from None
     hints = _type_hints(target)
     doc = parse_docstring(inspect.getdoc(target) if target is not fn else inspect.getdoc(fn))
     params: list[Parameter] = []
     context_param = None
     for param in signature.parameters.values():
-        where = f"tool {name!r}, parameter {param.name!r}"
+        where = f"{what} {name!r}, parameter {param.name!r}"
         if param.kind is param.VAR_POSITIONAL:
-            raise TypeError(f"{where}: *args is not supported; tools take named arguments only")
+            raise TypeError(f"{where}: *args is not supported; {what}s take named arguments only")
         if param.kind is param.VAR_KEYWORD:
             raise TypeError(f"{where}: **kwargs is not supported; declare each argument")
         if param.kind is param.POSITIONAL_ONLY:
@@ -162,7 +167,7 @@ def _has_default(param: Parameter) -> bool:
 
 
 def build_model(
-    tool_name: str, params: Iterable[Parameter], *, extra: str = "ignore"
+    tool_name: str, params: Iterable[Parameter], *, extra: str = "ignore", what: str = "tool"
 ) -> tuple[type[BaseModel], dict[str, str]]:
     """A pydantic model validating the parameters, and {field name: argument name} where they differ."""
     fields: dict[str, Any] = {}
@@ -184,7 +189,7 @@ def build_model(
     try:
         model = create_model(f"{tool_name}_arguments", __config__=config, **fields)
     except Exception as error:
-        raise TypeError(f"tool {tool_name!r}: cannot build an argument schema: {error}") from None
+        raise TypeError(f"{what} {tool_name!r}: cannot build an argument schema: {error}") from None
     return model, renamed
 
 

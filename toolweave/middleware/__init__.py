@@ -12,6 +12,7 @@ from toolweave.middleware.base import CallNext, FunctionMiddleware, Middleware, 
 from toolweave.middleware.cache import Cache
 from toolweave.middleware.circuit import CircuitBreaker
 from toolweave.middleware.concurrency import ConcurrencyLimit
+from toolweave.middleware.hooks import GetPromptNext, PromptCall, ReadResourceNext, ResourceRead
 from toolweave.middleware.log import Logging
 from toolweave.middleware.progress import Progress
 from toolweave.middleware.ratelimit import RateLimit
@@ -25,10 +26,14 @@ __all__ = [
     "CircuitBreaker",
     "ConcurrencyLimit",
     "FunctionMiddleware",
+    "GetPromptNext",
     "Logging",
     "Middleware",
     "Progress",
+    "PromptCall",
     "RateLimit",
+    "ReadResourceNext",
+    "ResourceRead",
     "Retry",
     "Selector",
     "Timeout",

@@ -26,8 +26,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from toolweave.core.context import Context
+from toolweave.core.message import PromptResult
+from toolweave.core.prompt import Prompt
+from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
+from toolweave.middleware.hooks import GetPromptNext, PromptCall, ReadResourceNext, ResourceRead, selects
 from toolweave.middleware.selector import Selector
 
 
@@ -65,18 +69,28 @@ Handler = Callable[[ToolCall], Awaitable[ToolResult]]
 class Middleware:
     """Base class: override `on_call_tool` and/or `on_list_tools`; set `tools` to scope it.
 
+    `on_get_prompt` and `on_read_resource` wrap `prompts/get` and `resources/read` the same way
+    (see `toolweave.middleware.hooks`).
+
     Args:
         tools: Which tools this middleware wraps: a `Selector`, a name glob, a list of globs or a
             predicate `(tool) -> bool`; `None` (the default) wraps every tool.
+        prompts / resources: The same for `on_get_prompt` / `on_read_resource`.
 
     Attributes:
-        tools: The selector (`None` = all tools).
+        tools: The tool selector (`None` = all tools).
+        prompts: Which prompts `on_get_prompt` wraps (name globs, tags); None = all.
+        resources: Which resources `on_read_resource` wraps (globs on name or URI, tags); None = all.
     """
 
     tools: Selector | None = None
+    prompts: Selector | None = None
+    resources: Selector | None = None
 
-    def __init__(self, *, tools: Any = None) -> None:
+    def __init__(self, *, tools: Any = None, prompts: Any = None, resources: Any = None) -> None:
         self.tools = Selector.coerce(tools)
+        self.prompts = Selector.coerce(prompts)
+        self.resources = Selector.coerce(resources)
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         """Wrap one call; the default passes it on unchanged."""
@@ -110,6 +124,26 @@ class Middleware:
     def lists_tools(self) -> bool:
         """Whether this middleware changes tool listings (so lists cannot come from the cache)."""
         return type(self).on_list_tools is not Middleware.on_list_tools
+
+    async def on_get_prompt(self, call: PromptCall, call_next: GetPromptNext) -> PromptResult:
+        """Wrap one `prompts/get`; the default passes it on unchanged."""
+        return await call_next(call)
+
+    async def on_read_resource(self, read: ResourceRead, call_next: ReadResourceNext) -> ResourceResult:
+        """Wrap one `resources/read`; the default passes it on unchanged."""
+        return await call_next(read)
+
+    def applies_to_prompt(self, prompt: Prompt) -> bool:
+        """Whether this middleware belongs in `prompt`'s chain."""
+        if type(self).on_get_prompt is Middleware.on_get_prompt:
+            return False
+        return selects(self.prompts, prompt.name, tags=prompt.tags)
+
+    def applies_to_resource(self, resource: Resource) -> bool:
+        """Whether this middleware belongs in `resource`'s chain."""
+        if type(self).on_read_resource is Middleware.on_read_resource:
+            return False
+        return selects(self.resources, resource.name, resource.uri, tags=resource.tags)
 
 
 def tool_runner(tool: Tool) -> Handler:
