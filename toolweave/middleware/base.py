@@ -150,8 +150,8 @@ def tool_runner(tool: Tool) -> Handler:
     """The innermost handler: run the tool with the call's arguments and context."""
     run = tool.run
 
-    async def innermost(call: ToolCall) -> ToolResult:
-        return await run(call.arguments, call.ctx)
+    def innermost(call: ToolCall) -> Awaitable[ToolResult]:
+        return run(call.arguments, call.ctx)
 
     return innermost
 
