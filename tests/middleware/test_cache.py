@@ -101,7 +101,5 @@ async def test_the_oldest_entries_are_dropped_beyond_max_entries() -> None:
 
 def test_annotations_object_also_qualifies() -> None:
     server = Server("ann", middleware=[Cache()])
-    server.add_tool(
-        lambda: 1, name="one", annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True)
-    )
+    server.add_tool(lambda: 1, name="one", annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
     assert len(server.catalog.entries["one"].chain) == 1

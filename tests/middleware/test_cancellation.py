@@ -5,8 +5,12 @@ from __future__ import annotations
 import logging
 
 import anyio
+import anyio.to_thread
 import pytest
+import uvicorn
+from mcp import Client
 
+from tests.conftest import free_port, wait_for_port
 from toolweave import Server
 from toolweave.middleware import (
     Cache,
@@ -96,3 +100,43 @@ async def test_no_built_in_turns_a_cancellation_into_a_result() -> None:
         await started.wait()
         tasks.cancel_scope.cancel()
     assert results == []
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "legacy"])
+async def test_over_real_http_a_cancelled_call_is_cancelled_on_the_server(era: str) -> None:
+    """2026 clients cancel by closing the response stream; handshake-era clients send the notification."""
+    started, cleaned_up = anyio.Event(), anyio.Event()
+    server = Server("http-cancel", middleware=[Logging(), Timeout(default=30)])
+
+    @server.tool
+    async def slow() -> str:
+        started.set()
+        try:
+            await anyio.sleep(30)
+        finally:
+            cleaned_up.set()
+        return "never"
+
+    @server.tool
+    async def ping() -> str:
+        return "pong"
+
+    port = free_port()
+    app = server.http_app()
+    http = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    async with anyio.create_task_group() as serving:
+        serving.start_soon(http.serve)
+        await anyio.to_thread.run_sync(wait_for_port, port)
+        async with Client(f"http://127.0.0.1:{port}/mcp", mode=era) as client:
+            async with anyio.create_task_group() as tasks:
+
+                async def call_and_cancel() -> None:
+                    await started.wait()
+                    tasks.cancel_scope.cancel()
+
+                tasks.start_soon(call_and_cancel)
+                await client.call_tool("slow", {})
+            with anyio.fail_after(5):
+                await cleaned_up.wait()
+            assert (await client.call_tool("ping", {})).content[0].text == "pong"
+        http.should_exit = True

@@ -110,9 +110,7 @@ async def test_per_tool_circuits_are_independent() -> None:
     assert breaker.circuit("gh_search").state == breaker.circuit("gh_issue").state == "open"
 
 
-@pytest.mark.parametrize(
-    ("options", "match"), [({"failures": 0}, "failures"), ({"reset_after": 0}, "reset_after")]
-)
+@pytest.mark.parametrize(("options", "match"), [({"failures": 0}, "failures"), ({"reset_after": 0}, "reset_after")])
 def test_bad_settings_are_refused(options: dict[str, Any], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         CircuitBreaker(**options)

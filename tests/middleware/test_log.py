@@ -43,9 +43,7 @@ def _server(*middleware: Any) -> Server:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_one_record_per_call_with_structured_fields(
-    caplog: pytest.LogCaptureFixture, mode: str
-) -> None:
+async def test_one_record_per_call_with_structured_fields(caplog: pytest.LogCaptureFixture, mode: str) -> None:
     caplog.set_level(logging.INFO, logger="toolweave.calls")
     server = _server(Logging(allow_args=["limit"]))
     async with connect(server, mode=mode) as client:
@@ -63,9 +61,7 @@ async def test_one_record_per_call_with_structured_fields(
 @pytest.mark.parametrize(
     ("tool", "outcome"), [("search", "ok"), ("refuse", "tool_error"), ("slow", "timeout"), ("crash", "error")]
 )
-async def test_outcome_names_how_the_call_ended(
-    caplog: pytest.LogCaptureFixture, tool: str, outcome: str
-) -> None:
+async def test_outcome_names_how_the_call_ended(caplog: pytest.LogCaptureFixture, tool: str, outcome: str) -> None:
     caplog.set_level(logging.INFO, logger="toolweave.calls")
     server = _server(Logging(), Timeout(per_tool={"slow": 0.02}))
     await server.call_tool(tool, {"query": "q"} if tool == "search" else {})
