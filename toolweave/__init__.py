@@ -36,9 +36,13 @@ from toolweave.core.errors import (
     UnknownTool,
     UpstreamError,
 )
+from toolweave.core.message import Message, PromptResult
+from toolweave.core.prompt import Prompt, PromptArgument
+from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool, ToolAnnotations
 from toolweave.middleware.base import Middleware, ToolCall
+from toolweave.middleware.hooks import PromptCall, ResourceRead
 from toolweave.middleware.selector import Selector
 from toolweave.server.server import Server
 
@@ -58,9 +62,17 @@ __all__ = [
     "Image",
     "ImageContent",
     "InvalidArguments",
+    "Message",
     "Middleware",
+    "Prompt",
+    "PromptArgument",
+    "PromptCall",
+    "PromptResult",
     "Rejected",
+    "Resource",
     "ResourceLink",
+    "ResourceRead",
+    "ResourceResult",
     "Selector",
     "Server",
     "TextContent",

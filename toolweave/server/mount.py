@@ -6,7 +6,7 @@ therefore flatten into the parent's catalog: a call through any depth is one dic
 
 Example:
     >>> billing = Server("billing")          # doctest: +SKIP
-    >>> gateway.mount(billing, prefix="billing")   # billing's `get` is exposed as `billing_get`
+    >>> gateway.mount(billing, prefix="billing")   # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from toolweave.core.tool import Tool
 from toolweave.middleware.base import ToolCall
 
 if TYPE_CHECKING:
+    from toolweave.core.prompt import Prompt
+    from toolweave.core.resource import Resource
     from toolweave.server.catalog import Entry
     from toolweave.server.server import Server
 
@@ -93,3 +95,15 @@ class Mount:
             origin = f"mount {self.prefix!r} tool {entry.tool.name!r} (server {self.child.name!r})"
             found.append((tool, origin))
         return found
+
+    def exposed_prompts(self) -> list[tuple[Prompt, str]]:
+        """The child's prompts as the parent sees them (`{prefix}{separator}{name}`), with their origin."""
+        from toolweave.server.prompts import mounted_prompts
+
+        return mounted_prompts(self)
+
+    def exposed_resources(self) -> list[tuple[Resource, str]]:
+        """The child's resources and templates as the parent sees them (`scheme://prefix/path`)."""
+        from toolweave.server.resources import mounted_resources
+
+        return mounted_resources(self)

@@ -26,6 +26,9 @@ from toolweave.core.tool import Tool, Transform
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.catalog import Catalog, Entry, Listener
+from toolweave.server.prompts import PromptRegistry
+from toolweave.server.prompts_and_resources import PromptsAndResources
+from toolweave.server.resources import ResourceRegistry
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -46,8 +49,8 @@ def check_name(name: str, what: str = "tool") -> str:
     return name
 
 
-class Server:
-    """A composable MCP server.
+class Server(PromptsAndResources):
+    """A composable MCP server (tools here; prompts and resources from `PromptsAndResources`).
 
     Args:
         name: The server name announced to clients.
@@ -93,6 +96,8 @@ class Server:
         self._shown_names: set[str] = set()
         self._catalog: Catalog | None = None
         self._listeners: list[Listener] = []
+        self.prompts = PromptRegistry(self)
+        self.resources = ResourceRegistry(self)
 
     def __repr__(self) -> str:
         return f"Server({self.name!r})"
@@ -141,18 +146,22 @@ class Server:
     # -- visibility ----------------------------------------------------------------------------
 
     def disable(self, *names: str, tags: Iterable[str] = ()) -> None:
-        """Hide tools by exposed name or tag: they are neither listed nor callable."""
+        """Hide tools, prompts and resources by name (resources also by URI) or tag: unlisted, unusable."""
         self._hidden_names.update(names)
         self._shown_names.difference_update(names)
         self._hidden_tags.update(tags)
         self.changed()
+        self.prompts.changed()
+        self.resources.changed()
 
     def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
-        """Undo `disable`, and show tools that were created with `enabled=False`."""
+        """Undo `disable`, and show tools, prompts and resources created with `enabled=False`."""
         self._hidden_names.difference_update(names)
         self._shown_names.update(names)
         self._hidden_tags.difference_update(tags)
         self.changed()
+        self.prompts.changed()
+        self.resources.changed()
 
     def _visible(self, tool: Tool) -> bool:
         if tool.name in self._shown_names:
@@ -189,6 +198,8 @@ class Server:
         self._mounts.append(mounted)
         mounted.subscribe(self.changed)
         self.changed()
+        self.prompts.follow(mounted)
+        self.resources.follow(mounted)
         return mounted
 
     # -- change tracking -----------------------------------------------------------------------
@@ -201,6 +212,8 @@ class Server:
     def changed(self) -> None:
         """Drop the compiled catalog and tell listeners (clients get `list_changed`)."""
         self._catalog = None
+        self.prompts.invalidate()
+        self.resources.invalidate()
         for listener in list(self._listeners):
             listener()
 
@@ -297,8 +310,12 @@ class Server:
 
         await run_async(self, transport, **options)
 
-    def http_app(self, *, path: str = "/mcp", stateless: bool = False, json_response: bool = False) -> Starlette:
-        """An ASGI app serving this server over streamable HTTP at `path`."""
+    def http_app(self, *, path: str = "/mcp", **options: Any) -> Starlette:
+        """An ASGI app serving this server over streamable HTTP at `path`.
+
+        Options (see `toolweave.mcp.serve.http_app`): `stateless`, `json_response`, `host`, and
+        `authenticate` — `(headers) -> AuthInfo | None`, which becomes `ctx.auth`.
+        """
         from toolweave.mcp.serve import http_app
 
-        return http_app(self, path=path, stateless=stateless, json_response=json_response)
+        return http_app(self, path=path, **options)
