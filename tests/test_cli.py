@@ -8,9 +8,7 @@ from toolweave.cli import parse_arguments, parse_headers
 
 
 def test_values_are_json_when_they_parse_else_strings() -> None:
-    assert parse_arguments(
-        ["n=3", "ok=true", "name=Ada Lovelace", "x=null", 'l=[1, "a"]', "v=1.5e3"], None
-    ) == {
+    assert parse_arguments(["n=3", "ok=true", "name=Ada Lovelace", "x=null", 'l=[1, "a"]', "v=1.5e3"], None) == {
         "n": 3,
         "ok": True,
         "name": "Ada Lovelace",

@@ -48,9 +48,7 @@ def test_a_listing_in_a_pipe_is_plain_lines() -> None:
 
 def test_prompt_arguments_are_shown() -> None:
     out = console(False)
-    print_listing(
-        out, {"tools": [], "prompts": [{"name": "review", "description": "R.", "arguments": ["code"]}]}
-    )
+    print_listing(out, {"tools": [], "prompts": [{"name": "review", "description": "R.", "arguments": ["code"]}]})
     assert "  review(code)  R." in output(out).splitlines()
 
 

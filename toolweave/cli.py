@@ -53,9 +53,7 @@ stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 logger = logging.getLogger("toolweave.cli")
 
-ConfigPath = Annotated[
-    Path, typer.Argument(help="The config file (.yaml, .yml, .json or .toml).", show_default=False)
-]
+ConfigPath = Annotated[Path, typer.Argument(help="The config file (.yaml, .yml, .json or .toml).", show_default=False)]
 
 
 class Transport(StrEnum):
@@ -118,9 +116,7 @@ def version_callback(value: bool) -> None:
 def root(
     version: Annotated[
         bool,
-        typer.Option(
-            "--version", callback=version_callback, is_eager=True, help="Show the version and exit."
-        ),
+        typer.Option("--version", callback=version_callback, is_eager=True, help="Show the version and exit."),
     ] = False,
 ) -> None:
     """Compose MCP tools from a config file: serve them, list them, explain them, call them."""
@@ -143,17 +139,13 @@ def schema() -> None:
 )
 def serve(
     config: ConfigPath,
-    transport: Annotated[
-        Transport, typer.Option(help="stdio (for an MCP client) or http.")
-    ] = Transport.stdio,
+    transport: Annotated[Transport, typer.Option(help="stdio (for an MCP client) or http.")] = Transport.stdio,
     host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP: the port to listen on.")] = 8000,
     log_level: Annotated[LogLevel, typer.Option(help="Log level (logs go to stderr).")] = LogLevel.warning,
 ) -> None:
     """Serve the composed server over stdio (default) or streamable HTTP."""
-    logging.basicConfig(
-        stream=sys.stderr, level=log_level.value.upper(), format="%(levelname)s %(name)s: %(message)s"
-    )
+    logging.basicConfig(stream=sys.stderr, level=log_level.value.upper(), format="%(levelname)s %(name)s: %(message)s")
     composed = compose(config)
 
     async def work(composed: Composed) -> None:
@@ -177,14 +169,11 @@ def serve(
 
 @app.command(
     "list",
-    epilog="Examples:\n\n    toolweave list examples/gateway.yaml\n\n"
-    "    toolweave list examples/gateway.yaml --json",
+    epilog="Examples:\n\n    toolweave list examples/gateway.yaml\n\n    toolweave list examples/gateway.yaml --json",
 )
 def list_(
     config: ConfigPath,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print JSON (names, schemas, annotations).")
-    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (names, schemas, annotations).")] = False,
 ) -> None:
     """Show the tools, prompts and resources a client will see."""
     composed = compose(config)
@@ -200,14 +189,11 @@ def list_(
 
 
 @app.command(
-    epilog="Examples:\n\n    toolweave explain examples/wrap.yaml\n\n"
-    "    toolweave explain examples/wrap.yaml forecast"
+    epilog="Examples:\n\n    toolweave explain examples/wrap.yaml\n\n    toolweave explain examples/wrap.yaml forecast"
 )
 def explain(
     config: ConfigPath,
-    tool: Annotated[
-        str | None, typer.Argument(help="Only this tool (its exposed name).", show_default=False)
-    ] = None,
+    tool: Annotated[str | None, typer.Argument(help="Only this tool (its exposed name).", show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a tree.")] = False,
 ) -> None:
     """Show how each tool was made: origin, transforms, middleware, schema before and after."""
@@ -283,9 +269,7 @@ def _result_json(result: ToolResult) -> Any:
 def print_result(result: ToolResult, as_json: bool) -> None:
     """A call's result: text blocks, or structured content as JSON when there is no text."""
     if as_json:
-        stdout.out(
-            json.dumps(_result_json(result), indent=2, ensure_ascii=False, default=str), highlight=False
-        )
+        stdout.out(json.dumps(_result_json(result), indent=2, ensure_ascii=False, default=str), highlight=False)
         return
     if result.is_error:
         fail(result.text or "the tool reported an error")
@@ -309,9 +293,7 @@ def print_result(result: ToolResult, as_json: bool) -> None:
 def call(
     config: ConfigPath,
     tool: Annotated[str, typer.Argument(help="The tool's exposed name.", show_default=False)],
-    arguments: Annotated[
-        list[str] | None, typer.Argument(help="Arguments as key=value.", show_default=False)
-    ] = None,
+    arguments: Annotated[list[str] | None, typer.Argument(help="Arguments as key=value.", show_default=False)] = None,
     json_args: Annotated[str | None, typer.Option("--json-args", help="Arguments as a JSON object.")] = None,
     header: Annotated[
         list[str] | None, typer.Option("--header", "-H", help="An HTTP-style request header, 'Name: value'.")

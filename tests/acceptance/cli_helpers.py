@@ -14,9 +14,7 @@ EXAMPLES = ROOT / "examples"
 COMMAND = [sys.executable, "-m", "toolweave.cli"]
 
 
-def run_cli(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 30
-) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     """`toolweave *args` from the repository root; returns the finished process (text output)."""
     return subprocess.run(
         [*COMMAND, *args],

@@ -321,9 +321,7 @@ def test_middleware_maps_in_written_order_with_options_and_selectors() -> None:
 def test_a_timeout_shorthand_and_a_source_timeout_map_to_timeout_default() -> None:
     data = {"python": [{"import": "calc:server", "timeout": 3}], "middleware": {"timeout": 9}}
     composed = compose(data)
-    assert [(layer.kind, layer.kwargs) for layer in composed.server.middleware] == [
-        ("Timeout", {"default": 9.0})
-    ]
+    assert [(layer.kind, layer.kwargs) for layer in composed.server.middleware] == [("Timeout", {"default": 9.0})]
     chain = composed.server.catalog.get("add")
     assert [layer.kind for layer in chain.chain] == ["Timeout"]
 

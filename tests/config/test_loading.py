@@ -83,9 +83,7 @@ def test_an_empty_variable_takes_the_default() -> None:
 
 
 def test_a_missing_variable_names_the_variable_and_the_key_path(tmp_path: Path) -> None:
-    path = write(
-        tmp_path, "c.yaml", "mcpServers:\n  gh:\n    command: npx\n    env: {TOKEN: '${GH_TOKEN_X}'}\n"
-    )
+    path = write(tmp_path, "c.yaml", "mcpServers:\n  gh:\n    command: npx\n    env: {TOKEN: '${GH_TOKEN_X}'}\n")
     with pytest.raises(ConfigError) as caught:
         load_config(path, environ={})
     message = str(caught.value)
@@ -104,9 +102,7 @@ def test_expanded_secrets_are_not_echoed_in_errors(tmp_path: Path) -> None:
 
 def test_an_unknown_key_suggests_the_closest_one(tmp_path: Path) -> None:
     path = write(tmp_path, "c.yaml", "mcpServers:\n  github:\n    comand: npx\n")
-    with pytest.raises(
-        ConfigError, match=r"mcpServers\.github\.comand: unknown key \(did you mean 'command'\?\)"
-    ):
+    with pytest.raises(ConfigError, match=r"mcpServers\.github\.comand: unknown key \(did you mean 'command'\?\)"):
         load_config(path)
 
 
@@ -122,9 +118,7 @@ def test_a_wrong_type_names_the_full_key_path(tmp_path: Path) -> None:
     )
     with pytest.raises(ConfigError) as caught:
         load_config(write(tmp_path, "c.yaml", text))
-    assert "mcpServers.github.tools.search.args.q.hide: expected true or false, got a string" in str(
-        caught.value
-    )
+    assert "mcpServers.github.tools.search.args.q.hide: expected true or false, got a string" in str(caught.value)
 
 
 def test_a_server_without_command_or_url_is_refused(tmp_path: Path) -> None:
@@ -133,9 +127,7 @@ def test_a_server_without_command_or_url_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_misspelt_inject_source_is_refused_with_a_suggestion(tmp_path: Path) -> None:
-    text = (
-        "python:\n  - import: m:f\n    tools:\n      f:\n        args:\n          u: {inject: 'clam:sub'}\n"
-    )
+    text = "python:\n  - import: m:f\n    tools:\n      f:\n        args:\n          u: {inject: 'clam:sub'}\n"
     with pytest.raises(ConfigError) as caught:
         load_config(write(tmp_path, "c.yaml", text))
     assert "python[0].tools.f.args.u.inject: unknown inject source 'clam:' (did you mean 'claim:'?)" in str(

@@ -57,9 +57,7 @@ def test_every_config_object_forbids_unknown_keys() -> None:
 
 
 def test_a_python_item_may_be_a_plain_import_string() -> None:
-    config = Config.model_validate(
-        {"python": ["pkg.mod:server", {"import": "pkg.other:tools", "prefix": "o"}]}
-    )
+    config = Config.model_validate({"python": ["pkg.mod:server", {"import": "pkg.other:tools", "prefix": "o"}]})
     assert [entry.target for entry in config.python_entries] == ["pkg.mod:server", "pkg.other:tools"]
     assert isinstance(config.python_entries[0], PythonEntry)
 
@@ -105,9 +103,7 @@ def test_transport_keys_must_agree(entry: dict[str, object], problem: str) -> No
 
 
 def test_inject_cannot_be_combined_with_a_rename() -> None:
-    data = {
-        "python": [{"import": "m:f", "tools": {"f": {"args": {"u": {"inject": "env:U", "name": "user"}}}}}]
-    }
+    data = {"python": [{"import": "m:f", "tools": {"f": {"args": {"u": {"inject": "env:U", "name": "user"}}}}}]}
     with pytest.raises(ValidationError, match="cannot be combined with name"):
         Config.model_validate(data)
 

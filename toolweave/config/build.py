@@ -87,9 +87,7 @@ def feature(module: str, name: str, *, where: str) -> Any:
     try:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError):
-        raise ConfigError(
-            f"needs {module}.{name}, which this build of toolweave does not have", path=where
-        ) from None
+        raise ConfigError(f"needs {module}.{name}, which this build of toolweave does not have", path=where) from None
 
 
 def _call(factory: Any, *args: Any, where: str, **kwargs: Any) -> Any:
@@ -171,23 +169,15 @@ def arg_transforms(args: dict[str, ArgSpec], *, where: str) -> list[Any]:
         exclude = feature("toolweave.transforms", "ExcludeArgs", where=where)
         steps.append(_call(exclude, *excluded, where=where))
     if injected:
-        sources = {
-            name: inject_source(value, where=f"{where}.{name}.inject") for name, value in injected.items()
-        }
-        steps.append(
-            _call(feature("toolweave.transforms", "InjectArgs", where=where), where=where, **sources)
-        )
+        sources = {name: inject_source(value, where=f"{where}.{name}.inject") for name, value in injected.items()}
+        steps.append(_call(feature("toolweave.transforms", "InjectArgs", where=where), where=where, **sources))
     if changed:
         arg = feature("toolweave.transforms", "Arg", where=where)
         mapping = {
-            name: _call(
-                arg, where=f"{where}.{name}", **{key: getattr(spec, key) for key in spec.model_fields_set}
-            )
+            name: _call(arg, where=f"{where}.{name}", **{key: getattr(spec, key) for key in spec.model_fields_set})
             for name, spec in changed.items()
         }
-        steps.append(
-            _call(feature("toolweave.transforms", "TransformArgs", where=where), mapping, where=where)
-        )
+        steps.append(_call(feature("toolweave.transforms", "TransformArgs", where=where), mapping, where=where))
     return steps
 
 
@@ -199,16 +189,12 @@ def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str) -> list[
     steps.extend(arg_transforms(patch.args, where=f"{where}.args"))
     if isinstance(patch, ToolSpec) and ({"name", "title", "description"} & patch.model_fields_set):
         rename = feature("toolweave.transforms", "Rename", where=where)
-        changes = {
-            key: getattr(patch, key) for key in ("title", "description") if key in patch.model_fields_set
-        }
+        changes = {key: getattr(patch, key) for key in ("title", "description") if key in patch.model_fields_set}
         steps.append(_call(rename, patch.name or tool, where=where, **changes))
     hints = patch.annotations.model_dump(exclude_none=True) if patch.annotations else {}
     if hints or patch.tags:
         annotate = feature("toolweave.transforms", "Annotate", where=where)
-        steps.append(
-            _call(annotate, where=where, **hints, **({"tags": set(patch.tags)} if patch.tags else {}))
-        )
+        steps.append(_call(annotate, where=where, **hints, **({"tags": set(patch.tags)} if patch.tags else {})))
     if patch.mask_errors is not None:
         mask = feature("toolweave.transforms", "MaskErrors", where=f"{where}.mask_errors")
         options = patch.mask_errors.model_dump(exclude_none=True)
@@ -287,18 +273,12 @@ def remote_source(name: str, entry: McpServerEntry, *, base_dir: Path, where: st
     if entry.transport == "http":
         return _call(remote.http, entry.url, where=where, headers=entry.headers, name=name)
     cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
-    return _call(
-        remote.stdio, entry.command, where=where, args=list(entry.args), env=entry.env, cwd=cwd, name=name
-    )
+    return _call(remote.stdio, entry.command, where=where, args=list(entry.args), env=entry.env, cwd=cwd, name=name)
 
 
 def _needs_layer(options: SourceOptions) -> bool:
     return bool(
-        options.include is not None
-        or options.exclude
-        or options.tools
-        or options.middleware
-        or options.timeout
+        options.include is not None or options.exclude or options.tools or options.middleware or options.timeout
     )
 
 

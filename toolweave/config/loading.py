@@ -40,9 +40,7 @@ def read_text(path: Path) -> str:
     except PermissionError:
         raise ConfigError("cannot read the config file: permission denied", file=str(path)) from None
     except UnicodeDecodeError as error:
-        raise ConfigError(
-            f"cannot read the config file: not UTF-8 text ({error.reason})", file=str(path)
-        ) from None
+        raise ConfigError(f"cannot read the config file: not UTF-8 text ({error.reason})", file=str(path)) from None
     except OSError as error:
         raise ConfigError(f"cannot read the config file: {error.strerror or error}", file=str(path)) from None
 

@@ -91,9 +91,7 @@ class ArgSpec(StrictModel):
         if self.inject is not None:
             clash = sorted(self.model_fields_set - {"inject", "hide"})
             if clash:
-                raise ValueError(
-                    f"'inject' hides the argument, so it cannot be combined with {', '.join(clash)}"
-                )
+                raise ValueError(f"'inject' hides the argument, so it cannot be combined with {', '.join(clash)}")
         return self
 
 
@@ -101,34 +99,22 @@ class AnnotationsSpec(StrictModel):
     """Hints about a tool's behaviour (MCP tool annotations); unset ones keep the tool's own."""
 
     title: str | None = Field(None, description="A human-readable title (annotations.title).")
-    read_only: StrictBool | None = Field(
-        None, description="The tool does not change anything (readOnlyHint)."
-    )
-    destructive: StrictBool | None = Field(
-        None, description="The tool may delete or overwrite (destructiveHint)."
-    )
-    idempotent: StrictBool | None = Field(
-        None, description="Repeating a call has no further effect (idempotentHint)."
-    )
-    open_world: StrictBool | None = Field(
-        None, description="The tool reaches outside systems (openWorldHint)."
-    )
+    read_only: StrictBool | None = Field(None, description="The tool does not change anything (readOnlyHint).")
+    destructive: StrictBool | None = Field(None, description="The tool may delete or overwrite (destructiveHint).")
+    idempotent: StrictBool | None = Field(None, description="Repeating a call has no further effect (idempotentHint).")
+    open_world: StrictBool | None = Field(None, description="The tool reaches outside systems (openWorldHint).")
 
 
 class MaskErrorsSpec(StrictModel):
     """Hide internal error details of these tools behind a generic message."""
 
-    message: str | None = Field(
-        None, description="The message clients get; '{name}' and '{incident}' are filled in."
-    )
+    message: str | None = Field(None, description="The message clients get; '{name}' and '{incident}' are filled in.")
 
 
 class ToolPatch(StrictModel):
     """Changes that can be applied to any tool."""
 
-    annotations: AnnotationsSpec | None = Field(
-        None, description="Set behaviour hints (read_only, destructive, ...)."
-    )
+    annotations: AnnotationsSpec | None = Field(None, description="Set behaviour hints (read_only, destructive, ...).")
     tags: list[str] | None = Field(None, description="Tags to add (used by selectors and enable/disable).")
     enabled: StrictBool | None = Field(None, description="`false` hides the tool from clients.")
     args: dict[str, ArgSpec] = Field(
@@ -148,28 +134,20 @@ class ToolSpec(ToolPatch):
 class TransformSpec(ToolPatch):
     """Changes applied to every tool a selector matches (after mounting and prefixes)."""
 
-    tools: ToolSelector = Field(
-        description="Which tools: a glob, a list of globs, or {names, tags, read_only, ...}."
-    )
+    tools: ToolSelector = Field(description="Which tools: a glob, a list of globs, or {names, tags, read_only, ...}.")
 
 
 class SourceOptions(StrictModel):
     """What toolweave adds to a source of tools (an MCP server or a Python import)."""
 
     prefix: ToolName | None = Field(None, description="Expose the tools as '<prefix>_<name>'.")
-    include: list[Glob] | None = Field(
-        None, description="Only expose tools whose name matches one of these globs."
-    )
-    exclude: list[Glob] = Field(
-        default_factory=list, description="Never expose tools whose name matches these globs."
-    )
+    include: list[Glob] | None = Field(None, description="Only expose tools whose name matches one of these globs.")
+    exclude: list[Glob] = Field(default_factory=list, description="Never expose tools whose name matches these globs.")
     tools: dict[ToolName, ToolSpec] = Field(
         default_factory=dict, description="Per-tool changes, keyed by the tool's original name."
     )
     middleware: MiddlewareSet | None = Field(None, description="Middleware around this source's tools only.")
-    timeout: PositiveFloat | None = Field(
-        None, description="Seconds each call to this source's tools may take."
-    )
+    timeout: PositiveFloat | None = Field(None, description="Seconds each call to this source's tools may take.")
 
 
 class McpServerEntry(SourceOptions):
@@ -181,9 +159,7 @@ class McpServerEntry(SourceOptions):
     command: str | None = Field(None, description="The program to start (stdio).")
     args: list[str] = Field(default_factory=list, description="Arguments for `command` (stdio).")
     env: dict[str, str] | None = Field(None, description="Environment variables for `command` (stdio).")
-    cwd: str | None = Field(
-        None, description="Working directory for `command`, relative to the config file (stdio)."
-    )
+    cwd: str | None = Field(None, description="Working directory for `command`, relative to the config file (stdio).")
     url: str | None = Field(None, description="The streamable HTTP endpoint, e.g. 'https://host/mcp' (HTTP).")
     headers: dict[str, str] | None = Field(None, description="HTTP headers sent with every request (HTTP).")
     disabled: StrictBool = Field(False, description="Skip this server (as some clients' config files allow).")
@@ -191,9 +167,7 @@ class McpServerEntry(SourceOptions):
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerEntry:
         if self.type == "sse":
-            raise ValueError(
-                "the legacy SSE transport is not supported; point 'url' at the streamable HTTP endpoint"
-            )
+            raise ValueError("the legacy SSE transport is not supported; point 'url' at the streamable HTTP endpoint")
         if self.command is not None and self.url is not None:
             raise ValueError("give either 'command' (stdio) or 'url' (HTTP), not both")
         if self.command is None and self.url is None:
@@ -258,9 +232,7 @@ class ServerSettings(StrictModel):
 class Config(StrictModel):
     """A toolweave config file."""
 
-    schema_url: str | None = Field(
-        None, alias="$schema", description="The JSON Schema of this file, for editors."
-    )
+    schema_url: str | None = Field(None, alias="$schema", description="The JSON Schema of this file, for editors.")
     server: ServerSettings = Field(
         default_factory=lambda: ServerSettings.model_validate({}),
         description="Settings of the composed server.",
@@ -274,9 +246,7 @@ class Config(StrictModel):
         alias="mcpServers",
         description="MCP servers to mount, by name (the mcpServers format).",
     )
-    middleware: MiddlewareSet | None = Field(
-        None, description="Middleware around every tool, outermost first."
-    )
+    middleware: MiddlewareSet | None = Field(None, description="Middleware around every tool, outermost first.")
     transforms: list[TransformSpec] = Field(
         default_factory=list, description="Changes applied to the tools a selector matches, in order."
     )
@@ -284,7 +254,4 @@ class Config(StrictModel):
     @property
     def python_entries(self) -> list[PythonEntry]:
         """Every `python` item as a `PythonEntry` (strings are shorthand for `{import: ...}`)."""
-        return [
-            PythonEntry.model_validate({"import": item}) if isinstance(item, str) else item
-            for item in self.python
-        ]
+        return [PythonEntry.model_validate({"import": item}) if isinstance(item, str) else item for item in self.python]

@@ -44,17 +44,11 @@ Glob = Annotated[
 class SelectorSpec(StrictModel):
     """Which tools something applies to; every given criterion must hold."""
 
-    names: list[Glob] = Field(
-        default_factory=list, description="Globs on the exposed tool name; any may match."
-    )
-    tags: list[str] = Field(
-        default_factory=list, description="The tool must carry at least one of these tags."
-    )
+    names: list[Glob] = Field(default_factory=list, description="Globs on the exposed tool name; any may match.")
+    tags: list[str] = Field(default_factory=list, description="The tool must carry at least one of these tags.")
     read_only: StrictBool | None = Field(None, description="Only tools whose readOnlyHint is this value.")
     idempotent: StrictBool | None = Field(None, description="Only tools whose idempotentHint is this value.")
-    destructive: StrictBool | None = Field(
-        None, description="Only tools whose destructiveHint is this value."
-    )
+    destructive: StrictBool | None = Field(None, description="Only tools whose destructiveHint is this value.")
     open_world: StrictBool | None = Field(None, description="Only tools whose openWorldHint is this value.")
 
 
@@ -67,9 +61,7 @@ ToolSelector = Annotated[
     Discriminator(shape),
 ]
 
-SELECT_DOC = (
-    "Which tools: a glob ('gh_*'), a list of globs, or {names, tags, read_only, ...}. All when left out."
-)
+SELECT_DOC = "Which tools: a glob ('gh_*'), a list of globs, or {names, tags, read_only, ...}. All when left out."
 
 
 class Policy(StrictModel):
@@ -114,21 +106,15 @@ class ProgressSpec(Policy):
     max_rate: PositiveFloat | None = Field(
         None, description="At most this many progress notifications per second (default 10)."
     )
-    heartbeat: PositiveFloat | None = Field(
-        None, description="Send a progress heartbeat every this many seconds."
-    )
+    heartbeat: PositiveFloat | None = Field(None, description="Send a progress heartbeat every this many seconds.")
 
 
 class RetrySpec(Policy):
     """Retry failed calls of read-only or idempotent tools with backoff."""
 
     attempts: PositiveInt | None = Field(None, description="Attempts in all, the first included (default 3).")
-    backoff: PositiveFloat | None = Field(
-        None, description="Seconds before the first retry; doubles each time."
-    )
-    max_backoff: PositiveFloat | None = Field(
-        None, description="The longest wait between attempts, in seconds."
-    )
+    backoff: PositiveFloat | None = Field(None, description="Seconds before the first retry; doubles each time.")
+    max_backoff: PositiveFloat | None = Field(None, description="The longest wait between attempts, in seconds.")
     jitter: Fraction | None = Field(
         None, description="How much of each wait is randomised: 0 = none, 1 = anywhere from 0 to the wait."
     )
@@ -167,9 +153,7 @@ class ConcurrencySpec(Policy):
 class CircuitBreakerSpec(Policy):
     """Stop calling a failing upstream for a while after repeated failures."""
 
-    failures: PositiveInt | None = Field(
-        None, description="Consecutive failures that open the circuit (default 5)."
-    )
+    failures: PositiveInt | None = Field(None, description="Consecutive failures that open the circuit (default 5).")
     reset_after: PositiveFloat | None = Field(
         None, description="Seconds before a trial call is let through (default 30)."
     )
@@ -205,22 +189,14 @@ ProgressOption = Annotated[
 class MiddlewareSet(StrictModel):
     """Middleware, in the order written (the first is the outermost)."""
 
-    logging: LoggingOption | None = Field(
-        None, description="Log every call: `true`, or {level, allow_args, tools}."
-    )
-    timeout: TimeoutOption | None = Field(
-        None, description="Seconds per call, or {default, per_tool, tools}."
-    )
+    logging: LoggingOption | None = Field(None, description="Log every call: `true`, or {level, allow_args, tools}.")
+    timeout: TimeoutOption | None = Field(None, description="Seconds per call, or {default, per_tool, tools}.")
     progress: ProgressOption | None = Field(
         None, description="Forward progress: `true`, or {max_rate, heartbeat, tools}."
     )
-    retry: RetrySpec | None = Field(
-        None, description="Retry failed calls: {attempts, backoff, jitter, tools}."
-    )
+    retry: RetrySpec | None = Field(None, description="Retry failed calls: {attempts, backoff, jitter, tools}.")
     rate_limit: RateLimitSpec | None = Field(None, description="Rate limit: {rate, burst, key, tools}.")
-    concurrency: ConcurrencySpec | None = Field(
-        None, description="Concurrency limit: {limit, per_tool, tools}."
-    )
+    concurrency: ConcurrencySpec | None = Field(None, description="Concurrency limit: {limit, per_tool, tools}.")
     circuit_breaker: CircuitBreakerSpec | None = Field(
         None, description="Circuit breaker: {failures, reset_after, tools}."
     )
@@ -232,9 +208,7 @@ class MiddlewareSet(StrictModel):
     def _remember_order(cls, data: Any, handler: ModelWrapValidatorHandler[MiddlewareSet]) -> MiddlewareSet:
         model = handler(data)
         if isinstance(data, dict):
-            model._order = tuple(
-                key for key in data if key in cls.model_fields and data[key] not in (None, False)
-            )
+            model._order = tuple(key for key in data if key in cls.model_fields and data[key] not in (None, False))
         return model
 
     @property

@@ -84,9 +84,7 @@ def _message(error: Any) -> str:
     if kind in _EXPECTED:
         return f"expected {_EXPECTED[kind]}, got {_got(error['input'])}"
     if kind == "union_tag_invalid":
-        expected = " or ".join(
-            _KIND_WORDS.get(tag.strip("'<>"), tag) for tag in str(ctx["expected_tags"]).split(", ")
-        )
+        expected = " or ".join(_KIND_WORDS.get(tag.strip("'<>"), tag) for tag in str(ctx["expected_tags"]).split(", "))
         return f"expected {expected}, got {_got(error['input'])}"
     if kind == "literal_error":
         return f"expected {ctx['expected']}{_did_you_mean(error['input'], str(ctx['expected']))}"
