@@ -153,7 +153,8 @@ def serve(
         if transport is Transport.stdio:
             await server.run_async("stdio")
             return
-        url = f"http://{host}:{port}/mcp"
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # listening everywhere: show loopback
+        url = f"http://{shown}:{port}/mcp"
         snippet = {"mcpServers": {server.name: {"url": url}}}
         stderr.print(f"Serving {server.name!r} at [bold]{url}[/bold]", markup=True)
         stderr.print("Client config:", markup=False)
