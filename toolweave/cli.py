@@ -92,6 +92,9 @@ def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]])
     async def main() -> Any:
         async with composed.running():
             composed.server.catalog  # noqa: B018 - compile now, so a bad composition fails before anything runs
+            for problem in composed.unknown_tool_keys():
+                where = f"{composed.file}: " if composed.file else ""
+                stderr.print(f"[yellow]warning:[/yellow] {where}{problem}", markup=True, highlight=False)
             return await work(composed)
 
     try:

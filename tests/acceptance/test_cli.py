@@ -169,3 +169,11 @@ def test_a_composition_error_exits_1_without_a_traceback() -> None:
     assert done.returncode == 1
     assert "'add' is claimed twice" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_tools_key_naming_no_tool_is_a_warning() -> None:
+    done = run_cli("list", str(FIXTURES / "misspelt_tool.yaml"))
+    assert done.returncode == 0
+    assert "warning:" in done.stderr
+    assert "python[0].tools.ad: this source has no tool 'ad' (did you mean 'add'?)" in done.stderr
+    assert "calc_" not in done.stdout and "  add(a, b)" in done.stdout

@@ -384,3 +384,8 @@ def test_mcp_servers_become_remote_servers(monkeypatch: pytest.MonkeyPatch) -> N
 def test_import_mode_copies_a_server_once() -> None:
     composed = compose({"python": [{"import": "calc:server", "prefix": "c", "mode": "import"}]})
     assert "c_add" in names(composed)
+
+
+def test_a_tools_key_naming_no_tool_is_reported_with_a_suggestion() -> None:
+    composed = compose({"python": ["calc:functions", {"import": "calc:server", "tools": {"ad": {"enabled": False}}}]})
+    assert composed.unknown_tool_keys() == ["python[1].tools.ad: this source has no tool 'ad' (did you mean 'add'?)"]

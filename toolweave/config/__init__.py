@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolweave.config.build import Composed, build, build_file
+from toolweave.config.build import build, build_file
+from toolweave.config.composed import Composed
 from toolweave.config.loading import load_config
 from toolweave.config.models import Config
 

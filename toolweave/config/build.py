@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from toolweave.config.composed import Composed, Source
 from toolweave.config.imports import add_search_path, import_object
 from toolweave.config.inject import parse_inject
 from toolweave.config.models import (
@@ -43,6 +42,7 @@ from toolweave.config.models import (
 )
 from toolweave.config.paths import key_path
 from toolweave.config.policies import MiddlewareSet, SelectorSpec
+from toolweave.config.steps import Steps, Visibility
 from toolweave.core.errors import ConfigError
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import Middleware
@@ -62,26 +62,6 @@ MIDDLEWARE_CLASSES = {
 INJECT_CLASSES = {"context": "FromContext", "header": "FromHeader", "claim": "FromClaim", "env": "FromEnv"}
 
 
-@dataclass
-class Composed:
-    """What a config builds: the server, the remote servers it mounts, the HTTP authenticator."""
-
-    server: Server
-    remotes: list[Any] = field(default_factory=list)
-    authenticate: Callable[..., Any] | None = None
-
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[Server]:
-        """Start the server's lifespan (the sessions of mounted MCP servers) for the block.
-
-        Serving enters the lifespan too; nested entries only count users.
-        """
-        async with AsyncExitStack() as stack:
-            if hasattr(self.server, "__aenter__"):
-                await stack.enter_async_context(self.server)  # type: ignore[arg-type,unused-ignore]
-            yield self.server
-
-
 def feature(module: str, name: str, *, where: str) -> Any:
     """`module.name`, or a `ConfigError` at `where` saying this build of toolweave lacks it."""
     try:
@@ -98,7 +78,7 @@ def _call(factory: Any, *args: Any, where: str, **kwargs: Any) -> Any:
         raise ConfigError(str(error), path=where) from None
 
 
-# -- selectors and small transforms ---------------------------------------------------------------
+# -- selectors -------------------------------------------------------------------------------------
 
 
 def selector(spec: str | list[str] | SelectorSpec | None) -> Selector | None:
@@ -115,37 +95,6 @@ def selector(spec: str | list[str] | SelectorSpec | None) -> Selector | None:
             open_world=spec.open_world,
         )
     return Selector(spec)
-
-
-@dataclass(frozen=True, slots=True)
-class Visibility:
-    """Show or hide a tool (config `enabled`, `include`, `exclude`)."""
-
-    enabled: bool
-    reason: str
-
-    def apply(self, tool: Tool) -> Tool:
-        """The tool, enabled or disabled."""
-        return tool.replace(enabled=self.enabled)
-
-    def describe(self) -> str:
-        """How `explain` shows this step."""
-        return f"{'shown' if self.enabled else 'hidden'} ({self.reason})"
-
-
-@dataclass(frozen=True, slots=True)
-class Steps:
-    """Several transforms applied as one, in order (so a rename does not hide the tool from the rest)."""
-
-    steps: tuple[Any, ...]
-
-    def apply(self, tool: Tool) -> Tool:
-        """The tool with every step applied."""
-        return tool.with_transforms(*self.steps)
-
-    def describe(self) -> str:
-        """How `explain` shows this step."""
-        return ", then ".join(getattr(step, "describe", step.__repr__)() for step in self.steps)
 
 
 # -- per-tool changes ------------------------------------------------------------------------------
@@ -169,12 +118,17 @@ def arg_transforms(args: dict[str, ArgSpec], *, where: str) -> list[Any]:
         exclude = feature("toolweave.transforms", "ExcludeArgs", where=where)
         steps.append(_call(exclude, *excluded, where=where))
     if injected:
-        sources = {name: inject_source(value, where=f"{where}.{name}.inject") for name, value in injected.items()}
+        sources = {
+            name: inject_source(value, where=key_path((name, "inject"), start=where))
+            for name, value in injected.items()
+        }
         steps.append(_call(feature("toolweave.transforms", "InjectArgs", where=where), where=where, **sources))
     if changed:
         arg = feature("toolweave.transforms", "Arg", where=where)
         mapping = {
-            name: _call(arg, where=f"{where}.{name}", **{key: getattr(spec, key) for key in spec.model_fields_set})
+            name: _call(
+                arg, where=key_path((name,), start=where), **{key: getattr(spec, key) for key in spec.model_fields_set}
+            )
             for name, spec in changed.items()
         }
         steps.append(_call(feature("toolweave.transforms", "TransformArgs", where=where), mapping, where=where))
@@ -300,7 +254,7 @@ def source_layer(name: str, child: Any, options: SourceOptions, *, mode: str, wh
     if options.exclude:
         layer.add_transform(Visibility(False, "in exclude"), tools=Selector(options.exclude))
     for tool, spec in options.tools.items():
-        steps = patch_transforms(spec, tool=tool, where=f"{where}.tools.{tool}")
+        steps = patch_transforms(spec, tool=tool, where=key_path(("tools", tool), start=where))
         if steps:
             layer.add_transform(Steps(tuple(steps)), tools=Selector([tool]))
     if options.timeout is not None:
@@ -353,6 +307,7 @@ def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
     for index, entry in enumerate(config.python_entries):
         where = f"python[{index}]"
         child = python_source(entry, where=where)
+        composed.sources.append(Source(where, child, tuple(entry.tools)))
         if entry.mode == "import" and not _needs_layer(entry):
             _import_tools(root, child, prefix=entry.prefix, where=where)
             continue
@@ -368,6 +323,7 @@ def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
         where = key_path(("mcpServers", name))
         remote = remote_source(name, server_entry, base_dir=base, where=where)
         composed.remotes.append(remote)
+        composed.sources.append(Source(where, remote, tuple(server_entry.tools)))
         _mount(
             root,
             source_layer(name, remote, server_entry, mode="mount", where=where),
@@ -386,7 +342,9 @@ def build_file(path: str | Path) -> Composed:
 
     config = load_config(path)
     try:
-        return build(config, base_dir=Path(path).parent)
+        composed = build(config, base_dir=Path(path).parent)
+        composed.file = str(path)
+        return composed
     except ConfigError as error:
         if error.file is not None:
             raise

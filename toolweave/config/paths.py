@@ -3,6 +3,8 @@
 Example:
     >>> key_path(("mcpServers", "github", "tools", "a.b", "args", 0))
     'mcpServers.github.tools["a.b"].args[0]'
+    >>> key_path(("tools", "search"), start="python[0]")
+    'python[0].tools.search'
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from typing import Any
 _PLAIN = re.compile(r"^[A-Za-z0-9_$-]+$")
 
 
-def key_path(parts: Iterable[Any]) -> str:
-    """Join location parts: names with dots, list indexes in brackets, odd keys quoted."""
-    out = ""
+def key_path(parts: Iterable[Any], *, start: str = "") -> str:
+    """Join location parts: names with dots, list indexes in brackets, odd keys quoted.
+
+    `start` is an already formatted path to continue (`key_path(["tools", "a"], start="python[0]")`).
+    """
+    out = start
     for part in parts:
         if isinstance(part, int):
             out += f"[{part}]"

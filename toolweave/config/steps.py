@@ -1,0 +1,48 @@
+"""Two small transforms the config needs: show/hide a tool, and apply several transforms as one.
+
+Example:
+    >>> from toolweave.testing import fake_tool
+    >>> Visibility(False, "in exclude").apply(fake_tool("t")).enabled
+    False
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from toolweave.core.tool import Tool
+
+
+@dataclass(frozen=True, slots=True)
+class Visibility:
+    """Show or hide a tool (config `enabled`, `include`, `exclude`)."""
+
+    enabled: bool
+    reason: str
+
+    def apply(self, tool: Tool) -> Tool:
+        """The tool, enabled or disabled."""
+        return tool.replace(enabled=self.enabled)
+
+    def describe(self) -> str:
+        """How `explain` shows this step."""
+        return f"{'shown' if self.enabled else 'hidden'} ({self.reason})"
+
+
+@dataclass(frozen=True, slots=True)
+class Steps:
+    """Several transforms applied as one, in order (so a rename does not hide the tool from the rest).
+
+    Each inner transform still records itself in the tool's lineage, so `explain` lists them.
+    """
+
+    steps: tuple[Any, ...]
+
+    def apply(self, tool: Tool) -> Tool:
+        """The tool with every step applied."""
+        return tool.with_transforms(*self.steps)
+
+    def describe(self) -> str:
+        """How `explain` shows this step."""
+        return ", then ".join(getattr(step, "describe", step.__repr__)() for step in self.steps)
