@@ -31,6 +31,7 @@ from typing import Annotated, Any, NoReturn
 import anyio
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from toolweave.config import Composed, build_file, config_schema
 from toolweave.config.base import suggest
@@ -74,7 +75,7 @@ class LogLevel(StrEnum):
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print `error: message` to stderr and exit with `code`."""
-    stderr.print(f"[bold red]error:[/bold red] {message}", markup=True, highlight=False)
+    stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, highlight=False)
     raise typer.Exit(code)
 
 
@@ -94,7 +95,7 @@ def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]])
             composed.server.catalog  # noqa: B018 - compile now, so a bad composition fails before anything runs
             for problem in composed.unknown_tool_keys():
                 where = f"{composed.file}: " if composed.file else ""
-                stderr.print(f"[yellow]warning:[/yellow] {where}{problem}", markup=True, highlight=False)
+                stderr.print(f"[yellow]warning:[/yellow] {escape(where + problem)}", markup=True, highlight=False)
             return await work(composed)
 
     try:
@@ -159,7 +160,7 @@ def serve(
         shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # listening everywhere: show loopback
         url = f"http://{shown}:{port}/mcp"
         snippet = {"mcpServers": {server.name: {"url": url}}}
-        stderr.print(f"Serving {server.name!r} at [bold]{url}[/bold]", markup=True)
+        stderr.print(f"Serving {escape(repr(server.name))} at [bold]{escape(url)}[/bold]", markup=True)
         stderr.print("Client config:", markup=False)
         stderr.out(json.dumps(snippet, indent=2), highlight=False)
         options: dict[str, Any] = {"host": host, "port": port, "log_level": log_level.value}
