@@ -341,12 +341,6 @@ def test_source_middleware_runs_around_that_source_only() -> None:
     assert explained["shout"] == []
 
 
-@pytest.mark.skipif(features.REMOTE, reason="checks the message shown before the compose branch lands")
-def test_mcp_servers_need_the_remote_server_feature() -> None:
-    with pytest.raises(ConfigError, match=r"mcpServers\.gh: needs toolweave\.server\.remote\.RemoteServer"):
-        compose({"mcpServers": {"gh": {"command": "npx"}}})
-
-
 @pytest.mark.skipif(not features.REMOTE, reason=features.NEEDS_REMOTE)
 def test_mcp_servers_become_remote_servers(monkeypatch: pytest.MonkeyPatch) -> None:
     from toolweave.server import remote
