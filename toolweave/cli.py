@@ -88,11 +88,19 @@ def compose(config: Path) -> Composed:
 
 
 def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]]) -> Any:
-    """Run `work` with the config's upstream servers started; composition errors exit cleanly."""
+    """Run `work` with the server's lifespan entered (upstreams started) and its catalog compiled.
+
+    A composition that fails to compile (a name clash, a transform refusing a tool) exits with
+    status 1 before `work` starts.
+    """
 
     async def main() -> Any:
         async with composed.running():
-            composed.server.catalog  # noqa: B018 - compile now, so a bad composition fails before anything runs
+            try:
+                composed.server.catalog  # noqa: B018 - compile now, so nothing runs from a bad composition
+            except (ToolweaveError, TypeError, ValueError) as error:
+                logger.debug("composition failed", exc_info=error)
+                fail(f"cannot compose the server: {error}")
             for problem in composed.unknown_tool_keys():
                 where = f"{composed.file}: " if composed.file else ""
                 stderr.print(f"[yellow]warning:[/yellow] {escape(where + problem)}", markup=True, highlight=False)
@@ -100,11 +108,8 @@ def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]])
 
     try:
         return anyio.run(main)
-    except typer.Exit:
-        raise
-    except (ToolweaveError, TypeError, ValueError) as error:
-        logger.debug("composition failed", exc_info=error)
-        fail(f"cannot compose the server: {error}")
+    except ConfigError as error:
+        fail(str(error))
 
 
 def version_callback(value: bool) -> None:
