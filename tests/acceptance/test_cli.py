@@ -138,7 +138,11 @@ def test_an_argument_without_equals_is_a_usage_error() -> None:
             "bad_inject.toml",
             "python[0].tools.add.args.a.inject: unknown inject source 'ctx:' (did you mean 'context:'?)",
         ),
-        ("bad_glob.yaml", "python[0].include[0]: pattern 'add[' has a '[' that is never closed"),
+        ("bad_glob.yaml", "python[0].include[0]: this pattern has a '[' that is never closed"),
+        (
+            "bad_env.yaml",
+            "mcpServers.github.env.GITHUB_TOKEN: environment variable TOOLWEAVE_TEST_UNSET_TOKEN is not set",
+        ),
         ("does_not_exist.yaml", "cannot read the config file: it does not exist"),
         (".", "cannot read the config file: it is a directory"),
     ],

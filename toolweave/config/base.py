@@ -69,19 +69,19 @@ def check_glob(pattern: str) -> str:
     if bad:
         shown = "".join(bad)
         raise ValueError(
-            f"pattern {pattern!r} can never match a tool name: tool names do not contain {shown!r} "
+            f"this pattern can never match a tool name: tool names do not contain {shown!r} "
             "(they use A-Z, a-z, 0-9, '_', '.', '-'; patterns add '*', '?', '[...]')"
         )
     depth = 0
     for char in pattern:
         if char == "[":
             if depth:
-                raise ValueError(f"pattern {pattern!r} opens '[' inside '[...]'")
+                raise ValueError("this pattern opens '[' inside '[...]'")
             depth = 1
         elif char == "]" and depth:
             depth = 0
     if depth:
-        raise ValueError(f"pattern {pattern!r} has a '[' that is never closed with ']'")
+        raise ValueError("this pattern has a '[' that is never closed with ']'")
     return pattern
 
 

@@ -51,14 +51,14 @@ _IMPORT = re.compile(
 def _tool_name(value: str) -> str:
     if not _NAME.match(value):
         raise ValueError(
-            f"{value!r} is not a valid tool name: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'"
+            "not a valid tool name: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'"
         )
     return value
 
 
 def _import_path(value: str) -> str:
     if not _IMPORT.match(value):
-        raise ValueError(f"{value!r} is not an import path: write 'package.module:attribute'")
+        raise ValueError("not an import path: write 'package.module:attribute'")
     return value
 
 
