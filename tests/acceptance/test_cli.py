@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from tests.acceptance.cli_helpers import FIXTURES, run_cli
+from tests.conftest import subprocess_env
 from toolweave import __version__
 from toolweave.config import config_schema
 
@@ -181,3 +185,24 @@ def test_a_tools_key_naming_no_tool_is_a_warning() -> None:
     assert "warning:" in done.stderr
     assert "python[0].tools.ad: this source has no tool 'ad' (did you mean 'add'?)" in done.stderr
     assert "calc_" not in done.stdout and "  add(a, b)" in done.stdout
+
+
+def test_the_installed_script_imports_modules_from_the_current_directory(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("toolweave")
+    if not script.exists():
+        pytest.skip("the toolweave script is not installed in this environment")
+    project, configs = tmp_path / "project", tmp_path / "configs"
+    project.mkdir()
+    configs.mkdir()
+    (project / "projtools.py").write_text("def ping() -> str:\n    '''Answer pong.'''\n    return 'pong'\n")
+    (configs / "c.yaml").write_text("python: ['projtools:ping']\n")
+    done = subprocess.run(
+        [str(script), "call", str(configs / "c.yaml"), "ping"],
+        cwd=project,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "pong"), done.stderr

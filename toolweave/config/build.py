@@ -296,7 +296,8 @@ def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
             its options; the message names the key path.
     """
     base = Path(base_dir)
-    add_search_path(base)
+    add_search_path(Path.cwd(), first=False)  # the `toolweave` script, unlike `python -m`, leaves it out
+    add_search_path(base)  # first: modules next to the config file win
     composed = Composed(server_from_settings(config.server))
     root = composed.server
     if config.server.authenticate is not None:

@@ -1,7 +1,8 @@
 """Resolving `module:attribute` references from a config file, with errors that name the key.
 
-Modules are imported with the config file's directory first on `sys.path`, so a config can use
-a module that sits next to it.
+Modules are imported with the config file's directory first on `sys.path`, then the current
+directory, so a config can use a module that sits next to it or a package of the project it is
+run from.
 
 Example:
     >>> import_object("os.path:join", where="python[0].import") is __import__("os").path.join
@@ -18,11 +19,16 @@ from typing import Any
 from toolweave.core.errors import ConfigError
 
 
-def add_search_path(directory: Path) -> None:
-    """Make modules in `directory` importable (the config file's own directory)."""
+def add_search_path(directory: Path, *, first: bool = True) -> None:
+    """Make modules in `directory` importable: ahead of everything else, or (`first=False`) last if absent."""
     entry = str(directory.resolve())
-    if entry not in sys.path:
-        sys.path.insert(0, entry)
+    if not first:
+        if entry not in sys.path and "" not in sys.path and "." not in sys.path:
+            sys.path.append(entry)
+        return
+    if entry in sys.path:
+        sys.path.remove(entry)
+    sys.path.insert(0, entry)
 
 
 def import_object(reference: str, *, where: str) -> Any:

@@ -50,9 +50,7 @@ _IMPORT = re.compile(
 
 def _tool_name(value: str) -> str:
     if not _NAME.match(value):
-        raise ValueError(
-            "not a valid tool name: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'"
-        )
+        raise ValueError("not a valid tool name: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'")
     return value
 
 
