@@ -89,7 +89,7 @@ class ModelValidator(_NameCheck):
     (a parameter called `json` or `_x` is stored under a safe field name with an alias).
     """
 
-    __slots__ = ("_validate", "_renamed")
+    __slots__ = ("_renamed", "_validate", "model")
 
     def __init__(
         self,
@@ -100,6 +100,7 @@ class ModelValidator(_NameCheck):
     ) -> None:
         exposed = [(names or {}).get(field, field) for field in model.model_fields]
         super().__init__(exposed, forbidden)
+        self.model = model
         self._validate: Callable[[Any], BaseModel] = model.__pydantic_validator__.validate_python
         self._renamed = dict(names) if names else None
 

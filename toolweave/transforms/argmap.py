@@ -1,0 +1,214 @@
+"""`ArgMap`: the one argument rewrite a stack of argument transforms costs per call.
+
+Argument transforms (`TransformArgs`, `ExcludeArgs`, `InjectArgs`, `InjectContext`) do not wrap
+a tool's `run` in a new layer each. Each describes one *step* (exposed names → the names of the
+tool it is applied to, plus the values of the arguments it hides), and a step applied to a tool
+whose `run` is already a `MappedRun` is *fused* with that tool's map: the result maps the newest
+exposed names straight to the un-mapped base tool. Five stacked argument transforms therefore
+cost one dict rewrite per call. The forward map (exposed → base) and the reverse map (base →
+exposed) live side by side.
+
+Validation stays at the boundary: the derived tool gets a validator for its exposed schema
+(values of retyped arguments are then coerced to the base's types there, see
+`CoercingValidator`), and `MappedRun` only renames and fills in hidden values.
+
+Example:
+    >>> step = ArgMap(forward={"query": "q"}, constants={"debug": False})
+    >>> step.rewrite({"query": "cats"})
+    {'q': 'cats', 'debug': False}
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolweave.core.context import Context
+from toolweave.core.errors import ArgumentProblem
+from toolweave.core.result import ToolResult
+from toolweave.core.tool import Run, Tool
+from toolweave.core.validation import ArgumentErrors, ArgumentValidator
+
+Coerce = Callable[[Any], Any]
+"""Turns a validated exposed value into the value the next tool down expects (may raise)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Injected:
+    """A hidden argument filled per call by a source (a callable, the context, a header, ...).
+
+    Attributes:
+        fn: `(ctx, visible_arguments) -> value` (or an awaitable of it when `is_async`).
+        is_async: Whether `fn` returns an awaitable.
+        label: What `explain` and error messages call the source (never its value).
+        view: {exposed name: name the source was given it under}, when renames came later.
+        coerce: Converts the value to the argument's type (its errors never show the value).
+    """
+
+    fn: Callable[[Context, Mapping[str, Any]], Any]
+    is_async: bool
+    label: str
+    view: Mapping[str, str] | None = None
+    coerce: Coerce | None = None
+
+    def seen_through(self, forward: Mapping[str, str]) -> Injected:
+        """This source as seen after a later step that maps new names → current ones."""
+        old = self.view
+        view = {new: (old.get(cur, cur) if old else cur) for new, cur in forward.items()}
+        same = all(new == cur for new, cur in view.items())
+        return Injected(self.fn, self.is_async, self.label, None if same else view, self.coerce)
+
+
+@dataclass(frozen=True, slots=True)
+class ArgMap:
+    """How exposed arguments become the base tool's arguments.
+
+    Attributes:
+        forward: {exposed name: base name} for every exposed argument (identity included).
+        constants: {base name: value} for hidden arguments with a fixed value.
+        defaults: {base name: value} set when the argument was not sent (schema tools' new defaults).
+        factories: {base name: zero-argument factory} called per call.
+        context: Base names that receive the request `Context`.
+        sources: (base name, `Injected`) pairs resolved per call, in order.
+        coercions: {exposed name: converters}, applied at the boundary by `CoercingValidator`.
+    """
+
+    forward: Mapping[str, str] = field(default_factory=dict)
+    constants: Mapping[str, Any] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    factories: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+    context: tuple[str, ...] = ()
+    sources: tuple[tuple[str, Injected], ...] = ()
+    coercions: Mapping[str, tuple[Coerce, ...]] = field(default_factory=dict)
+    renames: Mapping[str, str] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        renamed = {new: old for new, old in self.forward.items() if new != old}
+        object.__setattr__(self, "renames", renamed or None)
+
+    @property
+    def reverse(self) -> dict[str, str]:
+        """{base name: exposed name}: where each base argument is exposed."""
+        return {old: new for new, old in self.forward.items()}
+
+    def then(self, inner: ArgMap) -> ArgMap:
+        """This step (newest) fused with `inner` (the map already under the tool): one map."""
+        to_base = inner.forward
+
+        def down(name: str) -> str:
+            return to_base.get(name, name)
+
+        coercions = {}
+        for new, cur in self.forward.items():
+            chain = self.coercions.get(new, ()) + inner.coercions.get(cur, ())
+            if chain:
+                coercions[new] = chain
+        return ArgMap(
+            forward={new: down(cur) for new, cur in self.forward.items()},
+            constants={**inner.constants, **{down(k): v for k, v in self.constants.items()}},
+            defaults={**inner.defaults, **{down(k): v for k, v in self.defaults.items()}},
+            factories={**inner.factories, **{down(k): f for k, f in self.factories.items()}},
+            context=inner.context + tuple(down(k) for k in self.context),
+            sources=tuple((name, src.seen_through(self.forward)) for name, src in inner.sources)
+            + tuple((down(k), src) for k, src in self.sources),
+            coercions=coercions,
+        )
+
+    def rewrite(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Rename and add the fixed values (everything but the context and the sources)."""
+        renames = self.renames
+        out = {renames.get(k, k): v for k, v in arguments.items()} if renames else dict(arguments)
+        if self.defaults:
+            for name, value in self.defaults.items():
+                out.setdefault(name, value)
+        if self.constants:
+            out.update(self.constants)
+        if self.factories:
+            for name, factory in self.factories.items():
+                out[name] = factory()
+        return out
+
+
+class MappedRun:
+    """The `run` of a tool made by argument transforms: one rewrite, then the base tool's run.
+
+    Attributes:
+        argmap: The fused map.
+        inner: The base tool's `run`.
+        base: The base tool (whose arguments `argmap` produces), for `forward_raw` and `explain`.
+    """
+
+    __slots__ = ("argmap", "base", "inner")
+
+    def __init__(self, argmap: ArgMap, inner: Run, base: Tool) -> None:
+        self.argmap = argmap
+        self.inner = inner
+        self.base = base
+
+    async def __call__(self, arguments: dict[str, Any], ctx: Context) -> ToolResult:
+        argmap = self.argmap
+        out = argmap.rewrite(arguments)
+        for name in argmap.context:
+            out[name] = ctx
+        for name, src in argmap.sources:
+            seen = arguments if src.view is None else {src.view.get(k, k): v for k, v in arguments.items()}
+            value = src.fn(ctx, seen)
+            if src.is_async:
+                value = await value
+            out[name] = value if src.coerce is None else src.coerce(value)
+        return await self.inner(out, ctx)
+
+
+class CoercingValidator:
+    """The exposed validator, then each retyped argument converted to the type below it."""
+
+    __slots__ = ("allowed", "coercions", "forbidden", "inner")
+
+    def __init__(self, inner: ArgumentValidator, coercions: Mapping[str, tuple[Coerce, ...]]) -> None:
+        self.inner = inner
+        self.allowed = inner.allowed
+        self.forbidden: frozenset[str] = getattr(inner, "forbidden", frozenset())
+        self.coercions = dict(coercions)
+
+    def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
+        values = self.inner.validate(arguments, reject_extra=reject_extra)
+        problems: list[ArgumentProblem] = []
+        for name, chain in self.coercions.items():
+            if name not in values:
+                continue
+            try:
+                value = values[name]
+                for step in chain:
+                    value = step(value)
+                values[name] = value
+            except ArgumentErrors as error:
+                problems.extend(
+                    ArgumentProblem(f"{name}.{p.path}" if p.path else name, p.message) for p in error.problems
+                )
+        if problems:
+            raise ArgumentErrors(problems)
+        return values
+
+
+def callable_source(fn: Callable[..., Any], label: str) -> Injected:
+    """An `Injected` from `fn()`, `fn(ctx)` or `fn(ctx, arguments)`, sync or async."""
+    try:
+        params = [
+            p
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
+        arity = len(params)
+    except (TypeError, ValueError):
+        arity = 2
+    target = inspect.unwrap(fn)
+    is_async = inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
+        getattr(target, "__call__", None)  # noqa: B004 - async callable objects
+    )
+    if arity == 0:
+        return Injected(lambda ctx, args: fn(), is_async, label)
+    if arity == 1:
+        return Injected(lambda ctx, args: fn(ctx), is_async, label)
+    return Injected(fn, is_async, label)
