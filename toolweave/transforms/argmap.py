@@ -88,6 +88,22 @@ class ArgMap:
         renamed = {new: old for new, old in self.forward.items() if new != old}
         object.__setattr__(self, "renames", renamed or None)
 
+    def __repr__(self) -> str:  # constants may be secrets: only their names are shown
+        parts = [f"forward={dict(self.forward)!r}"]
+        if self.constants:
+            parts.append(f"constants={sorted(self.constants)!r}")
+        if self.defaults:
+            parts.append(f"defaults={sorted(self.defaults)!r}")
+        if self.factories:
+            parts.append(f"factories={sorted(self.factories)!r}")
+        if self.context:
+            parts.append(f"context={list(self.context)!r}")
+        if self.sources:
+            parts.append(f"sources={[f'{name} from {src.label}' for name, src in self.sources]!r}")
+        if self.coercions:
+            parts.append(f"coercions={sorted(self.coercions)!r}")
+        return f"ArgMap({', '.join(parts)})"
+
     @property
     def reverse(self) -> dict[str, str]:
         """{base name: exposed name}: where each base argument is exposed."""
@@ -146,6 +162,9 @@ class MappedRun:
         self.argmap = argmap
         self.inner = inner
         self.base = base
+
+    def __repr__(self) -> str:
+        return f"MappedRun({self.argmap!r} over {self.base.name!r})"
 
     async def __call__(self, arguments: dict[str, Any], ctx: Context) -> ToolResult:
         argmap = self.argmap
