@@ -130,6 +130,28 @@ def _to_json_via(annotation: Any) -> Coerce:
     return coerce
 
 
+_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
+
+
+def _to_parent_json(prop: Mapping[str, Any]) -> Coerce | None:
+    """For schema tools: a value converted to the parent property's JSON type (simple types only)."""
+    kind = prop.get("type")
+    target = _JSON_TYPES.get(kind) if isinstance(kind, str) else None
+    if target is None:
+        return None
+    validate = TypeAdapter(target, config=_LAX).validate_python
+
+    def coerce(value: Any) -> Any:
+        if type(value) is target or (target is float and type(value) is int):
+            return value
+        try:
+            return validate(value)
+        except ValidationError as error:
+            raise ArgumentErrors(pydantic_problems(error)) from None
+
+    return coerce
+
+
 def _examples(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else [value]
 
@@ -182,12 +204,7 @@ class TransformArgs:
             else:
                 new = _changed(sig, spec, change)
                 if change.type is not NOT_SET:
-                    parent_type = spec.annotation
-                    coercions[new.name] = (
-                        (_to_json_via(change.type),)
-                        if sig.kind == "schema"
-                        else (_to_parent_type(parent_type),)
-                    )
+                    coercions[new.name] = _retype(sig, spec, change.type)
                 visible.append((spec.name, new))
         return remap(tool, self, sig, self._ordered(tool, visible), fills, coercions)
 
@@ -202,6 +219,14 @@ class TransformArgs:
                 )
         first = [by_name[name] for name in self.order]
         return first + [pair for pair in visible if pair[1].name not in self.order]
+
+
+def _retype(sig: Signature, spec: ArgSpec, new_type: Any) -> tuple[Coerce, ...]:
+    """Converters from the new exposed type to the parent's (its Python type, or its JSON type)."""
+    if sig.kind == "model":
+        return (_to_parent_type(spec.annotation),)
+    to_parent = _to_parent_json(spec.schema)
+    return (_to_json_via(new_type),) + ((to_parent,) if to_parent is not None else ())
 
 
 def _hidden_fill(change: Arg) -> Fill:
