@@ -34,4 +34,8 @@ def test_meta_keys_are_merged(search_tool: Tool) -> None:
 
 def test_nothing_given_changes_nothing(search_tool: Tool) -> None:
     tool = Annotate().apply(search_tool)
-    assert (tool.annotations, tool.tags, tool.meta) == (search_tool.annotations, search_tool.tags, search_tool.meta)
+    assert (tool.annotations, tool.tags, tool.meta) == (
+        search_tool.annotations,
+        search_tool.tags,
+        search_tool.meta,
+    )

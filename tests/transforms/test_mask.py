@@ -25,7 +25,9 @@ def serve(tool: Tool, *, mask: bool = False) -> Server:
     return server
 
 
-async def test_masked_error_shows_none_of_message_type_path_or_traceback(caplog: pytest.LogCaptureFixture) -> None:
+async def test_masked_error_shows_none_of_message_type_path_or_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     tool = MaskErrors().apply(Tool.from_function(boom))
     with caplog.at_level(logging.ERROR):
         result = await serve(tool).call_tool("boom", {"path": "/etc/shadow"})
@@ -48,7 +50,9 @@ async def test_custom_message_fills_name_and_incident() -> None:
 
 
 async def test_tool_errors_pass_through_by_default() -> None:
-    result = await serve(MaskErrors().apply(Tool.from_function(fail_for_client))).call_tool("fail_for_client", {"x": 1})
+    result = await serve(MaskErrors().apply(Tool.from_function(fail_for_client))).call_tool(
+        "fail_for_client", {"x": 1}
+    )
     assert result.text == "x must be positive"
 
 
