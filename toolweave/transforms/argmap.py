@@ -73,6 +73,12 @@ class ArgMap:
         context: Base names that receive the request `Context`.
         sources: (base name, `Injected`) pairs resolved per call, in order.
         coercions: {exposed name: converters}, applied at the boundary by `CoercingValidator`.
+
+    Example:
+        >>> newest = ArgMap(forward={"text": "query"})
+        >>> fused = newest.then(ArgMap(forward={"query": "q"}, constants={"limit": 5}))
+        >>> fused.rewrite({"text": "cats"}), fused.reverse
+        ({'q': 'cats', 'limit': 5}, {'q': 'text'})
     """
 
     forward: Mapping[str, str] = field(default_factory=dict)
@@ -154,6 +160,16 @@ class MappedRun:
         argmap: The fused map.
         inner: The base tool's `run`.
         base: The base tool (whose arguments `argmap` produces), for `forward_raw` and `explain`.
+
+    Example:
+        >>> from toolweave import Tool
+        >>> from toolweave.transforms import ExcludeArgs, TransformArgs
+        >>> def search(q: str, debug: bool = False) -> str:
+        ...     return q
+        >>> base = Tool.from_function(search)
+        >>> tool = base.with_transforms(TransformArgs({"q": "query"}), ExcludeArgs("debug"))
+        >>> tool.run.base is base, tool.run.argmap.forward
+        (True, {'query': 'q'})
     """
 
     __slots__ = ("argmap", "base", "inner")

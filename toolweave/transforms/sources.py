@@ -30,7 +30,19 @@ from toolweave.transforms.signature import NOT_SET
 
 
 class Source:
-    """Base of the built-in sources: `get(ctx)` returns the value or raises `InjectionError`."""
+    """Base of the built-in sources: `get(ctx)` returns the value or raises `InjectionError`.
+
+    Subclass it with `label` and `lookup(ctx)` (return `NOT_SET` when the value is missing).
+
+    Example:
+        >>> class FromClientName(Source):
+        ...     label = "the client name"
+        ...     def lookup(self, ctx):
+        ...         return ctx.client.name if ctx.client else NOT_SET
+        >>> from toolweave.core.context import ClientInfo
+        >>> FromClientName().get(Context(client=ClientInfo("claude")))
+        'claude'
+    """
 
     default: Any = NOT_SET
 
