@@ -23,6 +23,7 @@ class Row:
     baseline: str | None = None
     target: str = ""
     note: str = ""
+    unit: str = "µs"
 
 
 async def median_us(

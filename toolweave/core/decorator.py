@@ -24,7 +24,7 @@ from toolweave.core.tool import Tool
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class ToolFunction(wrapt.FunctionWrapper):  # type: ignore[misc]
+class ToolFunction(wrapt.FunctionWrapper):  # type: ignore[misc,type-arg]
     """The original function, still callable as itself, carrying its `Tool`."""
 
     def __init__(self, fn: Callable[..., Any], made: Tool) -> None:

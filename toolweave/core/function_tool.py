@@ -66,8 +66,8 @@ def _target(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The callable whose signature and type hints describe `fn` (callable objects: `__call__`)."""
     if inspect.isroutine(fn) or isinstance(fn, functools.partial):
         return fn
-    call = getattr(type(fn), "__call__", None)  # noqa: B004 - we want the class's __call__
-    return fn.__call__ if call is not None else fn
+    bound: Callable[..., Any] | None = getattr(fn, "__call__", None)  # noqa: B004 - callable objects
+    return bound if bound is not None else fn
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
@@ -84,6 +84,24 @@ def _is_context(annotation: Any) -> bool:
         args = [arg for arg in get_args(annotation) if arg is not type(None)]
         return len(args) == 1 and args[0] is Context
     return False
+
+
+def _type_hints(target: Callable[..., Any]) -> dict[str, Any]:
+    """Resolved annotations; `Context` resolves even where the module imported it locally."""
+    function = inspect.unwrap(target)
+    local = {"Context": Context}
+    try:
+        return typing.get_type_hints(function, localns=local, include_extras=True)
+    except Exception:
+        pass
+    namespace = {**getattr(function, "__globals__", {}), **local}
+    hints = {}
+    for name, annotation in getattr(function, "__annotations__", {}).items():
+        try:
+            hints[name] = eval(annotation, namespace) if isinstance(annotation, str) else annotation
+        except Exception:
+            hints[name] = annotation
+    return hints
 
 
 def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
@@ -105,10 +123,7 @@ def _parameters(fn: Callable[..., Any], name: str) -> tuple[list[Parameter], str
         signature = inspect.signature(target)
     except (TypeError, ValueError) as error:
         raise TypeError(f"tool {name!r}: cannot read the signature of {fn!r}: {error}") from None
-    try:
-        hints = typing.get_type_hints(inspect.unwrap(target), include_extras=True)
-    except Exception:
-        hints = {}
+    hints = _type_hints(target)
     doc = parse_docstring(inspect.getdoc(target) if target is not fn else inspect.getdoc(fn))
     params: list[Parameter] = []
     context_param = None
@@ -182,9 +197,8 @@ def model_schema(tool_name: str, model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _infer_output_schema(fn: Callable[..., Any]) -> dict[str, Any] | None:
-    try:
-        annotation = typing.get_type_hints(inspect.unwrap(_target(fn)), include_extras=True).get("return", Any)
-    except Exception:
+    annotation = _type_hints(_target(fn)).get("return", Any)
+    if isinstance(annotation, str):
         return None
     base = get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
     if base in _NO_OUTPUT_SCHEMA or (isinstance(base, type) and issubclass(base, _NO_OUTPUT_SCHEMA[:3])):

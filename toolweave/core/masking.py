@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from dataclasses import dataclass
@@ -30,10 +31,8 @@ def incident_id(error: BaseException) -> str:
     existing: str | None = getattr(error, _INCIDENT_ATTR, None)
     if existing is None:
         existing = secrets.token_hex(4)
-        try:
+        with contextlib.suppress(AttributeError):  # exceptions with __slots__ cannot carry it
             setattr(error, _INCIDENT_ATTR, existing)
-        except AttributeError:  # exceptions with __slots__ cannot carry it; a fresh id is fine
-            pass
     return existing
 
 

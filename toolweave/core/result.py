@@ -22,12 +22,11 @@ Example:
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_core import to_jsonable_python
+from pydantic_core import to_json, to_jsonable_python
 
 from toolweave.core.content import (
     CONTENT_TYPES,
@@ -38,6 +37,7 @@ from toolweave.core.content import (
     TextContent,
 )
 
+_JSON_SCALARS = frozenset({int, float, bool})
 WRAP_KEY = "x-toolweave-wrap-result"
 """Marks an output schema whose value sits under `"result"` (a non-object return type)."""
 
@@ -87,28 +87,31 @@ def _block(item: object) -> ContentBlock:
         return TextContent(item)
     if isinstance(item, bytes):
         return _blob(item)
-    return TextContent(json.dumps(to_jsonable_python(item), ensure_ascii=False))
+    return TextContent(dump_json(to_jsonable_python(item)))
 
 
 def dump_json(data: Any) -> str:
     """Compact JSON text of JSON-able data, as tools return it to the model."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return to_json(data).decode()
 
 
 class ResultConverter:
     """Turns return values into `ToolResult`s for one tool; built once, when the tool is built."""
 
-    __slots__ = ("wrap", "structured")
+    __slots__ = ("structured", "wrap")
 
     def __init__(self, output_schema: Mapping[str, Any] | None) -> None:
         self.structured = output_schema is not None
         self.wrap = bool(output_schema and output_schema.get(WRAP_KEY))
 
     def __call__(self, value: object) -> ToolResult:
+        kind = type(value)
+        if kind is str:
+            return ToolResult([TextContent(value)], self._structured(value))  # type: ignore[arg-type]
+        if kind in _JSON_SCALARS:  # already JSON: no conversion pass needed
+            return ToolResult([TextContent(dump_json(value))], self._structured(value))
         if isinstance(value, ToolResult):
             return value
-        if isinstance(value, str):
-            return ToolResult([TextContent(value)], self._structured(value))
         if value is None:
             return ToolResult([], self._structured(None) if self.wrap else None)
         if isinstance(value, bytes):

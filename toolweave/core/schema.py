@@ -8,6 +8,8 @@ Example:
 
 from __future__ import annotations
 
+import copy
+import functools
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -76,8 +78,21 @@ def wrap_result_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def output_schema_for(annotation: Any) -> dict[str, Any]:
-    """The output schema of a return type: its own schema if it is an object, else wrapped."""
+    """The output schema of a return type: its own schema if it is an object, else wrapped.
+
+    Many tools share a return type, so schemas of hashable annotations are computed once.
+    """
+    try:
+        return copy.deepcopy(_cached_output_schema(annotation))
+    except TypeError:  # unhashable annotation
+        return _output_schema(annotation)
+
+
+def _output_schema(annotation: Any) -> dict[str, Any]:
     schema = type_schema(annotation)
     if schema.get("type") == "object":
         return schema
     return wrap_result_schema(schema)
+
+
+_cached_output_schema = functools.lru_cache(maxsize=1024)(_output_schema)

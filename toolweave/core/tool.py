@@ -150,7 +150,7 @@ class Tool:
         """This tool with each transform applied in order.
 
         Example:
-            >>> from toolweave.transforms import Rename
+            >>> from toolweave.transforms import Rename  # doctest: +SKIP
             >>> tool.with_transforms(Rename("search_docs")).name  # doctest: +SKIP
             'search_docs'
         """

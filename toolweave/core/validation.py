@@ -64,13 +64,15 @@ class _NameCheck:
         self.allowed = frozenset(allowed)
         self.forbidden = frozenset(name.casefold() for name in forbidden)
 
-    def check(self, arguments: Mapping[str, Any], reject_extra: bool) -> Mapping[str, Any]:
+    def check(
+        self, arguments: Mapping[str, Any], reject_extra: bool
+    ) -> tuple[Mapping[str, Any], list[ArgumentProblem]]:
+        """The arguments with allowed names, and the problems with the others (to report with the rest)."""
         if self.allowed.issuperset(arguments):
-            return arguments
+            return arguments, []
         problems, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
-        if reject_extra or spoofed:
-            raise ArgumentErrors(problems)
-        return {k: v for k, v in arguments.items() if k in self.allowed}
+        kept = {k: v for k, v in arguments.items() if k in self.allowed}
+        return kept, problems if (reject_extra or spoofed) else []
 
 
 def pydantic_problems(error: ValidationError) -> list[ArgumentProblem]:
@@ -105,11 +107,13 @@ class ModelValidator(_NameCheck):
         self._renamed = dict(names) if names else None
 
     def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
-        arguments = self.check(arguments, reject_extra)
+        arguments, problems = self.check(arguments, reject_extra)
         try:
             values: dict[str, Any] = self._validate(arguments).__dict__
         except ValidationError as error:
-            raise ArgumentErrors(pydantic_problems(error)) from None
+            raise ArgumentErrors(problems + pydantic_problems(error)) from None
+        if problems:
+            raise ArgumentErrors(problems)
         if self._renamed is None:
             return values
         renamed = self._renamed
@@ -145,7 +149,7 @@ class SchemaValidator(_NameCheck):
     with no `properties` accepts any names, as the tool declared).
     """
 
-    __slots__ = ("_schema", "_validator", "_open")
+    __slots__ = ("_open", "_schema", "_validator")
 
     def __init__(self, schema: Mapping[str, Any], *, forbidden: Iterable[str] = ()) -> None:
         properties = schema.get("properties") or {}
@@ -155,17 +159,18 @@ class SchemaValidator(_NameCheck):
         self._open = "properties" not in schema and schema.get("additionalProperties", True) is not False
 
     def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
+        problems: list[ArgumentProblem] = []
         if not self._open:
-            arguments = self.check(arguments, reject_extra)
+            arguments, problems = self.check(arguments, reject_extra)
         elif self.forbidden:
-            problems, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
-            if spoofed:
-                raise ArgumentErrors([p for p in problems if p.message.startswith("argument is not")])
+            found, _ = _name_problems(arguments, self.allowed, self.forbidden)
+            problems = [p for p in found if p.message.startswith("argument is not")]
         if self._validator is None:
             from jsonschema import Draft202012Validator
 
             self._validator = Draft202012Validator(self._schema)
         errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
-        if errors:
-            raise ArgumentErrors([ArgumentProblem(_schema_path(e), _schema_message(e)) for e in errors])
+        problems += [ArgumentProblem(_schema_path(e), _schema_message(e)) for e in errors]
+        if problems:
+            raise ArgumentErrors(problems)
         return dict(arguments)

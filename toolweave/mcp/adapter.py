@@ -28,6 +28,7 @@ import mcp.types as mt
 from mcp import MCPError
 from mcp.server import NotificationOptions, ServerRequestContext
 from mcp.server import Server as LowLevelServer
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -39,7 +40,7 @@ from toolweave.mcp.pages import page
 from toolweave.server.server import Server
 
 logger = logging.getLogger("toolweave.mcp")
-Authenticate = Callable[[Mapping[str, str]], "AuthInfo | None | Awaitable[AuthInfo | None]"]
+Authenticate = Callable[[Mapping[str, str]], "Awaitable[AuthInfo | None] | AuthInfo | None"]
 _adapters: weakref.WeakKeyDictionary[Server, McpAdapter] = weakref.WeakKeyDictionary()
 
 
@@ -81,8 +82,6 @@ def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
 
 
 def _sdk_auth() -> AuthInfo | None:
-    from mcp.server.auth.middleware.auth_context import get_access_token
-
     token = get_access_token()
     if token is None:
         return None
@@ -92,6 +91,15 @@ def _sdk_auth() -> AuthInfo | None:
         claims=dict(token.claims or {}),
         token=token.token,
     )
+
+
+def _weak_listener(ref: weakref.ref[McpAdapter]) -> Callable[[], None]:
+    def listener() -> None:
+        adapter = ref()
+        if adapter is not None:
+            adapter._on_change()
+
+    return listener
 
 
 class McpAdapter:
@@ -115,8 +123,7 @@ class McpAdapter:
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         self.lowlevel.middleware.append(self._track_connection)
-        server_ref = weakref.ref(self)
-        server.subscribe(lambda: (adapter := server_ref()) and adapter._on_change())
+        server.subscribe(_weak_listener(weakref.ref(self)))
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -156,9 +163,10 @@ class McpAdapter:
         if catalog.list_middleware:
             tools = [to_mcp_tool(tool) for tool in await catalog.list_tools(await self._context(ctx))]
         else:
-            tools = catalog.cache.get("mcp.tools")
-            if tools is None:
-                tools = catalog.cache["mcp.tools"] = [to_mcp_tool(tool) for tool in catalog.tools]
+            cached: list[mt.Tool] | None = catalog.cache.get("mcp.tools")
+            if cached is None:
+                cached = catalog.cache["mcp.tools"] = [to_mcp_tool(tool) for tool in catalog.tools]
+            tools = cached
         items, next_cursor = page(tools, params.cursor if params else None, self.server.page_size)
         return mt.ListToolsResult(tools=items, next_cursor=next_cursor)
 

@@ -32,7 +32,9 @@ def _resource_to_mcp(resource: TextResourceContents | BlobResourceContents) -> A
         return mt.TextResourceContents(
             uri=resource.uri, text=resource.text, mime_type=resource.mime_type, _meta=resource.meta
         )
-    return mt.BlobResourceContents(uri=resource.uri, blob=resource.blob, mime_type=resource.mime_type, _meta=resource.meta)
+    return mt.BlobResourceContents(
+        uri=resource.uri, blob=resource.blob, mime_type=resource.mime_type, _meta=resource.meta
+    )
 
 
 def _annotations(value: dict[str, Any] | None) -> Any:

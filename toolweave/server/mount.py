@@ -6,7 +6,7 @@ therefore flatten into the parent's catalog: a call through any depth is one dic
 
 Example:
     >>> billing = Server("billing")          # doctest: +SKIP
-    >>> gateway.mount(billing, prefix="billing")   # billing's `get` is exposed as `billing_get`
+    >>> gateway.mount(billing, prefix="billing")   # doctest: +SKIP
 """
 
 from __future__ import annotations

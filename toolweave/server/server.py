@@ -297,8 +297,12 @@ class Server:
 
         await run_async(self, transport, **options)
 
-    def http_app(self, *, path: str = "/mcp", stateless: bool = False, json_response: bool = False) -> Starlette:
-        """An ASGI app serving this server over streamable HTTP at `path`."""
+    def http_app(self, *, path: str = "/mcp", **options: Any) -> Starlette:
+        """An ASGI app serving this server over streamable HTTP at `path`.
+
+        Options (see `toolweave.mcp.serve.http_app`): `stateless`, `json_response`, `host`, and
+        `authenticate` — `(headers) -> AuthInfo | None`, which becomes `ctx.auth`.
+        """
         from toolweave.mcp.serve import http_app
 
-        return http_app(self, path=path, stateless=stateless, json_response=json_response)
+        return http_app(self, path=path, **options)

@@ -1,0 +1,83 @@
+"""Real streamable HTTP on 127.0.0.1: both protocol eras, headers, authentication hook, the ASGI app."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from mcp import Client, ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
+
+
+@pytest.fixture(scope="module")
+def quickstart_url() -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "examples" / "quickstart.py"), "--http", str(port)],
+        env=subprocess_env(),
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def test_2026_clients_list_and_call_over_http(quickstart_url: str) -> None:
+    async with Client(quickstart_url) as client:
+        assert client.protocol_version == "2026-07-28"
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        result = await client.call_tool("convert_temperature", {"value": 32, "unit": "F"})
+    assert names == ["convert_temperature", "text_stats", "roll_dice"]
+    assert result.structured_content == {"result": 0.0}
+
+
+async def test_handshake_clients_list_and_call_over_http(quickstart_url: str) -> None:
+    async with streamable_http_client(quickstart_url) as (read, write), ClientSession(read, write) as session:
+        init = await session.initialize()
+        assert init.protocol_version.startswith("2025")
+        assert init.capabilities.tools.list_changed is True
+        result = await session.call_tool("text_stats", {"text": "a b c"})
+    assert result.structured_content["words"] == 3
+
+
+async def test_headers_and_authentication_reach_the_context() -> None:
+    import anyio
+    import anyio.to_thread
+    import httpx2
+    import uvicorn
+
+    from toolweave import AuthInfo, Context, Server
+
+    server = Server("who")
+
+    @server.tool
+    def whoami(ctx: Context) -> dict[str, Any]:
+        return {"tenant": ctx.headers.get("x-tenant"), "subject": ctx.auth.subject if ctx.auth else None}
+
+    def authenticate(headers: Any) -> AuthInfo | None:
+        token = headers.get("authorization", "")
+        return AuthInfo(subject=token.removeprefix("Bearer ")) if token else None
+
+    port = free_port()
+    app = server.http_app(authenticate=authenticate)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    uv = uvicorn.Server(config)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(uv.serve)
+        await anyio.to_thread.run_sync(wait_for_port, port)
+        headers = {"x-tenant": "acme", "authorization": "Bearer alice"}
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with httpx2.AsyncClient(headers=headers) as http, Client(
+            streamable_http_client(url, http_client=http)
+        ) as client:
+            result = await client.call_tool("whoami", {})
+        uv.should_exit = True
+    assert result.structured_content == {"tenant": "acme", "subject": "alice"}
