@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -40,25 +41,31 @@ class Injected:
     """A hidden argument filled per call by a source (a callable, the context, a header, ...).
 
     Attributes:
-        fn: `(ctx, visible_arguments) -> value` (or an awaitable of it when `is_async`).
+        fn: `fn()`, `fn(ctx)` or `fn(ctx, visible_arguments)` (by `arity`) -> value, or an
+            awaitable of it when `is_async`.
         is_async: Whether `fn` returns an awaitable.
         label: What `explain` and error messages call the source (never its value).
         view: {exposed name: name the source was given it under}, when renames came later.
         coerce: Converts the value to the argument's type (its errors never show the value).
     """
 
-    fn: Callable[[Context, Mapping[str, Any]], Any]
+    fn: Callable[..., Any]
     is_async: bool
     label: str
     view: Mapping[str, str] | None = None
     coerce: Coerce | None = None
+    arity: int = 2
+
+    def replace(self, **changes: Any) -> Injected:
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
 
     def seen_through(self, forward: Mapping[str, str]) -> Injected:
         """This source as seen after a later step that maps new names → current ones."""
         old = self.view
         view = {new: (old.get(cur, cur) if old else cur) for new, cur in forward.items()}
         same = all(new == cur for new, cur in view.items())
-        return Injected(self.fn, self.is_async, self.label, None if same else view, self.coerce)
+        return self.replace(view=None if same else view)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +146,10 @@ class ArgMap:
         )
 
     def rewrite(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """Rename and add the fixed values (everything but the context and the sources)."""
+        """Rename and add the fixed values (everything but the context and the sources).
+
+        `MappedRun` does the same with the map unpacked once; this form is for inspection.
+        """
         renames = self.renames
         out = {renames.get(k, k): v for k, v in arguments.items()} if renames else dict(arguments)
         if self.defaults:
@@ -155,6 +165,9 @@ class ArgMap:
 
 class MappedRun:
     """The `run` of a tool made by argument transforms: one rewrite, then the base tool's run.
+
+    The map is unpacked once, here, into the few steps it needs, so a call only pays for what
+    the stack actually does (renames in place, then fixed values, then per-call sources).
 
     Attributes:
         argmap: The fused map.
@@ -172,27 +185,77 @@ class MappedRun:
         (True, {'query': 'q'})
     """
 
-    __slots__ = ("argmap", "base", "inner")
+    __slots__ = (
+        "_constants",
+        "_context",
+        "_defaults",
+        "_factories",
+        "_in_place",
+        "_renames",
+        "_sources",
+        "argmap",
+        "base",
+        "inner",
+    )
 
     def __init__(self, argmap: ArgMap, inner: Run, base: Tool) -> None:
         self.argmap = argmap
         self.inner = inner
         self.base = base
+        renames = argmap.renames or {}
+        self._renames = tuple(renames.items()) or None
+        # renaming in place is safe unless a new name is also an old one (a swap)
+        self._in_place = not (set(renames) & set(renames.values()))
+        self._defaults = tuple(argmap.defaults.items()) or None
+        self._constants = dict(argmap.constants) or None
+        self._factories = tuple(argmap.factories.items()) or None
+        self._context = argmap.context or None
+        self._sources = argmap.sources or None
 
     def __repr__(self) -> str:
         return f"MappedRun({self.argmap!r} over {self.base.name!r})"
 
+    def _rewrite(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Renames, then defaults, constants and factories: everything that needs no context."""
+        out = dict(arguments)
+        if self._renames is not None:
+            if self._in_place:
+                for new, old in self._renames:
+                    if new in out:
+                        out[old] = out.pop(new)
+            else:
+                renames = self.argmap.renames or {}
+                out = {renames.get(k, k): v for k, v in arguments.items()}
+        if self._defaults is not None:
+            for name, value in self._defaults:
+                if name not in out:
+                    out[name] = value
+        if self._constants is not None:
+            out.update(self._constants)
+        if self._factories is not None:
+            for name, factory in self._factories:
+                out[name] = factory()
+        return out
+
     async def __call__(self, arguments: dict[str, Any], ctx: Context) -> ToolResult:
-        argmap = self.argmap
-        out = argmap.rewrite(arguments)
-        for name in argmap.context:
-            out[name] = ctx
-        for name, src in argmap.sources:
-            seen = arguments if src.view is None else {src.view.get(k, k): v for k, v in arguments.items()}
-            value = src.fn(ctx, seen)
-            if src.is_async:
-                value = await value
-            out[name] = value if src.coerce is None else src.coerce(value)
+        out = self._rewrite(arguments)
+        if self._context is not None:
+            for name in self._context:
+                out[name] = ctx
+        if self._sources is not None:
+            for name, src in self._sources:
+                arity = src.arity
+                if arity == 0:
+                    value = src.fn()
+                elif arity == 1:
+                    value = src.fn(ctx)
+                else:
+                    view = src.view
+                    seen = arguments if view is None else {view.get(k, k): v for k, v in arguments.items()}
+                    value = src.fn(ctx, seen)
+                if src.is_async:
+                    value = await value
+                out[name] = value if src.coerce is None else src.coerce(value)
         return await self.inner(out, ctx)
 
 
@@ -242,8 +305,4 @@ def callable_source(fn: Callable[..., Any], label: str) -> Injected:
     is_async = inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
         getattr(target, "__call__", None)  # noqa: B004 - async callable objects
     )
-    if arity == 0:
-        return Injected(lambda ctx, args: fn(), is_async, label)
-    if arity == 1:
-        return Injected(lambda ctx, args: fn(ctx), is_async, label)
-    return Injected(fn, is_async, label)
+    return Injected(fn, is_async, label, arity=min(arity, 2))

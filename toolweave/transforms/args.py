@@ -68,16 +68,12 @@ class Arg:
         if self.default is not NOT_SET and self.default_factory is not None:
             raise ValueError("Arg: give default or default_factory, not both")
         if self.default_factory is not None and not self.hide:
-            raise ValueError(
-                "Arg: default_factory is for hidden arguments (hide=True); use default= otherwise"
-            )
+            raise ValueError("Arg: default_factory is for hidden arguments (hide=True); use default= otherwise")
         if self.required not in (NOT_SET, True):
             raise ValueError("Arg: required accepts only True (to make an optional argument required)")
         if self.required is True and (self.default is not NOT_SET or self.hide):
             raise ValueError("Arg: a required argument can have neither a default nor hide=True")
-        if self.hide and (
-            self.name is not NOT_SET or self.type is not NOT_SET or self.examples is not NOT_SET
-        ):
+        if self.hide and (self.name is not NOT_SET or self.type is not NOT_SET or self.examples is not NOT_SET):
             raise ValueError("Arg: a hidden argument cannot also be renamed, retyped or given examples")
 
     def __repr__(self) -> str:  # a hidden default may be a secret: never shown
@@ -172,16 +168,12 @@ class TransformArgs:
         coerced = {name: Arg(name=arg) if isinstance(arg, str) else arg for name, arg in args.items()}
         for name, arg in coerced.items():
             if not isinstance(arg, Arg):
-                raise TypeError(
-                    f"TransformArgs: the change for {name!r} must be an Arg or a new name, not {arg!r}"
-                )
+                raise TypeError(f"TransformArgs: the change for {name!r} must be an Arg or a new name, not {arg!r}")
         object.__setattr__(self, "args", MappingProxyType(coerced))
         object.__setattr__(self, "order", tuple(order) if order is not None else None)
 
     def __repr__(self) -> str:
-        return f"TransformArgs({dict(self.args)!r}" + (
-            f", order={list(self.order)!r})" if self.order else ")"
-        )
+        return f"TransformArgs({dict(self.args)!r}" + (f", order={list(self.order)!r})" if self.order else ")")
 
     def describe(self) -> str:
         """How `explain` shows this transform."""
@@ -214,9 +206,7 @@ class TransformArgs:
         by_name = {spec.name: (current, spec) for current, spec in visible}
         for name in self.order:
             if name not in by_name:
-                raise TransformError(
-                    f"{where(tool, name)}: order names an argument the new tool does not expose"
-                )
+                raise TransformError(f"{where(tool, name)}: order names an argument the new tool does not expose")
         first = [by_name[name] for name in self.order]
         return first + [pair for pair in visible if pair[1].name not in self.order]
 

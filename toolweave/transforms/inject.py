@@ -41,13 +41,13 @@ def source_fill(tool: Tool, arg: str, value: Any) -> Fill:
     if isinstance(value, Source):
         get = value.get
 
-        def from_source(ctx: Context, arguments: Mapping[str, Any]) -> Any:
+        def from_source(ctx: Context) -> Any:
             try:
                 return get(ctx)
             except InjectionError as error:
                 raise InjectionError(f"{prefix}: {error}") from None
 
-        return Fill("source", Injected(from_source, False, value.label))
+        return Fill("source", Injected(from_source, False, value.label, arity=1))
     if callable(value):
         return Fill("source", callable_source(value, _label(value)))
     return Fill("constant", value)

@@ -41,8 +41,7 @@ class MaskErrors:
                 self.message.format(name="tool", incident="0")
             except (KeyError, IndexError, ValueError) as error:
                 raise TransformError(
-                    f"MaskErrors: message {self.message!r} may only use the fields "
-                    f"{{name}} and {{incident}} ({error})"
+                    f"MaskErrors: message {self.message!r} may only use the fields {{name}} and {{incident}} ({error})"
                 ) from None
         for kind in self.passthrough:
             if not (isinstance(kind, type) and issubclass(kind, BaseException)):

@@ -55,9 +55,7 @@ def require_args(tool: Tool, sig: Signature, names: Iterable[str], what: str) ->
         if sig.get(name) is None:
             hidden = name.casefold() in {h.casefold() for h in tool.hidden}
             why = "it is already hidden" if hidden else f"its arguments are {exposed}"
-            raise TransformError(
-                f"{where(tool, name)}: {what} names an argument the tool does not expose ({why})"
-            )
+            raise TransformError(f"{where(tool, name)}: {what} names an argument the tool does not expose ({why})")
 
 
 def _adapter(annotation: Any) -> TypeAdapter[Any] | None:
@@ -74,9 +72,7 @@ def _fixed_value(tool: Tool, spec: ArgSpec, value: Any) -> Any:
     try:
         return adapter.validate_python(value)
     except ValidationError:
-        raise TransformError(
-            f"{where(tool, spec.name)}: the value given for it does not fit its type"
-        ) from None
+        raise TransformError(f"{where(tool, spec.name)}: the value given for it does not fit its type") from None
 
 
 def _source_coercer(tool: Tool, spec: ArgSpec, label: str) -> Coerce | None:
@@ -85,8 +81,11 @@ def _source_coercer(tool: Tool, spec: ArgSpec, label: str) -> Coerce | None:
         return None
     validate = adapter.validate_python
     message = f"{where(tool, spec.name)}: the value injected from {label} does not fit the argument's type"
+    exact = spec.annotation if spec.annotation in (str, int, float, bool) else None
 
     def coerce(value: Any) -> Any:
+        if type(value) is exact:
+            return value
         try:
             return validate(value)
         except ValidationError:
@@ -141,7 +140,7 @@ def _fill_step(tool: Tool, sig: Signature, fills: Mapping[str, Fill]) -> dict[st
         else:
             src: Injected = fill.value
             coerce = _source_coercer(tool, spec, src.label)
-            sources.append((name, Injected(src.fn, src.is_async, src.label, src.view, coerce)))
+            sources.append((name, src.replace(coerce=coerce)))
     return {
         "constants": constants,
         "factories": factories,

@@ -93,9 +93,7 @@ def _edit_object(
             out.pop("required")
     for key in _BRANCHES:
         if isinstance(node.get(key), list):
-            out[key] = [
-                _edit_object(b, names, keep, None) if isinstance(b, Mapping) else b for b in node[key]
-            ]
+            out[key] = [_edit_object(b, names, keep, None) if isinstance(b, Mapping) else b for b in node[key]]
     return out
 
 

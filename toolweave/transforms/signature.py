@@ -98,9 +98,7 @@ def _model_spec(exposed: str, field_name: str, info: FieldInfo, prop: Mapping[st
     for alias in (info.alias, info.validation_alias):
         if isinstance(alias, str):
             spellings.add(alias)
-    return ArgSpec(
-        exposed, prop, info.is_required(), default, factory, annotation, info, frozenset(spellings)
-    )
+    return ArgSpec(exposed, prop, info.is_required(), default, factory, annotation, info, frozenset(spellings))
 
 
 @dataclass(frozen=True, slots=True)

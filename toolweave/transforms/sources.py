@@ -171,7 +171,5 @@ class FromEnv(Source):
         if value is None:
             if self.default is not NOT_SET:
                 return self.default
-            raise InjectionError(
-                f"cannot fill an injected argument: the environment variable {self.name!r} is not set"
-            )
+            raise InjectionError(f"cannot fill an injected argument: the environment variable {self.name!r} is not set")
         return value
