@@ -101,9 +101,7 @@ def _lineage(tool: Tool) -> tuple[Tool, list[str]]:
     return current, steps
 
 
-def explain_tool(
-    tool: Tool, *, origin: str | None = None, middleware: tuple[str, ...] = ()
-) -> ToolExplanation:
+def explain_tool(tool: Tool, *, origin: str | None = None, middleware: tuple[str, ...] = ()) -> ToolExplanation:
     """The explanation of one tool (`origin` and `middleware` as a server's catalog knows them)."""
     root, steps = _lineage(tool)
     base = root.origin
@@ -185,9 +183,7 @@ def _arguments(schema: Mapping[str, Any]) -> str:
     for arg, prop in props.items():
         mark = "" if arg in required else "?"
         default = (
-            f" = {json.dumps(prop['default'], default=str)}"
-            if isinstance(prop, Mapping) and "default" in prop
-            else ""
+            f" = {json.dumps(prop['default'], default=str)}" if isinstance(prop, Mapping) and "default" in prop else ""
         )
         parts.append(f"{arg}{mark}: {_type_of(prop)}{default}")
     return ", ".join(parts)

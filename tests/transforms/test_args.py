@@ -23,9 +23,7 @@ def props(tool: Tool) -> dict[str, Any]:
     return dict(tool.input_schema["properties"])
 
 
-async def test_renamed_argument_reaches_the_parent_under_its_old_name(
-    search_tool: Tool, calls: Calls
-) -> None:
+async def test_renamed_argument_reaches_the_parent_under_its_old_name(search_tool: Tool, calls: Calls) -> None:
     tool = TransformArgs({"q": Arg(name="query")}).apply(search_tool)
     result = await call(tool, {"query": "cats"})
     assert not result.is_error and calls[-1]["q"] == "cats"
@@ -70,9 +68,7 @@ async def test_retype_validates_as_the_new_type_then_converts_to_the_parent_type
     assert calls[-1]["limit"] == 7 and isinstance(calls[-1]["limit"], int)
 
 
-async def test_retyped_value_the_parent_cannot_take_is_an_invalid_argument(
-    search_tool: Tool, calls: Calls
-) -> None:
+async def test_retyped_value_the_parent_cannot_take_is_an_invalid_argument(search_tool: Tool, calls: Calls) -> None:
     tool = TransformArgs({"limit": Arg(name="max", type=str)}).apply(search_tool)
     result = await call(tool, {"q": "x", "max": "seven"})
     assert result.is_error and "Invalid arguments" in result.text and "max" in result.text
@@ -104,9 +100,7 @@ async def test_hidden_argument_factory_is_called_per_call(search_tool: Tool, cal
     assert [c["limit"] for c in calls] == [0, 1]
 
 
-async def test_hidden_argument_without_a_new_default_uses_the_parent_default(
-    search_tool: Tool, calls: Calls
-) -> None:
+async def test_hidden_argument_without_a_new_default_uses_the_parent_default(search_tool: Tool, calls: Calls) -> None:
     tool = TransformArgs({"limit": Arg(hide=True)}).apply(search_tool)
     await call(tool, {"q": "x"})
     assert calls[-1]["limit"] == 10
@@ -185,9 +179,7 @@ async def test_schema_tool_rename_updates_properties_and_required(schema_tool: T
     assert calls[-1] == {"q": "x", "credential": {"token": "t"}}
 
 
-async def test_schema_tool_new_default_is_sent_when_the_client_omits_it(
-    schema_tool: Tool, calls: Calls
-) -> None:
+async def test_schema_tool_new_default_is_sent_when_the_client_omits_it(schema_tool: Tool, calls: Calls) -> None:
     tool = TransformArgs({"page": Arg(default=3)}).apply(schema_tool)
     assert props(tool)["page"]["default"] == 3
     await call(tool, {"q": "x", "credential": {"token": "t"}})

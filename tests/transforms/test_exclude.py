@@ -10,9 +10,7 @@ from toolweave.transforms import ExcludeArgs
 from .conftest import Calls
 
 
-async def test_excluded_argument_leaves_the_schema_and_gets_its_default(
-    search_tool: Tool, calls: Calls
-) -> None:
+async def test_excluded_argument_leaves_the_schema_and_gets_its_default(search_tool: Tool, calls: Calls) -> None:
     tool = ExcludeArgs("debug", "api_key").apply(search_tool)
     assert list(tool.input_schema["properties"]) == ["q", "limit"]
     server = Server("t")

@@ -80,9 +80,7 @@ async def test_sources_read_the_request(search_tool: Tool, calls: Calls, source:
     assert calls[-1]["api_key"] == "u-7"
 
 
-async def test_env_is_read_at_call_time(
-    search_tool: Tool, calls: Calls, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_env_is_read_at_call_time(search_tool: Tool, calls: Calls, monkeypatch: pytest.MonkeyPatch) -> None:
     server = serve(InjectArgs(api_key=FromEnv("TW_TEST_KEY")).apply(search_tool))
     monkeypatch.setenv("TW_TEST_KEY", "first")
     await server.call_tool("search", {"q": "x"})

@@ -54,9 +54,7 @@ async def test_kept_schema_and_mismatching_result_is_an_error_not_a_wrong_answer
 
 
 async def test_python_type_as_output_schema_wraps_non_objects() -> None:
-    tool = MapResult(lambda r: r.structured_content["temp_c"], output_schema=float).apply(
-        Tool.from_function(forecast)
-    )
+    tool = MapResult(lambda r: r.structured_content["temp_c"], output_schema=float).apply(Tool.from_function(forecast))
     result = await serve(tool).call_tool("forecast", {"city": "Oslo"})
     assert result.structured_content == {"result": 21.5} and consistent(tool, result)
 
@@ -80,8 +78,8 @@ async def test_error_results_pass_through_unmapped() -> None:
 
 
 async def test_works_on_schema_tools(schema_tool: Tool) -> None:
-    tool = MapResult(
-        lambda r: {"keys": sorted(r.structured_content)}, output_schema=dict[str, list[str]]
-    ).apply(schema_tool)
+    tool = MapResult(lambda r: {"keys": sorted(r.structured_content)}, output_schema=dict[str, list[str]]).apply(
+        schema_tool
+    )
     result = await serve(tool).call_tool("lookup", {"q": "x", "credential": {"token": "t"}})
     assert result.structured_content == {"keys": ["credential", "q"]} and consistent(tool, result)

@@ -50,9 +50,7 @@ async def test_custom_message_fills_name_and_incident() -> None:
 
 
 async def test_tool_errors_pass_through_by_default() -> None:
-    result = await serve(MaskErrors().apply(Tool.from_function(fail_for_client))).call_tool(
-        "fail_for_client", {"x": 1}
-    )
+    result = await serve(MaskErrors().apply(Tool.from_function(fail_for_client))).call_tool("fail_for_client", {"x": 1})
     assert result.text == "x must be positive"
 
 

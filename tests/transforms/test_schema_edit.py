@@ -12,9 +12,7 @@ from toolweave.transforms.schema_edit import prune_defs
 
 
 def test_results_are_valid_json_schema(schema_tool: Tool) -> None:
-    tool = schema_tool.with_transforms(
-        TransformArgs({"q": "query", "filter": "where"}), InjectArgs(credential={})
-    )
+    tool = schema_tool.with_transforms(TransformArgs({"q": "query", "filter": "where"}), InjectArgs(credential={}))
     Draft202012Validator.check_schema(dict(tool.input_schema))
 
 
@@ -32,9 +30,7 @@ def test_renamed_refs_still_resolve(schema_tool: Tool) -> None:
     tool = TransformArgs({"filter": "where"}).apply(schema_tool)
     validator = Draft202012Validator(dict(tool.input_schema))
     assert validator.is_valid({"q": "x", "credential": {"token": "t"}, "where": {"field": "a", "value": 3}})
-    assert not validator.is_valid(
-        {"q": "x", "credential": {"token": "t"}, "where": {"field": "a", "value": []}}
-    )
+    assert not validator.is_valid({"q": "x", "credential": {"token": "t"}, "where": {"field": "a", "value": []}})
 
 
 def test_nested_objects_are_kept_as_they_are(schema_tool: Tool) -> None:

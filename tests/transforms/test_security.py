@@ -43,9 +43,7 @@ DEFAULT_SECRET_MODEL = ZzSecretModel()
 def secret_function_tool(calls: Calls) -> Tool:
     async def act(
         q: str,
-        zz_hidden: Annotated[
-            ZzSecretModel, Field(description="zz hidden description")
-        ] = DEFAULT_SECRET_MODEL,
+        zz_hidden: Annotated[ZzSecretModel, Field(description="zz hidden description")] = DEFAULT_SECRET_MODEL,
     ) -> str:
         calls.append({"q": q, "zz_hidden": zz_hidden})
         return q
@@ -139,16 +137,12 @@ SPOOFS: list[tuple[str, Any, str]] = [
     ("mixed", lambda c: local(InjectArgs(api_key="srv").apply(recording_keyed(c))), "Api_Key"),
     (
         "original-after-rename",
-        lambda c: local(
-            recording_keyed(c).with_transforms(TransformArgs({"api_key": "key"}), InjectArgs(key="srv"))
-        ),
+        lambda c: local(recording_keyed(c).with_transforms(TransformArgs({"api_key": "key"}), InjectArgs(key="srv"))),
         "api_key",
     ),
     (
         "new-name-after-rename",
-        lambda c: local(
-            recording_keyed(c).with_transforms(TransformArgs({"api_key": "key"}), InjectArgs(key="srv"))
-        ),
+        lambda c: local(recording_keyed(c).with_transforms(TransformArgs({"api_key": "key"}), InjectArgs(key="srv"))),
         "KEY",
     ),
     ("pydantic-alias", lambda c: local(InjectArgs(user_id="srv").apply(aliased_tool(c))), "userId"),
@@ -255,13 +249,9 @@ async def test_injected_secrets_never_appear_in_errors_logs_or_results(
     with caplog.at_level(logging.DEBUG):
         for mask in (True, False):
             server = Server("s", mask_error_details=mask)
+            server.add_tool(base.with_transforms(InjectArgs(api_key=FromEnv("TW_SECRET"), token=SECRET), Rename("a")))
             server.add_tool(
-                base.with_transforms(InjectArgs(api_key=FromEnv("TW_SECRET"), token=SECRET), Rename("a"))
-            )
-            server.add_tool(
-                base.with_transforms(
-                    InjectArgs(limit=FromEnv("TW_SECRET"), api_key=SECRET, token="t"), Rename("b")
-                )
+                base.with_transforms(InjectArgs(limit=FromEnv("TW_SECRET"), api_key=SECRET, token="t"), Rename("b"))
             )
             for name, arguments in [
                 ("a", {"q": "ok", "limit": 1}),
