@@ -15,8 +15,8 @@ import toolweave.transforms
 def modules() -> list[ModuleType]:
     # `toolweave.explain` is the function (exported from the package); the module is in sys.modules
     found = [toolweave.transforms, importlib.import_module("toolweave.explain")]
-    for info in pkgutil.iter_modules(toolweave.transforms.__path__, "toolweave.transforms."):
-        found.append(importlib.import_module(info.name))
+    infos = pkgutil.iter_modules(toolweave.transforms.__path__, "toolweave.transforms.")
+    found.extend(importlib.import_module(info.name) for info in infos)
     return found
 
 
