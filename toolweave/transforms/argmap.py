@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,8 @@ class Injected:
         label: What `explain` and error messages call the source (never its value).
         view: {exposed name: name the source was given it under}, when renames came later.
         coerce: Converts the value to the argument's type (its errors never show the value).
+        arity: How many of `(ctx, visible_arguments)` `fn` takes.
+        exact: A type whose values need no conversion (`coerce` is skipped for them).
     """
 
     fn: Callable[..., Any]
@@ -55,6 +57,7 @@ class Injected:
     view: Mapping[str, str] | None = None
     coerce: Coerce | None = None
     arity: int = 2
+    exact: type | None = None
 
     def replace(self, **changes: Any) -> Injected:
         """A copy with some fields changed."""
@@ -186,11 +189,10 @@ class MappedRun:
     """
 
     __slots__ = (
+        "_any_async",
         "_constants",
         "_context",
-        "_defaults",
-        "_factories",
-        "_in_place",
+        "_fast",
         "_renames",
         "_sources",
         "argmap",
@@ -203,60 +205,58 @@ class MappedRun:
         self.inner = inner
         self.base = base
         renames = argmap.renames or {}
-        self._renames = tuple(renames.items()) or None
-        # renaming in place is safe unless a new name is also an old one (a swap)
-        self._in_place = not (set(renames) & set(renames.values()))
-        self._defaults = tuple(argmap.defaults.items()) or None
-        self._constants = dict(argmap.constants) or None
-        self._factories = tuple(argmap.factories.items()) or None
+        self._renames = tuple(renames.items())
+        self._constants = dict(argmap.constants)
+        # the common case (renames that are not swaps, fixed values) is done inline; the rest
+        # (swaps, defaults for schema tools, factories) goes through `argmap.rewrite`
+        swap = bool(set(renames) & set(renames.values()))
+        self._fast = not (swap or argmap.defaults or argmap.factories)
         self._context = argmap.context or None
-        self._sources = argmap.sources or None
+        self._sources = (
+            tuple(
+                (name, src.fn, src.arity, src.is_async, src.coerce, src.exact, src.view) for name, src in argmap.sources
+            )
+            or None
+        )
+        self._any_async = any(src.is_async for _, src in argmap.sources)
 
     def __repr__(self) -> str:
         return f"MappedRun({self.argmap!r} over {self.base.name!r})"
 
-    def _rewrite(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Renames, then defaults, constants and factories: everything that needs no context."""
-        out = dict(arguments)
-        if self._renames is not None:
-            if self._in_place:
-                for new, old in self._renames:
-                    if new in out:
-                        out[old] = out.pop(new)
-            else:
-                renames = self.argmap.renames or {}
-                out = {renames.get(k, k): v for k, v in arguments.items()}
-        if self._defaults is not None:
-            for name, value in self._defaults:
-                if name not in out:
-                    out[name] = value
-        if self._constants is not None:
+    def __call__(self, arguments: dict[str, Any], ctx: Context) -> Awaitable[ToolResult]:
+        # A plain function returning the base run's awaitable: no coroutine of its own per call
+        # unless a source is async.
+        if self._fast:
+            out = dict(arguments)
+            for new, old in self._renames:
+                if new in out:
+                    out[old] = out.pop(new)
             out.update(self._constants)
-        if self._factories is not None:
-            for name, factory in self._factories:
-                out[name] = factory()
-        return out
-
-    async def __call__(self, arguments: dict[str, Any], ctx: Context) -> ToolResult:
-        out = self._rewrite(arguments)
+        else:
+            out = self.argmap.rewrite(arguments)
         if self._context is not None:
             for name in self._context:
                 out[name] = ctx
         if self._sources is not None:
-            for name, src in self._sources:
-                arity = src.arity
-                if arity == 0:
-                    value = src.fn()
-                elif arity == 1:
-                    value = src.fn(ctx)
-                else:
-                    view = src.view
-                    seen = arguments if view is None else {view.get(k, k): v for k, v in arguments.items()}
-                    value = src.fn(ctx, seen)
-                if src.is_async:
-                    value = await value
-                out[name] = value if src.coerce is None else src.coerce(value)
+            if self._any_async:
+                return self._with_async_sources(out, arguments, ctx)
+            for name, fn, arity, _, coerce, exact, view in self._sources:
+                value = fn() if arity == 0 else fn(ctx) if arity == 1 else fn(ctx, _seen(arguments, view))
+                out[name] = value if coerce is None or type(value) is exact else coerce(value)
+        return self.inner(out, ctx)
+
+    async def _with_async_sources(self, out: dict[str, Any], arguments: dict[str, Any], ctx: Context) -> ToolResult:
+        for name, fn, arity, is_async, coerce, exact, view in self._sources or ():
+            value = fn() if arity == 0 else fn(ctx) if arity == 1 else fn(ctx, _seen(arguments, view))
+            if is_async:
+                value = await value
+            out[name] = value if coerce is None or type(value) is exact else coerce(value)
         return await self.inner(out, ctx)
+
+
+def _seen(arguments: dict[str, Any], view: Mapping[str, str] | None) -> dict[str, Any]:
+    """The visible arguments under the names a source was given them."""
+    return arguments if view is None else {view.get(k, k): v for k, v in arguments.items()}
 
 
 class CoercingValidator:

@@ -75,17 +75,19 @@ def _fixed_value(tool: Tool, spec: ArgSpec, value: Any) -> Any:
         raise TransformError(f"{where(tool, spec.name)}: the value given for it does not fit its type") from None
 
 
+def _exact(spec: ArgSpec) -> type | None:
+    """The argument's type when values of exactly that type need no conversion."""
+    return spec.annotation if spec.annotation in (str, int, float, bool) else None
+
+
 def _source_coercer(tool: Tool, spec: ArgSpec, label: str) -> Coerce | None:
     adapter = _adapter(spec.annotation)
     if adapter is None:
         return None
     validate = adapter.validate_python
     message = f"{where(tool, spec.name)}: the value injected from {label} does not fit the argument's type"
-    exact = spec.annotation if spec.annotation in (str, int, float, bool) else None
 
     def coerce(value: Any) -> Any:
-        if type(value) is exact:
-            return value
         try:
             return validate(value)
         except ValidationError:
@@ -140,7 +142,7 @@ def _fill_step(tool: Tool, sig: Signature, fills: Mapping[str, Fill]) -> dict[st
         else:
             src: Injected = fill.value
             coerce = _source_coercer(tool, spec, src.label)
-            sources.append((name, src.replace(coerce=coerce)))
+            sources.append((name, src.replace(coerce=coerce, exact=_exact(spec))))
     return {
         "constants": constants,
         "factories": factories,
