@@ -282,3 +282,38 @@ async def test_masked_errors_hide_message_type_path_and_traceback() -> None:
     result = await server.call_tool("leaky", {"q": "x"})
     for leak in ("rejected", "PermissionError", "/srv/app", "keys.py", "Traceback", SECRET):
         assert leak not in result.text
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    arguments=st.dictionaries(
+        st.one_of(st.sampled_from(["q", "token", "TOKEN", "Token", "secret", "x"]), st.text(min_size=1, max_size=6)),
+        st.one_of(st.text(max_size=5), st.integers(), st.none()),
+        max_size=5,
+    )
+)
+async def test_random_argument_sets_never_override_injected_values_on_schema_tools(arguments: dict[str, Any]) -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def reply(received: dict[str, Any], ctx: Any) -> Any:
+        from toolweave import ToolResult
+
+        seen.append(dict(received))
+        return ToolResult()
+
+    schema = {
+        "type": "object",
+        "properties": {"q": {"type": "string"}, "secret": {"type": "string"}},
+        "required": ["secret"],
+    }
+    tool = fake_tool("remote", schema, reply=reply).with_transforms(
+        TransformArgs({"secret": "token"}), InjectArgs(token="server-value")
+    )
+    server, name = mounted(tool)
+    result = await server.call_tool(name, arguments)
+    if any(k.casefold() in {"secret", "token"} for k in arguments):
+        assert result.is_error and "argument is not allowed" in result.text
+    if result.is_error:
+        assert seen == []
+    else:
+        assert [call["secret"] for call in seen] == ["server-value"]
