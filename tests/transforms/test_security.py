@@ -200,7 +200,7 @@ async def test_client_value_for_a_hidden_argument_never_reaches_the_tool(
 NAMES = ["q", "api_key", "API_KEY", "Api_Key", "key", "k1", "k2", "limit", "apiKey", "api-key", "x"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     arguments=st.dictionaries(
         st.one_of(st.sampled_from(NAMES), st.text(min_size=1, max_size=8)),

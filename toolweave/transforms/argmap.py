@@ -151,7 +151,8 @@ class ArgMap:
     def rewrite(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Rename and add the fixed values (everything but the context and the sources).
 
-        `MappedRun` does the same with the map unpacked once; this form is for inspection.
+        `MappedRun` does the common case (no swaps, defaults or factories) inline and calls
+        this for the rest.
         """
         renames = self.renames
         out = {renames.get(k, k): v for k, v in arguments.items()} if renames else dict(arguments)
