@@ -91,6 +91,14 @@ async def test_argument_transforms_apply_on_top_of_a_forward(search_tool: Tool, 
     assert calls[-1]["q"] == "docs:x"
 
 
+def test_a_sync_function_is_refused_at_composition(search_tool: Tool) -> None:
+    def sync(query: str) -> str:
+        return query
+
+    with pytest.raises(TransformError, match=r"tool 'search': Forward needs an async function"):
+        Forward(sync).apply(search_tool)
+
+
 def test_bad_forward_signature_fails_at_composition(search_tool: Tool) -> None:
     async def star(*args):  # type: ignore[no-untyped-def]
         return None

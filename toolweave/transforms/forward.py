@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.errors import InvalidArguments
-from toolweave.core.function_tool import _infer_output_schema, tool_from_function
+from toolweave.core.errors import InvalidArguments, TransformError
+from toolweave.core.function_tool import _infer_output_schema, _is_async, tool_from_function
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors, ModelValidator
@@ -105,6 +105,11 @@ class Forward:
 
     def apply(self, tool: Tool) -> Tool:
         """A tool with `fn`'s signature that runs `fn`, which reaches `tool` through `forward()`."""
+        if not _is_async(self.fn):
+            raise TransformError(
+                f"tool {tool.name!r}: Forward needs an async function (it awaits forward()), "
+                f"not {getattr(self.fn, '__qualname__', self.fn)!r}"
+            )
         output_schema = _infer_output_schema(self.fn) or tool.output_schema
         made = tool_from_function(self.fn, name=tool.name, output_schema=output_schema, run_in_thread=False)
         shown = made.validator.allowed
