@@ -54,3 +54,18 @@ def test_top_level_branches_are_renamed_and_pruned() -> None:
 def test_prune_defs_follows_definitions_too() -> None:
     schema = {"properties": {"a": {"$ref": "#/definitions/A"}}, "definitions": {"A": {}, "B": {}}}
     assert prune_defs(schema)["definitions"] == {"A": {}}
+
+
+def test_dependencies_are_renamed_and_hidden_names_dropped() -> None:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"card": {"type": "string"}, "cvc": {"type": "string"}, "zz_key": {"type": "string"}},
+        "dependentRequired": {"card": ["cvc", "zz_key"], "zz_key": ["card"]},
+        "dependentSchemas": {"zz_key": {"required": ["card"]}, "cvc": {"required": ["card"]}},
+    }
+    tool = Tool(name="pay", input_schema=schema, run=lambda a, c: None).with_transforms(  # type: ignore[arg-type,return-value]
+        TransformArgs({"card": "number"}), InjectArgs(zz_key="k")
+    )
+    assert tool.input_schema["dependentRequired"] == {"number": ["cvc"]}
+    assert tool.input_schema["dependentSchemas"] == {"cvc": {"required": ["number"]}}
+    assert "zz_key" not in str(tool.input_schema)

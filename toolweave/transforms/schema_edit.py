@@ -77,6 +77,13 @@ def hoist(annotation: Any, defs: dict[str, Any], where: str) -> dict[str, Any]:
     return schema
 
 
+def _set_or_drop(out: dict[str, Any], key: str, value: Mapping[str, Any]) -> None:
+    if value:
+        out[key] = dict(value)
+    else:
+        out.pop(key, None)
+
+
 def _edit_object(
     node: Mapping[str, Any], names: Mapping[str, str], keep: frozenset[str], props: Mapping[str, Any] | None
 ) -> dict[str, Any]:
@@ -91,6 +98,20 @@ def _edit_object(
             out["required"] = required
         else:
             out.pop("required")
+    if isinstance(node.get("dependentRequired"), Mapping):
+        deps = {
+            names.get(k, k): [names.get(d, d) for d in v if d in keep]
+            for k, v in node["dependentRequired"].items()
+            if k in keep and isinstance(v, list)
+        }
+        _set_or_drop(out, "dependentRequired", {k: v for k, v in deps.items() if v})
+    if isinstance(node.get("dependentSchemas"), Mapping):
+        subs = {
+            names.get(k, k): _edit_object(v, names, keep, None) if isinstance(v, Mapping) else v
+            for k, v in node["dependentSchemas"].items()
+            if k in keep
+        }
+        _set_or_drop(out, "dependentSchemas", subs)
     for key in _BRANCHES:
         if isinstance(node.get(key), list):
             out[key] = [_edit_object(b, names, keep, None) if isinstance(b, Mapping) else b for b in node[key]]
