@@ -67,7 +67,8 @@ async def test_child_and_parent_transforms_fuse_across_a_mount_without_middlewar
     gateway.mount(child, prefix="docs")
     gateway.add_transform(TransformArgs({"q": "query"}), tools="docs_search")
     tool = gateway.catalog.entries["docs_search"].tool
-    assert isinstance(tool.run, MappedRun) and tool.run.base is child.local_tools["search"]
+    mapped = MappedRun.of(tool.run)
+    assert mapped is not None and mapped.base is child.local_tools["search"]
     await gateway.call_tool("docs_search", {"query": "x"})
     assert seen[-1] == {"q": "x", "api_key": "child-key"}
 

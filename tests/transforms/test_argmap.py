@@ -34,10 +34,10 @@ def five_stacked(tool: Tool) -> Tool:
 
 
 def test_stacked_argument_transforms_share_one_map_over_the_base(search_tool: Tool) -> None:
-    tool = five_stacked(search_tool)
-    assert isinstance(tool.run, MappedRun)
-    assert tool.run.inner is search_tool.run and tool.run.base is search_tool
-    assert dict(tool.run.argmap.forward) == {"text": "q", "max": "limit"}
+    mapped = MappedRun.of(five_stacked(search_tool).run)
+    assert mapped is not None
+    assert mapped.inner is search_tool.run and mapped.base is search_tool
+    assert dict(mapped.argmap.forward) == {"text": "q", "max": "limit"}
 
 
 def test_the_lineage_still_records_every_step(search_tool: Tool) -> None:
@@ -57,7 +57,8 @@ async def test_fused_tool_behaves_like_the_stack(search_tool: Tool, calls: Calls
 def test_map_result_in_between_nests_instead_of_fusing(search_tool: Tool) -> None:
     mapped = MapResult(lambda r: r).apply(TransformArgs({"q": "query"}).apply(search_tool))
     tool = ExcludeArgs("debug").apply(mapped)
-    assert isinstance(tool.run, MappedRun) and tool.run.base is mapped
+    below = MappedRun.of(tool.run)
+    assert below is not None and below.base is mapped
 
 
 async def test_context_and_sources_survive_fusion(calls: Calls) -> None:

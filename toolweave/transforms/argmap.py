@@ -185,7 +185,8 @@ class MappedRun:
         ...     return q
         >>> base = Tool.from_function(search)
         >>> tool = base.with_transforms(TransformArgs({"q": "query"}), ExcludeArgs("debug"))
-        >>> tool.run.base is base, tool.run.argmap.forward
+        >>> mapped = MappedRun.of(tool.run)
+        >>> mapped.base is base, mapped.argmap.forward
         (True, {'query': 'q'})
     """
 
@@ -224,9 +225,27 @@ class MappedRun:
     def __repr__(self) -> str:
         return f"MappedRun({self.argmap!r} over {self.base.name!r})"
 
+    @staticmethod
+    def of(run: Any) -> MappedRun | None:
+        """The `MappedRun` behind a tool's `run` (itself, or the function compiled from it), or `None`."""
+        if isinstance(run, MappedRun):
+            return run
+        found = getattr(run, "mapped_run", None)
+        return found if isinstance(found, MappedRun) else None
+
+    def compiled(self, tool_name: str) -> Run:
+        """The fastest `run` doing what this map does: a compiled function when possible, else `self`."""
+        from toolweave.transforms.compile import compile_run
+
+        function: Run | None = compile_run(self, tool_name)
+        return function if function is not None else self
+
     def __call__(self, arguments: dict[str, Any], ctx: Context) -> Awaitable[ToolResult]:
-        # A plain function returning the base run's awaitable: no coroutine of its own per call
-        # unless a source is async.
+        return self.general(arguments, ctx)
+
+    def general(self, arguments: dict[str, Any], ctx: Context) -> Awaitable[ToolResult]:
+        """The general path (any arguments, any map). A plain function returning the base run's
+        awaitable: no coroutine of its own per call unless a source is async."""
         if self._fast:
             out = dict(arguments)
             for new, old in self._renames:

@@ -74,10 +74,10 @@ async def forward_raw(**kwargs: Any) -> ToolResult:
         ...     return await forward_raw(original_name=text)
     """
     parent, ctx = _current("forward_raw")
-    run = parent.run
-    if isinstance(run, MappedRun):
-        return await _call(run.base, run.inner, run.base.validator, ctx, kwargs)
-    return await _call(parent, run, parent.validator, ctx, kwargs)
+    mapped = MappedRun.of(parent.run)
+    if mapped is not None:
+        return await _call(mapped.base, mapped.inner, mapped.base.validator, ctx, kwargs)
+    return await _call(parent, parent.run, parent.validator, ctx, kwargs)
 
 
 @dataclass(frozen=True)

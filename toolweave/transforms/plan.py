@@ -185,11 +185,11 @@ def remap(
         coercions=dict(coercions or {}),
         **_fill_step(tool, sig, fills),
     )
-    run = tool.run
-    if isinstance(run, MappedRun):
-        argmap, inner, base = step.then(run.argmap), run.inner, run.base
+    below = MappedRun.of(tool.run)
+    if below is not None:
+        argmap, inner, base = step.then(below.argmap), below.inner, below.base
     else:
-        argmap, inner, base = step, run, tool
+        argmap, inner, base = step, tool.run, tool
     hidden = hidden_names(tool, sig, visible)
     try:
         schema, validator = sig.build(tool.name, visible, hidden)
@@ -197,6 +197,5 @@ def remap(
         raise TransformError(f"{where(tool)}: cannot build the new argument schema: {error}") from None
     if argmap.coercions:
         validator = CoercingValidator(validator, argmap.coercions)
-    return tool.derive(
-        transform, input_schema=schema, validator=validator, hidden=hidden, run=MappedRun(argmap, inner, base)
-    )
+    run = MappedRun(argmap, inner, base).compiled(tool.name)
+    return tool.derive(transform, input_schema=schema, validator=validator, hidden=hidden, run=run)
