@@ -5,8 +5,8 @@ a tool's `run` in a new layer each. Each describes one *step* (exposed names →
 tool it is applied to, plus the values of the arguments it hides), and a step applied to a tool
 whose `run` is already a `MappedRun` is *fused* with that tool's map: the result maps the newest
 exposed names straight to the un-mapped base tool. Five stacked argument transforms therefore
-cost one dict rewrite per call (and `compile.py` turns that rewrite into one dict display). The forward map (exposed → base) and the reverse map (base →
-exposed) live side by side.
+cost one dict rewrite per call (and `compile.py` turns that rewrite into one dict display).
+The forward map (exposed → base) and the reverse map (base → exposed) live side by side.
 
 Validation stays at the boundary: the derived tool gets a validator for its exposed schema
 (values of retyped arguments are then coerced to the base's types there, see
