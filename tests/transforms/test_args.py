@@ -216,3 +216,11 @@ def test_schema_tool_arg_for_a_missing_argument_is_refused(schema_tool: Tool) ->
 def test_schema_tool_hiding_a_required_argument_without_default_is_refused(schema_tool: Tool) -> None:
     with pytest.raises(TransformError, match=r"tool 'lookup', argument 'credential'.*required"):
         TransformArgs({"credential": Arg(hide=True)}).apply(schema_tool)
+
+
+async def test_schema_tool_retype_converts_to_an_anyof_parent_type(schema_tool: Tool, calls: Calls) -> None:
+    tool = TransformArgs({"page": Arg(type=str)}).apply(schema_tool)
+    await call(tool, {"q": "x", "credential": {"token": "t"}, "page": "4"})
+    assert calls[-1]["page"] == 4
+    result = await call(tool, {"q": "x", "credential": {"token": "t"}, "page": "four"})
+    assert result.is_error and "page" in result.text and "four" not in result.text

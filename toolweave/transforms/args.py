@@ -126,24 +126,48 @@ def _to_json_via(annotation: Any) -> Coerce:
     return coerce
 
 
-_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
+_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "null": type(None)}
+
+
+def _json_kinds(prop: Mapping[str, Any]) -> list[str]:
+    """The simple JSON types a property accepts (`type`, a list of types, or `anyOf`/`oneOf` branches)."""
+    kind = prop.get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list):
+        return [k for k in kind if isinstance(k, str)]
+    branches = [*(prop.get("anyOf") or ()), *(prop.get("oneOf") or ())]
+    return [b["type"] for b in branches if isinstance(b, Mapping) and isinstance(b.get("type"), str)]
+
+
+def _fits(value: Any, target: type) -> bool:
+    if target is float:
+        return type(value) in (int, float)
+    return type(value) is target
 
 
 def _to_parent_json(prop: Mapping[str, Any]) -> Coerce | None:
-    """For schema tools: a value converted to the parent property's JSON type (simple types only)."""
-    kind = prop.get("type")
-    target = _JSON_TYPES.get(kind) if isinstance(kind, str) else None
-    if target is None:
+    """For schema tools: a value converted to the parent property's JSON type (simple types only).
+
+    A value that already has one of the accepted types passes; otherwise each accepted simple
+    type is tried in order. Properties with no simple type (objects, arrays, refs) pass through.
+    """
+    kinds = _json_kinds(prop)
+    if not kinds or any(kind not in _JSON_TYPES for kind in kinds):
         return None
-    validate = TypeAdapter(target, config=_LAX).validate_python
+    targets = [_JSON_TYPES[kind] for kind in kinds]
+    validators = [TypeAdapter(t, config=_LAX).validate_python for t in targets if t is not type(None)]
 
     def coerce(value: Any) -> Any:
-        if type(value) is target or (target is float and type(value) is int):
+        if any(_fits(value, target) for target in targets):
             return value
-        try:
-            return validate(value)
-        except ValidationError as error:
-            raise ArgumentErrors(pydantic_problems(error)) from None
+        error: ValidationError | None = None
+        for validate in validators:
+            try:
+                return validate(value)
+            except ValidationError as failed:
+                error = error or failed
+        raise ArgumentErrors(pydantic_problems(error) if error else [])
 
     return coerce
 
