@@ -83,7 +83,10 @@ class MapResult:
 def _mapped_run(tool: Tool, fn: Callable[..., Any], schema: Mapping[str, Any] | None, check: bool) -> Any:
     inner = tool.run
     convert = ResultConverter(schema)
-    takes_ctx = len(inspect.signature(fn).parameters) >= 2
+    try:
+        takes_ctx = len(inspect.signature(fn).parameters) >= 2
+    except (TypeError, ValueError):  # builtins without a readable signature take the result only
+        takes_ctx = False
     is_async = inspect.iscoroutinefunction(inspect.unwrap(fn))
     validator: Any = None
     if schema is not None and check:
