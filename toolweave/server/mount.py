@@ -2,7 +2,22 @@
 
 The parent's catalog takes each of the child's exposed tools, renamed `{prefix}{sep}{name}`,
 with the child's prebuilt call path (its middleware included) as the tool's `run`. Nested mounts
-therefore flatten into the parent's catalog: a call through any depth is one dict lookup.
+therefore flatten into the parent's catalog: a call through any depth is one dict lookup, and a
+child without middleware adds no call at all.
+
+Rules for mounted tools:
+- **Live**: the mount follows the child: tools it adds, removes, enables or disables later show
+  up in the parent, whose catalog recompiles and whose clients get `list_changed`.
+- **Order**: the parent's transforms see the prefixed tool; the parent's middleware wraps the
+  child's middleware, which wraps the child's tool (parent outermost).
+- **Context**: the request `Context` (state, auth, deadline, progress) is passed unchanged.
+- **Validation** happens once, at the parent's boundary, against the exposed schema, with the
+  parent's `extra_args` policy.
+- **Error masking**: the parent's `mask_error_details` applies to mounted tools, because the
+  parent is the boundary its clients see; the child's server-level setting does not. A tool's
+  own policy (`MaskErrors`, `Tool.error_policy`) travels with it and still wins.
+- **Names**: exposed names stay within `[A-Za-z0-9_.-]{1,128}`; a clash follows the parent's
+  `on_duplicate`, and the error names both origins.
 
 Example:
     >>> billing = Server("billing")          # doctest: +SKIP
@@ -11,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -24,25 +40,46 @@ if TYPE_CHECKING:
     from toolweave.server.catalog import Entry
     from toolweave.server.server import Server
 
+SEPARATOR_PATTERN = re.compile(r"[A-Za-z0-9_.-]{0,16}")
+
 
 @dataclass(frozen=True, slots=True)
 class Prefix:
-    """The renaming a mount applies to a child's tools (recorded for `explain`)."""
+    """The renaming a mount applies to a child's names (recorded for `explain`).
+
+    Example:
+        >>> rename = Prefix("billing", "_", "billing-server")
+        >>> rename.name("get"), rename.uri("resource://invoices/{id}")
+        ('billing_get', 'resource://billing/invoices/{id}')
+    """
 
     prefix: str | None
     separator: str
     child: str
 
     def name(self, name: str) -> str:
-        """The exposed name of the child's tool `name`."""
+        """The exposed name of the child's tool (or prompt) `name`."""
         return f"{self.prefix}{self.separator}{name}" if self.prefix else name
+
+    def uri(self, uri: str) -> str:
+        """The exposed URI of the child's resource: the prefix becomes the first path segment."""
+        if not self.prefix:
+            return uri
+        scheme, sep, rest = uri.partition("://")
+        if not sep:
+            return f"{self.prefix}/{uri}"
+        return f"{scheme}://{self.prefix}/{rest}"
 
     def describe(self) -> str:
         """How `explain` shows this step."""
+        if self.prefix is None:
+            return f"mounted from server {self.child!r} without prefix"
         return f"mounted from server {self.child!r} with prefix {self.prefix!r}"
 
     def apply(self, tool: Tool) -> Tool:
         """The child's tool as the parent exposes it."""
+        if not self.prefix:
+            return tool.derive(self)
         return tool.derive(self, name=self.name(tool.name))
 
 
@@ -60,16 +97,32 @@ def _through_chain(entry: Entry) -> Callable[[dict[str, Any], Context], Any]:
 
 
 class Mount:
-    """A child server exposed under a prefix, following the child's changes."""
+    """A child server exposed under a prefix, following the child's changes.
+
+    Args:
+        child: The mounted server (a `Server`, or a `RemoteServer`).
+        prefix: Prepended to exposed names; `None` exposes them unchanged.
+        separator: Between prefix and name (characters from `[A-Za-z0-9_.-]`).
+    """
 
     def __init__(self, child: Server, *, prefix: str | None, separator: str = "_") -> None:
-        from toolweave.server.server import check_name
+        from toolweave.server.server import Server, check_name
 
+        if not isinstance(child, Server):
+            raise TypeError(f"can only mount a toolweave Server or RemoteServer, not {type(child).__name__}")
         if prefix is not None:
             check_name(prefix, "mount prefix")
+        if not SEPARATOR_PATTERN.fullmatch(separator):
+            raise ValueError(
+                f"mount separator {separator!r} is not valid: use up to 16 characters from A-Z, a-z, 0-9, "
+                "'_', '.', '-'"
+            )
         self.child = child
         self.rename = Prefix(prefix, separator, child.name)
         self._unsubscribe: Callable[[], None] | None = None
+
+    def __repr__(self) -> str:
+        return f"Mount({self.child!r}, prefix={self.prefix!r})"
 
     @property
     def prefix(self) -> str | None:
@@ -84,12 +137,32 @@ class Mount:
         """Stop following the child."""
         if self._unsubscribe is not None:
             self._unsubscribe()
+            self._unsubscribe = None
+
+    def origin(self, name: str) -> str:
+        """How clash errors and `explain` name a tool that came through this mount."""
+        kind = "remote server" if getattr(self.child, "is_remote", False) else "server"
+        return f"mount {self.prefix!r} tool {name!r} ({kind} {self.child.name!r})"
 
     def exposed_tools(self) -> list[tuple[Tool, str]]:
         """The child's tools as the parent sees them, with a description of their origin."""
         found = []
         for entry in self.child.catalog.entries.values():
             tool = self.rename.apply(entry.tool).replace(run=_through_chain(entry))
-            origin = f"mount {self.prefix!r} tool {entry.tool.name!r} (server {self.child.name!r})"
-            found.append((tool, origin))
+            found.append((tool, self.origin(entry.tool.name)))
         return found
+
+    def exposed_prompts(self) -> list[tuple[Any, str]]:
+        """The child's prompts as the parent exposes them: names get the prefix (`self.rename.name`).
+
+        Hook for prompts and resources: until servers hold prompts this returns nothing.
+        """
+        return []
+
+    def exposed_resources(self) -> list[tuple[Any, str]]:
+        """The child's resources and templates as the parent exposes them: URIs get the prefix as
+        their first path segment (`self.rename.uri`: `resource://billing/invoices/{id}`).
+
+        Hook for prompts and resources: until servers hold resources this returns nothing.
+        """
+        return []
