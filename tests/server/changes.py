@@ -25,8 +25,8 @@ class Changes:
         self.count += 1
         event.set()
 
-    async def wait_for(self, count: int, timeout: float = 5.0) -> None:
-        with anyio.fail_after(timeout):
+    async def wait_for(self, count: int) -> None:
+        with anyio.fail_after(5):
             while self.count < count:
                 await self._event.wait()
 

@@ -90,7 +90,7 @@ def test_invalid_separator_is_refused(separator: str) -> None:
 
 
 def test_invalid_prefix_is_refused() -> None:
-    with pytest.raises(ValueError, match="mount prefix name .bad prefix. is not valid"):
+    with pytest.raises(ValueError, match=r"mount prefix name .bad prefix. is not valid"):
         Server("gateway").mount(billing(), prefix="bad prefix")
 
 

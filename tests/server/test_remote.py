@@ -17,7 +17,7 @@ import anyio
 import pytest
 
 from tests.conftest import free_port, subprocess_env, wait_for_port
-from toolweave import Context, Server, Tool, UpstreamError
+from toolweave import Context, Server, Tool
 from toolweave.server.remote import Backoff, RemoteServer
 from toolweave.testing import RecordingMiddleware, connect
 
@@ -57,10 +57,11 @@ async def upstream_pid(client: Any, prefix: str = "up") -> int:
 
 
 async def wait_for_file(path: Path) -> str:
+    """The text of `path` once another process has written it."""
     with anyio.fail_after(5):
-        while not path.exists():
+        while not await anyio.Path(path).exists():  # noqa: ASYNC110 - written by another process
             await anyio.sleep(0.02)
-    return path.read_text()
+    return await anyio.Path(path).read_text()
 
 
 @pytest.mark.parametrize("script", ["tw_upstream.py", "ll_upstream.py"])
@@ -86,7 +87,8 @@ async def test_upstream_tool_descriptions_are_converted() -> None:
     assert echo.title == "Echo"
     assert echo.input_schema["required"] == ["text"]
     assert echo.output_schema is not None and echo.output_schema["required"] == ["echo"]
-    assert echo.annotations is not None and echo.annotations.read_only_hint and echo.annotations.idempotent_hint
+    assert echo.annotations is not None
+    assert echo.annotations.read_only_hint and echo.annotations.idempotent_hint
     assert echo.meta == {"example.com/origin": "ll_upstream"}
 
 
@@ -106,7 +108,9 @@ async def test_remote_tools_carry_their_origin_and_validate_at_the_boundary() ->
     ("tw_upstream.py", "up_raw", "half done", {"done": 1}),
     ("tw_upstream.py", "up_fail", "boom", None),
 ])
-async def test_upstream_error_results_pass_through_unchanged(script: str, tool: str, text: str, structured: Any) -> None:
+async def test_upstream_error_results_pass_through_unchanged(
+    script: str, tool: str, text: str, structured: Any
+) -> None:
     async with running(stdio_remote(script)) as client:
         result = await client.call_tool(tool, {})
     assert result.is_error
@@ -134,7 +138,8 @@ async def test_cancelling_a_call_cancels_it_upstream(script: str, tmp_path: Path
         with anyio.move_on_after(0.5):
             await client.call_tool("up_sleep", {"seconds": 30, "marker": str(marker)})
         assert await wait_for_file(marker) == "cancelled"
-        assert (await client.call_tool("up_echo", {"text": "still here"})).structured_content == {"echo": "still here"}
+        still = await client.call_tool("up_echo", {"text": "still here"})
+        assert still.structured_content == {"echo": "still here"}
 
 
 async def test_the_callers_deadline_becomes_the_upstream_timeout(tmp_path: Path) -> None:
@@ -197,7 +202,8 @@ async def test_killed_upstream_fails_calls_fast_keeps_the_rest_working_and_resta
                 await anyio.sleep(0.3)
                 os.kill(pid, signal.SIGKILL)
         result = outcome[0]
-        assert result.is_error and "upstream 'up' went away during the call to 'sleep'" in result.content[0].text
+        assert result.is_error
+        assert result.content[0].text == "upstream 'up' went away during the call to 'sleep'"
         assert (await client.call_tool("local", {})).content[0].text == "local ok"
         assert "up_echo" in await names(client)
         with anyio.fail_after(10):
@@ -211,10 +217,11 @@ async def test_call_while_the_upstream_is_down_fails_at_once() -> None:
     async with running(remote) as client:
         os.kill(await upstream_pid(client), signal.SIGKILL)
         with anyio.fail_after(5):
-            while remote.connected:
+            while remote.connected:  # noqa: ASYNC110 - waiting for the supervisor to notice
                 await anyio.sleep(0.02)
         result = await client.call_tool("up_echo", {"text": "x"})
-    assert result.is_error and result.content[0].text == "upstream 'up' is not connected; tool 'echo' is unavailable"
+    assert result.is_error
+    assert result.content[0].text == "upstream 'up' is not connected; tool 'echo' is unavailable"
 
 
 async def test_no_upstream_process_is_left_after_shutdown() -> None:
@@ -233,19 +240,24 @@ async def test_upstream_stderr_is_logged_with_the_mount_name(caplog: pytest.LogC
     assert "[tw] tw-upstream starting" in lines
 
 
-async def test_calling_a_remote_that_was_never_started_is_an_upstream_error() -> None:
-    remote = stdio_remote()
-    remote.set_remote_tools([Tool(name="echo", input_schema={"type": "object"}, run=_never)])
-    gateway = gateway_with(remote)
-    result = await gateway.call_tool("up_echo", {})
+async def test_after_shutdown_calls_fail_and_the_last_tools_stay_listed() -> None:
+    gateway = gateway_with(stdio_remote())
+    async with gateway:
+        pass
+    result = await gateway.call_tool("up_echo", {"text": "x"})
     assert result.is_error
+    assert result.text == "upstream 'up' is not connected; tool 'echo' is unavailable"
+    assert "up_echo" in [tool.name for tool in gateway.catalog.tools]
 
 
-async def _never(arguments: dict[str, Any], ctx: Context) -> Any:
-    raise UpstreamError("upstream 'up' is not connected")
+def test_a_remote_lists_nothing_before_it_first_connects() -> None:
+    gateway = gateway_with(stdio_remote())
+    assert [tool.name for tool in gateway.catalog.tools] == ["local"]
 
 
-async def test_an_upstream_that_cannot_start_leaves_the_rest_working(caplog: pytest.LogCaptureFixture) -> None:
+async def test_an_upstream_that_cannot_start_leaves_the_rest_working(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.WARNING, logger="toolweave.upstream")
     remote = RemoteServer.stdio("/nonexistent/mcp-server", connect_timeout=5, backoff=Backoff(initial=30))
     async with running(remote, prefix="gone") as client:

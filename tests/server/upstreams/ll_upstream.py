@@ -26,34 +26,43 @@ ECHO = types.Tool(
         "properties": {"text": {"type": "string"}, "steps": {"type": "integer"}},
         "required": ["text"],
     },
-    output_schema={"type": "object", "properties": {"echo": {"type": "string"}}, "required": ["echo"]},
+    output_schema={
+        "type": "object", "properties": {"echo": {"type": "string"}}, "required": ["echo"]
+    },
     annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=True),
     _meta={"example.com/origin": "ll_upstream"},
 )
 FAIL = types.Tool(name="fail", input_schema={"type": "object"})
 SLEEP = types.Tool(
     name="sleep",
-    input_schema={"type": "object", "properties": {"seconds": {"type": "number"}, "marker": {"type": "string"}}},
+    input_schema={
+        "type": "object", "properties": {"seconds": {"type": "number"}, "marker": {"type": "string"}}
+    },
 )
 ENABLE = types.Tool(name="enable_extra", input_schema={"type": "object"})
 EXTRA = types.Tool(name="extra", input_schema={"type": "object"})
 TOOLS = [ECHO, FAIL, SLEEP, ENABLE]
 
 
-async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+async def list_tools(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
     start = int(params.cursor) if params and params.cursor else 0  # pages of 3, to exercise pagination
     nxt = str(start + 3) if start + 3 < len(TOOLS) else None
     return types.ListToolsResult(tools=TOOLS[start : start + 3], next_cursor=nxt)
 
 
-async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+async def call_tool(
+    ctx: ServerRequestContext, params: types.CallToolRequestParams
+) -> types.CallToolResult:
     args = params.arguments or {}
     if params.name == "echo":
         steps = int(args.get("steps", 0))
         for i in range(1, steps + 1):
             await ctx.session.report_progress(i, total=steps, message=f"step {i}")
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=args["text"])], structured_content={"echo": args["text"]}
+            content=[types.TextContent(type="text", text=args["text"])],
+            structured_content={"echo": args["text"]},
         )
     if params.name == "fail":
         return types.CallToolResult(content=[types.TextContent(type="text", text="boom")], is_error=True)
@@ -63,7 +72,7 @@ async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestPara
             await anyio.sleep(float(args.get("seconds", 5)))
         except anyio.get_cancelled_exc_class():
             if marker:
-                Path(marker).write_text("cancelled")
+                Path(marker).write_text("cancelled")  # noqa: ASYNC240 - must not await while cancelled
             raise
         return types.CallToolResult(content=[types.TextContent(type="text", text="slept")])
     if params.name == "enable_extra":
@@ -83,7 +92,8 @@ async def main_stdio() -> None:
     from mcp.server.stdio import stdio_server
 
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options(NotificationOptions(tools_changed=True)))
+        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+        await server.run(read, write, options)
 
 
 def main_http(port: int) -> None:
