@@ -263,7 +263,9 @@ async def test_an_upstream_that_cannot_start_leaves_the_rest_working(
     async with running(remote, prefix="gone") as client:
         assert await names(client) == ["local"]
         assert (await client.call_tool("local", {})).content[0].text == "local ok"
-    assert any("[gone] upstream /nonexistent/mcp-server failed" in r.getMessage() for r in caplog.records)
+    messages = [record.getMessage() for record in caplog.records]
+    failures = [line for line in messages if "[gone] upstream /nonexistent/mcp-server failed" in line]
+    assert failures and "FileNotFoundError" in failures[0]
 
 
 @dataclass(frozen=True)
@@ -325,6 +327,42 @@ async def test_http_upstream_tools_are_listed_called_and_report_progress(http_up
     assert result.structured_content == {"echo": "web"}
     assert failed.is_error and failed.content[0].text == "boom"
     assert seen == [1, 2]
+
+
+async def test_killed_http_upstream_fails_the_call_and_is_reconnected_when_back() -> None:
+    port = free_port()
+    command = [sys.executable, str(UPSTREAMS / "tw_upstream.py"), "http", str(port)]
+
+    def start() -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(command, env=subprocess_env(), stderr=subprocess.DEVNULL)
+        wait_for_port(port)
+        return process
+
+    process = start()
+    remote = RemoteServer.http(f"http://127.0.0.1:{port}/mcp", backoff=Backoff(initial=0.1, maximum=0.2))
+    try:
+        async with running(remote) as client:
+            outcome: list[Any] = []
+
+            async def slow_call() -> None:
+                outcome.append(await client.call_tool("up_sleep", {"seconds": 30}))
+
+            with anyio.fail_after(5):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(slow_call)
+                    await anyio.sleep(0.3)
+                    process.kill()
+            assert outcome[0].is_error and "upstream 'up'" in outcome[0].content[0].text
+            assert (await client.call_tool("local", {})).content[0].text == "local ok"
+            process.wait()
+            process = await anyio.to_thread.run_sync(start)
+            with anyio.fail_after(10):
+                await remote.wait_connected()
+            back = await client.call_tool("up_echo", {"text": "back"})
+            assert back.structured_content == {"echo": "back"}
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def test_http_url_must_be_http() -> None:

@@ -50,11 +50,11 @@ _NO_PROGRESS = next(f.default for f in fields(Context) if f.name == "progress_si
 
 
 class _Watched:
-    """A transport read stream that sets `lost` when the connection ends."""
+    """A transport read stream that calls `on_end()` when the connection ends."""
 
-    def __init__(self, stream: Any, lost: anyio.Event) -> None:
+    def __init__(self, stream: Any, on_end: Callable[[], None]) -> None:
         self._stream = stream
-        self._lost = lost
+        self._on_end = on_end
 
     def __getattr__(self, name: str) -> Any:  # e.g. `last_context`
         return getattr(self._stream, name)
@@ -63,7 +63,7 @@ class _Watched:
         try:
             return await self._stream.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            self._lost.set()
+            self._on_end()
             raise
 
     def __aiter__(self) -> _Watched:
@@ -76,7 +76,7 @@ class _Watched:
             raise StopAsyncIteration from None
 
     async def aclose(self) -> None:
-        self._lost.set()
+        self._on_end()
         await self._stream.aclose()
 
     async def __aenter__(self) -> _Watched:
@@ -145,7 +145,7 @@ class Upstream:
                 await self._connect_once(first)
             except Exception as error:
                 target = self.remote.target.describe()
-                logger.warning("[%s] upstream %s failed: %s", self.label, target, error)
+                logger.warning("[%s] upstream %s failed: %s", self.label, target, _describe(error))
                 logger.debug("[%s] failure details", self.label, exc_info=True)
             finally:
                 first.set()
@@ -156,12 +156,12 @@ class Upstream:
             await anyio.sleep(delay)
 
     async def _connect_once(self, first: anyio.Event) -> None:
-        lost = anyio.Event()
+        lost = self._lost = anyio.Event()
         async with AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self._transport())
             session = await stack.enter_async_context(
                 ClientSession(
-                    _Watched(read, lost),
+                    _Watched(read, lambda: self._ended(lost)),
                     write,
                     message_handler=self._on_message,
                     logging_callback=self._on_log,
@@ -170,7 +170,8 @@ class Upstream:
             )
             await session.initialize()
             await self._list_tools(session)
-            self._lost = lost
+            if lost.is_set():
+                return
             self.session = session
             self._up.set()
             first.set()
@@ -181,8 +182,9 @@ class Upstream:
                     await lost.wait()
                     tasks.cancel_scope.cancel()
             finally:
-                self.session = None
-                self._up = anyio.Event()
+                if self.session is session:
+                    self.session = None
+                    self._up = anyio.Event()
             logger.warning("[%s] connection to the upstream was lost", self.label)
 
     def _transport(self) -> Any:
@@ -357,7 +359,21 @@ class Upstream:
 
     def _lose(self, session: ClientSession) -> None:
         if self.session is session:
-            self._lost.set()
+            self._ended(self._lost)
+
+    def _ended(self, lost: anyio.Event) -> None:
+        """The connection behind `lost` is gone: calls fail at once from now on."""
+        if self._lost is lost and self.session is not None:
+            self.session = None
+            self._up = anyio.Event()
+        lost.set()
+
+
+def _describe(error: BaseException) -> str:
+    """The innermost cause of a failure, as `Type: message` (task groups wrap it in groups)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 def _version() -> str:
