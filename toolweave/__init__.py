@@ -40,6 +40,7 @@ from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool, ToolAnnotations
 from toolweave.middleware.base import Middleware, ToolCall
 from toolweave.middleware.selector import Selector
+from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
 
 __version__ = "0.1.0"
@@ -60,6 +61,7 @@ __all__ = [
     "InvalidArguments",
     "Middleware",
     "Rejected",
+    "RemoteServer",
     "ResourceLink",
     "Selector",
     "Server",

@@ -373,3 +373,32 @@ def test_http_url_must_be_http() -> None:
 def test_stdio_args_must_be_a_list() -> None:
     with pytest.raises(TypeError, match="list of strings"):
         RemoteServer.stdio("server", "--flag")  # type: ignore[arg-type]
+
+
+
+def test_backoff_doubles_up_to_its_maximum() -> None:
+    delays = iter(Backoff(initial=0.1, maximum=0.5).delays())
+    assert [round(next(delays), 2) for _ in range(5)] == [0.1, 0.2, 0.4, 0.5, 0.5]
+
+
+@pytest.mark.parametrize(("command", "args", "name"), [
+    ("github-mcp-server", ["stdio"], "github-mcp-server"),
+    ("/usr/bin/python3", ["/srv/notes_server.py"], "notes_server"),
+    ("npx", ["-y", "@modelcontextprotocol/server-everything"], "server-everything"),
+])
+def test_a_stdio_remote_is_named_after_its_command(command: str, args: list[str], name: str) -> None:
+    assert RemoteServer.stdio(command, args).name == name
+
+
+def test_mount_names_an_unnamed_remote_after_its_prefix_but_keeps_an_explicit_name() -> None:
+    gateway = Server("gateway")
+    unnamed, named = RemoteServer.stdio("a-server"), RemoteServer.stdio("b-server", name="bee")
+    gateway.mount(unnamed, prefix="a")
+    gateway.mount(named, prefix="b")
+    assert (unnamed.name, named.name) == ("a", "bee")
+
+
+def test_secrets_stay_out_of_reprs() -> None:
+    stdio = RemoteServer.stdio("server", env={"TOKEN": "s3cret"})
+    http = RemoteServer.http("https://example.com/mcp", headers={"Authorization": "Bearer s3cret"})
+    assert "s3cret" not in repr(stdio) + repr(stdio.target) + repr(http) + repr(http.target)

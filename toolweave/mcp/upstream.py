@@ -6,8 +6,8 @@ with the 2025 handshake, so the upstream's `notifications/tools/list_changed` ar
 connection), lists the tools, and keeps the session until it is lost; then it reconnects with
 backoff. Every call shares the one session.
 
-- progress from the upstream goes to the caller's `ctx.report_progress` (asked for only when the
-  caller can receive it); cancelling a call makes the SDK send `notifications/cancelled`;
+- progress from the upstream goes to the caller's `ctx.report_progress` (asked for whenever the
+  caller's context can deliver it); cancelling a call makes the SDK send `notifications/cancelled`;
   `ctx.deadline` becomes the request's read timeout;
 - results (content, structured content, `isError`) pass through unchanged;
 - a lost connection fails the calls in flight with `UpstreamError` naming the upstream; calls
@@ -97,8 +97,9 @@ def _annotations(wire: mt.ToolAnnotations | None) -> ToolAnnotations | None:
 
 
 def _wants_progress(ctx: Context) -> bool:
-    meta = ctx.meta
-    return "progress_token" in meta or "progressToken" in meta or ctx.progress_sink is not _NO_PROGRESS
+    """Whether the caller's context can deliver progress (a served request's always can: in-memory
+    clients in the 2026 era take progress without a token in `_meta`, so the token cannot decide)."""
+    return ctx.progress_sink is not _NO_PROGRESS or "progress_token" in ctx.meta
 
 
 class Upstream:
