@@ -118,6 +118,14 @@ async def test_upstream_error_results_pass_through_unchanged(
     assert result.structured_content == structured
 
 
+async def test_upstream_results_are_not_revalidated_on_the_way_through() -> None:
+    gateway = gateway_with(stdio_remote())
+    async with gateway:
+        result = await gateway.call_tool("up_loose", {})
+    assert not result.is_error
+    assert result.structured_content == {"n": "not a number"} and result.text == "off-schema"
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_upstream_progress_reaches_the_caller(mode: str) -> None:
     seen: list[tuple[float, float | None, str | None]] = []
@@ -402,3 +410,12 @@ def test_secrets_stay_out_of_reprs() -> None:
     stdio = RemoteServer.stdio("server", env={"TOKEN": "s3cret"})
     http = RemoteServer.http("https://example.com/mcp", headers={"Authorization": "Bearer s3cret"})
     assert "s3cret" not in repr(stdio) + repr(stdio.target) + repr(http) + repr(http.target)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_remote_server_can_be_served_on_its_own_as_a_proxy(mode: str) -> None:
+    async with connect(stdio_remote("ll_upstream.py"), mode=mode) as client:
+        listed = await names(client)
+        result = await client.call_tool("echo", {"text": "proxied"})
+    assert listed == ["echo", "fail", "sleep", "enable_extra"]
+    assert result.structured_content == {"echo": "proxied"}

@@ -335,8 +335,11 @@ class Upstream:
             timeout = max(ctx.deadline - anyio.current_time(), 0.001)
         progress: Callable[..., Any] | None = ctx.report_progress if _wants_progress(ctx) else None
         try:
-            result = await session.call_tool(
-                name, arguments, read_timeout_seconds=timeout, progress_callback=progress
+            # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
+            # it (our own clients validate structured content against the schema we list).
+            request = mt.CallToolRequest(params=mt.CallToolRequestParams(name=name, arguments=arguments))
+            result = await session.send_request(
+                request, mt.CallToolResult, request_read_timeout_seconds=timeout, progress_callback=progress
             )
         except MCPError as error:
             raise self._translate(session, name, error, timeout) from None

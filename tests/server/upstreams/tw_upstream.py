@@ -61,6 +61,12 @@ def raw() -> ToolResult:
     return ToolResult([TextContent("half done")], structured_content={"done": 1}, is_error=True)
 
 
+@server.tool(output_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+def loose() -> ToolResult:
+    """Return structured content that does not match the declared output schema."""
+    return ToolResult([TextContent("off-schema")], structured_content={"n": "not a number"})
+
+
 @server.tool
 def pid() -> int:
     """This process's id."""
