@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolweave.core.context import Context
+from toolweave.core.errors import DuplicateError
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import ToolCall
@@ -166,3 +167,42 @@ class Mount:
         Hook for prompts and resources: until servers hold resources this returns nothing.
         """
         return []
+
+
+def mount_path(start: Server, target: Server) -> list[Server] | None:
+    """The chain of mounts (and imports) from `start` down to `target`, both included, if any."""
+    if start is target:
+        return [start]
+    for child in start._held_children():
+        below = mount_path(child, target)
+        if below is not None:
+            return [start, *below]
+    return None
+
+
+def refuse_cycle(parent: Server, child: Server) -> None:
+    """`ValueError` if mounting `child` into `parent` would make a server contain itself."""
+    path = mount_path(child, parent)
+    if path is not None:
+        chain = " -> ".join(repr(server.name) for server in [parent, *path])
+        raise ValueError(
+            f"cannot mount server {child.name!r} into {parent.name!r}: it would contain itself ({chain})"
+        )
+
+
+def import_tools(parent: Server, child: Server, prefix: str | None, separator: str) -> list[Tool]:
+    """Register copies of `child`'s exposed tools on `parent` (see `Server.import_tools`)."""
+    refuse_cycle(parent, child)
+    copies = [tool for tool, _ in Mount(child, prefix=prefix, separator=separator).exposed_tools()]
+    if parent.on_duplicate == "error":
+        taken = [tool.name for tool in copies if tool.name in parent.local_tools]
+        if taken:
+            raise DuplicateError(
+                f"server {parent.name!r} already has tools named {taken}; importing them from "
+                f"server {child.name!r} would replace them"
+            )
+    for tool in copies:
+        parent.add_tool(tool)
+    if child not in parent._imported_from:
+        parent._imported_from.append(child)
+    return copies

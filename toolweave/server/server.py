@@ -225,30 +225,14 @@ class Server:
         The copies are local tools of this server (`on_duplicate` applies). A remote child is
         still started and stopped with this server, since its copied tools call it.
         """
-        from toolweave.server.mount import Mount
+        from toolweave.server.mount import import_tools
 
-        self._refuse_cycle(child)
-        copies = [tool for tool, _ in Mount(child, prefix=prefix, separator=separator).exposed_tools()]
-        if self.on_duplicate == "error":
-            taken = [tool.name for tool in copies if tool.name in self._tools]
-            if taken:
-                raise DuplicateError(
-                    f"server {self.name!r} already has tools named {taken}; importing them from "
-                    f"server {child.name!r} would replace them"
-                )
-        for tool in copies:
-            self._register(tool)
-        if child not in self._imported_from:
-            self._imported_from.append(child)
-        return copies
+        return import_tools(self, child, prefix, separator)
 
     def _refuse_cycle(self, child: Server) -> None:
-        path = _mount_path(child, self)
-        if path is not None:
-            chain = " -> ".join(repr(server.name) for server in [self, *path])
-            raise ValueError(
-                f"cannot mount server {child.name!r} into {self.name!r}: it would contain itself ({chain})"
-            )
+        from toolweave.server.mount import refuse_cycle
+
+        refuse_cycle(self, child)
 
     @property
     def mounts(self) -> tuple[Mount, ...]:
@@ -405,13 +389,3 @@ class Server:
 
         return http_app(self, path=path, stateless=stateless, json_response=json_response)
 
-
-def _mount_path(start: Server, target: Server) -> list[Server] | None:
-    """The chain of mounts from `start` down to `target` (both included), if there is one."""
-    if start is target:
-        return [start]
-    for child in start._held_children():
-        below = _mount_path(child, target)
-        if below is not None:
-            return [start, *below]
-    return None
