@@ -276,6 +276,28 @@ async def test_an_upstream_that_cannot_start_leaves_the_rest_working(
     assert failures and "FileNotFoundError" in failures[0]
 
 
+async def test_an_upstream_that_crashes_at_start_is_logged_and_retried(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="toolweave.upstream")
+    crash = "import sys; print('bad config', file=sys.stderr); sys.exit(3)"
+    remote = RemoteServer.stdio(sys.executable, ["-c", crash], backoff=Backoff(initial=0.05, maximum=0.05))
+    async with running(remote, prefix="crashy") as client:
+        with anyio.fail_after(5):
+            while sum(r.getMessage() == "[crashy] bad config" for r in caplog.records) < 2:  # noqa: ASYNC110
+                await anyio.sleep(0.02)
+        assert await names(client) == ["local"]
+
+
+async def test_a_silent_upstream_does_not_hold_up_the_gateway() -> None:
+    silent = RemoteServer.stdio(sys.executable, ["-c", "import time; time.sleep(60)"], connect_timeout=0.3)
+    with anyio.fail_after(10):
+        async with running(silent, prefix="silent") as client:
+            assert await names(client) == ["local"]
+            assert (await client.call_tool("local", {})).content[0].text == "local ok"
+    assert not silent.connected
+
+
 @dataclass(frozen=True)
 class Describe:
     text: str

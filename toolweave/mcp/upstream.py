@@ -169,8 +169,9 @@ class Upstream:
                     client_info=mt.Implementation(name="toolweave", version=_version()),
                 )
             )
-            await session.initialize()
-            await self._list_tools(session)
+            with anyio.fail_after(self.remote.connect_timeout):  # a silent upstream is restarted too
+                await session.initialize()
+                await self._list_tools(session)
             if lost.is_set():
                 return
             self.session = session
