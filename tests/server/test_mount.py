@@ -326,3 +326,11 @@ async def test_a_tools_own_masking_policy_wins_over_the_parents() -> None:
     gateway.mount(crashing_child(mask=True, tool_policy=ErrorPolicy(mask=False)), prefix="c")
     result = await gateway.call_tool("c_boom", {})
     assert result.text == "Crash: secret detail"
+
+
+def test_the_module_examples_run() -> None:
+    import doctest
+
+    import toolweave.server.mount as module
+
+    assert doctest.testmod(module).failed == 0

@@ -441,3 +441,11 @@ async def test_a_remote_server_can_be_served_on_its_own_as_a_proxy(mode: str) ->
         result = await client.call_tool("echo", {"text": "proxied"})
     assert listed == ["echo", "fail", "sleep", "enable_extra"]
     assert result.structured_content == {"echo": "proxied"}
+
+
+def test_the_module_examples_run() -> None:
+    import doctest
+
+    import toolweave.server.remote as module
+
+    assert doctest.testmod(module).failed == 0

@@ -20,8 +20,13 @@ Rules for mounted tools:
   `on_duplicate`, and the error names both origins.
 
 Example:
-    >>> billing = Server("billing")          # doctest: +SKIP
-    >>> gateway.mount(billing, prefix="billing")   # billing's `get` is exposed as `billing_get`
+    >>> from toolweave import Server
+    >>> billing, gateway = Server("billing"), Server("gateway")
+    >>> billing.add_tool(lambda invoice: f"invoice {invoice}", name="get").name
+    'get'
+    >>> mounted = gateway.mount(billing, prefix="billing")
+    >>> [tool.name for tool in gateway.catalog.tools]
+    ['billing_get']
 """
 
 from __future__ import annotations
