@@ -406,6 +406,13 @@ def test_stdio_args_must_be_a_list() -> None:
 
 
 
+async def test_a_stdio_upstream_runs_in_its_working_directory() -> None:
+    remote = RemoteServer.stdio(sys.executable, ["tw_upstream.py"], env=subprocess_env(), cwd=UPSTREAMS)
+    async with running(remote) as client:
+        result = await client.call_tool("up_echo", {"text": "relative"})
+    assert result.structured_content == {"echo": "relative"}
+
+
 def test_backoff_doubles_up_to_its_maximum() -> None:
     delays = iter(Backoff(initial=0.1, maximum=0.5).delays())
     assert [round(next(delays), 2) for _ in range(5)] == [0.1, 0.2, 0.4, 0.5, 0.5]
