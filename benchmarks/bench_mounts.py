@@ -74,18 +74,23 @@ def fastmcp_chain(depth: int) -> tuple[Any, str]:
 
 
 async def _in_process(quick: bool) -> list[Row]:
-    number, repeat = (500, 3) if quick else (5000, 7)
-    rows = []
+    number, rounds = (500, 3) if quick else (5000, 9)
     args = {"text": "hi"}
-    for depth in (0, 1, 3):
-        server, name = toolweave_chain(depth)
-        label = "toolweave unmounted" if depth == 0 else f"toolweave depth {depth}"
-        us = await median_us(lambda s=server, n=name: s.call_tool(n, args), number=number, repeat=repeat)
-        baseline = None if depth == 0 else "toolweave unmounted"
-        rows.append(Row(IN_PROCESS, label, us, baseline, "< 2 us per level"))
-    server, name = toolweave_chain(3, middleware=True)
-    us = await median_us(lambda: server.call_tool(name, {"text": "hi"}), number=number, repeat=repeat)
-    rows.append(Row(IN_PROCESS, "toolweave depth 3, 1 middleware per level", us, "toolweave unmounted"))
+    paths: dict[str, Callable[[], Awaitable[object]]] = {}
+    for label, depth, middleware in (
+        ("toolweave unmounted", 0, False),
+        ("toolweave depth 1", 1, False),
+        ("toolweave depth 3", 3, False),
+        ("toolweave depth 3, 1 middleware per level", 3, True),
+    ):
+        server, name = toolweave_chain(depth, middleware=middleware)
+        paths[label] = lambda s=server, n=name: s.call_tool(n, args)
+    timings = await _interleaved(paths, number, rounds)
+    base = "toolweave unmounted"
+    rows = [
+        Row(IN_PROCESS, label, us, None if label == base else base, "< 2 us per level")
+        for label, us in timings.items()
+    ]
     fm_number = max(number // 20, 50)
     for depth in (0, 1, 3):
         fm, name = fastmcp_chain(depth)
