@@ -141,10 +141,13 @@ async def test_upstream_progress_reaches_the_caller(mode: str) -> None:
 
 @pytest.mark.parametrize("script", ["tw_upstream.py", "ll_upstream.py"])
 async def test_cancelling_a_call_cancels_it_upstream(script: str, tmp_path: Path) -> None:
-    marker = tmp_path / "marker"
+    marker, started = tmp_path / "marker", tmp_path / "started"
+    arguments = {"seconds": 30, "marker": str(marker), "started": str(started)}
     async with running(stdio_remote(script)) as client:
-        with anyio.move_on_after(0.5):
-            await client.call_tool("up_sleep", {"seconds": 30, "marker": str(marker)})
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(client.call_tool, "up_sleep", arguments)
+            await wait_for_file(started)
+            tasks.cancel_scope.cancel()
         assert await wait_for_file(marker) == "cancelled"
         still = await client.call_tool("up_echo", {"text": "still here"})
         assert still.structured_content == {"echo": "still here"}
@@ -154,7 +157,7 @@ async def test_the_callers_deadline_becomes_the_upstream_timeout(tmp_path: Path)
     marker = tmp_path / "marker"
     gateway = gateway_with(stdio_remote())
     async with gateway:
-        ctx = Context(server=gateway, deadline=anyio.current_time() + 0.3)
+        ctx = Context(server=gateway, deadline=anyio.current_time() + 1.0)
         result = await gateway.call_tool("up_sleep", {"seconds": 30, "marker": str(marker)}, ctx=ctx)
         assert result.is_error and "timed out" in result.text
         assert await wait_for_file(marker) == "cancelled"
@@ -195,19 +198,20 @@ async def test_bare_sdk_upstream_list_changed_is_followed() -> None:
         assert (await client.call_tool("up_extra", {})).content[0].text == "extra!"
 
 
-async def test_killed_upstream_fails_calls_fast_keeps_the_rest_working_and_restarts() -> None:
+async def test_killed_upstream_fails_calls_fast_keeps_the_rest_working_and_restarts(tmp_path: Path) -> None:
     remote = stdio_remote(backoff=Backoff(initial=0.05))
+    started = tmp_path / "started"
     async with running(remote) as client:
         pid = await upstream_pid(client)
         outcome: list[Any] = []
 
         async def slow_call() -> None:
-            outcome.append(await client.call_tool("up_sleep", {"seconds": 30}))
+            outcome.append(await client.call_tool("up_sleep", {"seconds": 30, "started": str(started)}))
 
         with anyio.fail_after(5):
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(slow_call)
-                await anyio.sleep(0.3)
+                await wait_for_file(started)
                 os.kill(pid, signal.SIGKILL)
         result = outcome[0]
         assert result.is_error
@@ -359,7 +363,7 @@ async def test_http_upstream_tools_are_listed_called_and_report_progress(http_up
     assert seen == [1, 2]
 
 
-async def test_killed_http_upstream_fails_the_call_and_is_reconnected_when_back() -> None:
+async def test_killed_http_upstream_fails_the_call_and_is_reconnected_when_back(tmp_path: Path) -> None:
     port = free_port()
     command = [sys.executable, str(UPSTREAMS / "tw_upstream.py"), "http", str(port)]
 
@@ -374,13 +378,15 @@ async def test_killed_http_upstream_fails_the_call_and_is_reconnected_when_back(
         async with running(remote) as client:
             outcome: list[Any] = []
 
+            started = tmp_path / "started"
+
             async def slow_call() -> None:
-                outcome.append(await client.call_tool("up_sleep", {"seconds": 30}))
+                outcome.append(await client.call_tool("up_sleep", {"seconds": 30, "started": str(started)}))
 
             with anyio.fail_after(5):
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(slow_call)
-                    await anyio.sleep(0.3)
+                    await wait_for_file(started)
                     process.kill()
             assert outcome[0].is_error and "upstream 'up'" in outcome[0].content[0].text
             assert (await client.call_tool("local", {})).content[0].text == "local ok"

@@ -36,7 +36,12 @@ FAIL = types.Tool(name="fail", input_schema={"type": "object"})
 SLEEP = types.Tool(
     name="sleep",
     input_schema={
-        "type": "object", "properties": {"seconds": {"type": "number"}, "marker": {"type": "string"}}
+        "type": "object",
+        "properties": {
+            "seconds": {"type": "number"},
+            "marker": {"type": "string"},
+            "started": {"type": "string"},
+        },
     },
 )
 ENABLE = types.Tool(name="enable_extra", input_schema={"type": "object"})
@@ -68,6 +73,8 @@ async def call_tool(
         return types.CallToolResult(content=[types.TextContent(type="text", text="boom")], is_error=True)
     if params.name == "sleep":
         marker = args.get("marker")
+        if args.get("started"):
+            Path(args["started"]).touch()  # noqa: ASYNC240 - a tiny test file
         try:
             await anyio.sleep(float(args.get("seconds", 5)))
         except anyio.get_cancelled_exc_class():

@@ -36,8 +36,10 @@ async def count(steps: int, ctx: Context) -> str:
 
 
 @server.tool
-async def sleep(seconds: float, marker: str = "") -> str:
-    """Sleep; write `marker` (a file path) with how it ended."""
+async def sleep(seconds: float, marker: str = "", started: str = "") -> str:
+    """Sleep; touch `started` (a file path) first, and write `marker` with how it ended."""
+    if started:
+        Path(started).touch()  # noqa: ASYNC240 - a tiny test file
     try:
         await anyio.sleep(seconds)
     except anyio.get_cancelled_exc_class():
