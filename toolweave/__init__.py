@@ -44,6 +44,7 @@ from toolweave.core.tool import Tool, ToolAnnotations
 from toolweave.middleware.base import Middleware, ToolCall
 from toolweave.middleware.hooks import PromptCall, ResourceRead
 from toolweave.middleware.selector import Selector
+from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
 
 __version__ = "0.1.0"
@@ -69,6 +70,7 @@ __all__ = [
     "PromptCall",
     "PromptResult",
     "Rejected",
+    "RemoteServer",
     "Resource",
     "ResourceLink",
     "ResourceRead",
