@@ -38,11 +38,16 @@ from toolweave.core.errors import (
     UnknownTool,
     UpstreamError,
 )
+from toolweave.core.message import Message, PromptResult
+from toolweave.core.prompt import Prompt, PromptArgument
+from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool, ToolAnnotations
 from toolweave.explain import explain
 from toolweave.middleware.base import Middleware, ToolCall
+from toolweave.middleware.hooks import PromptCall, ResourceRead
 from toolweave.middleware.selector import Selector
+from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
 from toolweave.transforms import (
     Annotate,
@@ -90,10 +95,19 @@ __all__ = [
     "InvalidArguments",
     "MapResult",
     "MaskErrors",
+    "Message",
     "Middleware",
+    "Prompt",
+    "PromptArgument",
+    "PromptCall",
+    "PromptResult",
     "Rejected",
+    "RemoteServer",
     "Rename",
+    "Resource",
     "ResourceLink",
+    "ResourceRead",
+    "ResourceResult",
     "Selector",
     "Server",
     "TextContent",

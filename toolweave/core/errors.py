@@ -60,13 +60,16 @@ class InvalidArguments(ToolError):
     """The arguments of a call failed validation against the exposed schema.
 
     The message lists every problem as `path: what was expected`; it never echoes the values.
+    `kind` is `"prompt"` or `"resource"` when a prompt's arguments or a URI template's
+    parameters did not convert (then served as JSON-RPC -32602).
     """
 
-    def __init__(self, tool: str, problems: Sequence[ArgumentProblem]) -> None:
+    def __init__(self, tool: str, problems: Sequence[ArgumentProblem], *, kind: str = "tool") -> None:
         self.tool = tool
+        self.kind = kind
         self.problems = tuple(problems)
         lines = "\n".join(f"- {p}" for p in self.problems)
-        super().__init__(f"Invalid arguments for tool '{tool}':\n{lines}")
+        super().__init__(f"Invalid arguments for {kind} '{tool}':\n{lines}")
 
 
 class ToolTimeout(ToolError):

@@ -38,6 +38,9 @@ from toolweave.core.schema import object_schema, output_schema_for, prune_titles
 from toolweave.core.tool import Origin, Tool, ToolAnnotations
 from toolweave.core.validation import ModelValidator
 
+ABANDONED_THREADS = "toolweave.abandoned_threads"
+"""`ctx.state` key: how many worker threads of this request were abandoned on cancellation."""
+
 INFER: Any = object()
 """Default of `output_schema=`: infer it from the return annotation."""
 
@@ -55,10 +58,10 @@ class Parameter:
     description: str | None
 
 
-def _callable_name(fn: Callable[..., Any]) -> str:
+def _callable_name(fn: Callable[..., Any], what: str = "tool") -> str:
     name = getattr(fn, "__name__", None) or type(fn).__name__
     if name == "<lambda>":
-        raise TypeError("a lambda has no usable name: pass name= when making a tool from it")
+        raise TypeError(f"a lambda has no usable name: pass name= when making a {what} from it")
     return name
 
 
@@ -116,21 +119,26 @@ def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
     return (Annotated[(base, *rest)] if rest else base), docs[-1]
 
 
-def _parameters(fn: Callable[..., Any], name: str) -> tuple[list[Parameter], str | None, str | None]:
-    """The schema parameters, the name of the `Context` parameter, and the docstring description."""
+def _parameters(
+    fn: Callable[..., Any], name: str, what: str = "tool"
+) -> tuple[list[Parameter], str | None, str | None]:
+    """The schema parameters, the name of the `Context` parameter, and the docstring description.
+
+    `what` names the kind of thing being built ("tool", "prompt", "resource") in error messages.
+    """
     target = _target(fn)
     try:
         signature = inspect.signature(target)
     except (TypeError, ValueError) as error:
-        raise TypeError(f"tool {name!r}: cannot read the signature of {fn!r}: {error}") from None
+        raise TypeError(f"{what} {name!r}: cannot read the signature of {fn!r}: {error}") from None
     hints = _type_hints(target)
     doc = parse_docstring(inspect.getdoc(target) if target is not fn else inspect.getdoc(fn))
     params: list[Parameter] = []
     context_param = None
     for param in signature.parameters.values():
-        where = f"tool {name!r}, parameter {param.name!r}"
+        where = f"{what} {name!r}, parameter {param.name!r}"
         if param.kind is param.VAR_POSITIONAL:
-            raise TypeError(f"{where}: *args is not supported; tools take named arguments only")
+            raise TypeError(f"{where}: *args is not supported; {what}s take named arguments only")
         if param.kind is param.VAR_KEYWORD:
             raise TypeError(f"{where}: **kwargs is not supported; declare each argument")
         if param.kind is param.POSITIONAL_ONLY:
@@ -159,7 +167,7 @@ def _has_default(param: Parameter) -> bool:
 
 
 def build_model(
-    tool_name: str, params: Iterable[Parameter], *, extra: str = "ignore"
+    tool_name: str, params: Iterable[Parameter], *, extra: str = "ignore", what: str = "tool"
 ) -> tuple[type[BaseModel], dict[str, str]]:
     """A pydantic model validating the parameters, and {field name: argument name} where they differ."""
     fields: dict[str, Any] = {}
@@ -181,7 +189,7 @@ def build_model(
     try:
         model = create_model(f"{tool_name}_arguments", __config__=config, **fields)
     except Exception as error:
-        raise TypeError(f"tool {tool_name!r}: cannot build an argument schema: {error}") from None
+        raise TypeError(f"{what} {tool_name!r}: cannot build an argument schema: {error}") from None
     return model, renamed
 
 
@@ -236,7 +244,13 @@ def _make_run(
     async def run_in_worker(arguments: dict[str, Any], ctx: Context) -> ToolResult:
         if context_param is not None:
             arguments = {**arguments, context_param: ctx}
-        value = await anyio.to_thread.run_sync(functools.partial(fn, **arguments), abandon_on_cancel=True)
+        try:
+            value = await anyio.to_thread.run_sync(functools.partial(fn, **arguments), abandon_on_cancel=True)
+        except BaseException as error:
+            if isinstance(error, anyio.get_cancelled_exc_class()):
+                # The thread cannot be interrupted: it runs on, and its result will be discarded.
+                ctx.state[ABANDONED_THREADS] = ctx.state.get(ABANDONED_THREADS, 0) + 1
+            raise
         return convert(value)
 
     return run_in_worker

@@ -29,12 +29,19 @@ from mcp import MCPError
 from mcp.server import NotificationOptions, ServerRequestContext
 from mcp.server import Server as LowLevelServer
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ToolsListChanged,
+)
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel, enter_context, exit_context
 from toolweave.core.errors import UnknownTool
+from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, to_mcp_tool
 from toolweave.mcp.pages import page
 from toolweave.server.server import Server
@@ -93,11 +100,11 @@ def _sdk_auth() -> AuthInfo | None:
     )
 
 
-def _weak_listener(ref: weakref.ref[McpAdapter]) -> Callable[[], None]:
+def _weak_listener(ref: weakref.ref[McpAdapter], kind: str = "tools") -> Callable[[], None]:
     def listener() -> None:
         adapter = ref()
         if adapter is not None:
-            adapter._on_change()
+            adapter._on_change(kind)
 
     return listener
 
@@ -113,6 +120,8 @@ class McpAdapter:
         self._wakeups: set[anyio.Event] = set()
         self._loop_thread: int | None = None
         self._token: Any = None
+        self._pending: set[str] = set()
+        components = ComponentHandlers(self)
         self.lowlevel = _LowLevel(
             server.name,
             version=server.version or "",
@@ -120,10 +129,18 @@ class McpAdapter:
             lifespan=self._lifespan,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
+            on_list_prompts=components.list_prompts,
+            on_get_prompt=components.get_prompt,
+            on_list_resources=components.list_resources,
+            on_list_resource_templates=components.list_resource_templates,
+            on_read_resource=components.read_resource,
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         self.lowlevel.middleware.append(self._track_connection)
-        server.subscribe(_weak_listener(weakref.ref(self)))
+        adapter_ref = weakref.ref(self)
+        server.subscribe(_weak_listener(adapter_ref))
+        server.prompts.subscribe(_weak_listener(adapter_ref, "prompts"))
+        server.resources.subscribe(_weak_listener(adapter_ref, "resources"))
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -196,22 +213,23 @@ class McpAdapter:
     async def _lifespan(self, _: Any) -> AsyncIterator[dict[str, Any]]:
         self._loop_thread = threading.get_ident()
         self._token = anyio.lowlevel.current_token()
-        async with anyio.create_task_group() as tasks:
+        async with self.server.lifespan(), anyio.create_task_group() as tasks:
             tasks.start_soon(self._notifier)
             try:
                 yield {}
             finally:
                 tasks.cancel_scope.cancel()
 
-    def _on_change(self) -> None:
+    def _on_change(self, kind: str = "tools") -> None:
         if not self._wakeups:
             return
         if self._loop_thread == threading.get_ident():
-            self._wake()
+            self._wake(kind)
         else:
-            anyio.from_thread.run_sync(self._wake, token=self._token)
+            anyio.from_thread.run_sync(self._wake, kind, token=self._token)
 
-    def _wake(self) -> None:
+    def _wake(self, kind: str = "tools") -> None:
+        self._pending.add(kind)
         for event in list(self._wakeups):
             event.set()
 
@@ -223,14 +241,24 @@ class McpAdapter:
                 await event.wait()
             finally:
                 self._wakeups.discard(event)
-            await self.notify_changed()
+            kinds, self._pending = self._pending, set()
+            if "tools" in kinds:
+                await self.notify_changed()
+            if "prompts" in kinds:
+                await self.notify_list_changed(PromptsListChanged(), "send_prompt_list_changed")
+            if "resources" in kinds:
+                await self.notify_list_changed(ResourcesListChanged(), "send_resource_list_changed")
 
     async def notify_changed(self) -> None:
         """Tell every connected client that the tool list changed."""
-        await self.bus.publish(ToolsListChanged())
+        await self.notify_list_changed(ToolsListChanged(), "send_tool_list_changed")
+
+    async def notify_list_changed(self, event: Any, send: str) -> None:
+        """Publish `event` to 2026-era listeners and call `connection.<send>()` on handshake-era ones."""
+        await self.bus.publish(event)
         for key, connection in list(self._connections.items()):
             try:
-                await connection.send_tool_list_changed()
+                await getattr(connection, send)()
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 self._connections.pop(key, None)
             except Exception:

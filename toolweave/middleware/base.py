@@ -6,28 +6,47 @@ matches that tool: **the first middleware added is the outermost**. Middleware t
 apply to a tool (or does not override `on_call_tool`) is not in its chain and costs it nothing.
 
 Example:
+    >>> import anyio
+    >>> from toolweave import Server, TextContent
     >>> class Shout(Middleware):
     ...     async def on_call_tool(self, call, call_next):
     ...         result = await call_next(call)
     ...         return ToolResult([TextContent(result.text.upper())])
+    >>> server = Server("demo", middleware=[Shout(tools="greet")])
+    >>> @server.tool
+    ... async def greet(name: str) -> str:
+    ...     return f"hello {name}"
+    >>> anyio.run(server.call_tool, "greet", {"name": "ada"}).text
+    'HELLO ADA'
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from toolweave.core.context import Context
+from toolweave.core.message import PromptResult
+from toolweave.core.prompt import Prompt
+from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
+from toolweave.middleware.hooks import GetPromptNext, PromptCall, ReadResourceNext, ResourceRead, selects
 from toolweave.middleware.selector import Selector
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """One call on its way through the chain: the exposed tool, validated arguments, context."""
+class ToolCall(NamedTuple):
+    """One call on its way through the chain: the exposed tool, validated arguments, context.
+
+    Immutable (a named tuple: creating one per call is about half the cost of a frozen
+    dataclass). Change a call by making a new one with `replace`.
+
+    Example:
+        >>> from toolweave.testing import fake_tool
+        >>> call = ToolCall(fake_tool("echo"), {"text": "hi"}, Context())
+        >>> call.replace(arguments={"text": "bye"}).arguments
+        {'text': 'bye'}
+    """
 
     tool: Tool
     arguments: dict[str, Any]
@@ -35,7 +54,7 @@ class ToolCall:
 
     def replace(self, **changes: Any) -> ToolCall:
         """A copy with some fields changed, e.g. `call.replace(arguments={...})`."""
-        return dataclasses.replace(self, **changes)
+        return self._replace(**changes)
 
 
 class CallNext(Protocol):
@@ -50,11 +69,28 @@ Handler = Callable[[ToolCall], Awaitable[ToolResult]]
 class Middleware:
     """Base class: override `on_call_tool` and/or `on_list_tools`; set `tools` to scope it.
 
+    `on_get_prompt` and `on_read_resource` wrap `prompts/get` and `resources/read` the same way
+    (see `toolweave.middleware.hooks`).
+
+    Args:
+        tools: Which tools this middleware wraps: a `Selector`, a name glob, a list of globs or a
+            predicate `(tool) -> bool`; `None` (the default) wraps every tool.
+        prompts / resources: The same for `on_get_prompt` / `on_read_resource`.
+
     Attributes:
-        tools: Which tools this middleware wraps (`Selector`, glob, list of globs); None = all.
+        tools: The tool selector (`None` = all tools).
+        prompts: Which prompts `on_get_prompt` wraps (name globs, tags); None = all.
+        resources: Which resources `on_read_resource` wraps (globs on name or URI, tags); None = all.
     """
 
     tools: Selector | None = None
+    prompts: Selector | None = None
+    resources: Selector | None = None
+
+    def __init__(self, *, tools: Any = None, prompts: Any = None, resources: Any = None) -> None:
+        self.tools = Selector.coerce(tools)
+        self.prompts = Selector.coerce(prompts)
+        self.resources = Selector.coerce(resources)
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         """Wrap one call; the default passes it on unchanged."""
@@ -71,6 +107,15 @@ class Middleware:
         selector = Selector.coerce(self.tools)
         return selector is None or selector.matches(tool)
 
+    def for_tool(self, tool: Tool) -> Middleware | None:
+        """The middleware to put in `tool`'s chain, or `None` to leave the chain without it.
+
+        Called once per tool when the catalog is compiled. The default returns `self` when
+        `applies_to(tool)`; a built-in may return a variant specialised for this tool (e.g. with
+        its timeout already resolved) so that nothing is looked up per call.
+        """
+        return self if self.applies_to(tool) else None
+
     @property
     def name(self) -> str:
         """The label `explain` shows for this middleware."""
@@ -80,15 +125,40 @@ class Middleware:
         """Whether this middleware changes tool listings (so lists cannot come from the cache)."""
         return type(self).on_list_tools is not Middleware.on_list_tools
 
+    async def on_get_prompt(self, call: PromptCall, call_next: GetPromptNext) -> PromptResult:
+        """Wrap one `prompts/get`; the default passes it on unchanged."""
+        return await call_next(call)
+
+    async def on_read_resource(self, read: ResourceRead, call_next: ReadResourceNext) -> ResourceResult:
+        """Wrap one `resources/read`; the default passes it on unchanged."""
+        return await call_next(read)
+
+    def applies_to_prompt(self, prompt: Prompt) -> bool:
+        """Whether this middleware belongs in `prompt`'s chain."""
+        if type(self).on_get_prompt is Middleware.on_get_prompt:
+            return False
+        return selects(self.prompts, prompt.name, tags=prompt.tags)
+
+    def applies_to_resource(self, resource: Resource) -> bool:
+        """Whether this middleware belongs in `resource`'s chain."""
+        if type(self).on_read_resource is Middleware.on_read_resource:
+            return False
+        return selects(self.resources, resource.name, resource.uri, tags=resource.tags)
+
 
 def tool_runner(tool: Tool) -> Handler:
     """The innermost handler: run the tool with the call's arguments and context."""
     run = tool.run
 
-    async def innermost(call: ToolCall) -> ToolResult:
-        return await run(call.arguments, call.ctx)
+    def innermost(call: ToolCall) -> Awaitable[ToolResult]:
+        return run(call.arguments, call.ctx)
 
     return innermost
+
+
+def chain_for(middleware: Sequence[Middleware], tool: Tool) -> tuple[Middleware, ...]:
+    """The layers of `tool`'s chain, outermost first: what each middleware's `for_tool` gives."""
+    return tuple(layer for layer in (m.for_tool(tool) for m in middleware) if layer is not None)
 
 
 def build_chain(middleware: Sequence[Middleware], inner: Handler) -> Handler:
@@ -102,13 +172,16 @@ def build_chain(middleware: Sequence[Middleware], inner: Handler) -> Handler:
 def _bind(layer: Middleware, call_next: Handler) -> Handler:
     on_call_tool = layer.on_call_tool
 
-    async def step(call: ToolCall) -> ToolResult:
-        return await on_call_tool(call, call_next)
+    def step(call: ToolCall) -> Awaitable[ToolResult]:
+        # A plain function handing back the layer's coroutine: no extra frame per layer.
+        return on_call_tool(call, call_next)
 
     return step
 
 
-def middleware(fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None = None, *, tools: Any = None) -> Any:
+def middleware(
+    fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None = None, *, tools: Any = None
+) -> Any:
     """Turn `async def fn(call, call_next)` into a `Middleware`.
 
     Example:
@@ -120,7 +193,7 @@ def middleware(fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None 
     """
 
     def wrap(func: Callable[[ToolCall, CallNext], Awaitable[ToolResult]]) -> Middleware:
-        return FunctionMiddleware(func, tools=Selector.coerce(tools))
+        return FunctionMiddleware(func, tools=tools)
 
     return wrap(fn) if fn is not None else wrap
 
@@ -128,9 +201,9 @@ def middleware(fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None 
 class FunctionMiddleware(Middleware):
     """A middleware made from one `async (call, call_next)` function."""
 
-    def __init__(self, fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]], tools: Selector | None) -> None:
+    def __init__(self, fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]], tools: Any = None) -> None:
+        super().__init__(tools=tools)
         self.fn = fn
-        self.tools = tools
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         return await self.fn(call, call_next)

@@ -78,7 +78,15 @@ class Selector:
             return value
         if callable(value):
             return cls(where=value)
-        return cls(value)
+        if isinstance(value, str):
+            return cls(value)
+        if isinstance(value, Iterable):
+            patterns = list(value)
+            if all(isinstance(item, str) for item in patterns):
+                return cls(patterns)
+        raise TypeError(
+            f"tools= takes a glob, a list of globs, a Selector or a function (tool) -> bool, not {value!r}"
+        )
 
     def matches(self, tool: Tool) -> bool:
         """Whether `tool` is selected."""

@@ -22,7 +22,7 @@ from toolweave.core.masking import ErrorPolicy
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors
-from toolweave.middleware.base import Handler, Middleware, ToolCall, build_chain, tool_runner
+from toolweave.middleware.base import Handler, Middleware, ToolCall, build_chain, chain_for, tool_runner
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ class Entry:
     @classmethod
     def build(cls, tool: Tool, origin: str, middleware: tuple[Middleware, ...], errors: ErrorPolicy) -> Entry:
         """Fold the middleware that applies to `tool` into its call path, once."""
-        chain = tuple(layer for layer in middleware if layer.applies_to(tool))
+        chain = chain_for(middleware, tool)
         handler = build_chain(chain, tool_runner(tool)) if chain else None
         return cls(tool, origin, chain, handler, tool.error_policy or errors)
 

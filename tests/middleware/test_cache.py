@@ -1,0 +1,105 @@
+"""`Cache`: hits for read-only idempotent tools, keyed by arguments and caller; errors never cached."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+
+from toolweave import AuthInfo, Context, Server, ToolAnnotations, ToolError
+from toolweave.middleware import Cache
+from toolweave.testing import connect
+
+SAFE = {"readOnlyHint": True, "idempotentHint": True}
+
+
+def _server(cache: Cache, calls: list[dict[str, Any]]) -> Server:
+    server = Server("cached", middleware=[cache])
+
+    @server.tool(annotations=SAFE)
+    def lookup(city: str, units: str = "metric") -> str:
+        calls.append({"city": city, "units": units})
+        if city == "nowhere":
+            raise ToolError("unknown city")
+        if city == "void":
+            raise RuntimeError("backend down")
+        return f"{city}: 21 degrees {units} (call {len(calls)})"
+
+    @server.tool(annotations={"readOnlyHint": True})
+    def now() -> int:
+        calls.append({})
+        return len(calls)
+
+    return server
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_repeated_calls_are_served_from_the_cache(mode: str) -> None:
+    calls: list[dict[str, Any]] = []
+    cache = Cache(ttl=60)
+    async with connect(_server(cache, calls), mode=mode) as client:
+        first = await client.call_tool("lookup", {"city": "Oslo", "units": "metric"})
+        second = await client.call_tool("lookup", {"units": "metric", "city": "Oslo"})
+        third = await client.call_tool("lookup", {"city": "Oslo"})  # same validated arguments
+        other = await client.call_tool("lookup", {"city": "Rome"})
+    assert first.content[0].text == second.content[0].text == third.content[0].text
+    assert "Rome" in other.content[0].text
+    assert len(calls) == 2
+    assert (cache.hits, cache.misses) == (2, 2)
+
+
+@pytest.mark.parametrize("city", ["nowhere", "void"])
+async def test_errors_are_never_cached(city: str) -> None:
+    calls: list[dict[str, Any]] = []
+    cache = Cache()
+    server = _server(cache, calls)
+    for _ in range(2):
+        assert (await server.call_tool("lookup", {"city": city})).is_error
+    assert len(calls) == 2 and len(cache) == 0
+
+
+async def test_only_read_only_idempotent_tools_are_cached_by_default() -> None:
+    calls: list[dict[str, Any]] = []
+    server = _server(Cache(), calls)
+    assert server.catalog.entries["now"].chain == ()
+    assert [(await server.call_tool("now")).structured_content for _ in range(2)] == [
+        {"result": 1},
+        {"result": 2},
+    ]
+    relaxed = _server(Cache(only_safe=False), calls)
+    assert len(relaxed.catalog.entries["now"].chain) == 1
+
+
+async def test_callers_never_share_entries() -> None:
+    calls: list[dict[str, Any]] = []
+    server = _server(Cache(), calls)
+    for subject in ("alice", "bob", "alice"):
+        ctx = Context(server=server, auth=AuthInfo(subject=subject))
+        await server.call_tool("lookup", {"city": "Oslo"}, ctx=ctx)
+    assert len(calls) == 2
+
+
+async def test_entries_expire_after_the_ttl() -> None:
+    calls: list[dict[str, Any]] = []
+    cache = Cache(ttl=0.001)
+    server = _server(cache, calls)
+    await server.call_tool("lookup", {"city": "Oslo"})
+    await anyio.sleep(0.01)
+    await server.call_tool("lookup", {"city": "Oslo"})
+    assert len(calls) == 2 and cache.hits == 0
+
+
+async def test_the_oldest_entries_are_dropped_beyond_max_entries() -> None:
+    calls: list[dict[str, Any]] = []
+    cache = Cache(max_entries=2)
+    server = _server(cache, calls)
+    for city in ("A", "B", "C", "A"):
+        await server.call_tool("lookup", {"city": city})
+    assert len(calls) == 4 and len(cache) == 2
+
+
+def test_annotations_object_also_qualifies() -> None:
+    server = Server("ann", middleware=[Cache()])
+    server.add_tool(lambda: 1, name="one", annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
+    assert len(server.catalog.entries["one"].chain) == 1

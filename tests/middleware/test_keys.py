@@ -1,0 +1,34 @@
+"""Caller keys and per-tool glob settings shared by the built-ins."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolweave import AuthInfo, ClientInfo, Context
+from toolweave.middleware.keys import caller_key, per_tool_value, resolve_key, seconds
+
+
+@pytest.mark.parametrize(
+    ("ctx", "expected"),
+    [
+        (Context(auth=AuthInfo(subject="alice"), client=ClientInfo("cursor")), "subject:alice"),
+        (Context(auth=AuthInfo(), client=ClientInfo("cursor")), "client:cursor"),
+        (Context(), "anonymous"),
+    ],
+)
+def test_the_caller_is_the_subject_then_the_client(ctx: Context, expected: str) -> None:
+    assert caller_key(ctx) == expected
+
+
+def test_named_keys_resolve() -> None:
+    ctx = Context(auth=AuthInfo(subject="alice"), client=ClientInfo("cursor"))
+    assert [resolve_key(name)(ctx) for name in ("subject", "client", "global")] == ["alice", "cursor", "*"]
+
+
+def test_the_first_matching_glob_wins() -> None:
+    assert per_tool_value({"gh_search": 1, "gh_*": 2}, "gh_search", 0) == 1
+    assert per_tool_value({"gh_*": 2}, "local", 0) == 0
+
+
+def test_seconds_round_up_for_messages() -> None:
+    assert [seconds(0.4), seconds(0.0001), seconds(12.001)] == ["0.4", "0.01", "12.01"]

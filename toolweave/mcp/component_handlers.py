@@ -1,0 +1,112 @@
+"""The `prompts/*` and `resources/*` request handlers of the MCP adapter.
+
+- lists are served from each compiled catalog's cached wire list, in pages;
+- `prompts/get` and `resources/read` build the request `Context` and go through the catalog;
+- errors map to JSON-RPC errors in one place (`protocol_error`): an unknown prompt or resource,
+  or arguments / URI parameters that do not convert, are `-32602` (an unknown resource carries
+  `{"uri": ...}` in `data`, per SEP-2164, in both protocol eras, as the SDK's own server does);
+  a failing prompt or resource function is `-32603` with its (masked) message.
+
+Example:
+    >>> handlers = ComponentHandlers(adapter)        # doctest: +SKIP
+    >>> LowLevelServer(..., on_list_prompts=handlers.list_prompts)   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import mcp.types as mt
+from mcp import MCPError
+from mcp.server import ServerRequestContext
+
+from toolweave.core.context import enter_context, exit_context
+from toolweave.core.errors import InvalidArguments, ToolweaveError, UnknownPrompt, UnknownResource
+from toolweave.mcp.convert_components import (
+    to_mcp_prompt,
+    to_mcp_prompt_result,
+    to_mcp_read_result,
+    to_mcp_resource,
+    to_mcp_resource_template,
+)
+from toolweave.mcp.pages import page
+
+if TYPE_CHECKING:
+    from toolweave.mcp.adapter import McpAdapter
+
+
+def protocol_error(error: ToolweaveError) -> MCPError:
+    """The JSON-RPC error a client gets for a failed `prompts/get` or `resources/read`."""
+    if isinstance(error, UnknownResource):
+        return MCPError(mt.INVALID_PARAMS, str(error), data={"uri": error.uri})
+    if isinstance(error, UnknownPrompt | InvalidArguments):
+        return MCPError(mt.INVALID_PARAMS, str(error))
+    return MCPError(mt.INTERNAL_ERROR, str(error))
+
+
+def _cursor(params: mt.PaginatedRequestParams | None) -> str | None:
+    return params.cursor if params else None
+
+
+class ComponentHandlers:
+    """Serves prompts and resources of the adapter's toolweave server."""
+
+    def __init__(self, adapter: McpAdapter) -> None:
+        self.adapter = adapter
+        self.server = adapter.server
+
+    async def list_prompts(
+        self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
+    ) -> mt.ListPromptsResult:
+        catalog = self.server.prompts.catalog
+        prompts = catalog.cache.get("mcp.prompts")
+        if prompts is None:
+            prompts = catalog.cache["mcp.prompts"] = [to_mcp_prompt(prompt) for prompt in catalog.prompts]
+        items, next_cursor = page(prompts, _cursor(params), self.server.page_size)
+        return mt.ListPromptsResult(prompts=items, next_cursor=next_cursor)
+
+    async def get_prompt(self, ctx: ServerRequestContext[Any], params: mt.GetPromptRequestParams) -> mt.GetPromptResult:
+        context = await self.adapter._context(ctx)
+        token = enter_context(context)
+        try:
+            result = await self.server.prompts.catalog.render(params.name, dict(params.arguments or {}), context)
+        except ToolweaveError as error:
+            raise protocol_error(error) from None
+        finally:
+            exit_context(token)
+        return to_mcp_prompt_result(result)
+
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
+    ) -> mt.ListResourcesResult:
+        catalog = self.server.resources.catalog
+        resources = catalog.cache.get("mcp.resources")
+        if resources is None:
+            resources = catalog.cache["mcp.resources"] = [to_mcp_resource(res) for res in catalog.resources]
+        items, next_cursor = page(resources, _cursor(params), self.server.page_size)
+        return mt.ListResourcesResult(resources=items, next_cursor=next_cursor)
+
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
+    ) -> mt.ListResourceTemplatesResult:
+        catalog = self.server.resources.catalog
+        templates = catalog.cache.get("mcp.templates")
+        if templates is None:
+            templates = catalog.cache["mcp.templates"] = [
+                to_mcp_resource_template(res) for res in catalog.resource_templates
+            ]
+        items, next_cursor = page(templates, _cursor(params), self.server.page_size)
+        return mt.ListResourceTemplatesResult(resource_templates=items, next_cursor=next_cursor)
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any], params: mt.ReadResourceRequestParams
+    ) -> mt.ReadResourceResult:
+        context = await self.adapter._context(ctx)
+        token = enter_context(context)
+        try:
+            result = await self.server.resources.catalog.read(str(params.uri), context)
+        except ToolweaveError as error:
+            raise protocol_error(error) from None
+        finally:
+            exit_context(token)
+        return to_mcp_read_result(result)

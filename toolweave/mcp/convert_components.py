@@ -1,0 +1,84 @@
+"""Conversions of prompts and resources to the `mcp` SDK's wire types.
+
+Example:
+    >>> from toolweave.core.message import Message, PromptResult
+    >>> to_mcp_prompt_result(PromptResult([Message("hi")])).messages[0].content.text
+    'hi'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp.types as mt
+
+from toolweave.core.content import BlobResourceContents, ResourceContents
+from toolweave.core.message import PromptResult
+from toolweave.core.prompt import Prompt
+from toolweave.core.resource import Resource, ResourceResult
+from toolweave.mcp.convert import TAGS_META_KEY, to_mcp_content
+
+
+def _meta(meta: Any, tags: frozenset[str]) -> dict[str, Any] | None:
+    merged = dict(meta) if meta else {}
+    if tags:
+        merged[TAGS_META_KEY] = sorted(tags)
+    return merged or None
+
+
+def to_mcp_prompt(prompt: Prompt) -> mt.Prompt:
+    """A prompt's wire description."""
+    return mt.Prompt(
+        name=prompt.name,
+        title=prompt.title,
+        description=prompt.description,
+        arguments=[
+            mt.PromptArgument(name=arg.name, description=arg.description, required=arg.required)
+            for arg in prompt.arguments
+        ],
+        _meta=_meta(prompt.meta, prompt.tags),
+    )
+
+
+def to_mcp_prompt_result(result: PromptResult) -> mt.GetPromptResult:
+    """A rendered prompt as the SDK's `GetPromptResult`."""
+    return mt.GetPromptResult(
+        description=result.description,
+        messages=[mt.PromptMessage(role=msg.role, content=to_mcp_content(msg.content)) for msg in result.messages],
+        _meta=result.meta,
+    )
+
+
+def to_mcp_resource(resource: Resource) -> mt.Resource:
+    """A static resource's wire description."""
+    return mt.Resource(
+        uri=resource.uri,
+        name=resource.name,
+        title=resource.title,
+        description=resource.description,
+        mime_type=resource.mime_type,
+        _meta=_meta(resource.meta, resource.tags),
+    )
+
+
+def to_mcp_resource_template(resource: Resource) -> mt.ResourceTemplate:
+    """A resource template's wire description."""
+    return mt.ResourceTemplate(
+        uri_template=resource.uri,
+        name=resource.name,
+        title=resource.title,
+        description=resource.description,
+        mime_type=resource.mime_type,
+        _meta=_meta(resource.meta, resource.tags),
+    )
+
+
+def _contents(item: ResourceContents) -> mt.TextResourceContents | mt.BlobResourceContents:
+    if isinstance(item, BlobResourceContents):
+        return mt.BlobResourceContents(uri=item.uri, blob=item.blob, mime_type=item.mime_type, _meta=item.meta)
+    return mt.TextResourceContents(uri=item.uri, text=item.text, mime_type=item.mime_type, _meta=item.meta)
+
+
+def to_mcp_read_result(result: ResourceResult) -> mt.ReadResourceResult:
+    """What reading a resource returned, as the SDK's `ReadResourceResult`."""
+    return mt.ReadResourceResult(contents=[_contents(item) for item in result.contents], _meta=result.meta)

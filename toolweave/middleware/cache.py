@@ -1,0 +1,116 @@
+"""`Cache`: reuse recent results of read-only, idempotent tools.
+
+By default only tools annotated both read-only and idempotent (`readOnlyHint` and
+`idempotentHint`) are cached; every other tool gets no `Cache` in its chain. `only_safe=False`
+caches every selected tool (use with a `tools=` selector you trust).
+
+An entry is keyed by the tool name, the canonical form of the validated arguments (JSON with
+sorted keys, so `{"a": 1, "b": 2}` and `{"b": 2, "a": 1}` share an entry) and the caller (see
+`toolweave.middleware.keys`: one caller never sees another's cached result). It lives `ttl`
+seconds; at most `max_entries` are kept (least recently used dropped first). Errors are never
+cached: neither an `isError` result nor an exception. Cached results are shared objects — a
+middleware outside `Cache` must not mutate a result in place.
+
+Example:
+    >>> cache = Cache(ttl=30, max_entries=500)
+    >>> cache.canonical({"b": 2, "a": [1, "x"]})
+    '{"a":[1,"x"],"b":2}'
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from typing import Any
+
+import anyio
+from pydantic_core import to_jsonable_python
+
+from toolweave.core.result import ToolResult
+from toolweave.core.tool import Tool
+from toolweave.middleware.base import CallNext, Middleware, ToolCall
+from toolweave.middleware.keys import CallerKey, positive, resolve_key
+
+
+def is_cacheable(tool: Tool) -> bool:
+    """Whether `tool` is annotated both read-only and idempotent."""
+    hints = tool.annotations
+    return hints is not None and bool(hints.read_only_hint) and bool(hints.idempotent_hint)
+
+
+class Cache(Middleware):
+    """Cache successful results per tool, arguments and caller.
+
+    Args:
+        ttl: Seconds a result stays fresh.
+        max_entries: The most results kept.
+        key: How callers are told apart: `"caller"` (default), `"subject"`, `"client"`,
+            `"global"` (share results between callers) or a function `(ctx) -> str`.
+        only_safe: Only tools annotated read-only and idempotent (default yes).
+        tools: Which tools this applies to (selector, glob, list of globs, predicate).
+
+    Attributes:
+        hits / misses: Lookups answered from the cache / passed on.
+    """
+
+    def __init__(
+        self,
+        ttl: float = 60.0,
+        *,
+        max_entries: int = 1000,
+        key: str | CallerKey = "caller",
+        only_safe: bool = True,
+        tools: Any = None,
+    ) -> None:
+        super().__init__(tools=tools)
+        positive(ttl, "Cache ttl", allow_none=False)
+        if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
+            raise ValueError(f"Cache max_entries must be an integer >= 1, not {max_entries!r}")
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self.key = resolve_key(key)
+        self.only_safe = only_safe
+        self.hits = 0
+        self.misses = 0
+        self._entries: OrderedDict[tuple[str, str, str], tuple[float, ToolResult]] = OrderedDict()
+
+    def for_tool(self, tool: Tool) -> Middleware | None:
+        """`self` for selected tools that may be cached."""
+        if not self.applies_to(tool):
+            return None
+        return self if not self.only_safe or is_cacheable(tool) else None
+
+    @staticmethod
+    def canonical(arguments: dict[str, Any]) -> str:
+        """The arguments as compact JSON with sorted keys."""
+        return json.dumps(
+            arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=to_jsonable_python
+        )
+
+    def clear(self) -> None:
+        """Drop every entry."""
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        try:
+            key = (call.tool.name, self.canonical(call.arguments), self.key(call.ctx))
+        except (TypeError, ValueError):  # arguments without a canonical form: not cached
+            return await call_next(call)
+        entries = self._entries
+        found = entries.get(key)
+        if found is not None:
+            if found[0] > anyio.current_time():
+                self.hits += 1
+                entries.move_to_end(key)
+                return found[1]
+            del entries[key]
+        self.misses += 1
+        result = await call_next(call)
+        if not result.is_error:
+            entries[key] = (anyio.current_time() + self.ttl, result)
+            if len(entries) > self.max_entries:
+                entries.popitem(last=False)
+        return result

@@ -1,0 +1,160 @@
+"""`CircuitBreaker`: stop calling an upstream that keeps failing; try again after a pause.
+
+Meant for remote mounts: `gateway.add_middleware(CircuitBreaker(tools="github_*"))` gives the
+whole mounted server one circuit (`per_tool=True`: one per tool).
+
+- **closed** (normal): calls go through; `failures` consecutive failures open the circuit.
+- **open**: calls are turned away at once with a `Rejected` result
+  (`Circuit open for tool 'x': retry in 12.5s`) for `reset_after` seconds.
+- **half-open**: after that pause one probe call goes through (others are still turned away);
+  if it succeeds the circuit closes, if it fails it opens again for another `reset_after`.
+
+What counts as a failure: an exception that means the upstream did not answer — `UpstreamError`,
+`ToolTimeout`, or any internal error. A `ToolError` (including invalid arguments and rejections)
+is an answer, so it counts as a success, and so does an `isError` result, unless
+`count_error_results=True` (for upstreams that report outages as error results). A cancelled
+call counts as neither.
+
+Example:
+    >>> breaker = CircuitBreaker(failures=3, reset_after=10)
+    >>> breaker.circuit().state
+    'closed'
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import anyio
+
+from toolweave.core.errors import Rejected, ToolError, ToolTimeout, UpstreamError
+from toolweave.core.result import ToolResult
+from toolweave.core.tool import Tool
+from toolweave.middleware.base import CallNext, Middleware, ToolCall
+from toolweave.middleware.keys import positive, seconds
+
+State = Literal["closed", "open", "half_open"]
+
+
+class Circuit:
+    """The state of one circuit."""
+
+    def __init__(self) -> None:
+        self.state: State = "closed"
+        self.failures = 0
+        self.opened_at = 0.0
+        self.probing = False
+
+    def __repr__(self) -> str:
+        return f"Circuit(state={self.state!r}, failures={self.failures})"
+
+
+def is_failure(error: BaseException) -> bool:
+    """Whether `error` means the upstream failed (rather than answered with an error)."""
+    if isinstance(error, UpstreamError | ToolTimeout):
+        return True
+    return not isinstance(error, ToolError)
+
+
+class CircuitBreaker(Middleware):
+    """Fail fast while an upstream is down.
+
+    Args:
+        failures: Consecutive failures that open the circuit.
+        reset_after: Seconds the circuit stays open before one probe call is let through.
+        per_tool: One circuit per tool instead of one for every tool this applies to.
+        count_error_results: Count `isError` results as failures too.
+        tools: Which tools this applies to (selector, glob, list of globs, predicate).
+    """
+
+    def __init__(
+        self,
+        failures: int = 5,
+        reset_after: float = 30.0,
+        *,
+        per_tool: bool = False,
+        count_error_results: bool = False,
+        tools: Any = None,
+    ) -> None:
+        super().__init__(tools=tools)
+        if isinstance(failures, bool) or not isinstance(failures, int) or failures < 1:
+            raise ValueError(f"CircuitBreaker failures must be an integer >= 1, not {failures!r}")
+        positive(reset_after, "CircuitBreaker reset_after", allow_none=False)
+        self.failures = failures
+        self.reset_after = reset_after
+        self.per_tool = per_tool
+        self.count_error_results = count_error_results
+        self._circuits: dict[str | None, Circuit] = {}
+
+    def circuit(self, tool: str | None = None) -> Circuit:
+        """The circuit of `tool` (with `per_tool=True`) or the shared one."""
+        key = tool if self.per_tool else None
+        found = self._circuits.get(key)
+        if found is None:
+            found = self._circuits[key] = Circuit()
+        return found
+
+    def for_tool(self, tool: Tool) -> Middleware | None:
+        """A guard bound to this tool's circuit."""
+        return Guard(self, self.circuit(tool.name)) if self.applies_to(tool) else None
+
+    async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        """Outside a compiled chain: guard with the circuit `for_tool` would choose."""
+        return await Guard(self, self.circuit(call.tool.name)).on_call_tool(call, call_next)
+
+
+class Guard(Middleware):
+    """A `CircuitBreaker` bound to one circuit (what a compiled chain holds)."""
+
+    def __init__(self, owner: CircuitBreaker, circuit: Circuit) -> None:
+        self.owner = owner
+        self.circuit = circuit
+        self.tools = owner.tools
+
+    @property
+    def name(self) -> str:
+        return "CircuitBreaker"
+
+    def _admit(self, call: ToolCall) -> bool:
+        """Let the call through (True if it is the half-open probe) or raise `Rejected`."""
+        circuit = self.circuit
+        if circuit.state == "closed":
+            return False
+        name = call.tool.name
+        if circuit.state == "open":
+            left = circuit.opened_at + self.owner.reset_after - anyio.current_time()
+            if left > 0:
+                raise Rejected(f"Circuit open for tool '{name}': retry in {seconds(left)}s", retry_after=left)
+            circuit.state = "half_open"
+        if circuit.probing:
+            raise Rejected(f"Circuit half-open for tool '{name}': a probe call is in progress; retry shortly")
+        circuit.probing = True
+        return True
+
+    async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        probe = self._admit(call)
+        circuit = self.circuit
+        try:
+            result = await call_next(call)
+        except Exception as error:
+            self._record(not is_failure(error), probe)
+            raise
+        except BaseException:  # cancelled: neither success nor failure
+            if probe:
+                circuit.probing = False
+            raise
+        self._record(not (result.is_error and self.owner.count_error_results), probe)
+        return result
+
+    def _record(self, ok: bool, probe: bool) -> None:
+        circuit = self.circuit
+        if probe:
+            circuit.probing = False
+        if ok:
+            circuit.failures = 0
+            circuit.state = "closed"
+            return
+        circuit.failures += 1
+        if circuit.state == "half_open" or circuit.failures >= self.owner.failures:
+            circuit.state = "open"
+            circuit.opened_at = anyio.current_time()

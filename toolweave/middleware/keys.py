@@ -1,0 +1,97 @@
+"""How built-in middleware tells callers apart, and per-tool settings keyed by name globs.
+
+A *caller key* partitions per-caller state (rate-limit buckets, cache entries): by default the
+authenticated subject, else the client's announced name, else `"anonymous"`. Any middleware
+that takes `key=` accepts `"caller"` (that default), `"subject"`, `"client"`, `"global"` (one
+shared key) or a function `(ctx) -> str`.
+
+Example:
+    >>> from toolweave.core.context import AuthInfo, ClientInfo, Context
+    >>> caller_key(Context(auth=AuthInfo(subject="alice"), client=ClientInfo("cursor")))
+    'subject:alice'
+    >>> caller_key(Context(client=ClientInfo("cursor")))
+    'client:cursor'
+    >>> per_tool_value({"gh_*": 30, "*": 5}, "gh_search", None)
+    30
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from toolweave.core.context import Context
+
+CallerKey = Callable[[Context], str]
+"""A function naming the caller of a request."""
+
+T = TypeVar("T")
+
+
+def caller_key(ctx: Context) -> str:
+    """The authenticated subject, else the client name, else `"anonymous"` (prefixed by kind)."""
+    auth = ctx.auth
+    if auth is not None and auth.subject:
+        return f"subject:{auth.subject}"
+    client = ctx.client
+    if client is not None and client.name:
+        return f"client:{client.name}"
+    return "anonymous"
+
+
+def _subject(ctx: Context) -> str:
+    return ctx.auth.subject if ctx.auth is not None and ctx.auth.subject else "anonymous"
+
+
+def _client(ctx: Context) -> str:
+    return ctx.client.name if ctx.client is not None and ctx.client.name else "anonymous"
+
+
+def _global(ctx: Context) -> str:
+    return "*"
+
+
+_NAMED: dict[str, CallerKey] = {
+    "caller": caller_key,
+    "subject": _subject,
+    "client": _client,
+    "global": _global,
+}
+
+
+def resolve_key(key: str | CallerKey) -> CallerKey:
+    """The key function for `key=`: one of the names above, or a function of the context."""
+    if callable(key):
+        return key
+    try:
+        return _NAMED[key]
+    except KeyError:
+        expected = f"one of {sorted(_NAMED)} or a function (ctx) -> str"
+        raise ValueError(f"key must be {expected}, not {key!r}") from None
+
+
+def per_tool_value(per_tool: Mapping[str, T], name: str, default: T) -> T:
+    """The value of the first glob in `per_tool` matching `name` (insertion order), else `default`."""
+    for pattern, value in per_tool.items():
+        if fnmatch.fnmatchcase(name, pattern):
+            return value
+    return default
+
+
+def positive(value: float | None, what: str, *, allow_none: bool = True, allow_zero: bool = False) -> None:
+    """Raise a clear `ValueError` unless `value` is a positive number (or `None`/0 where allowed)."""
+    if value is None:
+        if allow_none:
+            return
+        raise ValueError(f"{what} is required")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{what} must be a number, not {value!r}")
+    if value < 0 or (value == 0 and not allow_zero) or value != value:
+        raise ValueError(f"{what} must be {'>= 0' if allow_zero else '> 0'}, not {value!r}")
+
+
+def seconds(value: float) -> str:
+    """`value` seconds for a message, rounded up to hundredths: `0.4`, `12.01`, `0.01`."""
+    return f"{math.ceil(value * 100) / 100:g}"

@@ -1,0 +1,60 @@
+"""`UriPrefix`: how a mount renames resource URIs, forward and back.
+
+The prefix becomes the first path segment: `scheme://path` → `scheme://prefix/path`, and a URI
+without an authority, `scheme:path` → `scheme:prefix/path`. Templates are renamed the same way
+(their `{params}` are untouched). `strip` undoes `apply`, so a read of the parent's URI reaches
+the child under the child's own URI.
+
+Example:
+    >>> billing = UriPrefix("billing")
+    >>> billing.apply("resource://invoices/{id}")
+    'resource://billing/invoices/{id}'
+    >>> billing.strip("resource://billing/invoices/42")
+    'resource://invoices/42'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from toolweave.core.resource import ResourceResult
+
+_SPLIT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*:(?://)?)(.*)", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class UriPrefix:
+    """The URI renaming of one mount (`None`: URIs pass through unchanged)."""
+
+    prefix: str | None
+
+    def apply(self, uri: str) -> str:
+        """The parent's URI for the child's `uri`."""
+        if not self.prefix:
+            return uri
+        head, rest = self._split(uri)
+        return f"{head}{self.prefix}/{rest}"
+
+    def strip(self, uri: str) -> str:
+        """The child's URI for the parent's `uri` (the inverse of `apply`)."""
+        if not self.prefix:
+            return uri
+        head, rest = self._split(uri)
+        marker = f"{self.prefix}/"
+        return f"{head}{rest[len(marker) :]}" if rest.startswith(marker) else uri
+
+    def relabel(self, result: ResourceResult, child_uri: str, uri: str) -> ResourceResult:
+        """`result` with contents labelled `child_uri` relabelled as the parent's `uri`."""
+        if child_uri == uri or not any(item.uri == child_uri for item in result.contents):
+            return result
+        contents = [dataclasses.replace(item, uri=uri) if item.uri == child_uri else item for item in result.contents]
+        return ResourceResult(contents, result.meta)
+
+    @staticmethod
+    def _split(uri: str) -> tuple[str, str]:
+        match = _SPLIT.fullmatch(uri)
+        if match is None:
+            raise ValueError(f"resource URI {uri!r} has no scheme")
+        return match.group(1), match.group(2)
