@@ -1,13 +1,17 @@
-"""server.add_transform with the transforms: local and mounted tools, globs and tags, compile time only."""
+"""server.add_transform with the transforms: local, mounted and remote tools, globs and tags, compile time only."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from toolweave import DuplicateError, Server, Tool
+from tests.conftest import subprocess_env
+from toolweave import DuplicateError, Server, Tool, explain
+from toolweave.server.remote import RemoteServer
 from toolweave.testing import RecordingMiddleware
 from toolweave.transforms import Annotate, InjectArgs, MappedRun, MaskErrors, Rename, TransformArgs
 
@@ -125,3 +129,22 @@ def test_two_transforms_producing_the_same_name_name_both_origins() -> None:
     server.add_transform(Rename("lookup"), tools="fetch")
     with pytest.raises(DuplicateError, match=r"'lookup'.*local tool 'search'.*local tool 'fetch'"):
         server.catalog  # noqa: B018 - compiling raises
+
+
+async def test_transforms_apply_to_remote_tools_over_stdio() -> None:
+    upstream = Path(__file__).parent / "upstreams" / "ll_upstream.py"
+    remote = RemoteServer.stdio(sys.executable, [str(upstream)], env=subprocess_env())
+    gateway = Server("gateway")
+    gateway.mount(remote, prefix="up")
+    gateway.add_transform(Rename("shout"), tools="up_echo")
+    gateway.add_transform(TransformArgs({"steps": "repeat"}), tools="shout")
+    gateway.add_transform(InjectArgs(text=lambda ctx: "from the gateway"), tools="shout")
+    async with gateway:
+        tool = gateway.catalog.get("shout").tool
+        result = await gateway.call_tool("shout", {"repeat": 0})
+        spoofed = await gateway.call_tool("shout", {"text": "client"})
+    assert list(tool.input_schema["properties"]) == ["repeat"]
+    assert result.structured_content == {"echo": "from the gateway"}
+    assert spoofed.is_error and "text: argument is not allowed" in spoofed.text
+    report = explain(tool, show=False).tools[0]
+    assert report.kind == "remote" and report.original_name == "echo"
