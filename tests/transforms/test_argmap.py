@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from toolweave import Context, Server, Tool
+import pytest
+
+from toolweave import Context, Server, Tool, TransformError
 from toolweave.transforms import (
     Annotate,
     Arg,
@@ -88,3 +90,21 @@ def test_then_maps_newest_names_to_base_names() -> None:
 def test_repr_names_constants_but_never_shows_their_values() -> None:
     text = repr(ArgMap(forward={}, constants={"api_key": "sk-live-1"}))
     assert "api_key" in text and "sk-live-1" not in text
+
+
+async def test_values_hidden_after_a_retype_reach_the_base_in_its_type(search_tool: Tool, calls: Calls) -> None:
+    counter = iter(range(100))
+    tool = search_tool.with_transforms(
+        TransformArgs({"limit": Arg(type=str), "q": Arg(type=int)}),
+        InjectArgs(limit="7", q=lambda: next(counter)),
+    )
+    server = Server("t")
+    server.add_tool(tool)
+    await server.call_tool("search", {})
+    assert calls[-1]["limit"] == 7 and calls[-1]["q"] == "0"
+
+
+def test_hidden_value_that_cannot_reach_the_base_type_fails_at_composition(search_tool: Tool) -> None:
+    retyped = TransformArgs({"limit": Arg(type=str)}).apply(search_tool)
+    with pytest.raises(TransformError, match=r"tool 'search'.*does not fit"):
+        InjectArgs(limit="seven").apply(retyped)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.errors import ArgumentProblem
+from toolweave.core.errors import ArgumentProblem, TransformError
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Run, Tool
 from toolweave.core.validation import ArgumentErrors, ArgumentValidator
@@ -62,6 +62,21 @@ class Injected:
     def replace(self, **changes: Any) -> Injected:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
+
+    def converted_by(self, chain: tuple[Coerce, ...] | None) -> Injected:
+        """This source with its values also converted by `chain` (the layers it skips)."""
+        if not chain:
+            return self
+        first = self.coerce
+
+        def coerce(value: Any) -> Any:
+            if first is not None:
+                value = first(value)
+            for step in chain:
+                value = step(value)
+            return value
+
+        return self.replace(coerce=coerce, exact=None)
 
     def seen_through(self, forward: Mapping[str, str]) -> Injected:
         """This source as seen after a later step that maps new names → current ones."""
@@ -137,14 +152,16 @@ class ArgMap:
             chain = self.coercions.get(new, ()) + inner.coercions.get(cur, ())
             if chain:
                 coercions[new] = chain
+        # values this step fills skip the layers below, so they get those layers' conversions here
+        below = inner.coercions
         return ArgMap(
             forward={new: down(cur) for new, cur in self.forward.items()},
-            constants={**inner.constants, **{down(k): v for k, v in self.constants.items()}},
-            defaults={**inner.defaults, **{down(k): v for k, v in self.defaults.items()}},
-            factories={**inner.factories, **{down(k): f for k, f in self.factories.items()}},
+            constants={**inner.constants, **{down(k): _converted(v, below.get(k)) for k, v in self.constants.items()}},
+            defaults={**inner.defaults, **{down(k): _converted(v, below.get(k)) for k, v in self.defaults.items()}},
+            factories={**inner.factories, **{down(k): _chained(f, below.get(k)) for k, f in self.factories.items()}},
             context=inner.context + tuple(down(k) for k in self.context),
             sources=tuple((name, src.seen_through(self.forward)) for name, src in inner.sources)
-            + tuple((down(k), src) for k, src in self.sources),
+            + tuple((down(k), src.converted_by(below.get(k))) for k, src in self.sources),
             coercions=coercions,
         )
 
@@ -165,6 +182,29 @@ class ArgMap:
             for name, factory in self.factories.items():
                 out[name] = factory()
         return out
+
+
+def _converted(value: Any, chain: tuple[Coerce, ...] | None) -> Any:
+    """A fixed value converted (once, now) by the layers it skips."""
+    for step in chain or ():
+        try:
+            value = step(value)
+        except ArgumentErrors:
+            raise TransformError("a hidden value does not fit the type of the tool below") from None
+    return value
+
+
+def _chained(factory: Callable[[], Any], chain: tuple[Coerce, ...] | None) -> Callable[[], Any]:
+    if not chain:
+        return factory
+
+    def made() -> Any:
+        value = factory()
+        for step in chain:
+            value = step(value)
+        return value
+
+    return made
 
 
 class MappedRun:

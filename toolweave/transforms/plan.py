@@ -187,7 +187,10 @@ def remap(
     )
     below = MappedRun.of(tool.run)
     if below is not None:
-        argmap, inner, base = step.then(below.argmap), below.inner, below.base
+        try:
+            argmap, inner, base = step.then(below.argmap), below.inner, below.base
+        except TransformError as error:
+            raise TransformError(f"{where(tool)}: {error}") from None
     else:
         argmap, inner, base = step, tool.run, tool
     hidden = hidden_names(tool, sig, visible)
