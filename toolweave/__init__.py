@@ -26,11 +26,13 @@ from toolweave.core.decorator import tool
 from toolweave.core.errors import (
     ConfigError,
     DuplicateError,
+    InjectionError,
     InvalidArguments,
     Rejected,
     ToolError,
     ToolTimeout,
     ToolweaveError,
+    TransformError,
     UnknownPrompt,
     UnknownResource,
     UnknownTool,
@@ -41,14 +43,34 @@ from toolweave.core.prompt import Prompt, PromptArgument
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool, ToolAnnotations
+from toolweave.explain import explain
 from toolweave.middleware.base import Middleware, ToolCall
 from toolweave.middleware.hooks import PromptCall, ResourceRead
 from toolweave.middleware.selector import Selector
+from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
+from toolweave.transforms import (
+    Annotate,
+    Arg,
+    ExcludeArgs,
+    Forward,
+    FromClaim,
+    FromContext,
+    FromEnv,
+    FromHeader,
+    InjectArgs,
+    InjectContext,
+    MapResult,
+    MaskErrors,
+    Rename,
+    TransformArgs,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Annotate",
+    "Arg",
     "Audio",
     "AudioContent",
     "AuthInfo",
@@ -58,10 +80,21 @@ __all__ = [
     "Context",
     "DuplicateError",
     "EmbeddedResource",
+    "ExcludeArgs",
     "File",
+    "Forward",
+    "FromClaim",
+    "FromContext",
+    "FromEnv",
+    "FromHeader",
     "Image",
     "ImageContent",
+    "InjectArgs",
+    "InjectContext",
+    "InjectionError",
     "InvalidArguments",
+    "MapResult",
+    "MaskErrors",
     "Message",
     "Middleware",
     "Prompt",
@@ -69,6 +102,8 @@ __all__ = [
     "PromptCall",
     "PromptResult",
     "Rejected",
+    "RemoteServer",
+    "Rename",
     "Resource",
     "ResourceLink",
     "ResourceRead",
@@ -84,11 +119,14 @@ __all__ = [
     "ToolResult",
     "ToolTimeout",
     "ToolweaveError",
+    "TransformArgs",
+    "TransformError",
     "UnknownPrompt",
     "UnknownResource",
     "UnknownTool",
     "UpstreamError",
     "__version__",
+    "explain",
     "get_context",
     "tool",
 ]

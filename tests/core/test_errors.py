@@ -14,8 +14,17 @@ from toolweave.core.errors import ArgumentProblem, ConfigError, Rejected, Unknow
 
 @pytest.mark.parametrize(
     "error",
-    [ToolError, InvalidArguments, ToolTimeout, UpstreamError, Rejected, UnknownTool, UnknownPrompt, UnknownResource,
-     ConfigError],
+    [
+        ToolError,
+        InvalidArguments,
+        ToolTimeout,
+        UpstreamError,
+        Rejected,
+        UnknownTool,
+        UnknownPrompt,
+        UnknownResource,
+        ConfigError,
+    ],
 )
 def test_every_error_derives_from_the_root(error: type[Exception]) -> None:
     assert issubclass(error, ToolweaveError)

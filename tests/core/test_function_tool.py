@@ -303,3 +303,14 @@ def test_callable_objects_become_tools() -> None:
     tool = Tool.from_function(Greeter(), name="greet")
     assert tool.input_schema["required"] == ["name"]
     assert tool.description == "Greet someone."
+
+
+async def test_a_field_alias_is_the_argument_name_on_the_wire() -> None:
+    def f(user_id: Annotated[str, Field(alias="userId")] = "nobody") -> str:
+        return user_id
+
+    tool = Tool.from_function(f)
+    assert list(tool.input_schema["properties"]) == ["userId"]
+    assert await call(tool, userId="alice") == "alice"
+    with pytest.raises(ArgumentErrors, match="user_id"):
+        tool.validator.validate({"user_id": "alice"})

@@ -75,9 +75,10 @@ async def test_headers_and_authentication_reach_the_context() -> None:
         await anyio.to_thread.run_sync(wait_for_port, port)
         headers = {"x-tenant": "acme", "authorization": "Bearer alice"}
         url = f"http://127.0.0.1:{port}/mcp"
-        async with httpx2.AsyncClient(headers=headers) as http, Client(
-            streamable_http_client(url, http_client=http)
-        ) as client:
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
             result = await client.call_tool("whoami", {})
         uv.should_exit = True
     assert result.structured_content == {"tenant": "acme", "subject": "alice"}

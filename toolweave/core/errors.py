@@ -9,7 +9,11 @@ ToolweaveError                      root: catch this to catch anything toolweave
  │    └── Rejected                  a policy turned the call away (rate limit, open circuit, ...)
  ├── UnknownTool                    no enabled tool has that name   → JSON-RPC -32602
  ├── UnknownPrompt / UnknownResource                                → JSON-RPC -32602
- └── ConfigError                    a config file is invalid: file, key path, what is wrong
+ ├── ConfigError                    a config file is invalid: file, key path, what is wrong
+ ├── DuplicateError (ValueError)    two components claim the same exposed name
+ ├── TransformError (ValueError)    a transform does not fit its tool (raised at composition time)
+ └── InjectionError                 an injected argument could not be filled at call time
+                                    (internal: masked for clients, logged for operators)
 ```
 
 Any other exception raised by a tool is an *internal* error: with masking on (the default) the
@@ -125,3 +129,19 @@ class ConfigError(ToolweaveError):
 
 class DuplicateError(ToolweaveError, ValueError):
     """Two components claim the same exposed name and the policy is `on_duplicate="error"`."""
+
+
+class TransformError(ToolweaveError, ValueError):
+    """A transform cannot be applied to a tool; raised when the tool is composed, never per call.
+
+    The message names the tool and the argument (e.g. renaming onto an existing argument, hiding
+    a required argument that has no default or source, an `Arg` for an argument that does not exist).
+    """
+
+
+class InjectionError(ToolweaveError):
+    """An injected argument could not be filled (a missing environment variable, header, claim...).
+
+    It is an internal error: clients get the masked message, the server log names the argument and
+    the source (the variable, header or claim), never a value.
+    """

@@ -84,6 +84,12 @@ def pydantic_problems(error: ValidationError) -> list[ArgumentProblem]:
     return problems
 
 
+def _wire_name(field: str, info: Any, names: Mapping[str, str] | None) -> str:
+    """The name a client sends for a model field: its validation alias, alias, or argument name."""
+    alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
+    return alias or (names or {}).get(field, field)
+
+
 class ModelValidator(_NameCheck):
     """Validates with a pydantic model built from a function signature.
 
@@ -91,7 +97,7 @@ class ModelValidator(_NameCheck):
     (a parameter called `json` or `_x` is stored under a safe field name with an alias).
     """
 
-    __slots__ = ("_renamed", "_validate")
+    __slots__ = ("_renamed", "_validate", "model")
 
     def __init__(
         self,
@@ -100,8 +106,8 @@ class ModelValidator(_NameCheck):
         names: Mapping[str, str] | None = None,
         forbidden: Iterable[str] = (),
     ) -> None:
-        exposed = [(names or {}).get(field, field) for field in model.model_fields]
-        super().__init__(exposed, forbidden)
+        super().__init__([_wire_name(field, info, names) for field, info in model.model_fields.items()], forbidden)
+        self.model = model
         self._validate: Callable[[Any], BaseModel] = model.__pydantic_validator__.validate_python
         self._renamed = dict(names) if names else None
 

@@ -213,7 +213,7 @@ class McpAdapter:
     async def _lifespan(self, _: Any) -> AsyncIterator[dict[str, Any]]:
         self._loop_thread = threading.get_ident()
         self._token = anyio.lowlevel.current_token()
-        async with anyio.create_task_group() as tasks:
+        async with self.server.lifespan(), anyio.create_task_group() as tasks:
             tasks.start_soon(self._notifier)
             try:
                 yield {}

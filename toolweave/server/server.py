@@ -15,6 +15,8 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterable
+from contextlib import AbstractAsyncContextManager
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolweave.core.context import Context, enter_context, exit_context
@@ -31,8 +33,10 @@ from toolweave.server.prompts_and_resources import PromptsAndResources
 from toolweave.server.resources import ResourceRegistry
 
 if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
     from starlette.applications import Starlette
 
+    from toolweave.server.lifespan import Running
     from toolweave.server.mount import Mount
 
 logger = logging.getLogger("toolweave.server")
@@ -98,6 +102,9 @@ class Server(PromptsAndResources):
         self._listeners: list[Listener] = []
         self.prompts = PromptRegistry(self)
         self.resources = ResourceRegistry(self)
+        self._imported_from: list[Server] = []
+        self._running: Running | None = None
+        self._entered: list[AbstractAsyncContextManager[Server]] = []
 
     def __repr__(self) -> str:
         return f"Server({self.name!r})"
@@ -190,17 +197,58 @@ class Server(PromptsAndResources):
         """This server's middleware, outermost first."""
         return tuple(self._middleware)
 
-    def mount(self, child: Any, prefix: str | None = None, *, separator: str = "_") -> Mount:
-        """Expose `child`'s tools here, live, named `{prefix}{separator}{name}`."""
+    def mount(self, child: Server, prefix: str | None = None, *, separator: str = "_") -> Mount:
+        """Expose `child`'s tools here, live, named `{prefix}{separator}{name}` (unchanged if no prefix).
+
+        `child` may be a `Server` or a `RemoteServer`. Raises `ValueError` if the mount would make
+        a cycle, and `DuplicateError` (under `on_duplicate="error"`) if an exposed name clashes.
+
+        Example:
+            >>> gateway.mount(billing, prefix="billing")      # doctest: +SKIP
+            >>> gateway.mount(RemoteServer.stdio("gh-mcp"), prefix="gh")   # doctest: +SKIP
+        """
+        from toolweave.server.lifespan import start_child
         from toolweave.server.mount import Mount
+        from toolweave.server.remote import RemoteServer
 
         mounted = Mount(child, prefix=prefix, separator=separator)
+        self._refuse_cycle(child)
+        if prefix is not None and isinstance(child, RemoteServer):
+            child._name_after_mount(prefix)
         self._mounts.append(mounted)
-        mounted.subscribe(self.changed)
         self.changed()
+        try:
+            self.catalog  # noqa: B018 - report clashes now, not at the first request
+        except Exception:
+            self._mounts.remove(mounted)
+            self.changed()
+            raise
+        mounted.subscribe(self.changed)
         self.prompts.follow(mounted)
         self.resources.follow(mounted)
+        if self._running is not None:
+            start_child(self._running, child)
         return mounted
+
+    def import_tools(self, child: Server, prefix: str | None = None, *, separator: str = "_") -> list[Tool]:
+        """Copy `child`'s current tools here once, named like `mount` would; later changes are not followed.
+
+        The copies are local tools of this server (`on_duplicate` applies). A remote child is
+        still started and stopped with this server, since its copied tools call it.
+        """
+        from toolweave.server.mount import import_tools
+
+        return import_tools(self, child, prefix, separator)
+
+    def _refuse_cycle(self, child: Server) -> None:
+        from toolweave.server.mount import refuse_cycle
+
+        refuse_cycle(self, child)
+
+    @property
+    def mounts(self) -> tuple[Mount, ...]:
+        """The live mounts of this server, in the order they were added."""
+        return tuple(self._mounts)
 
     # -- change tracking -----------------------------------------------------------------------
 
@@ -233,6 +281,11 @@ class Server(PromptsAndResources):
             found.extend(mounted.exposed_tools())
         return found
 
+    def _held_children(self) -> list[Server]:
+        """The servers started and stopped with this one: mounted and imported-from."""
+        children = [mounted.child for mounted in self._mounts]
+        return children + [child for child in self._imported_from if child not in children]
+
     def _transformed(self, tool: Tool) -> Tool:
         for transform, selector in self._transforms:
             if selector is None or selector.matches(tool):
@@ -246,7 +299,10 @@ class Server(PromptsAndResources):
             tool = self._transformed(candidate)
             if not self._visible(tool):
                 continue
-            check_name(tool.name)
+            try:
+                check_name(tool.name)
+            except ValueError as error:
+                raise ValueError(f"server {self.name!r}: {error} (from {origin})") from None
             if tool.name in entries and not self._keep_new(tool.name, entries[tool.name].origin, origin):
                 continue
             entries[tool.name] = Entry.build(tool, origin, middleware, self.error_policy)
@@ -264,6 +320,36 @@ class Server(PromptsAndResources):
         if self.on_duplicate == "warn":
             logger.warning("%s; the second one wins", message)
         return self.on_duplicate in ("warn", "replace")
+
+    # -- lifespan ------------------------------------------------------------------------------
+
+    def lifespan(self) -> AbstractAsyncContextManager[Server]:
+        """Start what this server holds open (remote sessions, mounted servers') until the block ends.
+
+        Serving enters it for you; for in-process use, `async with server: ...` does the same.
+        """
+        from toolweave.server.lifespan import lifespan
+
+        return lifespan(self)
+
+    async def __aenter__(self) -> Server:
+        entered = self.lifespan()
+        await entered.__aenter__()
+        self._entered.append(entered)
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return await self._entered.pop().__aexit__(exc_type, exc, tb)
+
+    @property
+    def running(self) -> bool:
+        """Whether the lifespan is active."""
+        return self._running is not None
+
+    async def _open(self, tasks: TaskGroup) -> None:
+        """Open this server's own long-lived resources in `tasks` (a `RemoteServer` connects)."""
 
     # -- in-process use ------------------------------------------------------------------------
 
@@ -319,3 +405,4 @@ class Server(PromptsAndResources):
         from toolweave.mcp.serve import http_app
 
         return http_app(self, path=path, **options)
+

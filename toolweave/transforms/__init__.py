@@ -1,3 +1,67 @@
-"""Transforms: pure `Tool -> Tool` functions, one per module, applied at composition time."""
+"""Transforms: pure `Tool -> Tool` functions, one per module, applied once at composition time.
 
-__all__: list[str] = []
+- `Rename(name, title=, description=)`: a new tool name, title or description.
+- `TransformArgs({"q": Arg(name=, description=, default=, type=, hide=, ...)})`: rename,
+  redescribe, re-default, retype, hide and reorder arguments.
+- `ExcludeArgs("debug", ...)`: remove arguments that have defaults; the default is used.
+- `InjectArgs(user_id=FromContext("auth.subject"), api_key=FromEnv("KEY"), region="eu")`: hide
+  arguments and fill them per call (`FromContext`, `FromHeader`, `FromClaim`, `FromEnv`,
+  a callable, a constant).
+- `InjectContext("context")`: pass the request `Context` into a parameter.
+- `MaskErrors(message=, passthrough=)`: per-tool error masking.
+- `Annotate(read_only=, destructive=, idempotent=, open_world=, title=, tags=, meta=)`: set or
+  merge hints, tags and meta.
+- `MapResult(fn, output_schema=)`: post-process results.
+- `Forward(fn)` with `forward()` / `forward_raw()`: your own signature in front of the tool.
+
+Argument transforms fuse: stacked, they cost one argument rewrite per call (see `argmap`).
+
+Example:
+    >>> from toolweave import Tool
+    >>> def search(q: str, api_key: str, debug: bool = False) -> list[str]:
+    ...     return [q]
+    >>> tool = Tool.from_function(search).with_transforms(
+    ...     Rename("search_docs"),
+    ...     TransformArgs({"q": Arg(name="query", description="Search terms")}),
+    ...     ExcludeArgs("debug"),
+    ...     InjectArgs(api_key=FromEnv("SEARCH_KEY")),
+    ... )
+    >>> tool.name, list(tool.input_schema["properties"])
+    ('search_docs', ['query'])
+"""
+
+from toolweave.transforms.annotate import Annotate
+from toolweave.transforms.argmap import ArgMap, MappedRun
+from toolweave.transforms.args import Arg, TransformArgs
+from toolweave.transforms.exclude import ExcludeArgs
+from toolweave.transforms.forward import Forward, forward, forward_raw
+from toolweave.transforms.inject import InjectArgs
+from toolweave.transforms.inject_context import InjectContext
+from toolweave.transforms.map_result import MapResult
+from toolweave.transforms.mask import MaskErrors
+from toolweave.transforms.rename import Rename
+from toolweave.transforms.signature import NOT_SET
+from toolweave.transforms.sources import FromClaim, FromContext, FromEnv, FromHeader, Source
+
+__all__ = [
+    "NOT_SET",
+    "Annotate",
+    "Arg",
+    "ArgMap",
+    "ExcludeArgs",
+    "Forward",
+    "FromClaim",
+    "FromContext",
+    "FromEnv",
+    "FromHeader",
+    "InjectArgs",
+    "InjectContext",
+    "MapResult",
+    "MappedRun",
+    "MaskErrors",
+    "Rename",
+    "Source",
+    "TransformArgs",
+    "forward",
+    "forward_raw",
+]

@@ -1,0 +1,77 @@
+"""A server's lifespan starts what it and the servers it mounts hold open, once, and stops it."""
+
+from __future__ import annotations
+
+import anyio
+from anyio.abc import TaskGroup
+
+from toolweave import Server
+from toolweave.testing import connect
+
+
+class Holder(Server):
+    """A server that holds a resource open while it runs, and records when."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.log: list[str] = []
+
+    async def _open(self, tasks: TaskGroup) -> None:
+        self.log.append("open")
+        tasks.start_soon(self._hold)
+
+    async def _hold(self) -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            self.log.append("close")
+
+
+async def test_async_with_opens_and_closes_the_server() -> None:
+    server = Holder("one")
+    async with server:
+        assert server.running and server.log == ["open"]
+    assert not server.running and server.log == ["open", "close"]
+
+
+async def test_mounted_and_imported_servers_start_and_stop_with_the_parent() -> None:
+    mounted, imported, deep = Holder("mounted"), Holder("imported"), Holder("deep")
+    mounted.mount(deep, prefix="deep")
+    parent = Server("parent")
+    parent.mount(mounted, prefix="m")
+    parent.import_tools(imported, prefix="i")
+    async with parent:
+        assert [s.log for s in (mounted, imported, deep)] == [["open"]] * 3
+    assert [s.log for s in (mounted, imported, deep)] == [["open", "close"]] * 3
+
+
+async def test_entering_a_running_server_again_does_not_reopen_it() -> None:
+    child = Holder("child")
+    first, second = Server("first"), Server("second")
+    first.mount(child, prefix="a")
+    second.mount(child, prefix="b")
+    async with first:
+        async with second, child:
+            assert child.log == ["open"]
+        assert child.running
+    assert child.log == ["open", "close"]
+
+
+async def test_a_server_mounted_while_running_is_started() -> None:
+    parent, late = Server("parent"), Holder("late")
+    async with parent:
+        parent.mount(late, prefix="late")
+        with anyio.fail_after(2):
+            while not late.log:  # noqa: ASYNC110 - polling state set by another task
+                await anyio.sleep(0.01)
+    assert late.log == ["open", "close"]
+
+
+async def test_serving_through_an_mcp_client_runs_the_lifespan() -> None:
+    child = Holder("child")
+    parent = Server("parent")
+    parent.mount(child, prefix="c")
+    async with connect(parent) as client:
+        await client.list_tools()
+        assert child.log == ["open"]
+    assert child.log == ["open", "close"]

@@ -1,0 +1,41 @@
+"""Annotate: set or merge hints, tags and meta."""
+
+from __future__ import annotations
+
+from toolweave import Tool, ToolAnnotations
+from toolweave.transforms import Annotate
+
+
+def test_hints_are_set_and_unset_ones_kept(search_tool: Tool) -> None:
+    tool = search_tool.replace(annotations=ToolAnnotations(open_world_hint=True))
+    tool = Annotate(read_only=True, idempotent=True, title="Search").apply(tool)
+    assert tool.annotations is not None
+    assert tool.annotations.to_dict() == {
+        "title": "Search",
+        "readOnlyHint": True,
+        "idempotentHint": True,
+        "openWorldHint": True,
+    }
+
+
+def test_tags_are_added(search_tool: Tool) -> None:
+    tool = Annotate(tags={"b"}).apply(search_tool.replace(tags=frozenset({"a"})))
+    assert tool.tags == {"a", "b"}
+
+
+def test_a_single_tag_string_is_one_tag(search_tool: Tool) -> None:
+    assert Annotate(tags="docs").apply(search_tool).tags == {"docs"}
+
+
+def test_meta_keys_are_merged(search_tool: Tool) -> None:
+    tool = Annotate(meta={"b": 2}).apply(search_tool.replace(meta={"a": 1}))
+    assert tool.meta == {"a": 1, "b": 2}
+
+
+def test_nothing_given_changes_nothing(search_tool: Tool) -> None:
+    tool = Annotate().apply(search_tool)
+    assert (tool.annotations, tool.tags, tool.meta) == (
+        search_tool.annotations,
+        search_tool.tags,
+        search_tool.meta,
+    )

@@ -1,0 +1,387 @@
+"""The client side of a `RemoteServer`: one persistent, supervised MCP session per upstream.
+
+`Upstream.start` runs a supervisor in the lifespan's task group. The supervisor connects with
+the official `mcp` client (`ClientSession` over `stdio_client` or `streamable_http_client`,
+with the 2025 handshake, so the upstream's `notifications/tools/list_changed` arrive on the
+connection), lists the tools, and keeps the session until it is lost; then it reconnects with
+backoff. Every call shares the one session.
+
+- progress from the upstream goes to the caller's `ctx.report_progress` (asked for whenever the
+  caller's context can deliver it); cancelling a call makes the SDK send `notifications/cancelled`;
+  `ctx.deadline` becomes the request's read timeout;
+- results (content, structured content, `isError`) pass through unchanged;
+- a lost connection fails the calls in flight with `UpstreamError` naming the upstream; calls
+  while it is down fail at once; the last known tools stay listed;
+- the upstream's stderr is logged line by line on `toolweave.upstream`, prefixed `[name]`;
+- on shutdown the SDK closes stdin, then terminates and kills the process group, and reaps it.
+
+Example:
+    >>> upstream = Upstream(remote)                 # doctest: +SKIP
+    >>> await upstream.start(task_group)            # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import fields
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp.types as mt
+from anyio.abc import TaskGroup
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+
+from toolweave.core.context import Context
+from toolweave.core.errors import ToolTimeout, UpstreamError
+from toolweave.core.result import ToolResult
+from toolweave.core.tool import Origin, Tool, ToolAnnotations
+from toolweave.mcp.convert import TAGS_META_KEY, from_mcp_result
+
+if TYPE_CHECKING:
+    from toolweave.server.remote import HttpTarget, RemoteServer, StdioTarget
+
+logger = logging.getLogger("toolweave.upstream")
+_LOST_CODES = (mt.CONNECTION_CLOSED,)
+_NO_PROGRESS = next(f.default for f in fields(Context) if f.name == "progress_sink")
+
+
+class _Watched:
+    """A transport read stream that calls `on_end()` when the connection ends."""
+
+    def __init__(self, stream: Any, on_end: Callable[[], None]) -> None:
+        self._stream = stream
+        self._on_end = on_end
+
+    def __getattr__(self, name: str) -> Any:  # e.g. `last_context`
+        return getattr(self._stream, name)
+
+    async def receive(self) -> Any:
+        try:
+            return await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise
+
+    def __aiter__(self) -> _Watched:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._on_end()
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> _Watched:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+def _annotations(wire: mt.ToolAnnotations | None) -> ToolAnnotations | None:
+    if wire is None:
+        return None
+    known = set(ToolAnnotations._WIRE.values())
+    dumped = wire.model_dump(by_alias=True, exclude_none=True)
+    return ToolAnnotations.coerce({key: value for key, value in dumped.items() if key in known}) or None
+
+
+def _wants_progress(ctx: Context) -> bool:
+    """Whether the caller's context can deliver progress (a served request's always can: in-memory
+    clients in the 2026 era take progress without a token in `_meta`, so the token cannot decide)."""
+    return ctx.progress_sink is not _NO_PROGRESS or "progress_token" in ctx.meta
+
+
+class Upstream:
+    """One upstream MCP server: its supervised session, its tools, and calls to them."""
+
+    def __init__(self, remote: RemoteServer) -> None:
+        from toolweave.server.server import NAME_PATTERN
+
+        self.remote = remote
+        self.session: ClientSession | None = None
+        self._name_ok = NAME_PATTERN.fullmatch
+        self._up = anyio.Event()
+        self._lost = anyio.Event()
+        self._refresh = anyio.Event()
+        self._listed: list[dict[str, Any]] | None = None
+
+    @property
+    def label(self) -> str:
+        """The name used in logs and errors (the mount prefix, by default)."""
+        return self.remote.name
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self, tasks: TaskGroup) -> None:
+        """Start the supervisor in `tasks`; return after the first attempt to connect (or the timeout)."""
+        first = anyio.Event()
+        tasks.start_soon(self._supervise, first, name=f"toolweave upstream {self.label!r}")
+        with anyio.move_on_after(self.remote.connect_timeout):
+            await first.wait()
+        if self.session is None:
+            logger.warning("[%s] not connected yet; retrying in the background", self.label)
+
+    async def wait_connected(self) -> None:
+        """Wait until a session is open."""
+        while self.session is None:
+            await self._up.wait()
+
+    async def _supervise(self, first: anyio.Event) -> None:
+        backoff = self.remote.backoff
+        delays = iter(backoff.delays())
+        while True:
+            opened = anyio.current_time()
+            try:
+                await self._connect_once(first)
+            except Exception as error:
+                target = self.remote.target.describe()
+                logger.warning("[%s] upstream %s failed: %s", self.label, target, _describe(error))
+                logger.debug("[%s] failure details", self.label, exc_info=True)
+            finally:
+                first.set()
+            if anyio.current_time() - opened >= backoff.reset_after:
+                delays = iter(backoff.delays())
+            delay = next(delays)
+            logger.info("[%s] restarting the upstream in %.2fs", self.label, delay)
+            await anyio.sleep(delay)
+
+    async def _connect_once(self, first: anyio.Event) -> None:
+        lost = self._lost = anyio.Event()
+        async with AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(self._transport())
+            session = await stack.enter_async_context(
+                ClientSession(
+                    _Watched(read, lambda: self._ended(lost)),
+                    write,
+                    message_handler=self._on_message,
+                    logging_callback=self._on_log,
+                    client_info=mt.Implementation(name="toolweave", version=_version()),
+                )
+            )
+            with anyio.fail_after(self.remote.connect_timeout):  # a silent upstream is restarted too
+                await session.initialize()
+                await self._list_tools(session)
+            if lost.is_set():
+                return
+            self.session = session
+            self._up.set()
+            first.set()
+            logger.info("[%s] connected to %s", self.label, self.remote.target.describe())
+            try:
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(self._refresher, session)
+                    await lost.wait()
+                    tasks.cancel_scope.cancel()
+            finally:
+                if self.session is session:
+                    self.session = None
+                    self._up = anyio.Event()
+            logger.warning("[%s] connection to the upstream was lost", self.label)
+
+    def _transport(self) -> Any:
+        from toolweave.server.remote import StdioTarget
+
+        target = self.remote.target
+        if isinstance(target, StdioTarget):
+            return self._stdio(target)
+        return self._http(target)
+
+    @asynccontextmanager
+    async def _stdio(self, target: StdioTarget) -> AsyncIterator[Any]:
+        params = StdioServerParameters(
+            command=target.command,
+            args=list(target.args),
+            env=dict(target.env) if target.env else None,
+            cwd=target.cwd,
+        )
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(read_fd, False)
+        errlog = os.fdopen(write_fd, "w")
+        done = anyio.Event()
+        async with anyio.create_task_group() as tasks:
+            try:
+                async with stdio_client(params, errlog=errlog) as streams:
+                    errlog.close()  # the child has its own copy; EOF comes when it exits
+                    tasks.start_soon(self._pump_stderr, read_fd, done)
+                    read_fd = -1
+                    yield streams
+            finally:
+                errlog.close()
+                if read_fd >= 0:
+                    os.close(read_fd)
+                    done.set()
+                with anyio.move_on_after(1.0, shield=True):  # let the last lines (a traceback) through
+                    await done.wait()
+                tasks.cancel_scope.cancel()
+
+    @asynccontextmanager
+    async def _http(self, target: HttpTarget) -> AsyncIterator[Any]:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        timeout = httpx2.Timeout(30.0, read=300.0)
+        client = httpx2.AsyncClient(headers=dict(target.headers or {}), timeout=timeout)
+        async with client, streamable_http_client(target.url, http_client=client) as streams:
+            yield streams
+
+    async def _pump_stderr(self, fd: int, done: anyio.Event) -> None:
+        buffer = b""
+        try:
+            while True:
+                await anyio.wait_readable(fd)
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    break
+                *lines, buffer = (buffer + chunk).split(b"\n")
+                for line in lines:
+                    self._log_stderr(line)
+        finally:
+            if buffer:
+                self._log_stderr(buffer)
+            os.close(fd)
+            done.set()
+
+    def _log_stderr(self, line: bytes) -> None:
+        text = line.decode("utf-8", "replace").rstrip()
+        if text:
+            logger.info("[%s] %s", self.label, text)
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    async def _list_tools(self, session: ClientSession) -> None:
+        listed: list[mt.Tool] = []
+        cursor: str | None = None
+        while True:
+            params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await session.list_tools(params=params)
+            listed.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        wire = [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed]
+        if wire == self._listed:
+            return
+        self._listed = wire
+        tools = []
+        for item in listed:
+            if not self._name_ok(item.name):
+                logger.warning("[%s] skipping upstream tool %r: not a valid name", self.label, item.name)
+                continue
+            tools.append(self._tool(item))
+        self.remote.set_remote_tools(tools)
+
+    def _tool(self, wire: mt.Tool) -> Tool:
+        meta = dict(wire.meta) if wire.meta else {}
+        tags = meta.pop(TAGS_META_KEY, None) or ()
+        name = wire.name
+        call = self.call
+
+        async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+            return await call(name, arguments, ctx)
+
+        return Tool(
+            name=name,
+            input_schema=dict(wire.input_schema),
+            run=run,
+            title=wire.title,
+            description=wire.description,
+            output_schema=dict(wire.output_schema) if wire.output_schema is not None else None,
+            annotations=_annotations(wire.annotations),
+            tags=frozenset(tags),
+            meta=meta or None,
+            origin=Origin("remote", f"{self.label} ({self.remote.target.describe()})", name),
+        )
+
+    async def _refresher(self, session: ClientSession) -> None:
+        while True:
+            await self._refresh.wait()
+            self._refresh = anyio.Event()
+            try:
+                await self._list_tools(session)
+            except Exception as error:
+                logger.warning("[%s] could not refresh the tool list: %s", self.label, error)
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, mt.ToolListChangedNotification):
+            self._refresh.set()
+        elif isinstance(message, Exception):
+            logger.debug("[%s] transport error: %r", self.label, message)
+
+    async def _on_log(self, params: mt.LoggingMessageNotificationParams) -> None:
+        logger.info("[%s] log %s: %s", self.label, params.level, params.data)
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    async def call(self, name: str, arguments: dict[str, Any], ctx: Context) -> ToolResult:
+        """Call the upstream's tool `name` over the shared session; see the module docstring."""
+        session = self.session
+        if session is None:
+            raise UpstreamError(f"upstream {self.label!r} is not connected; tool {name!r} is unavailable")
+        timeout: float | None = None
+        if ctx.deadline is not None:
+            timeout = max(ctx.deadline - anyio.current_time(), 0.001)
+        progress: Callable[..., Any] | None = ctx.report_progress if _wants_progress(ctx) else None
+        try:
+            # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
+            # it (our own clients validate structured content against the schema we list).
+            request = mt.CallToolRequest(params=mt.CallToolRequestParams(name=name, arguments=arguments))
+            result = await session.send_request(
+                request, mt.CallToolResult, request_read_timeout_seconds=timeout, progress_callback=progress
+            )
+        except MCPError as error:
+            raise self._translate(session, name, error, timeout) from None
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            self._lose(session)
+            raise UpstreamError(f"upstream {self.label!r} went away during the call to {name!r}") from None
+        return from_mcp_result(result)
+
+    def _translate(
+        self, session: ClientSession, name: str, error: MCPError, timeout: float | None
+    ) -> Exception:
+        code = error.error.code
+        if code in _LOST_CODES:
+            self._lose(session)
+            return UpstreamError(f"upstream {self.label!r} went away during the call to {name!r}")
+        if code == mt.REQUEST_TIMEOUT:
+            return ToolTimeout(name, timeout or 0.0)
+        if error.error.message == "Session terminated":
+            self._lose(session)
+        return UpstreamError(f"upstream {self.label!r} refused the call to {name!r}: {error.error.message}")
+
+    def _lose(self, session: ClientSession) -> None:
+        if self.session is session:
+            self._ended(self._lost)
+
+    def _ended(self, lost: anyio.Event) -> None:
+        """The connection behind `lost` is gone: calls fail at once from now on."""
+        if self._lost is lost and self.session is not None:
+            self.session = None
+            self._up = anyio.Event()
+        lost.set()
+
+
+def _describe(error: BaseException) -> str:
+    """The innermost cause of a failure, as `Type: message` (task groups wrap it in groups)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def _version() -> str:
+    from toolweave import __version__
+
+    return __version__

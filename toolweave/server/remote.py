@@ -1,0 +1,205 @@
+"""`RemoteServer`: an MCP server reached over stdio or HTTP, mountable like a local server.
+
+A remote server is a `Server` whose tools are those its upstream lists. While the server that
+holds it runs (`async with gateway:`, or serving it), one persistent MCP session per upstream
+is kept open (see `toolweave.mcp.upstream`): the tool list is fetched once, cached, and fetched
+again when the upstream sends `list_changed`; every call reuses the session.
+
+- Before the first connection the remote has no tools (the sync `catalog` compiles without
+  them); serving or `async with` waits for the first connection (up to `connect_timeout`), so
+  clients see the upstream's tools from their first request.
+- When the upstream dies, calls in flight fail with `UpstreamError`, `tools/list` keeps the last
+  known tools, and the upstream is restarted with exponential backoff.
+- A call while the session is down (or outside any lifespan) fails at once with
+  `UpstreamError`: a session is never opened per call.
+
+Example:
+    >>> gateway = Server("gateway")
+    >>> github = RemoteServer.stdio("github-mcp-server", ["stdio"], env={"GITHUB_TOKEN": "..."})
+    >>> mounted = gateway.mount(github, prefix="gh")
+    >>> async with gateway:                                   # doctest: +SKIP
+    ...     await gateway.call_tool("gh_search_issues", {"query": "anyio"})
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from toolweave.core.tool import Tool
+from toolweave.server.server import Server
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
+    from toolweave.mcp.upstream import Upstream
+
+
+@dataclass(frozen=True, slots=True)
+class StdioTarget:
+    """A server started as a subprocess and spoken to over its stdin/stdout."""
+
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = field(default=None, repr=False)
+    cwd: str | None = None
+
+    def describe(self) -> str:
+        """The command line, for logs and `explain` (never the environment)."""
+        return " ".join([self.command, *self.args])
+
+    def default_name(self) -> str:
+        """A server name from the command (`npx` and interpreters use their first argument)."""
+        words = [self.command, *self.args]
+        for word in words:
+            base = os.path.basename(word).removesuffix(".py")
+            if base and not base.startswith("-") and base not in ("python", "python3", "npx", "uvx", "node"):
+                return base
+        return os.path.basename(self.command) or "remote"
+
+
+@dataclass(frozen=True, slots=True)
+class HttpTarget:
+    """A server reached over streamable HTTP."""
+
+    url: str
+    headers: Mapping[str, str] | None = field(default=None, repr=False)
+
+    def describe(self) -> str:
+        """The URL, for logs and `explain` (never the headers, which may hold tokens)."""
+        return self.url
+
+    def default_name(self) -> str:
+        """The host name of the URL."""
+        host = self.url.split("://", 1)[-1].split("/", 1)[0]
+        return host.split(":", 1)[0] or "remote"
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """How restarts of a failed upstream are spaced: `initial`, then times `factor`, up to `maximum`.
+
+    The delay starts over once a connection has stayed up for `reset_after` seconds.
+    """
+
+    initial: float = 0.1
+    maximum: float = 10.0
+    factor: float = 2.0
+    reset_after: float = 10.0
+
+    def delays(self) -> Iterable[float]:
+        """The successive delays."""
+        delay = self.initial
+        while True:
+            yield delay
+            delay = min(delay * self.factor, self.maximum)
+
+
+class RemoteServer(Server):
+    """A remote MCP server whose tools can be mounted, transformed and wrapped like local ones.
+
+    Build one with `RemoteServer.stdio(...)` or `RemoteServer.http(...)`.
+
+    Args:
+        target: Where the upstream is (`StdioTarget` or `HttpTarget`).
+        name: The name used in logs and errors; by default the mount prefix, else derived from
+            the command or URL.
+        connect_timeout: How long starting the server waits for the first connection.
+        backoff: How restarts are spaced.
+        **options: `Server` options (e.g. `mask_error_details`, `middleware`).
+    """
+
+    is_remote = True
+
+    def __init__(
+        self,
+        target: StdioTarget | HttpTarget,
+        *,
+        name: str | None = None,
+        connect_timeout: float = 30.0,
+        backoff: Backoff | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(name or target.default_name(), **options)
+        self.target = target
+        self.connect_timeout = connect_timeout
+        self.backoff = backoff or Backoff()
+        self._named = name is not None
+        self._remote_tools: dict[str, Tool] = {}
+        self._upstream: Upstream | None = None
+
+    def __repr__(self) -> str:
+        return f"RemoteServer({self.name!r}, {self.target.describe()!r})"
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        **options: Any,
+    ) -> RemoteServer:
+        """An upstream started as `command args...` and spoken to over stdio.
+
+        Args:
+            env: Environment variables for the process, over a minimal safe default
+                (`PATH`, `HOME`, ...), as the `mcp` SDK does.
+            cwd: The working directory of the process.
+        """
+        if isinstance(args, str):
+            raise TypeError("args must be a list of strings, not one string")
+        target = StdioTarget(
+            command, tuple(args), dict(env) if env is not None else None, os.fspath(cwd) if cwd else None
+        )
+        return cls(target, **options)
+
+    @classmethod
+    def http(cls, url: str, headers: Mapping[str, str] | None = None, **options: Any) -> RemoteServer:
+        """An upstream reached over streamable HTTP at `url`, sending `headers` with every request."""
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"remote server URL must start with http:// or https://, not {url!r}")
+        return cls(HttpTarget(url, dict(headers) if headers else None), **options)
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        """Whether a session to the upstream is open right now."""
+        return self._upstream is not None and self._upstream.session is not None
+
+    async def wait_connected(self) -> None:
+        """Wait until a session to the upstream is open (e.g. after a restart)."""
+        if self._upstream is None:
+            raise RuntimeError(f"remote server {self.name!r} is not started: use `async with server:`")
+        await self._upstream.wait_connected()
+
+    def _name_after_mount(self, prefix: str) -> None:
+        if not self._named:
+            self.name = prefix
+
+    # -- hooks used by Server and the upstream session -----------------------------------------
+
+    async def _open(self, tasks: TaskGroup) -> None:
+        from toolweave.mcp.upstream import Upstream
+
+        if self._upstream is None:
+            self._upstream = Upstream(self)
+        await self._upstream.start(tasks)
+
+    def _candidates(self) -> list[tuple[Tool, str]]:
+        origin = f"remote server {self.name!r}"
+        found = [(tool, f"tool {name!r} of {origin}") for name, tool in self._remote_tools.items()]
+        return found + super()._candidates()
+
+    def set_remote_tools(self, tools: Iterable[Tool]) -> None:
+        """Replace the upstream's tools (called by the session when the upstream's list changes)."""
+        self._remote_tools = {tool.name: tool for tool in tools}
+        self.changed()
+
+    @property
+    def remote_tools(self) -> dict[str, Tool]:
+        """The tools the upstream listed last, by name."""
+        return dict(self._remote_tools)

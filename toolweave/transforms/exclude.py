@@ -1,0 +1,46 @@
+"""`ExcludeArgs`: drop arguments that have defaults from the schema; the default is used.
+
+Example:
+    >>> from toolweave import Tool
+    >>> def search(query: str, debug: bool = False, trace: bool = False) -> str:
+    ...     return query
+    >>> tool = Tool.from_function(search).with_transforms(ExcludeArgs("debug", "trace"))
+    >>> list(tool.input_schema["properties"])
+    ['query']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from toolweave.core.tool import Tool
+from toolweave.transforms.plan import Fill, remap, require_args
+from toolweave.transforms.signature import Signature
+
+
+@dataclass(frozen=True, init=False)
+class ExcludeArgs:
+    """Remove arguments from the exposed schema; each must have a default, which every call uses.
+
+    Example:
+        >>> ExcludeArgs("debug").describe()
+        "exclude ['debug'] (their defaults are used)"
+    """
+
+    names: tuple[str, ...]
+
+    def __init__(self, *names: str) -> None:
+        if not names:
+            raise ValueError("ExcludeArgs needs at least one argument name")
+        object.__setattr__(self, "names", names)
+
+    def describe(self) -> str:
+        """How `explain` shows this transform."""
+        return f"exclude {list(self.names)} (their defaults are used)"
+
+    def apply(self, tool: Tool) -> Tool:
+        """`tool` without the named arguments; `TransformError` if one has no default."""
+        sig = Signature.of(tool)
+        require_args(tool, sig, self.names, "ExcludeArgs")
+        visible = [(arg.name, arg) for arg in sig.args if arg.name not in self.names]
+        return remap(tool, self, sig, visible, {name: Fill("default") for name in self.names})

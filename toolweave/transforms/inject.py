@@ -1,0 +1,92 @@
+"""`InjectArgs`: hide arguments and fill them per call, from a constant or a source.
+
+Example:
+    >>> from toolweave import Tool
+    >>> from toolweave.transforms import FromContext, FromEnv, InjectArgs
+    >>> def weather(city: str, user_id: str, api_key: str, units: str) -> str:
+    ...     return f"{city} for {user_id}"
+    >>> tool = Tool.from_function(weather).with_transforms(
+    ...     InjectArgs(user_id=FromContext("auth.subject"), api_key=FromEnv("WEATHER_KEY"), units="metric"))
+    >>> list(tool.input_schema["properties"])
+    ['city']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from toolweave.core.context import Context
+from toolweave.core.errors import InjectionError
+from toolweave.core.tool import Tool
+from toolweave.transforms.argmap import Injected, callable_source
+from toolweave.transforms.plan import Fill, remap, require_args, where
+from toolweave.transforms.signature import Signature
+from toolweave.transforms.sources import Source
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, Source):
+        return value.label
+    if callable(value):
+        return f"the function {getattr(value, '__qualname__', type(value).__name__)}"
+    return "a constant"
+
+
+def source_fill(tool: Tool, arg: str, value: Any) -> Fill:
+    """The `Fill` of one injected argument; source errors are re-raised naming tool and argument."""
+    prefix = where(tool, arg)
+    if isinstance(value, Source):
+        get = value.get
+
+        def from_source(ctx: Context) -> Any:
+            try:
+                return get(ctx)
+            except InjectionError as error:
+                raise InjectionError(f"{prefix}: {error}") from None
+
+        return Fill("source", Injected(from_source, False, value.label, arity=1))
+    if callable(value):
+        return Fill("source", callable_source(value, _label(value)))
+    return Fill("constant", value)
+
+
+@dataclass(frozen=True, init=False)
+class InjectArgs:
+    """Hide arguments and fill them at call time; a client can neither see nor set them.
+
+    Each keyword names an argument; its value is a constant, a sync or async callable (given
+    nothing, the `Context`, or the `Context` and the validated visible arguments), or a source:
+    `FromContext`, `FromHeader`, `FromClaim`, `FromEnv`.
+
+    Example:
+        >>> from toolweave.transforms import FromHeader
+        >>> scoped = InjectArgs(tenant=FromHeader("x-tenant"), region="eu",
+        ...                     request_ts=lambda ctx: ctx.request_id)
+        >>> scoped
+        InjectArgs(tenant=the HTTP header 'x-tenant', region=a constant, request_ts=the function <lambda>)
+    """
+
+    sources: Mapping[str, Any]
+
+    def __init__(self, **sources: Any) -> None:
+        if not sources:
+            raise ValueError("InjectArgs needs at least one argument to inject")
+        object.__setattr__(self, "sources", MappingProxyType(dict(sources)))
+
+    def __repr__(self) -> str:  # constants may be secrets: show where values come from, never them
+        return f"InjectArgs({', '.join(f'{k}={_label(v)}' for k, v in self.sources.items())})"
+
+    def describe(self) -> str:
+        """How `explain` shows this transform."""
+        return "inject " + ", ".join(f"{k} from {_label(v)}" for k, v in self.sources.items())
+
+    def apply(self, tool: Tool) -> Tool:
+        """`tool` without the injected arguments in its schema; they are filled per call."""
+        sig = Signature.of(tool)
+        require_args(tool, sig, self.sources, "InjectArgs")
+        fills = {name: source_fill(tool, name, value) for name, value in self.sources.items()}
+        visible = [(arg.name, arg) for arg in sig.args if arg.name not in fills]
+        return remap(tool, self, sig, visible, fills)

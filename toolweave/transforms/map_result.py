@@ -1,0 +1,117 @@
+"""`MapResult`: post-process a tool's results (truncate, redact, reshape), keeping them consistent.
+
+`fn` gets the parent's `ToolResult` (and the `Context`, if it takes two arguments) and returns a
+new `ToolResult` or a plain value, which is converted like a function tool's return value under
+the new output schema. The output schema and the structured content stay consistent: with no
+output schema the structured content is dropped, and with one (by default) each result's
+structured content is checked against it; a mismatch is an internal error (masked for clients,
+logged on the server) rather than a wrong answer. Error results pass through unmapped.
+
+Example:
+    >>> from toolweave import Tool
+    >>> def report(topic: str) -> str:
+    ...     return "a very long report about " + topic
+    >>> short = Tool.from_function(report).with_transforms(MapResult(lambda r: r.text[:6]))
+    >>> short.output_schema is None
+    True
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from toolweave.core.context import Context
+from toolweave.core.result import ResultConverter, ToolResult
+from toolweave.core.schema import output_schema_for, wrap_result_schema
+from toolweave.core.tool import Tool
+from toolweave.transforms.signature import NOT_SET
+
+
+def resolve_output_schema(parent: Mapping[str, Any] | None, wanted: Any) -> Mapping[str, Any] | None:
+    """The new output schema: kept (`NOT_SET`), removed (`None`), a JSON Schema or a Python type."""
+    if wanted is NOT_SET:
+        return parent
+    if wanted is None:
+        return None
+    if isinstance(wanted, Mapping):
+        return dict(wanted) if wanted.get("type") == "object" else wrap_result_schema(wanted)
+    return output_schema_for(wanted)
+
+
+def _problem(validator: Any, data: Any) -> str | None:
+    """The first schema violation as `path: keyword` (never the offending value)."""
+    for error in validator.iter_errors(data):
+        path = "/".join(str(part) for part in error.absolute_path) or "(root)"
+        return f"{path}: {error.validator}"
+    return None
+
+
+@dataclass(frozen=True)
+class MapResult:
+    """Transform each successful result with `fn(result)` or `fn(result, ctx)` (sync or async).
+
+    Attributes:
+        fn: The mapping function.
+        output_schema: The new output schema: left out keeps the parent's, `None` removes it,
+            a JSON Schema dict or a Python type (`output_schema=dict[str, int]`) declares one.
+        check: Check structured content against the output schema on every call.
+
+    Example:
+        >>> redact = MapResult(lambda r: {"count": len(r.text)}, output_schema={
+        ...     "type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]})
+        >>> redact.describe()
+        'map results with <lambda>'
+    """
+
+    fn: Callable[..., Any]
+    output_schema: Any = NOT_SET
+    check: bool = True
+
+    def describe(self) -> str:
+        """How `explain` shows this transform."""
+        return f"map results with {getattr(self.fn, '__qualname__', type(self.fn).__name__)}"
+
+    def apply(self, tool: Tool) -> Tool:
+        """`tool` whose results pass through `fn`."""
+        schema = resolve_output_schema(tool.output_schema, self.output_schema)
+        return tool.derive(self, output_schema=schema, run=_mapped_run(tool, self.fn, schema, self.check))
+
+
+def _mapped_run(tool: Tool, fn: Callable[..., Any], schema: Mapping[str, Any] | None, check: bool) -> Any:
+    inner = tool.run
+    convert = ResultConverter(schema)
+    try:
+        takes_ctx = len(inspect.signature(fn).parameters) >= 2
+    except (TypeError, ValueError):  # builtins without a readable signature take the result only
+        takes_ctx = False
+    is_async = inspect.iscoroutinefunction(inspect.unwrap(fn))
+    validator: Any = None
+    if schema is not None and check:
+        from jsonschema import Draft202012Validator
+
+        validator = Draft202012Validator(dict(schema))
+    name = tool.name
+
+    async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+        result = await inner(arguments, ctx)
+        if result.is_error:
+            return result
+        value = fn(result, ctx) if takes_ctx else fn(result)
+        if is_async:
+            value = await value
+        out = value if isinstance(value, ToolResult) else convert(value)
+        if schema is None:
+            return replace(out, structured_content=None) if out.structured_content is not None else out
+        if validator is not None:
+            problem = _problem(validator, out.structured_content)
+            if problem is not None:
+                raise ValueError(
+                    f"tool {name!r}: MapResult produced structured content that does not match "
+                    f"the output schema ({problem})"
+                )
+        return out
+
+    return run
