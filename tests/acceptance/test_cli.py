@@ -161,7 +161,7 @@ def test_an_invalid_config_gives_its_message_and_exits_1(name: str, message: str
     assert done.stdout == ""
 
 
-@pytest.mark.parametrize("command", [["serve"], ["serve", "--transport", "http"], ["explain"], ["call", "-", "x=1"]])
+@pytest.mark.parametrize("command", [["serve"], ["serve", "--transport", "http"]])
 def test_nothing_starts_from_an_invalid_config(command: list[str]) -> None:
     path = str(FIXTURES / "bad_unknown_key.yaml")
     done = run_cli(command[0], path, *command[1:])

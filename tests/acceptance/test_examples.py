@@ -108,13 +108,14 @@ def test_gateway_calls_the_stdio_upstream() -> None:
 
 @needs_gateway
 def test_gateway_explains_one_policy_over_both_sources() -> None:
+    done = run_cli("explain", GATEWAY, "--json", env=PYTHON)
+    assert done.returncode == 0, done.stderr
+    explained = {item["name"]: item for item in json.loads(done.stdout)}
     for tool in ("local_add", "wx_get_forecast"):
-        done = run_cli("explain", GATEWAY, tool, "--json", env=PYTHON)
-        assert done.returncode == 0, done.stderr
-        (explained,) = json.loads(done.stdout)
-        outer, inner = explained["middleware"][:2]
+        outer, inner = explained[tool]["middleware"][:2]
         assert outer.startswith("Logging")
         assert inner.startswith("Timeout")
+    assert explained["wx_get_forecast"]["origin"]["kind"] == "remote"
 
 
 @needs_gateway
