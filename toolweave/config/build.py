@@ -42,7 +42,7 @@ from toolweave.config.models import (
 )
 from toolweave.config.paths import key_path
 from toolweave.config.policies import MiddlewareSet, SelectorSpec
-from toolweave.config.steps import Steps, Visibility
+from toolweave.config.steps import PerTool, Steps, Visibility
 from toolweave.core.errors import ConfigError
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import Middleware
@@ -253,10 +253,13 @@ def source_layer(name: str, child: Any, options: SourceOptions, *, mode: str, wh
         )
     if options.exclude:
         layer.add_transform(Visibility(False, "in exclude"), tools=Selector(options.exclude))
+    changes = {}
     for tool, spec in options.tools.items():
         steps = patch_transforms(spec, tool=tool, where=key_path(("tools", tool), start=where))
         if steps:
-            layer.add_transform(Steps(tuple(steps)), tools=Selector([tool]))
+            changes[tool] = Steps(tuple(steps))
+    if changes:
+        layer.add_transform(PerTool(changes))
     if options.timeout is not None:
         timeout = feature("toolweave.middleware", "Timeout", where=f"{where}.timeout")
         layer.add_middleware(_call(timeout, where=f"{where}.timeout", default=options.timeout))

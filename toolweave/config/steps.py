@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,3 +47,19 @@ class Steps:
     def describe(self) -> str:
         """How `explain` shows this step."""
         return ", then ".join(getattr(step, "describe", step.__repr__)() for step in self.steps)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class PerTool:
+    """Changes for tools by name (a config's `tools:` section): one dict lookup per tool, not a selector each."""
+
+    changes: Mapping[str, Steps]
+
+    def apply(self, tool: Tool) -> Tool:
+        """The tool with the changes written for its name, if any."""
+        steps = self.changes.get(tool.name)
+        return tool if steps is None else steps.apply(tool)
+
+    def describe(self) -> str:
+        """How `explain` shows this step."""
+        return f"per-tool changes for {', '.join(sorted(self.changes))}"
