@@ -24,6 +24,7 @@ import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -87,29 +88,50 @@ def compose(config: Path) -> Composed:
         fail(str(error))
 
 
+@dataclass(frozen=True)
+class Failure:
+    """A command's error, returned out of the event loop (an exception raised inside the server's
+    lifespan would come out wrapped in an exception group) and reported by `run_composed`."""
+
+    message: str
+    code: int = 1
+
+
+def _compile(composed: Composed) -> Failure | None:
+    try:
+        composed.server.catalog  # noqa: B018 - compile now, so nothing runs from a bad composition
+    except ConfigError as error:
+        return Failure(f"{composed.file}: {error}" if composed.file else str(error))
+    except (ToolweaveError, TypeError, ValueError) as error:
+        logger.debug("composition failed", exc_info=error)
+        return Failure(f"cannot compose the server: {error}")
+    return None
+
+
 def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]]) -> Any:
     """Run `work` with the server's lifespan entered (upstreams started) and its catalog compiled.
 
     A composition that fails to compile (a name clash, a transform refusing a tool) exits with
-    status 1 before `work` starts.
+    status 1 before `work` starts; `work` reports its own errors by returning a `Failure`.
     """
 
     async def main() -> Any:
         async with composed.running():
-            try:
-                composed.server.catalog  # noqa: B018 - compile now, so nothing runs from a bad composition
-            except (ToolweaveError, TypeError, ValueError) as error:
-                logger.debug("composition failed", exc_info=error)
-                fail(f"cannot compose the server: {error}")
+            failure = _compile(composed)
+            if failure is not None:
+                return failure
             for problem in composed.unknown_tool_keys():
                 where = f"{composed.file}: " if composed.file else ""
                 stderr.print(f"[yellow]warning:[/yellow] {escape(where + problem)}", markup=True, highlight=False)
             return await work(composed)
 
     try:
-        return anyio.run(main)
+        result = anyio.run(main)
     except ConfigError as error:
         fail(str(error))
+    if isinstance(result, Failure):
+        fail(result.message, result.code)
+    return result
 
 
 def version_callback(value: bool) -> None:
@@ -209,11 +231,11 @@ def explain(
     """Show how each tool was made: origin, transforms, middleware, schema before and after."""
     composed = compose(config)
 
-    async def work(composed: Composed) -> list[dict[str, Any]]:
+    async def work(composed: Composed) -> list[dict[str, Any]] | Failure:
         try:
             return explain_tools(composed.server, tool)
         except UnknownTool:
-            fail(_unknown_tool(composed, tool or ""))
+            return Failure(_unknown_tool(composed, tool or ""))
 
     explained = run_composed(composed, work)
     if as_json:
@@ -318,13 +340,13 @@ def call(
         fail(str(error), code=2)
     composed = compose(config)
 
-    async def work(composed: Composed) -> ToolResult:
+    async def work(composed: Composed) -> ToolResult | Failure:
         auth = await _authenticate(composed, headers)
         ctx = Context(server=composed.server, headers=headers, auth=auth)
         try:
             return await composed.server.call_tool(tool, args, ctx=ctx)
         except UnknownTool:
-            fail(_unknown_tool(composed, tool))
+            return Failure(_unknown_tool(composed, tool))
 
     result = run_composed(composed, work)
     print_result(result, as_json)

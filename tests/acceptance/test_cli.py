@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import features
 from tests.acceptance.cli_helpers import FIXTURES, run_cli
 from tests.conftest import subprocess_env
 from toolweave import __version__
@@ -168,6 +169,21 @@ def test_nothing_starts_from_an_invalid_config(command: list[str]) -> None:
     assert done.returncode == 1
     assert "unknown key (did you mean 'command'?)" in done.stderr
     assert "Serving" not in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(not features.TRANSFORMS, reason=features.NEEDS_TRANSFORMS)
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("bad_hide_required.yaml", "python[0].tools.add: tool 'add', argument 'a': cannot be hidden"),
+        ("bad_rule.yaml", "transforms[0]: tool 'add', argument 'zz'"),
+    ],
+)
+def test_a_transform_refusing_a_tool_names_the_config_key(name: str, message: str) -> None:
+    done = run_cli("list", str(FIXTURES / name))
+    assert done.returncode == 1
+    assert f"error: {FIXTURES / name}: {message}" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -255,9 +255,10 @@ def source_layer(name: str, child: Any, options: SourceOptions, *, mode: str, wh
         layer.add_transform(Visibility(False, "in exclude"), tools=Selector(options.exclude))
     changes = {}
     for tool, spec in options.tools.items():
-        steps = patch_transforms(spec, tool=tool, where=key_path(("tools", tool), start=where))
+        here = key_path(("tools", tool), start=where)
+        steps = patch_transforms(spec, tool=tool, where=here)
         if steps:
-            changes[tool] = Steps(tuple(steps))
+            changes[tool] = Steps(tuple(steps), where=here)
     if changes:
         layer.add_transform(PerTool(changes))
     if options.timeout is not None:
@@ -286,9 +287,10 @@ def _mount(root: Server, source: Any, prefix: str | None, *, where: str) -> None
 def rule_transforms(config: Config) -> Iterable[tuple[Any, Selector | None]]:
     """The top-level `transforms` rules as (transform, selector) pairs, in order."""
     for index, rule in enumerate(config.transforms):
-        steps = patch_transforms(rule, tool=None, where=f"transforms[{index}]")
+        where = f"transforms[{index}]"
+        steps = patch_transforms(rule, tool=None, where=where)
         if steps:
-            yield Steps(tuple(steps)), selector(rule.tools)
+            yield Steps(tuple(steps), where=where), selector(rule.tools)
 
 
 def build(config: Config, *, base_dir: str | Path = ".") -> Composed:

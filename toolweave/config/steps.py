@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolweave.core.errors import ConfigError
 from toolweave.core.tool import Tool
 
 
@@ -35,14 +36,22 @@ class Visibility:
 class Steps:
     """Several transforms applied as one, in order (so a rename does not hide the tool from the rest).
 
-    Each inner transform still records itself in the tool's lineage, so `explain` lists them.
+    Each inner transform still records itself in the tool's lineage, so `explain` lists them. A
+    transform that refuses the tool (`TypeError`/`ValueError`) becomes a `ConfigError` at `where`,
+    the key of the config entry that asked for it.
     """
 
     steps: tuple[Any, ...]
+    where: str | None = None
 
     def apply(self, tool: Tool) -> Tool:
         """The tool with every step applied."""
-        return tool.with_transforms(*self.steps)
+        try:
+            return tool.with_transforms(*self.steps)
+        except (TypeError, ValueError) as error:
+            if self.where is None:
+                raise
+            raise ConfigError(str(error), path=self.where) from None
 
     def describe(self) -> str:
         """How `explain` shows this step."""
