@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import socket
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -108,6 +109,19 @@ def _compile(composed: Composed) -> Failure | None:
     return None
 
 
+def _only_leaf(group: BaseExceptionGroup[Any]) -> BaseException | None:
+    """The one exception inside (possibly nested) groups, or None when there are several."""
+    leaves: list[BaseException] = []
+    stack: list[BaseException] = [group]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, BaseExceptionGroup):
+            stack.extend(item.exceptions)
+        else:
+            leaves.append(item)
+    return leaves[0] if len(leaves) == 1 else None
+
+
 def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]]) -> Any:
     """Run `work` with the server's lifespan entered (upstreams started) and its catalog compiled.
 
@@ -129,6 +143,13 @@ def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]])
         result = anyio.run(main)
     except ConfigError as error:
         fail(str(error))
+    except BaseExceptionGroup as group:  # raised through the server's lifespan task group
+        leaf = _only_leaf(group)
+        if isinstance(leaf, SystemExit):  # e.g. uvicorn could not bind; it logged why
+            raise typer.Exit(leaf.code if isinstance(leaf.code, int) else 1) from None
+        if isinstance(leaf, KeyboardInterrupt):
+            raise leaf from None
+        raise
     if isinstance(result, Failure):
         fail(result.message, result.code)
     return result
@@ -179,11 +200,14 @@ def serve(
     logging.basicConfig(stream=sys.stderr, level=log_level.value.upper(), format="%(levelname)s %(name)s: %(message)s")
     composed = compose(config)
 
-    async def work(composed: Composed) -> None:
+    async def work(composed: Composed) -> Failure | None:
         server = composed.server
         if transport is Transport.stdio:
             await server.run_async("stdio")
-            return
+            return None
+        busy = _cannot_listen(host, port)
+        if busy is not None:
+            return Failure(f"cannot listen on {host}:{port}: {busy}")
         shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # listening everywhere: show loopback
         url = f"http://{shown}:{port}/mcp"
         snippet = {"mcpServers": {server.name: {"url": url}}}
@@ -194,9 +218,23 @@ def serve(
         if composed.authenticate is not None:
             options["authenticate"] = composed.authenticate
         await server.run_async("http", **options)
+        return None
 
     with contextlib.suppress(KeyboardInterrupt):
         run_composed(composed, work)
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why nothing could listen on `host:port` right now (checked before printing the URL), or None."""
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
 
 
 @app.command(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from collections.abc import Iterator
 
@@ -100,3 +101,23 @@ def test_serve_http_prints_the_url_and_a_client_snippet(
     snippet = err[err.index("{") : err.rindex("}") + 1]
     assert json.loads(snippet) == {"mcpServers": {"basic": {"url": url}}}
     assert "Traceback" not in err
+
+
+def test_serve_http_on_a_busy_port_fails_before_printing_a_url() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [*COMMAND, "serve", BASIC, "--transport", "http", "--port", str(port)],
+            cwd=ROOT,
+            env=subprocess_env(),
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert f"error: cannot listen on 127.0.0.1:{port}: Address already in use" in done.stderr
+    assert "Serving" not in done.stderr
+    assert "Traceback" not in done.stderr
