@@ -106,9 +106,7 @@ class UpstreamComponents:
         if kind == "prompts":
             return await all_pages(lambda params: session.list_prompts(params=params), "prompts"), []
         resources = await all_pages(lambda params: session.list_resources(params=params), "resources")
-        templates = await all_pages(
-            lambda params: session.list_resource_templates(params=params), "resource_templates"
-        )
+        templates = await all_pages(lambda params: session.list_resource_templates(params=params), "resource_templates")
         return resources, templates
 
     # -- calls -----------------------------------------------------------------------------------
