@@ -436,8 +436,11 @@ async def test_a_remote_server_can_be_served_on_its_own_as_a_proxy(mode: str) ->
     async with connect(stdio_remote("ll_upstream.py"), mode=mode) as client:
         listed = await names(client)
         result = await client.call_tool("echo", {"text": "proxied"})
+        prompts = [prompt.name for prompt in (await client.list_prompts()).prompts]
+        [note] = (await client.read_resource("note://1/text")).contents
     assert listed == ["echo", "fail", "sleep", "enable_extra"]
     assert result.structured_content == {"echo": "proxied"}
+    assert prompts == ["greet", "plain"] and getattr(note, "text", None) == "first note"
 
 
 def test_the_module_examples_run() -> None:

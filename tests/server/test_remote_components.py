@@ -251,6 +251,19 @@ async def test_an_upstream_without_prompts_or_resources_is_not_asked_for_them(
     assert not [record for record in caplog.records if "could not list" in record.getMessage()]
 
 
+async def test_an_upstream_without_resource_templates_still_lists_its_resources(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="toolweave.upstream")
+    remote = RemoteServer.stdio(
+        sys.executable, [str(UPSTREAMS / "ll_upstream.py"), "no-templates"], env=subprocess_env()
+    )
+    async with running(remote) as client:
+        assert await resource_uris(client) == ["note://up/index", "note://up/blob"]
+        assert await template_uris(client) == []
+    assert not [record for record in caplog.records if "could not list" in record.getMessage()]
+
+
 async def test_an_http_upstreams_prompts_and_resources_come_through(http_upstream: str) -> None:
     async with connect(_gateway(RemoteServer.http(http_upstream))) as client:
         prompts = await prompt_names(client)

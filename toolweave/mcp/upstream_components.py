@@ -1,10 +1,11 @@
 """The prompts, resources and resource templates of an upstream, as toolweave `Prompt` / `Resource`.
 
 `UpstreamComponents.refresh` lists what the upstream advertises (`prompts` and `resources`
-capabilities of its `initialize` result; a list it does not advertise is empty), following
-cursors, and hands the converted objects to the `RemoteServer`, which recompiles and announces
-the change. A list that did not change is not handed over again (no spurious `list_changed`).
-A list the upstream fails to answer keeps its last known value (logged).
+capabilities of its `initialize` result; a list it does not advertise is empty, and so are the
+templates of an upstream without `resources/templates/list`), following cursors, and hands the
+converted objects to the `RemoteServer`, which recompiles and announces the change. A list that
+did not change is not handed over again (no spurious `list_changed`). A list the upstream fails
+to answer keeps its last known value (logged).
 
 The converted objects run over the upstream's session:
 
@@ -106,7 +107,14 @@ class UpstreamComponents:
         if kind == "prompts":
             return await all_pages(lambda params: session.list_prompts(params=params), "prompts"), []
         resources = await all_pages(lambda params: session.list_resources(params=params), "resources")
-        templates = await all_pages(lambda params: session.list_resource_templates(params=params), "resource_templates")
+        try:
+            templates = await all_pages(
+                lambda params: session.list_resource_templates(params=params), "resource_templates"
+            )
+        except MCPError as error:
+            if error.error.code != mt.METHOD_NOT_FOUND:
+                raise
+            templates = []  # an upstream with resources but no templates may not serve the method at all
         return resources, templates
 
     # -- calls -----------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """An upstream built with the bare `mcp` SDK low-level Server (no toolweave), stdio or HTTP.
 
-Usage: python ll_upstream.py [http PORT] [tools-only]
+Usage: python ll_upstream.py [http PORT] [tools-only | no-templates]
 
-`tools-only` serves no prompts or resources (so it does not advertise them).
+`tools-only` serves no prompts or resources (so it does not advertise them); `no-templates`
+does not implement `resources/templates/list`.
 """
 
 from __future__ import annotations
@@ -192,6 +193,8 @@ COMPONENTS = {
     "on_list_resource_templates": list_templates,
     "on_read_resource": read_resource,
 }
+if "no-templates" in sys.argv:
+    del COMPONENTS["on_list_resource_templates"]
 server = Server(
     "ll-upstream",
     version="0.1.0",
