@@ -2,15 +2,17 @@
 
     python -m benchmarks.run            # full run (a few minutes)
     python -m benchmarks.run --quick    # a bounded smoke run (seconds)
-    python -m benchmarks.run --json out.json
+    python -m benchmarks.run --json out.json --markdown benchmarks/RESULTS.md
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib
 import json
 import logging
+import os
 import pkgutil
 import platform
 import sys
@@ -46,6 +48,50 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def machine() -> str:
+    """One line describing where the figures were measured."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        cores = os.cpu_count()
+        memory = next(
+            int(line.split()[1]) // 1024**2
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal")
+        )
+        return f"{cpu}, {cores} cores, {memory} GiB, {platform.system()} {platform.release()}"
+    except OSError:
+        return cpu
+
+
+def markdown(rows: list[Row], quick: bool) -> str:
+    """The table as a Markdown page: date, machine, versions, then every group."""
+    import importlib.metadata as metadata
+
+    versions = ", ".join(
+        f"{name} {metadata.version(name)}" for name in ("toolweave", "mcp", "pydantic", "anyio", "fastmcp")
+    )
+    head = [
+        "# Benchmark results",
+        "",
+        f"- date: {datetime.date.today().isoformat()}",
+        f"- machine: {machine()}",
+        f"- python {platform.python_version()}; {versions}",
+        f"- command: `python -m benchmarks.run{' --quick' if quick else ''}`",
+        "- medians of repeated batches, all paths measured side by side in one run; ratios are against the",
+        "  row named in the group's baseline (`target` is the goal from the issue or DESIGN.md §9).",
+        "",
+        "```",
+        table(rows).strip("\n"),
+        "```",
+        "",
+    ]
+    return "\n".join(head)
+
+
 async def main(only: list[str] | None, quick: bool) -> list[Row]:
     rows: list[Row] = []
     for name in modules(only):
@@ -58,12 +104,15 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="bounded smoke run")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--markdown", type=Path, help="also write the table, machine and date as Markdown here")
     parser.add_argument("only", nargs="*", help="run only modules whose name contains one of these")
     options = parser.parse_args()
     logging.disable(logging.CRITICAL)
     result = anyio.run(main, options.only, options.quick)
     print(f"python {platform.python_version()} on {platform.machine()}, {platform.system()}")
     print(table(result))
+    if options.markdown:
+        options.markdown.write_text(markdown(result, options.quick))
     if options.json:
         payload = {"python": sys.version, "rows": [asdict(row) for row in result]}
         options.json.write_text(json.dumps(payload, indent=2))

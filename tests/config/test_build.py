@@ -1,0 +1,385 @@
+"""From config to library objects: sources, visibility, settings, and the mapping to transforms/middleware.
+
+The transforms and middleware are built by other branches; the mapping tests here install small
+recording stand-ins under the planned names, so what the config passes to each constructor is
+pinned today. Tests against the real classes live in tests/acceptance/test_examples.py.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolweave.middleware
+import toolweave.transforms
+from tests import features
+from toolweave import ConfigError, DuplicateError, Middleware, Tool
+from toolweave.config import build
+from toolweave.config.build import feature
+from toolweave.config.models import Config
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def compose(data: dict[str, Any]) -> Any:
+    return build(Config.model_validate(data), base_dir=FIXTURES)
+
+
+def names(composed: Any) -> list[str]:
+    return [tool.name for tool in composed.server.catalog.tools]
+
+
+# -- sources ---------------------------------------------------------------------------------------
+
+
+def test_a_python_server_is_mounted_under_its_prefix() -> None:
+    assert names(compose({"python": [{"import": "calc:server", "prefix": "calc"}]})) == [
+        "calc_add",
+        "calc_divide",
+        "calc_internal_reset",
+    ]
+
+
+def test_a_list_of_functions_becomes_tools() -> None:
+    assert names(compose({"python": ["calc:functions"]})) == ["shout", "whisper"]
+
+
+def test_a_single_function_becomes_a_tool() -> None:
+    assert names(compose({"python": [{"import": "calc:shout", "prefix": "x"}]})) == ["x_shout"]
+
+
+def test_modules_next_to_the_config_file_are_importable() -> None:
+    composed = compose({"python": ["calc:server"]})
+    assert composed.server.catalog.get("add").tool.origin.source == "calc"
+
+
+async def test_a_composed_tool_is_callable_in_process() -> None:
+    composed = compose({"python": [{"import": "calc:server", "prefix": "calc"}]})
+    result = await composed.server.call_tool("calc_add", {"a": 2, "b": 3})
+    assert result.structured_content == {"result": 5}
+
+
+def test_include_keeps_only_matching_original_names() -> None:
+    data = {"python": [{"import": "calc:server", "prefix": "c", "include": ["add", "div*"]}]}
+    assert names(compose(data)) == ["c_add", "c_divide"]
+
+
+def test_exclude_hides_matching_original_names() -> None:
+    data = {"python": [{"import": "calc:server", "prefix": "c", "exclude": ["internal_*"]}]}
+    assert names(compose(data)) == ["c_add", "c_divide"]
+
+
+def test_a_tool_can_be_disabled_by_name() -> None:
+    data = {"python": [{"import": "calc:server", "tools": {"divide": {"enabled": False}}}]}
+    assert names(compose(data)) == ["add", "internal_reset"]
+
+
+def test_a_top_level_rule_can_disable_tools_by_glob() -> None:
+    data = {"python": ["calc:server"], "transforms": [{"tools": "internal_*", "enabled": False}]}
+    assert names(compose(data)) == ["add", "divide"]
+
+
+def test_server_settings_reach_the_server() -> None:
+    data = {
+        "server": {
+            "name": "gw",
+            "instructions": "Be nice.",
+            "mask_error_details": False,
+            "on_duplicate": "warn",
+        }
+    }
+    server = compose(data).server
+    assert (server.name, server.instructions, server.on_duplicate) == ("gw", "Be nice.", "warn")
+    assert server.error_policy.mask is False
+
+
+def test_a_name_clash_between_sources_follows_on_duplicate() -> None:
+    """Reported when mounting (ConfigError naming the key) or when compiling (DuplicateError)."""
+    with pytest.raises((ConfigError, DuplicateError), match="'add' is claimed twice"):
+        compose({"python": ["calc:server", "calc:server"]}).server.catalog  # noqa: B018
+
+
+def test_a_name_clash_can_be_allowed() -> None:
+    composed = compose({"server": {"on_duplicate": "replace"}, "python": ["calc:server", "calc:server"]})
+    assert names(composed) == ["add", "divide", "internal_reset"]
+
+
+def test_the_authenticator_is_imported() -> None:
+    composed = compose({"server": {"authenticate": "calc:whisper"}})
+    assert composed.authenticate is not None
+    assert composed.authenticate("ABC") == "abc"
+
+
+# -- errors ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reference", "problem"),
+    [
+        ("no_such_module_xyz:server", "no module named 'no_such_module_xyz'"),
+        ("calc:nothing", "'calc' has no attribute 'nothing'"),
+        ("calc:NOT_A_TOOL", "is a int; expected a toolweave Server, a Tool, a function"),
+        ("broken:server", "importing 'broken' raised RuntimeError: broken on purpose"),
+    ],
+)
+def test_import_problems_name_the_key(reference: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        compose({"python": [{"import": "calc:server"}, {"import": reference}]})
+    assert caught.value.path == "python[1].import"
+    assert problem in str(caught.value)
+
+
+def test_an_authenticator_must_be_callable() -> None:
+    with pytest.raises(ConfigError, match=r"server\.authenticate: 'calc:NOT_A_TOOL' is not callable"):
+        compose({"server": {"authenticate": "calc:NOT_A_TOOL"}})
+
+
+def test_a_missing_feature_is_a_config_error_naming_the_key() -> None:
+    with pytest.raises(ConfigError, match=r"mcpServers\.x: needs toolweave\.nope\.Thing, which this build"):
+        feature("toolweave.nope", "Thing", where="mcpServers.x")
+
+
+# -- the mapping to transforms and middleware, with recording stand-ins -----------------------------
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """Stands in for a planned transform: records its arguments, marks the tool."""
+
+    kind: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def apply(self, tool: Tool) -> Tool:
+        changes: dict[str, Any] = {}
+        if self.kind == "Rename":
+            changes["name"] = self.args[0]
+        return tool.derive(self, **changes)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def recorder(kind: str) -> Any:
+    return lambda *args, **kwargs: Recorded(kind, args, kwargs)
+
+
+class RecordedMiddleware(Middleware):
+    def __init__(self, kind: str, **kwargs: Any) -> None:
+        self.kind = kind
+        self.kwargs = kwargs
+        self.tools = kwargs.get("tools")
+
+    async def on_call_tool(self, call: Any, call_next: Any) -> Any:
+        return await call_next(call)
+
+
+def middleware_factory(kind: str) -> Any:
+    return lambda **kwargs: RecordedMiddleware(kind, **kwargs)
+
+
+@pytest.fixture
+def stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
+    for kind in ("Rename", "TransformArgs", "ExcludeArgs", "InjectArgs", "Annotate", "MaskErrors"):
+        monkeypatch.setattr(toolweave.transforms, kind, recorder(kind), raising=False)
+    monkeypatch.setattr(toolweave.transforms, "Arg", lambda **kwargs: ("Arg", kwargs), raising=False)
+    for kind in ("FromContext", "FromHeader", "FromClaim", "FromEnv"):
+        monkeypatch.setattr(toolweave.transforms, kind, lambda arg, kind=kind: (kind, arg), raising=False)
+    for kind in (
+        "Logging",
+        "Timeout",
+        "Progress",
+        "Retry",
+        "RateLimit",
+        "ConcurrencyLimit",
+        "CircuitBreaker",
+        "Cache",
+    ):
+        monkeypatch.setattr(toolweave.middleware, kind, middleware_factory(kind), raising=False)
+
+
+def steps_of(tool: Tool) -> list[Recorded]:
+    found: list[Recorded] = []
+    while tool.parent is not None:
+        found = [step for step in tool.transforms if isinstance(step, Recorded)] + found
+        tool = tool.parent
+    return found
+
+
+@pytest.mark.usefixtures("stand_ins")
+def test_per_tool_changes_map_to_transforms_in_a_fixed_order() -> None:
+    spec = {
+        "name": "sum",
+        "description": "Sum two numbers.",
+        "annotations": {"read_only": True},
+        "tags": ["math"],
+        "mask_errors": {"message": "failed"},
+        "args": {
+            "a": {"name": "first", "description": "The first number."},
+            "b": {"default": 1},
+            "api_key": {"inject": "env:API_KEY"},
+            "tenant": {"inject": "header:x-tenant"},
+            "region": {"inject": "eu"},
+            "debug": {"hide": True},
+        },
+    }
+    composed = compose({"python": [{"import": "calc:server", "prefix": "m", "tools": {"add": spec}}]})
+    entry = composed.server.catalog.get("m_sum")
+    kinds = [(step.kind, step.args, step.kwargs) for step in steps_of(entry.tool)]
+    assert kinds == [
+        ("ExcludeArgs", ("debug",), {}),
+        (
+            "InjectArgs",
+            (),
+            {"api_key": ("FromEnv", "API_KEY"), "tenant": ("FromHeader", "x-tenant"), "region": "eu"},
+        ),
+        (
+            "TransformArgs",
+            (
+                {
+                    "a": ("Arg", {"name": "first", "description": "The first number."}),
+                    "b": ("Arg", {"default": 1}),
+                },
+            ),
+            {},
+        ),
+        ("Rename", ("sum",), {"description": "Sum two numbers."}),
+        ("Annotate", (), {"read_only": True, "tags": {"math"}}),
+        ("MaskErrors", (), {"message": "failed"}),
+    ]
+
+
+@pytest.mark.usefixtures("stand_ins")
+def test_a_title_alone_keeps_the_name() -> None:
+    composed = compose({"python": [{"import": "calc:server", "tools": {"add": {"title": "Add"}}}]})
+    (rename,) = steps_of(composed.server.catalog.get("add").tool)
+    assert (rename.kind, rename.args, rename.kwargs) == ("Rename", ("add",), {"title": "Add"})
+
+
+@pytest.mark.usefixtures("stand_ins")
+@pytest.mark.parametrize(
+    ("written", "source"),
+    [
+        ("context:auth.subject", ("FromContext", "auth.subject")),
+        ("claim:sub", ("FromClaim", "sub")),
+        ("value:a:b", "a:b"),
+        (7, 7),
+    ],
+)
+def test_inject_sources_map_to_planned_classes(written: object, source: object) -> None:
+    data = {"python": ["calc:server"], "transforms": [{"tools": "add", "args": {"a": {"inject": written}}}]}
+    (inject,) = steps_of(compose(data).server.catalog.get("add").tool)
+    assert inject.kwargs == {"a": source}
+
+
+@pytest.mark.usefixtures("stand_ins")
+def test_top_level_rules_apply_to_their_selection_only() -> None:
+    data = {
+        "python": ["calc:server"],
+        "transforms": [{"tools": {"names": ["add", "div*"]}, "tags": ["math"]}],
+    }
+    catalog = compose(data).server.catalog
+    assert [step.kind for step in steps_of(catalog.get("divide").tool)] == ["Annotate"]
+    assert steps_of(catalog.get("internal_reset").tool) == []
+
+
+@pytest.mark.usefixtures("stand_ins")
+def test_middleware_maps_in_written_order_with_options_and_selectors() -> None:
+    data = {
+        "python": ["calc:server"],
+        "middleware": {
+            "logging": {"level": "debug", "allow_args": ["a"]},
+            "timeout": {"default": 5, "per_tool": {"div*": 1}},
+            "rate_limit": {"rate": 2, "burst": 4, "tools": "add"},
+            "concurrency": {"limit": 3, "per_tool": {"add": 1}},
+            "retry": {"attempts": 2},
+            "circuit_breaker": {"failures": 3, "reset_after": 10},
+            "cache": {"ttl": 60, "tools": {"read_only": True}},
+            "progress": {"max_rate": 5},
+        },
+    }
+    layers = compose(data).server.middleware
+    assert [(layer.kind, {k: v for k, v in layer.kwargs.items() if k != "tools"}) for layer in layers] == [
+        ("Logging", {"level": logging.DEBUG, "allow_args": ["a"]}),
+        ("Timeout", {"default": 5.0, "per_tool": {"div*": 1.0}}),
+        ("RateLimit", {"rate": 2.0, "burst": 4}),
+        ("ConcurrencyLimit", {"limit": 3, "per_tool": {"add": 1}}),
+        ("Retry", {"attempts": 2}),
+        ("CircuitBreaker", {"failures": 3, "reset_after": 10.0}),
+        ("Cache", {"ttl": 60.0}),
+        ("Progress", {"max_rate": 5.0}),
+    ]
+    assert layers[2].kwargs["tools"].names == ("add",)
+    assert layers[6].kwargs["tools"].read_only is True
+
+
+@pytest.mark.usefixtures("stand_ins")
+def test_a_timeout_shorthand_and_a_source_timeout_map_to_timeout_default() -> None:
+    data = {"python": [{"import": "calc:server", "timeout": 3}], "middleware": {"timeout": 9}}
+    composed = compose(data)
+    assert [(layer.kind, layer.kwargs) for layer in composed.server.middleware] == [("Timeout", {"default": 9.0})]
+    chain = composed.server.catalog.get("add")
+    assert [layer.kind for layer in chain.chain] == ["Timeout"]
+
+
+@pytest.mark.usefixtures("stand_ins")
+def test_source_middleware_runs_around_that_source_only() -> None:
+    data = {
+        "python": [
+            {"import": "calc:server", "prefix": "a", "middleware": {"logging": True}},
+            "calc:functions",
+        ],
+    }
+    from toolweave.config.report import explain_tools
+
+    explained = {item["name"]: item["middleware"] for item in explain_tools(compose(data).server)}
+    assert explained["a_add"] == ["RecordedMiddleware"]
+    assert explained["shout"] == []
+
+
+@pytest.mark.skipif(not features.REMOTE, reason=features.NEEDS_REMOTE)
+def test_mcp_servers_become_remote_servers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolweave.server import remote
+
+    calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+
+    def record(kind: str) -> Any:
+        def make(*args: Any, **kwargs: Any) -> Any:
+            calls.append((kind, args, kwargs))
+            from toolweave import Server
+
+            return Server(kind)
+
+        return make
+
+    monkeypatch.setattr(remote.RemoteServer, "stdio", record("stdio"))
+    monkeypatch.setattr(remote.RemoteServer, "http", record("http"))
+    composed = compose(
+        {
+            "mcpServers": {
+                "fs": {"command": "npx", "args": ["fs"], "env": {"A": "1"}, "cwd": "."},
+                "web": {"url": "https://example.com/mcp", "headers": {"X": "y"}},
+                "off": {"command": "nope", "disabled": True},
+            }
+        }
+    )
+    assert calls == [
+        ("stdio", ("npx",), {"args": ["fs"], "env": {"A": "1"}, "cwd": str(FIXTURES), "name": "fs"}),
+        ("http", ("https://example.com/mcp",), {"headers": {"X": "y"}, "name": "web"}),
+    ]
+    assert len(composed.remotes) == 2
+
+
+@pytest.mark.skipif(not features.IMPORT_TOOLS, reason=features.NEEDS_IMPORT_TOOLS)
+def test_import_mode_copies_a_server_once() -> None:
+    composed = compose({"python": [{"import": "calc:server", "prefix": "c", "mode": "import"}]})
+    assert "c_add" in names(composed)
+
+
+def test_a_tools_key_naming_no_tool_is_reported_with_a_suggestion() -> None:
+    composed = compose({"python": ["calc:functions", {"import": "calc:server", "tools": {"ad": {"enabled": False}}}]})
+    assert composed.unknown_tool_keys() == ["python[1].tools.ad: this source has no tool 'ad' (did you mean 'add'?)"]

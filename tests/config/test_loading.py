@@ -1,0 +1,203 @@
+"""Reading config files: formats, `${VAR}` expansion, and errors that name file, key path and problem."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolweave import ConfigError
+from toolweave.config import load_config
+from toolweave.config.envvars import expand
+
+SAMPLE = {
+    "server": {"name": "demo"},
+    "mcpServers": {"github": {"command": "npx", "args": ["-y", "server-github"], "prefix": "gh"}},
+}
+YAML = """
+server: {name: demo}
+mcpServers:
+  github:
+    command: npx
+    args: [-y, server-github]
+    prefix: gh
+"""
+TOML = """
+[server]
+name = "demo"
+
+[mcpServers.github]
+command = "npx"
+args = ["-y", "server-github"]
+prefix = "gh"
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("c.json", json.dumps(SAMPLE)), ("c.yaml", YAML), ("c.yml", YAML), ("c.toml", TOML)],
+)
+def test_json_yaml_and_toml_load_the_same_config(tmp_path: Path, name: str, text: str) -> None:
+    config = load_config(write(tmp_path, name, text))
+    assert config.server.name == "demo"
+    assert config.mcp_servers["github"].args == ["-y", "server-github"]
+    assert config.mcp_servers["github"].prefix == "gh"
+
+
+def test_a_claude_desktop_config_loads_unchanged(tmp_path: Path) -> None:
+    desktop = {
+        "mcpServers": {
+            "filesystem": {
+                "command": "npx",
+                "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+            },
+            "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"X-Key": "k"}},
+        }
+    }
+    config = load_config(write(tmp_path, "claude_desktop_config.json", json.dumps(desktop)))
+    assert config.mcp_servers["filesystem"].transport == "stdio"
+    assert config.mcp_servers["remote"].transport == "http"
+
+
+def test_env_variables_expand_with_defaults() -> None:
+    data = {"a": "${HOME_DIR}/x", "b": ["${MISSING:-fallback}"], "c": "$${LITERAL}", "d": 3}
+    assert expand(data, environ={"HOME_DIR": "/home/me"}) == {
+        "a": "/home/me/x",
+        "b": ["fallback"],
+        "c": "${LITERAL}",
+        "d": 3,
+    }
+
+
+def test_an_empty_variable_takes_the_default() -> None:
+    assert expand({"a": "${EMPTY:-d}"}, environ={"EMPTY": ""}) == {"a": "d"}
+
+
+def test_a_missing_variable_names_the_variable_and_the_key_path(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.yaml", "mcpServers:\n  gh:\n    command: npx\n    env: {TOKEN: '${GH_TOKEN_X}'}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, environ={})
+    message = str(caught.value)
+    assert str(path) in message
+    assert "mcpServers.gh.env.TOKEN" in message
+    assert "GH_TOKEN_X is not set" in message
+
+
+def test_expanded_secrets_are_not_echoed_in_errors(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.yaml", "server: {mask_error_details: '${SECRET}'}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, environ={"SECRET": "hunter2-very-secret"})
+    assert "hunter2" not in str(caught.value)
+    assert "server.mask_error_details: expected true or false, got a string" in str(caught.value)
+
+
+def test_an_unknown_key_suggests_the_closest_one(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.yaml", "mcpServers:\n  github:\n    comand: npx\n")
+    with pytest.raises(ConfigError, match=r"mcpServers\.github\.comand: unknown key \(did you mean 'command'\?\)"):
+        load_config(path)
+
+
+def test_an_unknown_top_level_key_suggests_mcpServers(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="did you mean 'mcpServers'"):
+        load_config(write(tmp_path, "c.json", '{"mcpservers": {}}'))
+
+
+def test_a_wrong_type_names_the_full_key_path(tmp_path: Path) -> None:
+    text = (
+        "mcpServers:\n  github:\n    command: npx\n"
+        "    tools:\n      search:\n        args:\n          q: {hide: maybe}\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, "c.yaml", text))
+    assert "mcpServers.github.tools.search.args.q.hide: expected true or false, got a string" in str(caught.value)
+
+
+def test_a_server_without_command_or_url_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"mcpServers\.fs: missing 'command'"):
+        load_config(write(tmp_path, "c.yaml", "mcpServers:\n  fs:\n    args: [x]\n"))
+
+
+def test_a_misspelt_inject_source_is_refused_with_a_suggestion(tmp_path: Path) -> None:
+    text = "python:\n  - import: m:f\n    tools:\n      f:\n        args:\n          u: {inject: 'clam:sub'}\n"
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, "c.yaml", text))
+    assert "python[0].tools.f.args.u.inject: unknown inject source 'clam:' (did you mean 'claim:'?)" in str(
+        caught.value
+    )
+
+
+@pytest.mark.parametrize(
+    ("glob", "problem"),
+    [("gh_[abc", "never closed"), ("gh tools", "can never match a tool name"), ("", "must not be empty")],
+)
+def test_a_bad_glob_is_refused(tmp_path: Path, glob: str, problem: str) -> None:
+    path = write(tmp_path, "c.json", json.dumps({"mcpServers": {"gh": {"command": "x", "include": [glob]}}}))
+    with pytest.raises(ConfigError, match=r"mcpServers\.gh\.include\[0\]: .*" + problem):
+        load_config(path)
+
+
+def test_several_problems_are_listed_together(tmp_path: Path) -> None:
+    text = "server: {on_duplicate: sometimes}\nmiddleware: {timeout: soon}\n"
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, "c.yaml", text))
+    message = str(caught.value)
+    assert "2 problems" in message
+    assert "server.on_duplicate: expected 'error', 'warn', 'replace' or 'ignore'" in message
+    assert "middleware.timeout: expected a number or a mapping, got a string" in message
+
+
+def test_a_missing_file_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_a_directory_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_config(tmp_path)
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="needs POSIX permissions, not root")
+def test_an_unreadable_file_is_reported(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.yaml", "server: {}\n")
+    path.chmod(0)
+    with pytest.raises(ConfigError, match="permission denied"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        ("c.yaml", "server: {name: [\n", "invalid YAML at line 2"),
+        ("c.json", '{"server": }', "invalid JSON at line 1, column 12"),
+        ("c.toml", "[server\n", "invalid TOML"),
+    ],
+)
+def test_syntax_errors_name_the_format_and_place(tmp_path: Path, name: str, text: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        load_config(write(tmp_path, name, text))
+
+
+def test_the_top_level_must_be_a_mapping(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="top level must be a mapping"):
+        load_config(write(tmp_path, "c.yaml", "- a\n- b\n"))
+
+
+def test_an_empty_file_is_an_empty_config(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, "c.yaml", "")).mcp_servers == {}
+
+
+def test_a_misspelt_choice_suggests_the_closest_one(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.yaml", "python:\n  - {import: 'm:s', mode: mont}\n")
+    with pytest.raises(
+        ConfigError, match=r"python\[0\]\.mode: expected 'mount' or 'import' \(did you mean 'mount'\?\)"
+    ):
+        load_config(path)

@@ -1,0 +1,101 @@
+"""What `list` and `explain` report: tools as clients see them, and how each tool was made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from tests import features
+from toolweave import Server, Tool, UnknownTool
+from toolweave.config.report import explain_tools, listing
+from toolweave.testing import RecordingMiddleware
+
+
+@dataclass(frozen=True)
+class AddFlag:
+    """A test transform that adds an optional `flag` argument to the schema."""
+
+    def apply(self, tool: Tool) -> Tool:
+        schema = dict(tool.input_schema)
+        schema["properties"] = {**schema.get("properties", {}), "flag": {"type": "boolean"}}
+        return tool.derive(self, input_schema=schema)
+
+    def describe(self) -> str:
+        return "adds flag"
+
+
+def nested() -> Server:
+    child = Server("child", middleware=[RecordingMiddleware("inner", tools="get*")])
+
+    @child.tool(annotations={"readOnlyHint": True}, tags={"data"})
+    def get(key: str) -> str:
+        """Read a value."""
+        return key
+
+    @child.tool
+    def put(key: str) -> str:
+        """Write a value."""
+        return key
+
+    root = Server("root", middleware=[RecordingMiddleware("outer")])
+    root.mount(child, prefix="kv")
+    root.add_transform(AddFlag(), tools="kv_get")
+    return root
+
+
+def test_explain_follows_the_lineage_to_the_base_function() -> None:
+    (item,) = explain_tools(nested(), "kv_get")
+    assert item["origin"]["kind"] == "function"
+    assert item["origin"]["name"].endswith("get")
+    assert item["exposed_by"] == "mount 'kv' tool 'get' (server 'child')"
+
+
+def test_explain_lists_transforms_in_order() -> None:
+    (item,) = explain_tools(nested(), "kv_get")
+    assert item["transforms"] == ["mounted from server 'child' with prefix 'kv'", "adds flag"]
+
+
+def test_explain_lists_middleware_outermost_first_including_mounted_servers() -> None:
+    explained = {item["name"]: item["middleware"] for item in explain_tools(nested())}
+    assert explained["kv_get"] == ["outer", "inner (tools: names=['get*'])"]
+    assert explained["kv_put"] == ["outer"]
+
+
+def test_explain_shows_the_schema_before_and_after() -> None:
+    (item,) = explain_tools(nested(), "kv_get")
+    assert "flag" not in item["schema_before"]["properties"]
+    assert item["schema_after"]["properties"]["flag"] == {"type": "boolean"}
+
+
+def test_explain_an_unknown_tool_raises() -> None:
+    with pytest.raises(UnknownTool):
+        explain_tools(nested(), "nope")
+
+
+async def test_listing_gives_the_wire_view_of_tools() -> None:
+    data = await listing(nested())
+    get = data["tools"][0]
+    assert get["name"] == "kv_get"
+    assert get["annotations"] == {"readOnlyHint": True}
+    assert get["tags"] == ["data"]
+    assert [tool["name"] for tool in data["tools"]] == ["kv_get", "kv_put"]
+
+
+@pytest.mark.skipif(not features.PROMPTS, reason=features.NEEDS_PROMPTS)
+async def test_listing_includes_prompts_and_resources() -> None:
+    server = Server("p")
+
+    @server.prompt
+    def review(code: str) -> str:
+        """Review some code."""
+        return f"Review: {code}"
+
+    @server.resource("resource://motd")
+    def motd() -> str:
+        """The message of the day."""
+        return "hello"
+
+    data = await listing(server)
+    assert [item["name"] for item in data["prompts"]] == ["review"]
+    assert [item["uri"] for item in data["resources"]] == ["resource://motd"]

@@ -1,0 +1,52 @@
+"""The CLI's argument and header parsing (the commands themselves: tests/acceptance/test_cli*.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolweave.cli import parse_arguments, parse_headers
+
+
+def test_values_are_json_when_they_parse_else_strings() -> None:
+    assert parse_arguments(["n=3", "ok=true", "name=Ada Lovelace", "x=null", 'l=[1, "a"]', "v=1.5e3"], None) == {
+        "n": 3,
+        "ok": True,
+        "name": "Ada Lovelace",
+        "x": None,
+        "l": [1, "a"],
+        "v": 1500.0,
+    }
+
+
+def test_key_value_pairs_override_json_args() -> None:
+    assert parse_arguments(["a=2"], '{"a": 1, "b": 2}') == {"a": 2, "b": 2}
+
+
+def test_an_equals_sign_in_the_value_is_kept() -> None:
+    assert parse_arguments(["query=a=b"], None) == {"query": "a=b"}
+
+
+@pytest.mark.parametrize(
+    ("pairs", "json_args", "problem"),
+    [
+        (["novalue"], None, "is not key=value"),
+        (["=x"], None, "is not key=value"),
+        ([], "{bad", "not valid JSON"),
+        ([], "[1, 2]", "must be a JSON object"),
+    ],
+)
+def test_bad_arguments_are_refused(pairs: list[str], json_args: str | None, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        parse_arguments(pairs, json_args)
+
+
+def test_headers_are_lower_cased() -> None:
+    assert parse_headers(["Authorization: Bearer t", "X-Tenant=acme"]) == {
+        "authorization": "Bearer t",
+        "x-tenant": "acme",
+    }
+
+
+def test_a_header_without_a_separator_is_refused() -> None:
+    with pytest.raises(ValueError, match="is not 'Name: value'"):
+        parse_headers(["Authorization"])

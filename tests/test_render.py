@@ -1,0 +1,93 @@
+"""Terminal output: rich tables and trees on a terminal, plain lines in a pipe."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from toolweave.render import Node, explain_tree, print_listing, print_tree
+
+LISTING = {
+    "tools": [
+        {
+            "name": "add",
+            "description": "Add two numbers.",
+            "input_schema": {"properties": {"a": {}, "b": {}}, "required": ["a"]},
+        }
+    ],
+    "prompts": [],
+    "resources": [{"uri": "resource://motd", "description": "Message of the day."}],
+    "resource_templates": [{"uri": "weather://{city}/now", "description": "Weather now."}],
+}
+
+
+def console(terminal: bool) -> Console:
+    return Console(file=io.StringIO(), force_terminal=terminal, width=100, color_system=None)
+
+
+def output(out: Console) -> str:
+    file = out.file
+    assert isinstance(file, io.StringIO)
+    return file.getvalue()
+
+
+def test_a_listing_in_a_pipe_is_plain_lines() -> None:
+    out = console(False)
+    print_listing(out, LISTING)
+    assert output(out).splitlines() == [
+        "tools (1):",
+        "  add(a, [b])  Add two numbers.",
+        "prompts (0):",
+        "resources (1):",
+        "  resource://motd  Message of the day.",
+        "resource templates (1):",
+        "  weather://{city}/now  Weather now.",
+    ]
+
+
+def test_prompt_arguments_are_shown() -> None:
+    out = console(False)
+    print_listing(out, {"tools": [], "prompts": [{"name": "review", "description": "R.", "arguments": ["code"]}]})
+    assert "  review(code)  R." in output(out).splitlines()
+
+
+def test_a_listing_in_a_terminal_is_a_table() -> None:
+    out = console(True)
+    print_listing(out, LISTING)
+    text = output(out)
+    assert "Tools (1)" in text
+    assert "│ add" in text or "┃ name" in text
+    assert "Prompts: none" in text
+
+
+def test_a_tree_in_a_pipe_is_indented_text() -> None:
+    out = console(False)
+    print_tree(out, Node("root", [Node("child", [Node("leaf")], code='{"a": 1}')]))
+    assert output(out).splitlines() == ["root", "  child", '    {"a": 1}', "    leaf"]
+
+
+def test_a_tree_in_a_terminal_has_guides() -> None:
+    out = console(True)
+    print_tree(out, Node("root", [Node("child")]))
+    assert "└── child" in output(out)
+
+
+def test_explain_tree_shows_one_schema_when_unchanged() -> None:
+    item = {
+        "name": "t",
+        "origin": {"kind": "function", "source": "m", "name": "t"},
+        "exposed_by": "local tool 't'",
+        "transforms": [],
+        "middleware": ["Logging"],
+        "schema_before": {"type": "object"},
+        "schema_after": {"type": "object"},
+    }
+    labels = [child.label for child in explain_tree([item], "s").children[0].children]
+    assert labels == [
+        "origin: function m (t)",
+        "exposed by: local tool 't'",
+        "transforms: none",
+        "middleware (outermost first)",
+        "schema (unchanged)",
+    ]

@@ -1,0 +1,5 @@
+"""`python -m toolweave`: the `toolweave` command."""
+
+from toolweave.cli import main
+
+main()

@@ -1,0 +1,410 @@
+"""The `toolweave` command: serve, list, explain and call a composed server from a config file.
+
+```
+toolweave serve examples/gateway.yaml                      # stdio, for an MCP client
+toolweave serve examples/gateway.yaml --transport http     # http://127.0.0.1:8000/mcp
+toolweave list examples/gateway.yaml                       # what a client will see
+toolweave explain examples/gateway.yaml wx_get_forecast    # how a tool was made
+toolweave call examples/gateway.yaml local_add a=1 b=2     # call a tool in-process
+toolweave schema > toolweave.schema.json                   # for editor completion
+```
+
+An invalid config prints what is wrong (file, key path, reason) and exits with status 1;
+nothing is started.
+
+Example:
+    >>> main(["--version"])     # doctest: +SKIP
+    toolweave 0.1.0
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import socket
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import anyio
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from toolweave.config import Composed, build_file, config_schema
+from toolweave.config.base import suggest
+from toolweave.config.report import explain_tools, listing
+from toolweave.core.context import AuthInfo, Context
+from toolweave.core.errors import ConfigError, ToolweaveError, UnknownTool
+from toolweave.core.result import ToolResult
+from toolweave.render import explain_tree, print_json, print_listing, print_tree
+
+app = typer.Typer(
+    name="toolweave",
+    help="Compose MCP tools from a config file: serve them, list them, explain them, call them.",
+    epilog="Run 'toolweave COMMAND --help' for examples. Docs: the README's 'Config files and the CLI'.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+)
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+logger = logging.getLogger("toolweave.cli")
+
+ConfigPath = Annotated[Path, typer.Argument(help="The config file (.yaml, .yml, .json or .toml).", show_default=False)]
+
+
+class Transport(StrEnum):
+    """How `serve` talks to clients."""
+
+    stdio = "stdio"
+    http = "http"
+
+
+class LogLevel(StrEnum):
+    """Log levels for `--log-level`."""
+
+    debug = "debug"
+    info = "info"
+    warning = "warning"
+    error = "error"
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print `error: message` to stderr and exit with `code`."""
+    stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, highlight=False)
+    raise typer.Exit(code)
+
+
+def compose(config: Path) -> Composed:
+    """Load and build the config, or exit with its error."""
+    try:
+        return build_file(config)
+    except ConfigError as error:
+        fail(str(error))
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A command's error, returned out of the event loop (an exception raised inside the server's
+    lifespan would come out wrapped in an exception group) and reported by `run_composed`."""
+
+    message: str
+    code: int = 1
+
+
+def _compile(composed: Composed) -> Failure | None:
+    try:
+        composed.server.catalog  # noqa: B018 - compile now, so nothing runs from a bad composition
+    except ConfigError as error:
+        return Failure(f"{composed.file}: {error}" if composed.file else str(error))
+    except (ToolweaveError, TypeError, ValueError) as error:
+        logger.debug("composition failed", exc_info=error)
+        return Failure(f"cannot compose the server: {error}")
+    return None
+
+
+def _only_leaf(group: BaseExceptionGroup[Any]) -> BaseException | None:
+    """The one exception inside (possibly nested) groups, or None when there are several."""
+    leaves: list[BaseException] = []
+    stack: list[BaseException] = [group]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, BaseExceptionGroup):
+            stack.extend(item.exceptions)
+        else:
+            leaves.append(item)
+    return leaves[0] if len(leaves) == 1 else None
+
+
+def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]]) -> Any:
+    """Run `work` with the server's lifespan entered (upstreams started) and its catalog compiled.
+
+    A composition that fails to compile (a name clash, a transform refusing a tool) exits with
+    status 1 before `work` starts; `work` reports its own errors by returning a `Failure`.
+    """
+
+    async def main() -> Any:
+        async with composed.running():
+            failure = _compile(composed)
+            if failure is not None:
+                return failure
+            for problem in composed.unknown_tool_keys():
+                where = f"{composed.file}: " if composed.file else ""
+                stderr.print(f"[yellow]warning:[/yellow] {escape(where + problem)}", markup=True, highlight=False)
+            return await work(composed)
+
+    try:
+        result = anyio.run(main)
+    except ConfigError as error:
+        fail(str(error))
+    except BaseExceptionGroup as group:  # raised through the server's lifespan task group
+        leaf = _only_leaf(group)
+        if isinstance(leaf, SystemExit):  # e.g. uvicorn could not bind; it logged why
+            raise typer.Exit(leaf.code if isinstance(leaf.code, int) else 1) from None
+        if isinstance(leaf, KeyboardInterrupt):
+            raise leaf from None
+        raise
+    if isinstance(result, Failure):
+        fail(result.message, result.code)
+    return result
+
+
+def version_callback(value: bool) -> None:
+    """`--version`."""
+    if value:
+        from toolweave import __version__
+
+        stdout.out(f"toolweave {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=version_callback, is_eager=True, help="Show the version and exit."),
+    ] = False,
+) -> None:
+    """Compose MCP tools from a config file: serve them, list them, explain them, call them."""
+
+
+@app.command(
+    epilog="Examples:\n\n    toolweave schema > toolweave.schema.json\n\n"
+    "Then add `# yaml-language-server: $schema=./toolweave.schema.json` as the first line of a YAML config,\n"
+    'or `"$schema": "./toolweave.schema.json"` to a JSON config.'
+)
+def schema() -> None:
+    """Print the JSON Schema of config files (for editor completion and validation)."""
+    stdout.out(json.dumps(config_schema(), indent=2), highlight=False)
+
+
+@app.command(
+    epilog="Examples:\n\n    toolweave serve examples/gateway.yaml\n\n"
+    "    toolweave serve examples/identity.yaml --transport http --port 8000\n\n"
+    "On HTTP the URL and a client config snippet are printed to stderr."
+)
+def serve(
+    config: ConfigPath,
+    transport: Annotated[Transport, typer.Option(help="stdio (for an MCP client) or http.")] = Transport.stdio,
+    host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="HTTP: the port to listen on.")] = 8000,
+    log_level: Annotated[LogLevel, typer.Option(help="Log level (logs go to stderr).")] = LogLevel.warning,
+) -> None:
+    """Serve the composed server over stdio (default) or streamable HTTP."""
+    logging.basicConfig(stream=sys.stderr, level=log_level.value.upper(), format="%(levelname)s %(name)s: %(message)s")
+    composed = compose(config)
+
+    async def work(composed: Composed) -> Failure | None:
+        server = composed.server
+        if transport is Transport.stdio:
+            await server.run_async("stdio")
+            return None
+        busy = _cannot_listen(host, port)
+        if busy is not None:
+            return Failure(f"cannot listen on {host}:{port}: {busy}")
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # listening everywhere: show loopback
+        url = f"http://{shown}:{port}/mcp"
+        snippet = {"mcpServers": {server.name: {"url": url}}}
+        stderr.print(f"Serving {escape(repr(server.name))} at [bold]{escape(url)}[/bold]", markup=True)
+        stderr.print("Client config:", markup=False)
+        stderr.out(json.dumps(snippet, indent=2), highlight=False)
+        options: dict[str, Any] = {"host": host, "port": port, "log_level": log_level.value}
+        if composed.authenticate is not None:
+            options["authenticate"] = composed.authenticate
+        await server.run_async("http", **options)
+        return None
+
+    with contextlib.suppress(KeyboardInterrupt):
+        run_composed(composed, work)
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why nothing could listen on `host:port` right now (checked before printing the URL), or None."""
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
+
+
+@app.command(
+    "list",
+    epilog="Examples:\n\n    toolweave list examples/gateway.yaml\n\n    toolweave list examples/gateway.yaml --json",
+)
+def list_(
+    config: ConfigPath,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (names, schemas, annotations).")] = False,
+) -> None:
+    """Show the tools, prompts and resources a client will see."""
+    composed = compose(config)
+
+    async def work(composed: Composed) -> dict[str, Any]:
+        return await listing(composed.server)
+
+    data = run_composed(composed, work)
+    if as_json:
+        stdout.out(json.dumps(data, indent=2, ensure_ascii=False), highlight=False)
+    else:
+        print_listing(stdout, data)
+
+
+@app.command(
+    epilog="Examples:\n\n    toolweave explain examples/wrap.yaml\n\n    toolweave explain examples/wrap.yaml forecast"
+)
+def explain(
+    config: ConfigPath,
+    tool: Annotated[str | None, typer.Argument(help="Only this tool (its exposed name).", show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a tree.")] = False,
+) -> None:
+    """Show how each tool was made: origin, transforms, middleware, schema before and after."""
+    composed = compose(config)
+
+    async def work(composed: Composed) -> list[dict[str, Any]] | Failure:
+        try:
+            return explain_tools(composed.server, tool)
+        except UnknownTool:
+            return Failure(_unknown_tool(composed, tool or ""))
+
+    explained = run_composed(composed, work)
+    if as_json:
+        stdout.out(json.dumps(explained, indent=2, ensure_ascii=False), highlight=False)
+    else:
+        print_tree(stdout, explain_tree(explained, composed.server.name))
+
+
+def _unknown_tool(composed: Composed, name: str) -> str:
+    names = [tool.name for tool in composed.server.catalog.tools]
+    hint = suggest(name, names)
+    return f"unknown tool {name!r}" + (
+        f"; did you mean {hint!r}?" if hint else f"; tools: {', '.join(names) or 'none'}"
+    )
+
+
+def parse_arguments(pairs: Sequence[str], json_args: str | None) -> dict[str, Any]:
+    """Call arguments from `--json-args` and `key=value` pairs (values parsed as JSON when they parse).
+
+    Example:
+        >>> parse_arguments(["a=1", "name=Ada", 'tags=["x"]'], '{"b": true}')
+        {'b': True, 'a': 1, 'name': 'Ada', 'tags': ['x']}
+    """
+    arguments: dict[str, Any] = {}
+    if json_args:
+        try:
+            loaded = json.loads(json_args)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"--json-args is not valid JSON: {error.msg} at column {error.colno}") from None
+        if not isinstance(loaded, dict):
+            raise ValueError("--json-args must be a JSON object")
+        arguments.update(loaded)
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"argument {pair!r} is not key=value")
+        try:
+            arguments[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            arguments[key] = raw
+    return arguments
+
+
+def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
+    """`Name: value` (or `name=value`) pairs as lower-case header names."""
+    headers: dict[str, str] = {}
+    for pair in pairs:
+        sep = ":" if ":" in pair else "="
+        name, found, value = pair.partition(sep)
+        if not found or not name.strip():
+            raise ValueError(f"header {pair!r} is not 'Name: value'")
+        headers[name.strip().lower()] = value.strip()
+    return headers
+
+
+def _result_json(result: ToolResult) -> Any:
+    """The result exactly as MCP sends it (`content`, `structuredContent`, `isError`)."""
+    from toolweave.mcp.convert import to_mcp_result
+
+    return to_mcp_result(result).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def print_result(result: ToolResult, as_json: bool) -> None:
+    """A call's result: text blocks, or structured content as JSON when there is no text."""
+    if as_json:
+        stdout.out(json.dumps(_result_json(result), indent=2, ensure_ascii=False, default=str), highlight=False)
+        return
+    if result.is_error:
+        fail(result.text or "the tool reported an error")
+    if result.text:
+        stdout.out(result.text, highlight=False)
+    elif result.structured_content is not None:
+        print_json(stdout, result.structured_content)
+    for block in result.content:
+        kind = getattr(block, "type", type(block).__name__)
+        if kind != "text":
+            stdout.out(f"[{kind} content]", highlight=False)
+
+
+@app.command(
+    epilog="Examples:\n\n    toolweave call examples/gateway.yaml local_add a=2 b=3\n\n"
+    "    toolweave call examples/wrap.yaml forecast city=Paris\n\n"
+    '    toolweave call examples/gateway.yaml wx_get_forecast --json-args \'{"city": "Oslo"}\'\n\n'
+    "    toolweave call examples/identity.yaml add_note text=hi -H 'Authorization: Bearer alice-token'\n\n"
+    "Values are parsed as JSON when they parse (1, true, [1,2], {...}), else taken as strings."
+)
+def call(
+    config: ConfigPath,
+    tool: Annotated[str, typer.Argument(help="The tool's exposed name.", show_default=False)],
+    arguments: Annotated[list[str] | None, typer.Argument(help="Arguments as key=value.", show_default=False)] = None,
+    json_args: Annotated[str | None, typer.Option("--json-args", help="Arguments as a JSON object.")] = None,
+    header: Annotated[
+        list[str] | None, typer.Option("--header", "-H", help="An HTTP-style request header, 'Name: value'.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+) -> None:
+    """Call one tool in-process and print its result; exits 1 when the call fails."""
+    try:
+        args = parse_arguments(arguments or [], json_args)
+        headers = parse_headers(header or [])
+    except ValueError as error:
+        fail(str(error), code=2)
+    composed = compose(config)
+
+    async def work(composed: Composed) -> ToolResult | Failure:
+        auth = await _authenticate(composed, headers)
+        ctx = Context(server=composed.server, headers=headers, auth=auth)
+        try:
+            return await composed.server.call_tool(tool, args, ctx=ctx)
+        except UnknownTool:
+            return Failure(_unknown_tool(composed, tool))
+
+    result = run_composed(composed, work)
+    print_result(result, as_json)
+    if result.is_error:
+        raise typer.Exit(1)
+
+
+async def _authenticate(composed: Composed, headers: dict[str, str]) -> AuthInfo | None:
+    if composed.authenticate is None:
+        return None
+    found = composed.authenticate(headers)
+    if hasattr(found, "__await__"):
+        found = await found
+    return found if isinstance(found, AuthInfo) else None
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the `toolweave` script."""
+    app(args=list(argv) if argv is not None else None, prog_name="toolweave")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""Declarative config files: load, validate, and build a `Server` from them.
+
+Example:
+    >>> from toolweave.config import build_file
+    >>> composed = build_file("examples/wrap.yaml")     # doctest: +SKIP
+    >>> composed.server.run()                           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolweave.config.build import build, build_file
+from toolweave.config.composed import Composed
+from toolweave.config.loading import load_config
+from toolweave.config.models import Config
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def config_schema() -> dict[str, Any]:
+    """The JSON Schema of config files (for editor completion and validation).
+
+    Example:
+        >>> config_schema()["title"]
+        'toolweave config'
+    """
+    schema = Config.model_json_schema(by_alias=True, mode="validation")
+    return {"$schema": SCHEMA_DIALECT, **schema, "title": "toolweave config"}
+
+
+__all__ = ["Composed", "Config", "build", "build_file", "config_schema", "load_config"]

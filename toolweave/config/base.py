@@ -1,0 +1,111 @@
+"""Building blocks of the config models: strict objects, shorthand unions, glob and name checks.
+
+Every config object forbids unknown keys; a misspelt key fails with a suggestion. A value that
+may be written in a short form (`tools: "gh_*"` or `tools: {names: [...], tags: [...]}`) is a
+*shorthand* union whose branch is chosen by the JSON kind of the value, so an error speaks about
+the branch the user meant, not every branch pydantic tried.
+
+Example:
+    >>> from pydantic import Field
+    >>> class Entry(StrictModel):
+    ...     command: str = Field(description="The program to run.")
+    >>> Entry.model_validate({"comand": "x"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for Entry
+    ...unknown key 'comand' (did you mean 'command'?)...
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic_core import PydanticCustomError
+
+__all__ = ["GLOB_PATTERN", "StrictModel", "check_glob", "json_kind", "shape", "suggest"]
+
+NAME_CHARS = re.compile(r"[A-Za-z0-9_.-]+")
+GLOB_PATTERN = r"^[A-Za-z0-9_.\-*?\[\]!]{1,128}$"
+"""What a tool-name glob may contain: tool-name characters and `* ? [ ] !`."""
+
+
+def json_kind(value: Any) -> str:
+    """The JSON kind of a parsed value (`"object"`, `"list"`, `"string"`, ...), for messages and unions."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "list"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "null" if value is None else type(value).__name__
+
+
+def shape(value: Any) -> str:
+    """The union tag of a value's JSON kind (`"<object>"`, `"<string>"`, ...) for shorthand unions."""
+    return f"<{json_kind(value)}>"
+
+
+def suggest(word: str, choices: list[str]) -> str | None:
+    """The closest of `choices` to a misspelt `word`, if any is close enough."""
+    found = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    if not found:
+        lowered = {choice.lower(): choice for choice in choices}
+        found = [lowered[word.lower()]] if word.lower() in lowered else []
+    return found[0] if found else None
+
+
+def check_glob(pattern: str) -> str:
+    """`pattern` if it is a usable tool-name glob, else a `ValueError` saying why."""
+    if not pattern:
+        raise ValueError("a tool-name pattern must not be empty")
+    bad = sorted({char for char in pattern if not (NAME_CHARS.fullmatch(char) or char in "*?[]!")})
+    if bad:
+        shown = "".join(bad)
+        raise ValueError(
+            f"this pattern can never match a tool name: tool names do not contain {shown!r} "
+            "(they use A-Z, a-z, 0-9, '_', '.', '-'; patterns add '*', '?', '[...]')"
+        )
+    depth = 0
+    for char in pattern:
+        if char == "[":
+            if depth:
+                raise ValueError("this pattern opens '[' inside '[...]'")
+            depth = 1
+        elif char == "]" and depth:
+            depth = 0
+    if depth:
+        raise ValueError("this pattern has a '[' that is never closed with ']'")
+    return pattern
+
+
+class StrictModel(BaseModel):
+    """A config object: unknown keys are errors (with a "did you mean" hint), fields are documented."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys_only(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        known = set(cls.model_fields)
+        known |= {field.alias for field in cls.model_fields.values() if field.alias}
+        unknown = [key for key in data if key not in known]
+        if not unknown:
+            return data
+        public = sorted(field.alias or name for name, field in cls.model_fields.items())
+        key = str(unknown[0])
+        hint = suggest(key, public)
+        advice = f"did you mean {hint!r}?" if hint else f"expected one of: {', '.join(public)}"
+        raise PydanticCustomError(
+            "unknown_key",
+            "unknown key {key_repr} ({advice})",
+            {"key": key, "key_repr": repr(key), "advice": advice, "unknown": [str(k) for k in unknown]},
+        )

@@ -1,0 +1,362 @@
+"""From a validated `Config` to library objects: one small function per section.
+
+```
+Config ─► server_from_settings ─► Server (root)
+  python[i]       ─► python_source  ─┐
+  mcpServers.name ─► remote_source  ─┴► source_layer (include/exclude, tools, timeout, middleware)
+                                         └► root.mount(layer, prefix=...)
+  middleware      ─► middleware_stack ─► root.add_middleware(...)
+  transforms      ─► rule_transforms  ─► root.add_transform(..., tools=selector)
+```
+
+Classes from the transforms, middleware and composition packages are imported inside the
+functions that need them, so a config that uses none of them works on any build; one that does
+fails with a `ConfigError` naming the key when the feature is missing.
+
+Example:
+    >>> composed = build(load_config("examples/wrap.yaml"))      # doctest: +SKIP
+    >>> [tool.name for tool in composed.server.catalog.tools]   # doctest: +SKIP
+    ['forecast']
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from toolweave.config.composed import Composed, Source
+from toolweave.config.imports import add_search_path, import_object
+from toolweave.config.inject import parse_inject
+from toolweave.config.models import (
+    ArgSpec,
+    Config,
+    McpServerEntry,
+    PythonEntry,
+    ServerSettings,
+    SourceOptions,
+    ToolPatch,
+    ToolSpec,
+)
+from toolweave.config.paths import key_path
+from toolweave.config.policies import MiddlewareSet, SelectorSpec
+from toolweave.config.steps import PerTool, Steps, Visibility
+from toolweave.core.errors import ConfigError
+from toolweave.core.tool import Tool
+from toolweave.middleware.base import Middleware
+from toolweave.middleware.selector import Selector
+from toolweave.server.server import Server
+
+MIDDLEWARE_CLASSES = {
+    "logging": "Logging",
+    "timeout": "Timeout",
+    "progress": "Progress",
+    "retry": "Retry",
+    "rate_limit": "RateLimit",
+    "concurrency": "ConcurrencyLimit",
+    "circuit_breaker": "CircuitBreaker",
+    "cache": "Cache",
+}
+INJECT_CLASSES = {"context": "FromContext", "header": "FromHeader", "claim": "FromClaim", "env": "FromEnv"}
+
+
+def feature(module: str, name: str, *, where: str) -> Any:
+    """`module.name`, or a `ConfigError` at `where` saying this build of toolweave lacks it."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        raise ConfigError(f"needs {module}.{name}, which this build of toolweave does not have", path=where) from None
+
+
+def _call(factory: Any, *args: Any, where: str, **kwargs: Any) -> Any:
+    """`factory(*args, **kwargs)`, with a library's `TypeError`/`ValueError` turned into a `ConfigError`."""
+    try:
+        return factory(*args, **kwargs)
+    except (TypeError, ValueError) as error:
+        raise ConfigError(str(error), path=where) from None
+
+
+# -- selectors -------------------------------------------------------------------------------------
+
+
+def selector(spec: str | list[str] | SelectorSpec | None) -> Selector | None:
+    """A `Selector` from a config selector (a glob, a list of globs, or an object)."""
+    if spec is None:
+        return None
+    if isinstance(spec, SelectorSpec):
+        return Selector(
+            spec.names or None,
+            tags=spec.tags or None,
+            read_only=spec.read_only,
+            idempotent=spec.idempotent,
+            destructive=spec.destructive,
+            open_world=spec.open_world,
+        )
+    return Selector(spec)
+
+
+# -- per-tool changes ------------------------------------------------------------------------------
+
+
+def inject_source(value: Any, *, where: str) -> Any:
+    """The `InjectArgs` source for a config `inject` value (`"claim:sub"` → `FromClaim("sub")`)."""
+    parsed = parse_inject(value)
+    if parsed.kind == "value":
+        return parsed.argument
+    return feature("toolweave.transforms", INJECT_CLASSES[parsed.kind], where=where)(parsed.argument)
+
+
+def arg_transforms(args: dict[str, ArgSpec], *, where: str) -> list[Any]:
+    """`ExcludeArgs`, `InjectArgs` and `TransformArgs` for a tool's `args` section (in that order)."""
+    excluded = [name for name, spec in args.items() if spec.hide and spec.model_fields_set <= {"hide"}]
+    injected = {name: spec.inject for name, spec in args.items() if spec.inject is not None}
+    changed = {name: spec for name, spec in args.items() if name not in excluded and name not in injected}
+    steps: list[Any] = []
+    if excluded:
+        exclude = feature("toolweave.transforms", "ExcludeArgs", where=where)
+        steps.append(_call(exclude, *excluded, where=where))
+    if injected:
+        sources = {
+            name: inject_source(value, where=key_path((name, "inject"), start=where))
+            for name, value in injected.items()
+        }
+        steps.append(_call(feature("toolweave.transforms", "InjectArgs", where=where), where=where, **sources))
+    if changed:
+        arg = feature("toolweave.transforms", "Arg", where=where)
+        mapping = {
+            name: _call(
+                arg, where=key_path((name,), start=where), **{key: getattr(spec, key) for key in spec.model_fields_set}
+            )
+            for name, spec in changed.items()
+        }
+        steps.append(_call(feature("toolweave.transforms", "TransformArgs", where=where), mapping, where=where))
+    return steps
+
+
+def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str) -> list[Any]:
+    """The transforms for one `tools.<name>` entry or one `transforms[i]` rule, in a fixed order."""
+    steps: list[Any] = []
+    if patch.enabled is not None:
+        steps.append(Visibility(patch.enabled, f"enabled: {str(patch.enabled).lower()} at {where}"))
+    steps.extend(arg_transforms(patch.args, where=f"{where}.args"))
+    if isinstance(patch, ToolSpec) and ({"name", "title", "description"} & patch.model_fields_set):
+        rename = feature("toolweave.transforms", "Rename", where=where)
+        changes = {key: getattr(patch, key) for key in ("title", "description") if key in patch.model_fields_set}
+        steps.append(_call(rename, patch.name or tool, where=where, **changes))
+    hints = patch.annotations.model_dump(exclude_none=True) if patch.annotations else {}
+    if hints or patch.tags:
+        annotate = feature("toolweave.transforms", "Annotate", where=where)
+        steps.append(_call(annotate, where=where, **hints, **({"tags": set(patch.tags)} if patch.tags else {})))
+    if patch.mask_errors is not None:
+        mask = feature("toolweave.transforms", "MaskErrors", where=f"{where}.mask_errors")
+        options = patch.mask_errors.model_dump(exclude_none=True)
+        steps.append(_call(mask, where=f"{where}.mask_errors", **options))
+    return steps
+
+
+# -- middleware --------------------------------------------------------------------------------------
+
+
+def middleware_stack(spec: MiddlewareSet | None, *, where: str) -> list[Middleware]:
+    """The middleware of a `middleware` section, in the order written (first = outermost)."""
+    if spec is None:
+        return []
+    stack: list[Middleware] = []
+    for kind in spec.order:
+        value = getattr(spec, kind)
+        here = f"{where}.{kind}"
+        cls = feature("toolweave.middleware", MIDDLEWARE_CLASSES[kind], where=here)
+        if value is True:
+            options: dict[str, Any] = {}
+        elif isinstance(value, int | float):
+            options = {"default": float(value)}
+        else:
+            options = value.model_dump(exclude_unset=True, exclude={"tools"})
+            if "level" in options:
+                options["level"] = logging.getLevelName(options["level"].upper())
+            tools = selector(value.tools)
+            if tools is not None:
+                options["tools"] = tools
+        stack.append(_call(cls, where=here, **options))
+    return stack
+
+
+# -- sources -----------------------------------------------------------------------------------------
+
+
+def server_from_settings(settings: ServerSettings) -> Server:
+    """The root `Server` from the `server` section."""
+    return Server(
+        settings.name,
+        instructions=settings.instructions,
+        version=settings.version,
+        mask_error_details=settings.mask_error_details,
+        on_duplicate=settings.on_duplicate,
+        extra_args=settings.extra_args,
+    )
+
+
+def _mountable(value: Any) -> bool:
+    return isinstance(value, Server) or (hasattr(value, "catalog") and hasattr(value, "subscribe"))
+
+
+def python_source(entry: PythonEntry, *, where: str) -> Any:
+    """The Server a `python` item names, or a new Server holding the functions/tools it names."""
+    target = import_object(entry.target, where=f"{where}.import")
+    if _mountable(target):
+        return target
+    items = list(target) if isinstance(target, list | tuple) else [target]
+    module = entry.target.partition(":")[0]
+    holder = Server(module)
+    for item in items:
+        if not (isinstance(item, Tool) or callable(item)):
+            raise ConfigError(
+                f"{entry.target!r} is a {type(item).__name__}; expected a toolweave Server, a Tool, "
+                "a function, or a list of them",
+                path=f"{where}.import",
+            )
+        _call(holder.add_tool, item, where=f"{where}.import")
+    return holder
+
+
+def remote_source(name: str, entry: McpServerEntry, *, base_dir: Path, where: str) -> Any:
+    """A `RemoteServer` for an `mcpServers` entry (stdio or HTTP)."""
+    remote = feature("toolweave.server.remote", "RemoteServer", where=where)
+    if entry.transport == "http":
+        return _call(remote.http, entry.url, where=where, headers=entry.headers, name=name)
+    cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
+    return _call(remote.stdio, entry.command, where=where, args=list(entry.args), env=entry.env, cwd=cwd, name=name)
+
+
+def _needs_layer(options: SourceOptions) -> bool:
+    return bool(
+        options.include is not None or options.exclude or options.tools or options.middleware or options.timeout
+    )
+
+
+def source_layer(name: str, child: Any, options: SourceOptions, *, mode: str, where: str) -> Any:
+    """`child` as the root mounts it: wrapped in a Server applying the entry's own options, if any."""
+    if not _needs_layer(options) and mode == "mount":
+        return child
+    layer = Server(name)
+    if mode == "import":
+        _import_tools(layer, child, prefix=None, where=where)
+    else:
+        layer.mount(child)
+    if options.include is not None:
+        globs = tuple(options.include)
+        layer.add_transform(
+            Visibility(False, "not in include"),
+            tools=Selector(where=lambda t: not Selector(globs).matches(t)),
+        )
+    if options.exclude:
+        layer.add_transform(Visibility(False, "in exclude"), tools=Selector(options.exclude))
+    changes = {}
+    for tool, spec in options.tools.items():
+        here = key_path(("tools", tool), start=where)
+        steps = patch_transforms(spec, tool=tool, where=here)
+        if steps:
+            changes[tool] = Steps(tuple(steps), where=here)
+    if changes:
+        layer.add_transform(PerTool(changes))
+    if options.timeout is not None:
+        timeout = feature("toolweave.middleware", "Timeout", where=f"{where}.timeout")
+        layer.add_middleware(_call(timeout, where=f"{where}.timeout", default=options.timeout))
+    layer.add_middleware(*middleware_stack(options.middleware, where=f"{where}.middleware"))
+    return layer
+
+
+def _import_tools(parent: Server, child: Any, *, prefix: str | None, where: str) -> None:
+    importer = getattr(parent, "import_tools", None)
+    if importer is None:
+        raise ConfigError(
+            "mode 'import' needs Server.import_tools, which this build of toolweave does not have", path=where
+        )
+    _call(importer, child, where=where, prefix=prefix)
+
+
+def _mount(root: Server, source: Any, prefix: str | None, *, where: str) -> None:
+    _call(root.mount, source, where=where, prefix=prefix)
+
+
+# -- the whole file ----------------------------------------------------------------------------------
+
+
+def rule_transforms(config: Config) -> Iterable[tuple[Any, Selector | None]]:
+    """The top-level `transforms` rules as (transform, selector) pairs, in order."""
+    for index, rule in enumerate(config.transforms):
+        where = f"transforms[{index}]"
+        steps = patch_transforms(rule, tool=None, where=where)
+        if steps:
+            yield Steps(tuple(steps), where=where), selector(rule.tools)
+
+
+def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
+    """Build the server a config describes. Nothing is started.
+
+    Raises:
+        ConfigError: when an import fails, a feature is missing, or a library object refuses
+            its options; the message names the key path.
+    """
+    base = Path(base_dir)
+    add_search_path(Path.cwd(), first=False)  # the `toolweave` script, unlike `python -m`, leaves it out
+    add_search_path(base)  # first: modules next to the config file win
+    composed = Composed(server_from_settings(config.server))
+    root = composed.server
+    if config.server.authenticate is not None:
+        authenticate = import_object(config.server.authenticate, where="server.authenticate")
+        if not callable(authenticate):
+            raise ConfigError(f"{config.server.authenticate!r} is not callable", path="server.authenticate")
+        composed.authenticate = authenticate
+    for index, entry in enumerate(config.python_entries):
+        where = f"python[{index}]"
+        child = python_source(entry, where=where)
+        composed.sources.append(Source(where, child, tuple(entry.tools)))
+        if entry.mode == "import" and not _needs_layer(entry):
+            _import_tools(root, child, prefix=entry.prefix, where=where)
+            continue
+        _mount(
+            root,
+            source_layer(child.name, child, entry, mode=entry.mode, where=where),
+            entry.prefix,
+            where=where,
+        )
+    for name, server_entry in config.mcp_servers.items():
+        if server_entry.disabled:
+            continue
+        where = key_path(("mcpServers", name))
+        remote = remote_source(name, server_entry, base_dir=base, where=where)
+        composed.remotes.append(remote)
+        composed.sources.append(Source(where, remote, tuple(server_entry.tools)))
+        _mount(
+            root,
+            source_layer(name, remote, server_entry, mode="mount", where=where),
+            server_entry.prefix,
+            where=where,
+        )
+    root.add_middleware(*middleware_stack(config.middleware, where="middleware"))
+    for transform, tools in rule_transforms(config):
+        root.add_transform(transform, tools=tools)
+    return composed
+
+
+def build_file(path: str | Path) -> Composed:
+    """`load_config(path)` then `build(...)`, with errors naming the file."""
+    from toolweave.config.loading import load_config
+
+    config = load_config(path)
+    try:
+        composed = build(config, base_dir=Path(path).parent)
+        composed.file = str(path)
+        return composed
+    except ConfigError as error:
+        if error.file is not None:
+            raise
+        raise ConfigError(_bare(error), file=str(path), path=error.path) from None
+
+
+def _bare(error: ConfigError) -> str:
+    text = str(error)
+    return text.removeprefix(f"{error.path}: ") if error.path else text

@@ -1,0 +1,71 @@
+"""`Composed`: what a config file builds, and the checks that can only run once it is running.
+
+Example:
+    >>> composed = build_file("examples/gateway.yaml")           # doctest: +SKIP
+    >>> async with composed.running() as server:               # doctest: +SKIP
+    ...     print(composed.unknown_tool_keys())
+    []
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolweave.config.base import suggest
+from toolweave.config.paths import key_path
+from toolweave.server.server import Server
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One `python` item or `mcpServers` entry: where it is in the file, its server, its `tools` keys."""
+
+    where: str
+    server: Any
+    tool_keys: tuple[str, ...]
+
+
+@dataclass
+class Composed:
+    """What a config builds: the root server, its sources, the remote servers, the HTTP authenticator."""
+
+    server: Server
+    remotes: list[Any] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
+    authenticate: Callable[..., Any] | None = None
+    file: str | None = None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[Server]:
+        """Start the server's lifespan (the sessions of mounted MCP servers) for the block.
+
+        Serving enters the lifespan too; nested entries only count users.
+        """
+        async with AsyncExitStack() as stack:
+            if hasattr(self.server, "__aenter__"):
+                await stack.enter_async_context(self.server)  # type: ignore[arg-type,unused-ignore]
+            yield self.server
+
+    def unknown_tool_keys(self) -> list[str]:
+        """`tools.<name>` keys naming no tool of their source (with a suggestion), one line each.
+
+        A source that lists no tools yet (an upstream not connected) is not checked.
+        """
+        problems: list[str] = []
+        for source in self.sources:
+            catalog = getattr(source.server, "catalog", None)
+            names = [tool.name for tool in getattr(catalog, "tools", ())]
+            if not names:
+                continue
+            for key in source.tool_keys:
+                if key in names:
+                    continue
+                hint = suggest(key, names)
+                advice = f"did you mean {hint!r}?" if hint else f"its tools are {', '.join(names)}"
+                problems.append(
+                    f"{key_path(('tools', key), start=source.where)}: this source has no tool {key!r} ({advice})"
+                )
+        return problems

@@ -1,0 +1,108 @@
+"""Reading a config file: JSON, TOML or YAML → `${VAR}` expansion → validated `Config`.
+
+Every failure is a `ConfigError` naming the file, the key path and what is wrong; nothing is
+built or started from an invalid file.
+
+Example:
+    >>> config = load_config("examples/gateway.yaml")      # doctest: +SKIP
+    >>> sorted(config.mcp_servers)                          # doctest: +SKIP
+    ['weather']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from toolweave.config.envvars import expand
+from toolweave.config.models import Config
+from toolweave.config.problems import describe
+from toolweave.core.errors import ConfigError
+
+FORMATS = {".json": "json", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
+
+
+def read_text(path: Path) -> str:
+    """The file's text, or a `ConfigError` saying why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("cannot read the config file: it does not exist", file=str(path)) from None
+    except IsADirectoryError:
+        raise ConfigError("cannot read the config file: it is a directory", file=str(path)) from None
+    except PermissionError:
+        raise ConfigError("cannot read the config file: permission denied", file=str(path)) from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"cannot read the config file: not UTF-8 text ({error.reason})", file=str(path)) from None
+    except OSError as error:
+        raise ConfigError(f"cannot read the config file: {error.strerror or error}", file=str(path)) from None
+
+
+def parse_text(text: str, fmt: str, file: str) -> Any:
+    """Parse `text` as `fmt` (`"json"`, `"toml"` or `"yaml"`)."""
+    try:
+        if fmt == "json":
+            return json.loads(text)
+        if fmt == "toml":
+            return tomllib.loads(text)
+        return yaml.safe_load(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(
+            f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}", file=file
+        ) from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"invalid TOML: {error}", file=file) from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or "could not parse"
+        raise ConfigError(f"invalid YAML{where}: {problem}", file=file) from None
+
+
+def validate(data: Any, *, file: str | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    """A `Config` from parsed data: variables expanded, then validated."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError("the top level must be a mapping (an object / table)", file=file)
+    try:
+        expanded = expand(data, environ=environ)
+    except ConfigError as error:
+        raise ConfigError(_bare(error), file=file, path=error.path) from None
+    try:
+        return Config.model_validate(expanded)
+    except ValidationError as error:
+        problems = describe(error)
+        if len(problems) == 1:
+            raise ConfigError(problems[0], file=file) from None
+        listed = "\n".join(f"  - {line}" for line in problems)
+        raise ConfigError(f"{len(problems)} problems:\n{listed}", file=file) from None
+
+
+def _bare(error: ConfigError) -> str:
+    text = str(error)
+    return text.removeprefix(f"{error.path}: ") if error.path else text
+
+
+def load_config(path: str | os.PathLike[str], *, environ: Mapping[str, str] | None = None) -> Config:
+    """Read, parse, expand and validate the config file at `path`.
+
+    Args:
+        path: A `.json`, `.toml`, `.yaml` or `.yml` file (other names are read as YAML, which
+            also reads JSON).
+        environ: Variables for `${VAR}` expansion; `os.environ` by default.
+
+    Raises:
+        ConfigError: naming the file, the key path and what is wrong.
+    """
+    file = Path(path)
+    text = read_text(file)
+    fmt = FORMATS.get(file.suffix.lower(), "yaml")
+    return validate(parse_text(text, fmt, str(file)), file=str(file), environ=environ)

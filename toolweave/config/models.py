@@ -1,0 +1,255 @@
+"""The config file, as pydantic models: a superset of the `mcpServers` format MCP clients use.
+
+```yaml
+server: {name: gateway}
+python:
+  - "examples.local_tools:server"            # a toolweave Server, mounted
+mcpServers:
+  weather:                                   # an entry as in claude_desktop_config.json ...
+    command: python3
+    args: [lowlevel_weather.py]
+    prefix: wx                               # ... plus toolweave's options
+    tools:
+      get_forecast: {description: "Forecast for a city.", args: {days: {default: 3}}}
+middleware:
+  logging: true
+  timeout: 30
+```
+
+Example:
+    >>> config = Config.model_validate({"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}}})
+    >>> config.mcp_servers["fs"].command
+    'npx'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    AfterValidator,
+    Discriminator,
+    Field,
+    PositiveFloat,
+    StrictBool,
+    Tag,
+    field_validator,
+    model_validator,
+)
+
+from toolweave.config.base import StrictModel, shape
+from toolweave.config.inject import parse_inject
+from toolweave.config.policies import Glob, MiddlewareSet, ToolSelector
+
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_IMPORT = re.compile(
+    r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+)
+
+
+def _tool_name(value: str) -> str:
+    if not _NAME.match(value):
+        raise ValueError("not a valid tool name: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'")
+    return value
+
+
+def _import_path(value: str) -> str:
+    if not _IMPORT.match(value):
+        raise ValueError("not an import path: write 'package.module:attribute'")
+    return value
+
+
+ToolName = Annotated[str, AfterValidator(_tool_name)]
+ImportPath = Annotated[str, AfterValidator(_import_path), Field(pattern=_IMPORT.pattern)]
+
+
+class ArgSpec(StrictModel):
+    """How one argument of a tool is exposed (keys are the tool's own argument names)."""
+
+    name: str | None = Field(None, description="The name the client sees instead of the original.")
+    description: str | None = Field(None, description="The argument's description in the schema.")
+    default: Any = Field(None, description="A new default value (the argument becomes optional).")
+    hide: StrictBool = Field(False, description="Remove the argument from the schema; its default is used.")
+    inject: Any = Field(
+        None,
+        description="Hide the argument and fill it on every call from 'context:<path>', 'header:<name>', "
+        "'claim:<name>', 'env:<VAR>', or a constant.",
+    )
+
+    @field_validator("inject")
+    @classmethod
+    def _valid_source(cls, value: Any) -> Any:
+        if value is not None:
+            parse_inject(value)
+        return value
+
+    @model_validator(mode="after")
+    def _inject_alone(self) -> ArgSpec:
+        if self.inject is not None:
+            clash = sorted(self.model_fields_set - {"inject", "hide"})
+            if clash:
+                raise ValueError(f"'inject' hides the argument, so it cannot be combined with {', '.join(clash)}")
+        return self
+
+
+class AnnotationsSpec(StrictModel):
+    """Hints about a tool's behaviour (MCP tool annotations); unset ones keep the tool's own."""
+
+    title: str | None = Field(None, description="A human-readable title (annotations.title).")
+    read_only: StrictBool | None = Field(None, description="The tool does not change anything (readOnlyHint).")
+    destructive: StrictBool | None = Field(None, description="The tool may delete or overwrite (destructiveHint).")
+    idempotent: StrictBool | None = Field(None, description="Repeating a call has no further effect (idempotentHint).")
+    open_world: StrictBool | None = Field(None, description="The tool reaches outside systems (openWorldHint).")
+
+
+class MaskErrorsSpec(StrictModel):
+    """Hide internal error details of these tools behind a generic message."""
+
+    message: str | None = Field(None, description="The message clients get; '{name}' and '{incident}' are filled in.")
+
+
+class ToolPatch(StrictModel):
+    """Changes that can be applied to any tool."""
+
+    annotations: AnnotationsSpec | None = Field(None, description="Set behaviour hints (read_only, destructive, ...).")
+    tags: list[str] | None = Field(None, description="Tags to add (used by selectors and enable/disable).")
+    enabled: StrictBool | None = Field(None, description="`false` hides the tool from clients.")
+    args: dict[str, ArgSpec] = Field(
+        default_factory=dict, description="Per-argument changes, keyed by the tool's own argument names."
+    )
+    mask_errors: MaskErrorsSpec | None = Field(None, description="Mask internal errors of these tools.")
+
+
+class ToolSpec(ToolPatch):
+    """Changes to one tool, keyed by the tool's name as its source exposes it."""
+
+    name: ToolName | None = Field(None, description="The new name (the prefix, if any, is added to it).")
+    title: str | None = Field(None, description="The new human-readable title.")
+    description: str | None = Field(None, description="The new description the model reads.")
+
+
+class TransformSpec(ToolPatch):
+    """Changes applied to every tool a selector matches (after mounting and prefixes)."""
+
+    tools: ToolSelector = Field(description="Which tools: a glob, a list of globs, or {names, tags, read_only, ...}.")
+
+
+class SourceOptions(StrictModel):
+    """What toolweave adds to a source of tools (an MCP server or a Python import)."""
+
+    prefix: ToolName | None = Field(None, description="Expose the tools as '<prefix>_<name>'.")
+    include: list[Glob] | None = Field(None, description="Only expose tools whose name matches one of these globs.")
+    exclude: list[Glob] = Field(default_factory=list, description="Never expose tools whose name matches these globs.")
+    tools: dict[ToolName, ToolSpec] = Field(
+        default_factory=dict, description="Per-tool changes, keyed by the tool's original name."
+    )
+    middleware: MiddlewareSet | None = Field(None, description="Middleware around this source's tools only.")
+    timeout: PositiveFloat | None = Field(None, description="Seconds each call to this source's tools may take.")
+
+
+class McpServerEntry(SourceOptions):
+    """An MCP server to mount: spawned over stdio (`command`) or reached over HTTP (`url`)."""
+
+    type: Literal["stdio", "http", "streamable-http", "sse"] | None = Field(
+        None, description="The transport; inferred from `command` (stdio) or `url` (http) when left out."
+    )
+    command: str | None = Field(None, description="The program to start (stdio).")
+    args: list[str] = Field(default_factory=list, description="Arguments for `command` (stdio).")
+    env: dict[str, str] | None = Field(None, description="Environment variables for `command` (stdio).")
+    cwd: str | None = Field(None, description="Working directory for `command`, relative to the config file (stdio).")
+    url: str | None = Field(None, description="The streamable HTTP endpoint, e.g. 'https://host/mcp' (HTTP).")
+    headers: dict[str, str] | None = Field(None, description="HTTP headers sent with every request (HTTP).")
+    disabled: StrictBool = Field(False, description="Skip this server (as some clients' config files allow).")
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerEntry:
+        if self.type == "sse":
+            raise ValueError("the legacy SSE transport is not supported; point 'url' at the streamable HTTP endpoint")
+        if self.command is not None and self.url is not None:
+            raise ValueError("give either 'command' (stdio) or 'url' (HTTP), not both")
+        if self.command is None and self.url is None:
+            wanted = "'url'" if self.type in ("http", "streamable-http") else "'command'"
+            raise ValueError(f"missing {wanted}: an MCP server needs 'command' (stdio) or 'url' (HTTP)")
+        stdio_only = sorted({"args", "env", "cwd"} & self.model_fields_set) if self.url else []
+        if stdio_only:
+            raise ValueError(f"{', '.join(stdio_only)} only apply to stdio servers ('command'), not to 'url'")
+        if self.command is not None and self.headers is not None:
+            raise ValueError("'headers' only apply to HTTP servers ('url'), not to 'command'")
+        if self.command is not None and self.type in ("http", "streamable-http"):
+            raise ValueError(f"type {self.type!r} needs 'url', not 'command'")
+        if self.url is not None and self.type == "stdio":
+            raise ValueError("type 'stdio' needs 'command', not 'url'")
+        return self
+
+    @property
+    def transport(self) -> Literal["stdio", "http"]:
+        """`"stdio"` or `"http"`."""
+        return "stdio" if self.command is not None else "http"
+
+
+class PythonEntry(SourceOptions):
+    """Tools from Python: a toolweave Server, a Tool, a function, or a list of them."""
+
+    target: ImportPath = Field(alias="import", description="What to import, as 'package.module:attribute'.")
+    mode: Literal["mount", "import"] = Field(
+        "mount",
+        description="For a Server: 'mount' follows its later changes, 'import' copies its tools once.",
+    )
+
+
+PythonSource = Annotated[
+    Union[Annotated[ImportPath, Tag("<string>")], Annotated[PythonEntry, Tag("<object>")]],  # noqa: UP007
+    Discriminator(shape),
+]
+
+
+class ServerSettings(StrictModel):
+    """The composed server itself."""
+
+    name: str = Field("toolweave", description="The server name announced to clients.")
+    instructions: str | None = Field(None, description="Guidance for the model, sent when a client connects.")
+    version: str | None = Field(None, description="The server version announced to clients.")
+    mask_error_details: StrictBool = Field(
+        True, description="Hide internal error details from clients (turn off only for local development)."
+    )
+    on_duplicate: Literal["error", "warn", "replace", "ignore"] = Field(
+        "error", description="What happens when two tools get the same exposed name."
+    )
+    extra_args: Literal["reject", "ignore"] = Field(
+        "reject", description="Whether unknown arguments in a call are rejected or ignored."
+    )
+    authenticate: ImportPath | None = Field(
+        None,
+        description="HTTP only: 'module:function' called with the request headers (lower-case names), "
+        "returning a toolweave AuthInfo (or None); it becomes ctx.auth "
+        "('claim:' and 'context:auth.*' read it).",
+    )
+
+
+class Config(StrictModel):
+    """A toolweave config file."""
+
+    schema_url: str | None = Field(None, alias="$schema", description="The JSON Schema of this file, for editors.")
+    server: ServerSettings = Field(
+        default_factory=lambda: ServerSettings.model_validate({}),
+        description="Settings of the composed server.",
+    )
+    python: list[PythonSource] = Field(
+        default_factory=list,
+        description="Python imports: 'module:attribute' strings or {import, prefix, tools, ...}.",
+    )
+    mcp_servers: dict[str, McpServerEntry] = Field(
+        default_factory=dict,
+        alias="mcpServers",
+        description="MCP servers to mount, by name (the mcpServers format).",
+    )
+    middleware: MiddlewareSet | None = Field(None, description="Middleware around every tool, outermost first.")
+    transforms: list[TransformSpec] = Field(
+        default_factory=list, description="Changes applied to the tools a selector matches, in order."
+    )
+
+    @property
+    def python_entries(self) -> list[PythonEntry]:
+        """Every `python` item as a `PythonEntry` (strings are shorthand for `{import: ...}`)."""
+        return [PythonEntry.model_validate({"import": item}) if isinstance(item, str) else item for item in self.python]

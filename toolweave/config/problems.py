@@ -1,0 +1,107 @@
+"""Pydantic validation errors, rewritten as config problems: key path + what is wrong.
+
+Messages never echo a value from the file (it may hold a secret expanded from the
+environment); they say what was expected and what kind of value was found.
+
+Example:
+    >>> from toolweave.config.models import Config
+    >>> try:
+    ...     Config.model_validate({"server": {"mask_error_details": "no"}})
+    ... except Exception as error:
+    ...     print(describe(error)[0])
+    server.mask_error_details: expected true or false, got a string
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import ValidationError
+
+from toolweave.config.base import json_kind, suggest
+from toolweave.config.paths import key_path
+
+_EXPECTED = {
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "dict_type": "a mapping (an object / table)",
+    "model_type": "a mapping (an object / table)",
+    "model_attributes_type": "a mapping (an object / table)",
+    "list_type": "a list",
+}
+_KIND_WORDS = {
+    "object": "a mapping",
+    "list": "a list",
+    "string": "a string",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+def _got(value: Any) -> str:
+    kind = json_kind(value)
+    return _KIND_WORDS.get(kind, kind)
+
+
+def _is_tag(part: str) -> bool:
+    return part.startswith("<") and part.endswith(">")
+
+
+def _location(error: Any) -> tuple[Any, ...]:
+    """The loc without pydantic's internal parts (union tags, `[key]` markers)."""
+    loc: list[Any] = []
+    for part in error["loc"]:
+        if isinstance(part, str) and (_is_tag(part) or part == "[key]" or part.startswith("function-")):
+            continue
+        loc.append(part)
+    if error["type"] == "unknown_key":
+        loc.append(error["ctx"]["key"])
+    return tuple(loc)
+
+
+def _did_you_mean(given: Any, expected: str) -> str:
+    if not isinstance(given, str):
+        return ""
+    hint = suggest(given, re.findall(r"'([^']*)'", expected))
+    return f" (did you mean {hint!r}?)" if hint else ""
+
+
+def _message(error: Any) -> str:
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    if kind == "unknown_key":
+        return f"unknown key ({ctx['advice']})"
+    if kind == "missing":
+        return "required key is missing"
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, got {_got(error['input'])}"
+    if kind == "union_tag_invalid":
+        expected = " or ".join(_KIND_WORDS.get(tag.strip("'<>"), tag) for tag in str(ctx["expected_tags"]).split(", "))
+        return f"expected {expected}, got {_got(error['input'])}"
+    if kind == "literal_error":
+        return f"expected {ctx['expected']}{_did_you_mean(error['input'], str(ctx['expected']))}"
+    if kind in ("greater_than", "greater_than_equal"):
+        return f"must be a number {'>' if kind == 'greater_than' else '>='} {ctx.get('gt', ctx.get('ge'))}"
+    message = str(error["msg"])
+    for prefix in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(prefix)
+    return message.replace("Input should be", "should be")
+
+
+def describe(error: ValidationError) -> list[str]:
+    """One line per problem: `key.path: what is wrong`."""
+    lines: list[str] = []
+    for item in error.errors():
+        path = key_path(_location(item))
+        line = f"{path}: {_message(item)}" if path else _message(item)
+        if line not in lines:
+            lines.append(line)
+    return lines

@@ -1,0 +1,155 @@
+"""Terminal output for the `toolweave` command: rich tables and trees on a terminal, plain text otherwise.
+
+Example:
+    >>> import io
+    >>> console = Console(file=io.StringIO(), force_terminal=False)
+    >>> print_tree(console, Node("server", [Node("tool")]))
+    >>> console.file.getvalue()
+    'server\\n  tool\\n'
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.tree import Tree
+
+__all__ = ["Node", "explain_tree", "print_json", "print_listing", "print_tree"]
+
+
+@dataclass
+class Node:
+    """A labelled tree node (rendered as a rich `Tree`, or indented plain text)."""
+
+    label: str
+    children: list[Node] = field(default_factory=list)
+    code: str | None = None
+
+
+def print_json(console: Console, data: Any) -> None:
+    """`data` as indented JSON, highlighted on a terminal."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    if console.is_terminal:
+        console.print(Syntax(text, "json", background_color="default"))
+    else:
+        console.out(text, highlight=False)
+
+
+def _one_line(text: str, width: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _args(tool: dict[str, Any]) -> str:
+    schema = tool.get("input_schema", {})
+    required = set(schema.get("required", []))
+    names = [name if name in required else f"[{name}]" for name in schema.get("properties", {})]
+    return ", ".join(names)
+
+
+def _label(item: dict[str, Any], key: str) -> str:
+    arguments = item.get("arguments")
+    return f"{item.get(key)}({', '.join(arguments)})" if arguments else str(item.get(key))
+
+
+def _extras(listing: dict[str, list[dict[str, Any]]]) -> list[tuple[str, list[dict[str, Any]], str]]:
+    """Prompts and resources always; resource templates only when there are some."""
+    extras = [
+        ("prompts", listing.get("prompts", []), "name"),
+        ("resources", listing.get("resources", []), "uri"),
+    ]
+    templates = listing.get("resource_templates", [])
+    if templates:
+        extras.append(("resource templates", templates, "uri"))
+    return extras
+
+
+def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) -> None:
+    """Tools (name, arguments, description), prompts, resources and resource templates."""
+    tools = listing["tools"]
+    if not console.is_terminal:
+        console.out(f"tools ({len(tools)}):", highlight=False)
+        for tool in tools:
+            console.out(f"  {tool['name']}({_args(tool)})  {_one_line(tool['description'])}", highlight=False)
+        for kind, items, key in _extras(listing):
+            console.out(f"{kind} ({len(items)}):", highlight=False)
+            for item in items:
+                description = _one_line(str(item.get("description") or ""))
+                console.out(f"  {_label(item, key)}  {description}", highlight=False)
+        return
+    table = Table(title=f"Tools ({len(tools)})", title_justify="left", show_lines=False)
+    table.add_column("name", style="bold cyan", no_wrap=True)
+    table.add_column("arguments", style="green")
+    table.add_column("description")
+    for tool in tools:
+        table.add_row(escape(tool["name"]), escape(_args(tool)), escape(_one_line(tool["description"], 100)))
+    console.print(table)
+    for kind, items, key in _extras(listing):
+        title = kind[0].upper() + kind[1:]
+        if not items:
+            console.print(f"[dim]{title}: none[/dim]")
+            continue
+        extra = Table(title=f"{title} ({len(items)})", title_justify="left")
+        extra.add_column(key, style="bold cyan")
+        extra.add_column("description")
+        for item in items:
+            description = _one_line(str(item.get("description") or ""), 100)
+            extra.add_row(escape(_label(item, key)), escape(description))
+        console.print(extra)
+
+
+def explain_tree(explained: list[dict[str, Any]], server_name: str) -> Node:
+    """The explanation of each tool as a tree."""
+    root = Node(f"server {server_name!r}: {len(explained)} tool(s)")
+    for item in explained:
+        origin = item["origin"]
+        node = Node(item["name"])
+        node.children.append(Node(f"origin: {origin['kind']} {origin['source']} ({origin['name']})"))
+        node.children.append(Node(f"exposed by: {item['exposed_by']}"))
+        steps = [Node(f"{index}. {step}") for index, step in enumerate(item["transforms"], 1)]
+        node.children.append(Node("transforms (in order)" if steps else "transforms: none", steps))
+        layers = [Node(f"{index}. {layer}") for index, layer in enumerate(item["middleware"], 1)]
+        node.children.append(Node("middleware (outermost first)" if layers else "middleware: none", layers))
+        before, after = item["schema_before"], item["schema_after"]
+        if before == after:
+            node.children.append(Node("schema (unchanged)", code=json.dumps(after, indent=2)))
+        else:
+            node.children.append(Node("schema before", code=json.dumps(before, indent=2)))
+            node.children.append(Node("schema after", code=json.dumps(after, indent=2)))
+        root.children.append(node)
+    return root
+
+
+def _rich(node: Node, tree: Tree) -> None:
+    for child in node.children:
+        branch = tree.add(escape(child.label))
+        if child.code is not None:
+            branch.add(Syntax(child.code, "json", background_color="default"))
+        _rich(child, branch)
+
+
+def _plain(node: Node, depth: int, lines: list[str]) -> None:
+    pad = "  " * depth
+    lines.append(f"{pad}{node.label}")
+    if node.code is not None:
+        lines.extend(f"{pad}  {line}" for line in node.code.splitlines())
+    for child in node.children:
+        _plain(child, depth + 1, lines)
+
+
+def print_tree(console: Console, node: Node) -> None:
+    """`node` as a rich tree on a terminal, indented text otherwise."""
+    if console.is_terminal:
+        tree = Tree(f"[bold]{escape(node.label)}[/bold]")
+        _rich(node, tree)
+        console.print(tree)
+        return
+    lines: list[str] = []
+    _plain(node, 0, lines)
+    console.out("\n".join(lines), highlight=False)
