@@ -1,4 +1,4 @@
-"""Test helper: an `mcp.Client` on a server that counts the `tools/list_changed` it receives."""
+"""Test helper: an `mcp.Client` on a server that counts the `list_changed` notifications it receives."""
 
 from __future__ import annotations
 
@@ -12,17 +12,25 @@ import mcp.types as mt
 from toolweave import Server
 from toolweave.testing import connect
 
+NOTIFICATIONS: dict[str, type[Any]] = {
+    "tools": mt.ToolListChangedNotification,
+    "prompts": mt.PromptListChangedNotification,
+    "resources": mt.ResourceListChangedNotification,
+}
+
 
 class Changes:
-    """How many `list_changed` notifications arrived; `wait_for(n)` blocks until n have."""
+    """How many `list_changed` notifications arrived (`kinds`: of which lists); `wait_for(n)` blocks until n have."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.kinds: list[str] = []
         self._event = anyio.Event()
 
-    def hit(self) -> None:
+    def hit(self, kind: str = "tools") -> None:
         event, self._event = self._event, anyio.Event()
         self.count += 1
+        self.kinds.append(kind)
         event.set()
 
     async def wait_for(self, count: int) -> None:
@@ -32,23 +40,29 @@ class Changes:
 
 
 @asynccontextmanager
-async def watched(server: Server, mode: str) -> AsyncIterator[tuple[Any, Changes]]:
-    """A client in `mode` ("auto" listens with subscriptions/listen, "legacy" on the connection)."""
+async def watched(server: Server, mode: str, *kinds: str) -> AsyncIterator[tuple[Any, Changes]]:
+    """A client in `mode` ("auto" listens with subscriptions/listen, "legacy" on the connection).
+
+    It counts the `list_changed` of `kinds` ("tools", "prompts", "resources"; tools by default).
+    """
+    kinds = kinds or ("tools",)
     changes = Changes()
 
     async def on_message(message: Any) -> None:
-        if isinstance(message, mt.ToolListChangedNotification):
-            changes.hit()
+        for kind in kinds:
+            if isinstance(message, NOTIFICATIONS[kind]):
+                changes.hit(kind)
 
     async with connect(server, mode=mode, message_handler=on_message) as client:
         if mode == "legacy":
             yield client, changes
             return
-        async with client.listen(tools_list_changed=True) as subscription, anyio.create_task_group() as tasks:
+        flags = {f"{kind}_list_changed": True for kind in kinds}
+        async with client.listen(**flags) as subscription, anyio.create_task_group() as tasks:
 
             async def pump() -> None:
-                async for _ in subscription:
-                    changes.hit()
+                async for event in subscription:
+                    changes.hit(_kind_of(event))
 
             tasks.start_soon(pump)
             yield client, changes
@@ -58,3 +72,9 @@ async def watched(server: Server, mode: str) -> AsyncIterator[tuple[Any, Changes
 async def names(client: Any) -> list[str]:
     """The tool names a client lists."""
     return [tool.name for tool in (await client.list_tools()).tools]
+
+
+def _kind_of(event: Any) -> str:
+    """The list a 2026-era change event is about (`ToolsListChanged` -> "tools")."""
+    name = type(event).__name__.lower()
+    return next((kind for kind in NOTIFICATIONS if name.startswith(kind)), "tools")

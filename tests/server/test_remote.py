@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -327,22 +327,6 @@ async def test_transforms_and_middleware_apply_to_remote_tools_by_glob() -> None
 # -- HTTP ---------------------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["tw_upstream.py", "ll_upstream.py"])
-def http_upstream(request: pytest.FixtureRequest) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(UPSTREAMS / request.param), "http", str(port)],
-        env=subprocess_env(),
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
-
-
 async def test_http_upstream_tools_are_listed_called_and_report_progress(http_upstream: str) -> None:
     seen: list[float] = []
 
@@ -452,8 +436,11 @@ async def test_a_remote_server_can_be_served_on_its_own_as_a_proxy(mode: str) ->
     async with connect(stdio_remote("ll_upstream.py"), mode=mode) as client:
         listed = await names(client)
         result = await client.call_tool("echo", {"text": "proxied"})
+        prompts = [prompt.name for prompt in (await client.list_prompts()).prompts]
+        [note] = (await client.read_resource("note://1/text")).contents
     assert listed == ["echo", "fail", "sleep", "enable_extra"]
     assert result.structured_content == {"echo": "proxied"}
+    assert prompts == ["greet", "plain"] and getattr(note, "text", None) == "first note"
 
 
 def test_the_module_examples_run() -> None:

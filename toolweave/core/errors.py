@@ -82,7 +82,15 @@ class ToolTimeout(ToolError):
 
 
 class UpstreamError(ToolError):
-    """A mounted remote server failed, went away, or could not be reached."""
+    """A mounted remote server failed, went away, or could not be reached.
+
+    `code` is the JSON-RPC error code the upstream answered with when it refused the request
+    (e.g. -32602 for a prompt or resource it does not know), else `None`.
+    """
+
+    def __init__(self, message: str, *, code: int | None = None) -> None:
+        self.code = code
+        super().__init__(message)
 
 
 class Rejected(ToolError):

@@ -118,6 +118,7 @@ class McpAdapter:
         self.bus = InMemorySubscriptionBus()
         self._connections: dict[int, Any] = {}
         self._wakeups: set[anyio.Event] = set()
+        self._notifiers = 0
         self._loop_thread: int | None = None
         self._token: Any = None
         self._pending: set[str] = set()
@@ -221,7 +222,7 @@ class McpAdapter:
                 tasks.cancel_scope.cancel()
 
     def _on_change(self, kind: str = "tools") -> None:
-        if not self._wakeups:
+        if not self._notifiers:  # not serving: nobody to tell
             return
         if self._loop_thread == threading.get_ident():
             self._wake(kind)
@@ -234,20 +235,29 @@ class McpAdapter:
             event.set()
 
     async def _notifier(self) -> None:
-        while True:
+        self._notifiers += 1
+        try:
+            while True:
+                await self._next_changes()
+        finally:
+            self._notifiers -= 1
+
+    async def _next_changes(self) -> None:
+        """Wait for changes (unless some arrived while the last ones were being sent), then send them."""
+        if not self._pending:
             event = anyio.Event()
             self._wakeups.add(event)
             try:
                 await event.wait()
             finally:
                 self._wakeups.discard(event)
-            kinds, self._pending = self._pending, set()
-            if "tools" in kinds:
-                await self.notify_changed()
-            if "prompts" in kinds:
-                await self.notify_list_changed(PromptsListChanged(), "send_prompt_list_changed")
-            if "resources" in kinds:
-                await self.notify_list_changed(ResourcesListChanged(), "send_resource_list_changed")
+        kinds, self._pending = self._pending, set()
+        if "tools" in kinds:
+            await self.notify_changed()
+        if "prompts" in kinds:
+            await self.notify_list_changed(PromptsListChanged(), "send_prompt_list_changed")
+        if "resources" in kinds:
+            await self.notify_list_changed(ResourcesListChanged(), "send_resource_list_changed")
 
     async def notify_changed(self) -> None:
         """Tell every connected client that the tool list changed."""

@@ -5,7 +5,11 @@
 - errors map to JSON-RPC errors in one place (`protocol_error`): an unknown prompt or resource,
   or arguments / URI parameters that do not convert, are `-32602` (an unknown resource carries
   `{"uri": ...}` in `data`, per SEP-2164, in both protocol eras, as the SDK's own server does);
-  a failing prompt or resource function is `-32603` with its (masked) message.
+  a failing prompt or resource function is `-32603` with its (masked) message;
+- a mounted remote's prompt or resource: an upstream that refused the request as invalid
+  (`-32602`, e.g. a URI its template matches but it does not know) is `-32602` again, naming the
+  upstream (with `{"uri": ...}` for a read); an upstream that is down, went away or failed
+  otherwise is `-32603` with the `UpstreamError` message.
 
 Example:
     >>> handlers = ComponentHandlers(adapter)        # doctest: +SKIP
@@ -21,7 +25,7 @@ from mcp import MCPError
 from mcp.server import ServerRequestContext
 
 from toolweave.core.context import enter_context, exit_context
-from toolweave.core.errors import InvalidArguments, ToolweaveError, UnknownPrompt, UnknownResource
+from toolweave.core.errors import InvalidArguments, ToolweaveError, UnknownPrompt, UnknownResource, UpstreamError
 from toolweave.mcp.convert_components import (
     to_mcp_prompt,
     to_mcp_prompt_result,
@@ -35,12 +39,14 @@ if TYPE_CHECKING:
     from toolweave.mcp.adapter import McpAdapter
 
 
-def protocol_error(error: ToolweaveError) -> MCPError:
-    """The JSON-RPC error a client gets for a failed `prompts/get` or `resources/read`."""
+def protocol_error(error: ToolweaveError, uri: str | None = None) -> MCPError:
+    """The JSON-RPC error a client gets for a failed `prompts/get` or `resources/read` (of `uri`)."""
     if isinstance(error, UnknownResource):
         return MCPError(mt.INVALID_PARAMS, str(error), data={"uri": error.uri})
     if isinstance(error, UnknownPrompt | InvalidArguments):
         return MCPError(mt.INVALID_PARAMS, str(error))
+    if isinstance(error, UpstreamError) and error.code == mt.INVALID_PARAMS:
+        return MCPError(mt.INVALID_PARAMS, str(error), data={"uri": uri} if uri is not None else None)
     return MCPError(mt.INTERNAL_ERROR, str(error))
 
 
@@ -106,7 +112,7 @@ class ComponentHandlers:
         try:
             result = await self.server.resources.catalog.read(str(params.uri), context)
         except ToolweaveError as error:
-            raise protocol_error(error) from None
+            raise protocol_error(error, str(params.uri)) from None
         finally:
             exit_context(token)
         return to_mcp_read_result(result)

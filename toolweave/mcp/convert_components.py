@@ -1,8 +1,10 @@
-"""Conversions of prompts and resources to the `mcp` SDK's wire types.
+"""Conversions of prompts and resources to the `mcp` SDK's wire types, and of results back.
 
 Example:
     >>> from toolweave.core.message import Message, PromptResult
     >>> to_mcp_prompt_result(PromptResult([Message("hi")])).messages[0].content.text
+    'hi'
+    >>> from_mcp_prompt_result(to_mcp_prompt_result(PromptResult([Message("hi")]))).messages[0].text
     'hi'
 """
 
@@ -12,11 +14,11 @@ from typing import Any
 
 import mcp.types as mt
 
-from toolweave.core.content import BlobResourceContents, ResourceContents
-from toolweave.core.message import PromptResult
+from toolweave.core.content import BlobResourceContents, ResourceContents, TextResourceContents
+from toolweave.core.message import Message, PromptResult
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
-from toolweave.mcp.convert import TAGS_META_KEY, to_mcp_content
+from toolweave.mcp.convert import TAGS_META_KEY, from_mcp_content, to_mcp_content
 
 
 def _meta(meta: Any, tags: frozenset[str]) -> dict[str, Any] | None:
@@ -82,3 +84,20 @@ def _contents(item: ResourceContents) -> mt.TextResourceContents | mt.BlobResour
 def to_mcp_read_result(result: ResourceResult) -> mt.ReadResourceResult:
     """What reading a resource returned, as the SDK's `ReadResourceResult`."""
     return mt.ReadResourceResult(contents=[_contents(item) for item in result.contents], _meta=result.meta)
+
+
+def from_mcp_prompt_result(result: mt.GetPromptResult) -> PromptResult:
+    """The SDK's `GetPromptResult` as a `PromptResult` (roles and content blocks unchanged)."""
+    messages = [Message(from_mcp_content(message.content), role=message.role) for message in result.messages]
+    return PromptResult(messages, result.description, result.meta)
+
+
+def _contents_from_mcp(item: mt.TextResourceContents | mt.BlobResourceContents) -> ResourceContents:
+    if isinstance(item, mt.BlobResourceContents):
+        return BlobResourceContents(str(item.uri), item.blob, item.mime_type, item.meta)
+    return TextResourceContents(str(item.uri), item.text, item.mime_type, item.meta)
+
+
+def from_mcp_read_result(result: mt.ReadResourceResult) -> ResourceResult:
+    """The SDK's `ReadResourceResult` as a `ResourceResult` (text, blobs and MIME types unchanged)."""
+    return ResourceResult([_contents_from_mcp(item) for item in result.contents], result.meta)

@@ -2,16 +2,17 @@
 
 `Upstream.start` runs a supervisor in the lifespan's task group. The supervisor connects with
 the official `mcp` client (`ClientSession` over `stdio_client` or `streamable_http_client`,
-with the 2025 handshake, so the upstream's `notifications/tools/list_changed` arrive on the
-connection), lists the tools, and keeps the session until it is lost; then it reconnects with
-backoff. Every call shares the one session.
+with the 2025 handshake, so the upstream's `notifications/*/list_changed` arrive on the
+connection), lists the tools (and the prompts and resources the upstream advertises, see
+`toolweave.mcp.upstream_components`), and keeps the session until it is lost; then it reconnects
+with backoff. Every call, `prompts/get` and `resources/read` shares the one session.
 
 - progress from the upstream goes to the caller's `ctx.report_progress` (asked for whenever the
   caller's context can deliver it); cancelling a call makes the SDK send `notifications/cancelled`;
   `ctx.deadline` becomes the request's read timeout;
 - results (content, structured content, `isError`) pass through unchanged;
 - a lost connection fails the calls in flight with `UpstreamError` naming the upstream; calls
-  while it is down fail at once; the last known tools stay listed;
+  while it is down fail at once; the last known tools, prompts and resources stay listed;
 - the upstream's stderr is logged line by line on `toolweave.upstream`, prefixed `[name]`;
 - on shutdown the SDK closes stdin, then terminates and kills the process group, and reaps it.
 
@@ -40,12 +41,19 @@ from toolweave.core.errors import ToolTimeout, UpstreamError
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Origin, Tool, ToolAnnotations
 from toolweave.mcp.convert import TAGS_META_KEY, from_mcp_result
+from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 
 if TYPE_CHECKING:
     from toolweave.server.remote import HttpTarget, RemoteServer, StdioTarget
 
 logger = logging.getLogger("toolweave.upstream")
 _LOST_CODES = (mt.CONNECTION_CLOSED,)
+_REFUSED_PARAMS = (mt.INVALID_PARAMS, -32002)  # -32002: "resource not found" of earlier spec revisions
+_NOTIFIED: dict[type[Any], str] = {
+    mt.ToolListChangedNotification: "tools",
+    mt.PromptListChangedNotification: "prompts",
+    mt.ResourceListChangedNotification: "resources",
+}
 _NO_PROGRESS = next(f.default for f in fields(Context) if f.name == "progress_sink")
 
 
@@ -114,7 +122,9 @@ class Upstream:
         self._up = anyio.Event()
         self._lost = anyio.Event()
         self._refresh = anyio.Event()
+        self._stale: set[str] = set()
         self._listed: list[dict[str, Any]] | None = None
+        self.components = UpstreamComponents(self)
 
     @property
     def label(self) -> str:
@@ -172,6 +182,7 @@ class Upstream:
             with anyio.fail_after(self.remote.connect_timeout):  # a silent upstream is restarted too
                 await session.initialize()
                 await self._list_tools(session)
+                await self.components.refresh(session)
             if lost.is_set():
                 return
             self.session = session
@@ -310,13 +321,18 @@ class Upstream:
         while True:
             await self._refresh.wait()
             self._refresh = anyio.Event()
+            stale, self._stale = self._stale, set()
             try:
-                await self._list_tools(session)
+                if "tools" in stale:
+                    await self._list_tools(session)
+                await self.components.refresh(session, tuple(kind for kind in KINDS if kind in stale))
             except Exception as error:
-                logger.warning("[%s] could not refresh the tool list: %s", self.label, error)
+                logger.warning("[%s] could not refresh the %s lists: %s", self.label, "/".join(sorted(stale)), error)
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, mt.ToolListChangedNotification):
+        kind = _NOTIFIED.get(type(message))
+        if kind is not None:
+            self._stale.add(kind)
             self._refresh.set()
         elif isinstance(message, Exception):
             logger.debug("[%s] transport error: %r", self.label, message)
@@ -328,39 +344,72 @@ class Upstream:
 
     async def call(self, name: str, arguments: dict[str, Any], ctx: Context) -> ToolResult:
         """Call the upstream's tool `name` over the shared session; see the module docstring."""
+        # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
+        # it (our own clients validate structured content against the schema we list).
+        request = mt.CallToolRequest(params=mt.CallToolRequestParams(name=name, arguments=arguments))
+        result = await self.request(
+            request,
+            mt.CallToolResult,
+            ctx,
+            subject=f"tool {name!r}",
+            action=f"the call to {name!r}",
+            progress=ctx.report_progress if _wants_progress(ctx) else None,
+            timed_out=lambda seconds: ToolTimeout(name, seconds),
+        )
+        return from_mcp_result(result)
+
+    async def request(
+        self,
+        request: Any,
+        result_type: type[Any],
+        ctx: Context,
+        *,
+        subject: str,
+        action: str,
+        progress: Callable[..., Any] | None = None,
+        timed_out: Callable[[float], Exception] | None = None,
+    ) -> Any:
+        """Send `request` over the shared session, within the caller's deadline (`ctx.deadline`).
+
+        Args:
+            subject: What is unavailable while the session is down (`"prompt 'greet'"`).
+            action: What failed, in errors (`"the call to 'echo'"`).
+            timed_out: The error for a missed deadline (by default an `UpstreamError`).
+
+        Raises:
+            UpstreamError: the session is down (at once), went away during the request, or the
+                upstream refused it (its JSON-RPC error code in `code`).
+        """
         session = self.session
         if session is None:
-            raise UpstreamError(f"upstream {self.label!r} is not connected; tool {name!r} is unavailable")
+            raise UpstreamError(f"upstream {self.label!r} is not connected; {subject} is unavailable")
         timeout: float | None = None
         if ctx.deadline is not None:
             timeout = max(ctx.deadline - anyio.current_time(), 0.001)
-        progress: Callable[..., Any] | None = ctx.report_progress if _wants_progress(ctx) else None
         try:
-            # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
-            # it (our own clients validate structured content against the schema we list).
-            request = mt.CallToolRequest(params=mt.CallToolRequestParams(name=name, arguments=arguments))
-            result = await session.send_request(
-                request, mt.CallToolResult, request_read_timeout_seconds=timeout, progress_callback=progress
+            return await session.send_request(
+                request, result_type, request_read_timeout_seconds=timeout, progress_callback=progress
             )
         except MCPError as error:
-            raise self._translate(session, name, error, timeout) from None
+            if error.error.code == mt.REQUEST_TIMEOUT:
+                seconds = timeout or 0.0
+                if timed_out is not None:
+                    raise timed_out(seconds) from None
+                raise UpstreamError(f"upstream {self.label!r} did not answer {action} within {seconds:g}s") from None
+            raise self._translate(session, action, error) from None
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
             self._lose(session)
-            raise UpstreamError(f"upstream {self.label!r} went away during the call to {name!r}") from None
-        return from_mcp_result(result)
+            raise UpstreamError(f"upstream {self.label!r} went away during {action}") from None
 
-    def _translate(
-        self, session: ClientSession, name: str, error: MCPError, timeout: float | None
-    ) -> Exception:
+    def _translate(self, session: ClientSession, action: str, error: MCPError) -> UpstreamError:
         code = error.error.code
         if code in _LOST_CODES:
             self._lose(session)
-            return UpstreamError(f"upstream {self.label!r} went away during the call to {name!r}")
-        if code == mt.REQUEST_TIMEOUT:
-            return ToolTimeout(name, timeout or 0.0)
+            return UpstreamError(f"upstream {self.label!r} went away during {action}")
         if error.error.message == "Session terminated":
             self._lose(session)
-        return UpstreamError(f"upstream {self.label!r} refused the call to {name!r}: {error.error.message}")
+        refused = mt.INVALID_PARAMS if code in _REFUSED_PARAMS else code
+        return UpstreamError(f"upstream {self.label!r} refused {action}: {error.error.message}", code=refused)
 
     def _lose(self, session: ClientSession) -> None:
         if self.session is session:

@@ -231,18 +231,22 @@ class PromptRegistry:
             catalog = self._catalog = self._compile()
         return catalog
 
+    def _candidates(self) -> list[tuple[Prompt, str]]:
+        """Every prompt this server could expose, with its origin: local ones, then the mounts'."""
+        found = [(prompt, f"local prompt {prompt.name!r}") for prompt in self._local.values()]
+        for mounted in self.server._mounts:
+            exposed = getattr(mounted, "exposed_prompts", None)
+            if exposed is not None:
+                found.extend(exposed())
+        return found
+
     def _compile(self) -> PromptCatalog:
         from toolweave.server.server import check_name
 
         server = self.server
         middleware = server.middleware
-        found = [(prompt, f"local prompt {prompt.name!r}") for prompt in self._local.values()]
-        for mounted in server._mounts:
-            exposed = getattr(mounted, "exposed_prompts", None)
-            if exposed is not None:
-                found.extend(exposed())
         entries: dict[str, PromptEntry] = {}
-        for prompt, origin in found:
+        for prompt, origin in self._candidates():
             if not is_visible(server, prompt.enabled, prompt.tags, (prompt.name,)):
                 continue
             check_name(prompt.name, "prompt")

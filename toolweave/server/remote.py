@@ -1,16 +1,20 @@
 """`RemoteServer`: an MCP server reached over stdio or HTTP, mountable like a local server.
 
-A remote server is a `Server` whose tools are those its upstream lists. While the server that
-holds it runs (`async with gateway:`, or serving it), one persistent MCP session per upstream
-is kept open (see `toolweave.mcp.upstream`): the tool list is fetched once, cached, and fetched
-again when the upstream sends `list_changed`; every call reuses the session.
+A remote server is a `Server` whose tools, prompts, resources and resource templates are those
+its upstream lists. While the server that holds it runs (`async with gateway:`, or serving it),
+one persistent MCP session per upstream is kept open (see `toolweave.mcp.upstream`): each list is
+fetched once (prompts and resources only when the upstream advertises them), cached, and fetched
+again when the upstream sends that list's `list_changed`; every call, `prompts/get` and
+`resources/read` reuses the session. Mounted, prompt names get the prefix and resource URIs
+(templates stay templates) get it as their first path segment; reads reach the upstream with the
+upstream's own URI.
 
 - Before the first connection the remote has no tools (the sync `catalog` compiles without
   them); serving or `async with` waits for the first connection (up to `connect_timeout`), so
   clients see the upstream's tools from their first request.
-- When the upstream dies, calls in flight fail with `UpstreamError`, `tools/list` keeps the last
-  known tools, and the upstream is restarted with exponential backoff.
-- A call while the session is down (or outside any lifespan) fails at once with
+- When the upstream dies, calls in flight fail with `UpstreamError`, the lists keep the last
+  known tools, prompts and resources, and the upstream is restarted with exponential backoff.
+- A call, prompt or read while the session is down (or outside any lifespan) fails at once with
   `UpstreamError`: a session is never opened per call.
 
 Example:
@@ -28,7 +32,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from toolweave.core.prompt import Prompt
+from toolweave.core.resource import Resource
 from toolweave.core.tool import Tool
+from toolweave.server.remote_components import UpstreamPrompts, UpstreamResources
 from toolweave.server.server import Server
 
 if TYPE_CHECKING:
@@ -129,6 +136,10 @@ class RemoteServer(Server):
         self._named = name is not None
         self._remote_tools: dict[str, Tool] = {}
         self._upstream: Upstream | None = None
+        self._upstream_prompts = UpstreamPrompts(self)
+        self._upstream_resources = UpstreamResources(self)
+        self.prompts = self._upstream_prompts
+        self.resources = self._upstream_resources
 
     def __repr__(self) -> str:
         return f"RemoteServer({self.name!r}, {self.target.describe()!r})"
@@ -203,3 +214,21 @@ class RemoteServer(Server):
     def remote_tools(self) -> dict[str, Tool]:
         """The tools the upstream listed last, by name."""
         return dict(self._remote_tools)
+
+    def set_remote_prompts(self, prompts: Iterable[Prompt]) -> None:
+        """Replace the upstream's prompts (called by the session when the upstream's list changes)."""
+        self._upstream_prompts.set_upstream(prompts)
+
+    @property
+    def remote_prompts(self) -> dict[str, Prompt]:
+        """The prompts the upstream listed last, by name."""
+        return self._upstream_prompts.upstream
+
+    def set_remote_resources(self, resources: Iterable[Resource]) -> None:
+        """Replace the upstream's resources and templates (called by the session on a change)."""
+        self._upstream_resources.set_upstream(resources)
+
+    @property
+    def remote_resources(self) -> dict[str, Resource]:
+        """The resources and resource templates the upstream listed last, by URI."""
+        return self._upstream_resources.upstream

@@ -211,17 +211,21 @@ class ResourceRegistry:
             catalog = self._catalog = self._compile()
         return catalog
 
-    def _compile(self) -> ResourceCatalog:
-        server = self.server
-        middleware = server.middleware
+    def _candidates(self) -> list[tuple[Resource, str]]:
+        """Every resource and template this server could expose, with its origin: local, then mounted."""
         found = [(resource, f"local resource {resource.uri!r}") for resource in self._local.values()]
-        for mounted in server._mounts:
+        for mounted in self.server._mounts:
             exposed = getattr(mounted, "exposed_resources", None)
             if exposed is not None:
                 found.extend(exposed())
+        return found
+
+    def _compile(self) -> ResourceCatalog:
+        server = self.server
+        middleware = server.middleware
         static: dict[str, ResourceEntry] = {}
         templates: dict[str, ResourceEntry] = {}
-        for resource, origin in found:
+        for resource, origin in self._candidates():
             if not is_visible(server, resource.enabled, resource.tags, (resource.name, resource.uri)):
                 continue
             bucket = templates if resource.is_template else static

@@ -1,6 +1,9 @@
 """An upstream built with the bare `mcp` SDK low-level Server (no toolweave), stdio or HTTP.
 
-Usage: python ll_upstream.py [http PORT]
+Usage: python ll_upstream.py [http PORT] [tools-only | no-templates]
+
+`tools-only` serves no prompts or resources (so it does not advertise them); `no-templates`
+does not implement `resources/templates/list`.
 """
 
 from __future__ import annotations
@@ -48,6 +51,93 @@ ENABLE = types.Tool(name="enable_extra", input_schema={"type": "object"})
 EXTRA = types.Tool(name="extra", input_schema={"type": "object"})
 TOOLS = [ECHO, FAIL, SLEEP, ENABLE]
 
+GREET = types.Prompt(
+    name="greet",
+    title="Greeting",
+    description="Greet someone.",
+    arguments=[
+        types.PromptArgument(name="who", description="Who to greet", required=True),
+        types.PromptArgument(name="mood"),
+    ],
+    _meta={"example.com/origin": "ll_upstream"},
+)
+PLAIN = types.Prompt(name="plain", description="A prompt without arguments.")
+EXTRA_PROMPT = types.Prompt(name="extra_prompt")
+PROMPTS = [GREET, PLAIN]
+RESOURCES = [
+    types.Resource(uri="note://index", name="index", title="Index", mime_type="text/markdown"),
+    types.Resource(uri="note://blob", name="blob", mime_type="application/x-demo"),
+]
+EXTRA_RESOURCE = types.Resource(uri="note://extra", name="extra")
+TEMPLATES = [
+    types.ResourceTemplate(uri_template="note://{id}/text", name="note", description="A note by id"),
+    types.ResourceTemplate(uri_template="file:///{+path}", name="files"),  # beyond {name}: not mountable
+]
+NOTES = {"1": "first note", "2": "second note"}
+
+
+async def list_prompts(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListPromptsResult:
+    start = int(params.cursor) if params and params.cursor else 0  # pages of 1, to exercise pagination
+    nxt = str(start + 1) if start + 1 < len(PROMPTS) else None
+    return types.ListPromptsResult(prompts=PROMPTS[start : start + 1], next_cursor=nxt)
+
+
+async def get_prompt(ctx: ServerRequestContext, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    args = params.arguments or {}
+    if params.name == "greet":
+        if "who" not in args:
+            raise MCPError(types.INVALID_PARAMS, "Missing required argument: who")
+        text = types.TextContent(type="text", text=f"Greet {args['who']} ({args.get('mood', '-')})")
+        resource = types.TextResourceContents(uri="note://1/text", text="first note", mime_type="text/plain")
+        embedded = types.EmbeddedResource(type="resource", resource=resource)
+        return types.GetPromptResult(
+            description="A greeting, by hand",
+            messages=[
+                types.PromptMessage(role="user", content=text),
+                types.PromptMessage(role="assistant", content=embedded),
+            ],
+            _meta={"example.com/rendered": True},
+        )
+    if params.name in ("plain", "extra_prompt"):
+        return types.GetPromptResult(
+            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=params.name))]
+        )
+    raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
+
+
+async def list_resources(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListResourcesResult:
+    start = int(params.cursor) if params and params.cursor else 0
+    nxt = str(start + 1) if start + 1 < len(RESOURCES) else None
+    return types.ListResourcesResult(resources=RESOURCES[start : start + 1], next_cursor=nxt)
+
+
+async def list_templates(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListResourceTemplatesResult:
+    return types.ListResourceTemplatesResult(resource_templates=TEMPLATES)
+
+
+async def read_resource(
+    ctx: ServerRequestContext, params: types.ReadResourceRequestParams
+) -> types.ReadResourceResult:
+    uri = str(params.uri)
+    contents: list[types.TextResourceContents | types.BlobResourceContents]
+    if uri == "note://index":
+        contents = [types.TextResourceContents(uri=uri, text="# Notes", mime_type="text/markdown")]
+    elif uri == "note://blob":
+        contents = [types.BlobResourceContents(uri=uri, blob="AAEC", mime_type="application/x-demo")]
+    elif uri == "note://extra":
+        contents = [types.TextResourceContents(uri=uri, text="extra note")]
+    elif uri.startswith("note://") and uri.endswith("/text") and uri[7:-5] in NOTES:
+        contents = [types.TextResourceContents(uri=uri, text=NOTES[uri[7:-5]], mime_type="text/plain")]
+    else:
+        raise MCPError(types.INVALID_PARAMS, f"Unknown resource: {uri}", data={"uri": uri})
+    return types.ReadResourceResult(contents=contents)
+
 
 async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
@@ -85,21 +175,40 @@ async def call_tool(
     if params.name == "enable_extra":
         if EXTRA not in TOOLS:
             TOOLS.append(EXTRA)
+            PROMPTS.append(EXTRA_PROMPT)
+            RESOURCES.append(EXTRA_RESOURCE)
         await ctx.session.send_tool_list_changed()
+        await ctx.session.send_prompt_list_changed()
+        await ctx.session.send_resource_list_changed()
         return types.CallToolResult(content=[types.TextContent(type="text", text="enabled")])
     if params.name == "extra":
         return types.CallToolResult(content=[types.TextContent(type="text", text="extra!")])
     raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
 
 
-server = Server("ll-upstream", version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool)
+COMPONENTS = {
+    "on_list_prompts": list_prompts,
+    "on_get_prompt": get_prompt,
+    "on_list_resources": list_resources,
+    "on_list_resource_templates": list_templates,
+    "on_read_resource": read_resource,
+}
+if "no-templates" in sys.argv:
+    del COMPONENTS["on_list_resource_templates"]
+server = Server(
+    "ll-upstream",
+    version="0.1.0",
+    on_list_tools=list_tools,
+    on_call_tool=call_tool,
+    **({} if "tools-only" in sys.argv else COMPONENTS),
+)
 
 
 async def main_stdio() -> None:
     from mcp.server.stdio import stdio_server
 
     async with stdio_server() as (read, write):
-        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+        options = server.create_initialization_options(NotificationOptions(True, True, True))
         await server.run(read, write, options)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import anyio
 
-from toolweave import Context, Server, ToolError, ToolResult
+from toolweave import Context, Message, Server, ToolError, ToolResult
 from toolweave.core.content import TextContent
 
 server = Server("tw-upstream")
@@ -79,6 +79,47 @@ def pid() -> int:
 def grow(name: str) -> str:
     """Add a tool called `name` (the upstream then sends list_changed)."""
     server.add_tool(lambda: name, name=name, description=f"grown {name}")
+    return f"grew {name}"
+
+
+@server.prompt(title="Code review", tags={"demo"})
+def review(code: str, style: str = "terse") -> list[object]:
+    """Ask for a code review.
+
+    Args:
+        code: The code to review.
+        style: How the review is written.
+    """
+    return [f"Review this ({style}):\n{code}", Message("Sure.", role="assistant")]
+
+
+@server.resource("resource://cities", description="Known cities")
+def cities() -> list[str]:
+    return ["Paris", "Lima"]
+
+
+@server.resource("resource://logo", mime_type="image/png")
+def logo() -> bytes:
+    return b"\x89PNG-not-really"
+
+
+@server.resource("resource://{city}/weather", mime_type="text/plain")
+def weather(city: str) -> str:
+    """The weather of a city."""
+    return f"sunny in {city}"
+
+
+@server.resource("resource://forecast/{days}")
+def forecast(days: int) -> str:
+    """A forecast for a number of days (`days` must be a number)."""
+    return f"{days} days of sun"
+
+
+@server.tool
+def grow_components(name: str) -> str:
+    """Add a prompt and a resource called `name` (the upstream then sends both list_changed)."""
+    server.add_prompt(lambda: f"grown {name}", name=name)
+    server.add_resource(lambda: f"grown {name}", f"resource://grown/{name}", name=name)
     return f"grew {name}"
 
 

@@ -1,0 +1,189 @@
+"""The prompts, resources and resource templates of an upstream, as toolweave `Prompt` / `Resource`.
+
+`UpstreamComponents.refresh` lists what the upstream advertises (`prompts` and `resources`
+capabilities of its `initialize` result; a list it does not advertise is empty, and so are the
+templates of an upstream without `resources/templates/list`), following cursors, and hands the
+converted objects to the `RemoteServer`, which recompiles and announces the change. A list that
+did not change is not handed over again (no spurious `list_changed`). A list the upstream fails
+to answer keeps its last known value (logged).
+
+The converted objects run over the upstream's session:
+
+- a `Prompt` keeps the upstream's name, title, description and arguments (strings, as MCP has
+  them: names, descriptions and required flags unchanged); getting it sends `prompts/get` with
+  the arguments as given and returns the messages unchanged;
+- a `Resource` keeps the upstream's URI (a template stays a template), name, title, description
+  and MIME type; reading it sends `resources/read` with the upstream's own URI and returns the
+  contents (text or blob, MIME types) unchanged;
+- an upstream name or URI toolweave cannot expose (a name outside `[A-Za-z0-9_.-]{1,128}`, a URI
+  without a scheme, a template beyond `{name}` expressions) is skipped with a warning.
+
+Example:
+    >>> components = UpstreamComponents(upstream)      # doctest: +SKIP
+    >>> await components.refresh(session)              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import mcp.types as mt
+from mcp import ClientSession, MCPError
+
+from toolweave.core.context import Context
+from toolweave.core.message import PromptResult
+from toolweave.core.prompt import Prompt, PromptArgument
+from toolweave.core.resource import Resource, ResourceResult
+from toolweave.core.tool import Origin
+from toolweave.mcp.convert import TAGS_META_KEY
+from toolweave.mcp.convert_components import from_mcp_prompt_result, from_mcp_read_result
+
+if TYPE_CHECKING:
+    from toolweave.mcp.upstream import Upstream
+
+logger = logging.getLogger("toolweave.upstream")
+KINDS = ("prompts", "resources")
+
+
+async def all_pages(fetch: Callable[[mt.PaginatedRequestParams | None], Awaitable[Any]], field: str) -> list[Any]:
+    """Every item of a paginated list (`field` of each page), following `next_cursor` until it ends or repeats."""
+    items: list[Any] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    while True:
+        page = await fetch(mt.PaginatedRequestParams(cursor=cursor) if cursor else None)
+        items.extend(getattr(page, field))
+        cursor = page.next_cursor
+        if not cursor or cursor in seen:
+            return items
+        seen.add(cursor)
+
+
+def _meta_and_tags(meta: dict[str, Any] | None) -> tuple[dict[str, Any] | None, frozenset[str]]:
+    merged = dict(meta) if meta else {}
+    tags = merged.pop(TAGS_META_KEY, None) or ()
+    return merged or None, frozenset(tags)
+
+
+class UpstreamComponents:
+    """Lists an upstream's prompts and resources and builds the objects that call them."""
+
+    def __init__(self, upstream: Upstream) -> None:
+        self.upstream = upstream
+        self._listed: dict[str, Any] = {}
+
+    @property
+    def _source(self) -> str:
+        return f"{self.upstream.label} ({self.upstream.remote.target.describe()})"
+
+    async def refresh(self, session: ClientSession, kinds: tuple[str, ...] = KINDS) -> None:
+        """List the `kinds` ("prompts", "resources") the upstream advertises and update the remote."""
+        capabilities = session.server_capabilities
+        if "prompts" in kinds:
+            await self._refresh("prompts", capabilities is not None and capabilities.prompts is not None, session)
+        if "resources" in kinds:
+            await self._refresh("resources", capabilities is not None and capabilities.resources is not None, session)
+
+    async def _refresh(self, kind: str, advertised: bool, session: ClientSession) -> None:
+        try:
+            listed = await self._list(kind, session) if advertised else ([], [])
+        except MCPError as error:
+            logger.warning("[%s] could not list the upstream's %s: %s", self.upstream.label, kind, error)
+            return
+        wire = [[item.model_dump(by_alias=True, exclude_none=True) for item in part] for part in listed]
+        if wire == self._listed.get(kind):
+            return
+        self._listed[kind] = wire
+        remote = self.upstream.remote
+        if kind == "prompts":
+            remote.set_remote_prompts(self._built(self._prompt, listed[0]))
+        else:
+            remote.set_remote_resources(self._built(self._resource, [*listed[0], *listed[1]]))
+
+    @staticmethod
+    async def _list(kind: str, session: ClientSession) -> tuple[list[Any], list[Any]]:
+        if kind == "prompts":
+            return await all_pages(lambda params: session.list_prompts(params=params), "prompts"), []
+        resources = await all_pages(lambda params: session.list_resources(params=params), "resources")
+        try:
+            templates = await all_pages(
+                lambda params: session.list_resource_templates(params=params), "resource_templates"
+            )
+        except MCPError as error:
+            if error.error.code != mt.METHOD_NOT_FOUND:
+                raise
+            templates = []  # an upstream with resources but no templates may not serve the method at all
+        return resources, templates
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any], ctx: Context) -> PromptResult:
+        """Get the upstream's prompt `name` (`prompts/get`); the messages pass through unchanged."""
+        strings = {key: value if isinstance(value, str) else str(value) for key, value in arguments.items()}
+        request = mt.GetPromptRequest(params=mt.GetPromptRequestParams(name=name, arguments=strings))
+        subject = f"prompt {name!r}"
+        result = await self.upstream.request(request, mt.GetPromptResult, ctx, subject=subject, action=subject)
+        return from_mcp_prompt_result(result)
+
+    async def read_resource(self, uri: str, ctx: Context) -> ResourceResult:
+        """Read the upstream's resource `uri` (`resources/read`); the contents pass through unchanged."""
+        request = mt.ReadResourceRequest(params=mt.ReadResourceRequestParams(uri=uri))
+        subject = f"resource {uri!r}"
+        result = await self.upstream.request(request, mt.ReadResourceResult, ctx, subject=subject, action=subject)
+        return from_mcp_read_result(result)
+
+    # -- building ----------------------------------------------------------------------------------
+
+    def _built(self, build: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+        built = []
+        for item in items:
+            try:
+                built.append(build(item))
+            except ValueError as error:
+                logger.warning("[%s] skipping an upstream component: %s", self.upstream.label, error)
+        return built
+
+    def _prompt(self, wire: mt.Prompt) -> Prompt:
+        from toolweave.server.server import check_name
+
+        name = check_name(wire.name, "upstream prompt")
+        meta, tags = _meta_and_tags(wire.meta)
+        get = self.get_prompt
+
+        async def run(arguments: dict[str, Any], ctx: Context) -> PromptResult:
+            return await get(name, arguments, ctx)
+
+        return Prompt(
+            name=name,
+            run=run,
+            title=wire.title,
+            description=wire.description,
+            arguments=tuple(
+                PromptArgument(arg.name, arg.description, bool(arg.required)) for arg in wire.arguments or ()
+            ),
+            tags=tags,
+            meta=meta,
+            origin=Origin("remote", self._source, name),
+        )
+
+    def _resource(self, wire: mt.Resource | mt.ResourceTemplate) -> Resource:
+        uri = wire.uri if isinstance(wire, mt.Resource) else wire.uri_template
+        meta, tags = _meta_and_tags(wire.meta)
+        read = self.read_resource
+
+        async def run(uri: str, params: dict[str, Any], ctx: Context) -> ResourceResult:
+            return await read(uri, ctx)
+
+        return Resource(
+            uri=str(uri),
+            name=wire.name,
+            run=run,
+            title=wire.title,
+            description=wire.description,
+            mime_type=wire.mime_type,
+            tags=tags,
+            meta=meta,
+            origin=Origin("remote", self._source, str(uri)),
+        )
