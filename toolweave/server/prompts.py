@@ -25,20 +25,19 @@ from typing import TYPE_CHECKING, Any
 import wrapt
 
 from toolweave.core.context import Context
-from toolweave.core.errors import DuplicateError, InvalidArguments, ToolError, UnknownPrompt
+from toolweave.core.errors import InvalidArguments, ToolError, UnknownPrompt
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
 from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.hooks import PromptCall, PromptHandler, build_prompt_chain, prompt_runner
-from toolweave.server.components import is_visible, keep_new, logger, masked_failure
+from toolweave.server.components import is_visible, keep_new, masked_failure
+from toolweave.server.registry import Registry
 
 if TYPE_CHECKING:
     from toolweave.middleware.base import Middleware
     from toolweave.server.mount import Mount
-    from toolweave.server.server import Server
 
-Listener = Callable[[], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,16 +132,20 @@ def _call_through(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, .
     return wrapped(*args, **kwargs)
 
 
-class PromptRegistry:
-    """The prompts of one server: registered locally, or exposed by its mounts."""
+class PromptRegistry(Registry[Prompt, "PromptCatalog"]):
+    """The prompts of one server: registered locally, listed by an upstream, or exposed by mounts."""
 
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self._local: dict[str, Prompt] = {}
-        self._catalog: PromptCatalog | None = None
-        self._listeners: list[Listener] = []
+    kind = "prompt"
+    unknown = UnknownPrompt
+    exposed = "exposed_prompts"
 
-    # -- registering ---------------------------------------------------------------------------
+    def key(self, component: Prompt) -> str:
+        return component.name
+
+    def check(self, component: Prompt) -> None:
+        from toolweave.server.server import check_name
+
+        check_name(component.name, "prompt")
 
     def decorator(self, fn: Any, options: dict[str, Any]) -> Any:
         """The body of `@server.prompt`, `@server.prompt()` and `@server.prompt(name=...)`."""
@@ -158,87 +161,6 @@ class PromptRegistry:
             options["name"] = fn
             return decorate
         return decorate(fn)
-
-    def add(self, prompt: Prompt) -> Prompt:
-        """Register `prompt`, following `on_duplicate` when its name is taken."""
-        from toolweave.server.server import check_name
-
-        check_name(prompt.name, "prompt")
-        if prompt.name in self._local:
-            message = f"server {self.server.name!r} already has a prompt named {prompt.name!r}"
-            if self.server.on_duplicate == "ignore":
-                return self._local[prompt.name]
-            if self.server.on_duplicate == "error":
-                raise DuplicateError(message)
-            if self.server.on_duplicate == "warn":
-                logger.warning("%s; it was replaced by a new one", message)
-        self._local[prompt.name] = prompt
-        self.changed()
-        return prompt
-
-    def remove(self, name: str) -> Prompt:
-        """Unregister a local prompt; `UnknownPrompt` if there is none by that name."""
-        try:
-            removed = self._local.pop(name)
-        except KeyError:
-            raise UnknownPrompt(name) from None
-        self.changed()
-        return removed
-
-    def set_enabled(self, name: str, enabled: bool) -> None:
-        """Enable or disable a local prompt by name."""
-        if name not in self._local:
-            raise UnknownPrompt(name)
-        self._local[name] = self._local[name].replace(enabled=enabled)
-        self.changed()
-
-    @property
-    def local(self) -> dict[str, Prompt]:
-        """The prompts registered on this server itself, by name."""
-        return dict(self._local)
-
-    # -- change tracking -------------------------------------------------------------------------
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call `listener()` whenever the exposed prompts change; returns an unsubscribe function."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    def invalidate(self) -> None:
-        """Drop the compiled catalog (middleware or mounts changed) without announcing a change."""
-        self._catalog = None
-
-    def changed(self) -> None:
-        """Drop the compiled catalog and tell listeners (clients get `prompts/list_changed`)."""
-        self._catalog = None
-        for listener in list(self._listeners):
-            listener()
-
-    def follow(self, mounted: Mount) -> None:
-        """Expose the prompts of a newly mounted server, and follow its changes."""
-        child = getattr(mounted.child, "prompts", None)
-        if isinstance(child, PromptRegistry):
-            child.subscribe(self.changed)
-        self.changed()
-
-    # -- the compiled catalog ----------------------------------------------------------------------
-
-    @property
-    def catalog(self) -> PromptCatalog:
-        """The compiled catalog, built now if something changed since the last build."""
-        catalog = self._catalog
-        if catalog is None:
-            catalog = self._catalog = self._compile()
-        return catalog
-
-    def _candidates(self) -> list[tuple[Prompt, str]]:
-        """Every prompt this server could expose, with its origin: local ones, then the mounts'."""
-        found = [(prompt, f"local prompt {prompt.name!r}") for prompt in self._local.values()]
-        for mounted in self.server._mounts:
-            exposed = getattr(mounted, "exposed_prompts", None)
-            if exposed is not None:
-                found.extend(exposed())
-        return found
 
     def _compile(self) -> PromptCatalog:
         from toolweave.server.server import check_name

@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource
 from toolweave.core.tool import Tool
-from toolweave.server.remote_components import UpstreamPrompts, UpstreamResources
 from toolweave.server.server import Server
 
 if TYPE_CHECKING:
@@ -136,10 +135,6 @@ class RemoteServer(Server):
         self._named = name is not None
         self._remote_tools: dict[str, Tool] = {}
         self._upstream: Upstream | None = None
-        self._upstream_prompts = UpstreamPrompts(self)
-        self._upstream_resources = UpstreamResources(self)
-        self.prompts = self._upstream_prompts
-        self.resources = self._upstream_resources
 
     def __repr__(self) -> str:
         return f"RemoteServer({self.name!r}, {self.target.describe()!r})"
@@ -217,18 +212,18 @@ class RemoteServer(Server):
 
     def set_remote_prompts(self, prompts: Iterable[Prompt]) -> None:
         """Replace the upstream's prompts (called by the session when the upstream's list changes)."""
-        self._upstream_prompts.set_upstream(prompts)
+        self.prompts.set_upstream(prompts)
 
     @property
     def remote_prompts(self) -> dict[str, Prompt]:
         """The prompts the upstream listed last, by name."""
-        return self._upstream_prompts.upstream
+        return self.prompts.upstream
 
     def set_remote_resources(self, resources: Iterable[Resource]) -> None:
         """Replace the upstream's resources and templates (called by the session on a change)."""
-        self._upstream_resources.set_upstream(resources)
+        self.resources.set_upstream(resources)
 
     @property
     def remote_resources(self) -> dict[str, Resource]:
         """The resources and resource templates the upstream listed last, by URI."""
-        return self._upstream_resources.upstream
+        return self.resources.upstream

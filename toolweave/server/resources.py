@@ -23,21 +23,20 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolweave.core.context import Context
-from toolweave.core.errors import DuplicateError, InvalidArguments, ToolError, UnknownResource
+from toolweave.core.errors import InvalidArguments, ToolError, UnknownResource
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.uri_template import TemplateSet
 from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.hooks import ResourceHandler, ResourceRead, build_resource_chain, resource_runner
-from toolweave.server.components import is_visible, keep_new, logger, masked_failure
+from toolweave.server.components import is_visible, keep_new, masked_failure
+from toolweave.server.registry import Registry
 from toolweave.server.uri_prefix import UriPrefix
 
 if TYPE_CHECKING:
     from toolweave.middleware.base import Middleware
     from toolweave.server.mount import Mount
-    from toolweave.server.server import Server
 
-Listener = Callable[[], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,16 +119,18 @@ class ResourceCatalog:
             raise masked_failure(self.errors, "resource", uri, error) from error
 
 
-class ResourceRegistry:
-    """The resources of one server: registered locally, or exposed by its mounts."""
+class ResourceRegistry(Registry[Resource, "ResourceCatalog"]):
+    """The resources and templates of one server: local, listed by an upstream, or exposed by mounts."""
 
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self._local: dict[str, Resource] = {}
-        self._catalog: ResourceCatalog | None = None
-        self._listeners: list[Listener] = []
+    kind = "resource"
+    unknown = UnknownResource
+    exposed = "exposed_resources"
 
-    # -- registering ---------------------------------------------------------------------------
+    def key(self, component: Resource) -> str:
+        return component.uri
+
+    def label(self, key: str) -> str:
+        return repr(key)
 
     def decorator(self, uri: str, options: dict[str, Any]) -> Callable[[Callable[..., Any]], Any]:
         """The body of `@server.resource(uri, ...)`: registers and returns the function unchanged."""
@@ -141,84 +142,6 @@ class ResourceRegistry:
             return func
 
         return decorate
-
-    def add(self, resource: Resource) -> Resource:
-        """Register `resource`, following `on_duplicate` when its URI is taken."""
-        if resource.uri in self._local:
-            message = f"server {self.server.name!r} already has a resource {resource.uri!r}"
-            if self.server.on_duplicate == "ignore":
-                return self._local[resource.uri]
-            if self.server.on_duplicate == "error":
-                raise DuplicateError(message)
-            if self.server.on_duplicate == "warn":
-                logger.warning("%s; it was replaced by a new one", message)
-        self._local[resource.uri] = resource
-        self.changed()
-        return resource
-
-    def remove(self, uri: str) -> Resource:
-        """Unregister a local resource or template by URI; `UnknownResource` if there is none."""
-        try:
-            removed = self._local.pop(uri)
-        except KeyError:
-            raise UnknownResource(uri) from None
-        self.changed()
-        return removed
-
-    def set_enabled(self, uri: str, enabled: bool) -> None:
-        """Enable or disable a local resource or template by URI."""
-        if uri not in self._local:
-            raise UnknownResource(uri)
-        self._local[uri] = self._local[uri].replace(enabled=enabled)
-        self.changed()
-
-    @property
-    def local(self) -> dict[str, Resource]:
-        """The resources and templates registered on this server itself, by URI."""
-        return dict(self._local)
-
-    # -- change tracking -------------------------------------------------------------------------
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call `listener()` whenever the exposed resources change; returns an unsubscribe function."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    def invalidate(self) -> None:
-        """Drop the compiled catalog (middleware or mounts changed) without announcing a change."""
-        self._catalog = None
-
-    def changed(self) -> None:
-        """Drop the compiled catalog and tell listeners (clients get `resources/list_changed`)."""
-        self._catalog = None
-        for listener in list(self._listeners):
-            listener()
-
-    def follow(self, mounted: Mount) -> None:
-        """Expose the resources of a newly mounted server, and follow its changes."""
-        child = getattr(mounted.child, "resources", None)
-        if isinstance(child, ResourceRegistry):
-            child.subscribe(self.changed)
-        self.changed()
-
-    # -- the compiled catalog ----------------------------------------------------------------------
-
-    @property
-    def catalog(self) -> ResourceCatalog:
-        """The compiled catalog, built now if something changed since the last build."""
-        catalog = self._catalog
-        if catalog is None:
-            catalog = self._catalog = self._compile()
-        return catalog
-
-    def _candidates(self) -> list[tuple[Resource, str]]:
-        """Every resource and template this server could expose, with its origin: local, then mounted."""
-        found = [(resource, f"local resource {resource.uri!r}") for resource in self._local.values()]
-        for mounted in self.server._mounts:
-            exposed = getattr(mounted, "exposed_resources", None)
-            if exposed is not None:
-                found.extend(exposed())
-        return found
 
     def _compile(self) -> ResourceCatalog:
         server = self.server
