@@ -1,0 +1,48 @@
+"""Read a plain function's parameters straight from its code object (what `inspect.signature` finds).
+
+`inspect.signature` is general (wrappers, partials, `__signature__`, builtins) and costs ~10 µs;
+registering thousands of tools pays that for every one. For a plain Python function with
+named parameters only, the names and defaults sit in `__code__`, `__defaults__` and
+`__kwdefaults__`. Anything else returns `None` and the caller uses `inspect.signature`, which
+also produces the errors for `*args`, `**kwargs` and positional-only parameters.
+
+Example:
+    >>> def f(a, b=2, *, c=3): ...
+    >>> plain_parameters(f)
+    [('a', Ellipsis), ('b', 2), ('c', 3)]
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from collections.abc import Callable
+from typing import Any
+
+_UNSUPPORTED_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+
+
+def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
+    """`[(name, default or ...)]` of a plain function with named parameters only, else `None`."""
+    if type(fn) is not types.FunctionType:
+        return None
+    attributes = fn.__dict__
+    if attributes and ("__wrapped__" in attributes or "__signature__" in attributes):
+        return None
+    code = fn.__code__
+    if code.co_flags & _UNSUPPORTED_FLAGS or code.co_posonlyargcount:
+        return None
+    positional = code.co_argcount
+    names = code.co_varnames[: positional + code.co_kwonlyargcount]
+    found: list[tuple[str, Any]] = [(name, ...) for name in names]
+    defaults = fn.__defaults__
+    if defaults:
+        first = positional - len(defaults)
+        for offset, value in enumerate(defaults):
+            found[first + offset] = (names[first + offset], value)
+    keyword_defaults = fn.__kwdefaults__
+    if keyword_defaults:
+        for index in range(positional, len(names)):
+            if names[index] in keyword_defaults:
+                found[index] = (names[index], keyword_defaults[names[index]])
+    return found
