@@ -1,6 +1,6 @@
 """N distinct generated tools served over stdio, for cold-start and memory measurements.
 
-    python -m benchmarks.servers.many_tools toolweave|fastmcp|lowlevel N
+    python -m benchmarks.servers.many_tools toolweave|toolweave-one-page|fastmcp N
 
 Every function is distinct: its own name, parameter names, parameter types, defaults,
 docstring and return type (drawn from a fixed palette by a seeded generator), so that no cache
@@ -16,7 +16,6 @@ import py_compile
 import random
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -85,10 +84,10 @@ def functions(count: int) -> list[Callable[..., Any]]:
     return [getattr(module, f"tool_{index}") for index in range(count)]
 
 
-def toolweave_server(fns: list[Callable[..., Any]]) -> Any:
+def toolweave_server(fns: list[Callable[..., Any]], page_size: int | None = 1000) -> Any:
     from toolweave import Server
 
-    server = Server("many", page_size=None)
+    server = Server("many", page_size=page_size)
     for fn in fns:
         server.add_tool(fn)
     return server
@@ -103,18 +102,17 @@ def fastmcp_server(fns: list[Callable[..., Any]]) -> Any:
     return server
 
 
-def main() -> None:
-    kind, count = sys.argv[1], int(sys.argv[2])
-    started = time.perf_counter()
+async def serve(kind: str, count: int) -> None:
     fns = functions(count)
-    generated = time.perf_counter()
-    server = toolweave_server(fns) if kind == "toolweave" else fastmcp_server(fns)
-    sys.stderr.write(f"generated {generated - started:.3f}s registered {time.perf_counter() - generated:.3f}s\n")
     if kind == "toolweave":
-        server.run()
+        await toolweave_server(fns).run_async()
+    elif kind == "toolweave-one-page":
+        await toolweave_server(fns, page_size=None).run_async()
     else:
-        server.run(show_banner=False, log_level="ERROR")
+        await fastmcp_server(fns).run_async(transport="stdio", show_banner=False)
 
 
 if __name__ == "__main__":
-    main()
+    import anyio
+
+    anyio.run(serve, sys.argv[1], int(sys.argv[2]))

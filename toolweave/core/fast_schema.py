@@ -10,8 +10,9 @@ builds the model at once, as before. `tests/core/test_fast_schema.py` checks the
 
 Example:
     >>> from toolweave.core.function_tool import Parameter
-    >>> fast_input_schema([Parameter("q", str, ..., "the query"), Parameter("n", int, 5, None)])
-    {'properties': {'q': {'description': 'the query', 'type': 'string'}, 'n': {'default': 5, 'type': 'integer'}}, 'required': ['q'], 'type': 'object'}
+    >>> schema = fast_input_schema([Parameter("q", str, ..., "the query"), Parameter("n", int, 5, None)])
+    >>> schema["properties"], schema["required"]
+    ({'q': {'description': 'the query', 'type': 'string'}, 'n': {'default': 5, 'type': 'integer'}}, ['q'])
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def _literal(values: tuple[Any, ...]) -> dict[str, Any] | None:
     return {"enum": list(values), "type": kind}
 
 
+def _has_equal_pair(items: list[Any]) -> bool:
+    return any(items[i] == items[j] for i in range(len(items)) for j in range(i + 1, len(items)))
+
+
 def _type_schema(annotation: Any) -> dict[str, Any] | None:
     """The schema of one annotation (sorted keys, as pydantic writes them), or `None`."""
     if type(annotation) is type:  # a plain class (hashing typing constructs is slow: skip them)
@@ -59,8 +64,6 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
         if annotation is dict:
             return {"additionalProperties": True, "type": "object"}
         return None
-    if annotation is None:
-        return {"type": "null"}
     if annotation is Any:
         return {}
     origin = get_origin(annotation)
@@ -69,6 +72,8 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
         items = _type_schema(args[0])
         return None if items is None else {"items": items, "type": "array"}
     if origin is dict and len(args) == 2 and args[0] is str:
+        if args[1] is Any:
+            return {"additionalProperties": True, "type": "object"}
         values = _type_schema(args[1])
         return None if values is None else {"additionalProperties": values, "type": "object"}
     if origin is Literal:
@@ -77,8 +82,8 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
         if Any in args:
             return None
         members = [_type_schema(arg) for arg in args]
-        if any(member is None for member in members):
-            return None
+        if any(member is None for member in members) or _has_equal_pair(members):
+            return None  # (pydantic may merge members that describe alike, e.g. list[str] | List[str])
         return {"anyOf": members}
     return None
 
@@ -111,4 +116,3 @@ def fast_input_schema(params: Iterable[Parameter]) -> dict[str, Any] | None:
         out["required"] = required
     out["type"] = "object"
     return out
-

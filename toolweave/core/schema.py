@@ -83,7 +83,8 @@ def output_schema_for(annotation: Any) -> dict[str, Any]:
     Many tools share a return type, so schemas of hashable annotations are computed once.
     """
     try:
-        return copy_json(_cached_output_schema(annotation))
+        schema: dict[str, Any] = copy_json(_cached_output_schema(annotation))
+        return schema
     except TypeError:  # unhashable annotation
         return _output_schema(annotation)
 

@@ -143,13 +143,13 @@ class LazyModelValidator(ModelValidator):
 
     __slots__ = ("_build", "_forbidden")
 
-    def __init__(  # noqa: D107 - documented on the class
+    def __init__(
         self,
         build: Callable[[], tuple[type[BaseModel], Mapping[str, str] | None]],
         *,
         forbidden: Iterable[str] = (),
     ) -> None:
-        self._build = build
+        self._build: Callable[[], tuple[type[BaseModel], Mapping[str, str] | None]] | None = build
         self._forbidden = tuple(forbidden)
 
     _BUILT_SLOTS = frozenset({*_NameCheck.__slots__, *ModelValidator.__slots__})

@@ -1,0 +1,64 @@
+"""Reading a plain function's parameters from its code object agrees with `inspect.signature`."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any
+
+import pytest
+
+from toolweave.core.plain_signature import plain_parameters
+
+
+def by_inspect(fn: Any) -> list[tuple[str, Any]]:
+    return [
+        (p.name, ... if p.default is inspect.Parameter.empty else p.default)
+        for p in inspect.signature(fn).parameters.values()
+    ]
+
+
+SOURCES = [
+    "def f(): pass",
+    "def f(a): pass",
+    "def f(a, b=2, c=None): pass",
+    "def f(a, *, b, c=3): pass",
+    "def f(*, b=1, c): pass",
+    "def f(a=1, *, b=2): x = 1; y = 2",
+    "async def f(a: int, b: str = 'x') -> str: return b",
+]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_plain_functions_read_like_inspect_signature(source: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)
+    assert plain_parameters(namespace["f"]) == by_inspect(namespace["f"])
+
+
+@pytest.mark.parametrize("source", ["def f(*args): pass", "def f(**kw): pass", "def f(a, /, b): pass"])
+def test_unsupported_kinds_are_left_to_inspect(source: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)
+    assert plain_parameters(namespace["f"]) is None
+
+
+def test_wrappers_partials_methods_and_builtins_are_left_to_inspect() -> None:
+    def inner(a: int, b: int) -> int:
+        return a + b
+
+    @functools.wraps(inner)
+    def wrapper(*args: Any, **kwargs: Any) -> int:
+        return inner(*args, **kwargs)
+
+    def signed(a: int) -> int:
+        return a
+
+    signed.__signature__ = inspect.Signature()  # type: ignore[attr-defined]
+
+    class Thing:
+        def method(self, a: int) -> int:
+            return a
+
+    for fn in (wrapper, signed, functools.partial(inner, 1), Thing().method, len):
+        assert plain_parameters(fn) is None
