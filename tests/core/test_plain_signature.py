@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import typing
 from typing import Any
 
 import pytest
 
-from toolweave.core.plain_signature import plain_parameters
+from toolweave.core.plain_signature import plain_parameters, plain_type_hints
 
 
 def by_inspect(fn: Any) -> list[tuple[str, Any]]:
@@ -62,3 +63,30 @@ def test_wrappers_partials_methods_and_builtins_are_left_to_inspect() -> None:
 
     for fn in (wrapper, signed, functools.partial(inner, 1), Thing().method, len):
         assert plain_parameters(fn) is None
+
+
+HINTED = [
+    "def f(a: int, b: str = 'x') -> str: pass",
+    "def f(a: list[str], b: dict[str, int] | None = None) -> None: pass",
+    "def f(a: Literal['x', 'y'], b: Optional[List[int]], c: Annotated[int, 'doc']): pass",
+    "def f(a: None, b: Any, c: Union[int, str]): pass",
+    "def f(a, b=1): pass",
+]
+
+
+@pytest.mark.parametrize("source", HINTED)
+def test_settled_annotations_read_like_get_type_hints(source: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(compile("from typing import *\n" + source, "<test>", "exec", dont_inherit=True), namespace)
+    fn = namespace["f"]
+    assert plain_type_hints(fn) == typing.get_type_hints(fn, include_extras=True)
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["def f(a: 'int'): pass", "def f(a: list['Thing']): pass", "def f(a: List['Thing']): pass"],
+)
+def test_forward_references_are_left_to_get_type_hints(source: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(compile("from typing import *\n" + source, "<test>", "exec", dont_inherit=True), namespace)
+    assert plain_type_hints(namespace["f"]) is None

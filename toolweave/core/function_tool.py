@@ -34,7 +34,7 @@ from toolweave.core.content import CONTENT_TYPES, MEDIA_HELPERS
 from toolweave.core.context import Context
 from toolweave.core.docstrings import parse_docstring
 from toolweave.core.fast_schema import fast_input_schema
-from toolweave.core.plain_signature import plain_parameters
+from toolweave.core.plain_signature import plain_parameters, plain_type_hints
 from toolweave.core.result import ResultConverter, ToolResult
 from toolweave.core.schema import object_schema, output_schema_for, prune_titles
 from toolweave.core.tool import Origin, Tool, ToolAnnotations
@@ -94,6 +94,9 @@ def _is_context(annotation: Any) -> bool:
 def _type_hints(target: Callable[..., Any]) -> dict[str, Any]:
     """Resolved annotations; `Context` resolves even where the module imported it locally."""
     function = inspect.unwrap(target)
+    plain = plain_type_hints(function)
+    if plain is not None:
+        return plain
     local = {"Context": Context}
     try:
         return typing.get_type_hints(function, localns=local, include_extras=True)

@@ -1,10 +1,14 @@
-"""Read a plain function's parameters straight from its code object (what `inspect.signature` finds).
+"""Read a plain function's parameters and type hints directly (what `inspect.signature` and
+`typing.get_type_hints` find).
 
 `inspect.signature` is general (wrappers, partials, `__signature__`, builtins) and costs ~10 µs;
 registering thousands of tools pays that for every one. For a plain Python function with
 named parameters only, the names and defaults sit in `__code__`, `__defaults__` and
 `__kwdefaults__`. Anything else returns `None` and the caller uses `inspect.signature`, which
 also produces the errors for `*args`, `**kwargs` and positional-only parameters.
+
+Likewise `typing.get_type_hints` rebuilds every annotation to resolve forward references; when
+an annotation holds none (no strings, no `ForwardRef`), it is its own resolution.
 
 Example:
     >>> def f(a, b=2, *, c=3): ...
@@ -16,8 +20,9 @@ from __future__ import annotations
 
 import inspect
 import types
+import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ForwardRef, Literal, get_origin
 
 _UNSUPPORTED_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
@@ -46,3 +51,31 @@ def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
             if names[index] in keyword_defaults:
                 found[index] = (names[index], keyword_defaults[names[index]])
     return found
+
+
+_GENERIC_KINDS = (types.GenericAlias, types.UnionType, type(typing.List[int]))  # noqa: UP006 - typing._GenericAlias
+
+
+def _settled(annotation: Any) -> bool:
+    """Whether `typing.get_type_hints` would give back `annotation` (or an equal rebuild) as is."""
+    if type(annotation) is type:
+        return True
+    if isinstance(annotation, str | ForwardRef):
+        return False
+    if isinstance(annotation, _GENERIC_KINDS):
+        return get_origin(annotation) is Literal or all(_settled(arg) for arg in annotation.__args__)
+    return True
+
+
+def plain_type_hints(fn: Callable[..., Any]) -> dict[str, Any] | None:
+    """`typing.get_type_hints(fn, include_extras=True)` of a plain function whose annotations hold
+    no forward references, else `None` (then ask `typing.get_type_hints`)."""
+    if type(fn) is not types.FunctionType:
+        return None
+    hints = dict(fn.__annotations__)
+    for name, annotation in hints.items():
+        if annotation is None:
+            hints[name] = type(None)
+        elif not _settled(annotation):
+            return None
+    return hints
