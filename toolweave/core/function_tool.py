@@ -48,6 +48,7 @@ INFER: Any = object()
 
 _NO_OUTPUT_SCHEMA = (str, bytes, ToolResult, type(None), Any, *CONTENT_TYPES, *MEDIA_HELPERS)
 _BASEMODEL_NAMES = frozenset(dir(BaseModel))
+_NO_TAGS: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,7 +344,7 @@ def tool_from_function(
         input_schema=input_schema,
         output_schema=output_schema,
         annotations=ToolAnnotations.coerce(annotations),
-        tags=frozenset(tags),
+        tags=frozenset(tags) if tags else _NO_TAGS,
         meta=dict(meta) if meta else None,
         enabled=enabled,
         run=_make_run(fn, context_param, run_in_thread, output_schema),
