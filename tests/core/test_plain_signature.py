@@ -90,3 +90,11 @@ def test_forward_references_are_left_to_get_type_hints(source: str) -> None:
     namespace: dict[str, Any] = {}
     exec(compile("from typing import *\n" + source, "<test>", "exec", dont_inherit=True), namespace)
     assert plain_type_hints(namespace["f"]) is None
+
+
+def test_no_type_check_functions_are_left_to_get_type_hints() -> None:
+    @typing.no_type_check
+    def f(a: int) -> int:
+        return a
+
+    assert plain_type_hints(f) is None

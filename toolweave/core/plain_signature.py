@@ -70,7 +70,7 @@ def _settled(annotation: Any) -> bool:
 def plain_type_hints(fn: Callable[..., Any]) -> dict[str, Any] | None:
     """`typing.get_type_hints(fn, include_extras=True)` of a plain function whose annotations hold
     no forward references, else `None` (then ask `typing.get_type_hints`)."""
-    if type(fn) is not types.FunctionType:
+    if type(fn) is not types.FunctionType or getattr(fn, "__no_type_check__", None):
         return None
     hints = dict(fn.__annotations__)
     for name, annotation in hints.items():
