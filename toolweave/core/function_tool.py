@@ -86,6 +86,8 @@ def _is_async(fn: Callable[..., Any]) -> bool:
 def _is_context(annotation: Any) -> bool:
     if annotation is Context:
         return True
+    if type(annotation) is type:  # any other plain class (the common case, answered quickly)
+        return False
     if get_origin(annotation) in (typing.Union, types.UnionType):
         args = [arg for arg in get_args(annotation) if arg is not type(None)]
         return len(args) == 1 and args[0] is Context
@@ -115,7 +117,7 @@ def _type_hints(target: Callable[..., Any]) -> dict[str, Any]:
 
 def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
     """`Annotated[T, "doc", ...]` → the annotation without plain strings, and the string."""
-    if get_origin(annotation) is not Annotated:
+    if type(annotation) is type or get_origin(annotation) is not Annotated:
         return annotation, None
     base, *metadata = get_args(annotation)
     docs = [item for item in metadata if isinstance(item, str)]

@@ -63,7 +63,8 @@ def _settled(annotation: Any) -> bool:
     if isinstance(annotation, str | ForwardRef):
         return False
     if isinstance(annotation, _GENERIC_KINDS):
-        return get_origin(annotation) is Literal or all(_settled(arg) for arg in annotation.__args__)
+        args: tuple[Any, ...] = getattr(annotation, "__args__", ())
+        return get_origin(annotation) is Literal or all(_settled(arg) for arg in args)
     return True
 
 
