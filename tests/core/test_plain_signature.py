@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from toolweave.core.context import Context
 from toolweave.core.plain_signature import plain_parameters, plain_type_hints
 
 
@@ -82,11 +83,34 @@ def test_settled_annotations_read_like_get_type_hints(source: str) -> None:
     assert plain_type_hints(fn) == typing.get_type_hints(fn, include_extras=True)
 
 
+STRING_HINTED = [
+    "def f(a: 'int', b: 'list[str]' = None) -> 'dict[str, int]': pass",
+    "def f(a: list['int'], b: 'Optional[Literal[\"x\"]]'): pass",
+    "def f(a: 'Annotated[int, \"doc\"]', ctx: 'Context'): pass",
+]
+
+
+@pytest.mark.parametrize("source", STRING_HINTED)
+def test_string_annotations_resolve_like_get_type_hints(source: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(compile("from typing import *\n" + source, "<test>", "exec", dont_inherit=True), namespace)
+    fn, local = namespace["f"], {"Context": Context}
+    assert plain_type_hints(fn, local) == typing.get_type_hints(fn, localns=local, include_extras=True)
+    assert plain_type_hints(fn, local) == plain_type_hints(fn, local)  # the shared ForwardRefs
+
+
+def test_a_string_annotation_resolves_against_the_module_as_it_is_now() -> None:
+    namespace: dict[str, Any] = {"Thing": int}
+    exec(compile("def f(a: 'Thing'): pass", "<test>", "exec", dont_inherit=True), namespace)
+    assert plain_type_hints(namespace["f"]) == {"a": int}
+    namespace["Thing"] = str
+    assert plain_type_hints(namespace["f"]) == {"a": str}
+
+
 @pytest.mark.parametrize(
-    "source",
-    ["def f(a: 'int'): pass", "def f(a: list['Thing']): pass", "def f(a: List['Thing']): pass"],
+    "source", ["def f(a: 'Missing'): pass", "def f(a: list['Missing']): pass", "def f(a: '1 +'): pass"]
 )
-def test_forward_references_are_left_to_get_type_hints(source: str) -> None:
+def test_unresolvable_annotations_are_left_to_get_type_hints(source: str) -> None:
     namespace: dict[str, Any] = {}
     exec(compile("from typing import *\n" + source, "<test>", "exec", dont_inherit=True), namespace)
     assert plain_type_hints(namespace["f"]) is None

@@ -97,10 +97,10 @@ def _is_context(annotation: Any) -> bool:
 def _type_hints(target: Callable[..., Any]) -> dict[str, Any]:
     """Resolved annotations; `Context` resolves even where the module imported it locally."""
     function = inspect.unwrap(target)
-    plain = plain_type_hints(function)
+    local = {"Context": Context}
+    plain = plain_type_hints(function, local)
     if plain is not None:
         return plain
-    local = {"Context": Context}
     try:
         return typing.get_type_hints(function, localns=local, include_extras=True)
     except Exception:
