@@ -314,3 +314,44 @@ async def test_a_field_alias_is_the_argument_name_on_the_wire() -> None:
     assert await call(tool, userId="alice") == "alice"
     with pytest.raises(ArgumentErrors, match="user_id"):
         tool.validator.validate({"user_id": "alice"})
+
+
+def test_a_simple_signature_builds_its_pydantic_model_at_the_first_call_not_at_registration() -> None:
+    def search(query: str, limit: int = 10, tags: list[str] | None = None) -> str:
+        return query
+
+    tool = Tool.from_function(search)
+    assert not tool.validator.built  # type: ignore[attr-defined]
+    assert tool.validator.validate({"query": "q", "limit": "3"}) == {"query": "q", "limit": 3, "tags": None}
+    assert tool.validator.built  # type: ignore[attr-defined]
+
+
+def test_a_lazily_built_tool_validates_exactly_like_an_eagerly_built_one() -> None:
+    from toolweave.core.function_tool import _parameters, build_model
+    from toolweave.core.validation import ModelValidator
+
+    def search(query: str, limit: int = 10, mode: Literal["a", "b"] = "a", json: dict[str, int] | None = None) -> str:
+        return query
+
+    lazy = Tool.from_function(search).validator
+    model, names = build_model("search", _parameters(search, "search")[0])
+    eager = ModelValidator(model, names=names)
+    for arguments in ({"query": "q", "json": {"a": "1"}}, {"query": 1, "limit": "x", "mode": "c", "zz": 0}, {}):
+        outcomes = []
+        for validator in (lazy, eager):
+            try:
+                outcomes.append(validator.validate(arguments))
+            except ArgumentErrors as error:
+                outcomes.append([str(problem) for problem in error.problems])
+        assert outcomes[0] == outcomes[1]
+
+
+def test_types_the_fast_path_does_not_know_still_fail_at_registration() -> None:
+    class Opaque:
+        pass
+
+    def f(thing: Opaque) -> str:
+        return ""
+
+    with pytest.raises(TypeError, match="tool 'f': cannot"):
+        Tool.from_function(f)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
-from toolweave.core.validation import ArgumentErrors, SchemaValidator
+import pytest
+from pydantic import create_model
+
+from toolweave.core.validation import ArgumentErrors, LazyModelValidator, ModelValidator, SchemaValidator
 
 SCHEMA = {
     "type": "object",
@@ -44,3 +47,26 @@ def test_value_problems_name_the_path_and_never_echo_the_value() -> None:
 
 def test_a_schema_without_properties_accepts_any_names() -> None:
     assert SchemaValidator({"type": "object"}).validate({"anything": 1}) == {"anything": 1}
+
+
+def test_a_lazy_model_validator_builds_its_model_at_the_first_validation() -> None:
+    builds: list[int] = []
+
+    def build() -> Any:
+        builds.append(1)
+        return create_model("m", n=(int, ...)), None
+
+    validator = LazyModelValidator(build, forbidden=["user"])
+    assert not validator.built and not hasattr(validator, "inner") and builds == []
+    assert validator.validate({"n": "3"}) == {"n": 3}
+    assert validator.built and builds == [1]
+    with pytest.raises(ArgumentErrors, match="set by the server"):
+        validator.validate({"n": 1, "user": "x"})
+    assert builds == [1]
+
+
+def test_a_lazy_model_validator_builds_when_a_transform_reads_its_model() -> None:
+    model = create_model("m", n=(int, ...))
+    validator = LazyModelValidator(lambda: (model, None))
+    assert isinstance(validator, ModelValidator)
+    assert validator.model is model and validator.allowed == frozenset({"n"}) and validator.built

@@ -149,3 +149,30 @@ def test_server_settings_are_checked() -> None:
         Server("s", on_duplicate="explode")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="extra_args"):
         Server("s", extra_args="maybe")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_compiling_the_catalog_leaves_the_garbage_collector_as_it_found_it(enabled: bool) -> None:
+    import gc
+
+    server = Server("gc")
+    server.add_tool(fake_tool("a"))
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert [t.name for t in server.catalog.tools] == ["a"]
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_a_transform_that_renames_a_local_tool_to_an_invalid_name_is_still_refused() -> None:
+    class BadName:
+        def apply(self, tool: Tool) -> Tool:
+            return tool.derive(self, name="no spaces allowed")
+
+    server = Server("names")
+    server.add_tool(fake_tool("a"))
+    server.add_transform(BadName())
+    with pytest.raises(ValueError, match="not valid"):
+        server.catalog  # noqa: B018

@@ -42,7 +42,8 @@ def _join(lines: list[str]) -> str:
 
 
 def _google(lines: list[str]) -> Docstring | None:
-    starts = [i for i, line in enumerate(lines) if _GOOGLE_SECTIONS.match(line.strip()) and not line[:1].isspace()]
+    # (a header starts its line, so only unindented lines are matched; `\s*$` allows trailing blanks)
+    starts = [i for i, line in enumerate(lines) if not line[:1].isspace() and _GOOGLE_SECTIONS.match(line)]
     if not starts:
         return None
     params: dict[str, str] = {}

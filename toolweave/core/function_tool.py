@@ -33,10 +33,12 @@ from pydantic.json_schema import PydanticJsonSchemaWarning
 from toolweave.core.content import CONTENT_TYPES, MEDIA_HELPERS
 from toolweave.core.context import Context
 from toolweave.core.docstrings import parse_docstring
+from toolweave.core.fast_schema import fast_input_schema
+from toolweave.core.plain_signature import plain_parameters, plain_type_hints
 from toolweave.core.result import ResultConverter, ToolResult
 from toolweave.core.schema import object_schema, output_schema_for, prune_titles
 from toolweave.core.tool import Origin, Tool, ToolAnnotations
-from toolweave.core.validation import ModelValidator
+from toolweave.core.validation import LazyModelValidator, ModelValidator
 
 ABANDONED_THREADS = "toolweave.abandoned_threads"
 """`ctx.state` key: how many worker threads of this request were abandoned on cancellation."""
@@ -46,6 +48,7 @@ INFER: Any = object()
 
 _NO_OUTPUT_SCHEMA = (str, bytes, ToolResult, type(None), Any, *CONTENT_TYPES, *MEDIA_HELPERS)
 _BASEMODEL_NAMES = frozenset(dir(BaseModel))
+_NO_TAGS: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,8 @@ def _is_async(fn: Callable[..., Any]) -> bool:
 def _is_context(annotation: Any) -> bool:
     if annotation is Context:
         return True
+    if type(annotation) is type:  # any other plain class (the common case, answered quickly)
+        return False
     if get_origin(annotation) in (typing.Union, types.UnionType):
         args = [arg for arg in get_args(annotation) if arg is not type(None)]
         return len(args) == 1 and args[0] is Context
@@ -93,6 +98,9 @@ def _type_hints(target: Callable[..., Any]) -> dict[str, Any]:
     """Resolved annotations; `Context` resolves even where the module imported it locally."""
     function = inspect.unwrap(target)
     local = {"Context": Context}
+    plain = plain_type_hints(function, local)
+    if plain is not None:
+        return plain
     try:
         return typing.get_type_hints(function, localns=local, include_extras=True)
     except Exception:
@@ -109,7 +117,7 @@ def _type_hints(target: Callable[..., Any]) -> dict[str, Any]:
 
 def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
     """`Annotated[T, "doc", ...]` → the annotation without plain strings, and the string."""
-    if get_origin(annotation) is not Annotated:
+    if type(annotation) is type or get_origin(annotation) is not Annotated:
         return annotation, None
     base, *metadata = get_args(annotation)
     docs = [item for item in metadata if isinstance(item, str)]
@@ -119,22 +127,15 @@ def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
     return (Annotated[(base, *rest)] if rest else base), docs[-1]
 
 
-def _parameters(
-    fn: Callable[..., Any], name: str, what: str = "tool"
-) -> tuple[list[Parameter], str | None, str | None]:
-    """The schema parameters, the name of the `Context` parameter, and the docstring description.
-
-    `what` names the kind of thing being built ("tool", "prompt", "resource") in error messages.
-    """
-    target = _target(fn)
+def _signature_parameters(
+    fn: Callable[..., Any], target: Callable[..., Any], name: str, what: str
+) -> list[tuple[str, Any, Any]]:
+    """`[(name, default or ..., annotation)]` by `inspect.signature`; `TypeError` for unsupported parameter kinds."""
     try:
         signature = inspect.signature(target)
     except (TypeError, ValueError) as error:
         raise TypeError(f"{what} {name!r}: cannot read the signature of {fn!r}: {error}") from None
-    hints = _type_hints(target)
-    doc = parse_docstring(inspect.getdoc(target) if target is not fn else inspect.getdoc(fn))
-    params: list[Parameter] = []
-    context_param = None
+    found = []
     for param in signature.parameters.values():
         where = f"{what} {name!r}, parameter {param.name!r}"
         if param.kind is param.VAR_POSITIONAL:
@@ -143,15 +144,41 @@ def _parameters(
             raise TypeError(f"{where}: **kwargs is not supported; declare each argument")
         if param.kind is param.POSITIONAL_ONLY:
             raise TypeError(f"{where}: positional-only parameters are not supported; remove the '/'")
-        annotation = hints.get(param.name, param.annotation)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        found.append((param.name, default, param.annotation))
+    return found
+
+
+def _parameters(
+    fn: Callable[..., Any], name: str, what: str = "tool", hints: dict[str, Any] | None = None
+) -> tuple[list[Parameter], str | None, str | None]:
+    """The schema parameters, the name of the `Context` parameter, and the docstring description.
+
+    `what` names the kind of thing being built ("tool", "prompt", "resource") in error messages;
+    `hints` are `fn`'s resolved type hints, if the caller already has them.
+    """
+    target = _target(fn)
+    plain = plain_parameters(target)
+    if plain is None:
+        found = _signature_parameters(fn, target, name, what)
+    else:  # every annotation of a plain function is in its type hints
+        found = [(param_name, default, inspect.Parameter.empty) for param_name, default in plain]
+    if hints is None:
+        hints = _type_hints(target)
+    raw_doc = target.__doc__
+    # `parse_docstring` cleans the text itself; `inspect.getdoc` also looks up inherited docs.
+    doc = parse_docstring(raw_doc if isinstance(raw_doc, str) else inspect.getdoc(target))
+    params: list[Parameter] = []
+    context_param = None
+    for param_name, default, raw_annotation in found:
+        annotation = hints.get(param_name, raw_annotation)
         if annotation is inspect.Parameter.empty:
             annotation = Any
-        if _is_context(annotation):
-            context_param = param.name
+        elif _is_context(annotation):
+            context_param = param_name
             continue
         annotation, inline_doc = _split_annotated(annotation)
-        default = ... if param.default is inspect.Parameter.empty else param.default
-        params.append(Parameter(param.name, annotation, default, inline_doc or doc.params.get(param.name)))
+        params.append(Parameter(param_name, annotation, default, inline_doc or doc.params.get(param_name)))
     return params, context_param, doc.description
 
 
@@ -204,8 +231,17 @@ def model_schema(tool_name: str, model: type[BaseModel]) -> dict[str, Any]:
     return object_schema(prune_titles(schema))
 
 
-def _infer_output_schema(fn: Callable[..., Any]) -> dict[str, Any] | None:
-    annotation = _type_hints(_target(fn)).get("return", Any)
+def _input_schema_and_validator(tool_name: str, params: list[Parameter]) -> tuple[dict[str, Any], ModelValidator]:
+    """The input schema and validator: for simple signatures the model waits for the first call."""
+    schema = fast_input_schema(params)
+    if schema is not None:
+        return schema, LazyModelValidator(functools.partial(build_model, tool_name, params))
+    model, renamed = build_model(tool_name, params)
+    return model_schema(tool_name, model), ModelValidator(model, names=renamed)
+
+
+def _infer_output_schema(fn: Callable[..., Any], hints: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    annotation = (_type_hints(_target(fn)) if hints is None else hints).get("return", Any)
     if isinstance(annotation, str):
         return None
     base = get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
@@ -290,7 +326,8 @@ def tool_from_function(
             an excluded argument that does not exist or has no default, or unschematisable types.
     """
     tool_name = name or _callable_name(fn)
-    params, context_param, doc_description = _parameters(fn, tool_name)
+    hints = _type_hints(_target(fn))
+    params, context_param, doc_description = _parameters(fn, tool_name, hints=hints)
     excluded = set(exclude_args)
     by_name = {param.name: param for param in params}
     for arg in excluded:
@@ -299,21 +336,21 @@ def tool_from_function(
         if not _has_default(by_name[arg]):
             raise TypeError(f"tool {tool_name!r}: cannot exclude {arg!r}: it has no default to use instead")
     visible = [param for param in params if param.name not in excluded]
-    model, renamed = build_model(tool_name, visible)
+    input_schema, validator = _input_schema_and_validator(tool_name, visible)
     if output_schema is INFER:
-        output_schema = _infer_output_schema(fn)
+        output_schema = _infer_output_schema(fn, hints)
     return Tool(
         name=tool_name,
         title=title,
         description=description if description is not None else doc_description,
-        input_schema=model_schema(tool_name, model),
+        input_schema=input_schema,
         output_schema=output_schema,
         annotations=ToolAnnotations.coerce(annotations),
-        tags=frozenset(tags),
+        tags=frozenset(tags) if tags else _NO_TAGS,
         meta=dict(meta) if meta else None,
         enabled=enabled,
         run=_make_run(fn, context_param, run_in_thread, output_schema),
-        validator=ModelValidator(model, names=renamed),
+        validator=validator,
         origin=Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", tool_name)),
         fn=fn,
     )

@@ -83,9 +83,19 @@ def output_schema_for(annotation: Any) -> dict[str, Any]:
     Many tools share a return type, so schemas of hashable annotations are computed once.
     """
     try:
-        return copy.deepcopy(_cached_output_schema(annotation))
+        schema: dict[str, Any] = copy_json(_cached_output_schema(annotation))
+        return schema
     except TypeError:  # unhashable annotation
         return _output_schema(annotation)
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, scalars): several times faster than `copy.deepcopy`."""
+    if type(value) is dict:
+        return {key: copy_json(item) for key, item in value.items()}
+    if type(value) is list:
+        return [copy_json(item) for item in value]
+    return copy.deepcopy(value) if isinstance(value, dict | list) else value
 
 
 def _output_schema(annotation: Any) -> dict[str, Any]:

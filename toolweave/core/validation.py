@@ -125,6 +125,52 @@ class ModelValidator(_NameCheck):
         return {renamed.get(k, k): v for k, v in values.items()}
 
 
+class LazyModelValidator(ModelValidator):
+    """A `ModelValidator` whose model is built by `build()` the first time anything needs it.
+
+    Building a pydantic model costs a few hundred microseconds; a server with thousands of
+    tools builds only the models of the tools that are called. Until then no slot is set, so
+    the first attribute read (`validate` reading `allowed`, or a transform reading `model`)
+    falls through to `__getattr__`, which builds the model and fills every slot; after that,
+    reads are plain slot reads and the call path is exactly `ModelValidator`'s.
+
+    Example:
+        >>> from pydantic import create_model
+        >>> v = LazyModelValidator(lambda: (create_model("m", n=(int, ...)), None))
+        >>> v.validate({"n": "3"})
+        {'n': 3}
+    """
+
+    __slots__ = ("_build", "_forbidden")
+
+    def __init__(
+        self,
+        build: Callable[[], tuple[type[BaseModel], Mapping[str, str] | None]],
+        *,
+        forbidden: Iterable[str] = (),
+    ) -> None:
+        self._build: Callable[[], tuple[type[BaseModel], Mapping[str, str] | None]] | None = build
+        self._forbidden = tuple(forbidden)
+
+    _BUILT_SLOTS = frozenset({*_NameCheck.__slots__, *ModelValidator.__slots__})
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: an unset slot before the build, or a probe
+        # (`hasattr(v, "inner")`) for something no validator of this kind has.
+        build = self._build if name in self._BUILT_SLOTS else None
+        if build is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        model, names = build()
+        ModelValidator.__init__(self, model, names=names, forbidden=self._forbidden)
+        self._build = None
+        return getattr(self, name)
+
+    @property
+    def built(self) -> bool:
+        """Whether the model has been built yet."""
+        return self._build is None
+
+
 def _schema_path(error: Any) -> str:
     path = ".".join(str(part) for part in error.absolute_path)
     if error.validator == "required" and isinstance(error.validator_value, list):

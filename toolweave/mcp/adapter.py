@@ -20,7 +20,7 @@ import warnings
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import anyio.from_thread
@@ -42,12 +42,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel, enter_context, exit_context
 from toolweave.core.errors import UnknownTool
 from toolweave.mcp.component_handlers import ComponentHandlers
-from toolweave.mcp.convert import to_mcp_result, to_mcp_tool
+from toolweave.mcp.convert import to_mcp_result, wire_tool
 from toolweave.mcp.pages import page
 from toolweave.server.server import Server
 
 logger = logging.getLogger("toolweave.mcp")
 Authenticate = Callable[[Mapping[str, str]], "Awaitable[AuthInfo | None] | AuthInfo | None"]
+_LIST_TOOLS_DEFAULTS = mt.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True)
+"""What an empty `mt.ListToolsResult` dumps to (the era's defaults: `ttlMs`, `resultType`, ...)."""
 _adapters: weakref.WeakKeyDictionary[Server, McpAdapter] = weakref.WeakKeyDictionary()
 
 
@@ -128,7 +130,8 @@ class McpAdapter:
             version=server.version or "",
             instructions=server.instructions,
             lifespan=self._lifespan,
-            on_list_tools=self._list_tools,
+            # The SDK runner takes a dict result as the wire result (`runner._dump_result`).
+            on_list_tools=cast(Any, self._list_tools),
             on_call_tool=self._call_tool,
             on_list_prompts=components.list_prompts,
             on_get_prompt=components.get_prompt,
@@ -176,17 +179,22 @@ class McpAdapter:
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
-    ) -> mt.ListToolsResult:
+    ) -> dict[str, Any]:
+        # The result goes out as wire dicts: the SDK validates and dumps a result once anyway,
+        # and building then dumping `mt.Tool` models first costs ~30 µs a tool.
         catalog = self.server.catalog
         if catalog.list_middleware:
-            tools = [to_mcp_tool(tool) for tool in await catalog.list_tools(await self._context(ctx))]
+            tools = [wire_tool(tool) for tool in await catalog.list_tools(await self._context(ctx))]
         else:
-            cached: list[mt.Tool] | None = catalog.cache.get("mcp.tools")
+            cached: list[dict[str, Any]] | None = catalog.cache.get("mcp.tools")
             if cached is None:
-                cached = catalog.cache["mcp.tools"] = [to_mcp_tool(tool) for tool in catalog.tools]
+                cached = catalog.cache["mcp.tools"] = [wire_tool(tool) for tool in catalog.tools]
             tools = cached
         items, next_cursor = page(tools, params.cursor if params else None, self.server.page_size)
-        return mt.ListToolsResult(tools=items, next_cursor=next_cursor)
+        result = {**_LIST_TOOLS_DEFAULTS, "tools": items}
+        if next_cursor:
+            result["nextCursor"] = next_cursor
+        return result
 
     async def _call_tool(self, ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams) -> mt.CallToolResult:
         context = await self._context(ctx)

@@ -137,6 +137,30 @@ def to_mcp_tool(tool: Tool) -> mt.Tool:
     )
 
 
+def wire_tool(tool: Tool) -> dict[str, Any]:
+    """A tool's wire description as the dict `to_mcp_tool(tool)` dumps to, built directly.
+
+    `tools/list` of thousands of tools pays for every model built and dumped; the SDK still
+    validates the whole result against the protocol schema before it is sent.
+    """
+    wire: dict[str, Any] = {"name": tool.name}
+    if tool.title is not None:
+        wire["title"] = tool.title
+    if tool.description is not None:
+        wire["description"] = tool.description
+    wire["inputSchema"] = dict(tool.input_schema)
+    if tool.output_schema is not None:
+        wire["outputSchema"] = dict(tool.output_schema)
+    if tool.annotations:
+        wire["annotations"] = tool.annotations.to_dict()
+    meta = dict(tool.meta) if tool.meta else {}
+    if tool.tags:
+        meta[TAGS_META_KEY] = sorted(tool.tags)
+    if meta:
+        wire["_meta"] = meta
+    return wire
+
+
 def annotations_from_mcp(annotations: Any) -> ToolAnnotations | None:
     """SDK tool annotations as `ToolAnnotations`."""
     if annotations is None:

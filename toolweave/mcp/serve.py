@@ -8,13 +8,15 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
-from starlette.applications import Starlette
 
 from toolweave.mcp.adapter import Authenticate, adapter_for
 from toolweave.server.server import Server
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 logger = logging.getLogger("toolweave.mcp")
 

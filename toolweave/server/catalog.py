@@ -38,7 +38,7 @@ class Entry:
     @classmethod
     def build(cls, tool: Tool, origin: str, middleware: tuple[Middleware, ...], errors: ErrorPolicy) -> Entry:
         """Fold the middleware that applies to `tool` into its call path, once."""
-        chain = chain_for(middleware, tool)
+        chain = chain_for(middleware, tool) if middleware else ()
         handler = build_chain(chain, tool_runner(tool)) if chain else None
         return cls(tool, origin, chain, handler, tool.error_policy or errors)
 

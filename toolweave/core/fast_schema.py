@@ -1,0 +1,118 @@
+"""The input schema of simple signatures, written directly instead of through a pydantic model.
+
+Most tools take strings, numbers, flags, lists and string-keyed dicts of those, optional values
+and string or integer choices. For such a signature this module writes the very JSON Schema
+that `model_schema(build_model(...))` produces (pydantic's keyword order included) in a few
+microseconds, so a function tool can be registered without building its pydantic model; the
+model is built when the tool is first called (`LazyModelValidator`). Anything else (models,
+dataclasses, enums, constraints, `Field(...)`, non-JSON defaults) returns `None`, and the caller
+builds the model at once, as before. `tests/core/test_fast_schema.py` checks the two agree.
+
+Example:
+    >>> from toolweave.core.function_tool import Parameter
+    >>> schema = fast_input_schema([Parameter("q", str, ..., "the query"), Parameter("n", int, 5, None)])
+    >>> schema["properties"], schema["required"]
+    ({'q': {'description': 'the query', 'type': 'string'}, 'n': {'default': 5, 'type': 'integer'}}, ['q'])
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
+
+if TYPE_CHECKING:
+    from toolweave.core.function_tool import Parameter
+
+_SCALARS: dict[Any, dict[str, Any]] = {
+    str: {"type": "string"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    bool: {"type": "boolean"},
+    type(None): {"type": "null"},
+}
+_JSON_DEFAULTS = (str, int, bool, type(None))
+_UNIONS = (Union, types.UnionType)
+
+
+def _literal(values: tuple[Any, ...]) -> dict[str, Any] | None:
+    kinds = {type(value) for value in values}
+    if kinds == {str}:
+        kind = "string"
+    elif kinds == {int}:
+        kind = "integer"
+    else:
+        return None
+    if len(values) == 1:
+        return {"const": values[0], "type": kind}
+    return {"enum": list(values), "type": kind}
+
+
+def _has_equal_pair(items: list[Any]) -> bool:
+    return any(items[i] == items[j] for i in range(len(items)) for j in range(i + 1, len(items)))
+
+
+def _type_schema(annotation: Any) -> dict[str, Any] | None:
+    """The schema of one annotation (sorted keys, as pydantic writes them), or `None`."""
+    if type(annotation) is type:  # a plain class (hashing typing constructs is slow: skip them)
+        scalar = _SCALARS.get(annotation)
+        if scalar is not None:
+            return dict(scalar)
+        if annotation is list:
+            return {"items": {}, "type": "array"}
+        if annotation is dict:
+            return {"additionalProperties": True, "type": "object"}
+        return None
+    if annotation is Any:
+        return {}
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin is list and len(args) == 1:
+        items = _type_schema(args[0])
+        return None if items is None else {"items": items, "type": "array"}
+    if origin is dict and len(args) == 2 and args[0] is str:
+        if args[1] is Any:
+            return {"additionalProperties": True, "type": "object"}
+        values = _type_schema(args[1])
+        return None if values is None else {"additionalProperties": values, "type": "object"}
+    if origin is Literal:
+        return _literal(args)
+    if origin in _UNIONS:
+        if Any in args:
+            return None
+        members = [_type_schema(arg) for arg in args]
+        if any(member is None for member in members) or _has_equal_pair(members):
+            return None  # (pydantic may merge members that describe alike, e.g. list[str] | List[str])
+        return {"anyOf": members}
+    return None
+
+
+def _json_default(value: Any) -> bool:
+    if type(value) is float:
+        return math.isfinite(value)
+    return type(value) in _JSON_DEFAULTS
+
+
+def fast_input_schema(params: Iterable[Parameter]) -> dict[str, Any] | None:
+    """The tool input schema of `params`, or `None` when a parameter needs pydantic to describe it."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for param in params:
+        schema = _type_schema(param.annotation)
+        if schema is None:
+            return None
+        if param.default is ...:
+            required.append(param.name)
+        elif _json_default(param.default):
+            schema["default"] = param.default
+        else:
+            return None
+        if param.description:
+            schema["description"] = param.description
+        properties[param.name] = dict(sorted(schema.items())) if len(schema) > 1 else schema
+    out: dict[str, Any] = {"properties": properties}
+    if required:
+        out["required"] = required
+    out["type"] = "object"
+    return out
