@@ -60,6 +60,8 @@ class Context:
     Attributes:
         request_id: The JSON-RPC id of the request (a local counter in-process).
         client: The client's name and version, when it announced them.
+        client_capabilities: The capabilities the client declared, in wire form
+            (`{"sampling": {}, "elicitation": {...}}`); empty when it declared none.
         meta: The request's `_meta` mapping, read-only by convention.
         auth: The authenticated caller, when the transport authenticated one.
         headers: HTTP request headers (lower-case names), empty on stdio and in-process.
@@ -70,6 +72,7 @@ class Context:
 
     request_id: str | int = field(default_factory=lambda: next(_request_ids))
     client: ClientInfo | None = None
+    client_capabilities: Mapping[str, Any] = field(default_factory=dict)
     meta: Mapping[str, Any] = field(default_factory=dict)
     auth: AuthInfo | None = None
     headers: Mapping[str, str] = field(default_factory=dict)

@@ -9,6 +9,8 @@ ToolweaveError                      root: catch this to catch anything toolweave
  │    └── Rejected                  a policy turned the call away (rate limit, open circuit, ...)
  ├── UnknownTool                    no enabled tool has that name   → JSON-RPC -32602
  ├── UnknownPrompt / UnknownResource                                → JSON-RPC -32602
+ ├── MissingCapability              the call needs a client capability the client did not declare
+ │                                                                  → JSON-RPC -32021
  ├── ConfigError                    a config file is invalid: file, key path, what is wrong
  ├── DuplicateError (ValueError)    two components claim the same exposed name
  ├── TransformError (ValueError)    a transform does not fit its tool (raised at composition time)
@@ -123,6 +125,27 @@ class UnknownResource(ToolweaveError):
     def __init__(self, uri: str) -> None:
         self.uri = uri
         super().__init__(f"Unknown resource: {uri}")
+
+
+class MissingCapability(ToolweaveError):
+    """The call needs a capability the client did not declare. Served as JSON-RPC error -32021.
+
+    Raise it from a tool (it is never turned into an `isError` result); `capabilities` names
+    what is missing in the wire's `ClientCapabilities` shape, e.g. `{"sampling": {}}`.
+
+    Example:
+        >>> async def summarize(text: str, ctx: Context) -> str:
+        ...     if "sampling" not in ctx.client_capabilities:
+        ...         raise MissingCapability("sampling")
+        ...     ...
+    """
+
+    def __init__(self, *names: str, message: str | None = None) -> None:
+        if not names:
+            raise ValueError("name at least one missing capability")
+        self.capabilities: dict[str, dict[str, object]] = {name: {} for name in names}
+        listed = ", ".join(f"'{name}'" for name in names)
+        super().__init__(message or f"This call requires the client capability {listed}")
 
 
 class ConfigError(ToolweaveError):

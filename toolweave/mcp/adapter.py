@@ -3,6 +3,8 @@
 - `tools/list` is served from the compiled catalog's cached wire list, in pages;
 - `tools/call` builds the request `Context` and calls the catalog: an unknown tool is JSON-RPC
   `-32602`, everything else (invalid arguments, tool errors) an `isError` result;
+- a tool raising `MissingCapability` is JSON-RPC `-32021` with `data.requiredCapabilities`;
+- handshake-era clients may send `logging/setLevel`; messages below it are not sent to them;
 - catalog changes send `notifications/tools/list_changed` to handshake-era connections and
   publish `ToolsListChanged` to 2026-era `subscriptions/listen` streams.
 
@@ -40,9 +42,10 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel, enter_context, exit_context
-from toolweave.core.errors import UnknownTool
+from toolweave.core.errors import MissingCapability, UnknownTool
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, wire_tool
+from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import page
 from toolweave.server.server import Server
 
@@ -90,6 +93,11 @@ def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
     return ClientInfo(params.client_info.name, params.client_info.version)
 
 
+def _capabilities(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+    declared = ctx.session.client_capabilities
+    return declared.model_dump(by_alias=True, exclude_none=True) if declared is not None else {}
+
+
 def _sdk_auth() -> AuthInfo | None:
     token = get_access_token()
     if token is None:
@@ -119,6 +127,7 @@ class McpAdapter:
         self.authenticate: Authenticate | None = None
         self.bus = InMemorySubscriptionBus()
         self._connections: dict[int, Any] = {}
+        self._levels = ConnectionLevels()
         self._wakeups: set[anyio.Event] = set()
         self._notifiers = 0
         self._loop_thread: int | None = None
@@ -141,6 +150,7 @@ class McpAdapter:
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         self.lowlevel.middleware.append(self._track_connection)
+        self.lowlevel.add_request_handler("logging/setLevel", mt.SetLevelRequestParams, self._set_level)
         adapter_ref = weakref.ref(self)
         server.subscribe(_weak_listener(adapter_ref))
         server.prompts.subscribe(_weak_listener(adapter_ref, "prompts"))
@@ -157,11 +167,15 @@ class McpAdapter:
         session = ctx.session
         request_id = ctx.request_id
         meta = dict(ctx.meta) if ctx.meta else {}
+        connection = getattr(session, "_connection", None)
+        levels = self._levels
 
         async def progress(value: float, total: float | None, message: str | None) -> None:
             await session.report_progress(value, total, message)
 
         async def log(level: LogLevel, data: Any, name: str | None) -> None:
+            if connection is not None and not levels.allows(connection, level):
+                return
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", MCPDeprecationWarning)
                 await session.send_log_message(level, data, logger=name, related_request_id=request_id)
@@ -169,6 +183,7 @@ class McpAdapter:
         return Context(
             request_id=request_id if request_id is not None else 0,
             client=_client(ctx),
+            client_capabilities=_capabilities(ctx),
             meta=meta,
             auth=auth,
             headers=headers,
@@ -203,9 +218,20 @@ class McpAdapter:
             result = await self.server.catalog.call(params.name, params.arguments, context)
         except UnknownTool as error:
             raise MCPError(mt.INVALID_PARAMS, str(error)) from None
+        except MissingCapability as error:
+            data = {"requiredCapabilities": error.capabilities}
+            raise MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, str(error), data) from None
         finally:
             exit_context(token)
         return to_mcp_result(result)
+
+    async def _set_level(
+        self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams
+    ) -> mt.EmptyResult:
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is not None:
+            self._levels.set(connection, params.level)
+        return mt.EmptyResult()
 
     # -- list_changed ---------------------------------------------------------------------------
 

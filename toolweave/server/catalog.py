@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.errors import InvalidArguments, UnknownTool
+from toolweave.core.errors import InvalidArguments, MissingCapability, UnknownTool
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
@@ -68,7 +68,7 @@ class Catalog:
         return entry
 
     async def call(self, name: str, arguments: dict[str, Any] | None, ctx: Context) -> ToolResult:
-        """Validate and run one call; every failure but an unknown tool is an `isError` result."""
+        """Validate and run one call; failures are `isError` results (not `UnknownTool`, `MissingCapability`)."""
         entry = self.entries.get(name)
         if entry is None:
             raise UnknownTool(name)
@@ -80,6 +80,8 @@ class Catalog:
             if entry.handler is None:
                 return await entry.tool.run(validated, ctx)
             return await entry.handler(ToolCall(entry.tool, validated, ctx))
+        except MissingCapability:
+            raise
         except Exception as error:
             return entry.errors.to_result(name, error)
 
