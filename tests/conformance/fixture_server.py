@@ -114,11 +114,14 @@ def test_error_handling() -> str:
     raise RuntimeError("This tool intentionally returns an error for testing")
 
 
+REGION_HEADER = {"x-mcp-header": "Region"}
+
+
 @server.tool
 def test_x_mcp_header(
     region: Annotated[
         str,
-        Field(description="Mirrored into the Mcp-Param-Region header", json_schema_extra={"x-mcp-header": "Region"}),
+        Field(description="Mirrored into the Mcp-Param-Region header", json_schema_extra=REGION_HEADER),
     ] = "<none>",
 ) -> str:
     """Echoes a parameter that clients mirror into an HTTP header (SEP-2243)."""

@@ -68,7 +68,12 @@ class Catalog:
         return entry
 
     async def call(self, name: str, arguments: dict[str, Any] | None, ctx: Context) -> ToolResult:
-        """Validate and run one call; failures are `isError` results (not `UnknownTool`, `MissingCapability`)."""
+        """Validate and run one call; failures are `isError` results, except the two protocol errors.
+
+        Raises:
+            UnknownTool: no enabled tool has that name.
+            MissingCapability: the tool needs a client capability the client did not declare.
+        """
         entry = self.entries.get(name)
         if entry is None:
             raise UnknownTool(name)
