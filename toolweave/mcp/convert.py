@@ -21,10 +21,12 @@ from toolweave.core.content import (
     TextContent,
     TextResourceContents,
 )
-from toolweave.core.result import ToolResult
+from toolweave.core.result import WRAP_KEY, ToolResult
 from toolweave.core.tool import Tool, ToolAnnotations
 
 TAGS_META_KEY = "io.toolweave/tags"
+FASTMCP_WRAP_KEY = "x-fastmcp-wrap-result"
+"""fastmcp clients unwrap `{"result": ...}` into the bare value when an output schema says this."""
 
 
 def _resource_to_mcp(resource: TextResourceContents | BlobResourceContents) -> Any:
@@ -121,8 +123,17 @@ def from_mcp_result(result: mt.CallToolResult) -> ToolResult:
     )
 
 
+def _wire_output_schema(schema: Any) -> dict[str, Any] | None:
+    if schema is None:
+        return None
+    wire = dict(schema)
+    if wire.get(WRAP_KEY):
+        wire[FASTMCP_WRAP_KEY] = True
+    return wire
+
+
 def to_mcp_tool(tool: Tool) -> mt.Tool:
-    """A tool's wire description."""
+    """A tool's wire description (a wrapped non-object output is also marked for fastmcp clients)."""
     meta = dict(tool.meta) if tool.meta else {}
     if tool.tags:
         meta[TAGS_META_KEY] = sorted(tool.tags)
@@ -131,7 +142,7 @@ def to_mcp_tool(tool: Tool) -> mt.Tool:
         title=tool.title,
         description=tool.description,
         input_schema=dict(tool.input_schema),
-        output_schema=dict(tool.output_schema) if tool.output_schema is not None else None,
+        output_schema=_wire_output_schema(tool.output_schema),
         annotations=mt.ToolAnnotations(**tool.annotations.to_dict()) if tool.annotations else None,
         _meta=meta or None,
     )
