@@ -30,6 +30,7 @@ from toolweave import (
     Tool,
     ToolResult,
 )
+from toolweave.mcp.events import MemoryEventStore
 
 PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 WAV_EMPTY = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
@@ -188,10 +189,19 @@ server.add_tool(
 )
 
 
+@server.tool
+async def test_reconnection(ctx: Context) -> str:
+    """Logs before and after a pause, on a resumable SSE stream."""
+    await ctx.info("Before disconnect")
+    await anyio.sleep(0.2)
+    await ctx.info("After reconnect")
+    return "Reconnection test completed"
+
+
 def main(argv: list[str]) -> None:
-    """Serve the fixture on 127.0.0.1:PORT/mcp."""
+    """Serve the fixture on 127.0.0.1:PORT/mcp, with resumable SSE streams."""
     port = int(argv[1]) if len(argv) > 1 else 3001
-    server.run("http", host="127.0.0.1", port=port)
+    server.run("http", host="127.0.0.1", port=port, event_store=MemoryEventStore(), retry_interval=100)
 
 
 if __name__ == "__main__":

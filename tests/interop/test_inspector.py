@@ -17,7 +17,8 @@ import pytest
 from tests.conftest import ROOT, subprocess_env
 from tests.interop.servers import TOOL_NAMES
 
-pytestmark = pytest.mark.node
+# The first test may install Node 22 and the Inspector into .cache/ (about 20 s on a cold cache).
+pytestmark = [pytest.mark.node, pytest.mark.timeout(300)]
 
 TRANSPORTS = ["stdio", "http"]
 ERAS = ["legacy", "modern"]

@@ -16,6 +16,7 @@ from toolweave.mcp.adapter import Authenticate, adapter_for
 from toolweave.server.server import Server
 
 if TYPE_CHECKING:
+    from mcp.server.streamable_http import EventStore
     from starlette.applications import Starlette
 
 logger = logging.getLogger("toolweave.mcp")
@@ -29,6 +30,8 @@ def http_app(
     json_response: bool = False,
     host: str = "127.0.0.1",
     authenticate: Authenticate | None = None,
+    event_store: EventStore | None = None,
+    retry_interval: int | None = None,
 ) -> Starlette:
     """An ASGI app serving `server` at `path` (both protocol eras).
 
@@ -36,12 +39,20 @@ def http_app(
         authenticate: Called with each request's headers (lower-case names); returns the
             caller's `AuthInfo` (or None), which becomes `ctx.auth`.
         host: The host the app is served on; loopback hosts turn on DNS-rebinding protection.
+        event_store: Makes SSE streams resumable for handshake-era clients (priming event, event
+            ids, replay after `Last-Event-ID`), e.g. `toolweave.mcp.events.MemoryEventStore()`.
+        retry_interval: Milliseconds a client should wait before reconnecting (the SSE `retry`).
     """
     adapter = adapter_for(server)
     if authenticate is not None:
         adapter.authenticate = authenticate
     return adapter.lowlevel.streamable_http_app(
-        streamable_http_path=path, stateless_http=stateless, json_response=json_response, host=host
+        streamable_http_path=path,
+        stateless_http=stateless,
+        json_response=json_response,
+        host=host,
+        event_store=event_store,
+        retry_interval=retry_interval,
     )
 
 
