@@ -48,6 +48,7 @@ from toolweave.explain import explain
 from toolweave.middleware.base import Middleware, ToolCall
 from toolweave.middleware.hooks import PromptCall, ResourceRead
 from toolweave.middleware.selector import Selector
+from toolweave.server.completion import CompletionRequest
 from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
 from toolweave.transforms import (
@@ -77,6 +78,7 @@ __all__ = [
     "AuthInfo",
     "BlobResourceContents",
     "ClientInfo",
+    "CompletionRequest",
     "ConfigError",
     "Context",
     "DuplicateError",

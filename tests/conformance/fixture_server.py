@@ -12,6 +12,8 @@ Scenarios that need something toolweave does not have are listed, with a reason 
 
 from __future__ import annotations
 
+import base64
+import json
 import sys
 from typing import Annotated, Any
 
@@ -20,6 +22,7 @@ from pydantic import Field
 
 from toolweave import (
     AudioContent,
+    CompletionRequest,
     Context,
     EmbeddedResource,
     ImageContent,
@@ -187,6 +190,86 @@ server.add_tool(
         run=_schema_tool,
     )
 )
+
+
+# -- prompts ---------------------------------------------------------------------------------------
+
+
+@server.prompt
+def test_simple_prompt() -> str:
+    """A prompt without arguments."""
+    return "This is a simple prompt for testing."
+
+
+@server.prompt
+def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
+    """A prompt with two required arguments."""
+    return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+
+
+@server.prompt
+def test_prompt_with_embedded_resource(resourceUri: str) -> list[Any]:
+    """A prompt carrying an embedded resource."""
+    text = "Embedded resource content for testing."
+    embedded = TextResourceContents(uri=resourceUri, text=text, mime_type="text/plain")
+    return [EmbeddedResource(embedded), "Please process the embedded resource above."]
+
+
+@server.prompt
+def test_prompt_with_image() -> list[Any]:
+    """A prompt carrying an image."""
+    return [ImageContent(data=PNG_1X1, mime_type="image/png"), "Please analyze the image above."]
+
+
+def _dynamic_prompt() -> str:
+    """A prompt that exists only while `test_trigger_prompt_change` runs."""
+    return "dynamic"
+
+
+@server.tool
+def test_trigger_prompt_change() -> str:
+    """Adds and removes a prompt, so clients are told the prompt list changed."""
+    server.add_prompt(_dynamic_prompt, name="test_dynamic_prompt")
+    server.remove_prompt("test_dynamic_prompt")
+    return "prompt list changed"
+
+
+@server.completion
+def complete(request: CompletionRequest) -> list[str]:
+    """Suggests values for `test_prompt_with_arguments`' arguments."""
+    if request.kind == "prompt" and request.name == "test_prompt_with_arguments":
+        return [word for word in ("paris", "park", "party") if word.startswith(request.value)]
+    return []
+
+
+# -- resources -------------------------------------------------------------------------------------
+
+
+@server.resource("test://static-text", mime_type="text/plain")
+def static_text() -> str:
+    """A static text resource."""
+    return "This is the content of the static text resource."
+
+
+@server.resource("test://static-binary", mime_type="image/png")
+def static_binary() -> bytes:
+    """A static binary resource (a 1x1 PNG)."""
+    return base64.b64decode(PNG_1X1)
+
+
+@server.resource("test://template/{id}/data", mime_type="application/json")
+def template_data(id: str) -> str:
+    """A resource template: the id comes from the URI."""
+    return json.dumps({"id": id, "templateTest": True, "data": f"Data for ID: {id}"})
+
+
+@server.resource("test://watched-resource", mime_type="text/plain")
+def watched_resource() -> str:
+    """A resource clients may subscribe to."""
+    return "Watched resource content"
+
+
+# -- transport -------------------------------------------------------------------------------------
 
 
 @server.tool

@@ -5,6 +5,8 @@
   `-32602`, everything else (invalid arguments, tool errors) an `isError` result;
 - a tool raising `MissingCapability` is JSON-RPC `-32021` with `data.requiredCapabilities`;
 - handshake-era clients may send `logging/setLevel`; messages below it are not sent to them;
+- `completion/complete` asks `server.completer`; `resources/subscribe` and `subscriptions/listen`
+  subscribers hear about `server.resource_updated(uri)`;
 - catalog changes send `notifications/tools/list_changed` to handshake-era connections and
   publish `ToolsListChanged` to 2026-era `subscriptions/listen` streams.
 
@@ -43,10 +45,12 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel, enter_context, exit_context
 from toolweave.core.errors import MissingCapability, UnknownTool
+from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, wire_tool
 from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import page
+from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.server.server import Server
 
 logger = logging.getLogger("toolweave.mcp")
@@ -110,6 +114,16 @@ def _sdk_auth() -> AuthInfo | None:
     )
 
 
+def _weak_update_listener(ref: weakref.ref[McpAdapter]) -> Callable[[str], None]:
+    def listener(uri: str) -> None:
+        adapter = ref()
+        if adapter is not None and adapter._notifiers:  # not serving: nobody to tell
+            adapter._updated.append(uri)
+            adapter._on_change("updated")
+
+    return listener
+
+
 def _weak_listener(ref: weakref.ref[McpAdapter], kind: str = "tools") -> Callable[[], None]:
     def listener() -> None:
         adapter = ref()
@@ -133,6 +147,8 @@ class McpAdapter:
         self._loop_thread: int | None = None
         self._token: Any = None
         self._pending: set[str] = set()
+        self._updated: list[str] = []
+        self.updates = ResourceUpdates(self.bus)
         components = ComponentHandlers(self)
         self.lowlevel = _LowLevel(
             server.name,
@@ -147,6 +163,9 @@ class McpAdapter:
             on_list_resources=components.list_resources,
             on_list_resource_templates=components.list_resource_templates,
             on_read_resource=components.read_resource,
+            on_subscribe_resource=self.updates.subscribe,
+            on_unsubscribe_resource=self.updates.unsubscribe,
+            on_completion=CompletionHandler(server),
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         self.lowlevel.middleware.append(self._track_connection)
@@ -155,6 +174,7 @@ class McpAdapter:
         server.subscribe(_weak_listener(adapter_ref))
         server.prompts.subscribe(_weak_listener(adapter_ref, "prompts"))
         server.resources.subscribe(_weak_listener(adapter_ref, "resources"))
+        server.subscribe_updates(_weak_update_listener(adapter_ref))
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -292,6 +312,10 @@ class McpAdapter:
             await self.notify_list_changed(PromptsListChanged(), "send_prompt_list_changed")
         if "resources" in kinds:
             await self.notify_list_changed(ResourcesListChanged(), "send_resource_list_changed")
+        if "updated" in kinds:
+            uris, self._updated = self._updated, []
+            for uri in dict.fromkeys(uris):
+                await self.updates.deliver(uri)
 
     async def notify_changed(self) -> None:
         """Tell every connected client that the tool list changed."""

@@ -29,6 +29,7 @@ from toolweave.core.tool import Tool, Transform
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.catalog import Catalog, Entry, Listener
+from toolweave.server.completion import Completer
 from toolweave.server.prompts import PromptRegistry
 from toolweave.server.prompts_and_resources import PromptsAndResources
 from toolweave.server.resources import ResourceRegistry
@@ -106,6 +107,8 @@ class Server(PromptsAndResources):
         self._imported_from: list[Server] = []
         self._running: Running | None = None
         self._entered: list[AbstractAsyncContextManager[Server]] = []
+        self.completer: Completer | None = None
+        self._update_listeners: list[Callable[[str], None]] = []
 
     def __repr__(self) -> str:
         return f"Server({self.name!r})"
@@ -265,6 +268,27 @@ class Server(PromptsAndResources):
         self.resources.invalidate()
         for listener in list(self._listeners):
             listener()
+
+    def resource_updated(self, uri: str) -> None:
+        """Tell clients subscribed to `uri` that its content changed (`notifications/resources/updated`)."""
+        for listener in list(self._update_listeners):
+            listener(uri)
+
+    def subscribe_updates(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call `listener(uri)` on every `resource_updated(uri)`; returns an unsubscribe function."""
+        self._update_listeners.append(listener)
+        return lambda: self._update_listeners.remove(listener) if listener in self._update_listeners else None
+
+    # -- completion ------------------------------------------------------------------------------
+
+    def completion(self, fn: Completer) -> Completer:
+        """Register the function suggesting prompt-argument and template-parameter values.
+
+        It gets a `CompletionRequest` and returns a list of strings (sync or async); see
+        `toolweave.server.completion`. Returns `fn` unchanged.
+        """
+        self.completer = fn
+        return fn
 
     # -- the compiled catalog ------------------------------------------------------------------
 

@@ -1,0 +1,35 @@
+"""`completion/complete`: the server's completer, in the SDK's types.
+
+Example:
+    >>> LowLevelServer(..., on_completion=CompletionHandler(server))   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp.types as mt
+from mcp.server import ServerRequestContext
+
+from toolweave.server.completion import CompletionRequest, complete
+from toolweave.server.server import Server
+
+
+class CompletionHandler:
+    """Answers `completion/complete` with `server.completer` (no values without one)."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    async def __call__(self, ctx: ServerRequestContext[Any], params: mt.CompleteRequestParams) -> mt.CompleteResult:
+        ref = params.ref
+        resolved = dict(params.context.arguments or {}) if params.context else {}
+        argument, value = params.argument.name, params.argument.value
+        if isinstance(ref, mt.PromptReference):
+            request = CompletionRequest("prompt", ref.name, argument, value, resolved)
+        else:
+            request = CompletionRequest("resource", str(ref.uri), argument, value, resolved)
+        found = await complete(self.server.completer, request)
+        return mt.CompleteResult(
+            completion=mt.Completion(values=found.values, total=found.total, has_more=found.has_more)
+        )

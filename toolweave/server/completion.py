@@ -1,0 +1,66 @@
+"""Argument completion: suggestions for a prompt argument or a resource-template parameter.
+
+A server has at most one completer, registered with `@server.completion`. It receives a
+`CompletionRequest` and returns the suggested values (sync or async); clients get at most 100 of
+them, with `hasMore` set when there were more. Without a completer, every request gets no values.
+
+Example:
+    >>> server = Server("travel")                          # doctest: +SKIP
+    >>> @server.completion                                 # doctest: +SKIP
+    ... def complete(request: CompletionRequest) -> list[str]:
+    ...     if request.argument == "city":
+    ...         return [c for c in ("Paris", "Parma", "Lima") if c.startswith(request.value)]
+    ...     return []
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+MAX_VALUES = 100
+"""The most values one completion result may carry (MCP spec)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionRequest:
+    """What the client wants completed.
+
+    Attributes:
+        kind: `"prompt"` (a prompt argument) or `"resource"` (a resource-template parameter).
+        name: The prompt name, or the resource template's URI.
+        argument: The argument or parameter being completed.
+        value: What the user typed so far.
+        arguments: Values the client already resolved for the other arguments.
+    """
+
+    kind: Literal["prompt", "resource"]
+    name: str
+    argument: str
+    value: str
+    arguments: Mapping[str, str] = field(default_factory=dict)
+
+
+Completer = Callable[[CompletionRequest], "list[str] | Awaitable[list[str]]"]
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """Suggested values (at most `MAX_VALUES`), the total found, and whether more were cut off."""
+
+    values: list[str]
+    total: int
+    has_more: bool
+
+
+async def complete(completer: Completer | None, request: CompletionRequest) -> Completion:
+    """Run `completer` (sync or async) on `request`; no completer means no values."""
+    if completer is None:
+        return Completion([], 0, False)
+    found: Any = completer(request)
+    if inspect.isawaitable(found):
+        found = await found
+    values = [str(value) for value in (found or [])]
+    return Completion(values[:MAX_VALUES], len(values), len(values) > MAX_VALUES)
