@@ -42,7 +42,8 @@ def travel_server() -> Server:
 async def test_completion_without_a_completer_suggests_nothing(mode: str) -> None:
     async with connect(travel_server(), mode=mode) as client:
         assert client.server_capabilities.completions is not None
-        result = await client.complete(mt.PromptReference(type="ref/prompt", name="trip"), {"name": "city", "value": "P"})
+        ref = mt.PromptReference(type="ref/prompt", name="trip")
+        result = await client.complete(ref, {"name": "city", "value": "P"})
     assert result.completion.values == [] and result.completion.total == 0
 
 
