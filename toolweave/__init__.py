@@ -27,6 +27,7 @@ from toolweave.core.errors import (
     ConfigError,
     DuplicateError,
     InjectionError,
+    InputRequired,
     InvalidArguments,
     MissingCapability,
     Rejected,
@@ -39,6 +40,7 @@ from toolweave.core.errors import (
     UnknownTool,
     UpstreamError,
 )
+from toolweave.core.input import InputRequest, elicit, list_roots, sample
 from toolweave.core.message import Message, PromptResult
 from toolweave.core.prompt import Prompt, PromptArgument
 from toolweave.core.resource import Resource, ResourceResult
@@ -95,6 +97,8 @@ __all__ = [
     "InjectArgs",
     "InjectContext",
     "InjectionError",
+    "InputRequest",
+    "InputRequired",
     "InvalidArguments",
     "MapResult",
     "MaskErrors",
@@ -130,7 +134,10 @@ __all__ = [
     "UnknownTool",
     "UpstreamError",
     "__version__",
+    "elicit",
     "explain",
     "get_context",
+    "list_roots",
+    "sample",
     "tool",
 ]

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import anyio
 from pydantic import Field
 
+from tests.conformance import fixture_input
 from toolweave import (
     AudioContent,
     CompletionRequest,
@@ -279,6 +280,9 @@ async def test_reconnection(ctx: Context) -> str:
     await anyio.sleep(0.2)
     await ctx.info("After reconnect")
     return "Reconnection test completed"
+
+
+fixture_input.register(server)
 
 
 def main(argv: list[str]) -> None:

@@ -62,6 +62,9 @@ class Context:
         client: The client's name and version, when it announced them.
         client_capabilities: The capabilities the client declared, in wire form
             (`{"sampling": {}, "elicitation": {...}}`); empty when it declared none.
+        input_responses: The client's answers to the `InputRequired` requests of the previous
+            round of this call, by request name, in wire form; empty on the first round.
+        request_state: The `state` of the previous round's `InputRequired`, if any.
         meta: The request's `_meta` mapping, read-only by convention.
         auth: The authenticated caller, when the transport authenticated one.
         headers: HTTP request headers (lower-case names), empty on stdio and in-process.
@@ -73,6 +76,8 @@ class Context:
     request_id: str | int = field(default_factory=lambda: next(_request_ids))
     client: ClientInfo | None = None
     client_capabilities: Mapping[str, Any] = field(default_factory=dict)
+    input_responses: Mapping[str, Any] = field(default_factory=dict)
+    request_state: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     auth: AuthInfo | None = None
     headers: Mapping[str, str] = field(default_factory=dict)

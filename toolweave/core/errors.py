@@ -11,6 +11,7 @@ ToolweaveError                      root: catch this to catch anything toolweave
  ├── UnknownPrompt / UnknownResource                                → JSON-RPC -32602
  ├── MissingCapability              the call needs a client capability the client did not declare
  │                                                                  → JSON-RPC -32021
+ ├── InputRequired                  the call needs input from the client first (see core/input.py)
  ├── ConfigError                    a config file is invalid: file, key path, what is wrong
  ├── DuplicateError (ValueError)    two components claim the same exposed name
  ├── TransformError (ValueError)    a transform does not fit its tool (raised at composition time)
@@ -25,8 +26,12 @@ traceback once under the same incident id (see `toolweave.core.masking`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolweave.core.input import InputRequest
 
 
 class ToolweaveError(Exception):
@@ -146,6 +151,22 @@ class MissingCapability(ToolweaveError):
         self.capabilities: dict[str, dict[str, object]] = {name: {} for name in names}
         listed = ", ".join(f"'{name}'" for name in names)
         super().__init__(message or f"This call requires the client capability {listed}")
+
+
+class InputRequired(ToolweaveError):
+    """Raised by a tool that needs input from the client before it can finish.
+
+    `requests` maps names of your choice to `InputRequest`s (`elicit`, `sample`, `list_roots`);
+    the call is made again with the answers in `ctx.input_responses` under the same names, and
+    `state` (any string) in `ctx.request_state`. See `toolweave.core.input`.
+    """
+
+    def __init__(self, requests: Mapping[str, InputRequest], state: str | None = None) -> None:
+        if not requests and state is None:
+            raise ValueError("InputRequired needs at least one request or a state")
+        self.requests = dict(requests)
+        self.state = state
+        super().__init__(f"input required: {', '.join(self.requests) or 'state only'}")
 
 
 class ConfigError(ToolweaveError):

@@ -5,6 +5,8 @@
   `-32602`, everything else (invalid arguments, tool errors) an `isError` result;
 - a tool raising `MissingCapability` is JSON-RPC `-32021` with `data.requiredCapabilities`;
 - handshake-era clients may send `logging/setLevel`; messages below it are not sent to them;
+- a tool raising `InputRequired` is an `InputRequiredResult` (2026) or the server asks the client
+  itself and runs the tool again (handshake era);
 - `completion/complete` asks `server.completer`; `resources/subscribe` and `subscriptions/listen`
   subscribers hear about `server.resource_updated(uri)`;
 - catalog changes send `notifications/tools/list_changed` to handshake-era connections and
@@ -18,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import warnings
@@ -33,6 +36,7 @@ from mcp import MCPError
 from mcp.server import NotificationOptions, ServerRequestContext
 from mcp.server import Server as LowLevelServer
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
     ListenHandler,
@@ -44,7 +48,8 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel, enter_context, exit_context
-from toolweave.core.errors import MissingCapability, UnknownTool
+from toolweave.core.errors import InputRequired, MissingCapability, UnknownTool
+from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, wire_tool
@@ -169,6 +174,9 @@ class McpAdapter:
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         self.lowlevel.middleware.append(self._track_connection)
+        # Seals the `requestState` of 2026 `InputRequiredResult`s; clients cannot forge or replay it.
+        security = RequestStateSecurity.ephemeral()
+        self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=server.name))
         self.lowlevel.add_request_handler("logging/setLevel", mt.SetLevelRequestParams, self._set_level)
         adapter_ref = weakref.ref(self)
         server.subscribe(_weak_listener(adapter_ref))
@@ -231,19 +239,30 @@ class McpAdapter:
             result["nextCursor"] = next_cursor
         return result
 
-    async def _call_tool(self, ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams) -> mt.CallToolResult:
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams
+    ) -> mt.CallToolResult | mt.InputRequiredResult:
         context = await self._context(ctx)
-        token = enter_context(context)
-        try:
-            result = await self.server.catalog.call(params.name, params.arguments, context)
-        except UnknownTool as error:
-            raise MCPError(mt.INVALID_PARAMS, str(error)) from None
-        except MissingCapability as error:
-            data = {"requiredCapabilities": error.capabilities}
-            raise MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, str(error), data) from None
-        finally:
-            exit_context(token)
-        return to_mcp_result(result)
+        context.input_responses = input_required.responses_from_mcp(params.input_responses)
+        context.request_state = params.request_state
+        for _ in range(input_required.MAX_ROUNDS):
+            token = enter_context(context)
+            try:
+                return to_mcp_result(await self.server.catalog.call(params.name, params.arguments, context))
+            except UnknownTool as error:
+                raise MCPError(mt.INVALID_PARAMS, str(error)) from None
+            except MissingCapability as error:
+                data = {"requiredCapabilities": error.capabilities}
+                raise MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, str(error), data) from None
+            except InputRequired as needed:
+                if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    return input_required.to_mcp_result(needed)
+                answers = await input_required.ask_client(ctx.session, ctx.request_id, needed.requests)
+                context = dataclasses.replace(context, input_responses=answers, request_state=needed.state)
+            finally:
+                exit_context(token)
+        message = f"tool {params.name!r} asked for input more than {input_required.MAX_ROUNDS} times"
+        raise MCPError(mt.INTERNAL_ERROR, message)
 
     async def _set_level(
         self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.errors import InvalidArguments, MissingCapability, UnknownTool
+from toolweave.core.errors import InputRequired, InvalidArguments, MissingCapability, UnknownTool
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
@@ -73,6 +73,7 @@ class Catalog:
         Raises:
             UnknownTool: no enabled tool has that name.
             MissingCapability: the tool needs a client capability the client did not declare.
+            InputRequired: the tool needs input from the client first.
         """
         entry = self.entries.get(name)
         if entry is None:
@@ -85,7 +86,7 @@ class Catalog:
             if entry.handler is None:
                 return await entry.tool.run(validated, ctx)
             return await entry.handler(ToolCall(entry.tool, validated, ctx))
-        except MissingCapability:
+        except (MissingCapability, InputRequired):
             raise
         except Exception as error:
             return entry.errors.to_result(name, error)

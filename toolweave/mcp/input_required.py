@@ -1,0 +1,67 @@
+"""`InputRequired` on the wire, for both protocol eras.
+
+- 2026-07-28: the call answers an `InputRequiredResult` (its `requestState` sealed by the SDK's
+  `RequestStateBoundary`); the client retries with `inputResponses` and `requestState`.
+- Handshake era: the server sends each request to the client itself (on the call's own stream),
+  collects the answers and runs the tool again, at most `MAX_ROUNDS` times.
+
+Example:
+    >>> to_mcp_requests({"ok": elicit("Proceed?", {"type": "object"})})["ok"].method
+    'elicitation/create'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import mcp.types as mt
+from mcp.server.session import ServerSession
+from mcp.shared.message import ServerMessageMetadata
+from pydantic import BaseModel, TypeAdapter
+
+from toolweave.core.errors import InputRequired
+from toolweave.core.input import InputRequest, elicit  # noqa: F401 (elicit: the doctest)
+
+MAX_ROUNDS = 10
+"""How many times a handshake-era call may ask for input before it fails."""
+
+_REQUESTS: TypeAdapter[Any] = TypeAdapter(mt.InputRequest)
+_RESULTS: dict[str, type[BaseModel]] = {
+    "elicitation/create": mt.ElicitResult,
+    "sampling/createMessage": mt.CreateMessageResult,
+    "roots/list": mt.ListRootsResult,
+}
+
+
+def to_mcp_requests(requests: Mapping[str, InputRequest]) -> dict[str, Any]:
+    """The SDK's input request models, by name."""
+    return {
+        name: _REQUESTS.validate_python({"method": request.method, "params": dict(request.params)})
+        for name, request in requests.items()
+    }
+
+
+def to_mcp_result(needed: InputRequired) -> mt.InputRequiredResult:
+    """The `InputRequiredResult` a 2026 client gets."""
+    return mt.InputRequiredResult(input_requests=to_mcp_requests(needed.requests) or None, request_state=needed.state)
+
+
+def _plain(model: BaseModel) -> dict[str, Any]:
+    dumped: dict[str, Any] = model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dumped
+
+
+def responses_from_mcp(responses: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A retried call's `inputResponses`, as the wire-shaped dicts tools see."""
+    return {name: _plain(answer) for name, answer in (responses or {}).items()}
+
+
+async def ask_client(session: ServerSession, request_id: Any, requests: Mapping[str, InputRequest]) -> dict[str, Any]:
+    """Send each request to a handshake-era client (on the call's stream) and collect its answers."""
+    related = ServerMessageMetadata(related_request_id=request_id)
+    answers: dict[str, Any] = {}
+    for name, request in to_mcp_requests(requests).items():
+        answer = await session.send_request(request, _RESULTS[request.method], metadata=related)
+        answers[name] = _plain(answer)
+    return answers
