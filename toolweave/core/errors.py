@@ -197,3 +197,8 @@ class InjectionError(ToolweaveError):
     It is an internal error: clients get the masked message, the server log names the argument and
     the source (the variable, header or claim), never a value.
     """
+
+
+PROTOCOL_ANSWERS: tuple[type[ToolweaveError], ...] = (MissingCapability, InputRequired)
+"""Raised by tools to answer the client at the protocol level (not results, and not failures):
+middleware lets them through untouched (no retry, no circuit failure)."""

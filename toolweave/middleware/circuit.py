@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import anyio
 
-from toolweave.core.errors import Rejected, ToolError, ToolTimeout, UpstreamError
+from toolweave.core.errors import PROTOCOL_ANSWERS, Rejected, ToolError, ToolTimeout, UpstreamError
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
@@ -53,7 +53,7 @@ def is_failure(error: BaseException) -> bool:
     """Whether `error` means the upstream failed (rather than answered with an error)."""
     if isinstance(error, UpstreamError | ToolTimeout):
         return True
-    return not isinstance(error, ToolError)
+    return not isinstance(error, (ToolError, *PROTOCOL_ANSWERS))
 
 
 class CircuitBreaker(Middleware):

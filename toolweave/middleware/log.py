@@ -6,7 +6,8 @@ message `tool <name> <outcome> in <ms> ms` and these `extra` fields, ready for a
 - `tool`: the exposed tool name;
 - `duration_ms`: wall time of the rest of the chain, in milliseconds;
 - `outcome`: `ok`, `tool_error` (an `isError` result or a `ToolError`), `timeout`
-  (`ToolTimeout`), `cancelled`, or `error` (an internal error);
+  (`ToolTimeout`), `cancelled`, `input_required` / `missing_capability` (the tool asked the
+  client for something), or `error` (an internal error);
 - `request_id`, `client`: from the request `Context`;
 - `incident`: on internal errors, the incident id the client sees in the masked message;
 - `arguments`: argument names, values `"<redacted>"` unless allow-listed (`allow_args`);
@@ -38,7 +39,7 @@ from typing import Any
 import anyio
 from pydantic_core import to_json
 
-from toolweave.core.errors import ToolError, ToolTimeout
+from toolweave.core.errors import PROTOCOL_ANSWERS, InputRequired, ToolError, ToolTimeout
 from toolweave.core.masking import incident_id
 from toolweave.core.result import ToolResult
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
@@ -106,6 +107,9 @@ class Logging(Middleware):
             raise
         except ToolError:
             outcome = "tool_error"
+            raise
+        except PROTOCOL_ANSWERS as answer:
+            outcome = "input_required" if isinstance(answer, InputRequired) else "missing_capability"
             raise
         except Exception as error:
             incident = incident_id(error)  # the id the masked client message will carry

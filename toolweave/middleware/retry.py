@@ -32,7 +32,7 @@ from typing import Any
 
 import anyio
 
-from toolweave.core.errors import ToolError, UpstreamError
+from toolweave.core.errors import PROTOCOL_ANSWERS, ToolError, UpstreamError
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
@@ -105,6 +105,8 @@ class Retry(Middleware):
     def should_retry(self, error: Exception) -> bool:
         """Whether `error` is worth another attempt."""
         if isinstance(error, ToolError) and not (self.retry_upstream and isinstance(error, UpstreamError)):
+            return False
+        if isinstance(error, PROTOCOL_ANSWERS):  # the client is asked for something: not a failure
             return False
         return isinstance(error, self.retry_on)
 

@@ -1,0 +1,120 @@
+"""`InputRequired`: a tool asks the client for input, the same way for both protocol eras."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp.types as mt
+import pytest
+from mcp import MCPError
+
+from toolweave import Context, InputRequest, InputRequired, Server, elicit, list_roots, sample
+from toolweave.mcp.input_required import MAX_ROUNDS, to_mcp_requests
+from toolweave.testing import connect
+
+MODES = ["auto", "legacy"]
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+def asking_server() -> Server:
+    server = Server("asking")
+
+    @server.tool
+    def greet(ctx: Context) -> str:
+        """Ask for a name, then greet."""
+        answer = ctx.input_responses.get("who")
+        if answer is None:
+            raise InputRequired({"who": elicit("Your name?", NAME_FORM)}, state="asked")
+        return f"Hello, {answer['content']['name']} ({ctx.request_state})"
+
+    @server.tool
+    def poem(ctx: Context) -> str:
+        """Ask the client's model, and for the roots, at once."""
+        answers = ctx.input_responses
+        if not answers:
+            raise InputRequired({"verse": sample("A verse, please", max_tokens=20), "roots": list_roots()})
+        return f"{answers['verse']['content']['text']} / {len(answers['roots']['roots'])} root(s)"
+
+    @server.tool
+    def insatiable(ctx: Context) -> str:
+        """Never satisfied."""
+        raise InputRequired({"more": elicit("More?", NAME_FORM)})
+
+    return server
+
+
+async def on_elicit(context: Any, params: mt.ElicitRequestParams) -> mt.ElicitResult:
+    return mt.ElicitResult(action="accept", content={"name": "Ada"})
+
+
+async def on_sample(context: Any, params: mt.CreateMessageRequestParams) -> mt.CreateMessageResult:
+    text = params.messages[0].content.text.upper()
+    return mt.CreateMessageResult(role="assistant", content=mt.TextContent(type="text", text=text), model="m")
+
+
+async def on_roots(context: Any) -> mt.ListRootsResult:
+    return mt.ListRootsResult(roots=[mt.Root(uri="file:///work", name="work")])
+
+
+CALLBACKS: dict[str, Any] = {
+    "elicitation_callback": on_elicit,
+    "sampling_callback": on_sample,
+    "list_roots_callback": on_roots,
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_tool_runs_again_with_the_answer_and_its_state(mode: str) -> None:
+    async with connect(asking_server(), mode=mode, **CALLBACKS) as client:
+        result = await client.call_tool("greet", {})
+    assert result.is_error is False and result.content[0].text == "Hello, Ada (asked)"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_several_requests_of_different_kinds_are_answered_together(mode: str) -> None:
+    async with connect(asking_server(), mode=mode, **CALLBACKS) as client:
+        result = await client.call_tool("poem", {})
+    assert result.content[0].text == "A VERSE, PLEASE / 1 root(s)"
+
+
+async def test_2026_clients_get_an_input_required_result_with_a_sealed_state() -> None:
+    async with connect(asking_server()) as client:
+        first = await client.session.call_tool("greet", {}, allow_input_required=True)
+    assert isinstance(first, mt.InputRequiredResult)
+    assert first.input_requests["who"].params.message == "Your name?"
+    assert first.request_state not in (None, "asked")  # sealed by the SDK's request-state boundary
+
+
+async def test_handshake_calls_that_keep_asking_fail_after_max_rounds() -> None:
+    async with connect(asking_server(), mode="legacy", **CALLBACKS) as client:
+        with pytest.raises(MCPError, match=f"more than {MAX_ROUNDS} times"):
+            await client.call_tool("insatiable", {})
+
+
+def test_requests_have_the_wire_shape_the_sdk_accepts() -> None:
+    converted = to_mcp_requests(
+        {"a": elicit("Name?", NAME_FORM), "b": sample("Hi", max_tokens=5, system_prompt="Be brief"), "c": list_roots()}
+    )
+    assert converted["a"].params.requested_schema == NAME_FORM
+    assert converted["b"].params.max_tokens == 5 and converted["b"].params.system_prompt == "Be brief"
+    assert converted["c"].method == "roots/list"
+
+
+def test_input_required_needs_a_request_or_a_state() -> None:
+    with pytest.raises(ValueError, match="at least one request or a state"):
+        InputRequired({})
+    assert InputRequired({}, state="s").requests == {}
+    assert isinstance(elicit("x", {}), InputRequest)
+
+
+async def test_middleware_treats_a_request_for_input_as_an_answer_not_a_failure() -> None:
+    from toolweave.middleware import CircuitBreaker, Retry
+    from toolweave.middleware.circuit import is_failure
+
+    server = asking_server()
+    retry = Retry(attempts=3, only_safe=False)
+    server.add_middleware(retry, CircuitBreaker())
+    async with connect(server, mode="legacy", **CALLBACKS) as client:
+        result = await client.call_tool("greet", {})
+    assert result.content[0].text == "Hello, Ada (asked)"
+    assert retry.retries == 0 and not is_failure(InputRequired({}, state="s"))
