@@ -183,6 +183,15 @@ def register(server: Server) -> None:  # noqa: C901 (one small tool per scenario
             raise InputRequired({"confirm": elicit("Please confirm", CONFIRM_FORM)}, state="round-1")
         return f"state-ok: {ctx.request_state}"
 
+    @server.prompt
+    def test_input_required_result_prompt(ctx: Context) -> str:
+        """A prompt that asks the user for context first (SEP-2322 beyond tools)."""
+        answer = ctx.input_responses.get("user_context")
+        if answer is None:
+            form = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
+            raise InputRequired({"user_context": elicit("What context should the prompt use?", form)})
+        return f"Use the following context: {(answer.get('content') or {}).get('context', '?')}"
+
     @server.tool
     def test_input_required_result_capabilities(ctx: Context) -> str:
         """Asks only for what the client declared it can answer."""

@@ -118,3 +118,37 @@ async def test_middleware_treats_a_request_for_input_as_an_answer_not_a_failure(
         result = await client.call_tool("greet", {})
     assert result.content[0].text == "Hello, Ada (asked)"
     assert retry.retries == 0 and not is_failure(InputRequired({}, state="s"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_prompt_may_ask_for_input_too(mode: str) -> None:
+    server = asking_server()
+
+    @server.prompt
+    def intro(ctx: Context) -> str:
+        """Introduce the user, once they said who they are."""
+        answer = ctx.input_responses.get("who")
+        if answer is None:
+            raise InputRequired({"who": elicit("Your name?", NAME_FORM)})
+        return f"Introduce {answer['content']['name']}."
+
+    async with connect(server, mode=mode, **CALLBACKS) as client:
+        result = await client.get_prompt("intro")
+    assert result.messages[0].content.text == "Introduce Ada."
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_prompt_needing_a_capability_is_json_rpc_error_32021(mode: str) -> None:
+    from toolweave import MissingCapability
+
+    server = asking_server()
+
+    @server.prompt
+    def sampled() -> str:
+        """Needs sampling."""
+        raise MissingCapability("sampling")
+
+    async with connect(server, mode=mode) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.get_prompt("sampled")
+    assert caught.value.error.code == -32021

@@ -20,7 +20,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 import warnings
@@ -47,8 +46,8 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel, enter_context, exit_context
-from toolweave.core.errors import InputRequired, MissingCapability, UnknownTool
+from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel
+from toolweave.core.errors import MissingCapability, UnknownTool
 from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
@@ -242,27 +241,15 @@ class McpAdapter:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams
     ) -> mt.CallToolResult | mt.InputRequiredResult:
-        context = await self._context(ctx)
-        context.input_responses = input_required.responses_from_mcp(params.input_responses)
-        context.request_state = params.request_state
-        for _ in range(input_required.MAX_ROUNDS):
-            token = enter_context(context)
+        async def attempt(context: Context) -> mt.CallToolResult:
             try:
                 return to_mcp_result(await self.server.catalog.call(params.name, params.arguments, context))
             except UnknownTool as error:
                 raise MCPError(mt.INVALID_PARAMS, str(error)) from None
             except MissingCapability as error:
-                data = {"requiredCapabilities": error.capabilities}
-                raise MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, str(error), data) from None
-            except InputRequired as needed:
-                if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                    return input_required.to_mcp_result(needed)
-                answers = await input_required.ask_client(ctx.session, ctx.request_id, needed.requests)
-                context = dataclasses.replace(context, input_responses=answers, request_state=needed.state)
-            finally:
-                exit_context(token)
-        message = f"tool {params.name!r} asked for input more than {input_required.MAX_ROUNDS} times"
-        raise MCPError(mt.INTERNAL_ERROR, message)
+                raise input_required.missing_capability(error) from None
+
+        return await input_required.with_input(ctx, params, await self._context(ctx), attempt)
 
     async def _set_level(
         self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams

@@ -24,8 +24,17 @@ import mcp.types as mt
 from mcp import MCPError
 from mcp.server import ServerRequestContext
 
-from toolweave.core.context import enter_context, exit_context
-from toolweave.core.errors import InvalidArguments, ToolweaveError, UnknownPrompt, UnknownResource, UpstreamError
+from toolweave.core.context import Context, enter_context, exit_context
+from toolweave.core.errors import (
+    InputRequired,
+    InvalidArguments,
+    MissingCapability,
+    ToolweaveError,
+    UnknownPrompt,
+    UnknownResource,
+    UpstreamError,
+)
+from toolweave.mcp import input_required
 from toolweave.mcp.convert_components import (
     to_mcp_prompt,
     to_mcp_prompt_result,
@@ -71,16 +80,22 @@ class ComponentHandlers:
         items, next_cursor = page(prompts, _cursor(params), self.server.page_size)
         return mt.ListPromptsResult(prompts=items, next_cursor=next_cursor)
 
-    async def get_prompt(self, ctx: ServerRequestContext[Any], params: mt.GetPromptRequestParams) -> mt.GetPromptResult:
-        context = await self.adapter._context(ctx)
-        token = enter_context(context)
+    async def get_prompt(
+        self, ctx: ServerRequestContext[Any], params: mt.GetPromptRequestParams
+    ) -> mt.GetPromptResult | mt.InputRequiredResult:
+        async def attempt(context: Context) -> mt.GetPromptResult:
+            try:
+                result = await self.server.prompts.catalog.render(params.name, dict(params.arguments or {}), context)
+            except (InputRequired, MissingCapability):
+                raise
+            except ToolweaveError as error:
+                raise protocol_error(error) from None
+            return to_mcp_prompt_result(result)
+
         try:
-            result = await self.server.prompts.catalog.render(params.name, dict(params.arguments or {}), context)
-        except ToolweaveError as error:
-            raise protocol_error(error) from None
-        finally:
-            exit_context(token)
-        return to_mcp_prompt_result(result)
+            return await input_required.with_input(ctx, params, await self.adapter._context(ctx), attempt)
+        except MissingCapability as error:
+            raise input_required.missing_capability(error) from None
 
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None

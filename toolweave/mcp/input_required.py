@@ -1,4 +1,6 @@
-"""`InputRequired` on the wire, for both protocol eras.
+"""What a tool (or prompt) needs from the client, on the wire, for both protocol eras.
+
+`MissingCapability` is JSON-RPC `-32021` (`missing_capability`). `InputRequired`:
 
 - 2026-07-28: the call answers an `InputRequiredResult` (its `requestState` sealed by the SDK's
   `RequestStateBoundary`); the client retries with `inputResponses` and `requestState`.
@@ -12,17 +14,23 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 import mcp.types as mt
+from mcp import MCPError
+from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter
 
-from toolweave.core.errors import InputRequired
+from toolweave.core.context import Context, enter_context, exit_context
+from toolweave.core.errors import InputRequired, MissingCapability
 from toolweave.core.input import InputRequest, elicit  # noqa: F401 (elicit: the doctest)
 
+T = TypeVar("T")
 MAX_ROUNDS = 10
 """How many times a handshake-era call may ask for input before it fails."""
 
@@ -32,6 +40,11 @@ _RESULTS: dict[str, type[BaseModel]] = {
     "sampling/createMessage": mt.CreateMessageResult,
     "roots/list": mt.ListRootsResult,
 }
+
+
+def missing_capability(error: MissingCapability) -> MCPError:
+    """JSON-RPC `-32021`, naming the missing capabilities in `data.requiredCapabilities`."""
+    return MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, str(error), {"requiredCapabilities": error.capabilities})
 
 
 def to_mcp_requests(requests: Mapping[str, InputRequest]) -> dict[str, Any]:
@@ -65,3 +78,30 @@ async def ask_client(session: ServerSession, request_id: Any, requests: Mapping[
         answer = await session.send_request(request, _RESULTS[request.method], metadata=related)
         answers[name] = _plain(answer)
     return answers
+
+
+async def with_input(
+    ctx: ServerRequestContext[Any],
+    params: mt.InputResponseRequestParams,
+    context: Context,
+    attempt: Callable[[Context], Awaitable[T]],
+) -> T | mt.InputRequiredResult:
+    """Run `attempt(context)` (the ambient context set), answering its `InputRequired`s.
+
+    `context` gets the request's `inputResponses` and `requestState`. A 2026 request answers an
+    `InputRequiredResult`; a handshake-era one asks the client and runs `attempt` again.
+    """
+    context.input_responses = responses_from_mcp(params.input_responses)
+    context.request_state = params.request_state
+    for _ in range(MAX_ROUNDS):
+        token = enter_context(context)
+        try:
+            return await attempt(context)
+        except InputRequired as needed:
+            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                return to_mcp_result(needed)
+            answers = await ask_client(ctx.session, ctx.request_id, needed.requests)
+            context = dataclasses.replace(context, input_responses=answers, request_state=needed.state)
+        finally:
+            exit_context(token)
+    raise MCPError(mt.INTERNAL_ERROR, f"{ctx.method} asked the client for input more than {MAX_ROUNDS} times")

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import wrapt
 
 from toolweave.core.context import Context
-from toolweave.core.errors import InvalidArguments, ToolError, UnknownPrompt
+from toolweave.core.errors import PROTOCOL_ANSWERS, InvalidArguments, ToolError, UnknownPrompt
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
@@ -90,6 +90,8 @@ class PromptCatalog:
         try:
             result = await entry.handler(PromptCall(entry.prompt, validated, ctx))
         except ToolError:
+            raise
+        except PROTOCOL_ANSWERS:  # the prompt asks the client for something: the edge answers it
             raise
         except Exception as error:
             raise masked_failure(self.errors, "prompt", name, error) from error
