@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from toolweave import Context, Server, ToolError
+from toolweave import Context, InputRequired, Server, ToolError, elicit
 
 PAGE_SIZE = 2
 server = Server("interop", version="1.0.0", page_size=PAGE_SIZE)
@@ -73,7 +73,19 @@ def whoami(ctx: Context) -> str:
     return ctx.client.name if ctx.client else "unknown"
 
 
-TOOL_NAMES = ["add", "greet", "count", "divide", "whoami"]
+@server.tool
+def introduce(ctx: Context) -> str:
+    """Ask the user for their name (elicitation), then introduce them."""
+    answer = ctx.input_responses.get("who")
+    if answer is None:
+        form = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+        raise InputRequired({"who": elicit("What is your name?", form)})
+    if answer.get("action") != "accept":
+        return "Nobody to introduce."
+    return f"Please welcome {answer['content']['name']}!"
+
+
+TOOL_NAMES = ["add", "greet", "count", "divide", "whoami", "introduce"]
 
 
 def main(argv: list[str]) -> None:

@@ -85,3 +85,17 @@ async def test_an_unknown_tool_is_a_protocol_error(target: Any, mode: str) -> No
         with pytest.raises(MCPError) as caught:
             await client.call_tool("no_such_tool", {})
     assert caught.value.error.code == -32602 and "no_such_tool" in caught.value.error.message
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_elicitation_reaches_the_elicitation_handler(target: Any, mode: str) -> None:
+    asked: list[str] = []
+
+    async def on_elicit(message: str, response_type: Any, params: Any, context: Any) -> dict[str, Any]:
+        asked.append(message)
+        return {"name": "Ada"}
+
+    async with Client(target, mode=mode, elicitation_handler=on_elicit) as client:
+        result = await client.call_tool("introduce", {})
+    assert asked == ["What is your name?"]
+    assert result.content[0].text == "Please welcome Ada!"
