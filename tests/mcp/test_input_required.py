@@ -152,3 +152,19 @@ async def test_a_prompt_needing_a_capability_is_json_rpc_error_32021(mode: str) 
         with pytest.raises(MCPError) as caught:
             await client.get_prompt("sampled")
     assert caught.value.error.code == -32021
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_resource_read_may_ask_for_input_too(mode: str) -> None:
+    server = asking_server()
+
+    @server.resource("secret://vault")
+    def vault(ctx: Context) -> str:
+        answer = ctx.input_responses.get("who")
+        if answer is None:
+            raise InputRequired({"who": elicit("Who is asking?", NAME_FORM)})
+        return f"for {answer['content']['name']} only"
+
+    async with connect(server, mode=mode, **CALLBACKS) as client:
+        result = await client.read_resource("secret://vault")
+    assert result.contents[0].text == "for Ada only"

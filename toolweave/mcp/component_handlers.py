@@ -24,7 +24,7 @@ import mcp.types as mt
 from mcp import MCPError
 from mcp.server import ServerRequestContext
 
-from toolweave.core.context import Context, enter_context, exit_context
+from toolweave.core.context import Context
 from toolweave.core.errors import (
     InputRequired,
     InvalidArguments,
@@ -121,13 +121,17 @@ class ComponentHandlers:
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any], params: mt.ReadResourceRequestParams
-    ) -> mt.ReadResourceResult:
-        context = await self.adapter._context(ctx)
-        token = enter_context(context)
+    ) -> mt.ReadResourceResult | mt.InputRequiredResult:
+        async def attempt(context: Context) -> mt.ReadResourceResult:
+            try:
+                result = await self.server.resources.catalog.read(str(params.uri), context)
+            except (InputRequired, MissingCapability):
+                raise
+            except ToolweaveError as error:
+                raise protocol_error(error, str(params.uri)) from None
+            return to_mcp_read_result(result)
+
         try:
-            result = await self.server.resources.catalog.read(str(params.uri), context)
-        except ToolweaveError as error:
-            raise protocol_error(error, str(params.uri)) from None
-        finally:
-            exit_context(token)
-        return to_mcp_read_result(result)
+            return await input_required.with_input(ctx, params, await self.adapter._context(ctx), attempt)
+        except MissingCapability as error:
+            raise input_required.missing_capability(error) from None

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolweave.core.context import Context
-from toolweave.core.errors import InvalidArguments, ToolError, UnknownResource
+from toolweave.core.errors import PROTOCOL_ANSWERS, InvalidArguments, ToolError, UnknownResource
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.uri_template import TemplateSet
@@ -114,6 +114,8 @@ class ResourceCatalog:
         try:
             return await entry.handler(ResourceRead(resource, uri, params, ctx))
         except ToolError:
+            raise
+        except PROTOCOL_ANSWERS:  # the resource asks the client for something: the edge answers it
             raise
         except Exception as error:
             raise masked_failure(self.errors, "resource", uri, error) from error
