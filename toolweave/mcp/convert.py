@@ -161,7 +161,7 @@ def wire_tool(tool: Tool) -> dict[str, Any]:
         wire["description"] = tool.description
     wire["inputSchema"] = dict(tool.input_schema)
     if tool.output_schema is not None:
-        wire["outputSchema"] = dict(tool.output_schema)
+        wire["outputSchema"] = _wire_output_schema(tool.output_schema)
     if tool.annotations:
         wire["annotations"] = tool.annotations.to_dict()
     meta = dict(tool.meta) if tool.meta else {}
