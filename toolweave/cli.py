@@ -13,8 +13,8 @@ An invalid config prints what is wrong (file, key path, reason) and exits with s
 nothing is started.
 
 Example:
-    >>> main(["--version"])     # doctest: +SKIP
-    toolweave 0.1.0
+    main(["--version"])
+    # -> toolweave 0.1.0
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Test helpers for toolweave users: an in-memory MCP client, a recording middleware, fake tools.
 
 Example:
-    >>> async with connect(server) as client:            # doctest: +SKIP
-    ...     result = await client.call_tool("add", {"a": 1, "b": 2})
+    async with connect(server) as client:
+        result = await client.call_tool("add", {"a": 1, "b": 2})
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ functions that need them, so a config that uses none of them works on any build;
 fails with a `ConfigError` naming the key when the feature is missing.
 
 Example:
-    >>> composed = build(load_config("examples/wrap.yaml"))      # doctest: +SKIP
-    >>> [tool.name for tool in composed.server.catalog.tools]   # doctest: +SKIP
-    ['forecast']
+    composed = build(load_config("examples/wrap.yaml"))
+    [tool.name for tool in composed.server.catalog.tools]
+    # -> ['forecast']
 """
 
 from __future__ import annotations

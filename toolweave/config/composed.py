@@ -1,10 +1,10 @@
 """`Composed`: what a config file builds, and the checks that can only run once it is running.
 
 Example:
-    >>> composed = build_file("examples/gateway.yaml")           # doctest: +SKIP
-    >>> async with composed.running() as server:               # doctest: +SKIP
-    ...     print(composed.unknown_tool_keys())
-    []
+    composed = build_file("examples/gateway.yaml")
+    async with composed.running() as server:
+        print(composed.unknown_tool_keys())
+    # -> []
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ Every failure is a `ConfigError` naming the file, the key path and what is wrong
 built or started from an invalid file.
 
 Example:
-    >>> config = load_config("examples/gateway.yaml")      # doctest: +SKIP
-    >>> sorted(config.mcp_servers)                          # doctest: +SKIP
-    ['weather']
+    config = load_config("examples/gateway.yaml")
+    sorted(config.mcp_servers)
+    # -> ['weather']
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ trees, or print as JSON. The explanation follows each tool's lineage (`Tool.pare
 of every mounted server the call passes through, outermost first.
 
 Example:
-    >>> [item["name"] for item in explain_tools(server)]      # doctest: +SKIP
-    ['wx_get_forecast']
+    [item["name"] for item in explain_tools(server)]
+    # -> ['wx_get_forecast']
 """
 
 from __future__ import annotations

@@ -150,9 +150,9 @@ class Tool:
         """This tool with each transform applied in order.
 
         Example:
-            >>> from toolweave.transforms import Rename  # doctest: +SKIP
-            >>> tool.with_transforms(Rename("search_docs")).name  # doctest: +SKIP
-            'search_docs'
+            from toolweave.transforms import Rename
+            tool.with_transforms(Rename("search_docs")).name
+            # -> 'search_docs'
         """
         tool = self
         for transform in transforms:

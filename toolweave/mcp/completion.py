@@ -1,7 +1,7 @@
 """`completion/complete`: the server's completer, in the SDK's types.
 
 Example:
-    >>> LowLevelServer(..., on_completion=CompletionHandler(server))   # doctest: +SKIP
+    LowLevelServer(..., on_completion=CompletionHandler(server))
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@
   otherwise is `-32603` with the `UpstreamError` message.
 
 Example:
-    >>> handlers = ComponentHandlers(adapter)        # doctest: +SKIP
-    >>> LowLevelServer(..., on_list_prompts=handlers.list_prompts)   # doctest: +SKIP
+    handlers = ComponentHandlers(adapter)
+    LowLevelServer(..., on_list_prompts=handlers.list_prompts)
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@
 `server.resource_updated(uri)` reaches `deliver(uri)`, which does both.
 
 Example:
-    >>> updates = ResourceUpdates(bus)                                  # doctest: +SKIP
-    >>> LowLevelServer(...).add_request_handler("resources/subscribe", ..., updates.subscribe)  # doctest: +SKIP
+    updates = ResourceUpdates(bus)
+    LowLevelServer(...).add_request_handler("resources/subscribe", ..., updates.subscribe)
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Serving a toolweave `Server` over stdio and streamable HTTP.
 
 Example:
-    >>> server.run()                                     # stdio  # doctest: +SKIP
-    >>> server.run("http", host="127.0.0.1", port=8000)  # http://127.0.0.1:8000/mcp  # doctest: +SKIP
+    server.run()                                     # stdio
+    server.run("http", host="127.0.0.1", port=8000)  # http://127.0.0.1:8000/mcp
 """
 
 from __future__ import annotations

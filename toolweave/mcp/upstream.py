@@ -17,8 +17,8 @@ with backoff. Every call, `prompts/get` and `resources/read` shares the one sess
 - on shutdown the SDK closes stdin, then terminates and kills the process group, and reaps it.
 
 Example:
-    >>> upstream = Upstream(remote)                 # doctest: +SKIP
-    >>> await upstream.start(task_group)            # doctest: +SKIP
+    upstream = Upstream(remote)
+    await upstream.start(task_group)
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ The converted objects run over the upstream's session:
   without a scheme, a template beyond `{name}` expressions) is skipped with a warning.
 
 Example:
-    >>> components = UpstreamComponents(upstream)      # doctest: +SKIP
-    >>> await components.refresh(session)              # doctest: +SKIP
+    components = UpstreamComponents(upstream)
+    await components.refresh(session)
 """
 
 from __future__ import annotations

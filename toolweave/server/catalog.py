@@ -5,9 +5,9 @@ tuple; a call is one dict lookup, one validation and one awaited chain. Transfor
 and middleware chains folded at compile time.
 
 Example:
-    >>> catalog = server.catalog          # doctest: +SKIP
-    >>> [tool.name for tool in catalog.tools]   # doctest: +SKIP
-    ['add', 'search']
+    catalog = server.catalog
+    [tool.name for tool in catalog.tools]
+    # -> ['add', 'search']
 """
 
 from __future__ import annotations

@@ -5,12 +5,12 @@ A server has at most one completer, registered with `@server.completion`. It rec
 them, with `hasMore` set when there were more. Without a completer, every request gets no values.
 
 Example:
-    >>> server = Server("travel")                          # doctest: +SKIP
-    >>> @server.completion                                 # doctest: +SKIP
-    ... def complete(request: CompletionRequest) -> list[str]:
-    ...     if request.argument == "city":
-    ...         return [c for c in ("Paris", "Parma", "Lima") if c.startswith(request.value)]
-    ...     return []
+    server = Server("travel")
+    @server.completion
+    def complete(request: CompletionRequest) -> list[str]:
+        if request.argument == "city":
+            return [c for c in ("Paris", "Parma", "Lima") if c.startswith(request.value)]
+        return []
 """
 
 from __future__ import annotations

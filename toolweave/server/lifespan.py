@@ -7,8 +7,8 @@ server is started too, in parallel. Serving (`server.run()`, `server.http_app()`
 the user; the first entry starts, its exit stops (nested entries must end before it).
 
 Example:
-    >>> async with gateway:                       # doctest: +SKIP
-    ...     await gateway.call_tool("gh_search", {"q": "anyio"})
+    async with gateway:
+        await gateway.call_tool("gh_search", {"q": "anyio"})
 """
 
 from __future__ import annotations

@@ -104,9 +104,9 @@ class PromptFunction(wrapt.FunctionWrapper):  # type: ignore[misc,type-arg]
     """The original function, still callable as itself, with its prompt and `enable`/`disable`.
 
     Example:
-        >>> @server.prompt        # doctest: +SKIP
-        ... def review(code: str) -> str: ...
-        >>> review.disable()      # doctest: +SKIP
+        @server.prompt
+        def review(code: str) -> str: ...
+        review.disable()
     """
 
     def __init__(self, fn: Callable[..., Any], registry: PromptRegistry, made: Prompt) -> None:

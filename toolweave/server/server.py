@@ -208,8 +208,8 @@ class Server(PromptsAndResources):
         a cycle, and `DuplicateError` (under `on_duplicate="error"`) if an exposed name clashes.
 
         Example:
-            >>> gateway.mount(billing, prefix="billing")      # doctest: +SKIP
-            >>> gateway.mount(RemoteServer.stdio("gh-mcp"), prefix="gh")   # doctest: +SKIP
+            gateway.mount(billing, prefix="billing")
+            gateway.mount(RemoteServer.stdio("gh-mcp"), prefix="gh")
         """
         from toolweave.server.lifespan import start_child
         from toolweave.server.mount import Mount
