@@ -53,7 +53,7 @@ from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, wire_tool
 from toolweave.mcp.levels import ConnectionLevels
-from toolweave.mcp.pages import page
+from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.server.server import Server
 
@@ -224,15 +224,12 @@ class McpAdapter:
     ) -> dict[str, Any]:
         # The result goes out as wire dicts: the SDK validates and dumps a result once anyway,
         # and building then dumping `mt.Tool` models first costs ~30 µs a tool.
-        catalog = self.server.catalog
+        catalog, cursor, size = self.server.catalog, params.cursor if params else None, self.server.page_size
         if catalog.list_middleware:
             tools = [wire_tool(tool) for tool in await catalog.list_tools(await self._context(ctx))]
+            items, next_cursor = page(tools, cursor, size)
         else:
-            cached: list[dict[str, Any]] | None = catalog.cache.get("mcp.tools")
-            if cached is None:
-                cached = catalog.cache["mcp.tools"] = [wire_tool(tool) for tool in catalog.tools]
-            tools = cached
-        items, next_cursor = page(tools, params.cursor if params else None, self.server.page_size)
+            items, next_cursor = cached_page(catalog.cache, "mcp.tools", wire_tool, catalog.tools, cursor, size)
         result = {**_LIST_TOOLS_DEFAULTS, "tools": items}
         if next_cursor:
             result["nextCursor"] = next_cursor

@@ -42,7 +42,7 @@ from toolweave.mcp.convert_components import (
     to_mcp_resource,
     to_mcp_resource_template,
 )
-from toolweave.mcp.pages import page
+from toolweave.mcp.pages import cached_page
 
 if TYPE_CHECKING:
     from toolweave.mcp.adapter import McpAdapter
@@ -74,10 +74,9 @@ class ComponentHandlers:
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
     ) -> mt.ListPromptsResult:
         catalog = self.server.prompts.catalog
-        prompts = catalog.cache.get("mcp.prompts")
-        if prompts is None:
-            prompts = catalog.cache["mcp.prompts"] = [to_mcp_prompt(prompt) for prompt in catalog.prompts]
-        items, next_cursor = page(prompts, _cursor(params), self.server.page_size)
+        items, next_cursor = cached_page(
+            catalog.cache, "mcp.prompts", to_mcp_prompt, catalog.prompts, _cursor(params), self.server.page_size
+        )
         return mt.ListPromptsResult(prompts=items, next_cursor=next_cursor)
 
     async def get_prompt(
@@ -101,22 +100,23 @@ class ComponentHandlers:
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
     ) -> mt.ListResourcesResult:
         catalog = self.server.resources.catalog
-        resources = catalog.cache.get("mcp.resources")
-        if resources is None:
-            resources = catalog.cache["mcp.resources"] = [to_mcp_resource(res) for res in catalog.resources]
-        items, next_cursor = page(resources, _cursor(params), self.server.page_size)
+        items, next_cursor = cached_page(
+            catalog.cache, "mcp.resources", to_mcp_resource, catalog.resources, _cursor(params), self.server.page_size
+        )
         return mt.ListResourcesResult(resources=items, next_cursor=next_cursor)
 
     async def list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
     ) -> mt.ListResourceTemplatesResult:
         catalog = self.server.resources.catalog
-        templates = catalog.cache.get("mcp.templates")
-        if templates is None:
-            templates = catalog.cache["mcp.templates"] = [
-                to_mcp_resource_template(res) for res in catalog.resource_templates
-            ]
-        items, next_cursor = page(templates, _cursor(params), self.server.page_size)
+        items, next_cursor = cached_page(
+            catalog.cache,
+            "mcp.templates",
+            to_mcp_resource_template,
+            catalog.resource_templates,
+            _cursor(params),
+            self.server.page_size,
+        )
         return mt.ListResourceTemplatesResult(resource_templates=items, next_cursor=next_cursor)
 
     async def read_resource(

@@ -9,8 +9,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import mcp.types as mt
 from mcp import MCPError
@@ -30,3 +30,18 @@ def page(items: Sequence[T], cursor: str | None, size: int | None) -> tuple[list
         return list(items[start:]), None
     end = start + size
     return list(items[start:end]), (str(end) if end < len(items) else None)
+
+
+def cached_page(
+    cache: dict[str, Any],
+    key: str,
+    convert: Callable[[Any], T],
+    components: Iterable[Any],
+    cursor: str | None,
+    size: int | None,
+) -> tuple[list[T], str | None]:
+    """`page` over the wire forms of `components`, converted once per compiled catalog (its `cache`)."""
+    wire: list[T] | None = cache.get(key)
+    if wire is None:
+        wire = cache[key] = [convert(component) for component in components]
+    return page(wire, cursor, size)
