@@ -23,7 +23,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from toolweave.core.errors import DuplicateError, ToolweaveError
+from toolweave.server.catalog import Listener
 from toolweave.server.components import logger
+from toolweave.server.listeners import Listeners
 
 if TYPE_CHECKING:
     from toolweave.server.mount import Mount
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
 
 C = TypeVar("C")
 Catalog = TypeVar("Catalog")
-Listener = Callable[[], None]
 
 
 class Registry(Generic[C, Catalog]):
@@ -50,7 +51,7 @@ class Registry(Generic[C, Catalog]):
         self._local: dict[str, C] = {}
         self._upstream: dict[str, C] = {}
         self._catalog: Catalog | None = None
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners()
 
     def key(self, component: C) -> str:
         """The name (or URI) that identifies `component`."""
@@ -116,8 +117,7 @@ class Registry(Generic[C, Catalog]):
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call `listener()` whenever the exposed components change; returns an unsubscribe function."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self._listeners.add(listener)
 
     def invalidate(self) -> None:
         """Drop the compiled catalog (middleware or mounts changed) without announcing a change."""
@@ -126,8 +126,7 @@ class Registry(Generic[C, Catalog]):
     def changed(self) -> None:
         """Drop the compiled catalog and tell listeners (clients get `list_changed`)."""
         self._catalog = None
-        for listener in list(self._listeners):
-            listener()
+        self._listeners.notify()
 
     def follow(self, mounted: Mount) -> None:
         """Expose the components of a newly mounted server, and follow its changes."""

@@ -30,6 +30,7 @@ from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.catalog import Catalog, Entry, Listener
 from toolweave.server.completion import Completer
+from toolweave.server.listeners import Listeners
 from toolweave.server.prompts import PromptRegistry
 from toolweave.server.prompts_and_resources import PromptsAndResources
 from toolweave.server.resources import ResourceRegistry
@@ -101,14 +102,14 @@ class Server(PromptsAndResources):
         self._hidden_tags: set[str] = set()
         self._shown_names: set[str] = set()
         self._catalog: Catalog | None = None
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners()
         self.prompts = PromptRegistry(self)
         self.resources = ResourceRegistry(self)
         self._imported_from: list[Server] = []
         self._running: Running | None = None
         self._entered: list[AbstractAsyncContextManager[Server]] = []
         self.completer: Completer | None = None
-        self._update_listeners: list[Callable[[str], None]] = []
+        self._update_listeners = Listeners()
 
     def __repr__(self) -> str:
         return f"Server({self.name!r})"
@@ -258,26 +259,22 @@ class Server(PromptsAndResources):
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call `listener()` whenever the exposed catalog changes; returns an unsubscribe function."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self._listeners.add(listener)
 
     def changed(self) -> None:
         """Drop the compiled catalog and tell listeners (clients get `list_changed`)."""
         self._catalog = None
         self.prompts.invalidate()
         self.resources.invalidate()
-        for listener in list(self._listeners):
-            listener()
+        self._listeners.notify()
 
     def resource_updated(self, uri: str) -> None:
         """Tell clients subscribed to `uri` that its content changed (`notifications/resources/updated`)."""
-        for listener in list(self._update_listeners):
-            listener(uri)
+        self._update_listeners.notify(uri)
 
     def subscribe_updates(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call `listener(uri)` on every `resource_updated(uri)`; returns an unsubscribe function."""
-        self._update_listeners.append(listener)
-        return lambda: self._update_listeners.remove(listener) if listener in self._update_listeners else None
+        return self._update_listeners.add(listener)
 
     # -- completion ------------------------------------------------------------------------------
 
