@@ -18,7 +18,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp.types as mt
 from mcp import MCPError
@@ -59,8 +60,7 @@ def protocol_error(error: ToolweaveError, uri: str | None = None) -> MCPError:
     return MCPError(mt.INTERNAL_ERROR, str(error))
 
 
-def _cursor(params: mt.PaginatedRequestParams | None) -> str | None:
-    return params.cursor if params else None
+T = TypeVar("T")
 
 
 class ComponentHandlers:
@@ -74,62 +74,68 @@ class ComponentHandlers:
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
     ) -> mt.ListPromptsResult:
         catalog = self.server.prompts.catalog
-        items, next_cursor = cached_page(
-            catalog.cache, "mcp.prompts", to_mcp_prompt, catalog.prompts, _cursor(params), self.server.page_size
-        )
+        items, next_cursor = self._page(catalog.cache, "mcp.prompts", to_mcp_prompt, catalog.prompts, params)
         return mt.ListPromptsResult(prompts=items, next_cursor=next_cursor)
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any], params: mt.GetPromptRequestParams
     ) -> mt.GetPromptResult | mt.InputRequiredResult:
-        async def attempt(context: Context) -> mt.GetPromptResult:
-            try:
-                result = await self.server.prompts.catalog.render(params.name, dict(params.arguments or {}), context)
-            except (InputRequired, MissingCapability):
-                raise
-            except ToolweaveError as error:
-                raise protocol_error(error) from None
-            return to_mcp_prompt_result(result)
+        async def render(context: Context) -> mt.GetPromptResult:
+            arguments = dict(params.arguments or {})
+            return to_mcp_prompt_result(await self.server.prompts.catalog.render(params.name, arguments, context))
 
-        try:
-            return await input_required.with_input(ctx, params, await self.adapter._context(ctx), attempt)
-        except MissingCapability as error:
-            raise input_required.missing_capability(error) from None
+        return await self._answer(ctx, params, render)
 
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
     ) -> mt.ListResourcesResult:
         catalog = self.server.resources.catalog
-        items, next_cursor = cached_page(
-            catalog.cache, "mcp.resources", to_mcp_resource, catalog.resources, _cursor(params), self.server.page_size
-        )
+        items, next_cursor = self._page(catalog.cache, "mcp.resources", to_mcp_resource, catalog.resources, params)
         return mt.ListResourcesResult(resources=items, next_cursor=next_cursor)
 
     async def list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
     ) -> mt.ListResourceTemplatesResult:
         catalog = self.server.resources.catalog
-        items, next_cursor = cached_page(
-            catalog.cache,
-            "mcp.templates",
-            to_mcp_resource_template,
-            catalog.resource_templates,
-            _cursor(params),
-            self.server.page_size,
-        )
+        templates = catalog.resource_templates
+        items, next_cursor = self._page(catalog.cache, "mcp.templates", to_mcp_resource_template, templates, params)
         return mt.ListResourceTemplatesResult(resource_templates=items, next_cursor=next_cursor)
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any], params: mt.ReadResourceRequestParams
     ) -> mt.ReadResourceResult | mt.InputRequiredResult:
-        async def attempt(context: Context) -> mt.ReadResourceResult:
+        async def read(context: Context) -> mt.ReadResourceResult:
+            return to_mcp_read_result(await self.server.resources.catalog.read(str(params.uri), context))
+
+        return await self._answer(ctx, params, read, str(params.uri))
+
+    def _page(
+        self,
+        cache: dict[str, Any],
+        key: str,
+        convert: Callable[[Any], T],
+        components: Any,
+        params: mt.PaginatedRequestParams | None,
+    ) -> tuple[list[T], str | None]:
+        """One page of a cached wire list, at the request's cursor, in the server's page size."""
+        return cached_page(cache, key, convert, components, params.cursor if params else None, self.server.page_size)
+
+    async def _answer(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: Any,
+        produce: Callable[[Context], Awaitable[T]],
+        uri: str | None = None,
+    ) -> T | mt.InputRequiredResult:
+        """Run `produce` in input rounds (`InputRequired`), mapping failures to protocol errors."""
+
+        async def attempt(context: Context) -> T:
             try:
-                result = await self.server.resources.catalog.read(str(params.uri), context)
+                return await produce(context)
             except (InputRequired, MissingCapability):
                 raise
             except ToolweaveError as error:
-                raise protocol_error(error, str(params.uri)) from None
-            return to_mcp_read_result(result)
+                raise protocol_error(error, uri) from None
 
         try:
             return await input_required.with_input(ctx, params, await self.adapter._context(ctx), attempt)
