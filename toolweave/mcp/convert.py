@@ -29,14 +29,18 @@ FASTMCP_WRAP_KEY = "x-fastmcp-wrap-result"
 """fastmcp clients unwrap `{"result": ...}` into the bare value when an output schema says this."""
 
 
-def _resource_to_mcp(resource: TextResourceContents | BlobResourceContents) -> Any:
-    if isinstance(resource, TextResourceContents):
-        return mt.TextResourceContents(
-            uri=resource.uri, text=resource.text, mime_type=resource.mime_type, _meta=resource.meta
-        )
-    return mt.BlobResourceContents(
-        uri=resource.uri, blob=resource.blob, mime_type=resource.mime_type, _meta=resource.meta
-    )
+def to_mcp_contents(item: TextResourceContents | BlobResourceContents) -> Any:
+    """A resource's text or blob contents in the SDK's types."""
+    if isinstance(item, TextResourceContents):
+        return mt.TextResourceContents(uri=item.uri, text=item.text, mime_type=item.mime_type, _meta=item.meta)
+    return mt.BlobResourceContents(uri=item.uri, blob=item.blob, mime_type=item.mime_type, _meta=item.meta)
+
+
+def from_mcp_contents(item: Any) -> TextResourceContents | BlobResourceContents:
+    """The SDK's text or blob resource contents as toolweave's."""
+    if isinstance(item, mt.BlobResourceContents):
+        return BlobResourceContents(str(item.uri), item.blob, item.mime_type, item.meta)
+    return TextResourceContents(str(item.uri), item.text, item.mime_type, item.meta)
 
 
 def _annotations(value: dict[str, Any] | None) -> Any:
@@ -53,7 +57,7 @@ def to_mcp_content(block: ContentBlock) -> Any:
     if isinstance(block, AudioContent):
         return mt.AudioContent(type="audio", data=block.data, mime_type=block.mime_type, **extra)
     if isinstance(block, EmbeddedResource):
-        return mt.EmbeddedResource(type="resource", resource=_resource_to_mcp(block.resource), **extra)
+        return mt.EmbeddedResource(type="resource", resource=to_mcp_contents(block.resource), **extra)
     if isinstance(block, ResourceLink):
         return mt.ResourceLink(
             type="resource_link",
@@ -85,13 +89,7 @@ def from_mcp_content(block: Any) -> ContentBlock:
     if block.type == "audio":
         return AudioContent(block.data, block.mime_type, **extra)
     if block.type == "resource":
-        res = block.resource
-        contents: TextResourceContents | BlobResourceContents
-        if hasattr(res, "text"):
-            contents = TextResourceContents(str(res.uri), res.text, res.mime_type, res.meta)
-        else:
-            contents = BlobResourceContents(str(res.uri), res.blob, res.mime_type, res.meta)
-        return EmbeddedResource(contents, **extra)
+        return EmbeddedResource(from_mcp_contents(block.resource), **extra)
     return ResourceLink(
         uri=str(block.uri),
         name=block.name,

@@ -14,11 +14,10 @@ from typing import Any
 
 import mcp.types as mt
 
-from toolweave.core.content import BlobResourceContents, ResourceContents, TextResourceContents
 from toolweave.core.message import Message, PromptResult
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
-from toolweave.mcp.convert import TAGS_META_KEY, from_mcp_content, to_mcp_content
+from toolweave.mcp.convert import TAGS_META_KEY, from_mcp_content, from_mcp_contents, to_mcp_content, to_mcp_contents
 
 
 def _meta(meta: Any, tags: frozenset[str]) -> dict[str, Any] | None:
@@ -75,15 +74,9 @@ def to_mcp_resource_template(resource: Resource) -> mt.ResourceTemplate:
     )
 
 
-def _contents(item: ResourceContents) -> mt.TextResourceContents | mt.BlobResourceContents:
-    if isinstance(item, BlobResourceContents):
-        return mt.BlobResourceContents(uri=item.uri, blob=item.blob, mime_type=item.mime_type, _meta=item.meta)
-    return mt.TextResourceContents(uri=item.uri, text=item.text, mime_type=item.mime_type, _meta=item.meta)
-
-
 def to_mcp_read_result(result: ResourceResult) -> mt.ReadResourceResult:
     """What reading a resource returned, as the SDK's `ReadResourceResult`."""
-    return mt.ReadResourceResult(contents=[_contents(item) for item in result.contents], _meta=result.meta)
+    return mt.ReadResourceResult(contents=[to_mcp_contents(item) for item in result.contents], _meta=result.meta)
 
 
 def from_mcp_prompt_result(result: mt.GetPromptResult) -> PromptResult:
@@ -92,12 +85,6 @@ def from_mcp_prompt_result(result: mt.GetPromptResult) -> PromptResult:
     return PromptResult(messages, result.description, result.meta)
 
 
-def _contents_from_mcp(item: mt.TextResourceContents | mt.BlobResourceContents) -> ResourceContents:
-    if isinstance(item, mt.BlobResourceContents):
-        return BlobResourceContents(str(item.uri), item.blob, item.mime_type, item.meta)
-    return TextResourceContents(str(item.uri), item.text, item.mime_type, item.meta)
-
-
 def from_mcp_read_result(result: mt.ReadResourceResult) -> ResourceResult:
     """The SDK's `ReadResourceResult` as a `ResourceResult` (text, blobs and MIME types unchanged)."""
-    return ResourceResult([_contents_from_mcp(item) for item in result.contents], result.meta)
+    return ResourceResult([from_mcp_contents(item) for item in result.contents], result.meta)
