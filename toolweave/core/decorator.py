@@ -28,7 +28,7 @@ class ToolFunction(wrapt.FunctionWrapper):  # type: ignore[misc,type-arg]
     """The original function, still callable as itself, carrying its `Tool`."""
 
     def __init__(self, fn: Callable[..., Any], made: Tool) -> None:
-        super().__init__(fn, _call_through)
+        super().__init__(fn, call_through)
         self._self_tool = made
 
     @property
@@ -38,7 +38,8 @@ class ToolFunction(wrapt.FunctionWrapper):  # type: ignore[misc,type-arg]
         return tool
 
 
-def _call_through(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def call_through(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The wrapt wrapper of decorated tools and prompts: call the original function as it is."""
     return wrapped(*args, **kwargs)
 
 

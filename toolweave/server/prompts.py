@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import wrapt
 
 from toolweave.core.context import Context
+from toolweave.core.decorator import call_through
 from toolweave.core.errors import PROTOCOL_ANSWERS, InvalidArguments, ToolError, UnknownPrompt
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.message import PromptResult
@@ -110,7 +111,7 @@ class PromptFunction(wrapt.FunctionWrapper):  # type: ignore[misc,type-arg]
     """
 
     def __init__(self, fn: Callable[..., Any], registry: PromptRegistry, made: Prompt) -> None:
-        super().__init__(fn, _call_through)
+        super().__init__(fn, call_through)
         self._self_registry = registry
         self._self_prompt = made
 
@@ -128,10 +129,6 @@ class PromptFunction(wrapt.FunctionWrapper):  # type: ignore[misc,type-arg]
     def disable(self) -> None:
         """Hide the prompt: not listed, and getting it is "Unknown prompt"."""
         self._self_registry.set_enabled(self._self_prompt.name, False)
-
-
-def _call_through(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    return wrapped(*args, **kwargs)
 
 
 class PromptRegistry(Registry[Prompt, "PromptCatalog"]):
