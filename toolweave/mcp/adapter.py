@@ -94,16 +94,38 @@ def _headers(ctx: ServerRequestContext[Any]) -> Mapping[str, str]:
     return {key.lower(): value for key, value in headers.items()}
 
 
-def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
-    params = ctx.session.client_params
+def _per_connection(ctx: ServerRequestContext[Any], key: str, source: Any, build: Callable[[Any], Any]) -> Any:
+    """`build(source)`, computed once per connection for as long as `source` is the same object."""
+    state = getattr(getattr(ctx.session, "_connection", None), "state", None)
+    if state is None:
+        return build(source)
+    hit = state.get(key)
+    if hit is not None and hit[0] is source:
+        return hit[1]
+    value = build(source)
+    state[key] = (source, value)
+    return value
+
+
+def _client_info(params: Any) -> ClientInfo | None:
     if params is None or params.client_info is None:
         return None
     return ClientInfo(params.client_info.name, params.client_info.version)
 
 
+def _wire_dump(model: Any) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
+
+
+def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
+    return _per_connection(ctx, "toolweave.client", ctx.session.client_params, _client_info)  # type: ignore[no-any-return]
+
+
 def _capabilities(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
     declared = ctx.session.client_capabilities
-    return declared.model_dump(by_alias=True, exclude_none=True) if declared is not None else {}
+    if declared is None:
+        return {}
+    return _per_connection(ctx, "toolweave.capabilities", declared, _wire_dump)  # type: ignore[no-any-return]
 
 
 def _sdk_auth() -> AuthInfo | None:
