@@ -4,11 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcp.types as mt
 import pytest
 
 from toolweave import Tool, ToolAnnotations
-from toolweave.mcp.convert import to_mcp_tool, wire_tool
+from toolweave.mcp.convert import TAGS_META_KEY, _wire_output_schema, wire_tool
 from toolweave.testing import fake_tool
+
+
+def to_mcp_tool(tool: Tool) -> mt.Tool:
+    """The reference: the same description built field by field as the SDK's model."""
+    meta = dict(tool.meta) if tool.meta else {}
+    if tool.tags:
+        meta[TAGS_META_KEY] = sorted(tool.tags)
+    return mt.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=dict(tool.input_schema),
+        output_schema=_wire_output_schema(tool.output_schema),
+        annotations=mt.ToolAnnotations(**tool.annotations.to_dict()) if tool.annotations else None,
+        _meta=meta or None,
+    )
 
 
 def search(query: str, limit: int = 10) -> list[str]:

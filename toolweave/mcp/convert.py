@@ -126,28 +126,12 @@ def _wire_output_schema(schema: Any) -> dict[str, Any] | None:
         return None
     wire = dict(schema)
     if wire.get(WRAP_KEY):
-        wire[FASTMCP_WRAP_KEY] = True
+        wire[FASTMCP_WRAP_KEY] = True  # a wrapped non-object output, marked for fastmcp clients too
     return wire
 
 
-def to_mcp_tool(tool: Tool) -> mt.Tool:
-    """A tool's wire description (a wrapped non-object output is also marked for fastmcp clients)."""
-    meta = dict(tool.meta) if tool.meta else {}
-    if tool.tags:
-        meta[TAGS_META_KEY] = sorted(tool.tags)
-    return mt.Tool(
-        name=tool.name,
-        title=tool.title,
-        description=tool.description,
-        input_schema=dict(tool.input_schema),
-        output_schema=_wire_output_schema(tool.output_schema),
-        annotations=mt.ToolAnnotations(**tool.annotations.to_dict()) if tool.annotations else None,
-        _meta=meta or None,
-    )
-
-
 def wire_tool(tool: Tool) -> dict[str, Any]:
-    """A tool's wire description as the dict `to_mcp_tool(tool)` dumps to, built directly.
+    """A tool's wire description (the dump of the SDK's `Tool`), built directly as a dict.
 
     `tools/list` of thousands of tools pays for every model built and dumped; the SDK still
     validates the whole result against the protocol schema before it is sent.
