@@ -7,18 +7,19 @@ import mcp.types as mt
 import pytest
 
 from toolweave.core.tool import ToolAnnotations
-from toolweave.mcp.upstream import _annotations, _describe, _Watched
+from toolweave.mcp.convert import annotations_from_mcp
+from toolweave.mcp.upstream import _describe, _Watched
 
 
-def test_upstream_annotations_become_tool_annotations() -> None:
+def test_upstream_annotations_become_toolannotations_from_mcp() -> None:
     wire = mt.ToolAnnotations(title="Echo", read_only_hint=True, destructive_hint=False)
-    assert _annotations(wire) == ToolAnnotations(title="Echo", read_only_hint=True, destructive_hint=False)
-    assert _annotations(None) is None
+    assert annotations_from_mcp(wire) == ToolAnnotations(title="Echo", read_only_hint=True, destructive_hint=False)
+    assert annotations_from_mcp(None) is None
 
 
 def test_unknown_upstream_annotation_keys_are_ignored() -> None:
     wire = mt.ToolAnnotations.model_validate({"readOnlyHint": True, "x-vendor": 1})
-    assert _annotations(wire) == ToolAnnotations(read_only_hint=True)
+    assert annotations_from_mcp(wire) == ToolAnnotations(read_only_hint=True)
 
 
 def test_a_failure_is_described_by_its_innermost_cause() -> None:

@@ -155,7 +155,9 @@ def wire_tool(tool: Tool) -> dict[str, Any]:
 
 
 def annotations_from_mcp(annotations: Any) -> ToolAnnotations | None:
-    """SDK tool annotations as `ToolAnnotations`."""
+    """SDK tool annotations as `ToolAnnotations` (hints toolweave does not know are dropped)."""
     if annotations is None:
         return None
-    return ToolAnnotations.coerce(annotations.model_dump(by_alias=True, exclude_none=True))
+    known = set(ToolAnnotations._WIRE.values())
+    dumped = annotations.model_dump(by_alias=True, exclude_none=True)
+    return ToolAnnotations.coerce({key: value for key, value in dumped.items() if key in known}) or None

@@ -33,10 +33,6 @@ class ResourceUpdates:
         self._uris: dict[int, set[str]] = {}
         self._connections: dict[int, Any] = {}
 
-    def subscribed(self, connection: Any) -> frozenset[str]:
-        """The URIs `connection` subscribed to."""
-        return frozenset(self._uris.get(id(connection), ()))
-
     async def subscribe(self, ctx: ServerRequestContext[Any], params: mt.SubscribeRequestParams) -> mt.EmptyResult:
         """`resources/subscribe`: remember the URI for this connection."""
         connection = getattr(ctx.session, "_connection", None)

@@ -39,8 +39,8 @@ from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from toolweave.core.context import Context
 from toolweave.core.errors import ToolTimeout, UpstreamError
 from toolweave.core.result import ToolResult
-from toolweave.core.tool import Origin, Tool, ToolAnnotations
-from toolweave.mcp.convert import TAGS_META_KEY, from_mcp_result
+from toolweave.core.tool import Origin, Tool
+from toolweave.mcp.convert import TAGS_META_KEY, annotations_from_mcp, from_mcp_result
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 
 if TYPE_CHECKING:
@@ -94,14 +94,6 @@ class _Watched:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
-
-
-def _annotations(wire: mt.ToolAnnotations | None) -> ToolAnnotations | None:
-    if wire is None:
-        return None
-    known = set(ToolAnnotations._WIRE.values())
-    dumped = wire.model_dump(by_alias=True, exclude_none=True)
-    return ToolAnnotations.coerce({key: value for key, value in dumped.items() if key in known}) or None
 
 
 def _wants_progress(ctx: Context) -> bool:
@@ -311,7 +303,7 @@ class Upstream:
             title=wire.title,
             description=wire.description,
             output_schema=dict(wire.output_schema) if wire.output_schema is not None else None,
-            annotations=_annotations(wire.annotations),
+            annotations=annotations_from_mcp(wire.annotations),
             tags=frozenset(tags),
             meta=meta or None,
             origin=Origin("remote", f"{self.label} ({self.remote.target.describe()})", name),

@@ -42,11 +42,6 @@ class Entry:
         handler = build_chain(chain, tool_runner(tool)) if chain else None
         return cls(tool, origin, chain, handler, tool.error_policy or errors)
 
-    async def invoke(self, arguments: dict[str, Any], ctx: Context) -> ToolResult:
-        """Run the chain on validated arguments; exceptions propagate."""
-        if self.handler is None:
-            return await self.tool.run(arguments, ctx)
-        return await self.handler(ToolCall(self.tool, arguments, ctx))
 
 
 @dataclass(slots=True)
