@@ -37,12 +37,23 @@ class ClientInfo:
 
 @dataclass(frozen=True, slots=True)
 class AuthInfo:
-    """The authenticated caller, when the transport authenticated one."""
+    """The authenticated caller, when the transport authenticated one.
+
+    Attributes:
+        subject: Who the caller is (a token's `sub`).
+        scopes: What the caller's token allows.
+        claims: Every verified claim of the caller's token.
+        token: The bearer token itself (never logged, never forwarded unless a mount says so).
+        client_id: The OAuth client the token was issued to, when known.
+        expires_at: When the token expires (seconds since the epoch), when known.
+    """
 
     subject: str | None = None
     scopes: tuple[str, ...] = ()
     claims: Mapping[str, Any] = field(default_factory=dict)
     token: str | None = field(default=None, repr=False)
+    client_id: str | None = None
+    expires_at: int | None = None
 
 
 async def _no_progress(progress: float, total: float | None, message: str | None) -> None:

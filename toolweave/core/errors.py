@@ -15,8 +15,10 @@ ToolweaveError                      root: catch this to catch anything toolweave
  ├── ConfigError                    a config file is invalid: file, key path, what is wrong
  ├── DuplicateError (ValueError)    two components claim the same exposed name
  ├── TransformError (ValueError)    a transform does not fit its tool (raised at composition time)
- └── InjectionError                 an injected argument could not be filled at call time
-                                    (internal: masked for clients, logged for operators)
+ ├── InjectionError                 an injected argument could not be filled at call time
+ │                                  (internal: masked for clients, logged for operators)
+ └── InvalidToken                   a bearer token was refused (HTTP 401; the reason is logged,
+                                    never sent)
 ```
 
 Any other exception raised by a tool is an *internal* error: with masking on (the default) the
@@ -196,6 +198,14 @@ class InjectionError(ToolweaveError):
 
     It is an internal error: clients get the masked message, the server log names the argument and
     the source (the variable, header or claim), never a value.
+    """
+
+
+class InvalidToken(ToolweaveError):
+    """A bearer token was refused: malformed, expired, wrongly signed, for another audience...
+
+    The HTTP edge answers 401 with the spec's error code only; the message (why it was refused)
+    is for the operator's log and never reaches the client.
     """
 
 

@@ -24,7 +24,7 @@ import logging
 import threading
 import warnings
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
@@ -35,6 +35,7 @@ from mcp import MCPError
 from mcp.server import NotificationOptions, ServerRequestContext
 from mcp.server import Server as LowLevelServer
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
@@ -52,13 +53,13 @@ from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, wire_tool
+from toolweave.mcp.http_auth import auth_info
 from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.server.server import Server
 
 logger = logging.getLogger("toolweave.mcp")
-Authenticate = Callable[[Mapping[str, str]], "Awaitable[AuthInfo | None] | AuthInfo | None"]
 _LIST_TOOLS_DEFAULTS = mt.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True)
 """What an empty `mt.ListToolsResult` dumps to (the era's defaults: `ttlMs`, `resultType`, ...)."""
 _adapters: weakref.WeakKeyDictionary[Server, McpAdapter] = weakref.WeakKeyDictionary()
@@ -128,16 +129,17 @@ def _capabilities(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
     return _per_connection(ctx, "toolweave.capabilities", declared, _wire_dump)  # type: ignore[no-any-return]
 
 
-def _sdk_auth() -> AuthInfo | None:
+def _caller(ctx: ServerRequestContext[Any]) -> AuthInfo | None:
+    """The caller the HTTP edge verified for this request (`toolweave.mcp.http_auth`), if any.
+
+    Read from the request itself: a handshake-era session serves its requests in a task that
+    does not see the per-request auth context variable.
+    """
+    user = getattr(ctx.request, "scope", {}).get("user")
+    if isinstance(user, AuthenticatedUser):
+        return auth_info(user.access_token)
     token = get_access_token()
-    if token is None:
-        return None
-    return AuthInfo(
-        subject=token.subject or token.client_id,
-        scopes=tuple(token.scopes),
-        claims=dict(token.claims or {}),
-        token=token.token,
-    )
+    return auth_info(token) if token is not None else None
 
 
 def _weak_update_listener(ref: weakref.ref[McpAdapter]) -> Callable[[str], None]:
@@ -164,7 +166,6 @@ class McpAdapter:
 
     def __init__(self, server: Server) -> None:
         self.server = server
-        self.authenticate: Authenticate | None = None
         self.bus = InMemorySubscriptionBus()
         self._connections: dict[int, Any] = {}
         self._levels = ConnectionLevels()
@@ -209,10 +210,7 @@ class McpAdapter:
 
     async def _context(self, ctx: ServerRequestContext[Any]) -> Context:
         headers = _headers(ctx)
-        auth = _sdk_auth()
-        if self.authenticate is not None and auth is None:
-            found = self.authenticate(headers)
-            auth = await found if isinstance(found, Awaitable) else found
+        auth = _caller(ctx)
         session = ctx.session
         request_id = ctx.request_id
         meta = dict(ctx.meta) if ctx.meta else {}

@@ -8,11 +8,14 @@ Example:
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from toolweave.mcp.adapter import Authenticate, adapter_for
+from toolweave.auth.verifier import Verifier
+from toolweave.mcp.adapter import adapter_for
+from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.server.server import Server
 
 if TYPE_CHECKING:
@@ -29,31 +32,60 @@ def http_app(
     stateless: bool = False,
     json_response: bool = False,
     host: str = "127.0.0.1",
+    auth: Verifier | None = None,
     authenticate: Authenticate | None = None,
+    allow_anonymous: bool = False,
+    resource_url: str | None = None,
+    authorization_servers: Sequence[str] = (),
     event_store: EventStore | None = None,
     retry_interval: int | None = None,
 ) -> Starlette:
     """An ASGI app serving `server` at `path` (both protocol eras).
 
     Args:
-        authenticate: Called with each request's headers (lower-case names); returns the
-            caller's `AuthInfo` (or None), which becomes `ctx.auth`.
+        auth: Verifies each request's bearer token (`toolweave.auth.JWTVerifier`,
+            `IntrospectionVerifier`, or any `Verifier`); the verified caller becomes `ctx.auth`.
+            A request without a valid token gets 401, one without a required scope 403.
+        authenticate: A hand-written alternative to `auth`: called with each request's headers
+            (lower-case names), returns the caller's `AuthInfo` or `None`.
+        allow_anonymous: Serve requests that `auth`/`authenticate` did not recognise (with no
+            `ctx.auth`) instead of answering 401.
+        resource_url: This server's public URL (its OAuth resource identifier, the audience of its
+            tokens): serves the RFC 9728 metadata and points 401 answers at it.
+        authorization_servers: The issuers clients should get tokens from, for that metadata
+            (default: the verifier's `issuer`).
         host: The host the app is served on; loopback hosts turn on DNS-rebinding protection.
         event_store: Makes SSE streams resumable for handshake-era clients (priming event, event
             ids, replay after `Last-Event-ID`), e.g. `toolweave.mcp.events.MemoryEventStore()`.
         retry_interval: Milliseconds a client should wait before reconnecting (the SSE `retry`).
     """
-    adapter = adapter_for(server)
-    if authenticate is not None:
-        adapter.authenticate = authenticate
-    return adapter.lowlevel.streamable_http_app(
+    routes = []
+    if resource_url is not None:
+        if auth is None:
+            raise ValueError("resource_url= describes a server that verifies tokens: pass auth= too")
+        issuers = list(authorization_servers) or [issuer for issuer in [getattr(auth, "issuer", None)] if issuer]
+        if not issuers:
+            raise ValueError("resource_url= needs authorization_servers= (the verifier names no issuer)")
+        routes = metadata_routes(resource_url, issuers, list(auth.required_scopes))
+    app = adapter_for(server).lowlevel.streamable_http_app(
         streamable_http_path=path,
         stateless_http=stateless,
         json_response=json_response,
         host=host,
         event_store=event_store,
         retry_interval=retry_interval,
+        custom_starlette_routes=routes,
     )
+    if auth is not None or authenticate is not None:
+        protect(
+            app,
+            path=path,
+            verifier=auth,
+            authenticate=authenticate,
+            allow_anonymous=allow_anonymous,
+            resource_url=resource_url,
+        )
+    return app
 
 
 async def serve_stdio(server: Server) -> None:

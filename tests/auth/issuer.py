@@ -1,0 +1,115 @@
+"""A real token issuer on 127.0.0.1: a JWKS endpoint with freshly generated keys, and an RFC 7662
+introspection endpoint, both counting what they are asked."""
+
+from __future__ import annotations
+
+import base64
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+ISSUER = "https://issuer.test/"
+AUDIENCE = "http://127.0.0.1/mcp"
+INTROSPECTION_CLIENT = ("gateway", "gateway-secret")
+
+
+@dataclass
+class SigningKey:
+    """One key pair the issuer signs with."""
+
+    algorithm: str
+    private: Any
+    kid: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    @classmethod
+    def rsa(cls) -> SigningKey:
+        return cls("RS256", rsa.generate_private_key(public_exponent=65537, key_size=2048))
+
+    @classmethod
+    def ec(cls) -> SigningKey:
+        return cls("ES256", ec.generate_private_key(ec.SECP256R1()))
+
+    def jwk(self) -> dict[str, Any]:
+        convert = RSAAlgorithm if self.algorithm.startswith("RS") else ECAlgorithm
+        public = convert.to_jwk(self.private.public_key(), as_dict=True)
+        return {**public, "kid": self.kid, "use": "sig", "alg": self.algorithm}
+
+    def public_pem(self) -> str:
+        return self.private.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        ).decode()
+
+
+@dataclass
+class Issuer:
+    """Mints tokens and serves its public keys; `rotate()` replaces them."""
+
+    keys: list[SigningKey] = field(default_factory=lambda: [SigningKey.rsa(), SigningKey.ec()])
+    jwks_requests: int = 0
+    introspections: int = 0
+    opaque: dict[str, dict[str, Any]] = field(default_factory=dict)
+    base_url: str = ""
+
+    @property
+    def jwks_uri(self) -> str:
+        return f"{self.base_url}/jwks.json"
+
+    @property
+    def introspection_url(self) -> str:
+        return f"{self.base_url}/introspect"
+
+    def rotate(self) -> None:
+        self.keys = [SigningKey.rsa(), SigningKey.ec()]
+
+    def claims(self, **overrides: Any) -> dict[str, Any]:
+        now = int(time.time())
+        claims = {"iss": ISSUER, "aud": AUDIENCE, "sub": "ada", "scope": "tools notes", "iat": now, "exp": now + 600}
+        claims.update(overrides)
+        return {key: value for key, value in claims.items() if value is not None}
+
+    def token(self, key: SigningKey | None = None, headers: dict[str, Any] | None = None, **claims: Any) -> str:
+        key = key or self.keys[0]
+        return jwt.encode(
+            self.claims(**claims), key.private, algorithm=key.algorithm, headers={"kid": key.kid, **(headers or {})}
+        )
+
+    def opaque_token(self, **answer: Any) -> str:
+        token = uuid.uuid4().hex
+        self.opaque[token] = {"active": True, "sub": "ada", "scope": "tools", "exp": int(time.time()) + 600, **answer}
+        return token
+
+    def app(self) -> Starlette:
+        async def jwks(request: Request) -> JSONResponse:
+            self.jwks_requests += 1
+            return JSONResponse({"keys": [key.jwk() for key in self.keys]})
+
+        async def introspect(request: Request) -> JSONResponse:
+            self.introspections += 1
+            expected = base64.b64encode(":".join(INTROSPECTION_CLIENT).encode()).decode()
+            if request.headers.get("authorization") != f"Basic {expected}":
+                return JSONResponse({"error": "invalid_client"}, status_code=401)
+            form = await request.form()
+            return JSONResponse(self.opaque.get(str(form.get("token")), {"active": False}))
+
+        return Starlette(routes=[Route("/jwks.json", jwks), Route("/introspect", introspect, methods=["POST"])])
+
+
+def unsigned(claims: dict[str, Any], headers: dict[str, Any]) -> str:
+    """A token with any header and payload, signed with nothing (`alg: none`-style forgeries)."""
+
+    def part(value: dict[str, Any]) -> str:
+        import json
+
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+    return f"{part(headers)}.{part(claims)}."

@@ -1,0 +1,156 @@
+"""`JWTVerifier` against a real JWKS endpoint on 127.0.0.1 with freshly generated RSA and EC keys."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+import jwt
+import pytest
+
+from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey, unsigned
+from toolweave.auth import JWTVerifier
+from toolweave.core.errors import InvalidToken
+
+
+def verifier_for(issuer: Issuer, **options: object) -> JWTVerifier:
+    return JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE, **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("key_index", [0, 1], ids=["RS256", "ES256"])
+async def test_a_valid_token_gives_the_caller(issuer: Issuer, key_index: int) -> None:
+    caller = await verifier_for(issuer).verify(issuer.token(issuer.keys[key_index], org="acme"))
+    assert (caller.subject, caller.scopes, caller.claims["org"]) == ("ada", ("tools", "notes"), "acme")
+    assert caller.expires_at is not None and caller.expires_at > time.time()
+
+
+def _tampered_payload(issuer: Issuer) -> str:
+    header, _, signature = issuer.token().split(".")
+    forged = issuer.token(sub="root").split(".")[1]
+    return f"{header}.{forged}.{signature}"
+
+
+def _tampered_signature(issuer: Issuer) -> str:
+    token = issuer.token()
+    last = "A" if token[-2] != "A" else "B"
+    return token[:-2] + last + token[-1]
+
+
+def _hs256_with_public_key(issuer: Issuer) -> str:
+    pem = issuer.keys[0].public_pem().encode()
+    claims = issuer.claims()
+    header = {"alg": "HS256", "typ": "JWT", "kid": issuer.keys[0].kid}
+    import base64
+    import hashlib
+    import hmac
+    import json
+
+    def part(value: object) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+    signing_input = f"{part(header)}.{part(claims)}"
+    signature = hmac.new(pem, signing_input.encode(), hashlib.sha256).digest()
+    return f"{signing_input}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"
+
+
+FORGERIES = {  # how to forge it, and why it must be refused
+    "expired": (lambda i: i.token(exp=int(time.time()) - 120), "ExpiredSignature"),
+    "nbf in the future": (lambda i: i.token(nbf=int(time.time()) + 600), r"not yet valid \(nbf\)"),
+    "iat in the future": (lambda i: i.token(iat=int(time.time()) + 600), r"not yet valid \(iat\)"),
+    "wrong issuer": (lambda i: i.token(iss="https://evil.test/"), "InvalidIssuer"),
+    "wrong audience": (lambda i: i.token(aud="https://other.test/mcp"), "InvalidAudience"),
+    "no exp": (lambda i: i.token(exp=None), "missing the \"exp\" claim"),
+    "alg none": (
+        lambda i: unsigned(i.claims(), {"alg": "none", "typ": "JWT", "kid": i.keys[0].kid}),
+        "'none' is not allowed",
+    ),
+    "HS256 signed with the public key": (_hs256_with_public_key, "'HS256' is not allowed"),
+    "unknown kid": (lambda i: i.token(SigningKey.rsa()), "no signing key with kid"),
+    "signed by a stranger with a known kid": (
+        lambda i: i.token(SigningKey("RS256", SigningKey.rsa().private, i.keys[0].kid)),
+        "InvalidSignature",
+    ),
+    "tampered payload": (_tampered_payload, "InvalidSignature"),
+    "tampered signature": (_tampered_signature, "InvalidSignature"),
+    "not a JWT": (lambda i: "opaque-token-value", "malformed"),
+    "empty": (lambda i: "", "malformed"),
+    "three dots": (lambda i: "..", "malformed"),
+    "RS256 header on the EC key": (
+        lambda i: jwt.encode(i.claims(), i.keys[0].private, algorithm="RS256", headers={"kid": i.keys[1].kid}),
+        "does not fit the EC key",
+    ),
+    "oversized": (lambda i: i.token(padding="x" * 20_000), "longer than"),
+}
+
+
+@pytest.mark.parametrize(("forge", "reason"), FORGERIES.values(), ids=FORGERIES.keys())
+async def test_every_forgery_is_refused_for_its_reason(issuer: Issuer, forge: object, reason: str) -> None:
+    verifier = verifier_for(issuer)
+    with pytest.raises(InvalidToken, match=reason):
+        await verifier.verify(forge(issuer))  # type: ignore[operator]
+
+
+async def test_a_static_public_key_needs_no_jwks() -> None:
+    key = SigningKey.ec()
+    issuer = Issuer(keys=[key])
+    verifier = JWTVerifier(public_key=key.public_pem(), issuer=ISSUER, audience=AUDIENCE, algorithms=["ES256"])
+    assert (await verifier.verify(issuer.token(key))).subject == "ada"
+    with pytest.raises(InvalidToken):
+        await verifier.verify(issuer.token(SigningKey.ec()))
+
+
+async def test_rotation_fetches_the_jwks_once_for_a_hundred_concurrent_requests(issuer: Issuer) -> None:
+    verifier = verifier_for(issuer, refetch_interval=0)
+    old_token = issuer.token()
+    await verifier.verify(old_token)
+    assert issuer.jwks_requests == 1
+
+    issuer.rotate()
+    new_tokens = [issuer.token(issuer.keys[n % 2], sub=f"user-{n}") for n in range(100)]
+    subjects: list[str | None] = []
+
+    async def verify(token: str) -> None:
+        subjects.append((await verifier.verify(token)).subject)
+
+    async with anyio.create_task_group() as tasks:
+        for token in new_tokens:
+            tasks.start_soon(verify, token)
+    assert sorted(subjects, key=str) == sorted((f"user-{n}" for n in range(100)), key=str)
+    assert issuer.jwks_requests == 2  # one fetch for the whole rotation
+
+    stale = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
+    with pytest.raises(InvalidToken):  # the old key is gone from the JWKS
+        await stale.verify(old_token)
+
+
+async def test_unknown_kids_cannot_make_it_hammer_the_jwks(issuer: Issuer) -> None:
+    verifier = verifier_for(issuer, refetch_interval=60)
+    await verifier.verify(issuer.token())
+    for _ in range(20):
+        with pytest.raises(InvalidToken):
+            await verifier.verify(issuer.token(SigningKey.rsa()))
+    assert issuer.jwks_requests == 2  # the first fetch, then one refetch per interval
+
+
+async def test_a_verified_token_is_not_checked_again(issuer: Issuer) -> None:
+    verifier = verifier_for(issuer)
+    token = issuer.token()
+    first = await verifier.verify(token)
+    issuer.rotate()  # even with its key gone, the remembered answer stands until cache_ttl
+    assert await verifier.verify(token) is first
+
+
+async def test_an_unreachable_jwks_refuses_quickly() -> None:
+    from tests.conftest import free_port
+
+    verifier = JWTVerifier(jwks_uri=f"http://127.0.0.1:{free_port()}/jwks.json", timeout=1)
+    with anyio.fail_after(5), pytest.raises(InvalidToken, match="could not be fetched"):
+        await verifier.verify(Issuer().token())
+
+
+def test_symmetric_or_empty_algorithm_lists_are_refused_at_construction() -> None:
+    for algorithms in (["HS256"], ["none"], [], ["RS256", "HS512"]):
+        with pytest.raises(ValueError, match="asymmetric"):
+            JWTVerifier(jwks_uri="http://127.0.0.1/jwks", algorithms=algorithms)
+    with pytest.raises(ValueError, match="exactly one"):
+        JWTVerifier()

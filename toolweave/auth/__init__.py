@@ -1,0 +1,14 @@
+"""Verified callers: bearer-token verifiers for the HTTP edge.
+
+- `JWTVerifier`: signed JWTs, against a JWKS endpoint (cached, rotation-aware) or a public key;
+- `IntrospectionVerifier`: opaque tokens, asked of the authorization server (RFC 7662);
+- `Verifier`: what both are (`async verify(token) -> AuthInfo`, raising `InvalidToken`), for your own.
+
+Serve with one: `server.http_app(auth=verifier, resource_url="https://mcp.example.com/mcp")`.
+"""
+
+from toolweave.auth.introspection import IntrospectionVerifier
+from toolweave.auth.jwt_verifier import JWTVerifier
+from toolweave.auth.verifier import Verifier, scopes_of
+
+__all__ = ["IntrospectionVerifier", "JWTVerifier", "Verifier", "scopes_of"]

@@ -1,0 +1,128 @@
+"""`IntrospectionVerifier`: opaque bearer tokens, checked by the authorization server (RFC 7662).
+
+Each token not seen recently is POSTed to the introspection endpoint (the verifier authenticates
+as a client with `client_secret_basic`); an `active` answer is the caller. Active answers are
+remembered briefly (`cache_ttl`, never past the token's `exp`) so a client's every request does
+not cost a round trip; refusals are not remembered. The endpoint unreachable, slow (`timeout`)
+or answering nonsense refuses the token: a caller is never let in because the check failed.
+
+Example:
+    >>> verifier = IntrospectionVerifier(
+    ...     "https://auth.example.com/oauth2/introspect",
+    ...     client_id="toolweave-gateway",
+    ...     client_secret="...",
+    ...     audience="https://mcp.example.com/mcp",
+    ... )
+    >>> verifier.cache_ttl
+    30
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+import httpx2 as httpx
+
+from toolweave.auth.cache import TokenCache
+from toolweave.auth.verifier import caller_from_claims
+from toolweave.core.context import AuthInfo
+from toolweave.core.errors import InvalidToken
+
+logger = logging.getLogger("toolweave.auth")
+
+
+class IntrospectionVerifier:
+    """Verify opaque tokens with the authorization server's introspection endpoint.
+
+    Args:
+        url: The RFC 7662 introspection endpoint.
+        client_id / client_secret: This server's credentials at the authorization server.
+        issuer: When set, an answer's `iss` (if it has one) must equal it.
+        audience: When set, an answer's `aud` (if it has one) must contain it.
+        required_scopes: Scopes every request needs (checked by the HTTP edge: 403 when missing).
+        cache_ttl / cache_size: How long (seconds) and how many active answers are remembered.
+        timeout: Seconds an introspection request may take.
+        max_length: The longest token sent for introspection at all.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        client_id: str,
+        client_secret: str,
+        issuer: str | None = None,
+        audience: str | None = None,
+        required_scopes: Iterable[str] = (),
+        cache_ttl: float = 30,
+        cache_size: int = 4096,
+        timeout: float = 5,
+        max_length: int = 4096,
+    ) -> None:
+        self.url = url
+        self.issuer = issuer
+        self.audience = audience
+        self.required_scopes = tuple(required_scopes)
+        self.cache_ttl = cache_ttl
+        self.timeout = timeout
+        self.max_length = max_length
+        self.requests = 0
+        """How many introspection requests were made (for operators and tests)."""
+        self._credentials = (client_id, client_secret)
+        self._cache: TokenCache[AuthInfo] = TokenCache(cache_size, cache_ttl)
+        self._client: httpx.AsyncClient | None = None
+
+    def __repr__(self) -> str:
+        return f"IntrospectionVerifier({self.url!r}, client_id={self._credentials[0]!r})"
+
+    async def verify(self, token: str) -> AuthInfo:
+        """The caller behind `token`, as the authorization server describes it.
+
+        Raises:
+            InvalidToken: inactive, for another audience, or the endpoint could not say.
+        """
+        cached = self._cache.get(token)
+        if cached is not None:
+            return cached
+        if not token or len(token) > self.max_length:
+            raise InvalidToken("token empty or too long")
+        answer = await self._introspect(token)
+        if answer.get("active") is not True:
+            raise InvalidToken("the authorization server says the token is not active")
+        self._check(answer)
+        caller = caller_from_claims(token, answer)
+        self._cache.put(token, caller, caller.expires_at)
+        return caller
+
+    async def aclose(self) -> None:
+        """Close the pooled HTTP client (a new one is made on the next request)."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def _introspect(self, token: str) -> dict[str, Any]:
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self.timeout, auth=self._credentials)
+        self.requests += 1
+        try:
+            form = {"token": token, "token_type_hint": "access_token"}
+            response = await self._client.post(self.url, data=form, headers={"accept": "application/json"})
+            response.raise_for_status()
+            answer = response.json()
+        except (httpx.HTTPError, ValueError) as error:
+            logger.warning("token introspection at %s failed: %s", self.url, type(error).__name__)
+            raise InvalidToken("the introspection endpoint could not be asked") from None
+        if not isinstance(answer, dict):
+            raise InvalidToken("the introspection answer is not a JSON object")
+        return answer
+
+    def _check(self, answer: dict[str, Any]) -> None:
+        if self.issuer is not None and answer.get("iss", self.issuer) != self.issuer:
+            raise InvalidToken("the token was issued by another issuer")
+        if self.audience is not None and "aud" in answer:
+            audience = answer["aud"]
+            audiences = [audience] if isinstance(audience, str) else list(audience or [])
+            if self.audience not in audiences:
+                raise InvalidToken("the token is for another audience")

@@ -1,0 +1,253 @@
+"""`JWTVerifier`: bearer tokens that are JWTs, checked against a JWKS endpoint or a public key.
+
+What a token must pass, in order (the first failure refuses it, and the reason is logged for the
+operator — never the token):
+
+- at most `max_length` characters, three base64url parts, a JSON header;
+- `alg` in the allow-list: asymmetric algorithms only (`RS*`, `PS*`, `ES*`, `EdDSA`), so `none`
+  and HMAC signed with a public key can never pass, whatever the token says;
+- a key: the JWKS key with the token's `kid` (an unknown `kid` triggers one refetch of the JWKS,
+  at most once per `refetch_interval` seconds, shared by every request waiting on it — key
+  rotation without a thundering herd), or the one configured `public_key`; the key's type must
+  fit the algorithm;
+- the signature; `exp` (required), `nbf` and `iat` with `leeway` seconds of clock skew;
+- `iss` equal to `issuer`, `aud` containing `audience` (RFC 8707: this server's resource URL),
+  when those are configured.
+
+A verified token is remembered (bounded, until it expires or `cache_ttl` passes), so the
+signature of a token a client sends on every request is checked once.
+
+Example:
+    >>> verifier = JWTVerifier(
+    ...     jwks_uri="https://auth.example.com/.well-known/jwks.json",
+    ...     issuer="https://auth.example.com/",
+    ...     audience="https://mcp.example.com/mcp",
+    ...     required_scopes=["tools:call"],
+    ... )
+    >>> verifier.algorithms
+    ('RS256', 'ES256')
+    >>> JWTVerifier(public_key="...", algorithms=["HS256"])
+    Traceback (most recent call last):
+    ...
+    ValueError: JWTVerifier algorithms must be asymmetric (RS*, PS*, ES*, EdDSA); refused: HS256
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+import anyio
+import httpx2 as httpx
+import jwt
+from jwt.api_jwk import PyJWK
+
+from toolweave.auth.cache import TokenCache
+from toolweave.auth.verifier import caller_from_claims
+from toolweave.core.context import AuthInfo
+from toolweave.core.errors import InvalidToken
+
+logger = logging.getLogger("toolweave.auth")
+
+ASYMMETRIC = {
+    "RS256": "RSA", "RS384": "RSA", "RS512": "RSA",
+    "PS256": "RSA", "PS384": "RSA", "PS512": "RSA",
+    "ES256": "EC", "ES384": "EC", "ES512": "EC", "ES256K": "EC",
+    "EdDSA": "OKP",
+}  # fmt: skip
+"""The algorithms a `JWTVerifier` may accept, with the JWK key type each one needs."""
+
+
+class _Key(NamedTuple):
+    key_type: str
+    """The JWK key type: "RSA", "EC" or "OKP"."""
+    key: Any
+
+
+class JWTVerifier:
+    """Verify JWT bearer tokens (signature, expiry, issuer, audience) against a JWKS or a public key.
+
+    Args:
+        jwks_uri: Where the issuer publishes its signing keys (JSON Web Key Set).
+        public_key: A PEM public key (or a JWK dict), instead of `jwks_uri`.
+        issuer: The exact `iss` every token must carry.
+        audience: A value the token's `aud` must contain; for an MCP server, its resource URL.
+        algorithms: The signature algorithms accepted (asymmetric only).
+        leeway: Seconds of clock skew tolerated on `exp`, `nbf` and `iat`.
+        required_scopes: Scopes every request needs (checked by the HTTP edge: 403 when missing).
+        refetch_interval: The least seconds between two JWKS refetches caused by an unknown `kid`.
+        jwks_ttl: Seconds after which the JWKS is refetched on the next request.
+        timeout: Seconds a JWKS fetch may take.
+        cache_size / cache_ttl: How many verified tokens are remembered, and for how long at most.
+        max_length: The longest token considered at all.
+    """
+
+    def __init__(
+        self,
+        *,
+        jwks_uri: str | None = None,
+        public_key: str | Mapping[str, Any] | None = None,
+        issuer: str | None = None,
+        audience: str | Iterable[str] | None = None,
+        algorithms: Iterable[str] = ("RS256", "ES256"),
+        leeway: float = 30,
+        required_scopes: Iterable[str] = (),
+        refetch_interval: float = 30,
+        jwks_ttl: float = 3600,
+        timeout: float = 5,
+        cache_size: int = 4096,
+        cache_ttl: float = 300,
+        max_length: int = 16_384,
+    ) -> None:
+        if (jwks_uri is None) == (public_key is None):
+            raise ValueError("JWTVerifier needs exactly one of jwks_uri= or public_key=")
+        self.algorithms = tuple(algorithms)
+        refused = [name for name in self.algorithms if name not in ASYMMETRIC]
+        if refused or not self.algorithms:
+            raise ValueError(
+                "JWTVerifier algorithms must be asymmetric (RS*, PS*, ES*, EdDSA); refused: "
+                + (", ".join(refused) or "an empty list")
+            )
+        self.jwks_uri = jwks_uri
+        self.issuer = issuer
+        self.audience = [audience] if isinstance(audience, str) else list(audience or []) or None
+        self.leeway = leeway
+        self.required_scopes = tuple(required_scopes)
+        self.refetch_interval = refetch_interval
+        self.jwks_ttl = jwks_ttl
+        self.timeout = timeout
+        self.max_length = max_length
+        self.jwks_fetches = 0
+        """How many times the JWKS was fetched (for operators and tests)."""
+        self._cache: TokenCache[AuthInfo] = TokenCache(cache_size, cache_ttl)
+        self._keys: dict[str | None, _Key] = {}
+        self._fetched_at = -float("inf")
+        self._refetched_at = -float("inf")
+        self._lock = anyio.Lock()
+        if public_key is not None:
+            self._keys = {None: _static_key(public_key)}
+
+    def __repr__(self) -> str:
+        source = f"jwks_uri={self.jwks_uri!r}" if self.jwks_uri else "public_key=..."
+        return f"JWTVerifier({source}, issuer={self.issuer!r}, audience={self.audience!r})"
+
+    async def verify(self, token: str) -> AuthInfo:
+        """The verified caller behind `token`.
+
+        Raises:
+            InvalidToken: the token is refused; the message says why (for logs, not for clients).
+        """
+        cached = self._cache.get(token)
+        if cached is not None:
+            return cached
+        if len(token) > self.max_length:
+            raise InvalidToken(f"token longer than {self.max_length} characters")
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError as error:
+            raise InvalidToken(f"malformed token ({error})") from None
+        algorithm = header.get("alg")
+        if algorithm not in self.algorithms:
+            raise InvalidToken(f"algorithm {algorithm!r} is not allowed")
+        key = await self._key(header.get("kid"))
+        if key.key_type != ASYMMETRIC[algorithm]:
+            raise InvalidToken(f"algorithm {algorithm!r} does not fit the {key.key_type} key")
+        try:
+            claims = jwt.decode(
+                token,
+                key.key,
+                algorithms=[algorithm],
+                audience=self.audience,
+                issuer=self.issuer,
+                leeway=self.leeway,
+                options={"require": ["exp"], "verify_aud": self.audience is not None},
+            )
+        except jwt.PyJWTError as error:
+            raise InvalidToken(f"{type(error).__name__}: {error}") from None
+        caller = caller_from_claims(token, claims)
+        self._cache.put(token, caller, caller.expires_at)
+        return caller
+
+    async def _key(self, kid: Any) -> _Key:
+        if self.jwks_uri is None:
+            return self._keys[None]
+        if time.monotonic() - self._fetched_at > self.jwks_ttl:
+            await self._refresh(forced=False)
+        key = self._find(kid)
+        if key is None and await self._refresh(forced=True):
+            key = self._find(kid)
+        if key is None:
+            raise InvalidToken(f"no signing key with kid {kid!r} in the JWKS")
+        return key
+
+    def _find(self, kid: Any) -> _Key | None:
+        if kid is None and len(self._keys) == 1:
+            return next(iter(self._keys.values()))
+        return self._keys.get(kid) if isinstance(kid, str) else None
+
+    async def _refresh(self, *, forced: bool) -> bool:
+        """Fetch the JWKS once for everyone waiting; a forced refetch at most once per interval."""
+        started = time.monotonic()
+        async with self._lock:
+            if self._fetched_at >= started:  # another request fetched it while this one waited
+                return True
+            if forced and started - self._refetched_at < self.refetch_interval:
+                return False
+            if forced:
+                self._refetched_at = started
+            await self._fetch()
+            return True
+
+    async def _fetch(self) -> None:
+        assert self.jwks_uri is not None
+        self.jwks_fetches += 1
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout) as client:
+                response = await client.get(self.jwks_uri, headers={"accept": "application/json"})
+            response.raise_for_status()
+            keys = _jwks(response.json(), self.algorithms)
+        except (httpx.HTTPError, ValueError) as error:
+            # Keep serving with the keys already known; tokens signed by new ones fail until it works.
+            logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, error)
+            raise InvalidToken("the signing keys could not be fetched") from None
+        finally:
+            self._fetched_at = time.monotonic()
+        self._keys = keys
+
+
+def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, _Key]:
+    """The usable signing keys of a JWKS document, by `kid`."""
+    if not isinstance(document, dict) or not isinstance(document.get("keys"), list):
+        raise ValueError("not a JSON Web Key Set (no 'keys' list)")
+    keys: dict[str | None, _Key] = {}
+    for entry in document["keys"]:
+        if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
+            continue
+        if entry.get("alg") is not None and entry["alg"] not in algorithms:
+            continue
+        try:
+            jwk = PyJWK.from_dict(entry)
+        except jwt.PyJWTError:
+            continue  # a key type or curve this verifier cannot use
+        keys[entry.get("kid")] = _Key(jwk.key_type or "", jwk.key)
+    return keys
+
+
+def _static_key(public_key: str | Mapping[str, Any]) -> _Key:
+    """The configured key: a JWK dict or a PEM public key (RSA, EC, Ed25519/Ed448)."""
+    if isinstance(public_key, Mapping):
+        jwk = PyJWK.from_dict(dict(public_key))
+        return _Key(jwk.key_type or "", jwk.key)
+    from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+    loaded = load_pem_public_key(public_key.encode())
+    if isinstance(loaded, rsa.RSAPublicKey):
+        return _Key("RSA", loaded)
+    if isinstance(loaded, ec.EllipticCurvePublicKey):
+        return _Key("EC", loaded)
+    if isinstance(loaded, ed25519.Ed25519PublicKey | ed448.Ed448PublicKey):
+        return _Key("OKP", loaded)
+    raise ValueError("public_key is not an RSA, EC or EdDSA public key in PEM form")

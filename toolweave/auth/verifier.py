@@ -1,0 +1,68 @@
+"""What every token verifier is: `async verify(token) -> AuthInfo`, raising `InvalidToken`.
+
+`JWTVerifier` (signed JWTs, JWKS or public key) and `IntrospectionVerifier` (opaque tokens,
+RFC 7662) are the two built in; any object with this method plugs into
+`server.http_app(auth=...)` the same way.
+
+Example:
+    >>> import anyio
+    >>> class Static:
+    ...     async def verify(self, token: str) -> AuthInfo:
+    ...         if token != "let-me-in":
+    ...             raise InvalidToken("unknown token")
+    ...         return AuthInfo(subject="ada", scopes=("notes",))
+    >>> anyio.run(Static().verify, "let-me-in").subject
+    'ada'
+    >>> scopes_of({"scope": "read write"}), scopes_of({"scp": ["read"]})
+    (('read', 'write'), ('read',))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from toolweave.core.context import AuthInfo
+from toolweave.core.errors import InvalidToken
+
+__all__ = ["AuthInfo", "InvalidToken", "Verifier", "caller_from_claims", "scopes_of"]
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """Turns a bearer token into the verified caller, or raises `InvalidToken`.
+
+    Attributes:
+        required_scopes: Scopes every request needs (the HTTP edge answers 403 without them).
+    """
+
+    required_scopes: tuple[str, ...]
+
+    async def verify(self, token: str) -> AuthInfo:
+        """The verified caller behind `token`; `InvalidToken` (with the reason) when refused."""
+        ...
+
+
+def scopes_of(claims: Mapping[str, Any]) -> tuple[str, ...]:
+    """The scopes a token grants: its `scope` (space-separated, RFC 8693/9068) or `scp` claim."""
+    granted = claims.get("scope", claims.get("scp", ()))
+    if isinstance(granted, str):
+        return tuple(granted.split())
+    if isinstance(granted, list | tuple):
+        return tuple(str(scope) for scope in granted)
+    return ()
+
+
+def caller_from_claims(token: str, claims: dict[str, Any]) -> AuthInfo:
+    """The caller a verified token (or an active introspection answer) describes."""
+    subject = claims.get("sub")
+    client_id = claims.get("client_id") or claims.get("azp")
+    expires = claims.get("exp")
+    return AuthInfo(
+        subject=str(subject) if subject is not None else None,
+        scopes=scopes_of(claims),
+        claims=claims,
+        token=token,
+        client_id=str(client_id) if client_id is not None else None,
+        expires_at=int(expires) if isinstance(expires, int | float) else None,
+    )

@@ -1,0 +1,211 @@
+"""Verified callers at the HTTP edge, on the `mcp` SDK's own resource-server machinery.
+
+`http_app(auth=verifier)` hands the SDK a `TokenVerifier` (this module's `SdkVerifier`, around
+any `toolweave.auth.Verifier`) and its `AuthSettings`; the SDK's `BearerAuthBackend` and
+`RequireAuthMiddleware` then answer:
+
+- no token, a malformed `Authorization` header, or a token the verifier refuses → **401** with
+  `WWW-Authenticate: Bearer error="invalid_token", ..., resource_metadata="<url>"`;
+- a valid token without a required scope → **403** `insufficient_scope`;
+- `/.well-known/oauth-protected-resource[/path]` (RFC 9728) when `resource_url` is set.
+
+What the SDK lacks, added here: a bearer token in the query string (`?access_token=`) is refused
+with 401 before anything else (RFC 6750 forbids servers from accepting it where headers work,
+and URLs end up in logs); the reason a token was refused goes to the operator's log (logger
+`toolweave.auth`, never the token), the client learns only `invalid_token`; and a hand-written
+`authenticate(headers)` hook takes the same path (`HookBackend`): returning `None` is a 401
+unless the app allows anonymous callers.
+
+Example:
+    from toolweave.auth import JWTVerifier
+    verifier = JWTVerifier(jwks_uri="https://auth.example.com/jwks.json", issuer="https://auth.example.com/",
+                           audience="https://mcp.example.com/mcp")
+    app = server.http_app(auth=verifier, resource_url="https://mcp.example.com/mcp")
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+from urllib.parse import parse_qsl
+
+from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.provider import AccessToken, TokenVerifier
+from mcp.server.auth.routes import build_resource_metadata_url, create_protected_resource_routes
+from pydantic import AnyHttpUrl
+from starlette.applications import Starlette
+from starlette.authentication import AuthCredentials, AuthenticationBackend
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.requests import HTTPConnection
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from toolweave.auth.verifier import Verifier
+from toolweave.core.context import AuthInfo
+from toolweave.core.errors import InvalidToken
+
+logger = logging.getLogger("toolweave.auth")
+Authenticate = Callable[[Mapping[str, str]], "Awaitable[AuthInfo | None] | AuthInfo | None"]
+QUERY_TOKEN_NAMES = frozenset({"access_token", "token", "bearer", "id_token"})
+"""Query parameters that carry a bearer token (refused: tokens belong in the `Authorization` header)."""
+
+
+def access_token(caller: AuthInfo) -> AccessToken:
+    """The SDK's form of a verified caller."""
+    return AccessToken(
+        token=caller.token or "",
+        client_id=caller.client_id or caller.subject or "",
+        scopes=list(caller.scopes),
+        expires_at=caller.expires_at,
+        subject=caller.subject,
+        claims=dict(caller.claims),
+    )
+
+
+def auth_info(token: AccessToken) -> AuthInfo:
+    """toolweave's form of the caller the SDK verified (`ctx.auth`)."""
+    return AuthInfo(
+        subject=token.subject or token.client_id or None,
+        scopes=tuple(token.scopes),
+        claims=dict(token.claims or {}),
+        token=token.token or None,
+        client_id=token.client_id or None,
+        expires_at=token.expires_at,
+    )
+
+
+class SdkVerifier(TokenVerifier):
+    """A toolweave `Verifier` as the SDK's `TokenVerifier`; refusals are logged, never sent.
+
+    Attributes:
+        refused: How many tokens were refused (for operators and tests).
+    """
+
+    def __init__(self, verifier: Verifier) -> None:
+        self.verifier = verifier
+        self.refused = 0
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        try:
+            caller = await self.verifier.verify(token)
+        except InvalidToken as error:
+            self.refused += 1
+            logger.info("bearer token refused: %s", error)
+            return None
+        return access_token(caller)
+
+
+class HookBackend(AuthenticationBackend):
+    """A hand-written `authenticate(headers) -> AuthInfo | None` hook as a Starlette backend.
+
+    A hook that raises lets nobody in: the error is logged with its traceback and the request is
+    treated as unauthenticated.
+    """
+
+    def __init__(self, hook: Authenticate) -> None:
+        self.hook = hook
+
+    async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, AuthenticatedUser] | None:
+        headers = {key.lower(): value for key, value in conn.headers.items()}
+        try:
+            found = self.hook(headers)
+            caller = await found if isinstance(found, Awaitable) else found
+        except Exception:
+            logger.exception("the authenticate hook failed; the request is treated as unauthenticated")
+            return None
+        if caller is None:
+            return None
+        return AuthCredentials(list(caller.scopes)), AuthenticatedUser(access_token(caller))
+
+
+class RequireAuthOn:
+    """ASGI middleware: requests to `path` need an authenticated caller (the SDK's 401/403 answers).
+
+    Other routes (the RFC 9728 metadata, health checks) stay open.
+    """
+
+    def __init__(self, app: ASGIApp, *, path: str, required_scopes: list[str], resource_metadata_url: Any) -> None:
+        self.app = app
+        self.path = path.rstrip("/") or "/"
+        self.guarded = RequireAuthMiddleware(app, required_scopes, resource_metadata_url)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (scope["path"].rstrip("/") or "/") == self.path:
+            await self.guarded(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+
+class RefuseQueryTokens:
+    """ASGI middleware: a request carrying a bearer token in its query string gets 401."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("query_string"):
+            query = scope["query_string"].decode("latin-1")
+            if any(name.lower() in QUERY_TOKEN_NAMES for name, _ in parse_qsl(query, keep_blank_values=True)):
+                logger.info("request refused: a bearer token in the query string")
+                await _unauthorized(send, "Bearer tokens are accepted in the Authorization header only")
+                return
+        await self.app(scope, receive, send)
+
+
+async def _unauthorized(send: Send, description: str) -> None:
+    body = json.dumps({"error": "invalid_request", "error_description": description}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", b'Bearer error="invalid_request"'),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def metadata_routes(resource_url: str, authorization_servers: list[str], scopes: list[str]) -> list[Any]:
+    """The RFC 9728 protected-resource metadata route(s) for `resource_url` (the SDK's)."""
+    return create_protected_resource_routes(
+        resource_url=AnyHttpUrl(resource_url),
+        authorization_servers=[AnyHttpUrl(server) for server in authorization_servers],
+        scopes_supported=scopes or None,
+    )
+
+
+def protect(
+    app: Starlette,
+    *,
+    path: str,
+    verifier: Verifier | None = None,
+    authenticate: Authenticate | None = None,
+    allow_anonymous: bool = False,
+    resource_url: str | None = None,
+) -> None:
+    """Put the auth layers around `app` (outermost first): query-token refusal, authentication,
+    the caller into the SDK's auth context, and (unless anonymous callers are allowed) the 401/403
+    guard on `path`.
+    """
+    if (verifier is None) == (authenticate is None):
+        raise ValueError("protect() needs exactly one of a verifier or an authenticate hook")
+    backend: AuthenticationBackend
+    scopes: list[str] = []
+    if verifier is not None:
+        backend = BearerAuthBackend(SdkVerifier(verifier))
+        scopes = list(verifier.required_scopes)
+    else:
+        assert authenticate is not None
+        backend = HookBackend(authenticate)
+    # add_middleware puts each new layer outside the ones added before: innermost first.
+    if not allow_anonymous:
+        metadata_url = build_resource_metadata_url(AnyHttpUrl(resource_url)) if resource_url else None
+        app.add_middleware(RequireAuthOn, path=path, required_scopes=scopes, resource_metadata_url=metadata_url)
+    app.add_middleware(AuthContextMiddleware)
+    app.add_middleware(AuthenticationMiddleware, backend=backend)
+    app.add_middleware(RefuseQueryTokens)
