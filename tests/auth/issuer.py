@@ -45,9 +45,11 @@ class SigningKey:
         return {**public, "kid": self.kid, "use": "sig", "alg": self.algorithm}
 
     def public_pem(self) -> str:
-        return self.private.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        ).decode()
+        return (
+            self.private.public_key()
+            .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+            .decode()
+        )
 
 
 @dataclass

@@ -59,7 +59,7 @@ FORGERIES = {  # how to forge it, and why it must be refused
     "iat in the future": (lambda i: i.token(iat=int(time.time()) + 600), r"not yet valid \(iat\)"),
     "wrong issuer": (lambda i: i.token(iss="https://evil.test/"), "InvalidIssuer"),
     "wrong audience": (lambda i: i.token(aud="https://other.test/mcp"), "InvalidAudience"),
-    "no exp": (lambda i: i.token(exp=None), "missing the \"exp\" claim"),
+    "no exp": (lambda i: i.token(exp=None), 'missing the "exp" claim'),
     "alg none": (
         lambda i: unsigned(i.claims(), {"alg": "none", "typ": "JWT", "kid": i.keys[0].kid}),
         "'none' is not allowed",

@@ -1,0 +1,205 @@
+"""Verified callers over real HTTP: 401/403 answers, RFC 9728 metadata, both protocol eras."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client, ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey, unsigned
+from tests.serving import serving
+from toolweave import AuthInfo, Context, Server, Tool
+from toolweave.auth import JWTVerifier
+from toolweave.transforms import FromClaim, InjectArgs
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+}
+MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+def notes_server() -> Server:
+    server = Server("notes")
+
+    @server.tool
+    def whoami(ctx: Context) -> dict[str, Any]:
+        """Who is calling."""
+        assert ctx.auth is not None
+        return {"subject": ctx.auth.subject, "scopes": list(ctx.auth.scopes)}
+
+    async def my_notes(user: str) -> str:
+        """The caller's notes."""
+        return f"notes of {user}"
+
+    server.add_tool(Tool.from_function(my_notes).with_transforms(InjectArgs(user=FromClaim("sub"))))
+    return server
+
+
+@asynccontextmanager
+async def protected(issuer: Issuer, **options: Any) -> AsyncIterator[str]:
+    verifier = JWTVerifier(
+        jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE, required_scopes=options.pop("scopes", ["tools"])
+    )
+    app = notes_server().http_app(auth=verifier, resource_url=AUDIENCE, **options)
+    async with serving(app) as url:
+        yield url
+
+
+async def _post(url: str, headers: dict[str, str], *, path: str = "/mcp") -> httpx2.Response:
+    async with httpx2.AsyncClient() as http:
+        return await http.post(url + path, headers={**MCP_HEADERS, **headers}, content=json.dumps(INITIALIZE))
+
+
+REFUSED: dict[str, Callable[[Issuer], dict[str, str]]] = {
+    "no token": lambda i: {},
+    "malformed header": lambda i: {"authorization": "Bearer"},
+    "basic scheme": lambda i: {"authorization": "Basic YWRhOnB3"},
+    "expired": lambda i: {"authorization": f"Bearer {i.token(exp=int(time.time()) - 120)}"},
+    "nbf in the future": lambda i: {"authorization": f"Bearer {i.token(nbf=int(time.time()) + 600)}"},
+    "wrong iss": lambda i: {"authorization": f"Bearer {i.token(iss='https://evil.test/')}"},
+    "wrong aud": lambda i: {"authorization": f"Bearer {i.token(aud='https://other.test/mcp')}"},
+    "alg none": lambda i: {"authorization": f"Bearer {unsigned(i.claims(), {'alg': 'none', 'kid': i.keys[0].kid})}"},
+    "unknown kid": lambda i: {"authorization": f"Bearer {i.token(SigningKey.rsa())}"},
+    "tampered payload": lambda i: {
+        "authorization": "Bearer "
+        + ".".join([i.token().split(".")[0], i.token(sub="root").split(".")[1], i.token().split(".")[2]])
+    },
+    "tampered signature": lambda i: {"authorization": f"Bearer {i.token()[:-3]}AAA"},
+}
+
+
+@pytest.mark.parametrize("headers", REFUSED.values(), ids=REFUSED.keys())
+async def test_refused_requests_get_401_with_only_the_error_code(issuer: Issuer, headers: Callable[..., Any]) -> None:
+    async with protected(issuer) as url:
+        response = await _post(url, headers(issuer))
+        assert response.status_code == 401
+        challenge = response.headers["www-authenticate"]
+        assert challenge.startswith("Bearer ") and 'error="invalid_token"' in challenge
+        assert 'resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"' in challenge
+        body = response.json()
+        assert body["error"] == "invalid_token" and "Signature" not in json.dumps(body)
+        good = await _post(url, {"authorization": f"Bearer {issuer.token()}"})
+        assert good.status_code == 200  # the server keeps serving
+
+
+async def test_a_token_in_the_query_string_is_refused(issuer: Issuer) -> None:
+    async with protected(issuer) as url:
+        response = await _post(url, {}, path=f"/mcp?access_token={issuer.token()}")
+        header_too = await _post(
+            url, {"authorization": f"Bearer {issuer.token()}"}, path=f"/mcp?access_token={issuer.token()}"
+        )
+    assert response.status_code == header_too.status_code == 401
+
+
+async def test_a_token_without_the_required_scope_gets_403(issuer: Issuer) -> None:
+    async with protected(issuer, scopes=["tools", "admin"]) as url:
+        response = await _post(url, {"authorization": f"Bearer {issuer.token()}"})
+    assert response.status_code == 403
+    assert 'error="insufficient_scope"' in response.headers["www-authenticate"]
+
+
+async def test_protected_resource_metadata_is_served_without_a_token(issuer: Issuer) -> None:
+    async with protected(issuer) as url, httpx2.AsyncClient() as http:
+        metadata = (await http.get(url + "/.well-known/oauth-protected-resource/mcp")).json()
+    assert metadata["resource"] == AUDIENCE
+    assert metadata["authorization_servers"] == [ISSUER]
+    assert metadata["scopes_supported"] == ["tools"]
+
+
+@asynccontextmanager
+async def connected(url: str, token: str, *, legacy: bool) -> AsyncIterator[Any]:
+    async with httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}) as http:
+        transport = streamable_http_client(url + "/mcp", http_client=http)
+        if legacy:
+            async with transport as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+        else:
+            async with Client(transport) as client:
+                yield client
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["2026", "2025"])
+async def test_the_verified_caller_is_ctx_auth_in_both_eras(issuer: Issuer, legacy: bool) -> None:
+    async with protected(issuer) as url, connected(url, issuer.token(sub="grace"), legacy=legacy) as client:
+        whoami = await client.call_tool("whoami", {})
+        notes = await client.call_tool("my_notes", {})
+        spoofed = await client.call_tool("my_notes", {"user": "ada"})
+    assert whoami.structured_content == {"subject": "grace", "scopes": ["tools", "notes"]}
+    assert notes.content[0].text == "notes of grace"  # FromClaim: the verified claim, nothing else
+    assert spoofed.is_error and "notes of ada" not in str(spoofed.content)
+
+
+async def test_a_forged_sub_never_reaches_from_claim(issuer: Issuer) -> None:
+    forged = issuer.token(SigningKey("RS256", SigningKey.rsa().private, issuer.keys[0].kid), sub="admin")
+    async with protected(issuer) as url:
+        response = await _post(url, {"authorization": f"Bearer {forged}"})
+    assert response.status_code == 401
+
+
+async def test_the_authenticate_hook_gets_the_same_401_path() -> None:
+    def authenticate(headers: Any) -> AuthInfo | None:
+        return AuthInfo(subject="ops") if headers.get("x-api-key") == "k-123" else None
+
+    async with serving(notes_server().http_app(authenticate=authenticate)) as url:
+        anonymous = await _post(url, {})
+        wrong = await _post(url, {"x-api-key": "nope"})
+        right = await _post(url, {"x-api-key": "k-123"})
+    assert (anonymous.status_code, wrong.status_code, right.status_code) == (401, 401, 200)
+
+
+async def test_a_crashing_hook_lets_nobody_in(caplog: pytest.LogCaptureFixture) -> None:
+    def authenticate(headers: Any) -> AuthInfo | None:
+        raise RuntimeError("idp https://idp.test/?client_secret=s3cr3t unreachable")
+
+    async with serving(notes_server().http_app(authenticate=authenticate)) as url:
+        response = await _post(url, {"authorization": "Bearer whatever"})
+    assert response.status_code == 401
+    assert "s3cr3t" not in response.text
+    assert "authenticate hook failed" in caplog.text
+
+
+async def test_allow_anonymous_serves_unrecognised_callers_without_auth() -> None:
+    def authenticate(headers: Any) -> AuthInfo | None:
+        return None
+
+    server = Server("open")
+
+    @server.tool
+    def who(ctx: Context) -> str:
+        return "anonymous" if ctx.auth is None else "someone"
+
+    async with (
+        serving(server.http_app(authenticate=authenticate, allow_anonymous=True)) as url,
+        Client(url + "/mcp") as client,
+    ):
+        result = await client.call_tool("who", {})
+    assert result.content[0].text == "anonymous"
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_fastmcp_client_calls_with_a_bearer_token(
+    issuer: Issuer, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    from fastmcp import Client as FastMCPClient
+
+    caplog.set_level("INFO", logger="toolweave.auth")
+    async with protected(issuer) as url:
+        async with FastMCPClient(url + "/mcp", auth=issuer.token(sub="linus"), mode=mode) as client:
+            result = await client.call_tool("whoami", {})
+        assert "refused" not in caplog.text
+        with pytest.raises(Exception):  # noqa: B017 - fastmcp reports the 401 as a generic error
+            async with FastMCPClient(url + "/mcp", auth=issuer.token(aud="https://other.test/"), mode=mode) as client:
+                await client.list_tools()
+    assert result.structured_content == {"subject": "linus", "scopes": ["tools", "notes"]}
+    assert "bearer token refused: InvalidAudienceError" in caplog.text
