@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import secrets
 from dataclasses import dataclass
+
+import anyio
 
 from toolweave.core.errors import ToolError
 from toolweave.core.result import ToolResult
@@ -34,6 +37,33 @@ def incident_id(error: BaseException) -> str:
         with contextlib.suppress(AttributeError):  # exceptions with __slots__ cannot carry it
             setattr(error, _INCIDENT_ATTR, existing)
     return existing
+
+
+def is_cancellation(error: BaseException) -> bool:
+    """Whether `error` is the running task being cancelled (to let through), not a failure to mask.
+
+    A client's `notifications/cancelled`, a closed connection or an expired outer deadline cancel
+    the task: their cancellation exception must propagate. The same exception raised by a tool
+    on its own (no cancellation in effect), `SystemExit`, `KeyboardInterrupt` or any other
+    `BaseException` a tool raises is the tool failing, and is masked like any other error.
+
+    Example:
+        >>> import anyio
+        >>> async def tool_raises_it_itself() -> bool:
+        ...     try:
+        ...         raise anyio.get_cancelled_exc_class()()
+        ...     except BaseException as error:
+        ...         return is_cancellation(error)
+        >>> anyio.run(tool_raises_it_itself), is_cancellation(SystemExit(2))
+        (False, False)
+    """
+    cancelled = anyio.get_cancelled_exc_class()
+    if isinstance(error, BaseExceptionGroup):
+        if not all(is_cancellation(inner) for inner in error.exceptions):
+            return False
+    elif not isinstance(error, cancelled):
+        return False
+    return anyio.current_effective_deadline() == -math.inf
 
 
 @dataclass(frozen=True, slots=True)

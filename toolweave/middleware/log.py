@@ -40,7 +40,7 @@ import anyio
 from pydantic_core import to_json
 
 from toolweave.core.errors import PROTOCOL_ANSWERS, InputRequired, ToolError, ToolTimeout
-from toolweave.core.masking import incident_id
+from toolweave.core.masking import incident_id, is_cancellation
 from toolweave.core.result import ToolResult
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 
@@ -111,15 +111,14 @@ class Logging(Middleware):
         except PROTOCOL_ANSWERS as answer:
             outcome = "input_required" if isinstance(answer, InputRequired) else "missing_capability"
             raise
-        except Exception as error:
-            incident = incident_id(error)  # the id the masked client message will carry
-            raise
         except BaseException as error:
-            if isinstance(error, anyio.get_cancelled_exc_class()):
+            if is_cancellation(error):
                 # Inside a `Timeout`, the deadline's cancellation reaches us before `ToolTimeout`.
                 deadline = call.ctx.deadline
                 passed = deadline is not None and anyio.current_time() >= deadline
                 outcome = "timeout" if passed else "cancelled"
+            else:
+                incident = incident_id(error)  # the id the masked client message will carry
             raise
         finally:
             self._emit(call, outcome, (time.perf_counter() - start) * 1000.0, incident, result)

@@ -18,7 +18,7 @@ from typing import Any
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InputRequired, InvalidArguments, MissingCapability, UnknownTool
-from toolweave.core.masking import ErrorPolicy
+from toolweave.core.masking import ErrorPolicy, is_cancellation
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors
@@ -83,7 +83,9 @@ class Catalog:
             return await entry.handler(ToolCall(entry.tool, validated, ctx))
         except (MissingCapability, InputRequired):
             raise
-        except Exception as error:
+        except BaseException as error:  # SystemExit, KeyboardInterrupt... from a tool: masked too
+            if is_cancellation(error):
+                raise
             return entry.errors.to_result(name, error)
 
     async def list_tools(self, ctx: Context) -> list[Tool]:

@@ -27,7 +27,7 @@ import wrapt
 from toolweave.core.context import Context
 from toolweave.core.decorator import call_through
 from toolweave.core.errors import PROTOCOL_ANSWERS, InvalidArguments, ToolError, UnknownPrompt
-from toolweave.core.masking import ErrorPolicy
+from toolweave.core.masking import ErrorPolicy, is_cancellation
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
 from toolweave.core.validation import ArgumentErrors
@@ -94,7 +94,9 @@ class PromptCatalog:
             raise
         except PROTOCOL_ANSWERS:  # the prompt asks the client for something: the edge answers it
             raise
-        except Exception as error:
+        except BaseException as error:  # SystemExit, KeyboardInterrupt... from a prompt: masked too
+            if is_cancellation(error):
+                raise
             raise masked_failure(self.errors, "prompt", name, error) from error
         if result.description is None and entry.prompt.description is not None:
             result = PromptResult(result.messages, entry.prompt.description, result.meta)

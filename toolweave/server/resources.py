@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolweave.core.context import Context
 from toolweave.core.errors import PROTOCOL_ANSWERS, InvalidArguments, ToolError, UnknownResource
-from toolweave.core.masking import ErrorPolicy
+from toolweave.core.masking import ErrorPolicy, is_cancellation
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.uri_template import TemplateSet
 from toolweave.core.validation import ArgumentErrors
@@ -117,7 +117,9 @@ class ResourceCatalog:
             raise
         except PROTOCOL_ANSWERS:  # the resource asks the client for something: the edge answers it
             raise
-        except Exception as error:
+        except BaseException as error:  # SystemExit, KeyboardInterrupt... from a resource: masked too
+            if is_cancellation(error):
+                raise
             raise masked_failure(self.errors, "resource", uri, error) from error
 
 
