@@ -138,7 +138,7 @@ async def test_transforms_apply_to_remote_tools_over_stdio() -> None:
     gateway.mount(remote, prefix="up")
     gateway.add_transform(Rename("shout"), tools="up_echo")
     gateway.add_transform(TransformArgs({"steps": "repeat"}), tools="shout")
-    gateway.add_transform(InjectArgs(text=lambda ctx: "from the gateway"), tools="shout")
+    gateway.add_transform(InjectArgs(text="from the gateway"), tools="shout")  # a plain constant: not redacted
     async with gateway:
         tool = gateway.catalog.get("shout").tool
         result = await gateway.call_tool("shout", {"repeat": 0})

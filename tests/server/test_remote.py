@@ -215,7 +215,7 @@ async def test_killed_upstream_fails_calls_fast_keeps_the_rest_working_and_resta
                 os.kill(pid, signal.SIGKILL)
         result = outcome[0]
         assert result.is_error
-        assert result.content[0].text == "upstream 'up' went away during the call to 'sleep'"
+        assert result.content[0].text == "upstream 'up' went away during the call to 'up_sleep'"
         assert (await client.call_tool("local", {})).content[0].text == "local ok"
         assert "up_echo" in await names(client)
         with anyio.fail_after(10):
@@ -233,7 +233,7 @@ async def test_call_while_the_upstream_is_down_fails_at_once() -> None:
                 await anyio.sleep(0.02)
         result = await client.call_tool("up_echo", {"text": "x"})
     assert result.is_error
-    assert result.content[0].text == "upstream 'up' is not connected; tool 'echo' is unavailable"
+    assert result.content[0].text == "upstream 'up' is not connected; tool 'up_echo' is unavailable"
 
 
 async def test_no_upstream_process_is_left_after_shutdown() -> None:
@@ -258,7 +258,7 @@ async def test_after_shutdown_calls_fail_and_the_last_tools_stay_listed() -> Non
         pass
     result = await gateway.call_tool("up_echo", {"text": "x"})
     assert result.is_error
-    assert result.text == "upstream 'up' is not connected; tool 'echo' is unavailable"
+    assert result.text == "upstream 'up' is not connected; tool 'up_echo' is unavailable"
     assert "up_echo" in [tool.name for tool in gateway.catalog.tools]
 
 

@@ -5,8 +5,9 @@ ToolweaveError                      root: catch this to catch anything toolweave
  ├── ToolError                      raised by tool authors; the message always reaches the client
  │    ├── InvalidArguments          the call's arguments failed validation (lists each problem)
  │    ├── ToolTimeout               a deadline passed before the tool finished
- │    ├── UpstreamError             a mounted remote server failed or went away
+ │    ├── UpstreamError             a mounted remote server went away or refused the arguments
  │    └── Rejected                  a policy turned the call away (rate limit, open circuit, ...)
+ ├── UpstreamFailed                 an upstream answered with an internal error (masked)
  ├── UnknownTool                    no enabled tool has that name   → JSON-RPC -32602
  ├── UnknownPrompt / UnknownResource                                → JSON-RPC -32602
  ├── MissingCapability              the call needs a client capability the client did not declare
@@ -44,7 +45,8 @@ class ToolError(ToolweaveError):
     """An error whose message is meant for the client (and the model).
 
     Raise it from a tool to return an `isError` result with exactly this message, whatever the
-    masking policy.
+    masking policy. `tool`, when set, is the name the message quotes (as `'name'`): a server
+    that exposes the tool under another name (a mount prefix, a rename) quotes that one instead.
 
     Example:
         >>> def divide(a: float, b: float) -> float:
@@ -52,6 +54,20 @@ class ToolError(ToolweaveError):
         ...         raise ToolError("b must not be zero")
         ...     return a / b
     """
+
+    tool: str | None = None
+
+    def for_tool(self, name: str) -> str:
+        """The message as a client calling the tool `name` reads it.
+
+        Example:
+            >>> ToolTimeout("search", 2).for_tool("docs_search")
+            "Tool 'docs_search' timed out after 2s"
+        """
+        message = str(self) or type(self).__name__
+        if self.tool is None or self.tool == name:
+            return message
+        return message.replace(f"'{self.tool}'", f"'{name}'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,17 +113,25 @@ class UpstreamError(ToolError):
     (e.g. -32602 for a prompt or resource it does not know), else `None`.
     """
 
-    def __init__(self, message: str, *, code: int | None = None) -> None:
+    def __init__(self, message: str, *, code: int | None = None, tool: str | None = None) -> None:
         self.code = code
+        self.tool = tool
         super().__init__(message)
 
 
 class Rejected(ToolError):
     """A policy turned the call away before it ran (rate limit, concurrency, open circuit)."""
 
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, *, retry_after: float | None = None, tool: str | None = None) -> None:
         self.retry_after = retry_after
+        self.tool = tool
         super().__init__(message)
+
+
+class UpstreamFailed(ToolweaveError):
+    """An upstream answered a request with an internal error (any JSON-RPC error but "invalid
+    params" / "not found"). Internal: masked for clients like any failure, its message (which may
+    hold the upstream's details) logged under the incident id."""
 
 
 class UnknownTool(ToolweaveError):

@@ -49,19 +49,15 @@ def is_cancellation(error: BaseException) -> bool:
 
     Example:
         >>> import anyio
-        >>> async def tool_raises_it_itself() -> bool:
-        ...     try:
-        ...         raise anyio.get_cancelled_exc_class()()
-        ...     except BaseException as error:
-        ...         return is_cancellation(error)
-        >>> anyio.run(tool_raises_it_itself), is_cancellation(SystemExit(2))
+        >>> async def raised_by_a_tool() -> tuple[bool, bool]:
+        ...     return is_cancellation(anyio.get_cancelled_exc_class()()), is_cancellation(SystemExit(2))
+        >>> anyio.run(raised_by_a_tool)
         (False, False)
     """
-    cancelled = anyio.get_cancelled_exc_class()
     if isinstance(error, BaseExceptionGroup):
         if not all(is_cancellation(inner) for inner in error.exceptions):
             return False
-    elif not isinstance(error, cancelled):
+    elif not isinstance(error, anyio.get_cancelled_exc_class()):
         return False
     return anyio.current_effective_deadline() == -math.inf
 
@@ -82,6 +78,8 @@ class ErrorPolicy:
 
     def to_result(self, tool_name: str, error: BaseException) -> ToolResult:
         """The `isError` result for `error`; internal errors are logged with their incident id."""
+        if isinstance(error, ToolError) and isinstance(error, self.passthrough):
+            return ToolResult.error(error.for_tool(tool_name))
         if isinstance(error, self.passthrough):
             return ToolResult.error(str(error) or type(error).__name__)
         incident = incident_id(error)

@@ -37,7 +37,7 @@ from anyio.abc import TaskGroup
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
 from toolweave.core.context import Context
-from toolweave.core.errors import ToolTimeout, UpstreamError
+from toolweave.core.errors import ToolTimeout, UpstreamError, UpstreamFailed
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Origin, Tool
 from toolweave.mcp.convert import TAGS_META_KEY, annotations_from_mcp, from_mcp_result
@@ -347,6 +347,7 @@ class Upstream:
             action=f"the call to {name!r}",
             progress=ctx.report_progress if _wants_progress(ctx) else None,
             timed_out=lambda seconds: ToolTimeout(name, seconds),
+            tool=name,
         )
         return from_mcp_result(result)
 
@@ -360,24 +361,29 @@ class Upstream:
         action: str,
         progress: Callable[..., Any] | None = None,
         timed_out: Callable[[float], Exception] | None = None,
+        tool: str | None = None,
     ) -> Any:
-        """Send `request` over the shared session, within the caller's deadline (`ctx.deadline`).
+        """Send `request` over the shared session, within the caller's deadline (`ctx.deadline`)
+        and the remote's own `timeout`, whichever comes first.
 
         Args:
             subject: What is unavailable while the session is down (`"prompt 'greet'"`).
             action: What failed, in errors (`"the call to 'echo'"`).
             timed_out: The error for a missed deadline (by default an `UpstreamError`).
+            tool: The tool the errors name (renamed to the exposed name at the server's boundary).
 
         Raises:
             UpstreamError: the session is down (at once), went away during the request, or the
-                upstream refused it (its JSON-RPC error code in `code`).
+                upstream refused its arguments (JSON-RPC "invalid params"/"not found", in `code`).
+            UpstreamFailed: the upstream answered with any other error (internal: masked).
         """
         session = self.session
         if session is None:
-            raise UpstreamError(f"upstream {self.label!r} is not connected; {subject} is unavailable")
-        timeout: float | None = None
+            raise UpstreamError(f"upstream {self.label!r} is not connected; {subject} is unavailable", tool=tool)
+        timeout = self.remote.timeout
         if ctx.deadline is not None:
-            timeout = max(ctx.deadline - anyio.current_time(), 0.001)
+            left = max(ctx.deadline - anyio.current_time(), 0.001)
+            timeout = left if timeout is None else min(timeout, left)
         try:
             return await session.send_request(
                 request, result_type, request_read_timeout_seconds=timeout, progress_callback=progress
@@ -387,21 +393,26 @@ class Upstream:
                 seconds = timeout or 0.0
                 if timed_out is not None:
                     raise timed_out(seconds) from None
-                raise UpstreamError(f"upstream {self.label!r} did not answer {action} within {seconds:g}s") from None
-            raise self._translate(session, action, error) from None
+                message = f"upstream {self.label!r} did not answer {action} within {seconds:g}s"
+                raise UpstreamError(message, tool=tool) from None
+            raise self._translate(session, action, error, tool) from None
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
             self._lose(session)
-            raise UpstreamError(f"upstream {self.label!r} went away during {action}") from None
+            raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
 
-    def _translate(self, session: ClientSession, action: str, error: MCPError) -> UpstreamError:
+    def _translate(
+        self, session: ClientSession, action: str, error: MCPError, tool: str | None
+    ) -> UpstreamError | UpstreamFailed:
         code = error.error.code
         if code in _LOST_CODES:
             self._lose(session)
-            return UpstreamError(f"upstream {self.label!r} went away during {action}")
+            return UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool)
         if error.error.message == "Session terminated":
             self._lose(session)
-        refused = mt.INVALID_PARAMS if code in _REFUSED_PARAMS else code
-        return UpstreamError(f"upstream {self.label!r} refused {action}: {error.error.message}", code=refused)
+        if code in _REFUSED_PARAMS:
+            message = f"upstream {self.label!r} refused {action}: {error.error.message}"
+            return UpstreamError(message, code=mt.INVALID_PARAMS, tool=tool)
+        return UpstreamFailed(f"upstream {self.label!r} failed {action} (JSON-RPC {code}): {error.error.message}")
 
     def _lose(self, session: ClientSession) -> None:
         if self.session is session:

@@ -124,10 +124,12 @@ class Guard(Middleware):
         if circuit.state == "open":
             left = circuit.opened_at + self.owner.reset_after - anyio.current_time()
             if left > 0:
-                raise Rejected(f"Circuit open for tool '{name}': retry in {seconds(left)}s", retry_after=left)
+                message = f"Circuit open for tool '{name}': retry in {seconds(left)}s"
+                raise Rejected(message, retry_after=left, tool=name)
             circuit.state = "half_open"
         if circuit.probing:
-            raise Rejected(f"Circuit half-open for tool '{name}': a probe call is in progress; retry shortly")
+            message = f"Circuit half-open for tool '{name}': a probe call is in progress; retry shortly"
+            raise Rejected(message, tool=name)
         circuit.probing = True
         return True
 

@@ -131,4 +131,5 @@ class Bulkhead(Middleware):
         self.owner.rejected += 1
         raise Rejected(
             f"Too many concurrent calls of tool '{call.tool.name}' (limit {self.size}); try again later",
+            tool=call.tool.name,
         )

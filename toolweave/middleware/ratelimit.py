@@ -89,5 +89,5 @@ class RateLimit(Middleware):
         if wait:
             self.rejected += 1
             message = f"Rate limit exceeded for tool '{call.tool.name}': retry in {seconds(wait)}s"
-            raise Rejected(message, retry_after=wait)
+            raise Rejected(message, retry_after=wait, tool=call.tool.name)
         return await call_next(call)

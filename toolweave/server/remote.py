@@ -113,6 +113,9 @@ class RemoteServer(Server):
         name: The name used in logs and errors; by default the mount prefix, else derived from
             the command or URL.
         connect_timeout: How long starting the server waits for the first connection.
+        timeout: The most seconds one request to the upstream may take (a call, a prompt, a
+            read), so a hung upstream can never hold a caller forever; `None` for no limit. A
+            tighter deadline of the caller (`Timeout` middleware) wins.
         backoff: How restarts are spaced.
         **options: `Server` options (e.g. `mask_error_details`, `middleware`).
     """
@@ -125,12 +128,14 @@ class RemoteServer(Server):
         *,
         name: str | None = None,
         connect_timeout: float = 30.0,
+        timeout: float | None = 60.0,
         backoff: Backoff | None = None,
         **options: Any,
     ) -> None:
         super().__init__(name or target.default_name(), **options)
         self.target = target
         self.connect_timeout = connect_timeout
+        self.timeout = timeout
         self.backoff = backoff or Backoff()
         self._named = name is not None
         self._remote_tools: dict[str, Tool] = {}

@@ -5,7 +5,7 @@
   redescribe, re-default, retype, hide and reorder arguments.
 - `ExcludeArgs("debug", ...)`: remove arguments that have defaults; the default is used.
 - `InjectArgs(user_id=FromContext("auth.subject"), api_key=FromEnv("KEY"), region="eu")`: hide
-  arguments and fill them per call (`FromContext`, `FromHeader`, `FromClaim`, `FromEnv`,
+  arguments and fill them per call (`FromContext`, `FromHeader`, `FromClaim`, `FromEnv`, `Secret`,
   a callable, a constant).
 - `InjectContext("context")`: pass the request `Context` into a parameter.
 - `MaskErrors(message=, passthrough=)`: per-tool error masking.
@@ -41,7 +41,7 @@ from toolweave.transforms.map_result import MapResult
 from toolweave.transforms.mask import MaskErrors
 from toolweave.transforms.rename import Rename
 from toolweave.transforms.signature import NOT_SET
-from toolweave.transforms.sources import FromClaim, FromContext, FromEnv, FromHeader, Source
+from toolweave.transforms.sources import FromClaim, FromContext, FromEnv, FromHeader, Secret, Source
 
 __all__ = [
     "NOT_SET",
@@ -60,6 +60,7 @@ __all__ = [
     "MappedRun",
     "MaskErrors",
     "Rename",
+    "Secret",
     "Source",
     "TransformArgs",
     "forward",

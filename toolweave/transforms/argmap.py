@@ -98,6 +98,8 @@ class ArgMap:
         context: Base names that receive the request `Context`.
         sources: (base name, `Injected`) pairs resolved per call, in order.
         coercions: {exposed name: converters}, applied at the boundary by `CoercingValidator`.
+        secret: Base names whose values the server supplies and keeps secret (the environment,
+            your functions, `Secret` constants): redacted from what the tool returns.
 
     Example:
         >>> newest = ArgMap(forward={"text": "query"})
@@ -113,6 +115,7 @@ class ArgMap:
     context: tuple[str, ...] = ()
     sources: tuple[tuple[str, Injected], ...] = ()
     coercions: Mapping[str, tuple[Coerce, ...]] = field(default_factory=dict)
+    secret: frozenset[str] = frozenset()
     renames: Mapping[str, str] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -163,6 +166,7 @@ class ArgMap:
             sources=tuple((name, src.seen_through(self.forward)) for name, src in inner.sources)
             + tuple((down(k), src.converted_by(below.get(k))) for k, src in self.sources),
             coercions=coercions,
+            secret=inner.secret | frozenset(down(name) for name in self.secret),
         )
 
     def rewrite(self, arguments: Mapping[str, Any]) -> dict[str, Any]:

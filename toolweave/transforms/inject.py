@@ -24,12 +24,14 @@ from toolweave.core.tool import Tool
 from toolweave.transforms.argmap import Injected, callable_source
 from toolweave.transforms.plan import Fill, remap, require_args, where
 from toolweave.transforms.signature import Signature
-from toolweave.transforms.sources import Source
+from toolweave.transforms.sources import Secret, Source
 
 
 def _label(value: Any) -> str:
     if isinstance(value, Source):
         return value.label
+    if isinstance(value, Secret):
+        return "a secret constant"
     if callable(value):
         return f"the function {getattr(value, '__qualname__', type(value).__name__)}"
     return "a constant"
@@ -47,9 +49,11 @@ def source_fill(tool: Tool, arg: str, value: Any) -> Fill:
             except InjectionError as error:
                 raise InjectionError(f"{prefix}: {error}") from None
 
-        return Fill("source", Injected(from_source, False, value.label, arity=1))
+        return Fill("source", Injected(from_source, False, value.label, arity=1), secret=value.secret)
+    if isinstance(value, Secret):
+        return Fill("constant", value.value, secret=True)
     if callable(value):
-        return Fill("source", callable_source(value, _label(value)))
+        return Fill("source", callable_source(value, _label(value)), secret=True)
     return Fill("constant", value)
 
 
@@ -59,7 +63,9 @@ class InjectArgs:
 
     Each keyword names an argument; its value is a constant, a sync or async callable (given
     nothing, the `Context`, or the `Context` and the validated visible arguments), or a source:
-    `FromContext`, `FromHeader`, `FromClaim`, `FromEnv`.
+    `FromContext`, `FromHeader`, `FromClaim`, `FromEnv`. Values from the environment, from your
+    callables and `Secret("...")` constants are secrets: redacted from anything the tool returns
+    (`toolweave.transforms.redact`); values from the caller's own request are not.
 
     Example:
         >>> from toolweave.transforms import FromHeader

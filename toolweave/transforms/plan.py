@@ -27,6 +27,8 @@ from pydantic import TypeAdapter, ValidationError
 from toolweave.core.errors import InjectionError, TransformError
 from toolweave.core.tool import Tool
 from toolweave.transforms.argmap import ArgMap, Coerce, CoercingValidator, Injected, MappedRun
+from toolweave.transforms.redact import MIN_SECRET_LENGTH
+from toolweave.transforms.redact import wrap as redacting
 from toolweave.transforms.signature import NOT_SET, ArgSpec, Signature
 
 FillKind = Literal["default", "constant", "factory", "source", "context"]
@@ -34,10 +36,15 @@ FillKind = Literal["default", "constant", "factory", "source", "context"]
 
 @dataclass(frozen=True, slots=True)
 class Fill:
-    """How a hidden argument gets its value: its own default, a constant, a factory, a source, the context."""
+    """How a hidden argument gets its value: its own default, a constant, a factory, a source, the context.
+
+    `secret` marks a value the server supplies and the client must never read back: it is
+    redacted from whatever the tool returns (`toolweave.transforms.redact`).
+    """
 
     kind: FillKind
     value: Any = None
+    secret: bool = False
 
     def __repr__(self) -> str:  # never show a constant: it may be a secret
         return f"Fill({self.kind!r})"
@@ -120,6 +127,7 @@ def _fill_step(tool: Tool, sig: Signature, fills: Mapping[str, Fill]) -> dict[st
     factories: dict[str, Callable[[], Any]] = {}
     context: list[str] = []
     sources: list[tuple[str, Injected]] = []
+    secret: set[str] = set()  # what the server supplies (its own defaults aside)
     for name, fill in fills.items():
         spec = sig.get(name)
         assert spec is not None
@@ -135,6 +143,8 @@ def _fill_step(tool: Tool, sig: Signature, fills: Mapping[str, Fill]) -> dict[st
                 )
         elif fill.kind == "constant":
             constants[name] = _fixed_value(tool, spec, fill.value)
+            if fill.secret and isinstance(constants[name], str) and len(constants[name]) >= MIN_SECRET_LENGTH:
+                secret.add(name)
         elif fill.kind == "factory":
             factories[name] = fill.value
         elif fill.kind == "context":
@@ -143,11 +153,14 @@ def _fill_step(tool: Tool, sig: Signature, fills: Mapping[str, Fill]) -> dict[st
             src: Injected = fill.value
             coerce = _source_coercer(tool, spec, src.label)
             sources.append((name, src.replace(coerce=coerce, exact=_exact(spec))))
+            if fill.secret:
+                secret.add(name)
     return {
         "constants": constants,
         "factories": factories,
         "context": tuple(context),
         "sources": tuple(sources),
+        "secret": frozenset(secret),
     }
 
 
@@ -200,5 +213,5 @@ def remap(
         raise TransformError(f"{where(tool)}: cannot build the new argument schema: {error}") from None
     if argmap.coercions:
         validator = CoercingValidator(validator, argmap.coercions)
-    run = MappedRun(argmap, inner, base).compiled(tool.name)
+    run = MappedRun(argmap, redacting(inner, argmap.secret), base).compiled(tool.name)
     return tool.derive(transform, input_schema=schema, validator=validator, hidden=hidden, run=run)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InjectionError
@@ -45,6 +45,8 @@ class Source:
     """
 
     default: Any = NOT_SET
+    secret: ClassVar[bool] = True
+    """Whether the value is the server's (redacted from what the tool returns), not the caller's own."""
 
     @property
     def label(self) -> str:
@@ -82,6 +84,7 @@ class FromContext(Source):
 
     path: str
     default: Any = NOT_SET
+    secret: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not self.path or any(not part for part in self.path.split(".")):
@@ -111,6 +114,7 @@ class FromHeader(Source):
 
     name: str
     default: Any = NOT_SET
+    secret: ClassVar[bool] = False
 
     @property
     def label(self) -> str:
@@ -136,6 +140,7 @@ class FromClaim(Source):
 
     name: str
     default: Any = NOT_SET
+    secret: ClassVar[bool] = False
 
     @property
     def label(self) -> str:
@@ -173,3 +178,22 @@ class FromEnv(Source):
                 return self.default
             raise InjectionError(f"cannot fill an injected argument: the environment variable {self.name!r} is not set")
         return value
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """A constant injected value the client must never read back (an API key in code or config).
+
+    Unlike a plain constant, it is redacted from whatever the tool returns, and its `repr` hides it.
+
+    Example:
+        >>> from toolweave.transforms import InjectArgs
+        >>> keyed = InjectArgs(api_key=Secret("sk-live-0123456789"))
+        >>> Secret("sk-live-0123456789")
+        Secret('...')
+    """
+
+    value: Any
+
+    def __repr__(self) -> str:
+        return "Secret('...')"

@@ -1,0 +1,55 @@
+"""A bare-SDK upstream that leaks what it was called with, and can hang: for the gateway's
+redaction, masking and timeout rules.
+
+Tools (each takes `q` and `api_key`):
+- `fetch_error`: answers JSON-RPC -32603 quoting the URL it would call, key included;
+- `fetch_is_error`: answers an `isError` result quoting that URL;
+- `fetch_ok`: answers a result that echoes the key in its text and structured content;
+- `bad_params`: answers JSON-RPC -32602 (the arguments were refused);
+- `hang`: never answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp.types as mt
+from mcp import MCPError
+from mcp.server import Server, ServerRequestContext
+
+ARGS = {"type": "object", "properties": {"q": {"type": "string"}, "api_key": {"type": "string"}}}
+NAMES = ["fetch_error", "fetch_is_error", "fetch_ok", "bad_params", "hang"]
+
+
+async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> mt.ListToolsResult:
+    return mt.ListToolsResult(tools=[mt.Tool(name=name, input_schema=ARGS) for name in NAMES])
+
+
+async def call_tool(ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams) -> mt.CallToolResult:
+    args = params.arguments or {}
+    url = f"https://api.example.test/v1?q={args.get('q')}&api_key={args.get('api_key')}"
+    if params.name == "fetch_error":
+        raise MCPError(mt.INTERNAL_ERROR, f"HTTP 500 for url '{url}'")
+    if params.name == "bad_params":
+        raise MCPError(mt.INVALID_PARAMS, "q must not be empty")
+    if params.name == "hang":
+        await anyio.sleep_forever()
+    text = f"GET {url}"
+    if params.name == "fetch_is_error":
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text=f"failed: {text}")], is_error=True)
+    return mt.CallToolResult(
+        content=[mt.TextContent(type="text", text=text)], structured_content={"url": url, "key": args.get("api_key")}
+    )
+
+
+server = Server("leaky", on_list_tools=list_tools, on_call_tool=call_tool)
+
+if __name__ == "__main__":
+    from mcp.server.stdio import stdio_server
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)
