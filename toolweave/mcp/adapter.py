@@ -53,6 +53,7 @@ from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, wire_tool
+from toolweave.mcp.guard import guard
 from toolweave.mcp.http_auth import auth_info
 from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
@@ -195,6 +196,7 @@ class McpAdapter:
             on_completion=CompletionHandler(server),
             on_subscriptions_listen=ListenHandler(self.bus),
         )
+        self.lowlevel.middleware.insert(1, guard)  # just inside the SDK's OpenTelemetry span
         self.lowlevel.middleware.append(self._track_connection)
         # Seals the `requestState` of 2026 `InputRequiredResult`s; clients cannot forge or replay it.
         security = RequestStateSecurity.ephemeral()
