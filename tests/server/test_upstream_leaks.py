@@ -99,3 +99,11 @@ async def test_logging_captures_nothing_secret_on_a_local_tool(caplog: pytest.Lo
     result = await server.call_tool("fetch", {})
     assert result.is_error and KEY not in result.text
     assert "key=[redacted]" in caplog.text and KEY not in caplog.text
+
+
+async def test_a_bare_upstream_result_that_breaks_its_own_schema_is_masked(caplog: pytest.LogCaptureFixture) -> None:
+    async with leaky_gateway() as gateway:
+        result = await gateway.call_tool("up_off_schema", {})
+    # sent on, it would make the client's SDK raise: masked, and the operator's log says why
+    assert result.is_error and result.text.startswith("Error calling tool 'up_off_schema' (incident ")
+    assert "does not match the output schema (n: type)" in caplog.text

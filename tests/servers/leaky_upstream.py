@@ -6,7 +6,8 @@ Tools (each takes `q` and `api_key`):
 - `fetch_is_error`: answers an `isError` result quoting that URL;
 - `fetch_ok`: answers a result that echoes the key in its text and structured content;
 - `bad_params`: answers JSON-RPC -32602 (the arguments were refused);
-- `hang`: never answers.
+- `hang`: never answers;
+- `off_schema`: declares an output schema and answers structured content that breaks it.
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from mcp.server import Server, ServerRequestContext
 
 ARGS = {"type": "object", "properties": {"q": {"type": "string"}, "api_key": {"type": "string"}}}
 NAMES = ["fetch_error", "fetch_is_error", "fetch_ok", "bad_params", "hang"]
+COUNT = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
 
 async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> mt.ListToolsResult:
-    return mt.ListToolsResult(tools=[mt.Tool(name=name, input_schema=ARGS) for name in NAMES])
+    tools = [mt.Tool(name=name, input_schema=ARGS) for name in NAMES]
+    tools.append(mt.Tool(name="off_schema", input_schema={"type": "object"}, output_schema=COUNT))
+    return mt.ListToolsResult(tools=tools)
 
 
 async def call_tool(ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams) -> mt.CallToolResult:
@@ -35,6 +39,8 @@ async def call_tool(ctx: ServerRequestContext[Any], params: mt.CallToolRequestPa
         raise MCPError(mt.INVALID_PARAMS, "q must not be empty")
     if params.name == "hang":
         await anyio.sleep_forever()
+    if params.name == "off_schema":
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text="off")], structured_content={"n": "x"})
     text = f"GET {url}"
     if params.name == "fetch_is_error":
         return mt.CallToolResult(content=[mt.TextContent(type="text", text=f"failed: {text}")], is_error=True)

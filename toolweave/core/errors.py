@@ -8,6 +8,7 @@ ToolweaveError                      root: catch this to catch anything toolweave
  │    ├── UpstreamError             a mounted remote server went away or refused the arguments
  │    └── Rejected                  a policy turned the call away (rate limit, open circuit, ...)
  ├── UpstreamFailed                 an upstream answered with an internal error (masked)
+ ├── InvalidResult                  a result breaks its output schema or the protocol (masked)
  ├── UnknownTool                    no enabled tool has that name   → JSON-RPC -32602
  ├── UnknownPrompt / UnknownResource                                → JSON-RPC -32602
  ├── MissingCapability              the call needs a client capability the client did not declare
@@ -132,6 +133,15 @@ class UpstreamFailed(ToolweaveError):
     """An upstream answered a request with an internal error (any JSON-RPC error but "invalid
     params" / "not found"). Internal: masked for clients like any failure, its message (which may
     hold the upstream's details) logged under the incident id."""
+
+
+class InvalidResult(ToolweaveError):
+    """A tool's successful result breaks its own output schema, or the protocol (structured
+    content that is not a JSON object, or missing where an output schema promises it).
+
+    Internal: clients get the masked message (sending it on would make their SDK raise); the
+    server log names the tool and the first problem, never the value.
+    """
 
 
 class UnknownTool(ToolweaveError):

@@ -21,7 +21,7 @@ import keyword
 import types
 import typing
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
@@ -247,8 +247,10 @@ def _infer_output_schema(fn: Callable[..., Any], hints: dict[str, Any] | None = 
     base = get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
     if base in _NO_OUTPUT_SCHEMA or (isinstance(base, type) and issubclass(base, _NO_OUTPUT_SCHEMA[:3])):
         return None
-    if get_origin(base) in (list, tuple) and any(arg in _NO_OUTPUT_SCHEMA for arg in get_args(base)):
-        return None
+    if base in (list, tuple, Sequence) or (get_origin(base) in (list, tuple, Sequence) and (
+        not get_args(base) or any(arg in _NO_OUTPUT_SCHEMA for arg in get_args(base))
+    )):
+        return None  # an unconstrained list may hold content blocks: no schema it could not honour
     try:
         return output_schema_for(annotation)
     except Exception:
@@ -256,9 +258,8 @@ def _infer_output_schema(fn: Callable[..., Any], hints: dict[str, Any] | None = 
 
 
 def _make_run(
-    fn: Callable[..., Any], context_param: str | None, run_in_thread: bool, output_schema: Mapping[str, Any] | None
+    fn: Callable[..., Any], context_param: str | None, run_in_thread: bool, convert: ResultConverter
 ) -> Callable[[dict[str, Any], Context], Any]:
-    convert = ResultConverter(output_schema)
     if _is_async(fn):
 
         async def run_async(arguments: dict[str, Any], ctx: Context) -> ToolResult:
@@ -337,8 +338,11 @@ def tool_from_function(
             raise TypeError(f"tool {tool_name!r}: cannot exclude {arg!r}: it has no default to use instead")
     visible = [param for param in params if param.name not in excluded]
     input_schema, validator = _input_schema_and_validator(tool_name, visible)
+    returns: Any = None  # the annotation results are validated against, when the schema came from it
     if output_schema is INFER:
         output_schema = _infer_output_schema(fn, hints)
+        if output_schema is not None:
+            returns = hints.get("return", Any)
     return Tool(
         name=tool_name,
         title=title,
@@ -349,8 +353,9 @@ def tool_from_function(
         tags=frozenset(tags) if tags else _NO_TAGS,
         meta=dict(meta) if meta else None,
         enabled=enabled,
-        run=_make_run(fn, context_param, run_in_thread, output_schema),
+        run=_make_run(fn, context_param, run_in_thread, ResultConverter(output_schema, returns)),
         validator=validator,
+        output_checked=returns is not None,
         origin=Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", tool_name)),
         fn=fn,
     )

@@ -36,6 +36,7 @@ from toolweave.core.content import (
     EmbeddedResource,
     TextContent,
 )
+from toolweave.core.errors import InvalidResult
 
 _JSON_SCALARS = frozenset({int, float, bool})
 WRAP_KEY = "x-toolweave-wrap-result"
@@ -91,28 +92,45 @@ def _block(item: object) -> ContentBlock:
 
 
 def dump_json(data: Any) -> str:
-    """Compact JSON text of JSON-able data, as tools return it to the model."""
-    return to_json(data).decode()
+    """Compact JSON text of JSON-able data, as tools return it to the model.
+
+    `NaN` and `±Infinity`, which JSON cannot carry, become `null` (as the wire's structured
+    content does).
+
+    Example:
+        >>> dump_json({"mean": float("nan"), "n": 0})
+        '{"mean":null,"n":0}'
+    """
+    return to_json(data, inf_nan_mode="null").decode()
 
 
 class ResultConverter:
-    """Turns return values into `ToolResult`s for one tool; built once, when the tool is built."""
+    """Turns return values into `ToolResult`s for one tool; built once, when the tool is built.
 
-    __slots__ = ("structured", "wrap")
+    Args:
+        output_schema: The tool's output schema (structured content is produced under one).
+        returns: The return annotation the schema was inferred from: values are validated
+            against it (the adapter is built on the first call), so structured content always
+            matches the schema; a value that does not fit is an `InvalidResult`.
+    """
 
-    def __init__(self, output_schema: Mapping[str, Any] | None) -> None:
+    __slots__ = ("_adapter", "returns", "structured", "wrap")
+
+    def __init__(self, output_schema: Mapping[str, Any] | None, returns: Any = None) -> None:
         self.structured = output_schema is not None
         self.wrap = bool(output_schema and output_schema.get(WRAP_KEY))
+        self.returns: Any = returns if self.structured else None
+        self._adapter: Any = None
 
     def __call__(self, value: object) -> ToolResult:
         kind = type(value)
-        if kind is str:
+        if kind is str and (self.returns is None or self.returns is str):
             return ToolResult([TextContent(value)], self._structured(value))  # type: ignore[arg-type]
-        if kind in _JSON_SCALARS:  # already JSON: no conversion pass needed
+        if kind in _JSON_SCALARS and (self.returns is None or self.returns is kind):  # already JSON
             return ToolResult([TextContent(dump_json(value))], self._structured(value))
         if isinstance(value, ToolResult):
             return value
-        if value is None:
+        if value is None and self.returns is None:
             return ToolResult([], self._structured(None) if self.wrap else None)
         if isinstance(value, bytes):
             return ToolResult([_blob(value)])
@@ -120,8 +138,32 @@ class ResultConverter:
             return ToolResult([_block(value)])
         if isinstance(value, list | tuple) and any(_is_content_like(item) for item in value):
             return ToolResult([_block(item) for item in value])
-        data = to_jsonable_python(value)
+        data = to_jsonable_python(value) if self.returns is None else self._checked(value)
+        if data is None:
+            return ToolResult([], self._structured(None) if self.wrap else None)
         return ToolResult([TextContent(dump_json(data))], self._structured(data))
+
+    def _checked(self, value: object) -> Any:
+        """`value` validated against the return annotation, as JSON-able data."""
+        adapter = self._adapter
+        if adapter is None:
+            from pydantic import ConfigDict, PydanticUserError, TypeAdapter
+
+            try:  # NaN and Infinity are not JSON numbers: a result holding one breaks its schema
+                adapter = TypeAdapter(self.returns, config=ConfigDict(allow_inf_nan=False))
+            except PydanticUserError:  # models and dataclasses carry their own config
+                adapter = TypeAdapter(self.returns)
+            self._adapter = adapter
+        from pydantic import ValidationError
+
+        try:
+            return adapter.dump_python(adapter.validate_python(value), mode="json")
+        except ValidationError as error:
+            first = error.errors(include_url=False, include_input=False, include_context=False)[0]
+            where = ".".join(str(part) for part in first["loc"]) or "(root)"
+            raise InvalidResult(
+                f"the return value does not match the return annotation ({where}: {first['msg']})"
+            ) from None
 
     def _structured(self, data: Any) -> Any:
         if not self.structured:

@@ -101,6 +101,8 @@ class Tool:
         validator: Checks raw arguments against `input_schema`; derived from it by default.
         hidden: Argument names a client may never send (set by the server, e.g. injected).
         error_policy: Per-tool error masking (`MaskErrors`); `None` uses the server's.
+        output_checked: Whether `run` itself guarantees that structured content matches
+            `output_schema` (so the server's boundary need not validate it again).
         parent: The tool this one was derived from by a transform.
         transforms: The transforms applied to `parent` to make this tool, in order.
     """
@@ -118,6 +120,7 @@ class Tool:
     validator: ArgumentValidator = None  # type: ignore[assignment]
     hidden: frozenset[str] = frozenset()
     error_policy: ErrorPolicy | None = None
+    output_checked: bool = False
     origin: Origin | None = None
     parent: Tool | None = field(default=None, repr=False)
     transforms: tuple[Any, ...] = ()

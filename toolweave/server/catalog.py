@@ -19,6 +19,7 @@ from typing import Any
 from toolweave.core.context import Context
 from toolweave.core.errors import InputRequired, InvalidArguments, MissingCapability, UnknownTool
 from toolweave.core.masking import ErrorPolicy, is_cancellation
+from toolweave.core.output import OutputCheck
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors
@@ -34,13 +35,15 @@ class Entry:
     chain: tuple[Middleware, ...]
     handler: Handler | None
     errors: ErrorPolicy
+    check: OutputCheck
 
     @classmethod
     def build(cls, tool: Tool, origin: str, middleware: tuple[Middleware, ...], errors: ErrorPolicy) -> Entry:
         """Fold the middleware that applies to `tool` into its call path, once."""
         chain = chain_for(middleware, tool) if middleware else ()
         handler = build_chain(chain, tool_runner(tool)) if chain else None
-        return cls(tool, origin, chain, handler, tool.error_policy or errors)
+        check = OutputCheck(tool.output_schema, validate=not tool.output_checked)
+        return cls(tool, origin, chain, handler, tool.error_policy or errors, check)
 
 
 
@@ -79,8 +82,11 @@ class Catalog:
             return ToolResult.error(str(InvalidArguments(name, problems.problems)))
         try:
             if entry.handler is None:
-                return await entry.tool.run(validated, ctx)
-            return await entry.handler(ToolCall(entry.tool, validated, ctx))
+                result = await entry.tool.run(validated, ctx)
+            else:
+                result = await entry.handler(ToolCall(entry.tool, validated, ctx))
+            entry.check(result)
+            return result
         except (MissingCapability, InputRequired):
             raise
         except BaseException as error:  # SystemExit, KeyboardInterrupt... from a tool: masked too

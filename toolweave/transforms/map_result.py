@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolweave.core.context import Context
+from toolweave.core.output import schema_problem
 from toolweave.core.result import ResultConverter, ToolResult
 from toolweave.core.schema import output_schema_for, wrap_result_schema
 from toolweave.core.tool import Tool
@@ -39,14 +40,6 @@ def resolve_output_schema(parent: Mapping[str, Any] | None, wanted: Any) -> Mapp
     if isinstance(wanted, Mapping):
         return dict(wanted) if wanted.get("type") == "object" else wrap_result_schema(wanted)
     return output_schema_for(wanted)
-
-
-def _problem(validator: Any, data: Any) -> str | None:
-    """The first schema violation as `path: keyword` (never the offending value)."""
-    for error in validator.iter_errors(data):
-        path = "/".join(str(part) for part in error.absolute_path) or "(root)"
-        return f"{path}: {error.validator}"
-    return None
 
 
 @dataclass(frozen=True)
@@ -77,7 +70,9 @@ class MapResult:
     def apply(self, tool: Tool) -> Tool:
         """`tool` whose results pass through `fn`."""
         schema = resolve_output_schema(tool.output_schema, self.output_schema)
-        return tool.derive(self, output_schema=schema, run=_mapped_run(tool, self.fn, schema, self.check))
+        return tool.derive(
+            self, output_schema=schema, output_checked=True, run=_mapped_run(tool, self.fn, schema, self.check)
+        )
 
 
 def _mapped_run(tool: Tool, fn: Callable[..., Any], schema: Mapping[str, Any] | None, check: bool) -> Any:
@@ -106,7 +101,7 @@ def _mapped_run(tool: Tool, fn: Callable[..., Any], schema: Mapping[str, Any] | 
         if schema is None:
             return replace(out, structured_content=None) if out.structured_content is not None else out
         if validator is not None:
-            problem = _problem(validator, out.structured_content)
+            problem = schema_problem(validator, out.structured_content)
             if problem is not None:
                 raise ValueError(
                     f"tool {name!r}: MapResult produced structured content that does not match "
