@@ -11,18 +11,20 @@ from toolweave.middleware.keys import caller_key, per_tool_value, resolve_key, s
 @pytest.mark.parametrize(
     ("ctx", "expected"),
     [
-        (Context(auth=AuthInfo(subject="alice"), client=ClientInfo("cursor")), "subject:alice"),
-        (Context(auth=AuthInfo(), client=ClientInfo("cursor")), "client:cursor"),
-        (Context(), "anonymous"),
+        (Context(auth=AuthInfo(subject="alice"), client=ClientInfo("cursor"), peer="10.0.0.1"), "subject:alice"),
+        (Context(auth=AuthInfo(), client=ClientInfo("cursor"), peer="10.0.0.1"), "peer:10.0.0.1"),
+        (Context(client=ClientInfo("cursor")), "local"),
+        (Context(), "local"),
     ],
 )
-def test_the_caller_is_the_subject_then_the_client(ctx: Context, expected: str) -> None:
+def test_the_caller_is_the_subject_then_the_peer_never_the_announced_name(ctx: Context, expected: str) -> None:
     assert caller_key(ctx) == expected
 
 
 def test_named_keys_resolve() -> None:
-    ctx = Context(auth=AuthInfo(subject="alice"), client=ClientInfo("cursor"))
-    assert [resolve_key(name)(ctx) for name in ("subject", "client", "global")] == ["alice", "cursor", "*"]
+    ctx = Context(auth=AuthInfo(subject="alice"), client=ClientInfo("cursor"), peer="10.0.0.1")
+    names = ("subject", "peer", "client", "global")
+    assert [resolve_key(name)(ctx) for name in names] == ["alice", "10.0.0.1", "cursor", "*"]
 
 
 def test_the_first_matching_glob_wins() -> None:

@@ -70,10 +70,10 @@ class Policy(StrictModel):
     tools: ToolSelector | None = Field(None, description=SELECT_DOC)
 
 
-Caller = Literal["caller", "subject", "client", "global"]
+Caller = Literal["caller", "subject", "peer", "client", "global"]
 CALLER_DOC = (
-    "Who gets separate state: 'caller' (the authenticated subject, else the client name), "
-    "'subject', 'client', or 'global' (everyone together)."
+    "Who gets separate state: 'caller' (the verified subject, else the peer address), 'subject', "
+    "'peer', 'client' (the name a client announces: any client can claim any), or 'global' (everyone together)."
 )
 Fraction = Annotated[float, Field(ge=0, le=1)]
 

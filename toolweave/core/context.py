@@ -79,6 +79,9 @@ class Context:
         meta: The request's `_meta` mapping, read-only by convention.
         auth: The authenticated caller, when the transport authenticated one.
         headers: HTTP request headers (lower-case names), empty on stdio and in-process.
+        peer: The network address the request came from (HTTP: the client's IP, as the server
+            sees it — behind a proxy, what uvicorn's `forwarded_allow_ips` lets it trust);
+            `None` on stdio and in-process, where the process is the one caller.
         state: A per-request dict shared by middleware and tools.
         deadline: When the request must finish (`anyio.current_time()` clock), if a timeout applies.
         server: The server that received the request.
@@ -92,6 +95,7 @@ class Context:
     meta: Mapping[str, Any] = field(default_factory=dict)
     auth: AuthInfo | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    peer: str | None = None
     state: dict[str, Any] = field(default_factory=dict)
     deadline: float | None = None
     server: Server | None = None

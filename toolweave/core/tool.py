@@ -103,6 +103,10 @@ class Tool:
         error_policy: Per-tool error masking (`MaskErrors`); `None` uses the server's.
         output_checked: Whether `run` itself guarantees that structured content matches
             `output_schema` (so the server's boundary need not validate it again).
+        varies_with: What, besides its arguments, the tool's result depends on per call: reads
+            of the request (`fn(ctx)`, e.g. an injected header) that `Cache` keys entries on;
+            `None` when it depends on something no key can capture (an injected function of
+            the request), so it is never cached.
         parent: The tool this one was derived from by a transform.
         transforms: The transforms applied to `parent` to make this tool, in order.
     """
@@ -121,6 +125,7 @@ class Tool:
     hidden: frozenset[str] = frozenset()
     error_policy: ErrorPolicy | None = None
     output_checked: bool = False
+    varies_with: tuple[Callable[[Context], Any], ...] | None = ()
     origin: Origin | None = None
     parent: Tool | None = field(default=None, repr=False)
     transforms: tuple[Any, ...] = ()

@@ -96,6 +96,12 @@ def _headers(ctx: ServerRequestContext[Any]) -> Mapping[str, str]:
     return {key.lower(): value for key, value in headers.items()}
 
 
+def _peer(ctx: ServerRequestContext[Any]) -> str | None:
+    """The client's network address on HTTP (uvicorn applies trusted `X-Forwarded-For`), else None."""
+    client = getattr(ctx.request, "scope", {}).get("client")
+    return str(client[0]) if client else None
+
+
 def _per_connection(ctx: ServerRequestContext[Any], key: str, source: Any, build: Callable[[Any], Any]) -> Any:
     """`build(source)`, computed once per connection for as long as `source` is the same object."""
     state = getattr(getattr(ctx.session, "_connection", None), "state", None)
@@ -236,6 +242,7 @@ class McpAdapter:
             meta=meta,
             auth=auth,
             headers=headers,
+            peer=_peer(ctx),
             server=self.server,
             progress_sink=progress,
             log_sink=log,

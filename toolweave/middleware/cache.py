@@ -5,11 +5,15 @@ By default only tools annotated both read-only and idempotent (`readOnlyHint` an
 caches every selected tool (use with a `tools=` selector you trust).
 
 An entry is keyed by the tool name, the canonical form of the validated arguments (JSON with
-sorted keys, so `{"a": 1, "b": 2}` and `{"b": 2, "a": 1}` share an entry) and the caller (see
-`toolweave.middleware.keys`: one caller never sees another's cached result). It lives `ttl`
-seconds; at most `max_entries` are kept (least recently used dropped first). Errors are never
-cached: neither an `isError` result nor an exception. Cached results are shared objects — a
-middleware outside `Cache` must not mutate a result in place.
+sorted keys, so `{"a": 1, "b": 2}` and `{"b": 2, "a": 1}` share an entry), the caller (see
+`toolweave.middleware.keys`: the verified subject, else the peer address; one caller never sees
+another's cached result unless `key="global"` says they may) and the values injected into the
+call from the request (an `InjectArgs(tenant=FromHeader("x-tenant"))` keys entries per tenant;
+a digest of them, never the values). A tool whose injected value is a function of the request
+cannot be keyed and is never cached. An entry lives `ttl` seconds; at most `max_entries` are
+kept (least recently used dropped first). Errors are never cached: neither an `isError` result
+nor an exception. Cached results are shared objects — a middleware outside `Cache` must not
+mutate a result in place.
 
 Example:
     >>> cache = Cache(ttl=30, max_entries=500)
@@ -19,17 +23,29 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 from pydantic_core import to_jsonable_python
 
+from toolweave.core.context import Context
+from toolweave.core.errors import ToolweaveError
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import CallerKey, positive, resolve_key
+
+
+def _digest(varies_with: tuple[Callable[[Context], Any], ...], ctx: Context) -> str:
+    """A digest of the request values injected into the call ("" when there are none)."""
+    if not varies_with:
+        return ""
+    values = [read(ctx) for read in varies_with]
+    return hashlib.blake2b(repr(values).encode(), digest_size=16).hexdigest()
 
 
 def is_cacheable(tool: Tool) -> bool:
@@ -44,8 +60,10 @@ class Cache(Middleware):
     Args:
         ttl: Seconds a result stays fresh.
         max_entries: The most results kept.
-        key: How callers are told apart: `"caller"` (default), `"subject"`, `"client"`,
-            `"global"` (share results between callers) or a function `(ctx) -> str`.
+        key: How callers are told apart: `"caller"` (default: verified subject, else peer
+            address), `"subject"`, `"peer"`, `"client"` (the name a client announces: any client
+            can claim any name), `"global"` (share results between callers) or a function
+            `(ctx) -> str`.
         only_safe: Only tools annotated read-only and idempotent (default yes).
         tools: Which tools this applies to (selector, glob, list of globs, predicate).
 
@@ -72,11 +90,11 @@ class Cache(Middleware):
         self.only_safe = only_safe
         self.hits = 0
         self.misses = 0
-        self._entries: OrderedDict[tuple[str, str, str], tuple[float, ToolResult]] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str, str, str], tuple[float, ToolResult]] = OrderedDict()
 
     def for_tool(self, tool: Tool) -> Middleware | None:
-        """`self` for selected tools that may be cached."""
-        if not self.applies_to(tool):
+        """`self` for selected tools that may be cached (and whose per-call inputs can be keyed)."""
+        if not self.applies_to(tool) or tool.varies_with is None:
             return None
         return self if not self.only_safe or is_cacheable(tool) else None
 
@@ -95,9 +113,12 @@ class Cache(Middleware):
         return len(self._entries)
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        tool, ctx = call.tool, call.ctx
+        if tool.varies_with is None:  # used outside a compiled chain on a tool it cannot key
+            return await call_next(call)
         try:
-            key = (call.tool.name, self.canonical(call.arguments), self.key(call.ctx))
-        except (TypeError, ValueError):  # arguments without a canonical form: not cached
+            key = (tool.name, self.canonical(call.arguments), self.key(ctx), _digest(tool.varies_with, ctx))
+        except (TypeError, ValueError, ToolweaveError):  # no canonical form, or an input missing: not cached
             return await call_next(call)
         entries = self._entries
         found = entries.get(key)

@@ -1,16 +1,21 @@
 """How built-in middleware tells callers apart, and per-tool settings keyed by name globs.
 
-A *caller key* partitions per-caller state (rate-limit buckets, cache entries): by default the
-authenticated subject, else the client's announced name, else `"anonymous"`. Any middleware
-that takes `key=` accepts `"caller"` (that default), `"subject"`, `"client"`, `"global"` (one
-shared key) or a function `(ctx) -> str`.
+A *caller key* partitions per-caller state (rate-limit buckets, cache entries). By default
+(`"caller"`) it is something the client cannot choose: the authenticated subject when the
+transport verified one, else the peer's network address (HTTP), else `"local"` (stdio and
+in-process: the process is the one caller). The name a client announces is never used unless
+asked for (`"client"`), since any client can announce any name. Any middleware that takes `key=`
+accepts `"caller"`, `"subject"`, `"peer"`, `"client"`, `"global"` (one shared key) or a function
+`(ctx) -> str`.
 
 Example:
     >>> from toolweave.core.context import AuthInfo, ClientInfo, Context
     >>> caller_key(Context(auth=AuthInfo(subject="alice"), client=ClientInfo("cursor")))
     'subject:alice'
+    >>> caller_key(Context(client=ClientInfo("cursor"), peer="203.0.113.7"))
+    'peer:203.0.113.7'
     >>> caller_key(Context(client=ClientInfo("cursor")))
-    'client:cursor'
+    'local'
     >>> per_tool_value({"gh_*": 30, "*": 5}, "gh_search", None)
     30
 """
@@ -31,14 +36,17 @@ T = TypeVar("T")
 
 
 def caller_key(ctx: Context) -> str:
-    """The authenticated subject, else the client name, else `"anonymous"` (prefixed by kind)."""
+    """The authenticated subject, else the peer address, else `"local"` (prefixed by kind)."""
     auth = ctx.auth
     if auth is not None and auth.subject:
         return f"subject:{auth.subject}"
-    client = ctx.client
-    if client is not None and client.name:
-        return f"client:{client.name}"
-    return "anonymous"
+    if ctx.peer:
+        return f"peer:{ctx.peer}"
+    return "local"
+
+
+def _peer(ctx: Context) -> str:
+    return ctx.peer or "local"
 
 
 def _subject(ctx: Context) -> str:
@@ -56,6 +64,7 @@ def _global(ctx: Context) -> str:
 _NAMED: dict[str, CallerKey] = {
     "caller": caller_key,
     "subject": _subject,
+    "peer": _peer,
     "client": _client,
     "global": _global,
 }

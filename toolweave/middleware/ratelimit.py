@@ -1,7 +1,7 @@
 """`RateLimit`: a token bucket per caller; over the limit, a clear `Rejected` result.
 
-Each caller key (see `toolweave.middleware.keys`: the authenticated subject, else the client
-name, by default) has a bucket holding up to `burst` tokens, refilled at `rate` tokens per
+Each caller key (see `toolweave.middleware.keys`: the verified subject, else the peer address,
+by default — never a name the client announces) has a bucket holding up to `burst` tokens, refilled at `rate` tokens per
 second. A call takes one token; with none left the call does not run and the client gets an
 `isError` result: `Rate limit exceeded for tool 'search': retry in 0.4s` (`Rejected`, with
 `retry_after` in seconds). One `RateLimit` is one budget per caller across all the tools it
@@ -33,7 +33,8 @@ class RateLimit(Middleware):
     Args:
         rate: Tokens added per second (the sustained calls per second).
         burst: Bucket size (the most calls in a burst); defaults to `max(1, rate)`.
-        key: `"caller"` (default), `"subject"`, `"client"`, `"global"` or a function `(ctx) -> str`.
+        key: `"caller"` (default: verified subject, else peer address), `"subject"`, `"peer"`,
+            `"client"` (the announced name: any client can claim any), `"global"` or `(ctx) -> str`.
         per_tool: Give every tool its own bucket per caller.
         max_keys: The most buckets kept in memory.
         tools: Which tools this applies to (selector, glob, list of globs, predicate).

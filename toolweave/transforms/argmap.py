@@ -49,6 +49,10 @@ class Injected:
         coerce: Converts the value to the argument's type (its errors never show the value).
         arity: How many of `(ctx, visible_arguments)` `fn` takes.
         exact: A type whose values need no conversion (`coerce` is skipped for them).
+        varies: How the value depends on the request: `True` for a plain read of it (a header,
+            a claim, the context: `Cache` keys on it), `False` when it does not (the
+            environment, a constant-like function), `None` when no one can tell (a function of
+            the request: such a tool is never cached).
     """
 
     fn: Callable[..., Any]
@@ -58,6 +62,7 @@ class Injected:
     coerce: Coerce | None = None
     arity: int = 2
     exact: type | None = None
+    varies: bool | None = None
 
     def replace(self, **changes: Any) -> Injected:
         """A copy with some fields changed."""
@@ -369,4 +374,4 @@ def callable_source(fn: Callable[..., Any], label: str) -> Injected:
     is_async = inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
         getattr(target, "__call__", None)  # noqa: B004 - async callable objects
     )
-    return Injected(fn, is_async, label, arity=min(arity, 2))
+    return Injected(fn, is_async, label, arity=min(arity, 2), varies=False if arity == 0 else None)

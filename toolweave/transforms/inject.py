@@ -49,7 +49,8 @@ def source_fill(tool: Tool, arg: str, value: Any) -> Fill:
             except InjectionError as error:
                 raise InjectionError(f"{prefix}: {error}") from None
 
-        return Fill("source", Injected(from_source, False, value.label, arity=1), secret=value.secret)
+        read = Injected(from_source, False, value.label, arity=1, varies=value.varies)
+        return Fill("source", read, secret=value.secret)
     if isinstance(value, Secret):
         return Fill("constant", value.value, secret=True)
     if callable(value):

@@ -214,4 +214,21 @@ def remap(
     if argmap.coercions:
         validator = CoercingValidator(validator, argmap.coercions)
     run = MappedRun(argmap, redacting(inner, argmap.secret), base).compiled(tool.name)
-    return tool.derive(transform, input_schema=schema, validator=validator, hidden=hidden, run=run)
+    varies_with = _varies_with(tool.varies_with, step.sources)
+    return tool.derive(
+        transform, input_schema=schema, validator=validator, hidden=hidden, run=run, varies_with=varies_with
+    )
+
+
+def _varies_with(before: tuple[Any, ...] | None, sources: tuple[tuple[str, Injected], ...]) -> tuple[Any, ...] | None:
+    """What the derived tool's result depends on per call: the reads of the request before, plus
+    this step's; `None` once a source is a function of the request no cache key can capture."""
+    if before is None:
+        return None
+    added = []
+    for _, src in sources:
+        if src.varies is None:
+            return None
+        if src.varies:
+            added.append(src.fn)
+    return before + tuple(added) if added else before

@@ -47,6 +47,9 @@ class Source:
     default: Any = NOT_SET
     secret: ClassVar[bool] = True
     """Whether the value is the server's (redacted from what the tool returns), not the caller's own."""
+    varies: ClassVar[bool | None] = None
+    """Whether the value is a plain read of the request (`Cache` keys on it), does not depend on
+    it (`False`), or may in ways no key captures (`None`: the tool is never cached)."""
 
     @property
     def label(self) -> str:
@@ -85,6 +88,7 @@ class FromContext(Source):
     path: str
     default: Any = NOT_SET
     secret: ClassVar[bool] = False
+    varies: ClassVar[bool | None] = True
 
     def __post_init__(self) -> None:
         if not self.path or any(not part for part in self.path.split(".")):
@@ -115,6 +119,7 @@ class FromHeader(Source):
     name: str
     default: Any = NOT_SET
     secret: ClassVar[bool] = False
+    varies: ClassVar[bool | None] = True
 
     @property
     def label(self) -> str:
@@ -141,6 +146,7 @@ class FromClaim(Source):
     name: str
     default: Any = NOT_SET
     secret: ClassVar[bool] = False
+    varies: ClassVar[bool | None] = True
 
     @property
     def label(self) -> str:
@@ -163,6 +169,7 @@ class FromEnv(Source):
 
     name: str
     default: Any = NOT_SET
+    varies: ClassVar[bool | None] = False
 
     @property
     def label(self) -> str:
