@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
-import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import PydanticJsonSchemaWarning
@@ -37,11 +36,9 @@ from toolweave.core.fast_schema import fast_input_schema
 from toolweave.core.plain_signature import plain_parameters, plain_type_hints
 from toolweave.core.result import ResultConverter, ToolResult
 from toolweave.core.schema import object_schema, output_schema_for, prune_titles
+from toolweave.core.threads import run_in_worker
 from toolweave.core.tool import Origin, Tool, ToolAnnotations
 from toolweave.core.validation import LazyModelValidator, ModelValidator
-
-ABANDONED_THREADS = "toolweave.abandoned_threads"
-"""`ctx.state` key: how many worker threads of this request were abandoned on cancellation."""
 
 INFER: Any = object()
 """Default of `output_schema=`: infer it from the return annotation."""
@@ -278,19 +275,12 @@ def _make_run(
 
         return run_inline
 
-    async def run_in_worker(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+    async def run_threaded(arguments: dict[str, Any], ctx: Context) -> ToolResult:
         if context_param is not None:
             arguments = {**arguments, context_param: ctx}
-        try:
-            value = await anyio.to_thread.run_sync(functools.partial(fn, **arguments), abandon_on_cancel=True)
-        except BaseException as error:
-            if isinstance(error, anyio.get_cancelled_exc_class()):
-                # The thread cannot be interrupted: it runs on, and its result will be discarded.
-                ctx.state[ABANDONED_THREADS] = ctx.state.get(ABANDONED_THREADS, 0) + 1
-            raise
-        return convert(value)
+        return convert(await run_in_worker(fn, arguments, ctx))
 
-    return run_in_worker
+    return run_threaded
 
 
 def tool_from_function(

@@ -1,7 +1,7 @@
 """Call a user function with validated arguments and the request `Context`, sync or async.
 
 Prompts and resources made from functions share this: an async function is awaited on the
-loop; a sync one runs in a worker thread (`anyio.to_thread.run_sync`) unless told to run inline.
+loop; a sync one runs in a worker thread (`toolweave.core.threads`) unless told to run inline.
 
 Example:
     >>> import anyio
@@ -14,14 +14,12 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio.to_thread
-
 from toolweave.core.context import Context
 from toolweave.core.function_tool import _is_async
+from toolweave.core.threads import run_in_worker
 
 Invoker = Callable[[dict[str, Any], Context], Awaitable[Any]]
 """`async (arguments, ctx) -> the function's return value`."""
@@ -50,6 +48,6 @@ def make_invoker(fn: Callable[..., Any], context_param: str | None, *, run_in_th
     async def call_in_worker(arguments: dict[str, Any], ctx: Context) -> Any:
         if context_param is not None:
             arguments = {**arguments, context_param: ctx}
-        return await anyio.to_thread.run_sync(functools.partial(fn, **arguments), abandon_on_cancel=True)
+        return await run_in_worker(fn, arguments, ctx)
 
     return call_in_worker

@@ -7,9 +7,11 @@ During a call the deadline is visible to everything inside as `ctx.deadline` (on
 in an anyio cancel scope with that deadline:
 
 - an async tool is cancelled: its `finally` blocks (and those of inner middleware) run;
-- a sync function tool runs in a worker thread, which cannot be interrupted. Function tools run
-  their threads with `abandon_on_cancel=True`, so the call still returns on time, the thread's
-  eventual result is discarded, and the abandoned thread is counted in `abandoned_threads`;
+- a sync function tool runs in a worker thread, which cannot be interrupted: the call still
+  returns on time, the thread's eventual result is discarded, and the abandoned thread is
+  counted in `abandoned_threads`. Abandoned threads keep counting against the process's bound
+  on busy worker threads until they end (`toolweave.core.threads.MAX_THREADS`): past it, new
+  sync calls are refused ("the server is busy") instead of growing threads without limit;
 - the client gets an `isError` result: `Tool 'name' timed out after 2s`.
 
 Put `Timeout` inside `Logging` (so the record says `timeout`) and outside `Retry` if the limit
@@ -29,8 +31,8 @@ from typing import Any
 import anyio
 
 from toolweave.core.errors import ToolTimeout
-from toolweave.core.function_tool import ABANDONED_THREADS
 from toolweave.core.result import ToolResult
+from toolweave.core.threads import ABANDONED_THREADS
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import per_tool_value, positive
