@@ -48,6 +48,6 @@ async def test_a_burst_of_timed_out_sync_calls_leaves_a_bounded_number_of_thread
     finally:
         release.set()
     with anyio.fail_after(10):
-        while busy_threads():  # every abandoned thread is uncounted when it really ends
+        while busy_threads():  # every abandoned thread is uncounted when it ends  # noqa: ASYNC110
             await anyio.sleep(0.02)
     assert (await server.call_tool("stuck", {"n": 7})).text == "7"  # serving sync calls again
