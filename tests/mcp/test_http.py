@@ -12,6 +12,7 @@ from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
+from tests.serving import serving
 
 
 @pytest.fixture(scope="module")
@@ -82,3 +83,25 @@ async def test_headers_and_authentication_reach_the_context() -> None:
             result = await client.call_tool("whoami", {})
         uv.should_exit = True
     assert result.structured_content == {"tenant": "acme", "subject": "alice"}
+
+
+async def test_a_2026_http_call_with_arguments_does_not_list_every_tool() -> None:
+    from toolweave import Context, Server, Tool
+    from toolweave.middleware import Middleware
+
+    class CountListings(Middleware):
+        listings = 0
+
+        async def on_list_tools(self, tools: list[Tool], ctx: Context) -> list[Tool]:
+            type(self).listings += 1
+            return tools
+
+    server = Server("many", middleware=[CountListings()])
+    for n in range(200):
+        server.add_tool(lambda text: text, name=f"echo_{n}")
+    async with serving(server.http_app()) as base, Client(base + "/mcp") as client:
+        assert client.protocol_version == "2026-07-28"
+        for n in range(5):
+            result = await client.call_tool(f"echo_{n}", {"text": "hi"})
+            assert result.content[0].text == "hi"
+    assert CountListings.listings == 1  # the client's own listing (to check results), none per call

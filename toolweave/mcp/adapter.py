@@ -189,6 +189,7 @@ class McpAdapter:
             version=server.version or "",
             instructions=server.instructions,
             lifespan=self._lifespan,
+            get_tool_input_schema=self._input_schema,
             # The SDK runner takes a dict result as the wire result (`runner._dump_result`).
             on_list_tools=cast(Any, self._list_tools),
             on_call_tool=self._call_tool,
@@ -247,6 +248,12 @@ class McpAdapter:
             progress_sink=progress,
             log_sink=log,
         )
+
+    def _input_schema(self, name: str) -> Any:
+        """The input schema of the tool `name` (a catalog lookup: the SDK's `Mcp-Param` header
+        check on 2026-era HTTP calls would otherwise run the whole `tools/list` handler)."""
+        entry = self.server.catalog.entries.get(name)
+        return entry.tool.input_schema if entry is not None else None
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
