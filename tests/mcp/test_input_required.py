@@ -14,6 +14,7 @@ from toolweave.testing import connect
 
 MODES = ["auto", "legacy"]
 NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+CONFIRM_FORM = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
 
 
 def asking_server() -> Server:
@@ -168,3 +169,57 @@ async def test_a_resource_read_may_ask_for_input_too(mode: str) -> None:
     async with connect(server, mode=mode, **CALLBACKS) as client:
         result = await client.read_resource("secret://vault")
     assert result.contents[0].text == "for Ada only"
+
+
+def confirm_server(deleted: list[str]) -> Server:
+    server = Server("careful")
+
+    @server.tool
+    def confirm_delete(table: str, ctx: Context) -> str:
+        """Delete a table once the user confirmed."""
+        answer = ctx.input_responses.get("confirm")
+        if answer is None:
+            raise InputRequired({"confirm": elicit(f"Delete {table}?", CONFIRM_FORM)})
+        if answer["action"] == "accept":
+            deleted.append(table)
+            return f"deleted {table}"
+        return "kept"
+
+    return server
+
+
+ACCEPT = {"confirm": mt.ElicitResult(action="accept", content={})}
+
+
+async def test_answers_sent_before_anything_was_asked_are_dropped() -> None:
+    deleted: list[str] = []
+    async with connect(confirm_server(deleted)) as client:
+        first = await client.session.call_tool(
+            "confirm_delete", {"table": "users"}, input_responses=ACCEPT, allow_input_required=True
+        )
+    assert isinstance(first, mt.InputRequiredResult)  # asked, as on any first round
+    assert deleted == []
+
+
+async def test_a_state_from_another_call_does_not_carry_its_answers_over() -> None:
+    deleted: list[str] = []
+    async with connect(confirm_server(deleted)) as client:
+        asked = await client.session.call_tool("confirm_delete", {"table": "scratch"}, allow_input_required=True)
+        assert isinstance(asked, mt.InputRequiredResult)
+        with pytest.raises(MCPError, match="Invalid or expired requestState"):  # the state is bound to its call
+            await client.session.call_tool(
+                "confirm_delete",
+                {"table": "users"},  # the user confirmed deleting "scratch", not "users"
+                input_responses=ACCEPT,
+                request_state=asked.request_state,
+                allow_input_required=True,
+            )
+        answered = await client.session.call_tool(
+            "confirm_delete",
+            {"table": "scratch"},
+            input_responses=ACCEPT,
+            request_state=asked.request_state,
+            allow_input_required=True,
+        )
+    assert isinstance(answered, mt.CallToolResult) and answered.content[0].text == "deleted scratch"
+    assert deleted == ["scratch"]

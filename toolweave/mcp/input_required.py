@@ -3,7 +3,11 @@
 `MissingCapability` is JSON-RPC `-32021` (`missing_capability`). `InputRequired`:
 
 - 2026-07-28: the call answers an `InputRequiredResult` (its `requestState` sealed by the SDK's
-  `RequestStateBoundary`); the client retries with `inputResponses` and `requestState`.
+  `RequestStateBoundary`); the client retries with `inputResponses` and `requestState`. The
+  state always records which requests were asked (the SDK seals it and binds it to the call), so
+  answers are accepted only for requests this server issued: `inputResponses` without a sealed
+  state of ours, or answers to something that was not asked, are dropped (logged), and the call
+  runs as on a first round.
 - Handshake era: the server sends each request to the client itself (on the call's own stream),
   collects the answers and runs the tool again, at most `MAX_ROUNDS` times.
 
@@ -15,6 +19,8 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import json
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
@@ -31,6 +37,8 @@ from toolweave.core.errors import InputRequired, MissingCapability
 from toolweave.core.input import InputRequest, elicit  # noqa: F401 (elicit: the doctest)
 
 T = TypeVar("T")
+logger = logging.getLogger("toolweave.mcp")
+_ENVELOPE = "io.toolweave/asked"
 MAX_ROUNDS = 10
 """How many times a handshake-era call may ask for input before it fails."""
 
@@ -56,8 +64,33 @@ def to_mcp_requests(requests: Mapping[str, InputRequest]) -> dict[str, Any]:
 
 
 def to_mcp_result(needed: InputRequired) -> mt.InputRequiredResult:
-    """The `InputRequiredResult` a 2026 client gets."""
-    return mt.InputRequiredResult(input_requests=to_mcp_requests(needed.requests) or None, request_state=needed.state)
+    """The `InputRequiredResult` a 2026 client gets; its state records what was asked (sealed on the way out)."""
+    envelope = json.dumps({_ENVELOPE: sorted(needed.requests), "state": needed.state})
+    return mt.InputRequiredResult(input_requests=to_mcp_requests(needed.requests) or None, request_state=envelope)
+
+
+def _answered_round(params: mt.InputResponseRequestParams) -> tuple[dict[str, Any], str | None]:
+    """The answers and the tool's state of a 2026 retry, keeping only answers to what was asked."""
+    responses = responses_from_mcp(params.input_responses)
+    asked, state = _opened(params.request_state)
+    unasked = sorted(name for name in responses if name not in asked)
+    if unasked:
+        logger.warning("dropped input responses this server did not ask for: %s", ", ".join(unasked))
+    return {name: answer for name, answer in responses.items() if name in asked}, state
+
+
+def _opened(request_state: str | None) -> tuple[frozenset[str], str | None]:
+    """(the names asked, the tool's own state) from an unsealed state this server issued."""
+    if request_state is None:
+        return frozenset(), None
+    try:
+        envelope = json.loads(request_state)
+    except ValueError:
+        envelope = None
+    if not isinstance(envelope, dict) or not isinstance(envelope.get(_ENVELOPE), list):
+        return frozenset(), None
+    state = envelope.get("state")
+    return frozenset(str(name) for name in envelope[_ENVELOPE]), state if isinstance(state, str) else None
 
 
 def _plain(model: BaseModel) -> dict[str, Any]:
@@ -91,8 +124,8 @@ async def with_input(
     `context` gets the request's `inputResponses` and `requestState`. A 2026 request answers an
     `InputRequiredResult`; a handshake-era one asks the client and runs `attempt` again.
     """
-    context.input_responses = responses_from_mcp(params.input_responses)
-    context.request_state = params.request_state
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        context.input_responses, context.request_state = _answered_round(params)
     for _ in range(MAX_ROUNDS):
         token = enter_context(context)
         try:
