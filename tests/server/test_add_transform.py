@@ -145,6 +145,6 @@ async def test_transforms_apply_to_remote_tools_over_stdio() -> None:
         spoofed = await gateway.call_tool("shout", {"text": "client"})
     assert list(tool.input_schema["properties"]) == ["repeat"]
     assert result.structured_content == {"echo": "from the gateway"}
-    assert spoofed.is_error and "text: argument is not allowed" in spoofed.text
+    assert spoofed.is_error and "text: unexpected argument" in spoofed.text
     report = explain(tool, show=False).tools[0]
     assert report.kind == "remote" and report.original_name == "echo"

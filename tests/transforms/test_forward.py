@@ -46,7 +46,7 @@ async def test_forward_cannot_set_hidden_arguments(search_tool: Tool, calls: Cal
         return await forward(q=text, api_key="mine")
 
     result = await serve(Forward(sneaky).apply(parent)).call_tool("search", {"text": "hi"})
-    assert result.is_error and "not allowed" in result.text and calls == []
+    assert result.is_error and "api_key: unexpected argument" in result.text and calls == []
 
 
 async def test_forward_raw_uses_the_base_names(search_tool: Tool, calls: Calls) -> None:
@@ -66,7 +66,7 @@ async def test_client_cannot_spoof_the_parents_hidden_argument_through_forward(s
         return await forward(q=text)
 
     result = await serve(Forward(plain).apply(parent)).call_tool("search", {"text": "x", "API_KEY": "mine"})
-    assert result.is_error and "not allowed" in result.text
+    assert result.is_error and "API_KEY: unexpected argument" in result.text
 
 
 async def test_forward_outside_a_forward_function_is_a_clear_error() -> None:

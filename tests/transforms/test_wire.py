@@ -59,7 +59,7 @@ async def test_spoofed_hidden_argument_is_refused(mode: str) -> None:
     seen: list[dict[str, Any]] = []
     async with connect(gateway(seen), mode=mode) as client:
         result = await client.call_tool("find_docs", {"query": "x", "API_KEY": "mine"})
-    assert result.is_error is True and "API_KEY: argument is not allowed" in result.content[0].text
+    assert result.is_error is True and "API_KEY: unexpected argument" in result.content[0].text
     assert seen == []
 
 

@@ -1,7 +1,8 @@
 """Argument validators: one per exposed tool, built once, run once per call at the boundary.
 
 A validator first checks the argument *names* (unknown ones are refused, or dropped with
-`extra_args="ignore"`; hidden or injected ones are always refused as "not allowed"), then the
+`extra_args="ignore"`; hidden or injected ones are always refused, with exactly the words of an
+unknown one, so a probing client learns nothing about what the server sets), then the
 values: through a prebuilt pydantic validator for tools made from functions, or through a JSON
 Schema validator for tools that only have a schema (remote tools, hand-written schemas).
 
@@ -22,11 +23,16 @@ from toolweave.core.errors import ArgumentProblem
 
 
 class ArgumentErrors(Exception):
-    """Raised by a validator; the server turns it into `InvalidArguments` naming the tool."""
+    """Raised by a validator; the server turns it into `InvalidArguments` naming the tool.
 
-    def __init__(self, problems: list[ArgumentProblem]) -> None:
+    `spoofed` names the arguments the client sent although the server sets them (hidden or
+    injected): the server logs that as a security event.
+    """
+
+    def __init__(self, problems: list[ArgumentProblem], spoofed: tuple[str, ...] = ()) -> None:
         super().__init__("; ".join(map(str, problems)))
         self.problems = problems
+        self.spoofed = spoofed
 
 
 class ArgumentValidator(Protocol):
@@ -41,17 +47,10 @@ class ArgumentValidator(Protocol):
 
 def _name_problems(
     arguments: Mapping[str, Any], allowed: frozenset[str], forbidden: frozenset[str]
-) -> tuple[list[ArgumentProblem], bool]:
-    """Problems with unexpected names, and whether any of them is a hidden argument."""
-    problems, spoofed = [], False
-    for name in arguments:
-        if name in allowed:
-            continue
-        if name.casefold() in forbidden:
-            spoofed = True
-            problems.append(ArgumentProblem(name, "argument is not allowed (it is set by the server)"))
-        else:
-            problems.append(ArgumentProblem(name, "unexpected argument"))
+) -> tuple[list[ArgumentProblem], tuple[str, ...]]:
+    """Problems with unexpected names (hidden ones worded the same), and the hidden ones sent."""
+    problems = [ArgumentProblem(name, "unexpected argument") for name in arguments if name not in allowed]
+    spoofed = tuple(p.path for p in problems if p.path.casefold() in forbidden)
     return problems, spoofed
 
 
@@ -73,6 +72,10 @@ class _NameCheck:
         problems, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
         kept = {k: v for k, v in arguments.items() if k in self.allowed}
         return kept, problems if (reject_extra or spoofed) else []
+
+    def errors(self, problems: list[ArgumentProblem]) -> ArgumentErrors:
+        """`ArgumentErrors` for `problems`, naming the hidden arguments among them."""
+        return ArgumentErrors(problems, tuple(p.path for p in problems if p.path.casefold() in self.forbidden))
 
 
 def pydantic_problems(error: ValidationError) -> list[ArgumentProblem]:
@@ -116,9 +119,9 @@ class ModelValidator(_NameCheck):
         try:
             values: dict[str, Any] = self._validate(arguments).__dict__
         except ValidationError as error:
-            raise ArgumentErrors(problems + pydantic_problems(error)) from None
+            raise self.errors(problems + pydantic_problems(error)) from None
         if problems:
-            raise ArgumentErrors(problems)
+            raise self.errors(problems)
         if self._renamed is None:
             return values
         renamed = self._renamed
@@ -214,8 +217,8 @@ class SchemaValidator(_NameCheck):
         if not self._open:
             arguments, problems = self.check(arguments, reject_extra)
         elif self.forbidden:
-            found, _ = _name_problems(arguments, self.allowed, self.forbidden)
-            problems = [p for p in found if p.message.startswith("argument is not")]
+            found, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
+            problems = [p for p in found if p.path in spoofed]
         if self._validator is None:
             from jsonschema import Draft202012Validator
 
@@ -223,5 +226,5 @@ class SchemaValidator(_NameCheck):
         errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
         problems += [ArgumentProblem(_schema_path(e), _schema_message(e)) for e in errors]
         if problems:
-            raise ArgumentErrors(problems)
+            raise self.errors(problems)
         return dict(arguments)

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,7 @@ from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.base import Handler, Middleware, ToolCall, build_chain, chain_for, tool_runner
+from toolweave.middleware.keys import caller_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,8 @@ class Catalog:
         try:
             validated = entry.tool.validator.validate(arguments or {}, reject_extra=self.reject_extra)
         except ArgumentErrors as problems:
+            if problems.spoofed:
+                _spoofing(name, problems.spoofed, ctx)
             return ToolResult.error(str(InvalidArguments(name, problems.problems)))
         try:
             if entry.handler is None:
@@ -103,3 +107,11 @@ class Catalog:
 
 
 Listener = Callable[[], None]
+security = logging.getLogger("toolweave.security")
+
+
+def _spoofing(tool: str, names: tuple[str, ...], ctx: Context) -> None:
+    """Log a client sending arguments the server sets (refused like any unexpected argument)."""
+    security.warning(
+        "caller %s sent %s to tool %r: set by the server, refused", caller_key(ctx), ", ".join(map(repr, names)), tool
+    )
