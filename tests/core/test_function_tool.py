@@ -355,3 +355,20 @@ def test_types_the_fast_path_does_not_know_still_fail_at_registration() -> None:
 
     with pytest.raises(TypeError, match="tool 'f': cannot"):
         Tool.from_function(f)
+
+
+async def test_excluded_arguments_are_refused_even_when_extra_arguments_are_ignored() -> None:
+    from toolweave import Server
+
+    seen: list[bool] = []
+
+    def search(q: str, debug: bool = False) -> str:
+        seen.append(debug)
+        return q
+
+    server = Server("s", extra_args="ignore")
+    server.add_tool(search, exclude_args=["debug"])
+    spoofed = await server.call_tool("search", {"q": "x", "debug": True})
+    dropped = await server.call_tool("search", {"q": "x", "zz": 1})
+    assert spoofed.is_error and "debug: unexpected argument" in spoofed.text
+    assert not dropped.is_error and seen == [False]

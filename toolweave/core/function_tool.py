@@ -228,13 +228,15 @@ def model_schema(tool_name: str, model: type[BaseModel]) -> dict[str, Any]:
     return object_schema(prune_titles(schema))
 
 
-def _input_schema_and_validator(tool_name: str, params: list[Parameter]) -> tuple[dict[str, Any], ModelValidator]:
+def _input_schema_and_validator(
+    tool_name: str, params: list[Parameter], hidden: frozenset[str]
+) -> tuple[dict[str, Any], ModelValidator]:
     """The input schema and validator: for simple signatures the model waits for the first call."""
     schema = fast_input_schema(params)
     if schema is not None:
-        return schema, LazyModelValidator(functools.partial(build_model, tool_name, params))
+        return schema, LazyModelValidator(functools.partial(build_model, tool_name, params), forbidden=hidden)
     model, renamed = build_model(tool_name, params)
-    return model_schema(tool_name, model), ModelValidator(model, names=renamed)
+    return model_schema(tool_name, model), ModelValidator(model, names=renamed, forbidden=hidden)
 
 
 def _infer_output_schema(fn: Callable[..., Any], hints: dict[str, Any] | None = None) -> dict[str, Any] | None:
@@ -327,7 +329,8 @@ def tool_from_function(
         if not _has_default(by_name[arg]):
             raise TypeError(f"tool {tool_name!r}: cannot exclude {arg!r}: it has no default to use instead")
     visible = [param for param in params if param.name not in excluded]
-    input_schema, validator = _input_schema_and_validator(tool_name, visible)
+    hidden = frozenset(excluded)  # refused even with extra_args="ignore", like any hidden argument
+    input_schema, validator = _input_schema_and_validator(tool_name, visible, hidden)
     returns: Any = None  # the annotation results are validated against, when the schema came from it
     if output_schema is INFER:
         output_schema = _infer_output_schema(fn, hints)
@@ -345,6 +348,7 @@ def tool_from_function(
         enabled=enabled,
         run=_make_run(fn, context_param, run_in_thread, ResultConverter(output_schema, returns)),
         validator=validator,
+        hidden=hidden,
         output_checked=returns is not None,
         origin=Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", tool_name)),
         fn=fn,
