@@ -90,9 +90,10 @@ async def test_nothing_arrives_after_the_response(mode: str) -> None:
         assert len(received.values) == count
 
 
-async def test_heartbeat_keeps_a_silent_call_alive_with_increasing_values() -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_heartbeat_keeps_a_silent_call_alive_with_increasing_values(mode: str) -> None:
     received = Received()
-    async with connect(_server(Progress(max_rate=100, heartbeat=0.05)), mode="legacy") as client:
+    async with connect(_server(Progress(max_rate=100, heartbeat=0.05)), mode=mode) as client:
         await client.call_tool("quiet", {"seconds": 0.3}, progress_callback=received)
     assert len(received.values) >= 2
     assert set(received.messages) == {"working"}

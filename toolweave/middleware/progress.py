@@ -11,11 +11,12 @@ client asked for progress):
   fails), before the response;
 - values are strictly increasing: a value not above the last one accepted is dropped;
 - nothing is sent after the call returns: the throttle is closed first;
-- with `heartbeat=seconds`, when the request carries a progress token (every wire transport
-  does), a helper task sends, after that many seconds without a notification, the pending value
-  if there is one, else a keep-alive: the last value nudged up by the smallest float step, its
-  total and the message `"working"`. That keeps clients that reset their timeout on progress
-  waiting. A tool's own later value not above a heartbeat value is dropped.
+- with `heartbeat=seconds`, on every served request (in-process calls without a sink aside; the
+  beats reach only clients that asked for progress), a helper task sends, after that many
+  seconds without a notification, the pending value if there is one, else a keep-alive: the
+  last value nudged up by the smallest float step, its total and the message `"working"`. That
+  keeps clients that reset their timeout on progress waiting. A tool's own later value not
+  above a heartbeat value is dropped.
 
 Without `heartbeat` no task is started: the throttle works inline, and a call that never
 reports costs one small object.
@@ -39,9 +40,6 @@ from toolweave.core.context import Context, ProgressSink
 from toolweave.core.result import ToolResult
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import positive
-
-TOKEN_KEY = "progress_token"
-"""Where the edge puts the client's progress token in `ctx.meta`."""
 
 _NO_SINK = next(f.default for f in dataclasses.fields(Context) if f.name == "progress_sink")
 Item = tuple[float, float | None, str | None]
@@ -72,7 +70,10 @@ class Progress(Middleware):
         throttle = Throttle(original, self.interval)
         ctx.progress_sink = throttle.report
         try:
-            if self.heartbeat is None or TOKEN_KEY not in ctx.meta:
+            # Served requests always have a sink; it sends nothing unless the client asked for
+            # progress (a token in `_meta`, or the in-memory 2026 dispatch's callback), so the
+            # heartbeat runs whenever there is a sink, whatever the transport.
+            if self.heartbeat is None:
                 result = await call_next(call)
             else:
                 result = await self._with_heartbeat(call, call_next, throttle, self.heartbeat)
