@@ -203,3 +203,12 @@ async def test_the_fastmcp_client_calls_with_a_bearer_token(
                 await client.list_tools()
     assert result.structured_content == {"subject": "linus", "scopes": ["tools", "notes"]}
     assert "bearer token refused: InvalidAudienceError" in caplog.text
+
+
+async def test_an_authorization_header_sent_twice_is_refused(issuer: Issuer) -> None:
+    good, forged = issuer.token(sub="ada"), issuer.token(sub="admin", aud="https://other.test/")
+    async with protected(issuer) as url, httpx2.AsyncClient() as http:
+        headers = [*MCP_HEADERS.items(), ("authorization", f"Bearer {forged}"), ("authorization", f"Bearer {good}")]
+        response = await http.post(url + "/mcp", headers=headers, content=json.dumps(INITIALIZE))
+    assert response.status_code == 401
+    assert "more than once" in response.json()["error_description"]

@@ -3,6 +3,7 @@ never crosses an injected tenant."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx2
@@ -106,3 +107,35 @@ def test_the_caller_key_of_an_http_request_is_its_peer_address() -> None:
 
     anyio.run(main)
     assert seen["peer"] == "127.0.0.1"
+
+
+async def test_a_repeated_injected_header_is_not_trusted(caplog: pytest.LogCaptureFixture) -> None:
+    server = tenant_server()
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "balance",
+            "arguments": {"account": "main"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
+    }
+    headers = [
+        ("accept", "application/json, text/event-stream"),
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "balance"),
+        ("x-tenant", "acme-corp"),
+        ("x-tenant", "evil-corp"),
+    ]
+    async with serving(server.http_app(json_response=True)) as base, httpx2.AsyncClient() as http:
+        response = await http.post(base + "/mcp", headers=headers, json=body)
+    result = response.json()["result"]
+    assert result["isError"] is True and "corp" not in json.dumps(result)
+    assert "header 'x-tenant' was sent more than once" in caplog.text

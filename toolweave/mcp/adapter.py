@@ -89,11 +89,26 @@ def adapter_for(server: Server) -> McpAdapter:
 
 
 def _headers(ctx: ServerRequestContext[Any]) -> Mapping[str, str]:
+    """The request's headers by lower-case name; a header sent more than once is left out.
+
+    Which of two values is meant is ambiguous (proxies and servers disagree on first or last),
+    so neither is trusted: an injection reading it fails (closed), and the operator's log says why.
+    """
     request = ctx.request
     headers = getattr(request, "headers", None)
     if headers is None:
         return {}
-    return {key.lower(): value for key, value in headers.items()}
+    found: dict[str, str] = {}
+    repeated: set[str] = set()
+    for key, value in headers.items():
+        name = key.lower()
+        if name in found:
+            repeated.add(name)
+        found[name] = value
+    for name in repeated:
+        del found[name]
+        logger.warning("header %r was sent more than once: left out of the request context", name)
+    return found
 
 
 def _peer(ctx: ServerRequestContext[Any]) -> str | None:

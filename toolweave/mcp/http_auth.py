@@ -10,11 +10,11 @@ any `toolweave.auth.Verifier`) and its `AuthSettings`; the SDK's `BearerAuthBack
 - `/.well-known/oauth-protected-resource[/path]` (RFC 9728) when `resource_url` is set.
 
 What the SDK lacks, added here: a bearer token in the query string (`?access_token=`) is refused
-with 401 before anything else (RFC 6750 forbids servers from accepting it where headers work,
-and URLs end up in logs); the reason a token was refused goes to the operator's log (logger
-`toolweave.auth`, never the token), the client learns only `invalid_token`; and a hand-written
-`authenticate(headers)` hook takes the same path (`HookBackend`): returning `None` is a 401
-unless the app allows anonymous callers.
+with 401 before anything else (RFC 6750 forbids servers from accepting it where headers work, and
+URLs end up in logs), and so is an `Authorization` header sent twice; the reason a token was refused
+goes to the operator's log (logger `toolweave.auth`, never the token), the client learns only
+`invalid_token`; and a hand-written `authenticate(headers)` hook takes the same path
+(`HookBackend`): returning `None` is a 401 unless the app allows anonymous callers.
 
 Example:
     from toolweave.auth import JWTVerifier
@@ -138,20 +138,30 @@ class RequireAuthOn:
             await self.app(scope, receive, send)
 
 
-class RefuseQueryTokens:
-    """ASGI middleware: a request carrying a bearer token in its query string gets 401."""
+class RefuseAmbiguousTokens:
+    """ASGI middleware: 401 for a bearer token in the query string, or an `Authorization` header
+    sent more than once (which one the server and a proxy would read is ambiguous)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope.get("query_string"):
-            query = scope["query_string"].decode("latin-1")
-            if any(name.lower() in QUERY_TOKEN_NAMES for name, _ in parse_qsl(query, keep_blank_values=True)):
-                logger.info("request refused: a bearer token in the query string")
-                await _unauthorized(send, "Bearer tokens are accepted in the Authorization header only")
+        if scope["type"] == "http":
+            problem = _ambiguous(scope)
+            if problem is not None:
+                logger.info("request refused: %s", problem)
+                await _unauthorized(send, problem)
                 return
         await self.app(scope, receive, send)
+
+
+def _ambiguous(scope: Scope) -> str | None:
+    if sum(1 for name, _ in scope.get("headers", ()) if name.lower() == b"authorization") > 1:
+        return "the Authorization header was sent more than once"
+    query = scope.get("query_string", b"").decode("latin-1")
+    if query and any(name.lower() in QUERY_TOKEN_NAMES for name, _ in parse_qsl(query, keep_blank_values=True)):
+        return "bearer tokens are accepted in the Authorization header only"
+    return None
 
 
 async def _unauthorized(send: Send, description: str) -> None:
@@ -208,4 +218,4 @@ def protect(
         app.add_middleware(RequireAuthOn, path=path, required_scopes=scopes, resource_metadata_url=metadata_url)
     app.add_middleware(AuthContextMiddleware)
     app.add_middleware(AuthenticationMiddleware, backend=backend)
-    app.add_middleware(RefuseQueryTokens)
+    app.add_middleware(RefuseAmbiguousTokens)
