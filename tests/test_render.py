@@ -13,7 +13,7 @@ LISTING = {
         {
             "name": "add",
             "description": "Add two numbers.",
-            "input_schema": {"properties": {"a": {}, "b": {}}, "required": ["a"]},
+            "inputSchema": {"properties": {"a": {}, "b": {}}, "required": ["a"]},
         }
     ],
     "prompts": [],

@@ -69,8 +69,9 @@ from toolweave.transforms import (
     Rename,
     TransformArgs,
 )
+from toolweave.version import VERSION
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __all__ = [
     "Annotate",

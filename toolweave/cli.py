@@ -24,7 +24,7 @@ import json
 import logging
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -50,7 +50,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode="markdown",
+    rich_markup_mode=None,  # plain help: no `<bool>`-style placeholders on flags
 )
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -73,6 +73,28 @@ class LogLevel(StrEnum):
     info = "info"
     warning = "warning"
     error = "error"
+
+
+def examples(*commands: str, note: str = "") -> str:
+    """A command's `--help` epilog: its examples, each on its own line, as written."""
+    lines = "\n".join(f"  {command}" for command in commands)
+    return f"\b\nExamples:\n{lines}" + (f"\n\n{note}" if note else "")
+
+
+LogOption = Annotated[LogLevel, typer.Option("--log-level", help="Log level (logs go to stderr).")]
+AllowDown = Annotated[
+    bool, typer.Option("--allow-down", help="Exit 0 even when an upstream MCP server could not be started.")
+]
+
+
+def setup_logging(level: LogLevel) -> None:
+    """Logs to stderr at `level`, one line per record."""
+    logging.basicConfig(stream=sys.stderr, level=level.value.upper(), format="%(levelname)s %(name)s: %(message)s")
+
+
+def warn(message: str) -> None:
+    """Print `warning: message` to stderr."""
+    stderr.print(f"[yellow]warning:[/yellow] {escape(message)}", markup=True, highlight=False)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -122,11 +144,49 @@ def _only_leaf(group: BaseExceptionGroup[Any]) -> BaseException | None:
     return leaves[0] if len(leaves) == 1 else None
 
 
+def upstream_states(composed: Composed) -> list[dict[str, Any]]:
+    """Each upstream MCP server: its name, what it is (command or URL, secrets hidden), its state."""
+    states = []
+    for remote in composed.remotes:
+        state: dict[str, Any] = {"name": remote.name, "target": remote.target.describe(), "state": remote.state}
+        if remote.state != "up" and remote.last_error:
+            state["error"] = remote.last_error
+        states.append(state)
+    return states
+
+
+def report_upstreams(states: list[dict[str, Any]], allow_down: bool) -> None:
+    """Print each upstream that was not up (stderr); exit 1 unless `allow_down`."""
+    down = [state for state in states if state["state"] != "up"]
+    for state in down:
+        why = f": {state['error']}" if state.get("error") else ""
+        stderr.print(
+            f"[red]upstream {escape(repr(state['name']))} is {state['state']}[/red] "
+            f"({escape(state['target'])}){escape(why)}",
+            markup=True,
+            highlight=False,
+        )
+    if down and not allow_down:
+        fail(f"{len(down)} upstream(s) could not be started (--allow-down to go on without them)")
+
+
+def _warnings(composed: Composed) -> list[str]:
+    where = f"{composed.file}: " if composed.file else ""
+    found = [where + problem for problem in composed.unknown_tool_keys()]
+    found += composed.missing_environment()
+    server = composed.server
+    if not server.catalog.tools and not server.prompts.catalog.prompts and not composed.remotes:
+        found.append(f"{where}the config defines no tools, prompts or resources")
+    return found
+
+
 def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]]) -> Any:
     """Run `work` with the server's lifespan entered (upstreams started) and its catalog compiled.
 
     A composition that fails to compile (a name clash, a transform refusing a tool) exits with
     status 1 before `work` starts; `work` reports its own errors by returning a `Failure`.
+    Problems that do not stop it (a `tools` key naming no tool, an unset environment variable an
+    injection reads, an empty config) are printed as warnings first.
     """
 
     async def main() -> Any:
@@ -134,9 +194,8 @@ def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]])
             failure = _compile(composed)
             if failure is not None:
                 return failure
-            for problem in composed.unknown_tool_keys():
-                where = f"{composed.file}: " if composed.file else ""
-                stderr.print(f"[yellow]warning:[/yellow] {escape(where + problem)}", markup=True, highlight=False)
+            for problem in _warnings(composed):
+                warn(problem)
             return await work(composed)
 
     try:
@@ -185,19 +244,35 @@ def schema() -> None:
 
 
 @app.command(
-    epilog="Examples:\n\n    toolweave serve examples/gateway.yaml\n\n"
-    "    toolweave serve examples/identity.yaml --transport http --port 8000\n\n"
-    "On HTTP the URL and a client config snippet are printed to stderr."
+    epilog=examples(
+        "toolweave serve examples/gateway.yaml",
+        "toolweave serve examples/gateway.yaml --transport http --port 8000",
+        "toolweave serve examples/identity.yaml --transport http --port 0      # any free port",
+        note="On HTTP the URL (once it listens) and a client config snippet are printed to stderr.\n"
+        "examples/gateway.yaml starts ${PYTHON:-python3}: put PYTHON=<a python with mcp> in front.",
+    )
 )
 def serve(
     config: ConfigPath,
     transport: Annotated[Transport, typer.Option(help="stdio (for an MCP client) or http.")] = Transport.stdio,
     host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="HTTP: the port to listen on.")] = 8000,
-    log_level: Annotated[LogLevel, typer.Option(help="Log level (logs go to stderr).")] = LogLevel.warning,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="HTTP: the port to listen on (0: any free one).")] = 8000,
+    max_sessions: Annotated[
+        int, typer.Option(min=1, help="HTTP: the most handshake-era sessions at once (then 503).")
+    ] = 1000,
+    session_idle_timeout: Annotated[
+        float, typer.Option(min=1, help="HTTP: seconds before an idle handshake-era session is closed.")
+    ] = 300,
+    max_body_size: Annotated[
+        int, typer.Option(min=1024, help="HTTP: the largest request body in bytes (then 413).")
+    ] = 4 * 1024 * 1024,
+    limit_concurrency: Annotated[
+        int, typer.Option(min=1, help="HTTP: the most connections and requests in progress (then 503).")
+    ] = 1000,
+    log_level: LogOption = LogLevel.warning,
 ) -> None:
     """Serve the composed server over stdio (default) or streamable HTTP."""
-    logging.basicConfig(stream=sys.stderr, level=log_level.value.upper(), format="%(levelname)s %(name)s: %(message)s")
+    setup_logging(log_level)
     composed = compose(config)
 
     async def work(composed: Composed) -> Failure | None:
@@ -208,13 +283,16 @@ def serve(
         busy = _cannot_listen(host, port)
         if busy is not None:
             return Failure(f"cannot listen on {host}:{port}: {busy}")
-        shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # listening everywhere: show loopback
-        url = f"http://{shown}:{port}/mcp"
-        snippet = {"mcpServers": {server.name: {"url": url}}}
-        stderr.print(f"Serving {escape(repr(server.name))} at [bold]{escape(url)}[/bold]", markup=True)
-        stderr.print("Client config:", markup=False)
-        stderr.out(json.dumps(snippet, indent=2), highlight=False)
-        options: dict[str, Any] = {"host": host, "port": port, "log_level": log_level.value}
+        options: dict[str, Any] = {
+            "host": host,
+            "port": port,
+            "log_level": log_level.value,
+            "max_sessions": max_sessions,
+            "session_idle_timeout": session_idle_timeout,
+            "max_request_body_size": max_body_size,
+            "limit_concurrency": limit_concurrency,
+            "on_ready": lambda url: _announce(server.name, url),
+        }
         if composed.authenticate is not None:
             options["authenticate"] = composed.authenticate
         await server.run_async("http", **options)
@@ -222,6 +300,13 @@ def serve(
 
     with contextlib.suppress(KeyboardInterrupt):
         run_composed(composed, work)
+
+
+def _announce(name: str, url: str) -> None:
+    """Print where the server listens (once it does) and a client config snippet."""
+    stderr.print(f"Serving {escape(repr(name))} at [bold]{escape(url)}[/bold]", markup=True)
+    stderr.print("Client config:", markup=False)
+    stderr.out(json.dumps({"mcpServers": {name: {"url": url}}}, indent=2), highlight=False)
 
 
 def _cannot_listen(host: str, port: int) -> str | None:
@@ -239,37 +324,53 @@ def _cannot_listen(host: str, port: int) -> str | None:
 
 @app.command(
     "list",
-    epilog="Examples:\n\n    toolweave list examples/gateway.yaml\n\n    toolweave list examples/gateway.yaml --json",
+    epilog=examples(
+        "toolweave list examples/wrap.yaml",
+        "PYTHON=$PWD/.venv/bin/python toolweave list examples/gateway.yaml --json",
+        note="Exits 1 when an upstream MCP server cannot be started (its error is shown); --allow-down goes on.",
+    ),
 )
 def list_(
     config: ConfigPath,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (names, schemas, annotations).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON, as the wire sends it (camelCase).")] = False,
+    allow_down: AllowDown = False,
+    log_level: LogOption = LogLevel.warning,
 ) -> None:
-    """Show the tools, prompts and resources a client will see."""
+    """Show the tools, prompts and resources a client will see, and the state of each upstream."""
+    setup_logging(log_level)
     composed = compose(config)
 
     async def work(composed: Composed) -> dict[str, Any]:
-        return await listing(composed.server)
+        data = await listing(composed.server)
+        data["upstreams"] = upstream_states(composed)
+        return data
 
     data = run_composed(composed, work)
     if as_json:
         stdout.out(json.dumps(data, indent=2, ensure_ascii=False), highlight=False)
     else:
         print_listing(stdout, data)
+    report_upstreams(data["upstreams"], allow_down)
 
 
 @app.command(
-    epilog="Examples:\n\n    toolweave explain examples/wrap.yaml\n\n    toolweave explain examples/wrap.yaml forecast"
+    epilog=examples("toolweave explain examples/wrap.yaml", "toolweave explain examples/wrap.yaml forecast --json")
 )
 def explain(
     config: ConfigPath,
     tool: Annotated[str | None, typer.Argument(help="Only this tool (its exposed name).", show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a tree.")] = False,
+    allow_down: AllowDown = False,
+    log_level: LogOption = LogLevel.warning,
 ) -> None:
     """Show how each tool was made: origin, transforms, middleware, schema before and after."""
+    setup_logging(log_level)
     composed = compose(config)
 
+    states: list[dict[str, Any]] = []
+
     async def work(composed: Composed) -> list[dict[str, Any]] | Failure:
+        states.extend(upstream_states(composed))
         try:
             return explain_tools(composed.server, tool)
         except UnknownTool:
@@ -280,6 +381,7 @@ def explain(
         stdout.out(json.dumps(explained, indent=2, ensure_ascii=False), highlight=False)
     else:
         print_tree(stdout, explain_tree(explained, composed.server.name))
+    report_upstreams(states, allow_down)
 
 
 def _unknown_tool(composed: Composed, name: str) -> str:
@@ -290,13 +392,19 @@ def _unknown_tool(composed: Composed, name: str) -> str:
     )
 
 
-def parse_arguments(pairs: Sequence[str], json_args: str | None) -> dict[str, Any]:
-    """Call arguments from `--json-args` and `key=value` pairs (values parsed as JSON when they parse).
+def parse_arguments(
+    pairs: Sequence[str], json_args: str | None, schema: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Call arguments from `--json-args` and `key=value` pairs: values are parsed as JSON when
+    they parse, except where the tool's input `schema` says the argument is a string.
 
     Example:
         >>> parse_arguments(["a=1", "name=Ada", 'tags=["x"]'], '{"b": true}')
         {'b': True, 'a': 1, 'name': 'Ada', 'tags': ['x']}
+        >>> parse_arguments(["text=42"], None, {"properties": {"text": {"type": "string"}}})
+        {'text': '42'}
     """
+    strings = _string_arguments(schema)
     arguments: dict[str, Any] = {}
     if json_args:
         try:
@@ -310,11 +418,20 @@ def parse_arguments(pairs: Sequence[str], json_args: str | None) -> dict[str, An
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"argument {pair!r} is not key=value")
+        if key in strings:
+            arguments[key] = raw
+            continue
         try:
             arguments[key] = json.loads(raw)
         except json.JSONDecodeError:
             arguments[key] = raw
     return arguments
+
+
+def _string_arguments(schema: Mapping[str, Any] | None) -> set[str]:
+    """The arguments whose schema is (only) a string."""
+    properties = (schema or {}).get("properties") or {}
+    return {name for name, prop in properties.items() if isinstance(prop, dict) and prop.get("type") == "string"}
 
 
 def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
@@ -354,11 +471,15 @@ def print_result(result: ToolResult, as_json: bool) -> None:
 
 
 @app.command(
-    epilog="Examples:\n\n    toolweave call examples/gateway.yaml local_add a=2 b=3\n\n"
-    "    toolweave call examples/wrap.yaml forecast city=Paris\n\n"
-    '    toolweave call examples/gateway.yaml wx_get_forecast --json-args \'{"city": "Oslo"}\'\n\n'
-    "    toolweave call examples/identity.yaml add_note text=hi -H 'Authorization: Bearer alice-token'\n\n"
-    "Values are parsed as JSON when they parse (1, true, [1,2], {...}), else taken as strings."
+    epilog=examples(
+        "WEATHER_API_KEY=demo-key toolweave call examples/wrap.yaml forecast city=Paris days=2",
+        "PYTHON=$PWD/.venv/bin/python toolweave call examples/gateway.yaml wx_get_forecast city=Oslo",
+        "PYTHON=$PWD/.venv/bin/python toolweave call examples/gateway.yaml local_add --json-args "
+        "'{\"a\": 2, \"b\": 3}'",
+        "toolweave call examples/identity.yaml add_note text=hello -H 'Authorization: Bearer alice-token'",
+        note="Values are parsed as JSON when they parse (1, true, [1,2], {...}), else taken as strings;\n"
+        "an argument the tool declares as a string is always taken as written (text=42 is '42').",
+    )
 )
 def call(
     config: ConfigPath,
@@ -369,16 +490,27 @@ def call(
         list[str] | None, typer.Option("--header", "-H", help="An HTTP-style request header, 'Name: value'.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    allow_down: AllowDown = False,
+    log_level: LogOption = LogLevel.warning,
 ) -> None:
     """Call one tool in-process and print its result; exits 1 when the call fails."""
+    setup_logging(log_level)
     try:
-        args = parse_arguments(arguments or [], json_args)
+        parse_arguments(arguments or [], json_args)  # usage errors first, before anything starts
         headers = parse_headers(header or [])
     except ValueError as error:
         fail(str(error), code=2)
     composed = compose(config)
 
+    states: list[dict[str, Any]] = []
+
     async def work(composed: Composed) -> ToolResult | Failure:
+        states.extend(upstream_states(composed))
+        entry = composed.server.catalog.entries.get(tool)
+        if entry is None:
+            down = [f"upstream {state['name']!r} is {state['state']}" for state in states if state["state"] != "up"]
+            return Failure(_unknown_tool(composed, tool) + (f" ({'; '.join(down)})" if down else ""))
+        args = parse_arguments(arguments or [], json_args, entry.tool.input_schema)
         auth = await _authenticate(composed, headers)
         ctx = Context(server=composed.server, headers=headers, auth=auth)
         try:
@@ -390,6 +522,7 @@ def call(
     print_result(result, as_json)
     if result.is_error:
         raise typer.Exit(1)
+    report_upstreams(states, allow_down)
 
 
 async def _authenticate(composed: Composed, headers: dict[str, str]) -> AuthInfo | None:

@@ -47,7 +47,7 @@ def _one_line(text: str, width: int = 80) -> str:
 
 
 def _args(tool: dict[str, Any]) -> str:
-    schema = tool.get("input_schema", {})
+    schema = tool.get("inputSchema", {})
     required = set(schema.get("required", []))
     names = [name if name in required else f"[{name}]" for name in schema.get("properties", {})]
     return ", ".join(names)
@@ -130,7 +130,7 @@ def _rich(node: Node, tree: Tree) -> None:
     for child in node.children:
         branch = tree.add(escape(child.label))
         if child.code is not None:
-            branch.add(Syntax(child.code, "json", background_color="default"))
+            branch.add(Syntax(child.code, "json", background_color="default", word_wrap=True))
         _rich(child, branch)
 
 

@@ -53,7 +53,7 @@ def test_list_json_gives_names_and_schemas() -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert [tool["name"] for tool in data["tools"]] == ["calc_add", "calc_divide", "shout", "whisper"]
-    assert data["tools"][0]["input_schema"]["required"] == ["a", "b"]
+    assert data["tools"][0]["inputSchema"]["required"] == ["a", "b"]
     assert data["prompts"] == [] and data["resources"] == []
 
 

@@ -46,11 +46,11 @@ def test_wrap_exposes_clean_tools_without_the_key_or_debug() -> None:
     assert set(tools) == {"forecast", "suggest_words"}
     forecast = tools["forecast"]
     assert forecast["description"] == "The weather forecast for a city, one entry per day."
-    assert set(forecast["input_schema"]["properties"]) == {"city", "days"}
-    assert forecast["input_schema"]["required"] == ["city"]
+    assert set(forecast["inputSchema"]["properties"]) == {"city", "days"}
+    assert forecast["inputSchema"]["required"] == ["city"]
     assert forecast["annotations"]["readOnlyHint"] is True
     assert "api_key" not in json.dumps(forecast) and "debug" not in json.dumps(forecast)
-    assert set(tools["suggest_words"]["input_schema"]["properties"]) == {"word", "possibilities", "limit"}
+    assert set(tools["suggest_words"]["inputSchema"]["properties"]) == {"word", "possibilities", "limit"}
 
 
 @needs_transforms

@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from toolweave.config.composed import Composed, Source
 from toolweave.config.imports import add_search_path, import_object
 from toolweave.config.inject import parse_inject
+from toolweave.config.loading import problems_error
 from toolweave.config.models import (
     ArgSpec,
     Config,
@@ -221,13 +223,17 @@ def python_source(entry: PythonEntry, *, where: str) -> Any:
     return holder
 
 
-def remote_source(name: str, entry: McpServerEntry, *, base_dir: Path, where: str) -> Any:
-    """A `RemoteServer` for an `mcpServers` entry (stdio or HTTP)."""
+def remote_source(
+    name: str, entry: McpServerEntry, *, base_dir: Path, where: str, secrets: Mapping[str, str] | None = None
+) -> Any:
+    """A `RemoteServer` for an `mcpServers` entry (stdio or HTTP); `secrets` stay out of what it shows."""
     remote = feature("toolweave.server.remote", "RemoteServer", where=where)
+    hidden = {"secrets": secrets} if secrets else {}
     if entry.transport == "http":
-        return _call(remote.http, entry.url, where=where, headers=entry.headers, name=name)
+        return _call(remote.http, entry.url, where=where, headers=entry.headers, name=name, **hidden)
     cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
-    return _call(remote.stdio, entry.command, where=where, args=list(entry.args), env=entry.env, cwd=cwd, name=name)
+    options = {"args": list(entry.args), "env": entry.env, "cwd": cwd, "name": name, **hidden}
+    return _call(remote.stdio, entry.command, where=where, **options)
 
 
 def _needs_layer(options: SourceOptions) -> bool:
@@ -293,6 +299,33 @@ def rule_transforms(config: Config) -> Iterable[tuple[Any, Selector | None]]:
             yield Steps(tuple(steps), where=where), selector(rule.tools)
 
 
+@contextmanager
+def _collected(problems: list[ConfigError]) -> Iterator[None]:
+    """Add a `ConfigError` raised in the block to `problems` (so every entry's is reported at once)."""
+    try:
+        yield
+    except ConfigError as error:
+        problems.append(error)
+
+
+def _add_python(composed: Composed, entry: PythonEntry, *, where: str) -> None:
+    root = composed.server
+    child = python_source(entry, where=where)
+    composed.sources.append(Source(where, child, tuple(entry.tools)))
+    if entry.mode == "import" and not _needs_layer(entry):
+        _import_tools(root, child, prefix=entry.prefix, where=where)
+        return
+    _mount(root, source_layer(child.name, child, entry, mode=entry.mode, where=where), entry.prefix, where=where)
+
+
+def _add_remote(composed: Composed, name: str, entry: McpServerEntry, *, base: Path) -> None:
+    where = key_path(("mcpServers", name))
+    remote = remote_source(name, entry, base_dir=base, where=where, secrets=composed.secrets)
+    composed.remotes.append(remote)
+    composed.sources.append(Source(where, remote, tuple(entry.tools)))
+    _mount(composed.server, source_layer(name, remote, entry, mode="mount", where=where), entry.prefix, where=where)
+
+
 def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
     """Build the server a config describes. Nothing is started.
 
@@ -303,42 +336,29 @@ def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
     base = Path(base_dir)
     add_search_path(Path.cwd(), first=False)  # the `toolweave` script, unlike `python -m`, leaves it out
     add_search_path(base)  # first: modules next to the config file win
-    composed = Composed(server_from_settings(config.server))
+    composed = Composed(server_from_settings(config.server), secrets=config.secrets)
     root = composed.server
     if config.server.authenticate is not None:
         authenticate = import_object(config.server.authenticate, where="server.authenticate")
         if not callable(authenticate):
             raise ConfigError(f"{config.server.authenticate!r} is not callable", path="server.authenticate")
         composed.authenticate = authenticate
+    problems: list[ConfigError] = []
     for index, entry in enumerate(config.python_entries):
-        where = f"python[{index}]"
-        child = python_source(entry, where=where)
-        composed.sources.append(Source(where, child, tuple(entry.tools)))
-        if entry.mode == "import" and not _needs_layer(entry):
-            _import_tools(root, child, prefix=entry.prefix, where=where)
-            continue
-        _mount(
-            root,
-            source_layer(child.name, child, entry, mode=entry.mode, where=where),
-            entry.prefix,
-            where=where,
-        )
+        with _collected(problems):
+            _add_python(composed, entry, where=f"python[{index}]")
     for name, server_entry in config.mcp_servers.items():
-        if server_entry.disabled:
-            continue
-        where = key_path(("mcpServers", name))
-        remote = remote_source(name, server_entry, base_dir=base, where=where)
-        composed.remotes.append(remote)
-        composed.sources.append(Source(where, remote, tuple(server_entry.tools)))
-        _mount(
-            root,
-            source_layer(name, remote, server_entry, mode="mount", where=where),
-            server_entry.prefix,
-            where=where,
-        )
-    root.add_middleware(*middleware_stack(config.middleware, where="middleware"))
-    for transform, tools in rule_transforms(config):
-        root.add_transform(transform, tools=tools)
+        if not server_entry.disabled:
+            with _collected(problems):
+                _add_remote(composed, name, server_entry, base=base)
+    with _collected(problems):
+        root.add_middleware(*middleware_stack(config.middleware, where="middleware"))
+    with _collected(problems):
+        for transform, tools in rule_transforms(config):
+            root.add_transform(transform, tools=tools)
+    if problems:
+        raise problems[0] if len(problems) == 1 else problems_error([str(p) for p in problems], file=None)
+    composed.secrets = config.secrets
     return composed
 
 

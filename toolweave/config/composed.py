@@ -9,7 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +17,21 @@ from typing import Any
 from toolweave.config.base import suggest
 from toolweave.config.paths import key_path
 from toolweave.server.server import Server
+from toolweave.transforms.argmap import MappedRun
+from toolweave.transforms.sources import FromEnv
+
+
+def _servers(root: Server) -> list[Server]:
+    """`root` and every server mounted below it, once each."""
+    found: list[Server] = []
+    stack = [root]
+    while stack:
+        server = stack.pop()
+        if any(server is seen for seen in found):
+            continue
+        found.append(server)
+        stack.extend(mount.child for mount in server.mounts)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +52,8 @@ class Composed:
     sources: list[Source] = field(default_factory=list)
     authenticate: Callable[..., Any] | None = None
     file: str | None = None
+    secrets: Mapping[str, str] = field(default_factory=dict)
+    """Values the config expanded from the environment (with their `${VAR}`): never shown."""
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Server]:
@@ -48,6 +65,24 @@ class Composed:
             if hasattr(self.server, "__aenter__"):
                 await stack.enter_async_context(self.server)  # type: ignore[arg-type,unused-ignore]
             yield self.server
+
+    def missing_environment(self) -> list[str]:
+        """Environment variables injected arguments read that are not set (and have no default).
+
+        One line per variable, naming the tools that need it; checked at startup so an operator
+        learns it before the first call fails (which would name it only in the log).
+        """
+        needed: dict[str, list[str]] = {}
+        for server in _servers(self.server):
+            for entry in server.catalog.entries.values():
+                mapped = MappedRun.of(entry.tool.run)
+                for _, src in mapped.argmap.sources if mapped is not None else ():
+                    if isinstance(src.source, FromEnv) and src.source.missing:
+                        needed.setdefault(src.source.name, []).append(entry.tool.name)
+        return [
+            f"environment variable {name} is not set: calls to {', '.join(map(repr, sorted(set(tools))))} will fail"
+            for name, tools in needed.items()
+        ]
 
     def unknown_tool_keys(self) -> list[str]:
         """`tools.<name>` keys naming no tool of their source (with a suggestion), one line each.

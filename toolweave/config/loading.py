@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from toolweave.config.envvars import expand
+from toolweave.config.envvars import expand_all
 from toolweave.config.models import Config
 from toolweave.config.problems import describe
 from toolweave.core.errors import ConfigError
@@ -72,23 +72,23 @@ def validate(data: Any, *, file: str | None = None, environ: Mapping[str, str] |
         data = {}
     if not isinstance(data, dict):
         raise ConfigError("the top level must be a mapping (an object / table)", file=file)
+    expanded, unset, secrets = expand_all(data, environ=environ)
+    problems = [str(error) for error in unset]  # reported together with the validation problems
     try:
-        expanded = expand(data, environ=environ)
-    except ConfigError as error:
-        raise ConfigError(_bare(error), file=file, path=error.path) from None
-    try:
-        return Config.model_validate(expanded)
+        config = Config.model_validate(expanded)
     except ValidationError as error:
-        problems = describe(error)
-        if len(problems) == 1:
-            raise ConfigError(problems[0], file=file) from None
-        listed = "\n".join(f"  - {line}" for line in problems)
-        raise ConfigError(f"{len(problems)} problems:\n{listed}", file=file) from None
+        problems += [line for line in describe(error) if line not in problems]
+    if problems:
+        raise problems_error(problems, file=file)
+    return config.with_secrets(secrets)
 
 
-def _bare(error: ConfigError) -> str:
-    text = str(error)
-    return text.removeprefix(f"{error.path}: ") if error.path else text
+def problems_error(problems: list[str], *, file: str | None) -> ConfigError:
+    """One `ConfigError` listing every problem of a file (just the problem when there is one)."""
+    if len(problems) == 1:
+        return ConfigError(problems[0], file=file)
+    listed = "\n".join(f"  - {line}" for line in problems)
+    return ConfigError(f"{len(problems)} problems:\n{listed}", file=file)
 
 
 def load_config(path: str | os.PathLike[str], *, environ: Mapping[str, str] | None = None) -> Config:

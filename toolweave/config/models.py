@@ -25,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -32,6 +33,7 @@ from pydantic import (
     Discriminator,
     Field,
     PositiveFloat,
+    PrivateAttr,
     StrictBool,
     Tag,
     field_validator,
@@ -248,6 +250,18 @@ class Config(StrictModel):
     transforms: list[TransformSpec] = Field(
         default_factory=list, description="Changes applied to the tools a selector matches, in order."
     )
+    _secrets: Mapping[str, str] = PrivateAttr(default_factory=dict)
+
+    @property
+    def secrets(self) -> Mapping[str, str]:
+        """The values `${VAR}` expansion put into the file, each with its `${VAR}`: shown instead of
+        the value wherever a command or URL is shown."""
+        return self._secrets
+
+    def with_secrets(self, secrets: Mapping[str, str]) -> Config:
+        """This config, knowing which of its values came from the environment."""
+        self._secrets = secrets
+        return self
 
     @property
     def python_entries(self) -> list[PythonEntry]:

@@ -29,14 +29,14 @@ LISTS = (
 
 
 def tool_info(tool: Tool) -> dict[str, Any]:
-    """A tool as a client sees it."""
+    """A tool as a client sees it (wire names: `inputSchema`, `outputSchema`)."""
     info: dict[str, Any] = {"name": tool.name}
     if tool.title:
         info["title"] = tool.title
     info["description"] = tool.description or ""
-    info["input_schema"] = dict(tool.input_schema)
+    info["inputSchema"] = dict(tool.input_schema)
     if tool.output_schema is not None:
-        info["output_schema"] = dict(tool.output_schema)
+        info["outputSchema"] = dict(tool.output_schema)
     if tool.annotations is not None:
         info["annotations"] = tool.annotations.to_dict()
     if tool.tags:
@@ -53,10 +53,15 @@ def _item_info(item: Any, key: str) -> dict[str, Any]:
     if isinstance(item, dict):
         return {k: v for k, v in item.items() if v is not None}
     info: dict[str, Any] = {key: getattr(item, key, None) or str(item)}
-    for attribute in ("name", "title", "description", "mime_type"):
+    for attribute, wire in (
+        ("name", "name"),
+        ("title", "title"),
+        ("description", "description"),
+        ("mime_type", "mimeType"),
+    ):
         value = getattr(item, attribute, None)
         if value and attribute != key:
-            info[attribute] = value
+            info[wire] = value
     arguments = getattr(item, "arguments", None)
     if arguments:
         info["arguments"] = [getattr(arg, "name", str(arg)) for arg in arguments]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import anyio
 
-from toolweave.core.errors import ToolError
+from toolweave.core.errors import InjectionError, ToolError
 from toolweave.core.result import ToolResult
 
 logger = logging.getLogger("toolweave.errors")
@@ -83,13 +83,16 @@ class ErrorPolicy:
         if isinstance(error, self.passthrough):
             return ToolResult.error(str(error) or type(error).__name__)
         incident = incident_id(error)
-        logger.error(
-            "tool %r failed (incident %s)",
-            tool_name,
-            incident,
-            exc_info=error,
-            extra={"tool": tool_name, "incident": incident},
-        )
+        if isinstance(error, InjectionError):  # a missing variable, header or claim: one line says it all
+            logger.error("tool %r: %s (incident %s)", tool_name, error, incident, extra={"incident": incident})
+        else:
+            logger.error(
+                "tool %r failed (incident %s)",
+                tool_name,
+                incident,
+                exc_info=error,
+                extra={"tool": tool_name, "incident": incident},
+            )
         if not self.mask:
             return ToolResult.error(f"{type(error).__name__}: {error}")
         template = self.message or "Error calling tool '{name}' (incident {incident})"

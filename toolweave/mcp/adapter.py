@@ -59,6 +59,7 @@ from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.server.server import Server
+from toolweave.version import VERSION
 
 logger = logging.getLogger("toolweave.mcp")
 _LIST_TOOLS_DEFAULTS = mt.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -201,7 +202,7 @@ class McpAdapter:
         components = ComponentHandlers(self)
         self.lowlevel = _LowLevel(
             server.name,
-            version=server.version or "",
+            version=server.version or VERSION,
             instructions=server.instructions,
             lifespan=self._lifespan,
             get_tool_input_schema=self._input_schema,

@@ -8,7 +8,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -39,10 +39,16 @@ def http_app(
     authorization_servers: Sequence[str] = (),
     event_store: EventStore | None = None,
     retry_interval: int | None = None,
+    max_sessions: int | None = 1000,
+    session_idle_timeout: float | None = 300,
+    max_request_body_size: int = 4 * 1024 * 1024,
 ) -> Starlette:
     """An ASGI app serving `server` at `path` (both protocol eras).
 
     Args:
+        max_sessions: The most handshake-era sessions held at once; past it new ones get 503.
+        session_idle_timeout: Seconds after which an idle handshake-era session is closed.
+        max_request_body_size: The largest request body accepted (bytes); larger ones get 413.
         auth: Verifies each request's bearer token (`toolweave.auth.JWTVerifier`,
             `IntrospectionVerifier`, or any `Verifier`); the verified caller becomes `ctx.auth`.
             A request without a valid token gets 401, one without a required scope 403.
@@ -75,6 +81,9 @@ def http_app(
         event_store=event_store,
         retry_interval=retry_interval,
         custom_starlette_routes=routes,
+        max_sessions=max_sessions,
+        session_idle_timeout=session_idle_timeout,
+        max_request_body_size=max_request_body_size,
     )
     if auth is not None or authenticate is not None:
         protect(
@@ -104,15 +113,62 @@ async def serve_http(
     port: int = 8000,
     path: str = "/mcp",
     log_level: str = "warning",
+    limit_concurrency: int | None = 1000,
+    timeout_keep_alive: int = 5,
+    forwarded_allow_ips: str | None = None,
+    on_ready: Callable[[str], None] | None = None,
     **app_options: Any,
 ) -> None:
-    """Serve `server` over streamable HTTP with uvicorn."""
+    """Serve `server` over streamable HTTP with uvicorn.
+
+    Args:
+        limit_concurrency: The most connections and requests in progress at once; past it uvicorn
+            answers 503 (a flood of slow clients cannot hold every slot forever).
+        timeout_keep_alive: Seconds an idle keep-alive connection is kept open.
+        forwarded_allow_ips: Proxies whose `X-Forwarded-For` is trusted for the peer address
+            (uvicorn's default: 127.0.0.1).
+        on_ready: Called with the URL once the socket listens (with the real port when `port=0`).
+        **app_options: `http_app` options (auth, limits, event store...).
+    """
     import uvicorn
 
     app = http_app(server, path=path, host=host, **app_options)
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
-    logger.info("serving %r at http://%s:%s%s", server.name, host, port, path)
-    await uvicorn.Server(config).serve()
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        limit_concurrency=limit_concurrency,
+        timeout_keep_alive=timeout_keep_alive,
+        forwarded_allow_ips=forwarded_allow_ips,
+    )
+    runner = uvicorn.Server(config)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(runner.serve)
+        while not runner.started and not runner.should_exit:  # uvicorn offers no event  # noqa: ASYNC110
+            await anyio.sleep(0.01)
+        if runner.started:
+            url = _url(host, _bound_port(runner, port), path)
+            logger.info("serving %r at %s", server.name, url)
+            if on_ready is not None:
+                on_ready(url)
+
+
+def _bound_port(runner: Any, asked: int) -> int:
+    """The port uvicorn listens on (the one the system chose when `asked` was 0)."""
+    for listening in getattr(runner, "servers", ()):
+        for sock in listening.sockets:
+            return int(sock.getsockname()[1])
+    return asked
+
+
+def _url(host: str, port: int, path: str) -> str:
+    """The URL to show: loopback when listening on every interface."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}{path}"
 
 
 async def run_async(server: Server, transport: Literal["stdio", "http"] = "stdio", **options: Any) -> None:

@@ -13,7 +13,9 @@ with backoff. Every call, `prompts/get` and `resources/read` shares the one sess
 - results (content, structured content, `isError`) pass through unchanged;
 - a lost connection fails the calls in flight with `UpstreamError` naming the upstream; calls
   while it is down fail at once; the last known tools, prompts and resources stay listed;
-- the upstream's stderr is logged line by line on `toolweave.upstream`, prefixed `[name]`;
+- the upstream's stderr is logged line by line on `toolweave.upstream` (INFO), prefixed
+  `[name]`; when the upstream fails to start or dies, the failure is logged at WARNING with its
+  last stderr lines (an upstream's own traceback says why), and kept in `last_error`;
 - on shutdown the SDK closes stdin, then terminates and kills the process group, and reaps it.
 
 Example:
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import fields
@@ -42,11 +45,14 @@ from toolweave.core.result import ToolResult
 from toolweave.core.tool import Origin, Tool
 from toolweave.mcp.convert import TAGS_META_KEY, annotations_from_mcp, from_mcp_result
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
+from toolweave.version import VERSION
 
 if TYPE_CHECKING:
     from toolweave.server.remote import HttpTarget, RemoteServer, StdioTarget
 
 logger = logging.getLogger("toolweave.upstream")
+STDERR_TAIL = 20
+"""How many of an upstream's last stderr lines are kept to explain a failure."""
 _LOST_CODES = (mt.CONNECTION_CLOSED,)
 _REFUSED_PARAMS = (mt.INVALID_PARAMS, -32002)  # -32002: "resource not found" of earlier spec revisions
 _NOTIFIED: dict[type[Any], str] = {
@@ -117,6 +123,9 @@ class Upstream:
         self._stale: set[str] = set()
         self._listed: list[dict[str, Any]] | None = None
         self.components = UpstreamComponents(self)
+        self.last_error: str | None = None
+        """Why the last connection attempt failed or the session was lost (None while all is well)."""
+        self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
 
     @property
     def label(self) -> str:
@@ -147,8 +156,7 @@ class Upstream:
             try:
                 await self._connect_once(first)
             except Exception as error:
-                target = self.remote.target.describe()
-                logger.warning("[%s] upstream %s failed: %s", self.label, target, _describe(error))
+                self._failed(_describe(error))
                 logger.debug("[%s] failure details", self.label, exc_info=True)
             finally:
                 first.set()
@@ -168,7 +176,7 @@ class Upstream:
                     write,
                     message_handler=self._on_message,
                     logging_callback=self._on_log,
-                    client_info=mt.Implementation(name="toolweave", version=_version()),
+                    client_info=mt.Implementation(name="toolweave", version=VERSION),
                 )
             )
             with anyio.fail_after(self.remote.connect_timeout):  # a silent upstream is restarted too
@@ -178,6 +186,7 @@ class Upstream:
             if lost.is_set():
                 return
             self.session = session
+            self.last_error = None
             self._up.set()
             first.set()
             logger.info("[%s] connected to %s", self.label, self.remote.target.describe())
@@ -190,7 +199,7 @@ class Upstream:
                 if self.session is session:
                     self.session = None
                     self._up = anyio.Event()
-            logger.warning("[%s] connection to the upstream was lost", self.label)
+            self._failed("the connection was lost")
 
     def _transport(self) -> Any:
         from toolweave.server.remote import StdioTarget
@@ -261,7 +270,15 @@ class Upstream:
     def _log_stderr(self, line: bytes) -> None:
         text = line.decode("utf-8", "replace").rstrip()
         if text:
+            self.stderr_tail.append(text)
             logger.info("[%s] %s", self.label, text)
+
+    def _failed(self, why: str) -> None:
+        """Record and log (WARNING) why the upstream is down, with its last words on stderr."""
+        self.last_error = why
+        tail = "".join(f"\n  [{self.label}] {line}" for line in self.stderr_tail)
+        target = self.remote.target.describe()
+        logger.warning("[%s] upstream %s failed: %s%s", self.label, target, why, tail and f"; its stderr:{tail}")
 
     # -- tools -----------------------------------------------------------------------------------
 
@@ -433,7 +450,3 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
-def _version() -> str:
-    from toolweave import __version__
-
-    return __version__

@@ -137,6 +137,11 @@ class Mount:
         """The prefix of exposed names, or `None`."""
         return self.rename.prefix
 
+    @property
+    def label(self) -> str:
+        """How messages name this mount: `mount 'gh'`, or `mount without prefix`."""
+        return f"mount {self.prefix!r}" if self.prefix is not None else "mount without prefix"
+
     def subscribe(self, listener: Callable[[], None]) -> None:
         """Call `listener` whenever the child's exposed tools change."""
         self._unsubscribe = self.child.subscribe(listener)
@@ -150,7 +155,7 @@ class Mount:
     def origin(self, name: str) -> str:
         """How clash errors and `explain` name a tool that came through this mount."""
         kind = "remote server" if getattr(self.child, "is_remote", False) else "server"
-        return f"mount {self.prefix!r} tool {name!r} ({kind} {self.child.name!r})"
+        return f"{self.label} tool {name!r} ({kind} {self.child.name!r})"
 
     def exposed_tools(self) -> list[tuple[Tool, str]]:
         """The child's tools as the parent sees them, with a description of their origin."""

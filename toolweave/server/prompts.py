@@ -197,7 +197,7 @@ def mounted_prompts(mounted: Mount) -> list[tuple[Prompt, str]]:
     found = []
     for entry in child.catalog.entries.values():
         prompt = entry.prompt.replace(name=mounted.rename.name(entry.prompt.name), run=_through_chain(entry))
-        origin = f"mount {mounted.prefix!r} prompt {entry.prompt.name!r} (server {mounted.child.name!r})"
+        origin = f"{mounted.label} prompt {entry.prompt.name!r} (server {mounted.child.name!r})"
         found.append((prompt, origin))
     return found
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource
+from toolweave.core.shown import Secrets, shown_command, shown_url
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
 
@@ -51,10 +52,12 @@ class StdioTarget:
     args: tuple[str, ...] = ()
     env: Mapping[str, str] | None = field(default=None, repr=False)
     cwd: str | None = None
+    secrets: Secrets = field(default=(), repr=False)
+    """Values to keep out of `describe()` (those a config expanded from the environment)."""
 
     def describe(self) -> str:
-        """The command line, for logs and `explain` (never the environment)."""
-        return " ".join([self.command, *self.args])
+        """The command line, for logs and `explain` (never the environment, never a secret)."""
+        return shown_command(self.command, self.args, self.secrets)
 
     def default_name(self) -> str:
         """A server name from the command (`npx` and interpreters use their first argument)."""
@@ -72,10 +75,12 @@ class HttpTarget:
 
     url: str
     headers: Mapping[str, str] | None = field(default=None, repr=False)
+    secrets: Secrets = field(default=(), repr=False)
+    """Values to keep out of `describe()` (those a config expanded from the environment)."""
 
     def describe(self) -> str:
-        """The URL, for logs and `explain` (never the headers, which may hold tokens)."""
-        return self.url
+        """The URL, for logs and `explain` (never the headers, a password or a secret)."""
+        return shown_url(self.url, self.secrets)
 
     def default_name(self) -> str:
         """The host name of the URL."""
@@ -151,6 +156,8 @@ class RemoteServer(Server):
         args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
+        *,
+        secrets: Secrets = (),
         **options: Any,
     ) -> RemoteServer:
         """An upstream started as `command args...` and spoken to over stdio.
@@ -159,20 +166,31 @@ class RemoteServer(Server):
             env: Environment variables for the process, over a minimal safe default
                 (`PATH`, `HOME`, ...), as the `mcp` SDK does.
             cwd: The working directory of the process.
+            secrets: Values in `args` never to show in logs or `explain` (a token argument).
         """
         if isinstance(args, str):
             raise TypeError("args must be a list of strings, not one string")
         target = StdioTarget(
-            command, tuple(args), dict(env) if env is not None else None, os.fspath(cwd) if cwd else None
+            command,
+            tuple(args),
+            dict(env) if env is not None else None,
+            os.fspath(cwd) if cwd else None,
+            secrets,
         )
         return cls(target, **options)
 
     @classmethod
-    def http(cls, url: str, headers: Mapping[str, str] | None = None, **options: Any) -> RemoteServer:
-        """An upstream reached over streamable HTTP at `url`, sending `headers` with every request."""
+    def http(
+        cls, url: str, headers: Mapping[str, str] | None = None, *, secrets: Secrets = (), **options: Any
+    ) -> RemoteServer:
+        """An upstream reached over streamable HTTP at `url`, sending `headers` with every request.
+
+        `secrets` are values in `url` never to show in logs or `explain` (a URL's password and
+        secret-looking query parameters are hidden anyway).
+        """
         if not url.startswith(("http://", "https://")):
-            raise ValueError(f"remote server URL must start with http:// or https://, not {url!r}")
-        return cls(HttpTarget(url, dict(headers) if headers else None), **options)
+            raise ValueError(f"remote server URL must start with http:// or https://, not {shown_url(url)!r}")
+        return cls(HttpTarget(url, dict(headers) if headers else None, secrets), **options)
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -180,6 +198,18 @@ class RemoteServer(Server):
     def connected(self) -> bool:
         """Whether a session to the upstream is open right now."""
         return self._upstream is not None and self._upstream.session is not None
+
+    @property
+    def last_error(self) -> str | None:
+        """Why the upstream is down (its last failure), or None."""
+        return self._upstream.last_error if self._upstream is not None else None
+
+    @property
+    def state(self) -> str:
+        """`"up"`, `"down"` (it failed; `last_error` says why) or `"not started"`."""
+        if self._upstream is None:
+            return "not started"
+        return "up" if self.connected else "down"
 
     async def wait_connected(self) -> None:
         """Wait until a session to the upstream is open (e.g. after a restart)."""

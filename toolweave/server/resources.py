@@ -183,7 +183,7 @@ def mounted_resources(mounted: Mount) -> list[tuple[Resource, str]]:
     for entry in (*catalog.static.values(), *catalog.templates):
         resource = entry.resource
         exposed = resource.replace(uri=prefix.apply(resource.uri), run=_through_chain(entry, prefix))
-        origin = f"mount {mounted.prefix!r} resource {resource.uri!r} (server {mounted.child.name!r})"
+        origin = f"{mounted.label} resource {resource.uri!r} (server {mounted.child.name!r})"
         found.append((exposed, origin))
     return found
 

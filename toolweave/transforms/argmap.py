@@ -53,6 +53,8 @@ class Injected:
             a claim, the context: `Cache` keys on it), `False` when it does not (the
             environment, a constant-like function), `None` when no one can tell (a function of
             the request: such a tool is never cached).
+        source: The `Source` object the value is read from (for checks such as a missing
+            environment variable), when it is one.
     """
 
     fn: Callable[..., Any]
@@ -63,6 +65,7 @@ class Injected:
     arity: int = 2
     exact: type | None = None
     varies: bool | None = None
+    source: Any = None
 
     def replace(self, **changes: Any) -> Injected:
         """A copy with some fields changed."""

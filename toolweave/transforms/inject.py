@@ -49,7 +49,7 @@ def source_fill(tool: Tool, arg: str, value: Any) -> Fill:
             except InjectionError as error:
                 raise InjectionError(f"{prefix}: {error}") from None
 
-        read = Injected(from_source, False, value.label, arity=1, varies=value.varies)
+        read = Injected(from_source, False, value.label, arity=1, varies=value.varies, source=value)
         return Fill("source", read, secret=value.secret)
     if isinstance(value, Secret):
         return Fill("constant", value.value, secret=True)

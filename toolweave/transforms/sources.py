@@ -178,6 +178,11 @@ class FromEnv(Source):
     def lookup(self, ctx: Context) -> Any:
         return os.environ.get(self.name, NOT_SET)
 
+    @property
+    def missing(self) -> bool:
+        """Whether the variable is unset and there is no default (every call would fail)."""
+        return self.default is NOT_SET and self.name not in os.environ
+
     def get(self, ctx: Context) -> Any:
         value = os.environ.get(self.name)
         if value is None:

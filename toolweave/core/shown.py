@@ -1,0 +1,58 @@
+"""Commands and URLs as logs, errors and `explain` show them: with secrets taken out.
+
+A command line or URL may carry a secret: a `${TOKEN}` the config expanded into an argument, a
+password in the URL's userinfo, an `api_key=` query parameter. Wherever toolweave shows one,
+it goes through `shown_command` / `shown_url`, which replace each known secret value with where
+it came from (`${TOKEN}`), and any URL password and the values of query parameters whose names
+say they are secret with `***`.
+
+Example:
+    >>> shown_url("https://user:hunter2@api.example.com/v1?key=abc&q=cats")
+    'https://user:***@api.example.com/v1?key=***&q=cats'
+    >>> shown_command("server", ["--token", "hunter2", "--verbose"], secrets={"hunter2": "${TOKEN}"})
+    'server --token ${TOKEN} --verbose'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+HIDDEN = "***"
+SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
+"""Query parameter names whose values are treated as secrets."""
+
+
+Secrets = Mapping[str, str] | Iterable[str]
+"""Secret values to hide: a mapping of each to what to show instead, or just the values (`***`)."""
+
+
+def without(text: str, secrets: Secrets) -> str:
+    """`text` with every secret value (longest first) replaced by its stand-in (`***` by default)."""
+    shown = secrets if isinstance(secrets, Mapping) else dict.fromkeys(secrets, HIDDEN)
+    for secret in sorted((value for value in shown if value), key=len, reverse=True):
+        text = text.replace(secret, shown[secret])
+    return text
+
+
+def shown_url(url: str, secrets: Secrets = ()) -> str:
+    """`url` without its password, secret-looking query values or any of `secrets`."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return without(url, secrets)
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = netloc.replace(f":{parts.password}@", f":{HIDDEN}@", 1)
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = urlencode([(k, HIDDEN if SECRET_NAME.search(k) else v) for k, v in pairs], safe="*")
+    return without(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)), secrets)
+
+
+def shown_command(command: str, args: Sequence[str], secrets: Secrets = ()) -> str:
+    """The command line, with `secrets` (and URL passwords or secret query values) taken out."""
+    words = [shown_url(word) if "://" in word else word for word in (command, *args)]
+    return without(" ".join(words), secrets)
