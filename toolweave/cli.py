@@ -325,8 +325,8 @@ def _cannot_listen(host: str, port: int) -> str | None:
 @app.command(
     "list",
     epilog=examples(
-        "toolweave list examples/wrap.yaml",
-        "PYTHON=$PWD/.venv/bin/python toolweave list examples/gateway.yaml --json",
+        "WEATHER_API_KEY=demo-key toolweave list examples/wrap.yaml",
+        "PYTHON=$PWD/.venv/bin/python toolweave list examples/gateway.yaml",
         note="Exits 1 when an upstream MCP server cannot be started (its error is shown); --allow-down goes on.",
     ),
 )
@@ -474,11 +474,10 @@ def print_result(result: ToolResult, as_json: bool) -> None:
     epilog=examples(
         "WEATHER_API_KEY=demo-key toolweave call examples/wrap.yaml forecast city=Paris days=2",
         "PYTHON=$PWD/.venv/bin/python toolweave call examples/gateway.yaml wx_get_forecast city=Oslo",
-        "PYTHON=$PWD/.venv/bin/python toolweave call examples/gateway.yaml local_add --json-args "
-        "'{\"a\": 2, \"b\": 3}'",
-        "toolweave call examples/identity.yaml add_note text=hello -H 'Authorization: Bearer alice-token'",
+        'toolweave call examples/identity.yaml add_note text=hello -H "Authorization: Bearer alice-token"',
         note="Values are parsed as JSON when they parse (1, true, [1,2], {...}), else taken as strings;\n"
-        "an argument the tool declares as a string is always taken as written (text=42 is '42').",
+        "an argument the tool declares as a string is always taken as written (text=42 is '42');\n"
+        "--json-args '{...}' passes them as one JSON object.",
     )
 )
 def call(

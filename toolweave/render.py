@@ -148,7 +148,7 @@ def print_tree(console: Console, node: Node) -> None:
     if console.is_terminal:
         tree = Tree(f"[bold]{escape(node.label)}[/bold]")
         _rich(node, tree)
-        console.print(tree)
+        console.print(tree, soft_wrap=False)  # wrap long lines at the terminal's width, never cut them
         return
     lines: list[str] = []
     _plain(node, 0, lines)

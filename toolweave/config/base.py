@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, ModelWrapValidatorHandler, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic_core.core_schema import ErrorType
+
+_BUILT_IN_ERRORS = frozenset(get_args(ErrorType))
 
 __all__ = ["GLOB_PATTERN", "StrictModel", "check_glob", "json_kind", "shape", "suggest"]
 
@@ -90,22 +93,45 @@ class StrictModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _known_keys_only(cls, data: Any) -> Any:
+    def _known_keys_only(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        """Unknown keys are errors, reported together with every other problem of this object."""
         if not isinstance(data, dict):
-            return data
+            return handler(data)
         known = set(cls.model_fields)
         known |= {field.alias for field in cls.model_fields.values() if field.alias}
         unknown = [key for key in data if key not in known]
         if not unknown:
-            return data
+            return handler(data)
         public = sorted(field.alias or name for name, field in cls.model_fields.items())
-        key = str(unknown[0])
-        hint = suggest(key, public)
-        advice = f"did you mean {hint!r}?" if hint else f"expected one of: {', '.join(public)}"
-        raise PydanticCustomError(
-            "unknown_key",
-            "unknown key {key_repr} ({advice})",
-            {"key": key, "key_repr": repr(key), "advice": advice, "unknown": [str(k) for k in unknown]},
-        )
+        hints = {key: suggest(str(key), public) for key in unknown}
+        details = [_unknown_key(key, data[key], hint, public) for key, hint in hints.items()]
+        try:
+            handler({key: value for key, value in data.items() if key in known})
+        except ValidationError as error:
+            meant = set(hints.values())  # `command` is missing because it was spelt `comand`: say it once
+            details += [
+                _detail(item)
+                for item in error.errors()
+                if not (item["type"] == "missing" and len(item["loc"]) == 1 and item["loc"][0] in meant)
+            ]
+        raise ValidationError.from_exception_data(cls.__name__, details)
+
+
+def _unknown_key(key: Any, value: Any, hint: str | None, public: list[str]) -> InitErrorDetails:
+    advice = f"did you mean {hint!r}?" if hint else f"expected one of: {', '.join(public)}"
+    error = PydanticCustomError(
+        "unknown_key", "unknown key {key_repr} ({advice})", {"key_repr": repr(key), "advice": advice}
+    )
+    return InitErrorDetails(type=error, loc=(key,), input=value)
+
+
+def _detail(item: Any) -> InitErrorDetails:
+    """A reported error as one to raise again (custom ones rebuilt from their message and context)."""
+    kind = item["type"]
+    ctx = item.get("ctx") or {}
+    if kind not in _BUILT_IN_ERRORS:
+        template = item["msg"].replace("{", "{{").replace("}", "}}")
+        return InitErrorDetails(type=PydanticCustomError(kind, template, ctx), loc=item["loc"], input=item["input"])
+    return InitErrorDetails(type=kind, loc=item["loc"], input=item["input"], ctx=ctx)

@@ -62,8 +62,6 @@ def _location(error: Any) -> tuple[Any, ...]:
         if isinstance(part, str) and (_is_tag(part) or part == "[key]" or part.startswith("function-")):
             continue
         loc.append(part)
-    if error["type"] == "unknown_key":
-        loc.append(error["ctx"]["key"])
     return tuple(loc)
 
 

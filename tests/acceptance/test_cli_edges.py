@@ -1,0 +1,184 @@
+"""The `toolweave` command at its edges, run as a user would: ports, help, messages, secrets,
+missing credentials, upstreams that cannot start, several mistakes in one config."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.acceptance.cli_helpers import COMMAND, EXAMPLES, FIXTURES, ROOT, run_cli
+from tests.conftest import subprocess_env
+from toolweave import __version__
+
+BASIC = str(FIXTURES / "basic.yaml")
+SECRET = "hunter2-0123456789"
+
+
+def write(tmp_path: Path, text: str, name: str = "config.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_a_port_out_of_range_is_a_usage_error(port: str) -> None:
+    done = run_cli("serve", BASIC, "--transport", "http", "--port", port)
+    assert done.returncode == 2
+    assert "Invalid value for '--port': Input should be" in done.stderr
+    assert "Traceback" not in done.stderr and "Serving" not in done.stderr
+
+
+def test_port_0_serves_on_a_real_port_announced_once_it_listens() -> None:
+    process = subprocess.Popen(
+        [*COMMAND, "serve", BASIC, "--transport", "http", "--port", "0"],
+        cwd=ROOT,
+        env=subprocess_env(),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = ""
+        deadline = time.monotonic() + 30
+        while "Serving" not in line and time.monotonic() < deadline:
+            line = process.stderr.readline()
+        url = re.search(r"at (http://\S+)", line)
+        assert url is not None and not url.group(1).endswith(":0/mcp")
+        # announced only once listening: a request right away is answered, never refused
+        answer = httpx2.post(url.group(1), json={}, headers={"accept": "application/json, text/event-stream"})
+        assert answer.status_code in (400, 406)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+@pytest.mark.parametrize("command", ["serve", "list", "explain", "call"])
+def test_help_has_no_type_placeholders_on_flags_and_every_command_takes_a_log_level(command: str) -> None:
+    done = run_cli(command, "--help")
+    assert done.returncode == 0
+    assert "<bool>" not in done.stdout
+    assert "--log-level" in done.stdout
+
+
+def test_the_help_examples_are_the_readme_commands() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for command in ("list", "call"):
+        listed = run_cli(command, "--help").stdout.split("Examples:")[1]
+        for line in (
+            line.strip() for line in listed.splitlines() if line.strip().startswith(("toolweave", "PYTHON", "WEATHER"))
+        ):
+            words = line.replace("PYTHON=$PWD/.venv/bin/python ", "")
+            assert words.split("toolweave ", 1)[1] in readme, line
+
+
+def test_call_keeps_a_string_argument_as_typed() -> None:
+    done = run_cli("call", BASIC, "shout", "text=42")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"shout": "42"}
+
+
+def test_an_empty_config_warns(tmp_path: Path) -> None:
+    done = run_cli("list", write(tmp_path, "server: {name: empty}\n"))
+    assert done.returncode == 0
+    assert "warning:" in done.stderr and "defines no tools, prompts or resources" in done.stderr
+
+
+def test_every_mistake_in_a_config_is_reported_at_once(tmp_path: Path) -> None:
+    config = write(
+        tmp_path,
+        "server:\n  nam: x\n  mask_error_details: maybe\n"
+        "mcpServers:\n  gh:\n    command: ${NOT_SET_ANYWHERE_1}\n    comand: x\n"
+        "  docs:\n    url: ${NOT_SET_ANYWHERE_2}\n",
+    )
+    done = run_cli("list", config)
+    assert done.returncode == 1
+    for problem in (
+        "server.nam: unknown key",
+        "server.mask_error_details: expected true or false",
+        "mcpServers.gh.command: environment variable NOT_SET_ANYWHERE_1 is not set",
+        "mcpServers.gh.comand: unknown key",
+        "mcpServers.docs.url: environment variable NOT_SET_ANYWHERE_2 is not set",
+    ):
+        assert problem in done.stderr, problem
+
+
+def test_list_json_is_the_wire_shape() -> None:
+    done = run_cli("list", BASIC, "--json")
+    tool = json.loads(done.stdout)["tools"][0]
+    assert "inputSchema" in tool and "input_schema" not in tool
+
+
+def test_secrets_expanded_into_commands_and_urls_are_never_shown(tmp_path: Path) -> None:
+    config = write(
+        tmp_path,
+        "mcpServers:\n"
+        "  tokened:\n"
+        f"    command: {sys.executable}\n"
+        "    args: [-c, 'import sys; sys.exit(3)', --token, '${DEMO_TOKEN}']\n"
+        "  remote:\n"
+        "    url: 'http://user:${DEMO_TOKEN}@127.0.0.1:9/mcp?key=${DEMO_TOKEN}'\n",
+    )
+    for command in (["list"], ["explain"], ["list", "--json"], ["list", "--log-level", "info"]):
+        done = run_cli(*command, config, "--allow-down", env={"DEMO_TOKEN": SECRET})
+        assert done.returncode == 0, done.stderr
+        assert SECRET not in done.stdout + done.stderr
+    assert "--token ${DEMO_TOKEN}" in done.stdout + done.stderr
+
+
+def test_an_upstream_that_cannot_start_is_shown_and_exits_1(tmp_path: Path) -> None:
+    config = write(
+        tmp_path,
+        f"mcpServers:\n  broken:\n    command: {sys.executable}\n    args: [-c, 'import no_such_module_anywhere']\n",
+    )
+    done = run_cli("list", config)
+    assert done.returncode == 1
+    assert "upstream 'broken' is down" in done.stderr
+    assert "No module named 'no_such_module_anywhere'" in done.stderr  # its own stderr, at WARNING
+    allowed = run_cli("list", config, "--allow-down")
+    assert allowed.returncode == 0 and "upstream 'broken' is down" in allowed.stderr
+
+
+def test_a_missing_credential_is_named_in_one_line_without_a_traceback() -> None:
+    done = run_cli("call", str(EXAMPLES / "wrap.yaml"), "forecast", "city=Paris")  # WEATHER_API_KEY unset
+    assert done.returncode == 1
+    assert "WEATHER_API_KEY" in done.stderr and "Traceback" not in done.stderr
+    assert "environment variable WEATHER_API_KEY is not set" in done.stderr  # at startup
+    assert re.search(r"Error calling tool 'forecast' \(incident \w+\)", done.stderr)  # what a client would see
+
+
+def test_messages_never_say_mount_none(tmp_path: Path) -> None:
+    (tmp_path / "twice.py").write_text(
+        "from toolweave import Server\nserver = Server('t')\nserver.add_tool(lambda text: text, name='echo')\n"
+    )
+    config = write(tmp_path, "python:\n  - twice:server\n  - twice:server\n")
+    done = run_cli("list", config)
+    assert done.returncode == 1
+    assert "mount None" not in done.stderr and "mount without prefix" in done.stderr
+
+
+async def test_the_announced_version_is_toolweaves_when_the_config_sets_none() -> None:
+    from mcp import Client
+
+    from toolweave import Server
+
+    async with Client(Server("versionless").as_mcp(), mode="legacy") as client:
+        assert client.server_info.version == __version__
+
+
+def test_explain_in_a_narrow_terminal_wraps_instead_of_cutting() -> None:
+    done = run_cli("explain", str(EXAMPLES / "wrap.yaml"), "forecast", env={"FORCE_COLOR": "1", "COLUMNS": "50"})
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout)
+    assert done.returncode == 0, done.stderr
+    assert max(len(line) for line in plain.splitlines()) <= 50
+    joined = "".join(line.strip(" │├└─") for line in plain.splitlines()).replace(" ", "")
+    for text in ("The city, e.g. 'Paris' or 'Paris,FR'.", "How many days to forecast (1-7).", "(fetch_forecast)"):
+        assert text.replace(" ", "") in joined, text  # wrapped onto the next line, nothing cut
