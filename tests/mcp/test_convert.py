@@ -48,3 +48,18 @@ def test_the_wire_dict_is_the_sdk_tool_dump(tool: Tool) -> None:
     dumped: dict[str, Any] = to_mcp_tool(tool).model_dump(by_alias=True, mode="json", exclude_none=True)
     assert wire_tool(tool) == dumped
     assert list(wire_tool(tool)) == list(dumped)
+
+
+def test_only_wrapped_output_schemas_carry_the_fastmcp_marker() -> None:
+    from toolweave import Tool
+    from toolweave.mcp.convert import FASTMCP_WRAP_KEY, wire_tool
+
+    def count() -> int:
+        return 1
+
+    def stats() -> dict[str, int]:
+        return {"n": 1}
+
+    wrapped, plain = wire_tool(Tool.from_function(count)), wire_tool(Tool.from_function(stats))
+    assert wrapped["outputSchema"][FASTMCP_WRAP_KEY] is True
+    assert FASTMCP_WRAP_KEY not in plain["outputSchema"]
