@@ -1,6 +1,6 @@
 """Scale: registering 10,000 distinct function tools, listing them, and a stdio server holding them.
 
-Side by side with FastMCP 4.1.2 (DESIGN.md §9 targets). The tools come from
+Side by side with FastMCP 4.1.2 (the scale targets of docs/architecture.md §9). The tools come from
 `benchmarks.servers.many_tools`: every function has its own name, parameter names and types,
 defaults, docstring and return type, so no signature cache can flatter a figure.
 

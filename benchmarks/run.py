@@ -82,7 +82,7 @@ def markdown(rows: list[Row], quick: bool) -> str:
         f"- python {platform.python_version()}; {versions}",
         f"- command: `python -m benchmarks.run{' --quick' if quick else ''}`",
         "- medians of repeated batches, all paths measured side by side in one run; ratios are against the",
-        "  row named in the group's baseline (`target` is the goal from the issue or DESIGN.md §9).",
+        "  row named in the group's baseline (`target` is the goal from the issue or docs/architecture.md §9).",
         "",
         "```",
         table(rows).strip("\n"),

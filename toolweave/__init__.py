@@ -29,6 +29,8 @@ from toolweave.core.errors import (
     InjectionError,
     InputRequired,
     InvalidArguments,
+    InvalidResult,
+    InvalidToken,
     MissingCapability,
     Rejected,
     ToolError,
@@ -39,6 +41,7 @@ from toolweave.core.errors import (
     UnknownResource,
     UnknownTool,
     UpstreamError,
+    UpstreamFailed,
 )
 from toolweave.core.input import InputRequest, elicit, list_roots, sample
 from toolweave.core.message import Message, PromptResult
@@ -67,6 +70,7 @@ from toolweave.transforms import (
     MapResult,
     MaskErrors,
     Rename,
+    Secret,
     TransformArgs,
 )
 from toolweave.version import VERSION
@@ -101,6 +105,8 @@ __all__ = [
     "InputRequest",
     "InputRequired",
     "InvalidArguments",
+    "InvalidResult",
+    "InvalidToken",
     "MapResult",
     "MaskErrors",
     "Message",
@@ -117,6 +123,7 @@ __all__ = [
     "ResourceLink",
     "ResourceRead",
     "ResourceResult",
+    "Secret",
     "Selector",
     "Server",
     "TextContent",
@@ -134,6 +141,7 @@ __all__ = [
     "UnknownResource",
     "UnknownTool",
     "UpstreamError",
+    "UpstreamFailed",
     "__version__",
     "elicit",
     "explain",

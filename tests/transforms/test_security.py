@@ -1,4 +1,4 @@
-"""Security rules of every transform stack (DESIGN §4), each one a test.
+"""Security rules of every transform stack (docs/architecture.md §4), each one a test.
 
 - hidden, excluded and injected arguments never appear anywhere in the exposed schema;
 - a client value for them never reaches the base tool, under any spelling; the call fails
