@@ -226,13 +226,18 @@ def python_source(entry: PythonEntry, *, where: str) -> Any:
 def remote_source(
     name: str, entry: McpServerEntry, *, base_dir: Path, where: str, secrets: Mapping[str, str] | None = None
 ) -> Any:
-    """A `RemoteServer` for an `mcpServers` entry (stdio or HTTP); `secrets` stay out of what it shows."""
+    """A `RemoteServer` for an `mcpServers` entry (stdio or HTTP); `secrets` stay out of what it shows.
+
+    The entry's `timeout` is also the remote's own bound on each request (prompts and reads too).
+    """
     remote = feature("toolweave.server.remote", "RemoteServer", where=where)
-    hidden = {"secrets": secrets} if secrets else {}
+    extra: dict[str, Any] = {"secrets": secrets} if secrets else {}
+    if entry.timeout is not None:
+        extra["timeout"] = entry.timeout
     if entry.transport == "http":
-        return _call(remote.http, entry.url, where=where, headers=entry.headers, name=name, **hidden)
+        return _call(remote.http, entry.url, where=where, headers=entry.headers, name=name, **extra)
     cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
-    options = {"args": list(entry.args), "env": entry.env, "cwd": cwd, "name": name, **hidden}
+    options = {"args": list(entry.args), "env": entry.env, "cwd": cwd, "name": name, **extra}
     return _call(remote.stdio, entry.command, where=where, **options)
 
 

@@ -70,6 +70,19 @@ class ToolError(ToolweaveError):
             return message
         return message.replace(f"'{self.tool}'", f"'{name}'")
 
+    def quoting(self, name: str) -> ToolError:
+        """This error, changed in place so that its message quotes `name` (for re-raising at a
+        boundary that exposes the tool, prompt or resource under that name).
+
+        Example:
+            >>> str(UpstreamError("upstream 'up' did not answer prompt 'greet'", tool="greet").quoting("up_greet"))
+            "upstream 'up' did not answer prompt 'up_greet'"
+        """
+        if self.tool is not None and self.tool != name:
+            self.args = (self.for_tool(name),)
+            self.tool = name
+        return self
+
 
 @dataclass(frozen=True, slots=True)
 class ArgumentProblem:

@@ -90,7 +90,8 @@ class PromptCatalog:
             raise InvalidArguments(name, problems.problems, kind="prompt") from None
         try:
             result = await entry.handler(PromptCall(entry.prompt, validated, ctx))
-        except ToolError:
+        except ToolError as error:
+            error.quoting(name)  # a message of a mounted prompt names it as the client does
             raise
         except PROTOCOL_ANSWERS:  # the prompt asks the client for something: the edge answers it
             raise

@@ -113,7 +113,8 @@ class ResourceCatalog:
                 raise InvalidArguments(resource.uri, problems.problems, kind="resource template") from None
         try:
             return await entry.handler(ResourceRead(resource, uri, params, ctx))
-        except ToolError:
+        except ToolError as error:
+            error.quoting(uri)  # a message of a mounted resource quotes the URI the client read
             raise
         except PROTOCOL_ANSWERS:  # the resource asks the client for something: the edge answers it
             raise
