@@ -9,6 +9,7 @@ ToolweaveError                      root: catch this to catch anything toolweave
  │    └── Rejected                  a policy turned the call away (rate limit, open circuit, ...)
  ├── UpstreamFailed                 an upstream answered with an internal error (masked)
  ├── InvalidResult                  a result breaks its output schema or the protocol (masked)
+ ├── RedactedError                  a failure whose text held an injected secret, scrubbed (masked)
  ├── UnknownTool                    no enabled tool has that name   → JSON-RPC -32602
  ├── UnknownPrompt / UnknownResource                                → JSON-RPC -32602
  ├── MissingCapability              the call needs a client capability the client did not declare
@@ -154,6 +155,14 @@ class InvalidResult(ToolweaveError):
 
     Internal: clients get the masked message (sending it on would make their SDK raise); the
     server log names the tool and the first problem, never the value.
+    """
+
+
+class RedactedError(ToolweaveError):
+    """Stands in for a failure whose own text held a value injected into the call and could not
+    be scrubbed in place (pydantic's `ValidationError` quoting its input, say). Its message is
+    `OriginalType: text` with each such value `[redacted]`; it keeps the original's traceback.
+    Internal: masked for clients like the failure it replaces.
     """
 
 
