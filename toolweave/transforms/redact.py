@@ -43,6 +43,8 @@ from toolweave.core.errors import RedactedError, ToolError
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Run
 
+_SILENT = {f.name: f.default for f in dataclasses.fields(Context) if f.name in ("progress_sink", "log_sink")}
+"""The sinks of a context that sends nothing anywhere."""
 MIN_SECRET_LENGTH = 8
 """Injected text shorter than this is not redacted."""
 REDACTED = "[redacted]"
@@ -137,8 +139,11 @@ def _scrub_block(block: Any, secrets: list[str]) -> Any:
 
 def _scrubbing_sinks(ctx: Context, secrets: list[str]) -> Context:
     """`ctx` for the tool: progress and log messages it sends go out scrubbed (a copy of the
-    context with wrapped sinks; `state` and everything else is shared)."""
+    context with wrapped sinks; `state` and everything else is shared). A context whose sinks
+    send nothing (an in-process call) is used as it is."""
     progress, log = ctx.progress_sink, ctx.log_sink
+    if progress is _SILENT["progress_sink"] and log is _SILENT["log_sink"]:
+        return ctx
 
     async def scrubbed_progress(value: float, total: float | None, message: str | None) -> None:
         await progress(value, total, scrub(message, secrets))
