@@ -4,6 +4,9 @@ never crosses an injected tenant."""
 from __future__ import annotations
 
 import json
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx2
@@ -12,6 +15,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.acceptance.cli_helpers import COMMAND, FIXTURES, ROOT
+from tests.conftest import free_port, subprocess_env, wait_for_port
 from tests.serving import serving
 from toolweave import Context, Server, Tool
 from toolweave.middleware import Cache, RateLimit
@@ -72,7 +77,8 @@ async def test_a_tool_injecting_a_function_of_the_request_is_never_cached() -> N
     assert (ada, eve) == ("ada/main", "eve/main")
 
 
-async def test_a_fresh_client_name_per_request_does_not_escape_a_rate_limit() -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_fresh_client_name_per_request_does_not_escape_a_rate_limit(mode: str) -> None:
     limit = RateLimit(rate=0.001, burst=3)
     server = Server("limited", middleware=[limit])
 
@@ -84,7 +90,7 @@ async def test_a_fresh_client_name_per_request_does_not_escape_a_rate_limit() ->
     async with serving(server.http_app()) as base:
         for n in range(8):
             info = mt.Implementation(name=f"client-{n}", version="1")
-            async with Client(base + "/mcp", client_info=info) as client:
+            async with Client(base + "/mcp", client_info=info, mode=mode) as client:
                 outcomes.append((await client.call_tool("ping", {})).is_error)
     assert outcomes == [False] * 3 + [True] * 5
     assert limit.rejected == 5
@@ -139,3 +145,45 @@ async def test_a_repeated_injected_header_is_not_trusted(caplog: pytest.LogCaptu
     result = response.json()["result"]
     assert result["isError"] is True and "corp" not in json.dumps(result)
     assert "header 'x-tenant' was sent more than once" in caplog.text
+
+
+
+@contextmanager
+def toolweave_serve(**env: str) -> Iterator[str]:
+    """`toolweave serve` over HTTP (a rate limit of 3 calls per caller), as an operator runs it."""
+    port = free_port()
+    environment = subprocess_env(**env)
+    if "FORWARDED_ALLOW_IPS" not in env:
+        environment.pop("FORWARDED_ALLOW_IPS", None)
+    command = [*COMMAND, "serve", str(FIXTURES / "rate_limited.yaml"), "--transport", "http", "--port", str(port)]
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def _limited_calls(url: str, forwarded_for: list[str], mode: str = "auto") -> list[bool]:
+    outcomes = []
+    for address in forwarded_for:
+        async with (
+            httpx2.AsyncClient(headers={"x-forwarded-for": address}) as http,
+            Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+        ):
+            outcomes.append((await client.call_tool("whisper", {"text": "hi"})).is_error)
+    return outcomes
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_forwarded_for_header_does_not_choose_the_caller_unless_the_operator_trusts_it(mode: str) -> None:
+    with toolweave_serve() as url:
+        outcomes = await _limited_calls(url, [f"198.51.100.{n}" for n in range(6)], mode)
+    assert outcomes == [False] * 3 + [True] * 3  # one caller: the connection's address
+
+
+async def test_a_proxy_the_operator_trusts_sets_the_caller() -> None:
+    with toolweave_serve(FORWARDED_ALLOW_IPS="127.0.0.1") as url:
+        outcomes = await _limited_calls(url, ["198.51.100.1"] * 4 + ["198.51.100.2"])
+    assert outcomes == [False] * 3 + [True] + [False]  # one bucket per forwarded client
