@@ -3,7 +3,6 @@ never crosses an injected tenant."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -115,37 +114,35 @@ def test_the_caller_key_of_an_http_request_is_its_peer_address() -> None:
     assert seen["peer"] == "127.0.0.1"
 
 
-async def test_a_repeated_injected_header_is_not_trusted(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_repeated_injected_header_refuses_the_call_and_the_server_keeps_serving(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
     server = tenant_server()
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {
-            "name": "balance",
-            "arguments": {"account": "main"},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
-    }
-    headers = [
-        ("accept", "application/json, text/event-stream"),
-        ("content-type", "application/json"),
-        ("mcp-protocol-version", "2026-07-28"),
-        ("mcp-method", "tools/call"),
-        ("mcp-name", "balance"),
-        ("x-tenant", "acme-corp"),
-        ("x-tenant", "evil-corp"),
-    ]
-    async with serving(server.http_app(json_response=True)) as base, httpx2.AsyncClient() as http:
-        response = await http.post(base + "/mcp", headers=headers, json=body)
-    result = response.json()["result"]
-    assert result["isError"] is True and "corp" not in json.dumps(result)
-    assert "header 'x-tenant' was sent more than once" in caplog.text
+    repeated = [("x-tenant", "acme-corp"), ("x-tenant", "evil-corp")]
+    async with serving(server.http_app()) as base:
+        async with (
+            httpx2.AsyncClient(headers=repeated) as http,
+            Client(streamable_http_client(base + "/mcp", http_client=http), mode=mode) as client,
+        ):
+            refused = await client.call_tool("balance", {"account": "main"})
+        served = await _call(base + "/mcp", "balance", {"x-tenant": "acme-corp"}, mode)
+    assert refused.is_error
+    assert refused.content[0].text == "The HTTP header 'x-tenant' was sent more than once; send it once"
+    assert served == "balance of acme-corp/main"
+    assert "'x-tenant', which it sent more than once" in caplog.text
 
+
+async def test_a_repeated_header_nobody_reads_does_not_refuse_the_call() -> None:
+    server = tenant_server()
+    headers = [("x-tenant", "acme-corp"), ("x-note", "one"), ("x-note", "two")]
+    async with (
+        serving(server.http_app()) as base,
+        httpx2.AsyncClient(headers=headers) as http,
+        Client(streamable_http_client(base + "/mcp", http_client=http)) as client,
+    ):
+        result = await client.call_tool("balance", {"account": "main"})
+    assert result.content[0].text == "balance of acme-corp/main"
 
 
 @contextmanager

@@ -40,9 +40,7 @@ from toolweave.core.errors import Rejected
 
 ABANDONED_THREADS = "toolweave.abandoned_threads"
 """`ctx.state` key: how many worker threads of this request were abandoned on cancellation."""
-BUSY_MESSAGE = (
-    "The server is busy: earlier calls that were cancelled are still running; try again later"
-)
+BUSY_MESSAGE = "The server is busy: earlier calls that were cancelled are still running; try again later"
 _RECHECK = 0.05
 """Seconds between checks while waiting for a slot (an abandoned thread ends without telling the loop)."""
 
