@@ -9,10 +9,12 @@ sorted keys, so `{"a": 1, "b": 2}` and `{"b": 2, "a": 1}` share an entry), the c
 `toolweave.middleware.keys`: the verified subject, else the peer address; one caller never sees
 another's cached result unless `key="global"` says they may) and the values injected into the
 call from the request (an `InjectArgs(tenant=FromHeader("x-tenant"))` keys entries per tenant;
-a digest of them, never the values). A tool whose injected value is a function of the request
-cannot be keyed and is never cached. An entry lives `ttl` seconds; at most `max_entries` are
-kept (least recently used dropped first). Errors are never cached: neither an `isError` result
-nor an exception. Cached results are shared objects — a middleware outside `Cache` must not
+a digest of them, never the values). Those values are read once per call, here, and the tool
+gets exactly them (`toolweave.core.reads`). A tool whose injected value is a function of the
+request cannot be keyed and is never cached. An entry lives `ttl` seconds; at most
+`max_entries` are kept (least recently used dropped first). Errors are never cached: neither an
+`isError` result nor an exception; nor is a round answering the tool's questions
+(`ctx.input_responses`: the answers are not part of the key). Cached results are shared objects — a middleware outside `Cache` must not
 mutate a result in place.
 
 Example:
