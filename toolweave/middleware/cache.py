@@ -14,8 +14,8 @@ gets exactly them (`toolweave.core.reads`). A tool whose injected value is a fun
 request cannot be keyed and is never cached. An entry lives `ttl` seconds; at most
 `max_entries` are kept (least recently used dropped first). Errors are never cached: neither an
 `isError` result nor an exception; nor is a round answering the tool's questions
-(`ctx.input_responses`: the answers are not part of the key). Cached results are shared objects — a middleware outside `Cache` must not
-mutate a result in place.
+(`ctx.input_responses`: the answers are not part of the key). Cached results are shared
+objects — a middleware outside `Cache` must not mutate a result in place.
 
 Example:
     >>> cache = Cache(ttl=30, max_entries=500)
@@ -102,7 +102,7 @@ class Cache(Middleware):
         return self if not self.only_safe or is_cacheable(tool) else None
 
     @staticmethod
-    def canonical(arguments: dict[str, Any]) -> str:
+    def canonical(arguments: Any) -> str:
         """The arguments as compact JSON with sorted keys."""
         return json.dumps(
             arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=to_jsonable_python
