@@ -42,7 +42,9 @@ ABANDONED_THREADS = "toolweave.abandoned_threads"
 """`ctx.state` key: how many worker threads of this request were abandoned on cancellation."""
 BUSY_MESSAGE = "The server is busy: earlier calls that were cancelled are still running; try again later"
 _RECHECK = 0.05
-"""Seconds between checks while waiting for a slot (an abandoned thread ends without telling the loop)."""
+"""Seconds between checks while an abandoned thread holds a slot (it ends without telling the loop)."""
+_IDLE_RECHECK = 1.0
+"""Seconds between checks otherwise (a live call frees its slot on its own loop and wakes waiters)."""
 
 _lock = threading.Lock()
 _held = 0  # slots held: calls waiting for or running in a thread, and abandoned threads still running
@@ -95,9 +97,10 @@ async def _take_slot() -> None:
                 _held += 1
                 return
             stuck = _abandoned >= size
+            recheck = _RECHECK if _abandoned else _IDLE_RECHECK
         if stuck:
             raise Rejected(BUSY_MESSAGE)
-        with anyio.move_on_after(_RECHECK):
+        with anyio.move_on_after(recheck):
             await _freed_event().wait()
 
 
