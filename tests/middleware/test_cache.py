@@ -10,8 +10,8 @@ import mcp.types as mt
 import pytest
 
 from toolweave import AuthInfo, Context, InputRequired, Server, Tool, ToolAnnotations, ToolError, elicit
-from toolweave.middleware import Cache
-from toolweave.testing import connect
+from toolweave.middleware import Cache, Middleware
+from toolweave.testing import RecordingMiddleware, connect
 from toolweave.transforms import InjectArgs, Source
 
 SAFE = {"readOnlyHint": True, "idempotentHint": True}
@@ -124,8 +124,8 @@ class CountedTenant(Source):
         return ctx.headers["x-tenant"]
 
 
-def _tenant_server(source: Source, runs: list[str]) -> Server:
-    server = Server("bank", middleware=[Cache(ttl=60)])
+def _tenant_server(source: Source, runs: list[str], middleware: Middleware | None = None) -> Server:
+    server = Server("bank", middleware=[middleware or Cache(ttl=60)])
 
     def balance(account: str, tenant: str) -> str:
         runs.append(tenant)
@@ -181,3 +181,16 @@ async def test_an_answered_question_is_not_cached_for_the_next_call(mode: str) -
         first = await client.call_tool("greet", {})
         second = await client.call_tool("greet", {})
     assert (first.content[0].text, second.content[0].text) == ("Hello, Ada", "Hello, Grace")
+
+
+async def test_a_parent_cache_keys_on_what_a_mounted_tool_injects_and_reads_it_once() -> None:
+    source, runs = CountedTenant(), []
+    child = _tenant_server(source, runs, RecordingMiddleware())  # its chain hides the argument map
+    parent = Server("gateway", middleware=[Cache(ttl=60)])
+    parent.mount(child, prefix="bank")
+    texts = []
+    for tenant in ["acme", "evil", "acme"]:
+        ctx = Context(server=parent, headers={"x-tenant": tenant})
+        texts.append((await parent.call_tool("bank_balance", {"account": "main"}, ctx=ctx)).text)
+    assert texts == ["balance of acme/main", "balance of evil/main", "balance of acme/main"]
+    assert runs == ["acme", "evil"] and source.reads == ["acme", "evil", "acme"]
