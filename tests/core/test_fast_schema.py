@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
 from toolweave.core.fast_schema import fast_input_schema
-from toolweave.core.function_tool import Parameter, build_model, model_schema
+from toolweave.core.reading import Parameter, build_model, model_schema
 
 NAMES = ["q", "limit", "json", "schema", "validate", "model_x", "_private", "class", "page_size", "Title", "a" * 40]
 SCALARS: list[Any] = [str, int, float, bool, type(None), Any, list, dict]

@@ -327,14 +327,14 @@ def test_a_simple_signature_builds_its_pydantic_model_at_the_first_call_not_at_r
 
 
 def test_a_lazily_built_tool_validates_exactly_like_an_eagerly_built_one() -> None:
-    from toolweave.core.function_tool import _parameters, build_model
+    from toolweave.core.reading import build_model, parameters
     from toolweave.core.validation import ModelValidator
 
     def search(query: str, limit: int = 10, mode: Literal["a", "b"] = "a", json: dict[str, int] | None = None) -> str:
         return query
 
     lazy = Tool.from_function(search).validator
-    model, names = build_model("search", _parameters(search, "search")[0])
+    model, names = build_model("search", parameters(search, "search")[0])
     eager = ModelValidator(model, names=names)
     for arguments in ({"query": "q", "json": {"a": "1"}}, {"query": 1, "limit": "x", "mode": "c", "zz": 0}, {}):
         outcomes = []

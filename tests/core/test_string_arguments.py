@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from toolweave.core.function_tool import Parameter, build_model
+from toolweave.core.reading import Parameter, build_model
 from toolweave.core.string_arguments import StringArguments
 from toolweave.core.validation import ArgumentErrors
 

@@ -9,7 +9,7 @@ dataclasses, enums, constraints, `Field(...)`, non-JSON defaults) returns `None`
 builds the model at once, as before. `tests/core/test_fast_schema.py` checks the two agree.
 
 Example:
-    >>> from toolweave.core.function_tool import Parameter
+    >>> from toolweave.core.reading import Parameter
     >>> schema = fast_input_schema([Parameter("q", str, ..., "the query"), Parameter("n", int, 5, None)])
     >>> schema["properties"], schema["required"]
     ({'q': {'description': 'the query', 'type': 'string'}, 'n': {'default': 5, 'type': 'integer'}}, ['q'])
@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
 if TYPE_CHECKING:
-    from toolweave.core.function_tool import Parameter
+    from toolweave.core.reading import Parameter
 
 _SCALARS: dict[Any, dict[str, Any]] = {
     str: {"type": "string"},

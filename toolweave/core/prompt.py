@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.function_tool import _callable_name, _has_default, _parameters, build_model, model_schema
 from toolweave.core.invoke import make_invoker
 from toolweave.core.message import PromptResult, to_prompt_result
+from toolweave.core.reading import build_model, callable_name, has_default, model_schema, parameters
 from toolweave.core.string_arguments import StringArguments
 from toolweave.core.tool import Origin
 from toolweave.core.validation import ArgumentValidator, SchemaValidator
@@ -139,12 +139,12 @@ def prompt_from_function(
         TypeError: for `*args`/`**kwargs`, positional-only parameters, a lambda without a name,
             or parameter types pydantic cannot validate.
     """
-    prompt_name = name or _callable_name(fn, "prompt")
-    params, context_param, doc_description = _parameters(fn, prompt_name, "prompt")
+    prompt_name = name or callable_name(fn, "prompt")
+    params, context_param, doc_description = parameters(fn, prompt_name, "prompt")
     model, renamed = build_model(prompt_name, params, what="prompt")
     described = model_schema(prompt_name, model).get("properties", {})
     arguments = tuple(
-        PromptArgument(p.name, described.get(p.name, {}).get("description"), not _has_default(p)) for p in params
+        PromptArgument(p.name, described.get(p.name, {}).get("description"), not has_default(p)) for p in params
     )
     return Prompt(
         name=prompt_name,

@@ -35,8 +35,8 @@ from pydantic_core import to_jsonable_python
 
 from toolweave.core.content import BlobResourceContents, ResourceContents, TextResourceContents
 from toolweave.core.context import Context
-from toolweave.core.function_tool import _callable_name, _parameters, build_model
 from toolweave.core.invoke import make_invoker
+from toolweave.core.reading import build_model, callable_name, parameters
 from toolweave.core.string_arguments import StringArguments
 from toolweave.core.tool import Origin
 from toolweave.core.uri_template import UriTemplate, check_uri, is_template
@@ -190,9 +190,9 @@ def resource_from_function(
             `*args`/`**kwargs` or positional-only parameters.
     """
     check_uri(uri)
-    resource_name = name or _callable_name(fn, "resource")
+    resource_name = name or callable_name(fn, "resource")
     template = UriTemplate.parse(uri) if is_template(uri) else None
-    params, context_param, doc_description = _parameters(fn, resource_name, "resource")
+    params, context_param, doc_description = parameters(fn, resource_name, "resource")
     declared = [param.name for param in params]
     in_uri = list(template.parameters) if template else []
     if set(declared) != set(in_uri):

@@ -8,7 +8,7 @@ validates the strings with the function's pydantic model in lax mode (so `"3"` â
 are decoded, so a `str` parameter given `"123"` stays the string `"123"`.
 
 Example:
-    >>> from toolweave.core.function_tool import Parameter, build_model
+    >>> from toolweave.core.reading import Parameter, build_model
     >>> params = [Parameter("n", int, ..., None), Parameter("tags", list[str], (), None)]
     >>> model, names = build_model("p", params)
     >>> StringArguments(model, names).validate({"n": "3", "tags": '["a", "b"]'})

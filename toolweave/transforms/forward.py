@@ -27,8 +27,9 @@ from typing import Any
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InvalidArguments, TransformError
-from toolweave.core.function_tool import _infer_output_schema, tool_from_function
+from toolweave.core.function_tool import tool_from_function
 from toolweave.core.invoke import is_async_callable
+from toolweave.core.reading import infer_output_schema
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors, ModelValidator
@@ -111,7 +112,7 @@ class Forward:
                 f"tool {tool.name!r}: Forward needs an async function (it awaits forward()), "
                 f"not {getattr(self.fn, '__qualname__', self.fn)!r}"
             )
-        output_schema = _infer_output_schema(self.fn) or tool.output_schema
+        output_schema = infer_output_schema(self.fn) or tool.output_schema
         made = tool_from_function(self.fn, name=tool.name, output_schema=output_schema, run_in_thread=False)
         shown = made.validator.allowed
         hidden = frozenset(name for name in tool.hidden if name not in shown)

@@ -24,7 +24,7 @@ from pydantic import Field
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from toolweave.core.function_tool import Parameter, build_model, model_schema
+from toolweave.core.reading import Parameter, build_model, model_schema
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentValidator, ModelValidator, SchemaValidator
 from toolweave.transforms.schema_edit import hoist, object_edit
