@@ -1,0 +1,133 @@
+"""What MCP clients write: where each keeps its server list, and the spellings toolweave accepts.
+
+A toolweave config file accepts the server lists of the major MCP clients as they are — the
+`mcpServers` object of Claude Desktop, Claude Code, Cursor, Windsurf and Cline, the `servers`
+object and `inputs` list of VS Code — with each client's spellings of the transport and the URL.
+`CLIENTS` says where each client keeps its file (for `toolweave serve --from NAME`), and
+`dialect_table()` renders the table that the README and `toolweave schema` show.
+
+Example:
+    >>> TRANSPORTS["streamableHttp"], TRANSPORTS["sse"]
+    ('http', 'sse')
+    >>> CLIENTS["vscode"].files("linux")
+    ('~/.config/Code/User/mcp.json', '.vscode/mcp.json')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Transport = Literal["stdio", "http", "sse"]
+"""How toolweave reaches an upstream: a subprocess, streamable HTTP, or the legacy HTTP+SSE transport."""
+TransportName = Literal["stdio", "http", "streamable-http", "streamableHttp", "sse"]
+"""The values clients write in `type` / `transport`."""
+TRANSPORTS: dict[str, Transport] = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamableHttp": "http",
+    "sse": "sse",
+}
+Platform = Literal["linux", "macos"]
+
+
+@dataclass(frozen=True)
+class Client:
+    """An MCP client's config file: where it is and what the client writes in it.
+
+    Paths starting with `~/` are in the home folder; the others are relative to the current folder
+    (a project's own file), and are read after the user's file, so a project's entry of the same
+    name wins, as in the client.
+    """
+
+    name: str
+    """The `--from` value."""
+    title: str
+    linux: tuple[str, ...]
+    macos: tuple[str, ...]
+    key: Literal["mcpServers", "servers"]
+    writes: str
+    """The keys and spellings it writes, for the table."""
+
+    def files(self, platform: Platform) -> tuple[str, ...]:
+        """The files to read on `platform`, user first, project last."""
+        return self.macos if platform == "macos" else self.linux
+
+
+_CODE = "Code/User"
+_CLINE = f"{_CODE}/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"
+CLIENTS: dict[str, Client] = {
+    client.name: client
+    for client in (
+        Client(
+            "claude-desktop",
+            "Claude Desktop",
+            ("~/.config/Claude/claude_desktop_config.json",),
+            ("~/Library/Application Support/Claude/claude_desktop_config.json",),
+            "mcpServers",
+            "`command`, `args`, `env`",
+        ),
+        Client(
+            "claude-code",
+            "Claude Code",
+            ("~/.claude.json", ".mcp.json"),
+            ("~/.claude.json", ".mcp.json"),
+            "mcpServers",
+            "`type: stdio\\|http\\|sse`, `url`, `headers`, `${VAR:-default}`; in `~/.claude.json` the user's "
+            "servers and the current project's (`projects.<folder>.mcpServers`)",
+        ),
+        Client(
+            "cursor",
+            "Cursor",
+            ("~/.cursor/mcp.json", ".cursor/mcp.json"),
+            ("~/.cursor/mcp.json", ".cursor/mcp.json"),
+            "mcpServers",
+            "`url`, `headers`, `envFile`, `${env:VAR}`, `${workspaceFolder}`, `${userHome}`",
+        ),
+        Client(
+            "windsurf",
+            "Windsurf",
+            ("~/.codeium/windsurf/mcp_config.json",),
+            ("~/.codeium/windsurf/mcp_config.json",),
+            "mcpServers",
+            "`serverUrl`, `headers`, `disabled`, `disabledTools`, `${env:VAR}`",
+        ),
+        Client(
+            "cline",
+            "Cline",
+            (f"~/.config/{_CLINE}",),
+            (f"~/Library/Application Support/{_CLINE}",),
+            "mcpServers",
+            "`type: stdio\\|streamableHttp\\|sse`, `url`, `headers`, `disabled`, `timeout`, `alwaysAllow`, "
+            "`autoApprove`",
+        ),
+        Client(
+            "vscode",
+            "VS Code",
+            (f"~/.config/{_CODE}/mcp.json", ".vscode/mcp.json"),
+            (f"~/Library/Application Support/{_CODE}/mcp.json", ".vscode/mcp.json"),
+            "servers",
+            "`servers` + `inputs` (`${input:id}`), `type: stdio\\|http\\|sse`, `envFile`, `dev`, `${env:VAR}`, "
+            "`${workspaceFolder}`, comments and trailing commas",
+        ),
+    )
+}
+
+
+def dialect_table() -> str:
+    """The accepted dialects as a Markdown table (the README's, and part of `toolweave schema`)."""
+    rows = [
+        "| client (`--from`) | servers under | it writes (all accepted) | its file on Linux / macOS |",
+        "|---|---|---|---|",
+    ]
+    for client in CLIENTS.values():
+        linux = ", ".join(f"`{path}`" for path in client.linux)
+        macos = ", ".join(f"`{path}`" for path in client.macos)
+        where = linux if linux == macos else f"{linux} / {macos}"
+        rows.append(f"| {client.title} (`{client.name}`) | `{client.key}` | {client.writes} | {where} |")
+    rows.append(
+        "| any | `mcpServers` or `servers` | `transport:` as a synonym of `type:`; `type`/`transport` of "
+        "`stdio`, `http`, `streamable-http`, `streamableHttp`, `sse`; `url` or `serverUrl` | — |"
+    )
+    return "\n".join(rows)
