@@ -377,14 +377,15 @@ def build_file(path: str | Path, *, inputs: Mapping[str, str] | None = None) -> 
     config = load_config(path, inputs=inputs)
     try:
         composed = build(config, base_dir=Path(path).parent)
-        composed.file = str(path)
-        return composed
     except ConfigError as error:
-        if error.file is not None:
-            raise
-        raise ConfigError(_bare(error), file=str(path), path=error.path) from None
+        raise naming_file(error, str(path)) from None
+    composed.file = str(path)
+    return composed
 
 
-def _bare(error: ConfigError) -> str:
+def naming_file(error: ConfigError, file: str) -> ConfigError:
+    """`error`, naming `file` if it names no file yet."""
+    if error.file is not None:
+        return error
     text = str(error)
-    return text.removeprefix(f"{error.path}: ") if error.path else text
+    return ConfigError(text.removeprefix(f"{error.path}: ") if error.path else text, file=file, path=error.path)

@@ -11,6 +11,8 @@ Example:
     ('http', 'sse')
     >>> CLIENTS["vscode"].files("linux")
     ('~/.config/Code/User/mcp.json', '.vscode/mcp.json')
+    >>> CLIENTS["claude-desktop"].files("macos")
+    ('~/Library/Application Support/Claude/claude_desktop_config.json',)
 """
 
 from __future__ import annotations
@@ -34,25 +36,29 @@ Platform = Literal["linux", "macos"]
 
 @dataclass(frozen=True)
 class Client:
-    """An MCP client's config file: where it is and what the client writes in it.
+    """An MCP client's config files: where they are and what the client writes in them.
 
-    Paths starting with `~/` are in the home folder; the others are relative to the current folder
-    (a project's own file), and are read after the user's file, so a project's entry of the same
-    name wins, as in the client.
+    The user's file is in the home folder (`~/`); a project's file, relative to the current folder,
+    is read after it, so a project's entry of the same name wins, as in the client.
     """
 
     name: str
     """The `--from` value."""
     title: str
-    linux: tuple[str, ...]
-    macos: tuple[str, ...]
+    linux: str
+    """The user's file on Linux."""
+    macos: str
+    """The user's file on macOS."""
+    project: str | None
+    """A project's file, relative to the project folder."""
     key: Literal["mcpServers", "servers"]
     writes: str
     """The keys and spellings it writes, for the table."""
 
     def files(self, platform: Platform) -> tuple[str, ...]:
-        """The files to read on `platform`, user first, project last."""
-        return self.macos if platform == "macos" else self.linux
+        """The files to read on `platform`, the user's first, the project's last."""
+        user = self.macos if platform == "macos" else self.linux
+        return (user, self.project) if self.project else (user,)
 
 
 _CODE = "Code/User"
@@ -63,41 +69,46 @@ CLIENTS: dict[str, Client] = {
         Client(
             "claude-desktop",
             "Claude Desktop",
-            ("~/.config/Claude/claude_desktop_config.json",),
-            ("~/Library/Application Support/Claude/claude_desktop_config.json",),
+            "~/.config/Claude/claude_desktop_config.json",
+            "~/Library/Application Support/Claude/claude_desktop_config.json",
+            None,
             "mcpServers",
             "`command`, `args`, `env`",
         ),
         Client(
             "claude-code",
             "Claude Code",
-            ("~/.claude.json", ".mcp.json"),
-            ("~/.claude.json", ".mcp.json"),
+            "~/.claude.json",
+            "~/.claude.json",
+            ".mcp.json",
             "mcpServers",
             "`type: stdio\\|http\\|sse`, `url`, `headers`, `${VAR:-default}`; in `~/.claude.json` the user's "
-            "servers and the current project's (`projects.<folder>.mcpServers`)",
+            "servers and the current project's (`projects.<folder>.mcpServers`, which win)",
         ),
         Client(
             "cursor",
             "Cursor",
-            ("~/.cursor/mcp.json", ".cursor/mcp.json"),
-            ("~/.cursor/mcp.json", ".cursor/mcp.json"),
+            "~/.cursor/mcp.json",
+            "~/.cursor/mcp.json",
+            ".cursor/mcp.json",
             "mcpServers",
             "`url`, `headers`, `envFile`, `${env:VAR}`, `${workspaceFolder}`, `${userHome}`",
         ),
         Client(
             "windsurf",
             "Windsurf",
-            ("~/.codeium/windsurf/mcp_config.json",),
-            ("~/.codeium/windsurf/mcp_config.json",),
+            "~/.codeium/windsurf/mcp_config.json",
+            "~/.codeium/windsurf/mcp_config.json",
+            None,
             "mcpServers",
             "`serverUrl`, `headers`, `disabled`, `disabledTools`, `${env:VAR}`",
         ),
         Client(
             "cline",
             "Cline",
-            (f"~/.config/{_CLINE}",),
-            (f"~/Library/Application Support/{_CLINE}",),
+            f"~/.config/{_CLINE}",
+            f"~/Library/Application Support/{_CLINE}",
+            None,
             "mcpServers",
             "`type: stdio\\|streamableHttp\\|sse`, `url`, `headers`, `disabled`, `timeout`, `alwaysAllow`, "
             "`autoApprove`",
@@ -105,8 +116,9 @@ CLIENTS: dict[str, Client] = {
         Client(
             "vscode",
             "VS Code",
-            (f"~/.config/{_CODE}/mcp.json", ".vscode/mcp.json"),
-            (f"~/Library/Application Support/{_CODE}/mcp.json", ".vscode/mcp.json"),
+            f"~/.config/{_CODE}/mcp.json",
+            f"~/Library/Application Support/{_CODE}/mcp.json",
+            ".vscode/mcp.json",
             "servers",
             "`servers` + `inputs` (`${input:id}`), `type: stdio\\|http\\|sse`, `envFile`, `dev`, `${env:VAR}`, "
             "`${workspaceFolder}`, comments and trailing commas",
@@ -118,16 +130,15 @@ CLIENTS: dict[str, Client] = {
 def dialect_table() -> str:
     """The accepted dialects as a Markdown table (the README's, and part of `toolweave schema`)."""
     rows = [
-        "| client (`--from`) | servers under | it writes (all accepted) | its file on Linux / macOS |",
-        "|---|---|---|---|",
+        "| client (`--from`) | servers under | it writes (all accepted) | user's file: Linux, macOS | project's file |",
+        "|---|---|---|---|---|",
     ]
     for client in CLIENTS.values():
-        linux = ", ".join(f"`{path}`" for path in client.linux)
-        macos = ", ".join(f"`{path}`" for path in client.macos)
-        where = linux if linux == macos else f"{linux} / {macos}"
-        rows.append(f"| {client.title} (`{client.name}`) | `{client.key}` | {client.writes} | {where} |")
+        user = f"`{client.linux}`" if client.linux == client.macos else f"`{client.linux}`, `{client.macos}`"
+        project = f"`{client.project}`" if client.project else "—"
+        rows.append(f"| {client.title} (`{client.name}`) | `{client.key}` | {client.writes} | {user} | {project} |")
     rows.append(
-        "| any | `mcpServers` or `servers` | `transport:` as a synonym of `type:`; `type`/`transport` of "
-        "`stdio`, `http`, `streamable-http`, `streamableHttp`, `sse`; `url` or `serverUrl` | — |"
+        "| any | `mcpServers` or `servers` | `type` or `transport`: `stdio`, `http`, `streamable-http`, "
+        "`streamableHttp`, `sse`; `url` or `serverUrl` | — | — |"
     )
     return "\n".join(rows)
