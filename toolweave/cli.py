@@ -426,7 +426,7 @@ def _cannot_listen(host: str, port: int) -> str | None:
     epilog=examples(
         "WEATHER_API_KEY=demo-key toolweave list examples/wrap.yaml",
         "PYTHON=$PWD/.venv/bin/python toolweave list examples/gateway.yaml",
-        "toolweave list --from cursor                   # the servers Cursor is configured with",
+        "toolweave list --from cursor",
         note="Exits 1 when an upstream MCP server cannot be started (its error is shown); --allow-down goes on.",
     ),
 )

@@ -123,7 +123,8 @@ def _resolve(match: re.Match[str], variables: Variables) -> str:
         value = variables.environ.get(name)
         if value is None or (value == "" and default is not None):
             if default is None:
-                raise ValueError(f"environment variable {name} is not set (write ${{{name}:-default}} to give a default)")
+                hint = f"write ${{{name}:-default}} to give a default"
+                raise ValueError(f"environment variable {name} is not set ({hint})")
             return default
         return value
     if kind == "env":

@@ -212,7 +212,8 @@ class McpServerEntry(SourceOptions):
             wanted = "'url'" if declared & {"http", "sse"} else "'command'"
             raise ValueError(f"missing {wanted}: an MCP server needs 'command' (stdio) or 'url' (HTTP)")
         if url is not None:
-            stdio_only = [_ALIASES.get(key, key) for key in ("args", "env", "env_file", "cwd") if key in self.model_fields_set]
+            stdio_keys = ("args", "env", "env_file", "cwd")
+            stdio_only = [_ALIASES.get(key, key) for key in stdio_keys if key in self.model_fields_set]
             if stdio_only:
                 raise ValueError(f"{', '.join(stdio_only)} only apply to stdio servers ('command'), not to 'url'")
         if self.command is not None and self.headers is not None:

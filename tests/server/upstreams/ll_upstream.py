@@ -242,7 +242,10 @@ def main_sse(port: int) -> None:
     from starlette.routing import Mount, Route
 
     transport = SseServerTransport("/messages/")
-    routes = [Route("/sse", SseEndpoint(transport), methods=["GET"]), Mount("/messages/", transport.handle_post_message)]
+    routes = [
+        Route("/sse", SseEndpoint(transport), methods=["GET"]),
+        Mount("/messages/", transport.handle_post_message),
+    ]
     uvicorn.run(Starlette(routes=routes), host="127.0.0.1", port=port, log_level="warning")
 
 
