@@ -175,6 +175,13 @@ def test_an_env_file_reaches_the_stdio_remote_and_server_url_the_http_one(tmp_pa
     assert web.target.url == "https://h/mcp"
 
 
+def test_an_input_in_a_url_is_shown_as_its_reference(tmp_path: Path) -> None:
+    data = {"servers": {"api": {"type": "sse", "url": "https://h/sse?tenant=${input:tenant}"}}}
+    [remote] = build_file(write(tmp_path, "mcp.json", json.dumps(data)), inputs={"tenant": "acme-corp-7"}).remotes
+    assert remote.target.url.endswith("tenant=acme-corp-7")
+    assert remote.target.describe() == "https://h/sse?tenant=${input:tenant}"
+
+
 def test_a_missing_env_file_is_an_error_at_its_key(tmp_path: Path) -> None:
     path = write(tmp_path, "c.json", '{"servers": {"s": {"command": "x", "envFile": "nope.env"}}}')
     with pytest.raises(ConfigError, match=r"servers\.s\.envFile: cannot read the env file"):

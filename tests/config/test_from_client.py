@@ -101,6 +101,23 @@ def test_a_given_file_without_a_server_list_is_refused(tmp_path: Path) -> None:
         client_config("vscode", path)
 
 
+def test_a_file_that_does_not_parse_is_reported_with_the_others_problems(places: tuple[Path, Path]) -> None:
+    home, project = places
+    put(home / ".cursor/mcp.json", '{"mcpServers": {"a": }}')
+    put(project / ".cursor/mcp.json", {"mcpServers": {"b": {"command": "x", "bogus": 1}}})
+    with pytest.raises(ConfigError) as caught:
+        client_config("cursor", home=home, cwd=project, platform="linux")
+    message = str(caught.value)
+    assert f"{home / '.cursor/mcp.json'}: invalid JSON at line 1" in message
+    assert "mcpServers.b.bogus: unknown key" in message
+
+
+def test_the_commands_clients_are_the_known_clients() -> None:
+    from toolweave.cli import Client
+
+    assert [client.value for client in Client] == list(CLIENTS)
+
+
 def test_problems_of_every_file_are_reported_together(places: tuple[Path, Path]) -> None:
     home, project = places
     put(home / ".cursor/mcp.json", {"mcpServers": {"a": {"comand": "x"}}})

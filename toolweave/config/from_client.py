@@ -69,11 +69,14 @@ def _server_list(data: Any, *, file: str, required: bool) -> dict[str, Any]:
     return found
 
 
-def _sections(name: str, path: Path | None, *, home: Path, cwd: Path, platform: Platform) -> list[_Section]:
-    """The server lists to read for client `name`, in order (later ones win by server name)."""
+def _sections(
+    name: str, path: Path | None, *, home: Path, cwd: Path, platform: Platform
+) -> tuple[list[_Section], list[ConfigError]]:
+    """The server lists to read for client `name`, in order (later ones win by server name), and
+    the problems of the files that could not be read."""
     if path is not None:
         data = read_data(path)
-        return [_Section(str(path), _server_list(data, file=str(path), required=True), path.parent)]
+        return [_Section(str(path), _server_list(data, file=str(path), required=True), path.parent)], []
     client = CLIENTS[name]
     files = [home / spec[2:] if spec.startswith("~/") else cwd / spec for spec in client.files(platform)]
     found = [file for file in files if file.is_file()]
@@ -82,15 +85,22 @@ def _sections(name: str, path: Path | None, *, home: Path, cwd: Path, platform: 
         raise ConfigError(
             f"no {client.title} config found (looked for {tried}); give its path: --from {name} PATH"
         )
-    sections, local = [], []
+    sections, local, problems = [], [], []
     for file in found:
-        data = read_data(file)
-        sections.append(_Section(str(file), _server_list(data, file=str(file), required=False), file.parent))
+        try:
+            data = read_data(file)
+            sections.append(_Section(str(file), _server_list(data, file=str(file), required=False), file.parent))
+        except ConfigError as error:
+            problems.append(error)
+            continue
         project = _claude_code_project(data, cwd) if name == "claude-code" and file.name == ".claude.json" else None
         if project is not None:  # Claude Code's local scope wins over the project's .mcp.json
             where = f"{file} (projects[{str(cwd)!r}])"
-            local.append(_Section(where, _server_list(project, file=where, required=False), cwd))
-    return sections + local
+            try:
+                local.append(_Section(where, _server_list(project, file=where, required=False), cwd))
+            except ConfigError as error:
+                problems.append(error)
+    return sections + local, problems
 
 
 def _claude_code_project(data: Any, cwd: Path) -> Any:
@@ -131,7 +141,7 @@ def client_config(
     """
     if name not in CLIENTS:
         raise ConfigError(f"unknown client {name!r}; one of: {', '.join(CLIENTS)}")
-    sections = _sections(
+    sections, problems = _sections(
         name,
         Path(path).expanduser() if path is not None else None,
         home=home or Path.home(),
@@ -140,7 +150,6 @@ def client_config(
     )
     servers: dict[str, dict[str, McpServerEntry]] = {"mcp_servers": {}, "servers": {}}
     secrets: dict[str, str] = {}
-    problems: list[ConfigError] = []
     for section in sections:
         try:
             config = validate(section.data, file=section.file, environ=environ, inputs=inputs)
