@@ -39,11 +39,12 @@ from rich.markup import escape
 from toolweave.config import Composed, build_file, config_schema
 from toolweave.config.base import suggest
 from toolweave.config.from_client import build_client
-from toolweave.config.report import explain_tools, listing
 from toolweave.core.context import AuthInfo, Context
 from toolweave.core.errors import ConfigError, ToolweaveError, UnknownTool
 from toolweave.core.result import ToolResult
+from toolweave.explain import explain_server
 from toolweave.render import explain_tree, print_json, print_listing, print_tree
+from toolweave.report import listing
 
 app = typer.Typer(
     name="toolweave",
@@ -489,7 +490,7 @@ def explain(
     async def work(composed: Composed) -> list[dict[str, Any]] | Failure:
         states.extend(upstream_states(composed))
         try:
-            return explain_tools(composed.server, tool)
+            return [item.to_dict() for item in explain_server(composed.server, tool).tools]
         except UnknownTool:
             return Failure(_unknown_tool(composed, tool or ""))
 

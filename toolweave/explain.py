@@ -1,9 +1,11 @@
 """`explain(tool_or_server)`: where each exposed tool comes from and what was done to it.
 
-For every exposed tool: its origin (a function, a hand-written schema, a mount or a remote
-server, and the original name), the transforms applied in order, the middleware chain in order
-(outermost first; servers only), and the input schema before and after. `explain` returns the
-data (`Explanation`, with `to_dict()`) and prints it as text unless `show=False`.
+One explanation model, used by `explain()` and by `toolweave explain`: for every exposed tool,
+its origin (a function, a hand-written schema, a mount or a remote server, and the original
+name), what exposes it (the catalog's origin), the transforms applied in order, the middleware
+its calls go through — the server's chain and every mounted server's below it, outermost first —
+and the input schema before and after. `explain` returns the data (`Explanation`, with
+`to_dict()`) and prints it as text unless `show=False`.
 
 Example:
     >>> from toolweave import Server
@@ -24,12 +26,17 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
+from toolweave.core.errors import UnknownTool
 from toolweave.core.tool import Tool
+from toolweave.middleware.base import Middleware
+from toolweave.middleware.selector import Selector
+from toolweave.server.mount import Prefix
 
 if TYPE_CHECKING:
+    from toolweave.server.catalog import Entry
     from toolweave.server.server import Server
 
 
@@ -39,11 +46,14 @@ class ToolExplanation:
 
     Attributes:
         name: The exposed name.
-        origin: Where it comes from, e.g. `function app.search` or `mount 'gh' tool 'list' ...`.
+        origin: Where it comes from, e.g. `function app.search`, or for a server's tool what
+            exposes it and where from: `mount 'gh' tool 'list' (...) <- remote gh (...)`.
         kind: The base tool's kind: `function`, `schema`, `remote`, ...
+        source: The base tool's source (a module, an upstream).
         original_name: The base tool's name before any transform.
+        exposed_by: How the server's catalog names where the tool came from.
         transforms: What was applied, oldest first (as each transform describes itself).
-        middleware: The middleware chain of the tool, outermost first (empty for a bare tool).
+        middleware: The middleware its calls go through, outermost first, mounted servers' included.
         schema_before: The base tool's input schema.
         schema_after: The exposed input schema.
     """
@@ -51,18 +61,25 @@ class ToolExplanation:
     name: str
     origin: str
     kind: str
+    source: str
     original_name: str
+    exposed_by: str
     transforms: tuple[str, ...]
     middleware: tuple[str, ...]
     schema_before: Mapping[str, Any]
     schema_after: Mapping[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        """The explanation as JSON-able data."""
-        data = asdict(self)
-        data["transforms"] = list(self.transforms)
-        data["middleware"] = list(self.middleware)
-        return data
+        """The explanation as JSON-able data (what `toolweave explain --json` prints)."""
+        return {
+            "name": self.name,
+            "exposed_by": self.exposed_by,
+            "origin": {"kind": self.kind, "source": self.source, "name": self.original_name},
+            "transforms": list(self.transforms),
+            "middleware": list(self.middleware),
+            "schema_before": dict(self.schema_before),
+            "schema_after": dict(self.schema_after),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,43 +102,84 @@ class Explanation:
         return "\n\n".join(_render(tool) for tool in self.tools) + "\n"
 
 
-def describe(transform: Any) -> str:
-    """How one transform shows in `explain`: its `describe()`, else its repr."""
-    method = getattr(transform, "describe", None)
-    return str(method()) if callable(method) else repr(transform)
+def describe(step: Any) -> str:
+    """How one transform or middleware shows: its `describe()` (a middleware: its name and
+    selector), else its repr."""
+    if isinstance(step, Middleware):
+        selected = Selector.coerce(step.tools)
+        return f"{step.name} (tools: {selected.describe()})" if selected is not None else step.name
+    method = getattr(step, "describe", None)
+    return str(method()) if callable(method) else repr(step)
 
 
-def _lineage(tool: Tool) -> tuple[Tool, list[str]]:
-    steps: list[str] = []
-    current = tool
-    while current.parent is not None:
-        steps.extend(describe(t) for t in reversed(current.transforms))
-        current = current.parent
-    steps.reverse()
-    return current, steps
+def _lineage(tool: Tool) -> list[Tool]:
+    """`tool` and its ancestors, base tool first."""
+    chain = [tool]
+    while chain[-1].parent is not None:
+        chain.append(chain[-1].parent)
+    return chain[::-1]
 
 
-def explain_tool(tool: Tool, *, origin: str | None = None, middleware: tuple[str, ...] = ()) -> ToolExplanation:
-    """The explanation of one tool (`origin` and `middleware` as a server's catalog knows them)."""
-    root, steps = _lineage(tool)
+def _silent(step: Any) -> bool:
+    """A mount without a prefix (e.g. a config's per-source layer) changes nothing worth showing."""
+    return isinstance(step, Prefix) and step.prefix is None
+
+
+def explain_tool(
+    tool: Tool, *, exposed_by: str | None = None, chains: Mapping[int, Entry[Tool]] | None = None
+) -> ToolExplanation:
+    """The explanation of one tool; `exposed_by` and `chains` (the entries of every server on its
+    way, by tool id) as a server's catalogs know them."""
+    lineage = _lineage(tool)
+    root = lineage[0]
     base = root.origin
     kind = base.kind if base else "schema"
-    if base is None or base.kind == "schema":
-        source = base.source if base else "hand-written schema"
-    elif base.kind == "function":
-        source = f"function {base.source}.{base.original_name}"
+    source = base.source if base else "hand-written schema"
+    if kind == "schema":
+        described = source
+    elif kind == "function":
+        described = f"function {source}.{base.original_name if base else root.name}"
     else:
-        source = f"{kind} {base.source}"
+        described = f"{kind} {source}"
+    steps = tuple(describe(step) for ancestor in lineage[1:] for step in ancestor.transforms if not _silent(step))
+    middleware = [describe(layer) for layer in chains[id(tool)].chain] if chains and id(tool) in chains else []
+    for ancestor in reversed(lineage[:-1]):
+        inner = (chains or {}).get(id(ancestor))
+        if inner is not None:
+            middleware.extend(describe(layer) for layer in inner.chain)
     return ToolExplanation(
         name=tool.name,
-        origin=origin or source,
+        origin=f"{exposed_by} <- {described}" if exposed_by else described,
         kind=kind,
-        original_name=root.name,
-        transforms=tuple(steps),
-        middleware=middleware,
+        source=source,
+        original_name=base.original_name if base else root.name,
+        exposed_by=exposed_by or described,
+        transforms=steps,
+        middleware=tuple(middleware),
         schema_before=root.input_schema,
         schema_after=tool.input_schema,
     )
+
+
+def explain_server(server: Server, name: str | None = None) -> Explanation:
+    """Every exposed tool of `server` (only `name`, if given), with the chains of mounted servers.
+
+    Raises:
+        UnknownTool: the server exposes no tool called `name`.
+    """
+    chains: dict[int, Entry[Tool]] = {}
+    _index(server, chains)
+    catalog = server.catalog
+    chosen = [catalog.get(name)] if name is not None else list(catalog.entries.values())
+    return Explanation(tuple(explain_tool(entry.tool, exposed_by=entry.origin, chains=chains) for entry in chosen))
+
+
+def _index(server: Server, chains: dict[int, Entry[Tool]]) -> None:
+    """The catalog entries of `server` and of every server mounted below it, by tool id."""
+    for entry in server.catalog.entries.values():
+        chains[id(entry.tool)] = entry
+    for mount in server.mounts:
+        _index(mount.child, chains)
 
 
 def explain(
@@ -141,20 +199,10 @@ def explain(
     if isinstance(target, Tool):
         report = Explanation((explain_tool(target),))
     else:
-        entries = target.catalog.entries
-        if name is not None and name not in entries:
-            raise KeyError(f"server {target.name!r} exposes no tool named {name!r}")
-        chosen = [entries[name]] if name is not None else list(entries.values())
-        report = Explanation(
-            tuple(
-                explain_tool(
-                    entry.tool,
-                    origin=f"{entry.origin} <- {explain_tool(entry.tool).origin}",
-                    middleware=tuple(layer.name for layer in entry.chain),
-                )
-                for entry in chosen
-            )
-        )
+        try:
+            report = explain_server(target, name)
+        except UnknownTool:
+            raise KeyError(f"server {target.name!r} exposes no tool named {name!r}") from None
     if show:
         (file or sys.stdout).write(str(report))
     return report

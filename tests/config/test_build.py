@@ -334,9 +334,10 @@ def test_source_middleware_runs_around_that_source_only() -> None:
             "calc:functions",
         ],
     }
-    from toolweave.config.report import explain_tools
 
-    explained = {item["name"]: item["middleware"] for item in explain_tools(compose(data).server)}
+    from toolweave.explain import explain_server
+
+    explained = {item.name: list(item.middleware) for item in explain_server(compose(data).server).tools}
     assert explained["a_add"] == ["RecordedMiddleware"]
     assert explained["shout"] == []
 

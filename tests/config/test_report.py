@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 from tests import features
 from toolweave import Server, Tool, UnknownTool
-from toolweave.config.report import explain_tools, listing
+from toolweave.explain import explain_server
+from toolweave.report import listing
 from toolweave.testing import RecordingMiddleware
+
+
+def explain_tools(server: Server, name: str | None = None) -> list[dict[str, Any]]:
+    """What `toolweave explain --json` prints for `server`."""
+    return [item.to_dict() for item in explain_server(server, name).tools]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ class Holder(Server):
         super().__init__(name)
         self.log: list[str] = []
 
-    async def _open(self, tasks: TaskGroup) -> None:
+    async def hold_open(self, tasks: TaskGroup) -> None:
         self.log.append("open")
         tasks.start_soon(self._hold)
 

@@ -59,7 +59,7 @@ def as_tool(fn_or_tool: Any, **options: Any) -> Tool:
 
 
 def make_decorator(
-    register: Callable[[Tool], None] | None, fn: Callable[..., Any] | None, options: dict[str, Any]
+    register: Callable[[Tool], Any] | None, fn: Callable[..., Any] | None, options: dict[str, Any]
 ) -> Any:
     """The shared body of `@tool` and `@server.tool`, in all three spellings."""
 

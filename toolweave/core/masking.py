@@ -62,9 +62,12 @@ def is_cancellation(error: BaseException) -> bool:
     return anyio.current_effective_deadline() == -math.inf
 
 
+_VERBS = {"tool": "calling", "prompt": "rendering", "resource": "reading"}
+
+
 @dataclass(frozen=True, slots=True)
 class ErrorPolicy:
-    """How failures of a tool reach the client.
+    """How failures of a tool, prompt or resource reach the client.
 
     Attributes:
         mask: Hide internal errors behind a generic message with an incident id.
@@ -76,24 +79,34 @@ class ErrorPolicy:
     message: str | None = None
     passthrough: tuple[type[BaseException], ...] = (ToolError,)
 
-    def to_result(self, tool_name: str, error: BaseException) -> ToolResult:
-        """The `isError` result for `error`; internal errors are logged with their incident id."""
+    def client_message(self, kind: str, name: str, error: BaseException) -> str:
+        """What the client reads about `error` from the `kind` named `name` (as it called it).
+
+        A passthrough error keeps its message; anything else is internal: logged once with an
+        incident id (a failed injection in one line, anything else with its traceback) and, with
+        masking on, replaced by `Error calling tool '<name>' (incident <id>)`.
+        """
         if isinstance(error, ToolError) and isinstance(error, self.passthrough):
-            return ToolResult.error(error.for_tool(tool_name))
+            return error.for_tool(name)
         if isinstance(error, self.passthrough):
-            return ToolResult.error(str(error) or type(error).__name__)
+            return str(error) or type(error).__name__
         incident = incident_id(error)
         if isinstance(error, InjectionError):  # a missing variable, header or claim: one line says it all
-            logger.error("tool %r: %s (incident %s)", tool_name, error, incident, extra={"incident": incident})
+            logger.error("%s %r: %s (incident %s)", kind, name, error, incident, extra={"incident": incident})
         else:
-            logger.error(
-                "tool %r failed (incident %s)",
-                tool_name,
-                incident,
-                exc_info=error,
-                extra={"tool": tool_name, "incident": incident},
-            )
+            extra = {"tool": name, "incident": incident} if kind == "tool" else {"incident": incident}
+            logger.error("%s %r failed (incident %s)", kind, name, incident, exc_info=error, extra=extra)
         if not self.mask:
-            return ToolResult.error(f"{type(error).__name__}: {error}")
-        template = self.message or "Error calling tool '{name}' (incident {incident})"
-        return ToolResult.error(template.format(name=tool_name, incident=incident))
+            return f"{type(error).__name__}: {error}"
+        template = self.message or f"Error {_VERBS.get(kind, 'using')} {kind} '{{name}}' (incident {{incident}})"
+        return template.format(name=name, incident=incident)
+
+    def to_result(self, tool_name: str, error: BaseException) -> ToolResult:
+        """The `isError` result a tool call that raised `error` answers."""
+        return ToolResult.error(self.client_message("tool", tool_name, error))
+
+    def to_error(self, kind: str, name: str, error: BaseException) -> ToolError:
+        """The `ToolError` a failed prompt or resource answers (served as a JSON-RPC error)."""
+        if isinstance(error, ToolError) and isinstance(error, self.passthrough):
+            return error
+        return ToolError(self.client_message(kind, name, error))

@@ -41,6 +41,7 @@ from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
 from toolweave.core.context import Context
 from toolweave.core.errors import ToolTimeout, UpstreamError, UpstreamFailed
+from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Origin, Tool
 from toolweave.mcp.convert import TAGS_META_KEY, annotations_from_mcp, from_mcp_result
@@ -112,8 +113,6 @@ class Upstream:
     """One upstream MCP server: its supervised session, its tools, and calls to them."""
 
     def __init__(self, remote: RemoteServer) -> None:
-        from toolweave.server.server import NAME_PATTERN
-
         self.remote = remote
         self.session: ClientSession | None = None
         self._name_ok = NAME_PATTERN.fullmatch

@@ -34,6 +34,7 @@ from mcp import ClientSession, MCPError
 
 from toolweave.core.context import Context
 from toolweave.core.message import PromptResult
+from toolweave.core.names import check_name
 from toolweave.core.prompt import Prompt, PromptArgument
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.tool import Origin
@@ -146,8 +147,6 @@ class UpstreamComponents:
         return built
 
     def _prompt(self, wire: mt.Prompt) -> Prompt:
-        from toolweave.server.server import check_name
-
         name = check_name(wire.name, "upstream prompt")
         meta, tags = _meta_and_tags(wire.meta)
         get = self.get_prompt

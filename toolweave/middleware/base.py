@@ -31,6 +31,7 @@ from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
+from toolweave.middleware.chain import fold
 from toolweave.middleware.hooks import GetPromptNext, PromptCall, ReadResourceNext, ResourceRead, selects
 from toolweave.middleware.selector import Selector
 
@@ -162,21 +163,8 @@ def chain_for(middleware: Sequence[Middleware], tool: Tool) -> tuple[Middleware,
 
 
 def build_chain(middleware: Sequence[Middleware], inner: Handler) -> Handler:
-    """Fold `middleware` around `inner`: `middleware[0]` ends up outermost."""
-    handler = inner
-    for layer in reversed(middleware):
-        handler = _bind(layer, handler)
-    return handler
-
-
-def _bind(layer: Middleware, call_next: Handler) -> Handler:
-    on_call_tool = layer.on_call_tool
-
-    def step(call: ToolCall) -> Awaitable[ToolResult]:
-        # A plain function handing back the layer's coroutine: no extra frame per layer.
-        return on_call_tool(call, call_next)
-
-    return step
+    """Fold the `on_call_tool` hooks of `middleware` around `inner`: `middleware[0]` ends up outermost."""
+    return fold([layer.on_call_tool for layer in middleware], inner)
 
 
 def middleware(

@@ -28,6 +28,7 @@ from toolweave.core.context import Context
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
+from toolweave.middleware.chain import fold
 from toolweave.middleware.selector import Selector
 
 if TYPE_CHECKING:
@@ -121,29 +122,11 @@ def resource_runner(resource: Resource) -> ResourceHandler:
     return innermost
 
 
-def _fold(
-    hooks: Sequence[Callable[[T, Any], Awaitable[R]]], inner: Callable[[T], Awaitable[R]]
-) -> Callable[[T], Awaitable[R]]:
-    handler = inner
-    for hook in reversed(hooks):
-        handler = _bind(hook, handler)
-    return handler
-
-
-def _bind(
-    hook: Callable[[T, Any], Awaitable[R]], call_next: Callable[[T], Awaitable[R]]
-) -> Callable[[T], Awaitable[R]]:
-    async def step(item: T) -> R:
-        return await hook(item, call_next)
-
-    return step
-
-
 def build_prompt_chain(middleware: Sequence[Middleware], inner: PromptHandler) -> PromptHandler:
     """Fold the `on_get_prompt` hooks around `inner`: `middleware[0]` ends up outermost."""
-    return _fold([layer.on_get_prompt for layer in middleware], inner)
+    return fold([layer.on_get_prompt for layer in middleware], inner)
 
 
 def build_resource_chain(middleware: Sequence[Middleware], inner: ResourceHandler) -> ResourceHandler:
     """Fold the `on_read_resource` hooks around `inner`: `middleware[0]` ends up outermost."""
-    return _fold([layer.on_read_resource for layer in middleware], inner)
+    return fold([layer.on_read_resource for layer in middleware], inner)

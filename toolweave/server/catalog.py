@@ -1,117 +1,90 @@
-"""The compiled catalog: exposed name → (exposed tool, prebuilt call path).
+"""The compiled catalog of one kind of component: exposed key → entry with its prebuilt call path.
 
-A server compiles its catalog once and again only when something changes. Listing is a cached
-tuple; a call is one dict lookup, one validation and one awaited chain. Transforms were applied
-and middleware chains folded at compile time.
+A registry compiles its catalog once, and again only when something changes. Each `Entry` holds
+the exposed component, where it came from, the middleware of its chain and the chain folded
+around it; the `Catalog` looks entries up and runs them the one way every kind shares:
+validate once, run the prebuilt chain, mask a failure (what a failure becomes is the kind's:
+an `isError` result for a tool, a `ToolError` served as a JSON-RPC error for a prompt or a
+resource). Listing is a cached tuple; adapters keep their wire forms in `cache`.
 
 Example:
-    catalog = server.catalog
-    [tool.name for tool in catalog.tools]
-    # -> ['add', 'search']
+    >>> from toolweave.server.server import Server
+    >>> server = Server("demo")
+    >>> @server.tool
+    ... def add(a: int, b: int) -> int:
+    ...     return a + b
+    >>> entry = server.catalog.get("add")
+    >>> entry.tool.name, entry.origin, entry.chain
+    ('add', "local tool 'add'", ())
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Generic, TypeVar
 
-from toolweave.core.context import Context
-from toolweave.core.errors import InputRequired, InvalidArguments, MissingCapability, UnknownTool
+from toolweave.core.errors import PROTOCOL_ANSWERS, ToolweaveError
 from toolweave.core.masking import ErrorPolicy, is_cancellation
-from toolweave.core.output import OutputCheck
-from toolweave.core.result import ToolResult
-from toolweave.core.tool import Tool
-from toolweave.core.validation import ArgumentErrors
-from toolweave.middleware.base import Handler, Middleware, ToolCall, build_chain, chain_for, tool_runner
-from toolweave.middleware.keys import caller_key
+from toolweave.middleware.base import Middleware
+
+C = TypeVar("C")
+R = TypeVar("R")
+E = TypeVar("E", bound="Entry[Any]")
+
+Listener = Callable[[], None]
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
-    """One exposed tool: the tool, where it came from, its chain and its error policy."""
+class Entry(Generic[C]):
+    """One exposed component: itself, where it came from, its chain, its error policy.
 
-    tool: Tool
+    Attributes:
+        component: The component as the server exposes it.
+        origin: How clash errors and `explain` name where it came from.
+        chain: The middleware its requests go through, outermost first.
+        handler: The chain folded around the component (`None`: no chain, run it directly).
+        errors: The error policy of its failures.
+    """
+
+    component: C
     origin: str
     chain: tuple[Middleware, ...]
-    handler: Handler | None
+    handler: Callable[[Any], Awaitable[Any]] | None
     errors: ErrorPolicy
-    check: OutputCheck
-
-    @classmethod
-    def build(cls, tool: Tool, origin: str, middleware: tuple[Middleware, ...], errors: ErrorPolicy) -> Entry:
-        """Fold the middleware that applies to `tool` into its call path, once."""
-        chain = chain_for(middleware, tool) if middleware else ()
-        handler = build_chain(chain, tool_runner(tool)) if chain else None
-        check = OutputCheck(tool.output_schema, validate=not tool.output_checked)
-        return cls(tool, origin, chain, handler, tool.error_policy or errors, check)
-
 
 
 @dataclass(slots=True)
-class Catalog:
-    """The compiled view of a server's tools. Immutable once built, except its adapter cache."""
+class Catalog(Generic[E]):
+    """The compiled view of one kind of a server's components; immutable once built but `cache`.
 
-    entries: dict[str, Entry]
-    tools: tuple[Tool, ...]
+    Subclasses name the kind (`unknown` is its error for a missing key) and add its operations.
+    """
+
+    unknown: ClassVar[type[ToolweaveError]]
+
+    entries: dict[str, E]
     reject_extra: bool = True
-    list_middleware: tuple[Middleware, ...] = ()
+    errors: ErrorPolicy = field(default_factory=ErrorPolicy)
     cache: dict[str, Any] = field(default_factory=dict)
-    """Scratch space for adapters (e.g. the wire form of `tools/list`), dropped with the catalog."""
+    """Scratch space for adapters (e.g. the wire form of a list), dropped with the catalog."""
 
-    def get(self, name: str) -> Entry:
-        """The entry of an enabled tool, or `UnknownTool`."""
-        entry = self.entries.get(name)
+    def get(self, key: str) -> E:
+        """The entry exposed as `key`, or the kind's unknown-error."""
+        entry = self.entries.get(key)
         if entry is None:
-            raise UnknownTool(name)
+            raise self.unknown(key)
         return entry
 
-    async def call(self, name: str, arguments: dict[str, Any] | None, ctx: Context) -> ToolResult:
-        """Validate and run one call; failures are `isError` results, except the two protocol errors.
 
-        Raises:
-            UnknownTool: no enabled tool has that name.
-            MissingCapability: the tool needs a client capability the client did not declare.
-            InputRequired: the tool needs input from the client first.
-        """
-        entry = self.entries.get(name)
-        if entry is None:
-            raise UnknownTool(name)
-        try:
-            validated = entry.tool.validator.validate(arguments or {}, reject_extra=self.reject_extra)
-        except ArgumentErrors as problems:
-            if problems.spoofed:
-                _spoofing(name, problems.spoofed, ctx)
-            return ToolResult.error(str(InvalidArguments(name, problems.problems)))
-        try:
-            if entry.handler is None:
-                result = await entry.tool.run(validated, ctx)
-            else:
-                result = await entry.handler(ToolCall(entry.tool, validated, ctx))
-            entry.check(result)
-            return result
-        except (MissingCapability, InputRequired):
+async def guarded(run: Awaitable[R], fail: Callable[[BaseException], R]) -> R:
+    """`await run`, with any failure — `SystemExit` and other `BaseException`s included — turned
+    into `fail(error)`; a request for client input and the task's real cancellation propagate."""
+    try:
+        return await run
+    except PROTOCOL_ANSWERS:
+        raise
+    except BaseException as error:
+        if is_cancellation(error):
             raise
-        except BaseException as error:  # SystemExit, KeyboardInterrupt... from a tool: masked too
-            if is_cancellation(error):
-                raise
-            return entry.errors.to_result(name, error)
-
-    async def list_tools(self, ctx: Context) -> list[Tool]:
-        """The tools to list for this request (per-request middleware filters, if any)."""
-        tools = list(self.tools)
-        for layer in self.list_middleware:
-            tools = await layer.on_list_tools(tools, ctx)
-        return tools
-
-
-Listener = Callable[[], None]
-security = logging.getLogger("toolweave.security")
-
-
-def _spoofing(tool: str, names: tuple[str, ...], ctx: Context) -> None:
-    """Log a client sending arguments the server sets (refused like any unexpected argument)."""
-    security.warning(
-        "caller %s sent %s to tool %r: set by the server, refused", caller_key(ctx), ", ".join(map(repr, names)), tool
-    )
+        return fail(error)

@@ -13,27 +13,83 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import anyio
 from anyio.abc import TaskGroup
 
-if TYPE_CHECKING:
-    from toolweave.server.server import Server
+
+class Held(Protocol):
+    """A server a lifespan starts and stops with its own."""
+
+    name: str
+
+    def lifespan(self) -> AbstractAsyncContextManager[Any]: ...
 
 
 @dataclass(slots=True)
-class Running:
-    """The state of a started server: the task group its resources live in, and its users."""
-
+class _Running:
     tasks: TaskGroup
     users: int = 1
 
 
-async def hold(child: Server, ready: anyio.Event) -> None:
+class Lifespan:
+    """The lifespan of one server.
+
+    Args:
+        children: The servers started and stopped with this one (mounted and imported-from).
+        hold_open: Opens the server's own long-lived resources in the lifespan's task group.
+    """
+
+    def __init__(
+        self, children: Callable[[], Sequence[Held]], hold_open: Callable[[TaskGroup], Awaitable[None]]
+    ) -> None:
+        self._children = children
+        self._hold_open = hold_open
+        self._running: _Running | None = None
+
+    @property
+    def running(self) -> bool:
+        """Whether the lifespan is active."""
+        return self._running is not None
+
+    def start(self, child: Held) -> anyio.Event | None:
+        """Start `child` too, if this lifespan is running; the event is set once it is up."""
+        if self._running is None:
+            return None
+        ready = anyio.Event()
+        self._running.tasks.start_soon(_hold, child, ready, name=f"toolweave lifespan of {child.name!r}")
+        return ready
+
+    @asynccontextmanager
+    async def enter(self) -> AsyncIterator[None]:
+        """Run the server (and what it holds) for the duration of the block."""
+        running = self._running
+        if running is not None:
+            running.users += 1
+            try:
+                yield
+            finally:
+                running.users -= 1
+            return
+        async with anyio.create_task_group() as tasks:
+            self._running = _Running(tasks)
+            try:
+                ready = [self.start(child) for child in self._children()]
+                await self._hold_open(tasks)
+                for event in ready:
+                    if event is not None:
+                        await event.wait()
+                yield
+            finally:
+                self._running = None
+                tasks.cancel_scope.cancel()
+
+
+async def _hold(child: Held, ready: anyio.Event) -> None:
     """Keep `child` started until cancelled; set `ready` once it is (or failed to start)."""
     try:
         async with child.lifespan():
@@ -41,34 +97,3 @@ async def hold(child: Server, ready: anyio.Event) -> None:
             await anyio.sleep_forever()
     finally:
         ready.set()
-
-
-def start_child(running: Running, child: Server) -> anyio.Event:
-    """Start `child` inside a running parent; the event is set when it is up."""
-    ready = anyio.Event()
-    running.tasks.start_soon(hold, child, ready, name=f"toolweave lifespan of {child.name!r}")
-    return ready
-
-
-@asynccontextmanager
-async def lifespan(server: Server) -> AsyncIterator[Server]:
-    """Run `server` (and what it mounts) for the duration of the block."""
-    running = server._running
-    if running is not None:
-        running.users += 1
-        try:
-            yield server
-        finally:
-            running.users -= 1
-        return
-    async with anyio.create_task_group() as tasks:
-        running = server._running = Running(tasks)
-        try:
-            ready = [start_child(running, child) for child in server._held_children()]
-            await server._open(tasks)
-            for event in ready:
-                await event.wait()
-            yield server
-        finally:
-            server._running = None
-            tasks.cancel_scope.cancel()

@@ -1,10 +1,17 @@
-"""`Registry`: what the prompt and resource registries of a server share.
+"""`Registry`: the components of one kind on one server, and how they compile into a catalog.
 
-A registry holds the components registered on the server itself (by name or URI), the ones an
-upstream listed last (for a `RemoteServer`), and gathers those of mounted servers when it
-compiles its catalog. It follows `on_duplicate`, tells listeners about every change (clients get
-`list_changed`) and compiles its catalog lazily, once per change. Subclasses say what a
-component's key is and how the catalog is compiled.
+One generic pipeline serves tools, prompts and resources. A registry holds the components
+registered on the server itself (by key: a name, or a resource's URI) and the ones a remote
+upstream listed last; when its catalog is needed it gathers the candidates — upstream, local,
+then each mount's (the child's compiled entries, renamed by the mount) — and for each: lets the
+kind prepare it (tools: the server's transforms), drops it if hidden (`Visibility`), checks its
+name, settles a clash by the server's `on_duplicate`, and folds its middleware chain once. It
+tells its listeners about every change (clients get `list_changed`) and compiles lazily, once
+per change.
+
+A kind (`tools.py`, `prompts.py`, `resources.py`) supplies only what differs: the key, the
+names visibility looks at, how a mount renames a child's component, the entry (which hook
+folds around it) and the catalog (what a call or read is, what a failure becomes).
 
 Example:
     >>> from toolweave.server.server import Server
@@ -13,70 +20,138 @@ Example:
     ... def greet(name: str) -> str:
     ...     '''Greet someone.'''
     ...     return f"Say hello to {name}."
-    >>> server.prompts.local.keys(), server.prompts.key(server.prompts.local["greet"])
-    (dict_keys(['greet']), 'greet')
+    >>> list(server.prompts.local), [p.name for p in server.prompts.catalog.prompts]
+    (['greet'], ['greet'])
 """
 
 from __future__ import annotations
 
+import gc
+import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from toolweave.core.errors import DuplicateError, ToolweaveError
-from toolweave.server.catalog import Listener
-from toolweave.server.components import logger
+from toolweave.core.masking import ErrorPolicy
+from toolweave.middleware.base import Middleware
+from toolweave.server.catalog import Catalog, Entry, Listener
 from toolweave.server.listeners import Listeners
+from toolweave.server.visibility import Visibility
 
 if TYPE_CHECKING:
     from toolweave.server.mount import Mount
-    from toolweave.server.server import Server
 
+logger = logging.getLogger("toolweave.server")
+OnDuplicate = Literal["error", "warn", "replace", "ignore"]
 C = TypeVar("C")
-Catalog = TypeVar("Catalog")
+K = TypeVar("K", bound=Catalog[Any])
 
 
-class Registry(Generic[C, Catalog]):
-    """The components of one kind on one server: local, upstream, and (when compiled) mounted.
+class Owner(Protocol):
+    """What a registry needs from its server: its rules, its middleware and its mounts."""
 
-    Subclasses set `kind` ("prompt"), `unknown` (the error for a missing key), `exposed` (the
-    `Mount` method listing a child's components) and implement `key` and `_compile`.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def on_duplicate(self) -> OnDuplicate: ...
+
+    @property
+    def extra_args(self) -> str: ...
+
+    @property
+    def error_policy(self) -> ErrorPolicy: ...
+
+    @property
+    def visibility(self) -> Visibility: ...
+
+    @property
+    def middleware(self) -> tuple[Middleware, ...]: ...
+
+    @property
+    def mounts(self) -> tuple[Mount[Any], ...]: ...
+
+    @property
+    def is_remote(self) -> bool: ...
+
+
+def keep_new(policy: OnDuplicate, message: str) -> bool:
+    """Apply `on_duplicate` to the clash `message` describes: True when the newcomer wins.
+
+    Raises:
+        DuplicateError: under `on_duplicate="error"`.
+    """
+    if policy == "error":
+        raise DuplicateError(message)
+    if policy == "warn":
+        logger.warning("%s; the second one wins", message)
+    return policy in ("warn", "replace")
+
+
+class Registry(Generic[C, K]):
+    """The components of one kind on one server: local, upstream, and (compiled) mounted.
+
+    Subclasses set `kind` ("tool"), `unknown` (the error for a missing key) and implement
+    `key`, `exposed`, `build_entry` and `build_catalog`; `check`, `shown_by`, `prepared` and
+    `label` have defaults.
     """
 
     kind: ClassVar[str]
     unknown: ClassVar[type[ToolweaveError]]
-    exposed: ClassVar[str]
 
-    def __init__(self, server: Server) -> None:
-        self.server = server
+    def __init__(self, owner: Owner) -> None:
+        self.owner = owner
         self._local: dict[str, C] = {}
         self._upstream: dict[str, C] = {}
-        self._catalog: Catalog | None = None
+        self._catalog: K | None = None
         self._listeners = Listeners()
+
+    # -- what a kind supplies ----------------------------------------------------------------------
 
     def key(self, component: C) -> str:
         """The name (or URI) that identifies `component`."""
         raise NotImplementedError
 
-    def label(self, key: str) -> str:
-        """How messages name a key: `named 'greet'` for prompts, the bare URI for resources."""
-        return f"named {key!r}"
-
-    # -- registering ---------------------------------------------------------------------------
+    def label(self, key: str, *, clash: bool = False) -> str:
+        """How messages name a key: `named 'greet'` (`name 'greet'` in a clash); a bare URI for resources."""
+        return f"{'name' if clash else 'named'} {key!r}"
 
     def check(self, component: C) -> None:
-        """Refuse a component that cannot be registered (e.g. an invalid name); a hook."""
+        """Refuse a component that cannot be exposed (an invalid name); a hook."""
+
+    def shown_by(self, component: C) -> tuple[str, ...]:
+        """The names `enable`/`disable` may show or hide `component` by."""
+        return (self.key(component),)
+
+    def prepared(self, component: C) -> C:
+        """`component` as this server exposes it (tools: after the server's transforms)."""
+        return component
+
+    def exposed(self, entry: Entry[C], mount: Mount[Any]) -> C:
+        """A mounted child's compiled entry as this server sees it: renamed, run through its chain."""
+        raise NotImplementedError
+
+    def build_entry(self, component: C, origin: str) -> Entry[C]:
+        """The entry of an exposed component: its middleware chain folded once."""
+        raise NotImplementedError
+
+    def build_catalog(self, entries: dict[str, Entry[C]]) -> K:
+        """The catalog of the compiled entries."""
+        raise NotImplementedError
+
+    # -- registering --------------------------------------------------------------------------------
 
     def add(self, component: C) -> C:
         """Register `component`, following `on_duplicate` when its key is taken."""
         self.check(component)
         key = self.key(component)
         if key in self._local:
-            message = f"server {self.server.name!r} already has a {self.kind} {self.label(key)}"
-            if self.server.on_duplicate == "ignore":
+            message = f"server {self.owner.name!r} already has a {self.kind} {self.label(key)}"
+            if self.owner.on_duplicate == "ignore":
                 return self._local[key]
-            if self.server.on_duplicate == "error":
+            if self.owner.on_duplicate == "error":
                 raise DuplicateError(message)
-            if self.server.on_duplicate == "warn":
+            if self.owner.on_duplicate == "warn":
                 logger.warning("%s; it was replaced by a new one", message)
         self._local[key] = component
         self.changed()
@@ -104,7 +179,7 @@ class Registry(Generic[C, Catalog]):
         return dict(self._local)
 
     def set_upstream(self, components: Iterable[C]) -> None:
-        """Replace what a remote upstream listed (served before local ones) and announce it."""
+        """Replace what a remote upstream listed (exposed before local ones) and announce it."""
         self._upstream = {self.key(component): component for component in components}
         self.changed()
 
@@ -113,7 +188,7 @@ class Registry(Generic[C, Catalog]):
         """What the upstream of a `RemoteServer` listed last, by key (empty elsewhere)."""
         return dict(self._upstream)
 
-    # -- change tracking -------------------------------------------------------------------------
+    # -- change tracking ------------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call `listener()` whenever the exposed components change; returns an unsubscribe function."""
@@ -128,33 +203,55 @@ class Registry(Generic[C, Catalog]):
         self._catalog = None
         self._listeners.notify()
 
-    def follow(self, mounted: Mount) -> None:
-        """Expose the components of a newly mounted server, and follow its changes."""
-        child = getattr(mounted.child, f"{self.kind}s", None)
-        if isinstance(child, Registry):
-            child.subscribe(self.changed)
-        self.changed()
-
-    # -- the compiled catalog ----------------------------------------------------------------------
+    # -- the compiled catalog -----------------------------------------------------------------------------
 
     @property
-    def catalog(self) -> Catalog:
+    def catalog(self) -> K:
         """The compiled catalog, built now if something changed since the last build."""
         catalog = self._catalog
         if catalog is None:
-            catalog = self._catalog = self._compile()
+            # Compiling thousands of components allocates only objects that live as long as the
+            # catalog: pausing the cyclic collector meanwhile spares it repeated full passes.
+            paused = gc.isenabled()
+            gc.disable()
+            try:
+                catalog = self._catalog = self.build_catalog(self._compile())
+            finally:
+                if paused:
+                    gc.enable()
         return catalog
 
-    def _candidates(self) -> list[tuple[C, str]]:
+    def candidates(self) -> list[tuple[C, str]]:
         """Everything this server could expose, with its origin: upstream, local, then mounted."""
-        remote = f"remote server {self.server.name!r}"
-        found = [(item, f"{self.kind} {key!r} of {remote}") for key, item in self._upstream.items()]
-        found += [(item, f"local {self.kind} {key!r}") for key, item in self._local.items()]
-        for mounted in self.server._mounts:
-            exposed: Any = getattr(mounted, self.exposed, None)
-            if exposed is not None:
-                found.extend(exposed())
+        owner, kind = self.owner, self.kind
+        found = [(item, f"{kind} {key!r} of remote server {owner.name!r}") for key, item in self._upstream.items()]
+        found += [(item, f"local {kind} {key!r}") for key, item in self._local.items()]
+        for mount in owner.mounts:
+            child = mount.child.registry(kind)
+            where = "remote server" if mount.child.is_remote else "server"
+            for key, entry in child.catalog.entries.items():
+                origin = f"{mount.label} {kind} {key!r} ({where} {mount.child.name!r})"
+                found.append((self.exposed(entry, mount), origin))
         return found
 
-    def _compile(self) -> Catalog:
-        raise NotImplementedError
+    def _compile(self) -> dict[str, Entry[C]]:
+        owner = self.owner
+        entries: dict[str, Entry[C]] = {}
+        for candidate, origin in self.candidates():
+            component = self.prepared(candidate)
+            if not owner.visibility.shows(component.enabled, component.tags, self.shown_by(component)):  # type: ignore[attr-defined]
+                continue
+            try:
+                self.check(component)
+            except ValueError as error:
+                raise ValueError(f"server {owner.name!r}: {error} (from {origin})") from None
+            key = self.key(component)
+            if key in entries:
+                message = (
+                    f"server {owner.name!r}: {self.kind} {self.label(key, clash=True)} is claimed twice: "
+                    f"by {entries[key].origin} and by {origin}"
+                )
+                if not keep_new(owner.on_duplicate, message):
+                    continue
+            entries[key] = self.build_entry(component, origin)
+        return entries

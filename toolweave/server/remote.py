@@ -156,7 +156,6 @@ class RemoteServer(Server):
         self.timeout = timeout
         self.backoff = backoff or Backoff()
         self._named = name is not None
-        self._remote_tools: dict[str, Tool] = {}
         self._upstream: Upstream | None = None
 
     def __repr__(self) -> str:
@@ -237,33 +236,29 @@ class RemoteServer(Server):
             raise RuntimeError(f"remote server {self.name!r} is not started: use `async with server:`")
         await self._upstream.wait_connected()
 
-    def _name_after_mount(self, prefix: str) -> None:
+    def named_by_mount(self, prefix: str) -> None:
+        """Take the mount prefix as this remote's name (in logs and errors), unless one was given."""
         if not self._named:
             self.name = prefix
 
     # -- hooks used by Server and the upstream session -----------------------------------------
 
-    async def _open(self, tasks: TaskGroup) -> None:
+    async def hold_open(self, tasks: TaskGroup) -> None:
+        """Connect to the upstream and keep the session up (restarting it) in `tasks`."""
         from toolweave.mcp.upstream import Upstream
 
         if self._upstream is None:
             self._upstream = Upstream(self)
         await self._upstream.start(tasks)
 
-    def _candidates(self) -> list[tuple[Tool, str]]:
-        origin = f"remote server {self.name!r}"
-        found = [(tool, f"tool {name!r} of {origin}") for name, tool in self._remote_tools.items()]
-        return found + super()._candidates()
-
     def set_remote_tools(self, tools: Iterable[Tool]) -> None:
         """Replace the upstream's tools (called by the session when the upstream's list changes)."""
-        self._remote_tools = {tool.name: tool for tool in tools}
-        self.changed()
+        self.tools.set_upstream(tools)
 
     @property
     def remote_tools(self) -> dict[str, Tool]:
         """The tools the upstream listed last, by name."""
-        return dict(self._remote_tools)
+        return self.tools.upstream
 
     def set_remote_prompts(self, prompts: Iterable[Prompt]) -> None:
         """Replace the upstream's prompts (called by the session when the upstream's list changes)."""

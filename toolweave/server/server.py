@@ -1,4 +1,10 @@
-"""`Server`: a registry of tools, transforms, middleware and mounts, compiled into a catalog.
+"""`Server`: tools, prompts and resources, transforms, middleware and mounts, compiled into catalogs.
+
+A thin facade over one generic pipeline: `server.tools`, `server.prompts` and
+`server.resources` are the registries of each kind (see `toolweave.server.registry`); the
+server holds what they share — the rules (`on_duplicate`, `extra_args`, error masking,
+`Visibility`), the transforms, the middleware, the mounts and the lifespan — and offers the
+in-process counterparts of every wire call.
 
 Example:
     >>> server = Server("demo")
@@ -12,64 +18,59 @@ Example:
 
 from __future__ import annotations
 
-import gc
-import logging
-import re
 from collections.abc import Callable, Iterable
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+from anyio.abc import TaskGroup
+
 from toolweave.core.context import Context, enter_context, exit_context
 from toolweave.core.decorator import as_tool, make_decorator
-from toolweave.core.errors import DuplicateError, UnknownTool
+from toolweave.core.errors import DuplicateError
 from toolweave.core.masking import ErrorPolicy
+from toolweave.core.message import PromptResult
+from toolweave.core.prompt import Prompt
+from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool, Transform
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
-from toolweave.server.catalog import Catalog, Entry, Listener
+from toolweave.server.catalog import Listener
 from toolweave.server.completion import Completer
+from toolweave.server.functions import original
+from toolweave.server.lifespan import Lifespan
 from toolweave.server.listeners import Listeners
+from toolweave.server.mount import Mount
 from toolweave.server.prompts import PromptRegistry
-from toolweave.server.prompts_and_resources import PromptsAndResources
+from toolweave.server.registry import OnDuplicate, Registry
 from toolweave.server.resources import ResourceRegistry
+from toolweave.server.tools import ToolCatalog, ToolRegistry
+from toolweave.server.visibility import Visibility
 
 if TYPE_CHECKING:
-    from anyio.abc import TaskGroup
+    from collections.abc import AsyncIterator
+
     from starlette.applications import Starlette
 
-    from toolweave.server.lifespan import Running
-    from toolweave.server.mount import Mount
 
-logger = logging.getLogger("toolweave.server")
-OnDuplicate = Literal["error", "warn", "replace", "ignore"]
-NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-
-
-def check_name(name: str, what: str = "tool") -> str:
-    """`name` if it is a valid exposed name (`[A-Za-z0-9_.-]{1,128}`), else `ValueError`."""
-    if not NAME_PATTERN.fullmatch(name):
-        raise ValueError(
-            f"{what} name {name!r} is not valid: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'"
-        )
-    return name
-
-
-class Server(PromptsAndResources):
-    """A composable MCP server (tools here; prompts and resources from `PromptsAndResources`).
+class Server:
+    """A composable MCP server.
 
     Args:
         name: The server name announced to clients.
         instructions: Guidance for the model, sent when a client connects.
         version: The server version announced to clients.
         mask_error_details: Hide internal error details from clients (default on).
-        on_duplicate: What adding a second tool with a taken name does: `"error"`, `"warn"`
-            (log and replace), `"replace"` or `"ignore"` (keep the first).
+        on_duplicate: What adding a second component with a taken name does: `"error"`,
+            `"warn"` (log and replace), `"replace"` or `"ignore"` (keep the first).
         extra_args: Unknown arguments in a call are `"reject"`ed (default) or `"ignore"`d.
-        middleware: Middleware for every tool, outermost first.
+        middleware: Middleware for every tool (prompt, resource), outermost first.
         page_size: Items per page of `tools/list` (and other lists); `None` sends one page.
     """
+
+    is_remote = False
+    """Whether this server's components live in a remote upstream (`RemoteServer`)."""
 
     def __init__(
         self,
@@ -94,93 +95,113 @@ class Server(PromptsAndResources):
         self.extra_args = extra_args
         self.page_size = page_size
         self.error_policy = ErrorPolicy(mask=mask_error_details)
-        self._tools: dict[str, Tool] = {}
-        self._transforms: list[tuple[Transform, Selector | None]] = []
-        self._middleware: list[Middleware] = list(middleware)
-        self._mounts: list[Mount] = []
-        self._hidden_names: set[str] = set()
-        self._hidden_tags: set[str] = set()
-        self._shown_names: set[str] = set()
-        self._catalog: Catalog | None = None
-        self._listeners = Listeners()
+        self.visibility = Visibility()
+        self.completer: Completer | None = None
+        self.tools = ToolRegistry(self)
         self.prompts = PromptRegistry(self)
         self.resources = ResourceRegistry(self)
+        self._transforms: list[tuple[Transform, Selector | None]] = []
+        self._middleware: list[Middleware] = list(middleware)
+        self._mounts: list[Mount[Server]] = []
         self._imported_from: list[Server] = []
-        self._running: Running | None = None
+        self._life = Lifespan(self.children, self.hold_open)
         self._entered: list[AbstractAsyncContextManager[Server]] = []
-        self.completer: Completer | None = None
         self._update_listeners = Listeners()
 
     def __repr__(self) -> str:
         return f"Server({self.name!r})"
 
-    # -- registering tools -------------------------------------------------------------------
+    def registry(self, kind: str) -> Registry[Any, Any]:
+        """The registry of `kind`: `"tool"`, `"prompt"` or `"resource"`."""
+        registries: dict[str, Registry[Any, Any]] = {
+            "tool": self.tools,
+            "prompt": self.prompts,
+            "resource": self.resources,
+        }
+        return registries[kind]
+
+    # -- tools ---------------------------------------------------------------------------------
 
     def tool(self, fn: Any = None, /, **options: Any) -> Any:
         """Register a function as a tool: `@server.tool`, `@server.tool()`, `@server.tool(name=...)`.
 
         Returns the original function, still callable as plain Python; its `Tool` is `fn.tool`.
         """
-        return make_decorator(self._register, fn, options)
+        return make_decorator(self.tools.add, fn, options)
 
     def add_tool(self, fn_or_tool: Callable[..., Any] | Tool, **options: Any) -> Tool:
         """Register a function (with `Tool.from_function` options) or a ready `Tool`."""
-        made = as_tool(fn_or_tool, **options)
-        self._register(made)
-        return made
-
-    def _register(self, tool: Tool) -> None:
-        check_name(tool.name)
-        if tool.name in self._tools:
-            if self.on_duplicate == "error":
-                raise DuplicateError(f"server {self.name!r} already has a tool named {tool.name!r}")
-            if self.on_duplicate == "ignore":
-                return
-            if self.on_duplicate == "warn":
-                logger.warning("server %r: tool %r was replaced by a new one", self.name, tool.name)
-        self._tools[tool.name] = tool
-        self.changed()
+        return self.tools.add(as_tool(fn_or_tool, **options))
 
     def remove_tool(self, name: str) -> Tool:
         """Unregister a local tool; `UnknownTool` if there is none by that name."""
-        try:
-            removed = self._tools.pop(name)
-        except KeyError:
-            raise UnknownTool(name) from None
-        self.changed()
-        return removed
+        return self.tools.remove(name)
 
     @property
     def local_tools(self) -> dict[str, Tool]:
         """The tools registered on this server itself (before transforms), by name."""
-        return dict(self._tools)
+        return self.tools.local
 
-    # -- visibility ----------------------------------------------------------------------------
+    # -- prompts and resources ---------------------------------------------------------------------
+
+    def prompt(self, fn: Any = None, /, **options: Any) -> Any:
+        """Register a function as a prompt: `@server.prompt`, `@server.prompt()`, `@server.prompt(name=...)`.
+
+        Options are those of `Prompt.from_function`. Returns the original function, still
+        callable; `fn.prompt` is the `Prompt`, and `fn.enable()` / `fn.disable()` show or hide it.
+        """
+        return self.prompts.decorator(fn, options)
+
+    def add_prompt(self, fn_or_prompt: Callable[..., Any] | Prompt, **options: Any) -> Prompt:
+        """Register a function (with `Prompt.from_function` options) or a ready `Prompt`."""
+        if isinstance(fn_or_prompt, Prompt):
+            if options:
+                raise TypeError("options apply when building a prompt from a function, not to a Prompt")
+            return self.prompts.add(fn_or_prompt)
+        return self.prompts.add(Prompt.from_function(original(fn_or_prompt), **options))
+
+    def remove_prompt(self, name: str) -> Prompt:
+        """Unregister a local prompt; `UnknownPrompt` if there is none by that name."""
+        return self.prompts.remove(name)
+
+    def resource(self, uri: str, /, **options: Any) -> Callable[[Callable[..., Any]], Any]:
+        """Register a function as a resource (`"resource://cities"`) or template (`"resource://{city}/weather"`).
+
+        Options are those of `Resource.from_function`. Returns the original function, still
+        callable; `fn.resource` is the `Resource`.
+
+        Raises:
+            TypeError: when the template's parameters and the function's parameters differ.
+        """
+        return self.resources.decorator(uri, options)
+
+    def add_resource(
+        self, fn_or_resource: Callable[..., Any] | Resource, uri: str | None = None, **options: Any
+    ) -> Resource:
+        """Register a function (with its `uri` and `Resource.from_function` options) or a ready `Resource`."""
+        if isinstance(fn_or_resource, Resource):
+            if uri is not None or options:
+                raise TypeError("uri and options apply when building a resource from a function, not to a Resource")
+            return self.resources.add(fn_or_resource)
+        if uri is None:
+            raise TypeError("add_resource(fn, uri): a resource made from a function needs its URI")
+        return self.resources.add(Resource.from_function(original(fn_or_resource), uri, **options))
+
+    def remove_resource(self, uri: str) -> Resource:
+        """Unregister a local resource or template by URI; `UnknownResource` if there is none."""
+        return self.resources.remove(uri)
+
+    # -- visibility, transforms, middleware ---------------------------------------------------------
 
     def disable(self, *names: str, tags: Iterable[str] = ()) -> None:
         """Hide tools, prompts and resources by name (resources also by URI) or tag: unlisted, unusable."""
-        self._hidden_names.update(names)
-        self._shown_names.difference_update(names)
-        self._hidden_tags.update(tags)
-        self.changed()
-        self.prompts.changed()
-        self.resources.changed()
+        self.visibility.disable(names, tags)
+        self._all_changed()
 
     def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
         """Undo `disable`, and show tools, prompts and resources created with `enabled=False`."""
-        self._hidden_names.difference_update(names)
-        self._shown_names.update(names)
-        self._hidden_tags.difference_update(tags)
-        self.changed()
-        self.prompts.changed()
-        self.resources.changed()
-
-    def _visible(self, tool: Tool) -> bool:
-        if tool.name in self._shown_names:
-            return True
-        return tool.enabled and tool.name not in self._hidden_names and not (tool.tags & self._hidden_tags)
-
-    # -- transforms, middleware, mounts ----------------------------------------------------------
+        self.visibility.enable(names, tags)
+        self._all_changed()
 
     def add_transform(
         self, transform: Transform, *, tools: Selector | str | Iterable[str] | None = None, tags: Iterable[str] = ()
@@ -192,6 +213,11 @@ class Server(PromptsAndResources):
         self._transforms.append((transform, selector))
         self.changed()
 
+    @property
+    def transforms(self) -> tuple[tuple[Transform, Selector | None], ...]:
+        """The transforms added with `add_transform`, with their selectors, in order."""
+        return tuple(self._transforms)
+
     def add_middleware(self, *middleware: Middleware) -> None:
         """Append middleware; the first added is the outermost."""
         self._middleware.extend(middleware)
@@ -202,8 +228,10 @@ class Server(PromptsAndResources):
         """This server's middleware, outermost first."""
         return tuple(self._middleware)
 
-    def mount(self, child: Server, prefix: str | None = None, *, separator: str = "_") -> Mount:
-        """Expose `child`'s tools here, live, named `{prefix}{separator}{name}` (unchanged if no prefix).
+    # -- mounts ------------------------------------------------------------------------------------
+
+    def mount(self, child: Server, prefix: str | None = None, *, separator: str = "_") -> Mount[Server]:
+        """Expose `child`'s tools, prompts and resources here, live, renamed by `prefix`.
 
         `child` may be a `Server` or a `RemoteServer`. Raises `ValueError` if the mount would make
         a cycle, and `DuplicateError` (under `on_duplicate="error"`) if an exposed name clashes.
@@ -212,14 +240,10 @@ class Server(PromptsAndResources):
             gateway.mount(billing, prefix="billing")
             gateway.mount(RemoteServer.stdio("gh-mcp"), prefix="gh")
         """
-        from toolweave.server.lifespan import start_child
-        from toolweave.server.mount import Mount
-        from toolweave.server.remote import RemoteServer
-
         mounted = Mount(child, prefix=prefix, separator=separator)
         self._refuse_cycle(child)
-        if prefix is not None and isinstance(child, RemoteServer):
-            child._name_after_mount(prefix)
+        if prefix is not None:
+            child.named_by_mount(prefix)
         self._mounts.append(mounted)
         self.changed()
         try:
@@ -228,11 +252,12 @@ class Server(PromptsAndResources):
             self._mounts.remove(mounted)
             self.changed()
             raise
-        mounted.subscribe(self.changed)
-        self.prompts.follow(mounted)
-        self.resources.follow(mounted)
-        if self._running is not None:
-            start_child(self._running, child)
+        mounted.follow("tool", self.changed)
+        mounted.follow("prompt", self.prompts.changed)
+        mounted.follow("resource", self.resources.changed)
+        self.prompts.changed()
+        self.resources.changed()
+        self._life.start(child)
         return mounted
 
     def import_tools(self, child: Server, prefix: str | None = None, *, separator: str = "_") -> list[Tool]:
@@ -241,32 +266,58 @@ class Server(PromptsAndResources):
         The copies are local tools of this server (`on_duplicate` applies). A remote child is
         still started and stopped with this server, since its copied tools call it.
         """
-        from toolweave.server.mount import import_tools
-
-        return import_tools(self, child, prefix, separator)
-
-    def _refuse_cycle(self, child: Server) -> None:
-        from toolweave.server.mount import refuse_cycle
-
-        refuse_cycle(self, child)
+        self._refuse_cycle(child)
+        renaming = Mount(child, prefix=prefix, separator=separator)
+        copies = [self.tools.exposed(entry, renaming) for entry in child.catalog.entries.values()]
+        taken = [tool.name for tool in copies if tool.name in self.tools.local]
+        if taken and self.on_duplicate == "error":
+            raise DuplicateError(
+                f"server {self.name!r} already has tools named {taken}; importing them from "
+                f"server {child.name!r} would replace them"
+            )
+        for tool in copies:
+            self.tools.add(tool)
+        if child not in self._imported_from:
+            self._imported_from.append(child)
+        return copies
 
     @property
-    def mounts(self) -> tuple[Mount, ...]:
+    def mounts(self) -> tuple[Mount[Server], ...]:
         """The live mounts of this server, in the order they were added."""
         return tuple(self._mounts)
+
+    def children(self) -> list[Server]:
+        """The servers started and stopped with this one: mounted and imported-from."""
+        children = [mounted.child for mounted in self._mounts]
+        return children + [child for child in self._imported_from if child not in children]
+
+    def named_by_mount(self, prefix: str) -> None:
+        """Called when this server is mounted under `prefix` (a `RemoteServer` takes it as its name)."""
+
+    def _refuse_cycle(self, child: Server) -> None:
+        path = _path(child, self)
+        if path is not None:
+            chain = " -> ".join(repr(server.name) for server in [self, *path])
+            raise ValueError(
+                f"cannot mount server {child.name!r} into {self.name!r}: it would contain itself ({chain})"
+            )
 
     # -- change tracking -----------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call `listener()` whenever the exposed catalog changes; returns an unsubscribe function."""
-        return self._listeners.add(listener)
+        """Call `listener()` whenever the exposed tools change; returns an unsubscribe function."""
+        return self.tools.subscribe(listener)
 
     def changed(self) -> None:
-        """Drop the compiled catalog and tell listeners (clients get `list_changed`)."""
-        self._catalog = None
+        """Recompile on next use (clients get `list_changed` for tools); prompts and resources too."""
+        self.tools.changed()
         self.prompts.invalidate()
         self.resources.invalidate()
-        self._listeners.notify()
+
+    def _all_changed(self) -> None:
+        self.tools.changed()
+        self.prompts.changed()
+        self.resources.changed()
 
     def resource_updated(self, uri: str) -> None:
         """Tell clients subscribed to `uri` that its content changed (`notifications/resources/updated`)."""
@@ -275,8 +326,6 @@ class Server(PromptsAndResources):
     def subscribe_updates(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call `listener(uri)` on every `resource_updated(uri)`; returns an unsubscribe function."""
         return self._update_listeners.add(listener)
-
-    # -- completion ------------------------------------------------------------------------------
 
     def completion(self, fn: Completer) -> Completer:
         """Register the function suggesting prompt-argument and template-parameter values.
@@ -287,73 +336,10 @@ class Server(PromptsAndResources):
         self.completer = fn
         return fn
 
-    # -- the compiled catalog ------------------------------------------------------------------
-
     @property
-    def catalog(self) -> Catalog:
-        """The compiled catalog, built now if something changed since the last build."""
-        catalog = self._catalog
-        if catalog is None:
-            catalog = self._catalog = self._compile()
-        return catalog
-
-    def _candidates(self) -> list[tuple[Tool, str]]:
-        found = [(tool, f"local tool {tool.name!r}") for tool in self._tools.values()]
-        for mounted in self._mounts:
-            found.extend(mounted.exposed_tools())
-        return found
-
-    def _held_children(self) -> list[Server]:
-        """The servers started and stopped with this one: mounted and imported-from."""
-        children = [mounted.child for mounted in self._mounts]
-        return children + [child for child in self._imported_from if child not in children]
-
-    def _transformed(self, tool: Tool) -> Tool:
-        for transform, selector in self._transforms:
-            if selector is None or selector.matches(tool):
-                tool = transform.apply(tool)
-        return tool
-
-    def _compile(self) -> Catalog:
-        # Compiling thousands of tools allocates only objects that live as long as the catalog:
-        # pausing the cyclic collector meanwhile spares it repeated full passes over the heap.
-        paused = gc.isenabled()
-        gc.disable()
-        try:
-            return self._compile_now()
-        finally:
-            if paused:
-                gc.enable()
-
-    def _compile_now(self) -> Catalog:
-        entries: dict[str, Entry] = {}
-        middleware = tuple(self._middleware)
-        for candidate, origin in self._candidates():
-            tool = self._transformed(candidate)
-            if not self._visible(tool):
-                continue
-            try:
-                if tool is not candidate or self._tools.get(tool.name) is not tool:  # (local: checked when added)
-                    check_name(tool.name)
-            except ValueError as error:
-                raise ValueError(f"server {self.name!r}: {error} (from {origin})") from None
-            if tool.name in entries and not self._keep_new(tool.name, entries[tool.name].origin, origin):
-                continue
-            entries[tool.name] = Entry.build(tool, origin, middleware, self.error_policy)
-        return Catalog(
-            entries=entries,
-            tools=tuple(entry.tool for entry in entries.values()),
-            reject_extra=self.extra_args == "reject",
-            list_middleware=tuple(layer for layer in middleware if layer.lists_tools()),
-        )
-
-    def _keep_new(self, name: str, first: str, second: str) -> bool:
-        message = f"server {self.name!r}: tool name {name!r} is claimed twice: by {first} and by {second}"
-        if self.on_duplicate == "error":
-            raise DuplicateError(message)
-        if self.on_duplicate == "warn":
-            logger.warning("%s; the second one wins", message)
-        return self.on_duplicate in ("warn", "replace")
+    def catalog(self) -> ToolCatalog:
+        """The compiled tool catalog, built now if something changed since the last build."""
+        return self.tools.catalog
 
     # -- lifespan ------------------------------------------------------------------------------
 
@@ -362,9 +348,12 @@ class Server(PromptsAndResources):
 
         Serving enters it for you; for in-process use, `async with server: ...` does the same.
         """
-        from toolweave.server.lifespan import lifespan
+        return self._lifespan()
 
-        return lifespan(self)
+    @asynccontextmanager
+    async def _lifespan(self) -> AsyncIterator[Server]:
+        async with self._life.enter():
+            yield self
 
     async def __aenter__(self) -> Server:
         entered = self.lifespan()
@@ -380,10 +369,10 @@ class Server(PromptsAndResources):
     @property
     def running(self) -> bool:
         """Whether the lifespan is active."""
-        return self._running is not None
+        return self._life.running
 
-    async def _open(self, tasks: TaskGroup) -> None:
-        """Open this server's own long-lived resources in `tasks` (a `RemoteServer` connects)."""
+    async def hold_open(self, tasks: TaskGroup) -> None:
+        """Open this server's own long-lived resources in `tasks` (a `RemoteServer` connects); a hook."""
 
     # -- in-process use ------------------------------------------------------------------------
 
@@ -410,7 +399,46 @@ class Server(PromptsAndResources):
         finally:
             exit_context(token)
 
-    # -- serving -------------------------------------------------------------------------------
+    async def list_prompts(self) -> list[Prompt]:
+        """The prompts a client would see, in order."""
+        return list(self.prompts.catalog.prompts)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, *, ctx: Context | None = None
+    ) -> PromptResult:
+        """Render a prompt in-process (arguments as strings, as on the wire, or as values).
+
+        Raises `UnknownPrompt`, `InvalidArguments`, or `ToolError` (internal errors masked).
+        """
+        ctx = ctx or Context(server=self)
+        token = enter_context(ctx)
+        try:
+            return await self.prompts.catalog.render(name, arguments, ctx)
+        finally:
+            exit_context(token)
+
+    async def list_resources(self) -> list[Resource]:
+        """The static resources a client would see, in order."""
+        return list(self.resources.catalog.resources)
+
+    async def list_resource_templates(self) -> list[Resource]:
+        """The resource templates a client would see, in order."""
+        return list(self.resources.catalog.resource_templates)
+
+    async def read_resource(self, uri: str, *, ctx: Context | None = None) -> ResourceResult:
+        """Read a resource in-process.
+
+        Raises `UnknownResource`, `InvalidArguments` (a template parameter that does not convert),
+        or `ToolError` (internal errors masked).
+        """
+        ctx = ctx or Context(server=self)
+        token = enter_context(ctx)
+        try:
+            return await self.resources.catalog.read(uri, ctx)
+        finally:
+            exit_context(token)
+
+    # -- serving: the one edge from server/ up to the mcp/ adapter -----------------------------------
 
     def as_mcp(self) -> Any:
         """This server as the `mcp` SDK's low-level `Server` (e.g. for `mcp.Client(server.as_mcp())`)."""
@@ -431,12 +459,18 @@ class Server(PromptsAndResources):
         await run_async(self, transport, **options)
 
     def http_app(self, *, path: str = "/mcp", **options: Any) -> Starlette:
-        """An ASGI app serving this server over streamable HTTP at `path`.
-
-        Options (see `toolweave.mcp.serve.http_app`): `stateless`, `json_response`, `host`, and
-        `authenticate` — `(headers) -> AuthInfo | None`, which becomes `ctx.auth`.
-        """
+        """An ASGI app serving this server over streamable HTTP at `path` (see `toolweave.mcp.serve.http_app`)."""
         from toolweave.mcp.serve import http_app
 
         return http_app(self, path=path, **options)
 
+
+def _path(start: Server, target: Server) -> list[Server] | None:
+    """The chain of mounts (and imports) from `start` down to `target`, both included, if any."""
+    if start is target:
+        return [start]
+    for child in start.children():
+        below = _path(child, target)
+        if below is not None:
+            return [start, *below]
+    return None

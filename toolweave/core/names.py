@@ -1,0 +1,38 @@
+"""The rules for names a server exposes: tool and prompt names, mount prefixes and separators.
+
+Names stay within `[A-Za-z0-9_.-]{1,128}` (what the MCP spec recommends and clients accept); a
+mount separator is up to 16 of those characters.
+
+Example:
+    >>> check_name("gh_search")
+    'gh_search'
+    >>> check_name("gh search")
+    Traceback (most recent call last):
+    ...
+    ValueError: tool name 'gh search' is not valid: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'
+"""
+
+from __future__ import annotations
+
+import re
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+SEPARATOR_PATTERN = re.compile(r"[A-Za-z0-9_.-]{0,16}")
+
+
+def check_name(name: str, what: str = "tool") -> str:
+    """`name` if it is a valid exposed name, else `ValueError` saying what is allowed."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise ValueError(
+            f"{what} name {name!r} is not valid: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'"
+        )
+    return name
+
+
+def check_separator(separator: str) -> str:
+    """`separator` if it may join a mount prefix and a name, else `ValueError`."""
+    if not SEPARATOR_PATTERN.fullmatch(separator):
+        raise ValueError(
+            f"mount separator {separator!r} is not valid: use up to 16 characters from A-Z, a-z, 0-9, '_', '.', '-'"
+        )
+    return separator

@@ -1,0 +1,169 @@
+"""Tools in the generic pipeline: what differs from prompts and resources.
+
+- the key is the name; the server's transforms apply to every candidate (local, upstream,
+  mounted) when the catalog compiles;
+- a mounted child's tool is renamed `{prefix}{separator}{name}` and runs the child's chain;
+- the chain folds `on_call_tool` (each middleware's `for_tool` resolved once per tool);
+- a call validates once, runs the chain, checks the result (`OutputCheck`) and turns any
+  failure into an `isError` result; an unknown tool is `UnknownTool`.
+
+Example:
+    >>> import anyio
+    >>> from toolweave.server.server import Server
+    >>> server = Server("demo")
+    >>> @server.tool
+    ... def add(a: int, b: int) -> int:
+    ...     return a + b
+    >>> anyio.run(server.catalog.call, "add", {"a": 1, "b": 2}, Context()).structured_content
+    {'result': 3}
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from toolweave.core.context import Context
+from toolweave.core.errors import InvalidArguments, UnknownTool
+from toolweave.core.names import check_name
+from toolweave.core.output import OutputCheck
+from toolweave.core.result import ToolResult
+from toolweave.core.tool import Tool, Transform
+from toolweave.core.validation import ArgumentErrors
+from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_for, tool_runner
+from toolweave.middleware.keys import caller_key
+from toolweave.middleware.selector import Selector
+from toolweave.server.catalog import Catalog, Entry, guarded
+from toolweave.server.mount import Mount
+from toolweave.server.registry import Owner, Registry
+
+security = logging.getLogger("toolweave.security")
+
+
+class ToolOwner(Owner, Protocol):
+    """A server, as its tool registry sees it: its rules, plus its transforms."""
+
+    @property
+    def transforms(self) -> tuple[tuple[Transform, Selector | None], ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolEntry(Entry[Tool]):
+    """One exposed tool; `check` is what its successful results must be to go out."""
+
+    check: OutputCheck = field(default_factory=lambda: OutputCheck(None, validate=False))
+
+    @property
+    def tool(self) -> Tool:
+        """The exposed tool."""
+        return self.component
+
+
+@dataclass(slots=True)
+class ToolCatalog(Catalog[ToolEntry]):
+    """The compiled view of a server's tools."""
+
+    unknown = UnknownTool
+
+    list_middleware: tuple[Middleware, ...] = ()
+    tools: tuple[Tool, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tools = tuple(entry.component for entry in self.entries.values())
+
+    async def call(self, name: str, arguments: dict[str, Any] | None, ctx: Context) -> ToolResult:
+        """Validate and run one call; failures are `isError` results, except the protocol answers.
+
+        Raises:
+            UnknownTool: no enabled tool has that name.
+            MissingCapability: the tool needs a client capability the client did not declare.
+            InputRequired: the tool needs input from the client first.
+        """
+        entry = self.entries.get(name)
+        if entry is None:
+            raise UnknownTool(name)
+        try:
+            validated = entry.component.validator.validate(arguments or {}, reject_extra=self.reject_extra)
+        except ArgumentErrors as problems:
+            if problems.spoofed:
+                _spoofing(name, problems.spoofed, ctx)
+            return ToolResult.error(str(InvalidArguments(name, problems.problems)))
+        return await guarded(_run(entry, validated, ctx), lambda error: entry.errors.to_result(name, error))
+
+    async def list_tools(self, ctx: Context) -> list[Tool]:
+        """The tools to list for this request (per-request middleware filters, if any)."""
+        tools = list(self.tools)
+        for layer in self.list_middleware:
+            tools = await layer.on_list_tools(tools, ctx)
+        return tools
+
+
+async def _run(entry: ToolEntry, arguments: dict[str, Any], ctx: Context) -> ToolResult:
+    if entry.handler is None:
+        result = await entry.component.run(arguments, ctx)
+    else:
+        result = await entry.handler(ToolCall(entry.component, arguments, ctx))
+    entry.check(result)
+    return result
+
+
+def _spoofing(tool: str, names: tuple[str, ...], ctx: Context) -> None:
+    """Log a client sending arguments the server sets (refused like any unexpected argument)."""
+    sent = ", ".join(map(repr, names))
+    security.warning("caller %s sent %s to tool %r: set by the server, refused", caller_key(ctx), sent, tool)
+
+
+def through_chain(entry: Entry[Tool]) -> Callable[[dict[str, Any], Context], Any]:
+    """A tool's whole call path (its middleware, then the tool) as a tool `run`, for a parent."""
+    handler = entry.handler
+    if handler is None:
+        return entry.component.run
+    tool = entry.component
+
+    async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+        result: ToolResult = await handler(ToolCall(tool, arguments, ctx))
+        return result
+
+    return run
+
+
+class ToolRegistry(Registry[Tool, ToolCatalog]):
+    """The tools of one server: registered locally, listed by an upstream, or exposed by mounts."""
+
+    kind = "tool"
+    unknown = UnknownTool
+    owner: ToolOwner
+
+    def key(self, component: Tool) -> str:
+        return component.name
+
+    def check(self, component: Tool) -> None:
+        check_name(component.name)
+
+    def prepared(self, component: Tool) -> Tool:
+        for transform, selector in self.owner.transforms:
+            if selector is None or selector.matches(component):
+                component = transform.apply(component)
+        return component
+
+    def exposed(self, entry: Entry[Tool], mount: Mount[Any]) -> Tool:
+        return mount.rename.apply(entry.component).replace(run=through_chain(entry))
+
+    def build_entry(self, component: Tool, origin: str) -> ToolEntry:
+        middleware = self.owner.middleware
+        chain = chain_for(middleware, component) if middleware else ()
+        handler = build_chain(chain, tool_runner(component)) if chain else None
+        errors = component.error_policy or self.owner.error_policy
+        check = OutputCheck(component.output_schema, validate=not component.output_checked)
+        return ToolEntry(component, origin, chain, handler, errors, check)
+
+    def build_catalog(self, entries: dict[str, Entry[Tool]]) -> ToolCatalog:
+        owner = self.owner
+        return ToolCatalog(
+            entries=entries,  # type: ignore[arg-type]
+            reject_extra=owner.extra_args == "reject",
+            errors=owner.error_policy,
+            list_middleware=tuple(layer for layer in owner.middleware if layer.lists_tools()),
+        )
