@@ -482,6 +482,8 @@ def explain(
     setup_logging(log_level)
     if tool is not None and only is not None:
         fail("name the tool once: as an argument or with --tool", code=2)
+    if client is not None and config is not None and tool is None and only is None and not config.exists():
+        fail(f"no file {str(config)!r}: with --from, name the tool with --tool {config}", code=2)
     tool = tool or only
     composed = compose(config, client, with_file, inputs or ())
 

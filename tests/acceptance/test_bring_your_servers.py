@@ -204,6 +204,7 @@ async def test_serve_from_vscode_with_an_input_flag_and_a_policies_file(tmp_path
         (["list", "--with", "policies.yaml"], "give --from CLIENT too"),
         (["list"], "give a config file, or --from CLIENT"),
         (["list", "--from", "cursor", "--input", "novalue"], "--input 'novalue' is not ID=VALUE"),
+        (["explain", "--from", "cursor", "github_search"], "with --from, name the tool with --tool github_search"),
     ],
 )
 def test_usage_mistakes_exit_2_saying_what_to_do(tmp_path: Path, args: list[str], problem: str) -> None:
