@@ -158,13 +158,26 @@ async def test_the_authenticate_hook_gets_the_same_401_path() -> None:
     assert (anonymous.status_code, wrong.status_code, right.status_code) == (401, 401, 200)
 
 
-async def test_a_crashing_hook_lets_nobody_in(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize(
+    "failure",
+    [
+        RuntimeError("idp https://idp.test/?client_secret=s3cr3t unreachable"),
+        SystemExit("s3cr3t"),  # e.g. a hook parsing a header with argparse
+        KeyboardInterrupt("s3cr3t"),
+        BaseExceptionGroup("s3cr3t", [SystemExit(2)]),
+    ],
+    ids=["error", "exit", "interrupt", "group"],
+)
+async def test_a_crashing_hook_lets_nobody_in(failure: BaseException, caplog: pytest.LogCaptureFixture) -> None:
     def authenticate(headers: Any) -> AuthInfo | None:
-        raise RuntimeError("idp https://idp.test/?client_secret=s3cr3t unreachable")
+        if headers.get("x-api-key") == "k-123":
+            return AuthInfo(subject="ops")
+        raise failure
 
     async with serving(notes_server().http_app(authenticate=authenticate)) as url:
         response = await _post(url, {"authorization": "Bearer whatever"})
-    assert response.status_code == 401
+        after = await _post(url, {"x-api-key": "k-123"})
+    assert (response.status_code, after.status_code) == (401, 200)  # refused, and still serving
     assert "s3cr3t" not in response.text
     assert "authenticate hook failed" in caplog.text
 

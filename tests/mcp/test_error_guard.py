@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import logging
 import re
+import subprocess
+import sys
+from collections.abc import Iterator
 from typing import Any
 
+import mcp.types as mt
 import pytest
-from mcp import Client, MCPError
+from mcp import Client, MCPError, StdioServerParameters
+from pydantic import BaseModel
 
+from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
 from toolweave import Context, Server, Tool, ToolResult
 from toolweave.middleware import Middleware
+
+GUARDED = str(ROOT / "tests" / "servers" / "guarded.py")
 
 SECRET = "https://idp.test/token?client_secret=hunter2-hunter2"
 
@@ -80,3 +88,74 @@ async def test_a_result_that_cannot_be_converted_is_masked(mode: str, caplog: py
         with pytest.raises(MCPError) as raised:
             await client.call_tool("unconvertible", {})
     assert_masked(raised.value, caplog)
+
+
+class Page(BaseModel):
+    size: int
+
+
+class ValidatingListing(Middleware):
+    async def on_list_tools(self, tools: list[Tool], ctx: Context) -> list[Tool]:
+        Page.model_validate({"size": SECRET})  # the server's own pydantic failure, quoting its input
+        return tools
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_validation_error_of_the_servers_own_code_is_masked(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="toolweave.errors")
+    server = server_with_failures()
+    server.add_middleware(ValidatingListing())
+    async with Client(server.as_mcp(), mode=mode) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.list_tools()
+    assert_masked(raised.value, caplog)  # not "-32602 Invalid request parameters", unlogged
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_request_the_sdk_refuses_stays_invalid_params(mode: str) -> None:
+    params = mt.GetPromptRequestParams.model_construct(name="greet", arguments=5)  # arguments must be strings
+    request = mt.GetPromptRequest.model_construct(method="prompts/get", params=params)
+    async with Client(server_with_failures().as_mcp(), mode=mode) as client:
+        with pytest.warns(UserWarning), pytest.raises(MCPError) as raised:  # the client's own serializer warns
+            await client.session.send_request(request, mt.GetPromptResult)
+    assert raised.value.error.code == mt.INVALID_PARAMS
+
+
+@pytest.fixture(scope="module")
+def guarded_http_url() -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen([sys.executable, GUARDED, "http", str(port)], env=subprocess_env())
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def _failures_are_masked_on_the_wire(target: Any, mode: str) -> None:
+    from mcp.types import PromptReference
+
+    async with Client(target, mode=mode) as client:
+        with pytest.raises(MCPError) as listing:
+            await client.list_tools()
+        with pytest.raises(MCPError) as completing:
+            await client.complete(PromptReference(type="ref/prompt", name="greet"), {"name": "name", "value": "a"})
+        assert [prompt.name for prompt in (await client.list_prompts()).prompts] == ["greet"]  # still serving
+    for raised in (listing, completing):
+        assert raised.value.error.code == -32603
+        assert re.fullmatch(r"Internal error \(incident [0-9a-f]{8}\)", raised.value.error.message)
+        assert "hunter2" not in str(raised.value.error.model_dump())
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_failures_are_masked_over_stdio(mode: str) -> None:
+    params = StdioServerParameters(command=sys.executable, args=[GUARDED], env=subprocess_env())
+    await _failures_are_masked_on_the_wire(params, mode)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_failures_are_masked_over_http(guarded_http_url: str, mode: str) -> None:
+    await _failures_are_masked_on_the_wire(guarded_http_url, mode)

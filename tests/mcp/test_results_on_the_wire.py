@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from toolweave import Server, TextContent, ToolResult
+from toolweave import Image, Message, Server, TextContent, Tool, ToolResult
+from toolweave.core.content import ContentBlock
+from toolweave.transforms import MapResult
+
+PNG = b"\x89PNG\r\n\x1a\n-not-really"
+NUMBER = {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}
 
 
 def server_with_odd_results() -> Server:
@@ -91,3 +96,99 @@ def test_json_text_turns_nan_and_infinity_into_null() -> None:
     server.add_tool(Tool.from_function(stats))
     result: Any = anyio.run(server.call_tool, "stats", {})
     assert json.loads(result.text) == {"mean": None, "max": None}
+
+
+def server_with_content_annotations() -> Server:
+    server = Server("content")
+
+    @server.tool
+    def maybe_image() -> Image | None:
+        """An image, when there is one."""
+        return Image(data=PNG, format="png")
+
+    @server.tool
+    def text_or_image() -> str | Image:
+        """A caption or a picture."""
+        return Image(data=PNG, format="png")
+
+    @server.tool
+    def captioned() -> list[str | Image]:
+        """A caption and a picture."""
+        return ["a cat", Image(data=PNG, format="png")]
+
+    @server.tool
+    def block() -> ContentBlock:
+        """One content block (a union of the block types)."""
+        return TextContent("plain")
+
+    return server
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_annotations_that_may_hold_content_advertise_no_schema_and_send_blocks(mode: str) -> None:
+    async with Client(server_with_content_annotations().as_mcp(), mode=mode) as client:
+        listed = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
+        results = {name: await client.call_tool(name, {}) for name in listed}
+    assert listed == dict.fromkeys(["maybe_image", "text_or_image", "captioned", "block"])
+    assert {name: [block.type for block in result.content] for name, result in results.items()} == {
+        "maybe_image": ["image"],
+        "text_or_image": ["image"],
+        "captioned": ["text", "image"],
+        "block": ["text"],
+    }
+    assert not any(result.is_error or result.structured_content for result in results.values())
+
+
+def server_with_infinite_numbers() -> Server:
+    server = Server("infinite")
+
+    @server.tool
+    def ratio() -> float:
+        """A plain float annotation (the fast path) returning infinity."""
+        return math.inf
+
+    def explicit() -> ToolResult:
+        return ToolResult([TextContent("x")], structured_content={"x": math.nan})
+
+    server.add_tool(Tool.from_function(explicit, output_schema=NUMBER))
+
+    def measured() -> dict[str, float]:
+        return {"x": 1.5}
+
+    server.add_tool(Tool.from_function(measured).with_transforms(MapResult(lambda r: {"x": -math.inf}, NUMBER)))
+    return server
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_infinity_or_nan_under_a_number_schema_is_masked_whatever_produced_it(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with Client(server_with_infinite_numbers().as_mcp(), mode=mode) as client:
+        results = [await client.call_tool(name, {}) for name in ("ratio", "explicit", "measured")]
+    # sent on, each would arrive as `null` under `"type": "number"` and make the client's SDK raise
+    for result in results:
+        assert result.is_error and "(incident " in result.content[0].text
+    assert "(root): Input should be a finite number" in caplog.text
+    assert caplog.text.count("the structured content holds NaN or infinity, which JSON cannot carry (x)") == 2
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_prompt_and_resource_json_text_turns_nan_into_null(mode: str) -> None:
+    server = Server("s")
+
+    @server.prompt
+    def stats() -> list[Message]:
+        """Statistics as JSON."""
+        return [Message({"mean": math.nan})]
+
+    @server.resource("data://stats")
+    def stats_resource() -> dict[str, float]:
+        return {"mean": math.inf}
+
+    async with Client(server.as_mcp(), mode=mode) as client:
+        prompt = await client.get_prompt("stats")
+        [contents] = (await client.read_resource("data://stats")).contents
+    assert json.loads(prompt.messages[0].content.text, parse_constant=lambda c: pytest.fail(f"{c} is not JSON")) == {
+        "mean": None
+    }
+    assert json.loads(contents.text, parse_constant=lambda c: pytest.fail(f"{c} is not JSON")) == {"mean": None}

@@ -146,21 +146,18 @@ async def test_a_bare_sdk_upstreams_resources_templates_and_blobs_come_through(
 
 
 @pytest.mark.parametrize(
-    ("script", "uri", "upstream_uri"),
-    [
-        ("ll_upstream.py", "note://up/9/text", "note://9/text"),
-        ("tw_upstream.py", "resource://up/forecast/soon", "resource://forecast/soon"),
-    ],
+    ("script", "uri"),
+    [("ll_upstream.py", "note://up/9/text"), ("tw_upstream.py", "resource://up/forecast/soon")],
 )
 async def test_a_read_the_upstream_refuses_as_invalid_is_invalid_params_for_the_callers_uri(
-    script: str, uri: str, upstream_uri: str
+    script: str, uri: str
 ) -> None:
     async with running(stdio_remote(script), mode="legacy") as client:
         with pytest.raises(mcp.MCPError) as refused:
             await client.read_resource(uri)
     assert refused.value.error.code == mt.INVALID_PARAMS
     assert refused.value.error.data == {"uri": uri}
-    assert refused.value.error.message.startswith(f"upstream 'up' refused resource {upstream_uri!r}: ")
+    assert refused.value.error.message.startswith(f"upstream 'up' refused resource {uri!r}: ")  # as the client read it
 
 
 # -- changes ------------------------------------------------------------------------------------
@@ -215,9 +212,10 @@ async def test_a_dead_upstreams_prompts_and_resources_fail_fast_and_stay_listed(
         assert await resource_uris(client) == ["resource://up/cities", "resource://up/logo"]
         assert "resource://up/{city}/weather" in await template_uris(client)
     assert prompt_failed.value.error.code == read_failed.value.error.code == mt.INTERNAL_ERROR
-    assert prompt_failed.value.error.message == "upstream 'up' is not connected; prompt 'review' is unavailable"
+    # the messages name the prompt and the resource as the client called them
+    assert prompt_failed.value.error.message == "upstream 'up' is not connected; prompt 'up_review' is unavailable"
     assert read_failed.value.error.message == (
-        "upstream 'up' is not connected; resource 'resource://Paris/weather' is unavailable"
+        "upstream 'up' is not connected; resource 'resource://up/Paris/weather' is unavailable"
     )
 
 
@@ -226,9 +224,9 @@ async def test_in_process_gets_and_reads_raise_upstream_error_after_shutdown() -
     gateway.mount(stdio_remote(), prefix="up")
     async with gateway:
         rendered = await gateway.get_prompt("up_review", {"code": "y"})
-    with pytest.raises(UpstreamError, match="not connected; prompt 'review' is unavailable"):
+    with pytest.raises(UpstreamError, match="not connected; prompt 'up_review' is unavailable"):
         await gateway.get_prompt("up_review", {"code": "y"})
-    with pytest.raises(UpstreamError, match="not connected; resource 'resource://cities' is unavailable"):
+    with pytest.raises(UpstreamError, match="not connected; resource 'resource://up/cities' is unavailable"):
         await gateway.read_resource("resource://up/cities")
     assert rendered.messages[0].text == "Review this (terse):\ny"
     assert [prompt.name for prompt in await gateway.list_prompts()] == ["up_review"]

@@ -37,6 +37,20 @@ def leaky_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_an_upstreams_progress_messages_and_meta_are_scrubbed(mode: str) -> None:
+    messages: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message)
+
+    async with leaky_gateway() as gateway, Client(gateway.as_mcp(), mode=mode) as client:
+        result = await client.call_tool("up_fetch_progress", {"q": "x"}, progress_callback=on_progress)
+    assert messages == ["fetching https://api.example.test/v1?q=x&api_key=[redacted]"]
+    assert result.meta is not None and result.meta["source"] == "https://api.example.test/v1?q=x&api_key=[redacted]"
+    assert KEY not in str(result.model_dump())
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_no_injected_secret_reaches_the_client(mode: str, caplog: pytest.LogCaptureFixture) -> None:
     async with leaky_gateway() as gateway, Client(gateway.as_mcp(), mode=mode) as client:
         internal = await client.call_tool("up_fetch_error", {"q": "x"})

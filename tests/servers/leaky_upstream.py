@@ -5,6 +5,7 @@ Tools (each takes `q` and `api_key`):
 - `fetch_error`: answers JSON-RPC -32603 quoting the URL it would call, key included;
 - `fetch_is_error`: answers an `isError` result quoting that URL;
 - `fetch_ok`: answers a result that echoes the key in its text and structured content;
+- `fetch_progress`: reports progress quoting the URL, and answers with the URL in `_meta`;
 - `bad_params`: answers JSON-RPC -32602 (the arguments were refused);
 - `hang`: never answers;
 - `off_schema`: declares an output schema and answers structured content that breaks it.
@@ -20,7 +21,7 @@ from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
 
 ARGS = {"type": "object", "properties": {"q": {"type": "string"}, "api_key": {"type": "string"}}}
-NAMES = ["fetch_error", "fetch_is_error", "fetch_ok", "bad_params", "hang"]
+NAMES = ["fetch_error", "fetch_is_error", "fetch_ok", "fetch_progress", "bad_params", "hang"]
 COUNT = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
 
@@ -41,6 +42,9 @@ async def call_tool(ctx: ServerRequestContext[Any], params: mt.CallToolRequestPa
         await anyio.sleep_forever()
     if params.name == "off_schema":
         return mt.CallToolResult(content=[mt.TextContent(type="text", text="off")], structured_content={"n": "x"})
+    if params.name == "fetch_progress":
+        await ctx.session.report_progress(1, total=2, message=f"fetching {url}")
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text="fetched")], _meta={"source": url})
     text = f"GET {url}"
     if params.name == "fetch_is_error":
         return mt.CallToolResult(content=[mt.TextContent(type="text", text=f"failed: {text}")], is_error=True)

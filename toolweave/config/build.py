@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -103,15 +103,21 @@ def selector(spec: str | list[str] | SelectorSpec | None) -> Selector | None:
 # -- per-tool changes ------------------------------------------------------------------------------
 
 
-def inject_source(value: Any, *, where: str) -> Any:
-    """The `InjectArgs` source for a config `inject` value (`"claim:sub"` → `FromClaim("sub")`)."""
+def inject_source(value: Any, *, where: str, secrets: Collection[str] = ()) -> Any:
+    """The `InjectArgs` source for a config `inject` value (`"claim:sub"` → `FromClaim("sub")`).
+
+    A constant holding a value expanded from the environment (`"${API_KEY}"`, one of `secrets`)
+    is a `Secret`: redacted from what the tool returns, like `"env:API_KEY"`.
+    """
     parsed = parse_inject(value)
     if parsed.kind == "value":
+        if isinstance(parsed.argument, str) and any(secret in parsed.argument for secret in secrets):
+            return feature("toolweave.transforms", "Secret", where=where)(parsed.argument)
         return parsed.argument
     return feature("toolweave.transforms", INJECT_CLASSES[parsed.kind], where=where)(parsed.argument)
 
 
-def arg_transforms(args: dict[str, ArgSpec], *, where: str) -> list[Any]:
+def arg_transforms(args: dict[str, ArgSpec], *, where: str, secrets: Collection[str] = ()) -> list[Any]:
     """`ExcludeArgs`, `InjectArgs` and `TransformArgs` for a tool's `args` section (in that order)."""
     excluded = [name for name, spec in args.items() if spec.hide and spec.model_fields_set <= {"hide"}]
     injected = {name: spec.inject for name, spec in args.items() if spec.inject is not None}
@@ -122,7 +128,7 @@ def arg_transforms(args: dict[str, ArgSpec], *, where: str) -> list[Any]:
         steps.append(_call(exclude, *excluded, where=where))
     if injected:
         sources = {
-            name: inject_source(value, where=key_path((name, "inject"), start=where))
+            name: inject_source(value, where=key_path((name, "inject"), start=where), secrets=secrets)
             for name, value in injected.items()
         }
         steps.append(_call(feature("toolweave.transforms", "InjectArgs", where=where), where=where, **sources))
@@ -138,12 +144,13 @@ def arg_transforms(args: dict[str, ArgSpec], *, where: str) -> list[Any]:
     return steps
 
 
-def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str) -> list[Any]:
-    """The transforms for one `tools.<name>` entry or one `transforms[i]` rule, in a fixed order."""
+def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str, secrets: Collection[str] = ()) -> list[Any]:
+    """The transforms for one `tools.<name>` entry or one `transforms[i]` rule, in a fixed order
+    (`secrets`: the values expanded from the environment, see `inject_source`)."""
     steps: list[Any] = []
     if patch.enabled is not None:
         steps.append(Visibility(patch.enabled, f"enabled: {str(patch.enabled).lower()} at {where}"))
-    steps.extend(arg_transforms(patch.args, where=f"{where}.args"))
+    steps.extend(arg_transforms(patch.args, where=f"{where}.args", secrets=secrets))
     if isinstance(patch, ToolSpec) and ({"name", "title", "description"} & patch.model_fields_set):
         rename = feature("toolweave.transforms", "Rename", where=where)
         changes = {key: getattr(patch, key) for key in ("title", "description") if key in patch.model_fields_set}
@@ -227,17 +234,22 @@ def python_source(entry: PythonEntry, *, where: str) -> Any:
 def remote_source(
     name: str, entry: McpServerEntry, *, base_dir: Path, where: str, secrets: Mapping[str, str] | None = None
 ) -> Any:
-    """A `RemoteServer` for an MCP server entry (stdio, HTTP or SSE); `secrets` stay out of what it shows."""
+    """A `RemoteServer` for an MCP server entry (stdio, HTTP or SSE); `secrets` stay out of what it shows.
+
+    The entry's `timeout` is also the remote's own bound on each request (prompts and reads too).
+    """
     remote = feature("toolweave.server.remote", "RemoteServer", where=where)
-    hidden = {"secrets": secrets} if secrets else {}
+    extra: dict[str, Any] = {"secrets": secrets} if secrets else {}
+    if entry.timeout is not None:
+        extra["timeout"] = entry.timeout
     if entry.transport != "stdio":
         make = remote.http if entry.transport == "http" else remote.sse
-        return _call(make, entry.endpoint, where=where, headers=entry.headers, name=name, **hidden)
+        return _call(make, entry.endpoint, where=where, headers=entry.headers, name=name, **extra)
     cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
     env = entry.env
     if entry.env_file is not None:
         env = {**read_env_file(base_dir / entry.env_file, where=f"{where}.envFile"), **(entry.env or {})}
-    options = {"args": list(entry.args), "env": env, "cwd": cwd, "name": name, **hidden}
+    options = {"args": list(entry.args), "env": env, "cwd": cwd, "name": name, **extra}
     return _call(remote.stdio, entry.command, where=where, **options)
 
 
@@ -247,7 +259,9 @@ def _needs_layer(options: SourceOptions) -> bool:
     )
 
 
-def source_layer(name: str, child: Any, options: SourceOptions, *, mode: str, where: str) -> Any:
+def source_layer(
+    name: str, child: Any, options: SourceOptions, *, mode: str, where: str, secrets: Collection[str] = ()
+) -> Any:
     """`child` as the root mounts it: wrapped in a Server applying the entry's own options, if any."""
     if not _needs_layer(options) and mode == "mount":
         return child
@@ -267,7 +281,7 @@ def source_layer(name: str, child: Any, options: SourceOptions, *, mode: str, wh
     changes = {}
     for tool, spec in options.tools.items():
         here = key_path(("tools", tool), start=where)
-        steps = patch_transforms(spec, tool=tool, where=here)
+        steps = patch_transforms(spec, tool=tool, where=here, secrets=secrets)
         if steps:
             changes[tool] = Steps(tuple(steps), where=here)
     if changes:
@@ -299,7 +313,7 @@ def rule_transforms(config: Config) -> Iterable[tuple[Any, Selector | None]]:
     """The top-level `transforms` rules as (transform, selector) pairs, in order."""
     for index, rule in enumerate(config.transforms):
         where = f"transforms[{index}]"
-        steps = patch_transforms(rule, tool=None, where=where)
+        steps = patch_transforms(rule, tool=None, where=where, secrets=list(config.secrets))
         if steps:
             yield Steps(tuple(steps), where=where), selector(rule.tools)
 
@@ -320,7 +334,8 @@ def _add_python(composed: Composed, entry: PythonEntry, *, where: str) -> None:
     if entry.mode == "import" and not _needs_layer(entry):
         _import_tools(root, child, prefix=entry.prefix, where=where)
         return
-    _mount(root, source_layer(child.name, child, entry, mode=entry.mode, where=where), entry.prefix, where=where)
+    layer = source_layer(child.name, child, entry, mode=entry.mode, where=where, secrets=list(composed.secrets))
+    _mount(root, layer, entry.prefix, where=where)
 
 
 def _add_remote(composed: Composed, section: str, name: str, entry: McpServerEntry, *, base: Path) -> None:
@@ -330,7 +345,8 @@ def _add_remote(composed: Composed, section: str, name: str, entry: McpServerEnt
     remote = remote_source(name, entry, base_dir=base, where=where, secrets=composed.secrets)
     composed.remotes.append(remote)
     composed.sources.append(Source(where, remote, tuple(entry.tools)))
-    _mount(composed.server, source_layer(name, remote, entry, mode="mount", where=where), entry.prefix, where=where)
+    layer = source_layer(name, remote, entry, mode="mount", where=where, secrets=list(composed.secrets))
+    _mount(composed.server, layer, entry.prefix, where=where)
 
 
 def build(config: Config, *, base_dir: str | Path = ".") -> Composed:

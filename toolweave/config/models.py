@@ -149,7 +149,11 @@ class SourceOptions(StrictModel):
         default_factory=dict, description="Per-tool changes, keyed by the tool's original name."
     )
     middleware: MiddlewareSet | None = Field(None, description="Middleware around this source's tools only.")
-    timeout: PositiveFloat | None = Field(None, description="Seconds each call to this source's tools may take.")
+    timeout: PositiveFloat | None = Field(
+        None,
+        description="Seconds each call to this source's tools may take; for an MCP server also each prompt "
+        "and resource read (default 60).",
+    )
 
 
 class McpServerEntry(SourceOptions):

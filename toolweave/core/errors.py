@@ -9,6 +9,7 @@ ToolweaveError                      root: catch this to catch anything toolweave
  │    └── Rejected                  a policy turned the call away (rate limit, open circuit, ...)
  ├── UpstreamFailed                 an upstream answered with an internal error (masked)
  ├── InvalidResult                  a result breaks its output schema or the protocol (masked)
+ ├── RedactedError                  a failure whose text held an injected secret, scrubbed (masked)
  ├── UnknownTool                    no enabled tool has that name   → JSON-RPC -32602
  ├── UnknownPrompt / UnknownResource                                → JSON-RPC -32602
  ├── MissingCapability              the call needs a client capability the client did not declare
@@ -69,6 +70,19 @@ class ToolError(ToolweaveError):
         if self.tool is None or self.tool == name:
             return message
         return message.replace(f"'{self.tool}'", f"'{name}'")
+
+    def quoting(self, name: str) -> ToolError:
+        """This error, changed in place so that its message quotes `name` (for re-raising at a
+        boundary that exposes the tool, prompt or resource under that name).
+
+        Example:
+            >>> str(UpstreamError("upstream 'up' did not answer prompt 'greet'", tool="greet").quoting("up_greet"))
+            "upstream 'up' did not answer prompt 'up_greet'"
+        """
+        if self.tool is not None and self.tool != name:
+            self.args = (self.for_tool(name),)
+            self.tool = name
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +155,14 @@ class InvalidResult(ToolweaveError):
 
     Internal: clients get the masked message (sending it on would make their SDK raise); the
     server log names the tool and the first problem, never the value.
+    """
+
+
+class RedactedError(ToolweaveError):
+    """Stands in for a failure whose own text held a value injected into the call and could not
+    be scrubbed in place (pydantic's `ValidationError` quoting its input, say). Its message is
+    `OriginalType: text` with each such value `[redacted]`; it keeps the original's traceback.
+    Internal: masked for clients like the failure it replaces.
     """
 
 

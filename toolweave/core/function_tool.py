@@ -44,6 +44,7 @@ INFER: Any = object()
 """Default of `output_schema=`: infer it from the return annotation."""
 
 _NO_OUTPUT_SCHEMA = (str, bytes, ToolResult, type(None), Any, *CONTENT_TYPES, *MEDIA_HELPERS)
+_SENT_AS_CONTENT = (ToolResult, *CONTENT_TYPES, *MEDIA_HELPERS)
 _BASEMODEL_NAMES = frozenset(dir(BaseModel))
 _NO_TAGS: frozenset[str] = frozenset()
 
@@ -250,10 +251,19 @@ def _infer_output_schema(fn: Callable[..., Any], hints: dict[str, Any] | None = 
         not get_args(base) or any(arg in _NO_OUTPUT_SCHEMA for arg in get_args(base))
     )):
         return None  # an unconstrained list may hold content blocks: no schema it could not honour
+    if _may_be_content(annotation):
+        return None  # `Image | None`, `str | Image`, `list[str | Image]`: sent as content blocks
     try:
         return output_schema_for(annotation)
     except Exception:
         return None
+
+
+def _may_be_content(annotation: Any) -> bool:
+    """Whether a value of this type may be (or hold) content blocks or media anywhere inside it."""
+    if isinstance(annotation, type) and issubclass(annotation, _SENT_AS_CONTENT):
+        return True
+    return any(_may_be_content(arg) for arg in get_args(annotation))
 
 
 def _make_run(

@@ -46,7 +46,7 @@ def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     try:
-        return json.dumps(to_jsonable_python(value), ensure_ascii=False)
+        return json.dumps(to_jsonable_python(value, inf_nan_mode="null"), ensure_ascii=False)
     except Exception:
         return str(value)
 

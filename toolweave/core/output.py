@@ -5,10 +5,11 @@ schema to send structured content that matches it (the official clients raise ot
 server checks each successful result once, at its boundary:
 
 - structured content that is not an object, or missing under an output schema, is refused;
-- structured content is validated against the output schema — unless the tool's own `run`
-  already guarantees it (`Tool.output_checked`: function tools validate their return value
-  against their return annotation, `MapResult` checks what it maps), so the common path costs
-  no JSON Schema validation.
+- structured content is validated against the output schema, NaN and ±Infinity refused (JSON
+  numbers cannot be either: sent, they arrive as `null` and break a `number` schema) — unless
+  the tool's own `run` already guarantees it (`Tool.output_checked`: function tools validate
+  their return value against their return annotation with pydantic; `MapResult(check=False)`
+  vouches for what it maps), so the common path costs no JSON Schema validation.
 
 A refused result is an `InvalidResult`: an internal error, masked for the client, logged with
 the first problem (`path: keyword`, never the value).
@@ -25,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,6 +39,29 @@ def schema_problem(validator: Any, data: Any) -> str | None:
     for error in validator.iter_errors(data):
         path = "/".join(str(part) for part in error.absolute_path) or "(root)"
         return f"{path}: {error.validator}"
+    return None
+
+
+def non_finite(data: Any, path: tuple[str, ...] = ()) -> str | None:
+    """The path of the first NaN or ±Infinity in JSON-like data, if any.
+
+    Example:
+        >>> non_finite({"stats": [1.0, float("nan")]}), non_finite({"n": 1})
+        ('stats/1', None)
+    """
+    if type(data) is float:
+        return None if math.isfinite(data) else "/".join(path) or "(root)"
+    items: Any
+    if isinstance(data, dict):
+        items = data.items()
+    elif isinstance(data, list | tuple):
+        items = enumerate(data)
+    else:
+        return None
+    for key, item in items:
+        found = non_finite(item, (*path, str(key)))
+        if found is not None:
+            return found
     return None
 
 
@@ -67,6 +92,9 @@ class OutputCheck:
         if type(structured) is not dict:
             raise InvalidResult(f"structured content must be a JSON object, not {type(structured).__name__}")
         if self.validate:
+            where = non_finite(structured)
+            if where is not None:
+                raise InvalidResult(f"the structured content holds NaN or infinity, which JSON cannot carry ({where})")
             problem = schema_problem(self._compiled(), structured)
             if problem is not None:
                 raise InvalidResult(f"the structured content does not match the output schema ({problem})")

@@ -82,7 +82,7 @@ def to_resource_result(value: Any, uri: str, mime_type: str | None = None) -> Re
     if isinstance(value, bytes | bytearray):
         blob = base64.b64encode(bytes(value)).decode("ascii")
         return ResourceResult([BlobResourceContents(uri, blob, mime_type or "application/octet-stream")])
-    text = json.dumps(to_jsonable_python(value), ensure_ascii=False)
+    text = json.dumps(to_jsonable_python(value, inf_nan_mode="null"), ensure_ascii=False)  # NaN: null, as JSON has it
     return ResourceResult([TextResourceContents(uri, text, mime_type or "application/json")])
 
 

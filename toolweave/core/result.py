@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import base64
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,6 +92,11 @@ def _block(item: object) -> ContentBlock:
     return TextContent(dump_json(to_jsonable_python(item)))
 
 
+def _finite(value: Any) -> bool:
+    """False for the floats JSON cannot carry (NaN, ±Infinity)."""
+    return type(value) is not float or math.isfinite(value)
+
+
 def dump_json(data: Any) -> str:
     """Compact JSON text of JSON-able data, as tools return it to the model.
 
@@ -126,8 +132,8 @@ class ResultConverter:
         kind = type(value)
         if kind is str and (self.returns is None or self.returns is str):
             return ToolResult([TextContent(value)], self._structured(value))  # type: ignore[arg-type]
-        if kind in _JSON_SCALARS and (self.returns is None or self.returns is kind):  # already JSON
-            return ToolResult([TextContent(dump_json(value))], self._structured(value))
+        if kind in _JSON_SCALARS and (self.returns is None or (self.returns is kind and _finite(value))):
+            return ToolResult([TextContent(dump_json(value))], self._structured(value))  # already JSON
         if isinstance(value, ToolResult):
             return value
         if value is None and self.returns is None:

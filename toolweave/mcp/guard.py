@@ -4,10 +4,13 @@ Handlers map what they know (unknown tool → -32602, a tool's failure → an `i
 `MissingCapability` → -32021). Anything else that escapes a handler — a `tools/list`
 middleware, a completion function, converting a result, a bug — would otherwise reach the wire
 as the SDK sends it: in the handshake era `code: 0` with the exception text verbatim (which may
-hold a URL with a secret), in the 2026 era a bare -32603. `guard`, the SDK middleware around
-every inbound message, turns it into `-32603 Internal error (incident <id>)` in both eras and
-logs the traceback once under that id (logger `toolweave.errors`). Deliberate protocol errors
-(`MCPError`), the SDK's own parameter validation and the task's real cancellation pass through.
+hold a URL with a secret), in the 2026 era a bare -32603, and a pydantic `ValidationError` from
+any of them as an unlogged -32602 "Invalid request parameters". `guard`, the SDK middleware
+around every inbound message, turns each into `-32603 Internal error (incident <id>)` in both
+eras and logs the traceback once under that id (logger `toolweave.errors`). What passes through:
+deliberate protocol errors (`MCPError`), the SDK refusing the client's request (a
+`ValidationError` of one of the protocol's request models: -32602) and the task's real
+cancellation.
 
 Example:
     lowlevel.middleware.insert(1, guard)   # just inside the SDK's OpenTelemetry span
@@ -20,7 +23,7 @@ from typing import Any
 import mcp.types as mt
 from mcp import MCPError
 from mcp.server import ServerRequestContext
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from toolweave.core.masking import incident_id, is_cancellation, logger
 
@@ -29,11 +32,30 @@ async def guard(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
     """Run the rest of the chain; an unexpected failure becomes a masked -32603 with an incident id."""
     try:
         return await call_next(ctx)
-    except (MCPError, ValidationError):
+    except MCPError:
         raise
     except BaseException as error:
-        if is_cancellation(error):
+        if is_cancellation(error) or (isinstance(error, ValidationError) and refuses_the_request(error)):
             raise
         incident = incident_id(error)
         logger.error("%s failed (incident %s)", ctx.method, incident, exc_info=error, extra={"incident": incident})
         raise MCPError(mt.INTERNAL_ERROR, f"Internal error (incident {incident})") from None
+
+
+def refuses_the_request(error: ValidationError) -> bool:
+    """Whether `error` is the SDK validating the client's request (a protocol request model), not
+    a failure of the server's own code (a tool author's model, a result being built).
+
+    Example:
+        >>> try:
+        ...     mt.CallToolRequestParams.model_validate({"name": 3})
+        ... except ValidationError as error:
+        ...     refuses_the_request(error)
+        True
+    """
+    model = getattr(mt, error.title, None)
+    return (
+        error.title.endswith(("Request", "RequestParams"))
+        and isinstance(model, type)
+        and issubclass(model, BaseModel)
+    )

@@ -45,6 +45,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from toolweave.auth.verifier import Verifier
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
+from toolweave.core.masking import is_cancellation
 
 logger = logging.getLogger("toolweave.auth")
 Authenticate = Callable[[Mapping[str, str]], "Awaitable[AuthInfo | None] | AuthInfo | None"]
@@ -100,8 +101,9 @@ class SdkVerifier(TokenVerifier):
 class HookBackend(AuthenticationBackend):
     """A hand-written `authenticate(headers) -> AuthInfo | None` hook as a Starlette backend.
 
-    A hook that raises lets nobody in: the error is logged with its traceback and the request is
-    treated as unauthenticated.
+    A hook that raises (anything but the request's own cancellation: `SystemExit` included) lets
+    nobody in: the error is logged with its traceback and the request is treated as
+    unauthenticated.
     """
 
     def __init__(self, hook: Authenticate) -> None:
@@ -112,8 +114,10 @@ class HookBackend(AuthenticationBackend):
         try:
             found = self.hook(headers)
             caller = await found if isinstance(found, Awaitable) else found
-        except Exception:
-            logger.exception("the authenticate hook failed; the request is treated as unauthenticated")
+        except BaseException as error:  # SystemExit, KeyboardInterrupt... from the hook: refused too
+            if is_cancellation(error):
+                raise
+            logger.error("the authenticate hook failed; the request is treated as unauthenticated", exc_info=error)
             return None
         if caller is None:
             return None

@@ -9,7 +9,9 @@ with backoff. Every call, `prompts/get` and `resources/read` shares the one sess
 
 - progress from the upstream goes to the caller's `ctx.report_progress` (asked for whenever the
   caller's context can deliver it); cancelling a call makes the SDK send `notifications/cancelled`;
-  `ctx.deadline` becomes the request's read timeout;
+- every request, sending included, ends within the remote's `timeout` (default 60 s) or the
+  caller's tighter `ctx.deadline`: a hung or stopped upstream answers with a timeout
+  (`ToolTimeout` for a call), never holds its caller;
 - results (content, structured content, `isError`) pass through unchanged;
 - a lost connection fails the calls in flight with `UpstreamError` naming the upstream; calls
   while it is down fail at once; the last known tools, prompts and resources stay listed;
@@ -26,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import math
 import os
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -341,9 +344,10 @@ class Upstream:
             self._refresh = anyio.Event()
             stale, self._stale = self._stale, set()
             try:
-                if "tools" in stale:
-                    await self._list_tools(session)
-                await self.components.refresh(session, tuple(kind for kind in KINDS if kind in stale))
+                with anyio.fail_after(self.remote.timeout):  # a hung upstream cannot wedge later refreshes
+                    if "tools" in stale:
+                        await self._list_tools(session)
+                    await self.components.refresh(session, tuple(kind for kind in KINDS if kind in stale))
             except Exception as error:
                 logger.warning("[%s] could not refresh the %s lists: %s", self.label, "/".join(sorted(stale)), error)
 
@@ -396,7 +400,8 @@ class Upstream:
             subject: What is unavailable while the session is down (`"prompt 'greet'"`).
             action: What failed, in errors (`"the call to 'echo'"`).
             timed_out: The error for a missed deadline (by default an `UpstreamError`).
-            tool: The tool the errors name (renamed to the exposed name at the server's boundary).
+            tool: The name the errors quote (a tool's or prompt's name, a resource's URI), which
+                the server's boundary changes to the name the client used.
 
         Raises:
             UpstreamError: the session is down (at once), went away during the request, or the
@@ -410,21 +415,21 @@ class Upstream:
         if ctx.deadline is not None:
             left = max(ctx.deadline - anyio.current_time(), 0.001)
             timeout = left if timeout is None else min(timeout, left)
-        try:
-            return await session.send_request(
-                request, result_type, request_read_timeout_seconds=timeout, progress_callback=progress
-            )
-        except MCPError as error:
-            if error.error.code == mt.REQUEST_TIMEOUT:
-                seconds = timeout or 0.0
-                if timed_out is not None:
-                    raise timed_out(seconds) from None
-                message = f"upstream {self.label!r} did not answer {action} within {seconds:g}s"
-                raise UpstreamError(message, tool=tool) from None
-            raise self._translate(session, action, error, tool) from None
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-            self._lose(session)
-            raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
+        # The whole request is bounded, sending included: an upstream that stopped reading (a
+        # stopped process with a full pipe) blocks the write, which the SDK's read timeout does
+        # not cover. Cancelled, the SDK still sends `notifications/cancelled` (itself bounded).
+        with anyio.move_on_after(math.inf if timeout is None else timeout) as bound:
+            try:
+                return await session.send_request(request, result_type, progress_callback=progress)
+            except MCPError as error:
+                raise self._translate(session, action, error, tool) from None
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                self._lose(session)
+                raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
+        assert bound.cancelled_caught and timeout is not None
+        if timed_out is not None:
+            raise timed_out(timeout)
+        raise UpstreamError(f"upstream {self.label!r} did not answer {action} within {timeout:g}s", tool=tool)
 
     def _translate(
         self, session: ClientSession, action: str, error: MCPError, tool: str | None

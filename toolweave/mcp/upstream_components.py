@@ -125,14 +125,18 @@ class UpstreamComponents:
         strings = {key: value if isinstance(value, str) else str(value) for key, value in arguments.items()}
         request = mt.GetPromptRequest(params=mt.GetPromptRequestParams(name=name, arguments=strings))
         subject = f"prompt {name!r}"
-        result = await self.upstream.request(request, mt.GetPromptResult, ctx, subject=subject, action=subject)
+        result = await self.upstream.request(
+            request, mt.GetPromptResult, ctx, subject=subject, action=subject, tool=name
+        )
         return from_mcp_prompt_result(result)
 
     async def read_resource(self, uri: str, ctx: Context) -> ResourceResult:
         """Read the upstream's resource `uri` (`resources/read`); the contents pass through unchanged."""
         request = mt.ReadResourceRequest(params=mt.ReadResourceRequestParams(uri=uri))
         subject = f"resource {uri!r}"
-        result = await self.upstream.request(request, mt.ReadResourceResult, ctx, subject=subject, action=subject)
+        result = await self.upstream.request(
+            request, mt.ReadResourceResult, ctx, subject=subject, action=subject, tool=uri
+        )
         return from_mcp_read_result(result)
 
     # -- building ----------------------------------------------------------------------------------

@@ -80,7 +80,9 @@ class PromptCatalog(Catalog[PromptEntry]):
 
 def _failure(entry: Entry[Any], name: str) -> Callable[[BaseException], Any]:
     def fail(error: BaseException) -> Any:
-        raise (error if isinstance(error, ToolError) else entry.errors.to_error("prompt", name, error)) from error
+        if isinstance(error, ToolError):
+            raise error.quoting(name)  # a mounted prompt's message names it as the client does
+        raise entry.errors.to_error("prompt", name, error) from error
 
     return fail
 

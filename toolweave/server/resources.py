@@ -110,7 +110,9 @@ class ResourceCatalog(Catalog[ResourceEntry]):
 
 def _failure(entry: Entry[Any], uri: str) -> Callable[[BaseException], Any]:
     def fail(error: BaseException) -> Any:
-        raise (error if isinstance(error, ToolError) else entry.errors.to_error("resource", uri, error)) from error
+        if isinstance(error, ToolError):
+            raise error.quoting(uri)  # a mounted resource's message quotes the URI the client read
+        raise entry.errors.to_error("resource", uri, error) from error
 
     return fail
 

@@ -4,7 +4,8 @@
 new `ToolResult` or a plain value, which is converted like a function tool's return value under
 the new output schema. The output schema and the structured content stay consistent: with no
 output schema the structured content is dropped, and with one (by default) each result's
-structured content is checked against it; a mismatch is an internal error (masked for clients,
+structured content is checked against it where every result is, at the server's boundary
+(`toolweave.core.output.OutputCheck`); a mismatch is an internal error (masked for clients,
 logged on the server) rather than a wrong answer. Error results pass through unmapped.
 
 Example:
@@ -24,7 +25,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.output import schema_problem
 from toolweave.core.result import ResultConverter, ToolResult
 from toolweave.core.schema import output_schema_for, wrap_result_schema
 from toolweave.core.tool import Tool
@@ -50,7 +50,8 @@ class MapResult:
         fn: The mapping function.
         output_schema: The new output schema: left out keeps the parent's, `None` removes it,
             a JSON Schema dict or a Python type (`output_schema=dict[str, int]`) declares one.
-        check: Check structured content against the output schema on every call.
+        check: Check structured content against the output schema on every call (at the server's
+            boundary); `False` vouches for `fn` and skips the check.
 
     Example:
         >>> redact = MapResult(lambda r: {"count": len(r.text)}, output_schema={
@@ -71,11 +72,11 @@ class MapResult:
         """`tool` whose results pass through `fn`."""
         schema = resolve_output_schema(tool.output_schema, self.output_schema)
         return tool.derive(
-            self, output_schema=schema, output_checked=True, run=_mapped_run(tool, self.fn, schema, self.check)
+            self, output_schema=schema, output_checked=not self.check, run=_mapped_run(tool, self.fn, schema)
         )
 
 
-def _mapped_run(tool: Tool, fn: Callable[..., Any], schema: Mapping[str, Any] | None, check: bool) -> Any:
+def _mapped_run(tool: Tool, fn: Callable[..., Any], schema: Mapping[str, Any] | None) -> Any:
     inner = tool.run
     convert = ResultConverter(schema)
     try:
@@ -83,12 +84,6 @@ def _mapped_run(tool: Tool, fn: Callable[..., Any], schema: Mapping[str, Any] | 
     except (TypeError, ValueError):  # builtins without a readable signature take the result only
         takes_ctx = False
     is_async = inspect.iscoroutinefunction(inspect.unwrap(fn))
-    validator: Any = None
-    if schema is not None and check:
-        from jsonschema import Draft202012Validator
-
-        validator = Draft202012Validator(dict(schema))
-    name = tool.name
 
     async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
         result = await inner(arguments, ctx)
@@ -98,15 +93,8 @@ def _mapped_run(tool: Tool, fn: Callable[..., Any], schema: Mapping[str, Any] | 
         if is_async:
             value = await value
         out = value if isinstance(value, ToolResult) else convert(value)
-        if schema is None:
-            return replace(out, structured_content=None) if out.structured_content is not None else out
-        if validator is not None:
-            problem = schema_problem(validator, out.structured_content)
-            if problem is not None:
-                raise ValueError(
-                    f"tool {name!r}: MapResult produced structured content that does not match "
-                    f"the output schema ({problem})"
-                )
+        if schema is None and out.structured_content is not None:
+            return replace(out, structured_content=None)
         return out
 
     return run

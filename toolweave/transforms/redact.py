@@ -2,43 +2,57 @@
 
 A tool behind `InjectArgs` (or a hidden `Arg` with a fixed value) receives values the client
 never sees: an API key from the environment, a constant, what one of your functions returned.
-Whatever the tool hands back — its text, its structured content, an error message (an upstream
-quoting the URL it was called with, `...&api_key=S3CR3T`) — is scrubbed of the values injected
-into *that* call, each occurrence replaced by `[redacted]`, before it leaves the tool.
+Whatever the tool hands back — its text, its structured content, its `_meta`, an error message
+(an upstream quoting the URL it was called with, `...&api_key=S3CR3T`), the progress messages
+and log messages it sends while it runs — is scrubbed of the values injected into *that* call,
+each occurrence replaced by `[redacted]`, before it leaves the tool. The argument map knows
+which values it injected; `RedactingRun` sits at the base of the map, so this happens once per
+call, below every middleware (logging sees the scrubbed failure too).
 
-Which values: everything the server supplies (environment, constants, factories, your
-functions), as text of at least `MIN_SECRET_LENGTH` characters (shorter values such as `eu`,
-`true` or `42` would garble ordinary text, and are not secrets anyway). Values that come from
-the caller's own request (`FromHeader`, `FromClaim`, `FromContext`) are the caller's already and
-are left alone.
+Which values — the rule: a value the server supplies (`FromEnv`, your functions, `Secret(...)`
+constants) that is text of at least `MIN_SECRET_LENGTH` characters. Shorter text (`eu`, `true`,
+`42`) would garble ordinary results and is not a credential anyway. Values that come from the
+caller's own request (`FromHeader`, `FromClaim`, `FromContext`) are the caller's already, and
+plain constants are the operator's settings (a unit, a region, a base URL); both are left alone
+— wrap a constant credential in `Secret(...)`.
+
+Errors are scrubbed in place (their arguments, notes, `OSError` file names, causes and exception
+groups); one whose text still holds a secret (pydantic's `ValidationError` quotes its input) is
+replaced by a `RedactedError` with the scrubbed text and the original traceback.
 
 Example:
     >>> import anyio
+    >>> from toolweave.core.context import Context
     >>> from toolweave.core.result import ToolResult
     >>> async def leaky(arguments, ctx):
     ...     return ToolResult.error(f"GET /v1?key={arguments['key']} failed")
     >>> run = RedactingRun(leaky, frozenset({"key"}))
-    >>> anyio.run(run, {"key": "S3CR3T-0123"}, None).text
+    >>> anyio.run(run, {"key": "S3CR3T-0123"}, Context()).text
     'GET /v1?key=[redacted] failed'
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from toolweave.core.context import Context
+from toolweave.core.context import Context, LogLevel
+from toolweave.core.errors import RedactedError, ToolError
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Run
 
+_SILENT = {f.name: f.default for f in dataclasses.fields(Context) if f.name in ("progress_sink", "log_sink")}
+"""The sinks of a context that sends nothing anywhere."""
 MIN_SECRET_LENGTH = 8
 """Injected text shorter than this is not redacted."""
 REDACTED = "[redacted]"
 
 
 class RedactingRun:
-    """The base tool's `run`, with the secret values of each call scrubbed from what it returns or raises.
+    """The base tool's `run`, with the secret values of each call scrubbed from what it returns,
+    raises or reports.
 
     Attributes:
         inner: The base tool's `run`.
@@ -64,11 +78,14 @@ class RedactingRun:
             return await self.inner(arguments, ctx)
         secrets.sort(key=len, reverse=True)  # a secret containing another goes first
         try:
-            result = await self.inner(arguments, ctx)
+            result = await self.inner(arguments, _scrubbing_sinks(ctx, secrets))
         except BaseException as error:
-            scrub_error(error, secrets)
-            raise
-        return scrub_result(result, secrets)
+            cleaned = scrub_error(error, secrets)
+            if cleaned is error:
+                raise
+        else:
+            return scrub_result(result, secrets)
+        raise cleaned  # outside the handler, so the unscrubbed original is not chained to it
 
 
 def wrap(inner: Run, names: Iterable[str]) -> Run:
@@ -95,12 +112,17 @@ def scrub(value: Any, secrets: list[str]) -> Any:
 
 
 def scrub_result(result: ToolResult, secrets: list[str]) -> ToolResult:
-    """`result` with the secrets scrubbed from its text blocks, embedded text and structured content."""
+    """`result` with the secrets scrubbed from its text blocks, embedded text, structured content and `_meta`."""
     content = [_scrub_block(block, secrets) for block in result.content]
     structured = scrub(result.structured_content, secrets)
-    if structured is result.structured_content and all(a is b for a, b in zip(content, result.content, strict=True)):
+    meta = scrub(result.meta, secrets)
+    if (
+        structured is result.structured_content
+        and meta is result.meta
+        and all(a is b for a, b in zip(content, result.content, strict=True))
+    ):
         return result
-    return dataclasses.replace(result, content=content, structured_content=structured)
+    return dataclasses.replace(result, content=content, structured_content=structured, meta=meta)
 
 
 def _scrub_block(block: Any, secrets: list[str]) -> Any:
@@ -115,14 +137,85 @@ def _scrub_block(block: Any, secrets: list[str]) -> Any:
     return block
 
 
-def scrub_error(error: BaseException, secrets: list[str]) -> None:
-    """Scrub the secrets from `error`'s message (and its causes'), in place."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        current.args = tuple(scrub(arg, secrets) for arg in current.args)
-        if isinstance(current, BaseExceptionGroup):
-            for inner in current.exceptions:
-                scrub_error(inner, secrets)
-        current = current.__cause__ or current.__context__
+def _scrubbing_sinks(ctx: Context, secrets: list[str]) -> Context:
+    """`ctx` for the tool: progress and log messages it sends go out scrubbed (a copy of the
+    context with wrapped sinks; `state` and everything else is shared). A context whose sinks
+    send nothing (an in-process call) is used as it is."""
+    progress, log = ctx.progress_sink, ctx.log_sink
+    if progress is _SILENT["progress_sink"] and log is _SILENT["log_sink"]:
+        return ctx
+
+    async def scrubbed_progress(value: float, total: float | None, message: str | None) -> None:
+        await progress(value, total, scrub(message, secrets))
+
+    async def scrubbed_log(level: LogLevel, data: Any, logger: str | None) -> None:
+        await log(level, scrub(data, secrets), logger)
+
+    return dataclasses.replace(ctx, progress_sink=scrubbed_progress, log_sink=scrubbed_log)
+
+
+def scrub_error(error: BaseException, secrets: list[str]) -> BaseException:
+    """`error` with the secrets scrubbed from its message, notes, causes and inner exceptions.
+
+    Scrubbed in place where the text comes from what can be changed; an exception whose text
+    still holds a secret is replaced (in the chain, or as the result) by a `RedactedError`.
+    """
+    return _scrub_chain(error, secrets, set())
+
+
+def _scrub_chain(error: BaseException, secrets: list[str], seen: set[int]) -> BaseException:
+    if id(error) in seen:
+        return error
+    seen.add(id(error))
+    cleaned = _scrub_one(error, secrets, seen)
+    suppress = cleaned.__suppress_context__
+    if cleaned.__cause__ is not None:
+        cleaned.__cause__ = _scrub_chain(cleaned.__cause__, secrets, seen)
+    if cleaned.__context__ is not None:
+        cleaned.__context__ = _scrub_chain(cleaned.__context__, secrets, seen)
+    cleaned.__suppress_context__ = suppress
+    return cleaned
+
+
+def _scrub_one(error: BaseException, secrets: list[str], seen: set[int]) -> BaseException:
+    with contextlib.suppress(AttributeError, TypeError):  # some native exceptions refuse new args
+        error.args = tuple(scrub(arg, secrets) for arg in error.args)
+    notes = getattr(error, "__notes__", None)
+    if isinstance(notes, list):
+        error.__notes__ = [scrub(note, secrets) for note in notes]
+    if isinstance(error, OSError):
+        for attribute in ("filename", "filename2"):
+            if isinstance(name := getattr(error, attribute), str):
+                setattr(error, attribute, scrub(name, secrets))
+    if isinstance(error, BaseExceptionGroup):
+        inner = [_scrub_chain(member, secrets, seen) for member in error.exceptions]
+        if any(a is not b for a, b in zip(inner, error.exceptions, strict=True)):
+            error = _with_links(error.derive(inner), error)
+    if not _shows_a_secret(error, secrets):
+        return error
+    text = scrub(_text(error), secrets)
+    stand_in = ToolError(text) if isinstance(error, ToolError) else RedactedError(f"{type(error).__name__}: {text}")
+    return _with_links(stand_in, error)
+
+
+def _with_links(new: BaseException, old: BaseException) -> BaseException:
+    """`new`, given `old`'s traceback, causes and notes."""
+    new.__traceback__ = old.__traceback__
+    new.__cause__, new.__context__ = old.__cause__, old.__context__
+    new.__suppress_context__ = old.__suppress_context__
+    notes = getattr(old, "__notes__", None)
+    if notes is not None:
+        new.__notes__ = list(notes)
+    return new
+
+
+def _text(error: BaseException) -> str:
+    try:
+        return str(error)
+    except Exception:  # a broken __str__ shows nothing (the traceback module does the same)
+        return ""
+
+
+def _shows_a_secret(error: BaseException, secrets: list[str]) -> bool:
+    shown = _text(error)
+    return any(secret in shown for secret in secrets)

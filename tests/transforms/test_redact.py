@@ -1,0 +1,140 @@
+"""The values injected into a call are scrubbed from everything the tool sends back — whatever
+the failure's type, through mounts and config files — and the rule for which values are secrets."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import types
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from pydantic import BaseModel
+
+from toolweave import Context, Server, Tool
+from toolweave.transforms import FromEnv, InjectArgs
+
+KEY = "S3CR3T-0123456789abcdef"
+
+
+class Page(BaseModel):
+    number: int
+
+
+def mounted_local_tools() -> Server:
+    """Local tools behind a mount; the gateway injects the key into them."""
+    child = Server("child")
+
+    @child.tool
+    def parse(api_key: str) -> str:
+        """A pydantic error quoting its input (its text is not built from its arguments)."""
+        return str(Page.model_validate({"number": api_key}))
+
+    @child.tool
+    def open_file(api_key: str) -> str:
+        """An OSError naming the file."""
+        with open(f"/nonexistent/{api_key}") as file:
+            return file.read()
+
+    @child.tool
+    def chained(api_key: str) -> str:
+        """An error with a note, raised from another that quotes the key."""
+        try:
+            raise LookupError(f"no account for {api_key}")
+        except LookupError as cause:
+            error = RuntimeError("lookup failed")
+            error.add_note(f"while using {api_key}")
+            raise error from cause
+
+    @child.tool
+    async def reporting(api_key: str, ctx: Context) -> str:
+        """Progress and log messages quoting the key."""
+        await ctx.report_progress(1, 1, f"signing with {api_key}")
+        await ctx.warning(f"key {api_key} expires soon")
+        return "signed"
+
+    gateway = Server("gateway", mask_error_details=False)  # failures shown as `Type: message`
+    gateway.mount(child, prefix="c")
+    gateway.add_transform(InjectArgs(api_key=FromEnv("REDACT_KEY")), tools="c_*")
+    return gateway
+
+
+@pytest.fixture(autouse=True)
+def key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDACT_KEY", KEY)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_failures_whose_text_is_not_their_arguments_are_scrubbed(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="toolweave.errors")
+    async with Client(mounted_local_tools().as_mcp(), mode=mode) as client:
+        results = {name: await client.call_tool(name, {}) for name in ("c_parse", "c_open_file", "c_chained")}
+    texts = {name: result.content[0].text for name, result in results.items()}
+    assert all(result.is_error for result in results.values())
+    assert texts["c_parse"].startswith("RedactedError: ValidationError: 1 validation error for Page")
+    assert "input_value='[redacted]'" in texts["c_parse"]
+    assert texts["c_open_file"] == "FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent/[redacted]'"
+    assert texts["c_chained"] == "RuntimeError: lookup failed"
+    assert KEY not in str(texts) and KEY not in caplog.text  # the logged tracebacks, causes and notes too
+    assert "while using [redacted]" in caplog.text and "no account for [redacted]" in caplog.text
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_progress_and_log_messages_of_the_call_are_scrubbed(mode: str) -> None:
+    sent: list[str] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        sent.append(str(message))
+
+    async def on_log(params: Any) -> None:
+        sent.append(str(params.data))
+
+    async with Client(mounted_local_tools().as_mcp(), mode=mode, logging_callback=on_log, log_level="info") as client:
+        result = await client.call_tool("c_reporting", {}, progress_callback=on_progress)
+        with anyio.fail_after(5):
+            while len(sent) < 2:  # noqa: ASYNC110 - the log notification may trail the result
+                await anyio.sleep(0.01)
+    assert result.content[0].text == "signed"
+    assert sorted(sent) == ["key [redacted] expires soon", "signing with [redacted]"]
+
+
+async def test_the_rule_short_values_caller_values_and_plain_constants_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REGION", "eu")
+
+    def echo(text: str, key: str, region: str, unit: str) -> str:
+        return f"{text} {key} {region} {unit}"
+
+    server = Server("s")
+    server.add_tool(
+        Tool.from_function(echo).with_transforms(
+            InjectArgs(key=FromEnv("REDACT_KEY"), region=FromEnv("REGION"), unit="celsius-degrees")
+        )
+    )
+    result = await server.call_tool("echo", {"text": "queue"})
+    # 8+ characters from the environment: a secret; "eu" (it would garble "queue") and a plain
+    # constant (an operator's setting; `Secret(...)` makes one a secret) are not
+    assert result.text == "queue [redacted] eu celsius-degrees"
+
+
+async def test_a_config_constant_expanded_from_the_environment_is_a_secret() -> None:
+    from toolweave.config import build
+    from toolweave.config.loading import validate
+
+    def echo(text: str, api_key: str, unit: str) -> str:
+        return f"{text} {api_key} {unit}"
+
+    module = types.ModuleType("redact_config_tools")
+    module.echo = echo  # type: ignore[attr-defined]
+    sys.modules[module.__name__] = module
+    try:
+        args = {"api_key": {"inject": "${REDACT_CONFIG_KEY}"}, "unit": {"inject": "celsius-degrees"}}
+        data = {"python": [{"import": "redact_config_tools:echo", "tools": {"echo": {"args": args}}}]}
+        composed = build(validate(data, environ={"REDACT_CONFIG_KEY": KEY}))
+        result = await composed.server.call_tool("echo", {"text": "hi"})
+    finally:
+        del sys.modules[module.__name__]
+    assert result.text == "hi [redacted] celsius-degrees"
