@@ -1,5 +1,5 @@
-"""Timed-out sync calls cannot grow threads without bound: abandoned threads are counted until they
-end, and past the cap new sync calls are refused."""
+"""Timed-out sync calls cannot grow threads: an abandoned thread keeps its slot until it ends, and
+while every slot is held by one, new sync calls are refused without starting a thread."""
 
 from __future__ import annotations
 
@@ -8,13 +8,17 @@ import threading
 import anyio
 
 from toolweave import Server
-from toolweave.core.threads import MAX_THREADS, abandoned_threads, busy_threads
+from toolweave.core.threads import abandoned_threads, busy_threads
 from toolweave.middleware import Timeout
 
 
-async def test_a_burst_of_timed_out_sync_calls_leaves_a_bounded_number_of_threads() -> None:
-    release = threading.Event()
-    server = Server("slow", middleware=[Timeout(0.2)])
+def max_threads() -> int:
+    """anyio's default thread limit (40 unless changed), which sync user code shares."""
+    return int(anyio.to_thread.current_default_thread_limiter().total_tokens)
+
+
+def stuck_server(release: threading.Event, seconds: float = 0.2) -> Server:
+    server = Server("slow", middleware=[Timeout(seconds)])
 
     @server.tool
     def stuck(n: int) -> int:
@@ -22,9 +26,12 @@ async def test_a_burst_of_timed_out_sync_calls_leaves_a_bounded_number_of_thread
         release.wait(timeout=30)
         return n
 
-    baseline = threading.active_count()
-    peak = baseline
-    texts: list[str] = []
+    return server
+
+
+async def _burst(server: Server, calls: int, texts: list[str]) -> int:
+    """Make `calls` concurrent calls; the most threads alive at once while they ran."""
+    peak = threading.active_count()
 
     async def call(n: int) -> None:
         nonlocal peak
@@ -32,25 +39,135 @@ async def test_a_burst_of_timed_out_sync_calls_leaves_a_bounded_number_of_thread
         texts.append(result.text)
         peak = max(peak, threading.active_count())
 
+    async with anyio.create_task_group() as tasks:
+        for n in range(calls):
+            tasks.start_soon(call, n)
+    return peak
+
+
+async def _drained() -> None:
+    with anyio.fail_after(10):
+        while busy_threads():  # an abandoned thread frees its slot when it ends  # noqa: ASYNC110
+            await anyio.sleep(0.02)
+
+
+async def test_a_burst_of_timed_out_sync_calls_never_holds_more_threads_than_the_limit() -> None:
+    release = threading.Event()
+    server = stuck_server(release)
+    baseline = threading.active_count()
+    texts: list[str] = []
     try:
-        async with anyio.create_task_group() as tasks:
-            for n in range(120):
-                tasks.start_soon(call, n)
-        # a second wave while the first wave's threads are still stuck: refused, not started
-        async with anyio.create_task_group() as tasks:
-            for n in range(20):
-                tasks.start_soon(call, n)
-        # the cap is reached; most busy threads belong to calls that timed out (the rest are the
-        # last ones started, whose calls were cancelled while they were being handed their work)
-        assert busy_threads() == MAX_THREADS and abandoned_threads() >= MAX_THREADS // 2
-        # the busy ones, plus at most one wave of anyio's (40) idle workers that refused to start
-        assert peak - baseline <= MAX_THREADS + 40
+        peak = await _burst(server, 120, texts)
+        assert busy_threads() == abandoned_threads() == max_threads() == 40
         timed_out = sum("timed out after 0.2s" in text for text in texts)
         refused = sum(text.startswith("The server is busy") for text in texts)
-        assert timed_out + refused == 140 and timed_out >= MAX_THREADS and refused >= 1
+        # 40 ran and timed out; the others waited for a slot, then timed out or were refused
+        assert timed_out >= 40 and timed_out + refused == 120
+        # a second wave while the first wave's threads are still stuck: refused at once, no thread started
+        texts.clear()
+        with anyio.fail_after(1):
+            second = await _burst(server, 200, texts)
+        assert all(text.startswith("The server is busy") for text in texts) and len(texts) == 200
+        assert max(peak, second) - baseline <= max_threads()
     finally:
         release.set()
-    with anyio.fail_after(10):
-        while busy_threads():  # every abandoned thread is uncounted when it ends  # noqa: ASYNC110
-            await anyio.sleep(0.02)
+    await _drained()
+    assert abandoned_threads() == 0
     assert (await server.call_tool("stuck", {"n": 7})).text == "7"  # serving sync calls again
+
+
+async def test_calls_beyond_the_limit_wait_for_a_slot_instead_of_being_refused() -> None:
+    server = Server("busy")
+
+    @server.tool
+    def nap(n: int) -> int:
+        """A short blocking call."""
+        threading.Event().wait(0.05)
+        return n
+
+    results: list[str] = []
+
+    async def call(n: int) -> None:
+        results.append((await server.call_tool("nap", {"n": n})).text)
+
+    async with anyio.create_task_group() as tasks:
+        for n in range(100):
+            tasks.start_soon(call, n)
+    assert sorted(map(int, results)) == list(range(100))
+
+
+async def test_a_sync_call_is_refused_while_every_slot_is_held_by_an_abandoned_thread() -> None:
+    release = threading.Event()
+    server = stuck_server(release, seconds=0.2)
+    texts: list[str] = []
+    try:
+        await _burst(server, max_threads(), texts)  # every slot now held by an abandoned thread
+        refused = await server.call_tool("stuck", {"n": 1})
+        assert refused.is_error and refused.text.startswith("The server is busy")
+    finally:
+        release.set()
+    await _drained()
+    assert (await server.call_tool("stuck", {"n": 2})).text == "2"
+
+
+async def test_a_waiting_call_takes_the_slot_an_abandoned_thread_frees_when_it_ends() -> None:
+    anyio.to_thread.current_default_thread_limiter().total_tokens = 2
+    stuck, busy = threading.Event(), threading.Event()
+    server = Server("two", middleware=[Timeout(0.1, per_tool={"hold": None, "quick": None})])
+
+    @server.tool
+    def wedge() -> str:
+        """Times out and leaves its thread behind."""
+        stuck.wait(timeout=30)
+        return "late"
+
+    @server.tool
+    def hold() -> str:
+        """Holds the other slot until released."""
+        busy.wait(timeout=30)
+        return "held"
+
+    @server.tool
+    def quick() -> str:
+        """Needs a slot."""
+        return "quick"
+
+    try:
+        assert "timed out" in (await server.call_tool("wedge", {})).text
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(server.call_tool, "hold", {})
+            with anyio.fail_after(5):
+                while busy_threads() < 2:  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+            waiting = anyio.Event()
+            answers: list[str] = []
+
+            async def call_quick() -> None:
+                answers.append((await server.call_tool("quick", {})).text)
+                waiting.set()
+
+            tasks.start_soon(call_quick)
+            await anyio.sleep(0.1)
+            assert answers == []  # one slot abandoned, one live: the call waits, it is not refused
+            stuck.set()  # the abandoned thread ends; its slot goes to the waiting call
+            with anyio.fail_after(2):
+                await waiting.wait()
+            assert answers == ["quick"] and not busy.is_set()
+            busy.set()
+    finally:
+        stuck.set()
+        busy.set()
+    await _drained()
+
+
+async def test_the_limit_follows_anyios_default_thread_limiter() -> None:
+    anyio.to_thread.current_default_thread_limiter().total_tokens = 3
+    release = threading.Event()
+    server = stuck_server(release)
+    texts: list[str] = []
+    try:
+        await _burst(server, 10, texts)
+        assert busy_threads() == abandoned_threads() == 3
+    finally:
+        release.set()
+    await _drained()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import anyio
+import mcp.types as mt
 import pytest
 
-from toolweave import AuthInfo, Context, Server, ToolAnnotations, ToolError
-from toolweave.middleware import Cache
-from toolweave.testing import connect
+from toolweave import AuthInfo, Context, InputRequired, Server, Tool, ToolAnnotations, ToolError, elicit
+from toolweave.middleware import Cache, Middleware
+from toolweave.testing import RecordingMiddleware, connect
+from toolweave.transforms import InjectArgs, Source
 
 SAFE = {"readOnlyHint": True, "idempotentHint": True}
 
@@ -103,3 +106,91 @@ def test_annotations_object_also_qualifies() -> None:
     server = Server("ann", middleware=[Cache()])
     server.add_tool(lambda: 1, name="one", annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
     assert len(server.catalog.entries["one"].chain) == 1
+
+
+@dataclass(frozen=True)
+class CountedTenant(Source):
+    """The `x-tenant` header, counting how often it is read."""
+
+    reads: list[str] = field(default_factory=list)
+    varies: ClassVar[bool | None] = True
+
+    @property
+    def label(self) -> str:
+        return "the counted tenant"
+
+    def lookup(self, ctx: Context) -> Any:
+        self.reads.append(ctx.headers["x-tenant"])
+        return ctx.headers["x-tenant"]
+
+
+def _tenant_server(source: Source, runs: list[str], middleware: Middleware | None = None) -> Server:
+    server = Server("bank", middleware=[middleware or Cache(ttl=60)])
+
+    def balance(account: str, tenant: str) -> str:
+        runs.append(tenant)
+        return f"balance of {tenant}/{account}"
+
+    server.add_tool(Tool.from_function(balance, annotations=SAFE).with_transforms(InjectArgs(tenant=source)))
+    return server
+
+
+async def test_an_injected_request_value_is_read_once_per_call_and_keyed_as_the_tool_gets_it() -> None:
+    source, runs = CountedTenant(), []
+    server = _tenant_server(source, runs)
+    texts = []
+    for tenant in ["acme", "acme", "evil", "acme"]:
+        ctx = Context(server=server, headers={"x-tenant": tenant})
+        texts.append((await server.call_tool("balance", {"account": "main"}, ctx=ctx)).text)
+    assert texts == ["balance of acme/main"] * 2 + ["balance of evil/main", "balance of acme/main"]
+    assert runs == ["acme", "evil"]  # two entries, two hits
+    assert source.reads == ["acme", "acme", "evil", "acme"]  # one read per call, by the cache, for both
+
+
+async def test_a_custom_source_that_does_not_say_how_it_varies_is_never_cached() -> None:
+    class Opaque(CountedTenant):
+        varies: ClassVar[bool | None] = None
+
+    runs: list[str] = []
+    server = _tenant_server(Opaque(), runs)
+    assert server.catalog.get("balance").chain == ()
+    for _ in range(2):
+        await server.call_tool("balance", {"account": "main"}, ctx=Context(server=server, headers={"x-tenant": "a"}))
+    assert runs == ["a", "a"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_an_answered_question_is_not_cached_for_the_next_call(mode: str) -> None:
+    server = Server("asking", middleware=[Cache(ttl=60)])
+    form = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+    @server.tool(annotations=SAFE)
+    def greet(ctx: Context) -> str:
+        """Ask for a name, then greet."""
+        answer = ctx.input_responses.get("who")
+        if answer is None:
+            raise InputRequired({"who": elicit("Your name?", form)})
+        return f"Hello, {answer['content']['name']}"
+
+    names = iter(["Ada", "Grace"])
+
+    async def on_elicit(context: Any, params: mt.ElicitRequestParams) -> mt.ElicitResult:
+        return mt.ElicitResult(action="accept", content={"name": next(names)})
+
+    async with connect(server, mode=mode, elicitation_callback=on_elicit) as client:
+        first = await client.call_tool("greet", {})
+        second = await client.call_tool("greet", {})
+    assert (first.content[0].text, second.content[0].text) == ("Hello, Ada", "Hello, Grace")
+
+
+async def test_a_parent_cache_keys_on_what_a_mounted_tool_injects_and_reads_it_once() -> None:
+    source, runs = CountedTenant(), []
+    child = _tenant_server(source, runs, RecordingMiddleware())  # its chain hides the argument map
+    parent = Server("gateway", middleware=[Cache(ttl=60)])
+    parent.mount(child, prefix="bank")
+    texts = []
+    for tenant in ["acme", "evil", "acme"]:
+        ctx = Context(server=parent, headers={"x-tenant": tenant})
+        texts.append((await parent.call_tool("bank_balance", {"account": "main"}, ctx=ctx)).text)
+    assert texts == ["balance of acme/main", "balance of evil/main", "balance of acme/main"]
+    assert runs == ["acme", "evil"] and source.reads == ["acme", "evil", "acme"]

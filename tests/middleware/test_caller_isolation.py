@@ -3,7 +3,9 @@ never crosses an injected tenant."""
 
 from __future__ import annotations
 
-import json
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx2
@@ -12,6 +14,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.acceptance.cli_helpers import COMMAND, FIXTURES, ROOT
+from tests.conftest import free_port, subprocess_env, wait_for_port
 from tests.serving import serving
 from toolweave import Context, Server, Tool
 from toolweave.middleware import Cache, RateLimit
@@ -72,7 +76,8 @@ async def test_a_tool_injecting_a_function_of_the_request_is_never_cached() -> N
     assert (ada, eve) == ("ada/main", "eve/main")
 
 
-async def test_a_fresh_client_name_per_request_does_not_escape_a_rate_limit() -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_fresh_client_name_per_request_does_not_escape_a_rate_limit(mode: str) -> None:
     limit = RateLimit(rate=0.001, burst=3)
     server = Server("limited", middleware=[limit])
 
@@ -84,7 +89,7 @@ async def test_a_fresh_client_name_per_request_does_not_escape_a_rate_limit() ->
     async with serving(server.http_app()) as base:
         for n in range(8):
             info = mt.Implementation(name=f"client-{n}", version="1")
-            async with Client(base + "/mcp", client_info=info) as client:
+            async with Client(base + "/mcp", client_info=info, mode=mode) as client:
                 outcomes.append((await client.call_tool("ping", {})).is_error)
     assert outcomes == [False] * 3 + [True] * 5
     assert limit.rejected == 5
@@ -109,33 +114,73 @@ def test_the_caller_key_of_an_http_request_is_its_peer_address() -> None:
     assert seen["peer"] == "127.0.0.1"
 
 
-async def test_a_repeated_injected_header_is_not_trusted(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_repeated_injected_header_refuses_the_call_and_the_server_keeps_serving(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
     server = tenant_server()
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {
-            "name": "balance",
-            "arguments": {"account": "main"},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
-    }
-    headers = [
-        ("accept", "application/json, text/event-stream"),
-        ("content-type", "application/json"),
-        ("mcp-protocol-version", "2026-07-28"),
-        ("mcp-method", "tools/call"),
-        ("mcp-name", "balance"),
-        ("x-tenant", "acme-corp"),
-        ("x-tenant", "evil-corp"),
-    ]
-    async with serving(server.http_app(json_response=True)) as base, httpx2.AsyncClient() as http:
-        response = await http.post(base + "/mcp", headers=headers, json=body)
-    result = response.json()["result"]
-    assert result["isError"] is True and "corp" not in json.dumps(result)
-    assert "header 'x-tenant' was sent more than once" in caplog.text
+    repeated = [("x-tenant", "acme-corp"), ("x-tenant", "evil-corp")]
+    async with serving(server.http_app()) as base:
+        async with (
+            httpx2.AsyncClient(headers=repeated) as http,
+            Client(streamable_http_client(base + "/mcp", http_client=http), mode=mode) as client,
+        ):
+            refused = await client.call_tool("balance", {"account": "main"})
+        served = await _call(base + "/mcp", "balance", {"x-tenant": "acme-corp"}, mode)
+    assert refused.is_error
+    assert refused.content[0].text == "The HTTP header 'x-tenant' was sent more than once; send it once"
+    assert served == "balance of acme-corp/main"
+    assert "'x-tenant', which it sent more than once" in caplog.text
+
+
+async def test_a_repeated_header_nobody_reads_does_not_refuse_the_call() -> None:
+    server = tenant_server()
+    headers = [("x-tenant", "acme-corp"), ("x-note", "one"), ("x-note", "two")]
+    async with (
+        serving(server.http_app()) as base,
+        httpx2.AsyncClient(headers=headers) as http,
+        Client(streamable_http_client(base + "/mcp", http_client=http)) as client,
+    ):
+        result = await client.call_tool("balance", {"account": "main"})
+    assert result.content[0].text == "balance of acme-corp/main"
+
+
+@contextmanager
+def toolweave_serve(**env: str) -> Iterator[str]:
+    """`toolweave serve` over HTTP (a rate limit of 3 calls per caller), as an operator runs it."""
+    port = free_port()
+    environment = subprocess_env(**env)
+    if "FORWARDED_ALLOW_IPS" not in env:
+        environment.pop("FORWARDED_ALLOW_IPS", None)
+    command = [*COMMAND, "serve", str(FIXTURES / "rate_limited.yaml"), "--transport", "http", "--port", str(port)]
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def _limited_calls(url: str, forwarded_for: list[str], mode: str = "auto") -> list[bool]:
+    outcomes = []
+    for address in forwarded_for:
+        async with (
+            httpx2.AsyncClient(headers={"x-forwarded-for": address}) as http,
+            Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+        ):
+            outcomes.append((await client.call_tool("whisper", {"text": "hi"})).is_error)
+    return outcomes
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_forwarded_for_header_does_not_choose_the_caller_unless_the_operator_trusts_it(mode: str) -> None:
+    with toolweave_serve() as url:
+        outcomes = await _limited_calls(url, [f"198.51.100.{n}" for n in range(6)], mode)
+    assert outcomes == [False] * 3 + [True] * 3  # one caller: the connection's address
+
+
+async def test_a_proxy_the_operator_trusts_sets_the_caller() -> None:
+    with toolweave_serve(FORWARDED_ALLOW_IPS="127.0.0.1") as url:
+        outcomes = await _limited_calls(url, ["198.51.100.1"] * 4 + ["198.51.100.2"])
+    assert outcomes == [False] * 3 + [True] + [False]  # one bucket per forwarded client

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
 from toolweave import Server, Tool, explain
-from toolweave.testing import fake_tool
+from toolweave.testing import connect, fake_tool
 from toolweave.transforms import (
     Arg,
     ExcludeArgs,
@@ -196,6 +196,38 @@ async def test_client_value_for_a_hidden_argument_never_reaches_the_tool(
     assert f"{spelling}: unexpected argument" in result.text
     assert calls == []
 
+
+
+def _probed_server() -> Server:
+    server = Server("probed")
+
+    def search(q: str, api_key: str) -> str:
+        return q
+
+    server.add_tool(Tool.from_function(search).with_transforms(InjectArgs(api_key="server-key")))
+
+    def lookup(q: str) -> str:
+        return q
+
+    server.add_tool(Tool.from_function(lookup).with_transforms(TransformArgs({"q": Arg(name="query")})))
+    return server
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize(("tool", "visible", "hidden"), [("search", "q", "api_key"), ("lookup", "query", "q")])
+async def test_a_hidden_name_gets_the_answer_of_any_unknown_name_and_is_logged_as_a_security_event(
+    mode: str, tool: str, visible: str, hidden: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with connect(_probed_server(), mode=mode) as client:
+        probed = await client.call_tool(tool, {visible: "x", hidden: "CLIENT-VALUE"})
+        unknown = await client.call_tool(tool, {visible: "x", "zz": "CLIENT-VALUE"})
+    assert probed.is_error and unknown.is_error
+    assert probed.content[0].text == unknown.content[0].text.replace("- zz:", f"- {hidden}:")
+    events = [record for record in caplog.records if record.name == "toolweave.security"]
+    assert [record.levelno for record in events] == [logging.WARNING]  # the probe, not the unknown name
+    message = events[0].getMessage()
+    assert f"{hidden!r}" in message and f"{tool!r}" in message and "caller local" in message
+    assert "CLIENT-VALUE" not in caplog.text
 
 NAMES = ["q", "api_key", "API_KEY", "Api_Key", "key", "k1", "k2", "limit", "apiKey", "api-key", "x"]
 

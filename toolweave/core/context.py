@@ -79,8 +79,8 @@ class Context:
         meta: The request's `_meta` mapping, read-only by convention.
         auth: The authenticated caller, when the transport authenticated one.
         headers: HTTP request headers (lower-case names), empty on stdio and in-process.
-        peer: The network address the request came from (HTTP: the client's IP, as the server
-            sees it — behind a proxy, what uvicorn's `forwarded_allow_ips` lets it trust);
+        peer: The network address the request came from (HTTP: the connection's client IP;
+            behind a proxy you trust with `forwarded_allow_ips`, the address it forwards);
             `None` on stdio and in-process, where the process is the one caller.
         state: A per-request dict shared by middleware and tools.
         deadline: When the request must finish (`anyio.current_time()` clock), if a timeout applies.

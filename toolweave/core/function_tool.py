@@ -33,10 +33,10 @@ from toolweave.core.content import CONTENT_TYPES, MEDIA_HELPERS
 from toolweave.core.context import Context
 from toolweave.core.docstrings import parse_docstring
 from toolweave.core.fast_schema import fast_input_schema
+from toolweave.core.invoke import make_invoker
 from toolweave.core.plain_signature import plain_parameters, plain_type_hints
 from toolweave.core.result import ResultConverter, ToolResult
 from toolweave.core.schema import object_schema, output_schema_for, prune_titles
-from toolweave.core.threads import run_in_worker
 from toolweave.core.tool import Origin, Tool, ToolAnnotations
 from toolweave.core.validation import LazyModelValidator, ModelValidator
 
@@ -72,13 +72,6 @@ def _target(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn
     bound: Callable[..., Any] | None = getattr(fn, "__call__", None)  # noqa: B004 - callable objects
     return bound if bound is not None else fn
-
-
-def _is_async(fn: Callable[..., Any]) -> bool:
-    target = inspect.unwrap(_target(fn))
-    while isinstance(target, functools.partial):
-        target = target.func
-    return inspect.iscoroutinefunction(target)
 
 
 def _is_context(annotation: Any) -> bool:
@@ -269,30 +262,7 @@ def _may_be_content(annotation: Any) -> bool:
 def _make_run(
     fn: Callable[..., Any], context_param: str | None, run_in_thread: bool, convert: ResultConverter
 ) -> Callable[[dict[str, Any], Context], Any]:
-    if _is_async(fn):
-
-        async def run_async(arguments: dict[str, Any], ctx: Context) -> ToolResult:
-            if context_param is not None:
-                arguments = {**arguments, context_param: ctx}
-            return convert(await fn(**arguments))
-
-        return run_async
-
-    if not run_in_thread:
-
-        async def run_inline(arguments: dict[str, Any], ctx: Context) -> ToolResult:
-            if context_param is not None:
-                arguments = {**arguments, context_param: ctx}
-            return convert(fn(**arguments))
-
-        return run_inline
-
-    async def run_threaded(arguments: dict[str, Any], ctx: Context) -> ToolResult:
-        if context_param is not None:
-            arguments = {**arguments, context_param: ctx}
-        return convert(await run_in_worker(fn, arguments, ctx))
-
-    return run_threaded
+    return make_invoker(fn, context_param, run_in_thread=run_in_thread, convert=convert)
 
 
 def tool_from_function(

@@ -1,7 +1,9 @@
 """Call a user function with validated arguments and the request `Context`, sync or async.
 
-Prompts and resources made from functions share this: an async function is awaited on the
-loop; a sync one runs in a worker thread (`toolweave.core.threads`) unless told to run inline.
+Tools, prompts and resources made from functions share this one invoker: an async function is
+awaited on the loop; a sync one runs in a worker thread (`toolweave.core.threads`, which bounds
+the threads sync code may hold) unless told to run inline. `convert` turns the return value into
+what the caller needs (a tool's `ToolResult`), inside the same coroutine.
 
 Example:
     >>> import anyio
@@ -14,25 +16,54 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.function_tool import _is_async
 from toolweave.core.threads import run_in_worker
 
 Invoker = Callable[[dict[str, Any], Context], Awaitable[Any]]
-"""`async (arguments, ctx) -> the function's return value`."""
+"""`async (arguments, ctx) -> the function's return value` (converted, when `convert` is given)."""
 
 
-def make_invoker(fn: Callable[..., Any], context_param: str | None, *, run_in_thread: bool = True) -> Invoker:
-    """An awaitable call of `fn` that passes `ctx` into `context_param` (when there is one)."""
-    if _is_async(fn):
+def is_async_callable(fn: Callable[..., Any]) -> bool:
+    """Whether calling `fn` returns a coroutine (async functions, partials and callable objects of them).
+
+    Example:
+        >>> async def fetch() -> None: ...
+        >>> is_async_callable(functools.partial(fetch)), is_async_callable(len)
+        (True, False)
+    """
+    target: Any = fn
+    if not (inspect.isroutine(fn) or isinstance(fn, functools.partial)):
+        target = getattr(fn, "__call__", fn)  # noqa: B004 - callable objects
+    target = inspect.unwrap(target)
+    while isinstance(target, functools.partial):
+        target = target.func
+    return inspect.iscoroutinefunction(target)
+
+
+def _unchanged(value: Any) -> Any:
+    return value
+
+
+def make_invoker(
+    fn: Callable[..., Any],
+    context_param: str | None,
+    *,
+    run_in_thread: bool = True,
+    convert: Callable[[Any], Any] = _unchanged,
+) -> Invoker:
+    """An awaitable call of `fn` that passes `ctx` into `context_param` (when there is one) and
+    returns `convert(return value)`."""
+    if is_async_callable(fn):
 
         async def call_async(arguments: dict[str, Any], ctx: Context) -> Any:
             if context_param is not None:
                 arguments = {**arguments, context_param: ctx}
-            return await fn(**arguments)
+            return convert(await fn(**arguments))
 
         return call_async
 
@@ -41,13 +72,13 @@ def make_invoker(fn: Callable[..., Any], context_param: str | None, *, run_in_th
         async def call_inline(arguments: dict[str, Any], ctx: Context) -> Any:
             if context_param is not None:
                 arguments = {**arguments, context_param: ctx}
-            return fn(**arguments)
+            return convert(fn(**arguments))
 
         return call_inline
 
     async def call_in_worker(arguments: dict[str, Any], ctx: Context) -> Any:
         if context_param is not None:
             arguments = {**arguments, context_param: ctx}
-        return await run_in_worker(fn, arguments, ctx)
+        return convert(await run_in_worker(fn, arguments, ctx))
 
     return call_in_worker

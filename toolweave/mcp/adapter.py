@@ -55,6 +55,7 @@ from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, wire_tool
 from toolweave.mcp.guard import guard
+from toolweave.mcp.headers import RequestHeaders
 from toolweave.mcp.http_auth import auth_info
 from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
@@ -91,26 +92,9 @@ def adapter_for(server: Server) -> McpAdapter:
 
 
 def _headers(ctx: ServerRequestContext[Any]) -> Mapping[str, str]:
-    """The request's headers by lower-case name; a header sent more than once is left out.
-
-    Which of two values is meant is ambiguous (proxies and servers disagree on first or last),
-    so neither is trusted: an injection reading it fails (closed), and the operator's log says why.
-    """
-    request = ctx.request
-    headers = getattr(request, "headers", None)
-    if headers is None:
-        return {}
-    found: dict[str, str] = {}
-    repeated: set[str] = set()
-    for key, value in headers.items():
-        name = key.lower()
-        if name in found:
-            repeated.add(name)
-        found[name] = value
-    for name in repeated:
-        del found[name]
-        logger.warning("header %r was sent more than once: left out of the request context", name)
-    return found
+    """The request's headers by lower-case name; reading one it sent more than once refuses the call."""
+    headers = getattr(ctx.request, "headers", None)
+    return {} if headers is None else RequestHeaders(headers.items())
 
 
 def _peer(ctx: ServerRequestContext[Any]) -> str | None:

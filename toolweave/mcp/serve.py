@@ -9,6 +9,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -138,14 +139,17 @@ async def serve_http(
         limit_concurrency: The most connections and requests in progress at once; past it uvicorn
             answers 503 (a flood of slow clients cannot hold every slot forever).
         timeout_keep_alive: Seconds an idle keep-alive connection is kept open.
-        forwarded_allow_ips: Proxies whose `X-Forwarded-For` is trusted for the peer address
-            (uvicorn's default: 127.0.0.1).
+        forwarded_allow_ips: Proxies whose `X-Forwarded-For` sets the peer address (`ctx.peer`,
+            the caller of `RateLimit`/`Cache` without authentication), e.g. `"127.0.0.1"` behind
+            a local reverse proxy. Unset (and no `FORWARDED_ALLOW_IPS` in the environment), the
+            header is trusted from no one: the peer is the connection's own address.
         on_ready: Called with the URL once the socket listens (with the real port when `port=0`).
         **app_options: `http_app` options (auth, limits, event store...).
     """
     import uvicorn
 
     app = http_app(server, path=path, host=host, **app_options)
+    trusted = forwarded_allow_ips if forwarded_allow_ips is not None else os.environ.get("FORWARDED_ALLOW_IPS")
     config = uvicorn.Config(
         app,
         host=host,
@@ -154,7 +158,8 @@ async def serve_http(
         lifespan="on",
         limit_concurrency=limit_concurrency,
         timeout_keep_alive=timeout_keep_alive,
-        forwarded_allow_ips=forwarded_allow_ips,
+        proxy_headers=trusted is not None,
+        forwarded_allow_ips=trusted,
     )
     runner = uvicorn.Server(config)
     async with anyio.create_task_group() as tasks:

@@ -9,11 +9,13 @@ sorted keys, so `{"a": 1, "b": 2}` and `{"b": 2, "a": 1}` share an entry), the c
 `toolweave.middleware.keys`: the verified subject, else the peer address; one caller never sees
 another's cached result unless `key="global"` says they may) and the values injected into the
 call from the request (an `InjectArgs(tenant=FromHeader("x-tenant"))` keys entries per tenant;
-a digest of them, never the values). A tool whose injected value is a function of the request
-cannot be keyed and is never cached. An entry lives `ttl` seconds; at most `max_entries` are
-kept (least recently used dropped first). Errors are never cached: neither an `isError` result
-nor an exception. Cached results are shared objects — a middleware outside `Cache` must not
-mutate a result in place.
+a digest of them, never the values). Those values are read once per call, here, and the tool
+gets exactly them (`toolweave.core.reads`). A tool whose injected value is a function of the
+request cannot be keyed and is never cached. An entry lives `ttl` seconds; at most
+`max_entries` are kept (least recently used dropped first). Errors are never cached: neither an
+`isError` result nor an exception; nor is a round answering the tool's questions
+(`ctx.input_responses`: the answers are not part of the key). Cached results are shared
+objects — a middleware outside `Cache` must not mutate a result in place.
 
 Example:
     >>> cache = Cache(ttl=30, max_entries=500)
@@ -26,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -34,18 +35,20 @@ from pydantic_core import to_jsonable_python
 
 from toolweave.core.context import Context
 from toolweave.core.errors import ToolweaveError
+from toolweave.core.reads import Read, remembering, values_of
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import CallerKey, positive, resolve_key
 
 
-def _digest(varies_with: tuple[Callable[[Context], Any], ...], ctx: Context) -> str:
-    """A digest of the request values injected into the call ("" when there are none)."""
-    if not varies_with:
+async def _digest(reads: tuple[Read, ...], ctx: Context) -> str:
+    """A digest of the request values injected into the call ("" when there are none); the values
+    are remembered for the call, so the tool gets them without reading them again."""
+    if not reads:
         return ""
-    values = [read(ctx) for read in varies_with]
-    return hashlib.blake2b(repr(values).encode(), digest_size=16).hexdigest()
+    values = Cache.canonical(await values_of(reads, ctx))
+    return hashlib.blake2b(values.encode(), digest_size=16).hexdigest()
 
 
 def is_cacheable(tool: Tool) -> bool:
@@ -99,7 +102,7 @@ class Cache(Middleware):
         return self if not self.only_safe or is_cacheable(tool) else None
 
     @staticmethod
-    def canonical(arguments: dict[str, Any]) -> str:
+    def canonical(arguments: Any) -> str:
         """The arguments as compact JSON with sorted keys."""
         return json.dumps(
             arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=to_jsonable_python
@@ -114,22 +117,25 @@ class Cache(Middleware):
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         tool, ctx = call.tool, call.ctx
-        if tool.varies_with is None:  # used outside a compiled chain on a tool it cannot key
+        # outside a compiled chain on a tool it cannot key, or a round answering the tool's
+        # questions (the answers are not in the key): not cached
+        if tool.varies_with is None or ctx.input_responses:
             return await call_next(call)
-        try:
-            key = (tool.name, self.canonical(call.arguments), self.key(ctx), _digest(tool.varies_with, ctx))
-        except (TypeError, ValueError, ToolweaveError):  # no canonical form, or an input missing: not cached
-            return await call_next(call)
-        entries = self._entries
-        found = entries.get(key)
-        if found is not None:
-            if found[0] > anyio.current_time():
-                self.hits += 1
-                entries.move_to_end(key)
-                return found[1]
-            del entries[key]
-        self.misses += 1
-        result = await call_next(call)
+        with remembering(ctx):  # the injected values keyed on are the ones the tool gets
+            try:
+                key = (tool.name, self.canonical(call.arguments), self.key(ctx), await _digest(tool.varies_with, ctx))
+            except (TypeError, ValueError, ToolweaveError):  # no canonical form, or an input missing: not cached
+                return await call_next(call)
+            entries = self._entries
+            found = entries.get(key)
+            if found is not None:
+                if found[0] > anyio.current_time():
+                    self.hits += 1
+                    entries.move_to_end(key)
+                    return found[1]
+                del entries[key]
+            self.misses += 1
+            result = await call_next(call)
         if not result.is_error:
             entries[key] = (anyio.current_time() + self.ttl, result)
             if len(entries) > self.max_entries:

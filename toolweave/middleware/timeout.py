@@ -9,9 +9,10 @@ in an anyio cancel scope with that deadline:
 - an async tool is cancelled: its `finally` blocks (and those of inner middleware) run;
 - a sync function tool runs in a worker thread, which cannot be interrupted: the call still
   returns on time, the thread's eventual result is discarded, and the abandoned thread is
-  counted in `abandoned_threads`. Abandoned threads keep counting against the process's bound
-  on busy worker threads until they end (`toolweave.core.threads.MAX_THREADS`): past it, new
-  sync calls are refused ("the server is busy") instead of growing threads without limit;
+  counted in `abandoned_threads`. An abandoned thread keeps its slot among the threads sync
+  code may use (`toolweave.core.threads`: anyio's default thread limit, 40) until it ends;
+  while every slot is held by one, new sync calls are refused ("the server is busy") instead of
+  growing threads without limit;
 - the client gets an `isError` result: `Tool 'name' timed out after 2s`.
 
 Put `Timeout` inside `Logging` (so the record says `timeout`) and outside `Retry` if the limit

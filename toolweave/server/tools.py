@@ -112,7 +112,8 @@ async def _run(entry: ToolEntry, arguments: dict[str, Any], ctx: Context) -> Too
 def _spoofing(tool: str, names: tuple[str, ...], ctx: Context) -> None:
     """Log a client sending arguments the server sets (refused like any unexpected argument)."""
     sent = ", ".join(map(repr, names))
-    security.warning("caller %s sent %s to tool %r: set by the server, refused", caller_key(ctx), sent, tool)
+    message = "caller %s sent %s to tool %r: hidden (renamed away or set by the server), refused"
+    security.warning(message, caller_key(ctx), sent, tool)
 
 
 def through_chain(entry: Entry[Tool]) -> Callable[[dict[str, Any], Context], Any]:

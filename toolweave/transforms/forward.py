@@ -27,7 +27,8 @@ from typing import Any
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InvalidArguments, TransformError
-from toolweave.core.function_tool import _infer_output_schema, _is_async, tool_from_function
+from toolweave.core.function_tool import _infer_output_schema, tool_from_function
+from toolweave.core.invoke import is_async_callable
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors, ModelValidator
@@ -105,7 +106,7 @@ class Forward:
 
     def apply(self, tool: Tool) -> Tool:
         """A tool with `fn`'s signature that runs `fn`, which reaches `tool` through `forward()`."""
-        if not _is_async(self.fn):
+        if not is_async_callable(self.fn):
             raise TransformError(
                 f"tool {tool.name!r}: Forward needs an async function (it awaits forward()), "
                 f"not {getattr(self.fn, '__qualname__', self.fn)!r}"

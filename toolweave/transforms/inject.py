@@ -20,6 +20,7 @@ from typing import Any
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InjectionError
+from toolweave.core.reads import read_once
 from toolweave.core.tool import Tool
 from toolweave.transforms.argmap import Injected, callable_source
 from toolweave.transforms.plan import Fill, remap, require_args, where
@@ -49,7 +50,9 @@ def source_fill(tool: Tool, arg: str, value: Any) -> Fill:
             except InjectionError as error:
                 raise InjectionError(f"{prefix}: {error}") from None
 
-        read = Injected(from_source, False, value.label, arity=1, varies=value.varies, source=value)
+        # a plain read of the request is computed once per call: `Cache` keys on the same value
+        fn = read_once(from_source) if value.varies else from_source
+        read = Injected(fn, False, value.label, arity=1, varies=value.varies, source=value)
         return Fill("source", read, secret=value.secret)
     if isinstance(value, Secret):
         return Fill("constant", value.value, secret=True)
