@@ -3,6 +3,7 @@
 ```
 toolweave serve examples/gateway.yaml                      # stdio, for an MCP client
 toolweave serve examples/gateway.yaml --transport http     # http://127.0.0.1:8000/mcp
+toolweave serve --from claude-desktop --with policies.yaml # the servers Claude Desktop runs, + policies
 toolweave list examples/gateway.yaml                       # what a client will see
 toolweave explain examples/gateway.yaml wx_get_forecast    # how a tool was made
 toolweave call examples/gateway.yaml local_add a=1 b=2     # call a tool in-process
@@ -37,6 +38,7 @@ from rich.markup import escape
 
 from toolweave.config import Composed, build_file, config_schema
 from toolweave.config.base import suggest
+from toolweave.config.from_client import build_client
 from toolweave.core.context import AuthInfo, Context
 from toolweave.core.errors import ConfigError, ToolweaveError, UnknownTool
 from toolweave.core.result import ToolResult
@@ -58,6 +60,52 @@ stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 logger = logging.getLogger("toolweave.cli")
 
 ConfigPath = Annotated[Path, typer.Argument(help="The config file (.yaml, .yml, .json or .toml).", show_default=False)]
+SourcePath = Annotated[
+    Path | None,
+    typer.Argument(
+        help="The config file (.yaml, .yml, .json or .toml); with --from, the client's config file "
+        "(by default, where the client keeps it).",
+        show_default=False,
+    ),
+]
+
+
+class Client(StrEnum):
+    """MCP clients whose config `--from` reads (`toolweave.config.dialects.CLIENTS`)."""
+
+    claude_desktop = "claude-desktop"
+    claude_code = "claude-code"
+    cursor = "cursor"
+    windsurf = "windsurf"
+    cline = "cline"
+    vscode = "vscode"
+
+
+FromOption = Annotated[
+    Client | None,
+    typer.Option(
+        "--from",
+        help="Serve the MCP servers this client is configured with, each under its name as prefix.",
+        show_default=False,
+    ),
+]
+WithOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--with",
+        help="With --from: a toolweave config layered over the client's servers (middleware, transforms, ...).",
+        show_default=False,
+    ),
+]
+InputOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--input",
+        metavar="ID=VALUE",
+        help="A value for ${input:ID} references (repeatable); before the environment variable ID.",
+        show_default=False,
+    ),
+]
 
 
 class Transport(StrEnum):
@@ -104,10 +152,42 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
-def compose(config: Path) -> Composed:
-    """Load and build the config, or exit with its error."""
+def parse_inputs(pairs: Sequence[str]) -> dict[str, str]:
+    """`--input ID=VALUE` pairs as a mapping.
+
+    Example:
+        >>> parse_inputs(["github_token=abc", "region=eu=west"])
+        {'github_token': 'abc', 'region': 'eu=west'}
+    """
+    found: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--input {pair!r} is not ID=VALUE")
+        found[name] = value
+    return found
+
+
+def compose(
+    config: Path | None,
+    client: Client | None = None,
+    with_file: Path | None = None,
+    inputs: Sequence[str] = (),
+) -> Composed:
+    """Load and build the config (or client `--from` config, with `--with` over it), or exit with its error."""
     try:
-        return build_file(config)
+        values = parse_inputs(inputs)
+    except ValueError as error:
+        fail(str(error), code=2)
+    if client is None and with_file is not None:
+        fail("--with layers a toolweave config over a client's servers: give --from CLIENT too", code=2)
+    if client is None and config is None:
+        fail("give a config file, or --from CLIENT to use an MCP client's config", code=2)
+    try:
+        if client is not None:
+            return build_client(client.value, config, with_file=with_file, inputs=values)
+        assert config is not None
+        return build_file(config, inputs=values)
     except ConfigError as error:
         fail(str(error))
 
@@ -249,12 +329,18 @@ def schema() -> None:
         "toolweave serve examples/gateway.yaml",
         "toolweave serve examples/gateway.yaml --transport http --port 8000",
         "toolweave serve examples/identity.yaml --transport http --port 0      # any free port",
+        "toolweave serve --from claude-desktop                                 # Claude Desktop's servers",
+        "toolweave serve --from vscode .vscode/mcp.json --with policies.yaml --input token=...",
+        "toolweave serve examples/gateway.yaml --transport http --legacy-sse   # + /sse for old clients",
         note="On HTTP the URL (once it listens) and a client config snippet are printed to stderr.\n"
         "examples/gateway.yaml starts ${PYTHON:-python3}: put PYTHON=<a python with mcp> in front.",
     )
 )
 def serve(
-    config: ConfigPath,
+    config: SourcePath = None,
+    client: FromOption = None,
+    with_file: WithOption = None,
+    inputs: InputOption = None,
     transport: Annotated[Transport, typer.Option(help="stdio (for an MCP client) or http.")] = Transport.stdio,
     host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="HTTP: the port to listen on (0: any free one).")] = 8000,
@@ -270,11 +356,19 @@ def serve(
     limit_concurrency: Annotated[
         int, typer.Option(min=1, help="HTTP: the most connections and requests in progress (then 503).")
     ] = 1000,
+    legacy_sse: Annotated[
+        bool,
+        typer.Option(
+            "--legacy-sse", help="HTTP: also serve the legacy HTTP+SSE transport (/sse, /messages/) for old clients."
+        ),
+    ] = False,
     log_level: LogOption = LogLevel.warning,
 ) -> None:
     """Serve the composed server over stdio (default) or streamable HTTP."""
     setup_logging(log_level)
-    composed = compose(config)
+    if legacy_sse and transport is not Transport.http:
+        fail("--legacy-sse is an HTTP transport: add --transport http", code=2)
+    composed = compose(config, client, with_file, inputs or ())
 
     async def work(composed: Composed) -> Failure | None:
         server = composed.server
@@ -292,7 +386,8 @@ def serve(
             "session_idle_timeout": session_idle_timeout,
             "max_request_body_size": max_body_size,
             "limit_concurrency": limit_concurrency,
-            "on_ready": lambda url: _announce(server.name, url),
+            "legacy_sse": legacy_sse,
+            "on_ready": lambda url: _announce(server.name, url, legacy_sse),
         }
         if composed.authenticate is not None:
             options["authenticate"] = composed.authenticate
@@ -303,9 +398,13 @@ def serve(
         run_composed(composed, work)
 
 
-def _announce(name: str, url: str) -> None:
+def _announce(name: str, url: str, legacy_sse: bool = False) -> None:
     """Print where the server listens (once it does) and a client config snippet."""
     stderr.print(f"Serving {escape(repr(name))} at [bold]{escape(url)}[/bold]", markup=True)
+    if legacy_sse:
+        from toolweave.mcp.legacy_sse import sse_url
+
+        stderr.print(f"Legacy SSE clients: [bold]{escape(sse_url(url))}[/bold]", markup=True)
     stderr.print("Client config:", markup=False)
     stderr.out(json.dumps({"mcpServers": {name: {"url": url}}}, indent=2), highlight=False)
 
@@ -328,18 +427,22 @@ def _cannot_listen(host: str, port: int) -> str | None:
     epilog=examples(
         "WEATHER_API_KEY=demo-key toolweave list examples/wrap.yaml",
         "PYTHON=$PWD/.venv/bin/python toolweave list examples/gateway.yaml",
+        "toolweave list --from cursor",
         note="Exits 1 when an upstream MCP server cannot be started (its error is shown); --allow-down goes on.",
     ),
 )
 def list_(
-    config: ConfigPath,
+    config: SourcePath = None,
+    client: FromOption = None,
+    with_file: WithOption = None,
+    inputs: InputOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON, as the wire sends it (camelCase).")] = False,
     allow_down: AllowDown = False,
     log_level: LogOption = LogLevel.warning,
 ) -> None:
     """Show the tools, prompts and resources a client will see, and the state of each upstream."""
     setup_logging(log_level)
-    composed = compose(config)
+    composed = compose(config, client, with_file, inputs or ())
 
     async def work(composed: Composed) -> dict[str, Any]:
         data = await listing(composed.server)
@@ -355,18 +458,34 @@ def list_(
 
 
 @app.command(
-    epilog=examples("toolweave explain examples/wrap.yaml", "toolweave explain examples/wrap.yaml forecast --json")
+    epilog=examples(
+        "toolweave explain examples/wrap.yaml",
+        "toolweave explain examples/wrap.yaml forecast --json",
+        "toolweave explain --from claude-code --with policies.yaml",
+        note="With --from, a TOOL is named with --tool (the argument is the client's config file).",
+    )
 )
 def explain(
-    config: ConfigPath,
+    config: SourcePath = None,
     tool: Annotated[str | None, typer.Argument(help="Only this tool (its exposed name).", show_default=False)] = None,
+    client: FromOption = None,
+    with_file: WithOption = None,
+    inputs: InputOption = None,
+    only: Annotated[
+        str | None, typer.Option("--tool", help="Only this tool (its exposed name).", show_default=False)
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a tree.")] = False,
     allow_down: AllowDown = False,
     log_level: LogOption = LogLevel.warning,
 ) -> None:
     """Show how each tool was made: origin, transforms, middleware, schema before and after."""
     setup_logging(log_level)
-    composed = compose(config)
+    if tool is not None and only is not None:
+        fail("name the tool once: as an argument or with --tool", code=2)
+    if client is not None and config is not None and tool is None and only is None and not config.exists():
+        fail(f"no file {str(config)!r}: with --from, name the tool with --tool {config}", code=2)
+    tool = tool or only
+    composed = compose(config, client, with_file, inputs or ())
 
     states: list[dict[str, Any]] = []
 
@@ -490,6 +609,7 @@ def call(
         list[str] | None, typer.Option("--header", "-H", help="An HTTP-style request header, 'Name: value'.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    inputs: InputOption = None,
     allow_down: AllowDown = False,
     log_level: LogOption = LogLevel.warning,
 ) -> None:
@@ -500,7 +620,7 @@ def call(
         headers = parse_headers(header or [])
     except ValueError as error:
         fail(str(error), code=2)
-    composed = compose(config)
+    composed = compose(config, inputs=inputs or ())
 
     states: list[dict[str, Any]] = []
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from toolweave.config.build import build, build_file
 from toolweave.config.composed import Composed
+from toolweave.config.dialects import dialect_table
+from toolweave.config.from_client import build_client, client_config
 from toolweave.config.loading import load_config
 from toolweave.config.models import Config
 
@@ -26,7 +28,14 @@ def config_schema() -> dict[str, Any]:
         'toolweave config'
     """
     schema = Config.model_json_schema(by_alias=True, mode="validation")
-    return {"$schema": SCHEMA_DIALECT, **schema, "title": "toolweave config"}
+    return {"$schema": SCHEMA_DIALECT, **schema, "title": "toolweave config", "description": _DESCRIPTION}
 
 
-__all__ = ["Composed", "Config", "build", "build_file", "config_schema", "load_config"]
+_DESCRIPTION = (
+    "A toolweave config file: MCP servers to mount (the server lists MCP clients write, as they are), "
+    "Python imports, per-tool changes, middleware and transforms.\n\n"
+    "Accepted dialects (`toolweave serve --from CLIENT` reads the client's own file):\n\n" + dialect_table()
+)
+
+
+__all__ = ["Composed", "Config", "build", "build_client", "build_file", "client_config", "config_schema", "load_config"]

@@ -3,7 +3,7 @@
 ```
 Config ─► server_from_settings ─► Server (root)
   python[i]       ─► python_source  ─┐
-  mcpServers.name ─► remote_source  ─┴► source_layer (include/exclude, tools, timeout, middleware)
+  mcpServers/servers.name ─► remote_source ─┴► source_layer (include/exclude, tools, timeout, middleware)
                                          └► root.mount(layer, prefix=...)
   middleware      ─► middleware_stack ─► root.add_middleware(...)
   transforms      ─► rule_transforms  ─► root.add_transform(..., tools=selector)
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from toolweave.config.composed import Composed, Source
+from toolweave.config.envfile import read_env_file
 from toolweave.config.imports import add_search_path, import_object
 from toolweave.config.inject import parse_inject
 from toolweave.config.loading import problems_error
@@ -233,7 +234,7 @@ def python_source(entry: PythonEntry, *, where: str) -> Any:
 def remote_source(
     name: str, entry: McpServerEntry, *, base_dir: Path, where: str, secrets: Mapping[str, str] | None = None
 ) -> Any:
-    """A `RemoteServer` for an `mcpServers` entry (stdio or HTTP); `secrets` stay out of what it shows.
+    """A `RemoteServer` for an MCP server entry (stdio, HTTP or SSE); `secrets` stay out of what it shows.
 
     The entry's `timeout` is also the remote's own bound on each request (prompts and reads too).
     """
@@ -241,10 +242,14 @@ def remote_source(
     extra: dict[str, Any] = {"secrets": secrets} if secrets else {}
     if entry.timeout is not None:
         extra["timeout"] = entry.timeout
-    if entry.transport == "http":
-        return _call(remote.http, entry.url, where=where, headers=entry.headers, name=name, **extra)
+    if entry.transport != "stdio":
+        make = remote.http if entry.transport == "http" else remote.sse
+        return _call(make, entry.endpoint, where=where, headers=entry.headers, name=name, **extra)
     cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
-    options = {"args": list(entry.args), "env": entry.env, "cwd": cwd, "name": name, **extra}
+    env = entry.env
+    if entry.env_file is not None:
+        env = {**read_env_file(base_dir / entry.env_file, where=f"{where}.envFile"), **(entry.env or {})}
+    options = {"args": list(entry.args), "env": env, "cwd": cwd, "name": name, **extra}
     return _call(remote.stdio, entry.command, where=where, **options)
 
 
@@ -333,8 +338,10 @@ def _add_python(composed: Composed, entry: PythonEntry, *, where: str) -> None:
     _mount(root, layer, entry.prefix, where=where)
 
 
-def _add_remote(composed: Composed, name: str, entry: McpServerEntry, *, base: Path) -> None:
-    where = key_path(("mcpServers", name))
+def _add_remote(composed: Composed, section: str, name: str, entry: McpServerEntry, *, base: Path) -> None:
+    where = key_path((section, name))
+    if entry.disabled_tools:
+        entry = entry.model_copy(update={"exclude": [*entry.exclude, *entry.disabled_tools]})
     remote = remote_source(name, entry, base_dir=base, where=where, secrets=composed.secrets)
     composed.remotes.append(remote)
     composed.sources.append(Source(where, remote, tuple(entry.tools)))
@@ -363,10 +370,10 @@ def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
     for index, entry in enumerate(config.python_entries):
         with _collected(problems):
             _add_python(composed, entry, where=f"python[{index}]")
-    for name, server_entry in config.mcp_servers.items():
+    for section, name, server_entry in config.server_entries():
         if not server_entry.disabled:
             with _collected(problems):
-                _add_remote(composed, name, server_entry, base=base)
+                _add_remote(composed, section, name, server_entry, base=base)
     with _collected(problems):
         root.add_middleware(*middleware_stack(config.middleware, where="middleware"))
     with _collected(problems):
@@ -378,21 +385,23 @@ def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
     return composed
 
 
-def build_file(path: str | Path) -> Composed:
-    """`load_config(path)` then `build(...)`, with errors naming the file."""
+def build_file(path: str | Path, *, inputs: Mapping[str, str] | None = None) -> Composed:
+    """`load_config(path)` then `build(...)`, with errors naming the file; `inputs` give
+    `${input:id}` values."""
     from toolweave.config.loading import load_config
 
-    config = load_config(path)
+    config = load_config(path, inputs=inputs)
     try:
         composed = build(config, base_dir=Path(path).parent)
-        composed.file = str(path)
-        return composed
     except ConfigError as error:
-        if error.file is not None:
-            raise
-        raise ConfigError(_bare(error), file=str(path), path=error.path) from None
+        raise naming_file(error, str(path)) from None
+    composed.file = str(path)
+    return composed
 
 
-def _bare(error: ConfigError) -> str:
+def naming_file(error: ConfigError, file: str) -> ConfigError:
+    """`error`, naming `file` if it names no file yet."""
+    if error.file is not None:
+        return error
     text = str(error)
-    return text.removeprefix(f"{error.path}: ") if error.path else text
+    return ConfigError(text.removeprefix(f"{error.path}: ") if error.path else text, file=file, path=error.path)

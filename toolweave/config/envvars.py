@@ -1,12 +1,22 @@
-"""`${VAR}` and `${VAR:-default}` in config strings, expanded before validation.
+"""`${...}` references in config strings, expanded before validation.
 
-`$${...}` keeps a literal `${...}`. A variable that is not set and has no default is an error
-naming the variable and the key path where it was used (never a value); `expand_all` collects
-every such problem of a file at once.
+- `${VAR}` and `${VAR:-default}`: environment variables (the `mcpServers` clients' spelling);
+- `${env:VAR}`: the same, as VS Code and Cursor write it;
+- `${input:id}`: a VS Code input, from `--input id=value` (`inputs=`), else the environment
+  variable named `id`, else the input's `default` in the file's `inputs` list;
+- `${workspaceFolder}` and `${userHome}`: the folder a VS Code or Cursor file belongs to, and the
+  home folder (see `Variables.for_file`).
+
+`$${...}` keeps a literal `${...}`. A reference that has no value is an error naming the variable
+or input and the key path where it was used (never a value); `expand_all` collects every such
+problem of a file at once. Values from the environment and from inputs are secrets: each is
+returned with the reference it came from, to be shown instead of the value.
 
 Example:
     >>> expand({"headers": {"Authorization": "Bearer ${TOKEN:-none}"}}, environ={})
     {'headers': {'Authorization': 'Bearer none'}}
+    >>> expand({"args": ["${input:root}"]}, variables=Variables({}, inputs={"root": "/srv"}))
+    {'args': ['/srv']}
 """
 
 from __future__ import annotations
@@ -14,80 +24,189 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from toolweave.config.paths import key_path
 from toolweave.core.errors import ConfigError
 
-_REFERENCE = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(.*?))?\}|\$\{([^}]*)\}?")
+_REFERENCE = re.compile(
+    r"\$\$"
+    r"|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(.*?))?\}"  # ${VAR} / ${VAR:-default}
+    r"|\$\{(env|input):([^}]*)\}"  # ${env:VAR} / ${input:id}
+    r"|\$\{([^}]*)\}?"  # anything else: refused
+)
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+WORKSPACE_FOLDERS = (".vscode", ".cursor")
+"""Folders whose parent is the workspace of the config file inside them."""
 
 
-def expand_string(text: str, environ: Mapping[str, str], where: tuple[Any, ...] = ()) -> str:
-    """`text` with every `${VAR}` / `${VAR:-default}` replaced from `environ`."""
-    if "$" not in text:
-        return text
+@dataclass(frozen=True)
+class Variables:
+    """Where references get their values.
 
-    def replace(match: re.Match[str]) -> str:
-        whole = match.group(0)
-        if whole == "$$":
-            return "$"
-        name, default, broken = match.group(1), match.group(2), match.group(3)
-        if name is None:
-            shown = f"${{{broken}}}" if whole.endswith("}") else whole
-            raise ConfigError(
-                f"{shown!r} is not a valid variable reference: write ${{NAME}} or ${{NAME:-default}}",
-                path=key_path(where),
+    Args:
+        environ: The environment (`${VAR}`, `${env:VAR}`, and inputs not given otherwise).
+        inputs: Values of `${input:id}` references given by the caller (`--input id=value`).
+        declared: The file's `inputs` list by id: `(description, default)`.
+        predefined: `${workspaceFolder}`, `${userHome}`.
+    """
+
+    environ: Mapping[str, str]
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    declared: Mapping[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    predefined: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def for_file(
+        cls,
+        file: Path | None,
+        data: Any,
+        *,
+        environ: Mapping[str, str] | None = None,
+        inputs: Mapping[str, str] | None = None,
+    ) -> Variables:
+        """The variables of a config file: its declared `inputs`, and `${workspaceFolder}` — the
+        folder holding the file's `.vscode`/`.cursor` folder, else the current directory."""
+        folder = Path.cwd()
+        if file is not None and file.parent.name in WORKSPACE_FOLDERS:
+            folder = file.parent.parent.resolve()
+        return cls(
+            os.environ if environ is None else environ,
+            dict(inputs or {}),
+            declared_inputs(data),
+            {"workspaceFolder": str(folder), "userHome": str(Path.home())},
+        )
+
+    def input(self, name: str) -> str | None:
+        """The value of `${input:name}`, or None when nothing gives it one."""
+        for source in (self.inputs, self.environ):
+            if name in source:
+                return source[name]
+        return self.declared.get(name, (None, None))[1]
+
+
+def declared_inputs(data: Any) -> dict[str, tuple[str | None, str | None]]:
+    """`(description, default)` of each well-formed entry of a file's `inputs` list, by id
+    (validation reports the others)."""
+    items = data.get("inputs") if isinstance(data, dict) else None
+    found: dict[str, tuple[str | None, str | None]] = {}
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("id"), str):
+            description, default = item.get("description"), item.get("default")
+            found[item["id"]] = (
+                description if isinstance(description, str) else None,
+                default if isinstance(default, str) else None,
             )
-        value = environ.get(name)
+    return found
+
+
+def _unset_input(name: str, variables: Variables) -> str:
+    if name in variables.declared:
+        description = variables.declared[name][0]
+        what = f"input {name!r}" + (f" ({description})" if description else "")
+    else:
+        what = f"input {name!r} (not declared in 'inputs')"
+    return f"{what} has no value: give it with --input {name}=VALUE or the environment variable {name}"
+
+
+def _resolve(match: re.Match[str], variables: Variables) -> str:
+    """The replacement of one reference, or a `ValueError` saying why there is none."""
+    whole = match.group(0)
+    if whole == "$$":
+        return "$"
+    name, default, kind, argument, broken = match.groups()
+    if name is not None:
+        if name in variables.predefined:
+            return variables.predefined[name]
+        value = variables.environ.get(name)
         if value is None or (value == "" and default is not None):
             if default is None:
-                raise ConfigError(
-                    f"environment variable {name} is not set (write ${{{name}:-default}} to give a default)",
-                    path=key_path(where),
-                )
+                hint = f"write ${{{name}:-default}} to give a default"
+                raise ValueError(f"environment variable {name} is not set ({hint})")
             return default
         return value
+    if kind == "env":
+        if not _ENV_NAME.fullmatch(argument):
+            raise ValueError(f"'${{env:{argument}}}' does not name an environment variable")
+        value = variables.environ.get(argument)
+        if value is None:
+            raise ValueError(f"environment variable {argument} is not set")
+        return value
+    if kind == "input":
+        found = variables.input(argument)
+        if found is None:
+            raise ValueError(_unset_input(argument, variables))
+        return found
+    shown = f"${{{broken}}}" if whole.endswith("}") else whole
+    raise ValueError(
+        f"{shown!r} is not a valid reference: write ${{NAME}}, ${{NAME:-default}}, ${{env:NAME}} or ${{input:id}}"
+    )
 
-    return _REFERENCE.sub(replace, text)
+
+def expand_string(
+    text: str, environ: Mapping[str, str], where: tuple[Any, ...] = (), *, variables: Variables | None = None
+) -> str:
+    """`text` with every reference replaced (from `variables`, else from `environ` alone)."""
+    if "$" not in text:
+        return text
+    known = variables if variables is not None else Variables(environ)
+    try:
+        return _REFERENCE.sub(lambda match: _resolve(match, known), text)
+    except ValueError as error:
+        raise ConfigError(str(error), path=key_path(where)) from None
 
 
-def expand(data: Any, *, environ: Mapping[str, str] | None = None, where: tuple[Any, ...] = ()) -> Any:
-    """A copy of parsed config `data` with variables expanded in every string value (not in keys).
+def expand(
+    data: Any,
+    *,
+    environ: Mapping[str, str] | None = None,
+    where: tuple[Any, ...] = (),
+    variables: Variables | None = None,
+) -> Any:
+    """A copy of parsed config `data` with references expanded in every string value (not in keys).
 
     Raises:
         ConfigError: for the first reference that cannot be expanded.
     """
-    expanded, problems, _ = expand_all(data, environ=environ, where=where)
+    expanded, problems, _ = expand_all(data, environ=environ, where=where, variables=variables)
     if problems:
         raise problems[0]
     return expanded
 
 
 def expand_all(
-    data: Any, *, environ: Mapping[str, str] | None = None, where: tuple[Any, ...] = ()
+    data: Any,
+    *,
+    environ: Mapping[str, str] | None = None,
+    where: tuple[Any, ...] = (),
+    variables: Variables | None = None,
 ) -> tuple[Any, list[ConfigError], dict[str, str]]:
     """`data` expanded as far as it can be, every reference that cannot be (an unexpanded string
-    stays as written), and the values that came from the environment, each with the reference it
-    came from (shown instead of the value wherever a command or URL is shown).
+    stays as written), and the values that came from the environment or from inputs, each with the
+    reference it came from (shown instead of the value wherever a command or URL is shown).
+
+    `variables` gives the values (by default: `environ`, else `os.environ`, alone).
 
     Example:
         >>> _, problems, secrets = expand_all({"a": "${A}", "b": "${B}", "c": "${C}"}, environ={"C": "s3cr3t"})
         >>> [str(p).split(" (")[0] for p in problems], secrets
         (['a: environment variable A is not set', 'b: environment variable B is not set'], {'s3cr3t': '${C}'})
     """
-    env = os.environ if environ is None else environ
+    known = variables if variables is not None else Variables(os.environ if environ is None else environ)
     problems: list[ConfigError] = []
     secrets: dict[str, str] = {}
 
     def walk(value: Any, at: tuple[Any, ...]) -> Any:
         if isinstance(value, str):
             try:
-                expanded = expand_string(value, env, at)
+                expanded = expand_string(value, known.environ, at, variables=known)
             except ConfigError as error:
                 problems.append(error)
                 return value
             if expanded != value:
-                secrets.update(_referenced(value, env))
+                secrets.update(_referenced(value, known))
             return expanded
         if isinstance(value, dict):
             return {key: walk(item, (*at, key)) for key, item in value.items()}
@@ -98,7 +217,21 @@ def expand_all(
     return walk(data, where), problems, secrets
 
 
-def _referenced(text: str, environ: Mapping[str, str]) -> dict[str, str]:
-    """The non-empty values of the variables `text` refers to, each with its reference."""
-    names = {match.group(1) for match in _REFERENCE.finditer(text) if match.group(1)}
-    return {environ[name]: f"${{{name}}}" for name in names if environ.get(name)}
+def _referenced(text: str, variables: Variables) -> dict[str, str]:
+    """The non-empty secret values `text` refers to (environment variables and inputs), each with
+    its reference as written."""
+    found: dict[str, str] = {}
+    for match in _REFERENCE.finditer(text):
+        name, _, kind, argument, _ = match.groups()
+        if name is not None and name not in variables.predefined:
+            value = variables.environ.get(name)
+            reference = f"${{{name}}}"
+        elif kind == "env":
+            value, reference = variables.environ.get(argument), f"${{env:{argument}}}"
+        elif kind == "input":
+            value, reference = variables.input(argument), f"${{input:{argument}}}"
+        else:
+            continue
+        if value:
+            found[value] = reference
+    return found

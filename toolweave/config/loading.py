@@ -1,4 +1,5 @@
-"""Reading a config file: JSON, TOML or YAML → `${VAR}` expansion → validated `Config`.
+"""Reading a config file: JSON (comments allowed), TOML or YAML → `${...}` expansion →
+validated `Config`.
 
 Every failure is a `ConfigError` naming the file, the key path and what is wrong; nothing is
 built or started from an invalid file.
@@ -21,7 +22,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from toolweave.config.envvars import expand_all
+from toolweave.config.envvars import Variables, expand_all
+from toolweave.config.jsonc import plain_json
 from toolweave.config.models import Config
 from toolweave.config.problems import describe
 from toolweave.core.errors import ConfigError
@@ -46,10 +48,14 @@ def read_text(path: Path) -> str:
 
 
 def parse_text(text: str, fmt: str, file: str) -> Any:
-    """Parse `text` as `fmt` (`"json"`, `"toml"` or `"yaml"`)."""
+    """Parse `text` as `fmt` (`"json"` — with comments and trailing commas, as VS Code writes it —,
+    `"toml"` or `"yaml"`)."""
     try:
         if fmt == "json":
-            return json.loads(text)
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError:
+                return json.loads(plain_json(text))
         if fmt == "toml":
             return tomllib.loads(text)
         return yaml.safe_load(text)
@@ -66,13 +72,21 @@ def parse_text(text: str, fmt: str, file: str) -> Any:
         raise ConfigError(f"invalid YAML{where}: {problem}", file=file) from None
 
 
-def validate(data: Any, *, file: str | None = None, environ: Mapping[str, str] | None = None) -> Config:
-    """A `Config` from parsed data: variables expanded, then validated."""
+def validate(
+    data: Any,
+    *,
+    file: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    inputs: Mapping[str, str] | None = None,
+) -> Config:
+    """A `Config` from parsed data: references expanded (`inputs` give `${input:id}` values), then
+    validated."""
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError("the top level must be a mapping (an object / table)", file=file)
-    expanded, unset, secrets = expand_all(data, environ=environ)
+    variables = Variables.for_file(Path(file) if file else None, data, environ=environ, inputs=inputs)
+    expanded, unset, secrets = expand_all(data, variables=variables)
     problems = [str(error) for error in unset]  # reported together with the validation problems
     try:
         config = Config.model_validate(expanded)
@@ -91,18 +105,29 @@ def problems_error(problems: list[str], *, file: str | None) -> ConfigError:
     return ConfigError(f"{len(problems)} problems:\n{listed}", file=file)
 
 
-def load_config(path: str | os.PathLike[str], *, environ: Mapping[str, str] | None = None) -> Config:
+def read_data(path: str | os.PathLike[str]) -> Any:
+    """The parsed contents of the file at `path`, by its suffix (other names are read as YAML,
+    which also reads JSON)."""
+    file = Path(path)
+    text = read_text(file)
+    return parse_text(text, FORMATS.get(file.suffix.lower(), "yaml"), str(file))
+
+
+def load_config(
+    path: str | os.PathLike[str],
+    *,
+    environ: Mapping[str, str] | None = None,
+    inputs: Mapping[str, str] | None = None,
+) -> Config:
     """Read, parse, expand and validate the config file at `path`.
 
     Args:
         path: A `.json`, `.toml`, `.yaml` or `.yml` file (other names are read as YAML, which
             also reads JSON).
         environ: Variables for `${VAR}` expansion; `os.environ` by default.
+        inputs: Values for `${input:id}` references (before the environment variable `id`).
 
     Raises:
         ConfigError: naming the file, the key path and what is wrong.
     """
-    file = Path(path)
-    text = read_text(file)
-    fmt = FORMATS.get(file.suffix.lower(), "yaml")
-    return validate(parse_text(text, fmt, str(file)), file=str(file), environ=environ)
+    return validate(read_data(path), file=str(path), environ=environ, inputs=inputs)

@@ -41,6 +41,7 @@ from pydantic import (
 )
 
 from toolweave.config.base import StrictModel, shape
+from toolweave.config.dialects import TRANSPORTS, Transport, TransportName
 from toolweave.config.inject import parse_inject
 from toolweave.config.policies import Glob, MiddlewareSet, ToolSelector
 
@@ -64,6 +65,7 @@ def _import_path(value: str) -> str:
 
 ToolName = Annotated[str, AfterValidator(_tool_name)]
 ImportPath = Annotated[str, AfterValidator(_import_path), Field(pattern=_IMPORT.pattern)]
+_ALIASES = {"env_file": "envFile"}
 
 
 class ArgSpec(StrictModel):
@@ -155,43 +157,105 @@ class SourceOptions(StrictModel):
 
 
 class McpServerEntry(SourceOptions):
-    """An MCP server to mount: spawned over stdio (`command`) or reached over HTTP (`url`)."""
+    """An MCP server to mount, as the major MCP clients write one: spawned over stdio (`command`) or
+    reached over HTTP (`url`, or `serverUrl`): streamable HTTP, or the legacy HTTP+SSE transport
+    with `type: sse`."""
 
-    type: Literal["stdio", "http", "streamable-http", "sse"] | None = Field(
-        None, description="The transport; inferred from `command` (stdio) or `url` (http) when left out."
+    type: TransportName | None = Field(
+        None,
+        description="The transport: 'stdio', 'http' (also spelt 'streamable-http' or 'streamableHttp') "
+        "or 'sse' (the legacy HTTP+SSE transport); inferred from `command` (stdio) or `url` (http) "
+        "when left out.",
+    )
+    declared_transport: TransportName | None = Field(
+        None, alias="transport", description="The same as `type`, as some clients spell it."
     )
     command: str | None = Field(None, description="The program to start (stdio).")
     args: list[str] = Field(default_factory=list, description="Arguments for `command` (stdio).")
     env: dict[str, str] | None = Field(None, description="Environment variables for `command` (stdio).")
+    env_file: str | None = Field(
+        None,
+        alias="envFile",
+        description="A file of KEY=VALUE lines for the environment of `command`, relative to the "
+        "config file; `env` wins over it (stdio).",
+    )
     cwd: str | None = Field(None, description="Working directory for `command`, relative to the config file (stdio).")
-    url: str | None = Field(None, description="The streamable HTTP endpoint, e.g. 'https://host/mcp' (HTTP).")
+    url: str | None = Field(
+        None, description="The HTTP endpoint, e.g. 'https://host/mcp' (streamable HTTP) or 'https://host/sse' (SSE)."
+    )
+    server_url: str | None = Field(None, alias="serverUrl", description="The same as `url`, as Windsurf spells it.")
     headers: dict[str, str] | None = Field(None, description="HTTP headers sent with every request (HTTP).")
     disabled: StrictBool = Field(False, description="Skip this server (as some clients' config files allow).")
+    disabled_tools: list[Glob] = Field(
+        default_factory=list,
+        alias="disabledTools",
+        description="Tools switched off in the client: never exposed (added to `exclude`).",
+    )
+    always_allow: Any = Field(
+        None, alias="alwaysAllow", description="Accepted and ignored: tools a client runs without asking."
+    )
+    auto_approve: Any = Field(
+        None, alias="autoApprove", description="Accepted and ignored: tools a client runs without asking."
+    )
+    dev: Any = Field(None, description="Accepted and ignored: VS Code's development mode (watch, debug).")
+    gallery: Any = Field(None, description="Accepted and ignored: where VS Code installed the server from.")
+    version: Any = Field(None, description="Accepted and ignored: the version VS Code installed.")
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerEntry:
-        if self.type == "sse":
-            raise ValueError("the legacy SSE transport is not supported; point 'url' at the streamable HTTP endpoint")
-        if self.command is not None and self.url is not None:
+        given = [name for name in (self.type, self.declared_transport) if name is not None]
+        declared = {TRANSPORTS[name] for name in given}
+        if len(declared) > 1:
+            raise ValueError("'type' and 'transport' name different transports")
+        if self.url is not None and self.server_url is not None:
+            raise ValueError("give either 'url' or 'serverUrl', not both")
+        url = self.endpoint
+        if self.command is not None and url is not None:
             raise ValueError("give either 'command' (stdio) or 'url' (HTTP), not both")
-        if self.command is None and self.url is None:
-            wanted = "'url'" if self.type in ("http", "streamable-http") else "'command'"
+        if self.command is None and url is None:
+            wanted = "'url'" if declared & {"http", "sse"} else "'command'"
             raise ValueError(f"missing {wanted}: an MCP server needs 'command' (stdio) or 'url' (HTTP)")
-        stdio_only = sorted({"args", "env", "cwd"} & self.model_fields_set) if self.url else []
-        if stdio_only:
-            raise ValueError(f"{', '.join(stdio_only)} only apply to stdio servers ('command'), not to 'url'")
+        if url is not None:
+            stdio_keys = ("args", "env", "env_file", "cwd")
+            stdio_only = [_ALIASES.get(key, key) for key in stdio_keys if key in self.model_fields_set]
+            if stdio_only:
+                raise ValueError(f"{', '.join(stdio_only)} only apply to stdio servers ('command'), not to 'url'")
         if self.command is not None and self.headers is not None:
             raise ValueError("'headers' only apply to HTTP servers ('url'), not to 'command'")
-        if self.command is not None and self.type in ("http", "streamable-http"):
-            raise ValueError(f"type {self.type!r} needs 'url', not 'command'")
-        if self.url is not None and self.type == "stdio":
+        if self.command is not None and declared & {"http", "sse"}:
+            raise ValueError(f"type {given[0]!r} needs 'url', not 'command'")
+        if url is not None and declared == {"stdio"}:
             raise ValueError("type 'stdio' needs 'command', not 'url'")
         return self
 
     @property
-    def transport(self) -> Literal["stdio", "http"]:
-        """`"stdio"` or `"http"`."""
-        return "stdio" if self.command is not None else "http"
+    def endpoint(self) -> str | None:
+        """The URL (`url` or `serverUrl`), or None for a stdio server."""
+        return self.url if self.url is not None else self.server_url
+
+    @property
+    def transport(self) -> Transport:
+        """`"stdio"`, `"http"` (streamable HTTP) or `"sse"` (legacy HTTP+SSE)."""
+        if self.command is not None:
+            return "stdio"
+        declared = self.type or self.declared_transport
+        return "sse" if declared is not None and TRANSPORTS[declared] == "sse" else "http"
+
+
+class InputSpec(StrictModel):
+    """A VS Code input variable, referenced as `${input:id}`. toolweave never prompts: the value comes
+    from `--input id=value`, else the environment variable `id`, else `default`."""
+
+    type: Literal["promptString", "pickString", "command"] = Field(
+        "promptString", description="How VS Code asks for the value."
+    )
+    id: str = Field(description="The name `${input:<id>}` refers to.")
+    description: str | None = Field(None, description="What the value is (shown when it is missing).")
+    password: StrictBool = Field(False, description="Whether VS Code hides the value as it is typed.")
+    default: str | None = Field(None, description="The value used when none is given.")
+    options: list[Any] | None = Field(None, description="The choices of a 'pickString' input.")
+    command: str | None = Field(None, description="The VS Code command of a 'command' input.")
+    args: Any = Field(None, description="The arguments of a 'command' input.")
 
 
 class PythonEntry(SourceOptions):
@@ -248,13 +312,36 @@ class Config(StrictModel):
     mcp_servers: dict[str, McpServerEntry] = Field(
         default_factory=dict,
         alias="mcpServers",
-        description="MCP servers to mount, by name (the mcpServers format).",
+        description="MCP servers to mount, by name (the mcpServers format of Claude Desktop, Claude Code, "
+        "Cursor, Windsurf, Cline).",
+    )
+    servers: dict[str, McpServerEntry] = Field(
+        default_factory=dict,
+        description="MCP servers to mount, by name, as VS Code's mcp.json writes them (the same entries as "
+        "`mcpServers`).",
+    )
+    inputs: list[InputSpec] = Field(
+        default_factory=list,
+        description="VS Code's input variables, for `${input:id}` references (never prompted for).",
     )
     middleware: MiddlewareSet | None = Field(None, description="Middleware around every tool, outermost first.")
     transforms: list[TransformSpec] = Field(
         default_factory=list, description="Changes applied to the tools a selector matches, in order."
     )
     _secrets: Mapping[str, str] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_entry_per_name(self) -> Config:
+        both = sorted(set(self.mcp_servers) & set(self.servers))
+        if both:
+            raise ValueError(f"{', '.join(map(repr, both))} defined under both 'mcpServers' and 'servers'")
+        return self
+
+    def server_entries(self) -> list[tuple[str, str, McpServerEntry]]:
+        """Every MCP server entry as (the section it is under, its name, the entry)."""
+        return [("mcpServers", name, entry) for name, entry in self.mcp_servers.items()] + [
+            ("servers", name, entry) for name, entry in self.servers.items()
+        ]
 
     @property
     def secrets(self) -> Mapping[str, str]:

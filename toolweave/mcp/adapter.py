@@ -37,6 +37,7 @@ from mcp.server import Server as LowLevelServer
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.runner import serve_dual_era_loop
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
     ListenHandler,
@@ -313,6 +314,12 @@ class McpAdapter:
                 yield {}
             finally:
                 tasks.cancel_scope.cancel()
+
+    async def serve_connection(self, read: Any, write: Any) -> None:
+        """Serve one client connection over `read`/`write` (either era) inside a lifespan that is
+        already running (an HTTP app's), where `lowlevel.run` would enter it again."""
+        options = self.lowlevel.create_initialization_options()
+        await serve_dual_era_loop(self.lowlevel, read, write, lifespan_state={}, init_options=options)
 
     def _on_change(self, kind: str = "tools") -> None:
         if not self._notifiers:  # not serving: nobody to tell

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -125,18 +125,25 @@ class HookBackend(AuthenticationBackend):
 
 
 class RequireAuthOn:
-    """ASGI middleware: requests to `path` need an authenticated caller (the SDK's 401/403 answers).
+    """ASGI middleware: requests to `paths` (and below them) need an authenticated caller (the
+    SDK's 401/403 answers).
 
     Other routes (the RFC 9728 metadata, health checks) stay open.
     """
 
-    def __init__(self, app: ASGIApp, *, path: str, required_scopes: list[str], resource_metadata_url: Any) -> None:
+    def __init__(
+        self, app: ASGIApp, *, paths: Sequence[str], required_scopes: list[str], resource_metadata_url: Any
+    ) -> None:
         self.app = app
-        self.path = path.rstrip("/") or "/"
+        self.paths = tuple(path.rstrip("/") or "/" for path in paths)
         self.guarded = RequireAuthMiddleware(app, required_scopes, resource_metadata_url)
 
+    def _guards(self, path: str) -> bool:
+        path = path.rstrip("/") or "/"
+        return any(path == guarded or path.startswith(guarded.rstrip("/") + "/") for guarded in self.paths)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and (scope["path"].rstrip("/") or "/") == self.path:
+        if scope["type"] == "http" and self._guards(scope["path"]):
             await self.guarded(scope, receive, send)
         else:
             await self.app(scope, receive, send)
@@ -196,7 +203,7 @@ def metadata_routes(resource_url: str, authorization_servers: list[str], scopes:
 def protect(
     app: Starlette,
     *,
-    path: str,
+    paths: Sequence[str],
     verifier: Verifier | None = None,
     authenticate: Authenticate | None = None,
     allow_anonymous: bool = False,
@@ -204,7 +211,7 @@ def protect(
 ) -> None:
     """Put the auth layers around `app` (outermost first): query-token refusal, authentication,
     the caller into the SDK's auth context, and (unless anonymous callers are allowed) the 401/403
-    guard on `path`.
+    guard on `paths`.
     """
     if (verifier is None) == (authenticate is None):
         raise ValueError("protect() needs exactly one of a verifier or an authenticate hook")
@@ -219,7 +226,7 @@ def protect(
     # add_middleware puts each new layer outside the ones added before: innermost first.
     if not allow_anonymous:
         metadata_url = build_resource_metadata_url(AnyHttpUrl(resource_url)) if resource_url else None
-        app.add_middleware(RequireAuthOn, path=path, required_scopes=scopes, resource_metadata_url=metadata_url)
+        app.add_middleware(RequireAuthOn, paths=paths, required_scopes=scopes, resource_metadata_url=metadata_url)
     app.add_middleware(AuthContextMiddleware)
     app.add_middleware(AuthenticationMiddleware, backend=backend)
     app.add_middleware(RefuseAmbiguousTokens)

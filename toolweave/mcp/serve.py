@@ -3,6 +3,7 @@
 Example:
     server.run()                                     # stdio
     server.run("http", host="127.0.0.1", port=8000)  # http://127.0.0.1:8000/mcp
+    server.run("http", legacy_sse=True)               # ... and the legacy SSE transport at /sse
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import anyio
 from toolweave.auth.verifier import Verifier
 from toolweave.mcp.adapter import adapter_for
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
+from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
 from toolweave.server.server import Server
 
 if TYPE_CHECKING:
@@ -43,10 +45,14 @@ def http_app(
     max_sessions: int | None = 1000,
     session_idle_timeout: float | None = 300,
     max_request_body_size: int = 4 * 1024 * 1024,
+    legacy_sse: bool = False,
 ) -> Starlette:
     """An ASGI app serving `server` at `path` (both protocol eras).
 
     Args:
+        legacy_sse: Also serve the legacy HTTP+SSE transport (`GET /sse`, `POST /messages/`), for
+            clients that speak nothing newer (`toolweave.mcp.legacy_sse`); at most
+            `max_sessions` streams at once, bodies bounded like `path`'s.
         max_sessions: The most handshake-era sessions held at once; past it new ones get 503.
         session_idle_timeout: Seconds after which an idle handshake-era session is closed.
         max_request_body_size: The largest request body accepted (bytes); larger ones get 413.
@@ -74,7 +80,14 @@ def http_app(
         if not issuers:
             raise ValueError("resource_url= needs authorization_servers= (the verifier names no issuer)")
         routes = metadata_routes(resource_url, issuers, list(auth.required_scopes))
-    app = adapter_for(server).lowlevel.streamable_http_app(
+    adapter = adapter_for(server)
+    guarded = [path]
+    if legacy_sse:
+        routes += legacy_sse_routes(
+            adapter, host=host, max_request_body_size=max_request_body_size, max_connections=max_sessions
+        )
+        guarded += [SSE_PATH, MESSAGE_PATH]
+    app = adapter.lowlevel.streamable_http_app(
         streamable_http_path=path,
         stateless_http=stateless,
         json_response=json_response,
@@ -89,7 +102,7 @@ def http_app(
     if auth is not None or authenticate is not None:
         protect(
             app,
-            path=path,
+            paths=guarded,
             verifier=auth,
             authenticate=authenticate,
             allow_anonymous=allow_anonymous,

@@ -1,8 +1,8 @@
 """The client side of a `RemoteServer`: one persistent, supervised MCP session per upstream.
 
 `Upstream.start` runs a supervisor in the lifespan's task group. The supervisor connects with
-the official `mcp` client (`ClientSession` over `stdio_client` or `streamable_http_client`,
-with the 2025 handshake, so the upstream's `notifications/*/list_changed` arrive on the
+the official `mcp` client (`ClientSession` over `stdio_client`, `streamable_http_client` or the
+legacy `sse_client`, with the 2025 handshake, so the upstream's `notifications/*/list_changed` arrive on the
 connection), lists the tools (and the prompts and resources the upstream advertises, see
 `toolweave.mcp.upstream_components`), and keeps the session until it is lost; then it reconnects
 with backoff. Every call, `prompts/get` and `resources/read` shares the one session.
@@ -52,7 +52,7 @@ from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 from toolweave.version import VERSION
 
 if TYPE_CHECKING:
-    from toolweave.server.remote import HttpTarget, RemoteServer, StdioTarget
+    from toolweave.server.remote import HttpTarget, RemoteServer, SseTarget, StdioTarget
 
 logger = logging.getLogger("toolweave.upstream")
 STDERR_TAIL = 20
@@ -204,11 +204,13 @@ class Upstream:
             self._failed("the connection was lost")
 
     def _transport(self) -> Any:
-        from toolweave.server.remote import StdioTarget
+        from toolweave.server.remote import SseTarget, StdioTarget
 
         target = self.remote.target
         if isinstance(target, StdioTarget):
             return self._stdio(target)
+        if isinstance(target, SseTarget):
+            return self._sse(target)
         return self._http(target)
 
     @asynccontextmanager
@@ -247,6 +249,14 @@ class Upstream:
         timeout = httpx2.Timeout(30.0, read=300.0)
         client = httpx2.AsyncClient(headers=dict(target.headers or {}), timeout=timeout)
         async with client, streamable_http_client(target.url, http_client=client) as streams:
+            yield streams
+
+    @asynccontextmanager
+    async def _sse(self, target: SseTarget) -> AsyncIterator[Any]:
+        from mcp.client.sse import sse_client
+
+        # a stream silent for 300 s (the SDK's read timeout; servers ping while idle) counts as lost
+        async with sse_client(target.url, headers=dict(target.headers or {}), timeout=30.0) as streams:
             yield streams
 
     async def _pump_stderr(self, fd: int, done: anyio.Event) -> None:

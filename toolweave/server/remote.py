@@ -1,4 +1,5 @@
-"""`RemoteServer`: an MCP server reached over stdio or HTTP, mountable like a local server.
+"""`RemoteServer`: an MCP server reached over stdio, HTTP or legacy HTTP+SSE, mountable like a
+local server.
 
 A remote server is a `Server` whose tools, prompts, resources and resource templates are those
 its upstream lists. While the server that holds it runs (`async with gateway:`, or serving it),
@@ -89,6 +90,12 @@ class HttpTarget:
 
 
 @dataclass(frozen=True, slots=True)
+class SseTarget(HttpTarget):
+    """A server reached over the legacy HTTP+SSE transport (2024-11-05): a `GET` event stream at
+    `url`, messages posted to the endpoint it announces."""
+
+
+@dataclass(frozen=True, slots=True)
 class Backoff:
     """How restarts of a failed upstream are spaced: `initial`, then times `factor`, up to `maximum`.
 
@@ -108,13 +115,19 @@ class Backoff:
             delay = min(delay * self.factor, self.maximum)
 
 
+def _checked(url: str) -> str:
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"remote server URL must start with http:// or https://, not {shown_url(url)!r}")
+    return url
+
+
 class RemoteServer(Server):
     """A remote MCP server whose tools can be mounted, transformed and wrapped like local ones.
 
-    Build one with `RemoteServer.stdio(...)` or `RemoteServer.http(...)`.
+    Build one with `RemoteServer.stdio(...)`, `RemoteServer.http(...)` or `RemoteServer.sse(...)`.
 
     Args:
-        target: Where the upstream is (`StdioTarget` or `HttpTarget`).
+        target: Where the upstream is (`StdioTarget`, `HttpTarget` or `SseTarget`).
         name: The name used in logs and errors; by default the mount prefix, else derived from
             the command or URL.
         connect_timeout: How long starting the server waits for the first connection.
@@ -129,7 +142,7 @@ class RemoteServer(Server):
 
     def __init__(
         self,
-        target: StdioTarget | HttpTarget,
+        target: StdioTarget | HttpTarget | SseTarget,
         *,
         name: str | None = None,
         connect_timeout: float = 30.0,
@@ -187,9 +200,16 @@ class RemoteServer(Server):
         `secrets` are values in `url` never to show in logs or `explain` (a URL's password and
         secret-looking query parameters are hidden anyway).
         """
-        if not url.startswith(("http://", "https://")):
-            raise ValueError(f"remote server URL must start with http:// or https://, not {shown_url(url)!r}")
-        return cls(HttpTarget(url, dict(headers) if headers else None, secrets), **options)
+        return cls(HttpTarget(_checked(url), dict(headers) if headers else None, secrets), **options)
+
+    @classmethod
+    def sse(
+        cls, url: str, headers: Mapping[str, str] | None = None, *, secrets: Secrets = (), **options: Any
+    ) -> RemoteServer:
+        """An upstream that speaks only the legacy HTTP+SSE transport, its event stream at `url`
+        (often `.../sse`); otherwise like `http()`: one pooled session, restarted with backoff.
+        """
+        return cls(SseTarget(_checked(url), dict(headers) if headers else None, secrets), **options)
 
     # -- state ---------------------------------------------------------------------------------
 

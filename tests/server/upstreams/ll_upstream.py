@@ -1,6 +1,9 @@
 """An upstream built with the bare `mcp` SDK low-level Server (no toolweave), stdio or HTTP.
 
-Usage: python ll_upstream.py [http PORT] [tools-only | no-templates]
+Usage: python ll_upstream.py [http PORT | sse PORT] [tools-only | no-templates]
+
+`sse` serves the legacy HTTP+SSE transport (`GET /sse`, `POST /messages/`) through the SDK's
+`SseServerTransport`.
 
 `tools-only` serves no prompts or resources (so it does not advertise them); `no-templates`
 does not implement `resources/templates/list`.
@@ -11,6 +14,7 @@ from __future__ import annotations
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import anyio
 import mcp.types as types
@@ -219,9 +223,37 @@ def main_http(port: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
+class SseEndpoint:
+    """`GET /sse` as an ASGI app: one legacy SSE connection served by the low-level server."""
+
+    def __init__(self, transport: Any) -> None:
+        self.transport = transport
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async with self.transport.connect_sse(scope, receive, send) as (read, write):
+            options = server.create_initialization_options(NotificationOptions(True, True, True))
+            await server.run(read, write, options)
+
+
+def main_sse(port: int) -> None:
+    import uvicorn
+    from mcp.server.sse import SseServerTransport
+    from starlette.applications import Starlette
+    from starlette.routing import Mount, Route
+
+    transport = SseServerTransport("/messages/")
+    routes = [
+        Route("/sse", SseEndpoint(transport), methods=["GET"]),
+        Mount("/messages/", transport.handle_post_message),
+    ]
+    uvicorn.run(Starlette(routes=routes), host="127.0.0.1", port=port, log_level="warning")
+
+
 if __name__ == "__main__":
     print("ll-upstream starting", file=sys.stderr, flush=True)
     if sys.argv[1:2] == ["http"]:
         main_http(int(sys.argv[2]))
+    elif sys.argv[1:2] == ["sse"]:
+        main_sse(int(sys.argv[2]))
     else:
         anyio.run(main_stdio)

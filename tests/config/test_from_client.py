@@ -1,0 +1,165 @@
+"""`--from CLIENT [PATH]`: the servers a client is configured with, found where the client keeps them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolweave.config.dialects import CLIENTS, Platform
+from toolweave.config.from_client import build_client, client_config, layered
+from toolweave.config.loading import validate
+from toolweave.core.errors import ConfigError
+
+
+def put(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def places(tmp_path: Path) -> tuple[Path, Path]:
+    """A home folder and a project folder, both empty."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    return home, project
+
+
+def servers_of(config: Any) -> dict[str, Any]:
+    return {**config.mcp_servers, **config.servers}
+
+
+@pytest.mark.parametrize("platform", ["linux", "macos"])
+@pytest.mark.parametrize("name", list(CLIENTS))
+def test_each_client_file_is_found_where_the_client_keeps_it(
+    places: tuple[Path, Path], name: str, platform: Platform
+) -> None:
+    home, project = places
+    user = CLIENTS[name].files(platform)[0]
+    put(home / user.removeprefix("~/"), {CLIENTS[name].key: {"mine": {"command": "server"}}})
+    config = client_config(name, home=home, cwd=project, platform=platform)
+    assert servers_of(config)["mine"].command == "server"
+    assert servers_of(config)["mine"].prefix == "mine"
+
+
+@pytest.mark.parametrize("name", ["claude-code", "cursor", "vscode"])
+def test_a_project_file_adds_servers_and_wins_by_name(places: tuple[Path, Path], name: str) -> None:
+    home, project = places
+    user, in_project = CLIENTS[name].files("linux")
+    key = CLIENTS[name].key
+    put(home / user.removeprefix("~/"), {key: {"shared": {"command": "user"}, "mine": {"command": "user"}}})
+    put(project / str(in_project), {key: {"shared": {"command": "project"}}})
+    servers = servers_of(client_config(name, home=home, cwd=project, platform="linux"))
+    assert {name: entry.command for name, entry in servers.items()} == {"shared": "project", "mine": "user"}
+
+
+def test_claude_code_reads_the_current_projects_own_servers_last(places: tuple[Path, Path]) -> None:
+    home, project = places
+    claude = {
+        "numStartups": 12,  # Claude Code's own settings are not toolweave's to check
+        "mcpServers": {"web": {"type": "http", "url": "https://example.com/mcp"}},
+        "projects": {
+            str(project.resolve()): {"mcpServers": {"db": {"type": "stdio", "command": "local-db"}}, "trust": True},
+            "/elsewhere": {"mcpServers": {"other": {"command": "no"}}},
+        },
+    }
+    put(home / ".claude.json", claude)
+    put(project / ".mcp.json", {"mcpServers": {"db": {"command": "project-db"}}})
+    servers = servers_of(client_config("claude-code", home=home, cwd=project, platform="linux"))
+    assert sorted(servers) == ["db", "web"]
+    assert servers["db"].command == "local-db"  # local scope wins over the project's .mcp.json
+
+
+def test_a_given_path_is_read_instead_and_relative_paths_keep_pointing_next_to_it(tmp_path: Path) -> None:
+    path = put(tmp_path / "elsewhere" / "desktop.json", {"mcpServers": {"fs": {"command": "fs", "cwd": "data"}}})
+    config = client_config("claude-desktop", path, home=tmp_path / "nohome")
+    assert config.mcp_servers["fs"].cwd == str((tmp_path / "elsewhere" / "data").resolve())
+
+
+def test_server_names_become_valid_prefixes(tmp_path: Path) -> None:
+    path = put(tmp_path / "c.json", {"mcpServers": {"@acme/docs server": {"command": "x"}}})
+    assert client_config("cursor", path).mcp_servers["@acme/docs server"].prefix == "_acme_docs_server"
+
+
+def test_no_file_names_every_place_it_looked_and_how_to_give_one(places: tuple[Path, Path]) -> None:
+    home, project = places
+    with pytest.raises(ConfigError) as caught:
+        client_config("vscode", home=home, cwd=project, platform="macos")
+    message = str(caught.value)
+    assert str(home / "Library/Application Support/Code/User/mcp.json") in message
+    assert str(project.resolve() / ".vscode/mcp.json") in message
+    assert "--from vscode PATH" in message
+
+
+def test_a_given_file_without_a_server_list_is_refused(tmp_path: Path) -> None:
+    path = put(tmp_path / "settings.json", {"editor.tabSize": 2})
+    with pytest.raises(ConfigError, match="no 'mcpServers' or 'servers' in this file"):
+        client_config("vscode", path)
+
+
+def test_a_file_that_does_not_parse_is_reported_with_the_others_problems(places: tuple[Path, Path]) -> None:
+    home, project = places
+    put(home / ".cursor/mcp.json", '{"mcpServers": {"a": }}')
+    put(project / ".cursor/mcp.json", {"mcpServers": {"b": {"command": "x", "bogus": 1}}})
+    with pytest.raises(ConfigError) as caught:
+        client_config("cursor", home=home, cwd=project, platform="linux")
+    message = str(caught.value)
+    assert f"{home / '.cursor/mcp.json'}: invalid JSON at line 1" in message
+    assert "mcpServers.b.bogus: unknown key" in message
+
+
+def test_the_commands_clients_are_the_known_clients() -> None:
+    from toolweave.cli import Client
+
+    assert [client.value for client in Client] == list(CLIENTS)
+
+
+def test_problems_of_every_file_are_reported_together(places: tuple[Path, Path]) -> None:
+    home, project = places
+    put(home / ".cursor/mcp.json", {"mcpServers": {"a": {"comand": "x"}}})
+    put(project / ".cursor/mcp.json", {"mcpServers": {"b": {"command": "x", "env": {"T": "${NOT_SET_HERE_9}"}}}})
+    with pytest.raises(ConfigError) as caught:
+        client_config("cursor", home=home, cwd=project, platform="linux", environ={})
+    message = str(caught.value)
+    assert "2 problems" in message
+    assert f"{home / '.cursor/mcp.json'}: mcpServers.a.comand: unknown key" in message
+    assert "mcpServers.b.env.T: environment variable NOT_SET_HERE_9 is not set" in message
+
+
+def test_inputs_in_a_client_file_are_resolved_and_kept_secret(tmp_path: Path) -> None:
+    data = {
+        "inputs": [{"type": "promptString", "id": "token", "password": True}],
+        "servers": {
+            "gh": {"type": "http", "url": "https://h/mcp", "headers": {"Authorization": "Bearer ${input:token}"}}
+        },
+    }
+    path = put(tmp_path / "mcp.json", data)
+    config = client_config("vscode", path, inputs={"token": "tok-9876543210"})
+    assert config.servers["gh"].headers == {"Authorization": "Bearer tok-9876543210"}
+    assert config.secrets == {"tok-9876543210": "${input:token}"}
+
+
+def test_a_policies_file_layers_over_the_clients_servers(tmp_path: Path) -> None:
+    client = put(tmp_path / "desktop.json", {"mcpServers": {"fs": {"command": "fs"}}})
+    policies = put(tmp_path / "policies.yaml", "server: {name: mine}\nmiddleware: {logging: true}\n")
+    composed = build_client("claude-desktop", client, with_file=policies)
+    assert composed.server.name == "mine"
+    assert [type(m).__name__ for m in composed.server.middleware] == ["Logging"]
+    assert [remote.name for remote in composed.remotes] == ["fs"]
+    assert composed.file == f"--from claude-desktop --with {policies}"
+
+
+def test_a_server_name_in_both_files_is_refused() -> None:
+    base = validate({"mcpServers": {"fs": {"command": "a"}}})
+    over = validate({"servers": {"fs": {"command": "b"}}})
+    with pytest.raises(ConfigError, match="'fs' also defined by the client's config"):
+        layered(base, over, file="policies.yaml")
+
+
+def test_an_unknown_client_is_refused() -> None:
+    with pytest.raises(ConfigError, match="unknown client 'zed'"):
+        client_config("zed")

@@ -1,0 +1,214 @@
+"""`--from`: a toolweave config made of the servers an MCP client is already configured with.
+
+`client_config("vscode")` reads the client's files where the client keeps them (`CLIENTS`, for
+Linux and macOS: the user's file, then the current project's, whose entries win by name), or the
+one file given as `path`. Only the server list is taken from a client's file (`mcpServers` or
+`servers`, and `inputs`): the client's own settings beside it are the client's business. Every
+server is mounted under its name as prefix (`github` → `github_search_issues`), as the clients
+themselves keep servers apart. `layered(...)` adds a toolweave file on top — its `middleware`,
+`transforms`, `server` settings, `python` imports and more servers.
+
+Example:
+    config = client_config("claude-desktop")                   # the file where Claude Desktop keeps it
+    config = client_config("cursor", "~/work/.cursor/mcp.json")  # or this one
+    composed = build_client("vscode", with_file="policies.yaml", inputs={"github_token": "..."})
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolweave.config.build import build, naming_file
+from toolweave.config.composed import Composed
+from toolweave.config.dialects import CLIENTS, Platform
+from toolweave.config.loading import load_config, problems_error, read_data, validate
+from toolweave.config.models import Config, McpServerEntry
+from toolweave.core.errors import ConfigError
+
+SERVER_LISTS = ("mcpServers", "servers", "inputs")
+"""The keys taken from a client's file."""
+_NOT_IN_PREFIX = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def current_platform() -> Platform:
+    """`"macos"` on macOS, else `"linux"` (whose paths other Unix systems share)."""
+    return "macos" if sys.platform == "darwin" else "linux"
+
+
+def prefix_for(name: str) -> str:
+    """A mount prefix from a server's name: characters a tool name cannot hold become `_`.
+
+    Example:
+        >>> prefix_for("github"), prefix_for("@acme/docs server")
+        ('github', '_acme_docs_server')
+    """
+    return _NOT_IN_PREFIX.sub("_", name)[:64] or "server"
+
+
+@dataclass(frozen=True)
+class _Section:
+    """The server list of one client file (or of one part of it), as read."""
+
+    file: str
+    data: dict[str, Any]
+    folder: Path
+
+
+def _server_list(data: Any, *, file: str, required: bool) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ConfigError("the top level must be a mapping (an object)", file=file)
+    found = {key: data[key] for key in SERVER_LISTS if key in data}
+    if required and not ({"mcpServers", "servers"} & set(found)):
+        raise ConfigError("no 'mcpServers' or 'servers' in this file: it lists no MCP servers", file=file)
+    return found
+
+
+def _sections(
+    name: str, path: Path | None, *, home: Path, cwd: Path, platform: Platform
+) -> tuple[list[_Section], list[ConfigError]]:
+    """The server lists to read for client `name`, in order (later ones win by server name), and
+    the problems of the files that could not be read."""
+    if path is not None:
+        data = read_data(path)
+        return [_Section(str(path), _server_list(data, file=str(path), required=True), path.parent)], []
+    client = CLIENTS[name]
+    files = [home / spec[2:] if spec.startswith("~/") else cwd / spec for spec in client.files(platform)]
+    found = [file for file in files if file.is_file()]
+    if not found:
+        tried = ", ".join(str(file) for file in files)
+        raise ConfigError(
+            f"no {client.title} config found (looked for {tried}); give its path: --from {name} PATH"
+        )
+    sections, local, problems = [], [], []
+    for file in found:
+        try:
+            data = read_data(file)
+            sections.append(_Section(str(file), _server_list(data, file=str(file), required=False), file.parent))
+        except ConfigError as error:
+            problems.append(error)
+            continue
+        project = _claude_code_project(data, cwd) if name == "claude-code" and file.name == ".claude.json" else None
+        if project is not None:  # Claude Code's local scope wins over the project's .mcp.json
+            where = f"{file} (projects[{str(cwd)!r}])"
+            try:
+                local.append(_Section(where, _server_list(project, file=where, required=False), cwd))
+            except ConfigError as error:
+                problems.append(error)
+    return sections + local, problems
+
+
+def _claude_code_project(data: Any, cwd: Path) -> Any:
+    projects = data.get("projects") if isinstance(data, dict) else None
+    return projects.get(str(cwd)) if isinstance(projects, dict) else None
+
+
+def _rebased(entry: McpServerEntry, folder: Path, prefix: str) -> McpServerEntry:
+    """`entry` under `prefix`, its relative `cwd` and `envFile` resolved against its file's `folder`."""
+    updates: dict[str, Any] = {"prefix": entry.prefix or prefix}
+    for key in ("cwd", "env_file"):
+        value = getattr(entry, key)
+        if value is not None and not os.path.isabs(value):
+            updates[key] = str((folder / value).resolve())
+    return entry.model_copy(update=updates)
+
+
+def client_config(
+    name: str,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    inputs: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    home: Path | None = None,
+    cwd: Path | None = None,
+    platform: Platform | None = None,
+) -> Config:
+    """A config of the MCP servers client `name` (a key of `CLIENTS`) is configured with.
+
+    Args:
+        path: The client's file to read instead of its usual ones.
+        inputs: Values of `${input:id}` references (before the environment variable `id`).
+        home, cwd, platform: Where to look (the home folder, the project folder, `"linux"` or
+            `"macos"`); the current ones by default.
+
+    Raises:
+        ConfigError: no file found (naming where it looked), or every problem of the files read.
+    """
+    if name not in CLIENTS:
+        raise ConfigError(f"unknown client {name!r}; one of: {', '.join(CLIENTS)}")
+    sections, problems = _sections(
+        name,
+        Path(path).expanduser() if path is not None else None,
+        home=home or Path.home(),
+        cwd=(cwd or Path.cwd()).resolve(),
+        platform=platform or current_platform(),
+    )
+    servers: dict[str, dict[str, McpServerEntry]] = {"mcp_servers": {}, "servers": {}}
+    secrets: dict[str, str] = {}
+    for section in sections:
+        try:
+            config = validate(section.data, file=section.file, environ=environ, inputs=inputs)
+        except ConfigError as error:
+            problems.append(error)
+            continue
+        for key, entries in (("mcp_servers", config.mcp_servers), ("servers", config.servers)):
+            for server, entry in entries.items():
+                for found in servers.values():
+                    found.pop(server, None)
+                servers[key][server] = _rebased(entry, section.folder, prefix_for(server))
+        secrets.update(config.secrets)
+    if problems:
+        raise problems[0] if len(problems) == 1 else problems_error([str(p) for p in problems], file=None)
+    return Config.model_validate({}).model_copy(update=servers).with_secrets(secrets)
+
+
+def layered(base: Config, over: Config, *, file: str | None = None) -> Config:
+    """`over` (a toolweave config) with the MCP servers of `base` added to its own.
+
+    Raises:
+        ConfigError: a server name in both.
+    """
+    names = {*over.mcp_servers, *over.servers}
+    clash = sorted(names & {*base.mcp_servers, *base.servers})
+    if clash:
+        raise ConfigError(
+            f"{', '.join(map(repr, clash))} also defined by the client's config; rename one of them", file=file
+        )
+    merged = over.model_copy(
+        update={
+            "mcp_servers": {**base.mcp_servers, **over.mcp_servers},
+            "servers": {**base.servers, **over.servers},
+        }
+    )
+    return merged.with_secrets({**base.secrets, **over.secrets})
+
+
+def build_client(
+    name: str,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    with_file: str | os.PathLike[str] | None = None,
+    inputs: Mapping[str, str] | None = None,
+    **where: Any,
+) -> Composed:
+    """Build the server client `name`'s config describes, with `with_file` layered over it.
+
+    `**where` are `client_config`'s `environ`, `home`, `cwd` and `platform`.
+    """
+    config = client_config(name, path, inputs=inputs, **where)
+    base_dir = Path.cwd()
+    if with_file is not None:
+        config = layered(config, load_config(with_file, inputs=inputs), file=str(with_file))
+        base_dir = Path(with_file).parent
+    label = f"--from {name}" if with_file is None else f"--from {name} --with {with_file}"
+    try:
+        composed = build(config, base_dir=base_dir)
+    except ConfigError as error:
+        raise naming_file(error, label) from None
+    composed.file = label
+    return composed
