@@ -16,15 +16,26 @@ import itertools
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from toolweave.server.server import Server
+from typing import Any, Literal, Protocol
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
 LogSink = Callable[[LogLevel, Any, str | None], Awaitable[None]]
 _request_ids = itertools.count(1)
+
+
+class ServerLike(Protocol):
+    """What a request's `Context.server` is: the server that received it (a `toolweave.Server`).
+
+    A small protocol, so `core` needs nothing from `server`; a tool may call another tool of the
+    same server through it.
+    """
+
+    name: str
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *, ctx: Context | None = None) -> Any:
+        """Call a tool of the server in-process."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +109,7 @@ class Context:
     peer: str | None = None
     state: dict[str, Any] = field(default_factory=dict)
     deadline: float | None = None
-    server: Server | None = None
+    server: ServerLike | None = None
     progress_sink: ProgressSink = field(default=_no_progress, repr=False)
     log_sink: LogSink = field(default=_no_log, repr=False)
 
