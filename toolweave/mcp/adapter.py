@@ -60,7 +60,9 @@ from toolweave.mcp.http_auth import auth_info
 from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.resource_updates import ResourceUpdates
+from toolweave.mcp.trace_context import trace_context_from_headers
 from toolweave.server.server import Server
+from toolweave.telemetry.calls import CallObserver
 from toolweave.version import VERSION
 
 logger = logging.getLogger("toolweave.mcp")
@@ -205,6 +207,9 @@ class McpAdapter:
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         self.lowlevel.middleware.insert(1, guard)  # just inside the SDK's OpenTelemetry span
+        self.lowlevel.middleware.insert(0, trace_context_from_headers)  # before the span is started
+        self.observer: CallObserver | None = None
+        """Observes calls (spans, metrics) while serving with an OpenTelemetry SDK configured."""
         self.lowlevel.middleware.append(self._track_connection)
         # Seals the `requestState` of 2026 `InputRequiredResult`s; clients cannot forge or replay it.
         security = RequestStateSecurity.ephemeral()
@@ -275,15 +280,28 @@ class McpAdapter:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams
     ) -> mt.CallToolResult | mt.InputRequiredResult:
+        observed = self.observer.start(self.server.catalog, params.name) if self.observer is not None else None
+        failed = observed.failed if observed is not None else None
+
         async def attempt(context: Context) -> mt.CallToolResult:
             try:
-                return to_mcp_result(await self.server.catalog.call(params.name, params.arguments, context))
+                result = await self.server.catalog.call(params.name, params.arguments, context, failed=failed)
+                return to_mcp_result(result)
             except UnknownTool as error:
+                if failed is not None:
+                    failed(error)
                 raise MCPError(mt.INVALID_PARAMS, str(error)) from None
             except MissingCapability as error:
+                if failed is not None:
+                    failed(error)
                 raise input_required.missing_capability(error) from None
 
-        return await input_required.with_input(ctx, params, await self._context(ctx), attempt)
+        if observed is None:
+            return await input_required.with_input(ctx, params, await self._context(ctx), attempt)
+        with observed:
+            answer = await input_required.with_input(ctx, params, await self._context(ctx), attempt)
+            observed.answered(getattr(answer, "is_error", False) is True, isinstance(answer, mt.InputRequiredResult))
+            return answer
 
     async def _set_level(
         self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams
@@ -308,6 +326,7 @@ class McpAdapter:
     async def _lifespan(self, _: Any) -> AsyncIterator[dict[str, Any]]:
         self._loop_thread = threading.get_ident()
         self._token = anyio.lowlevel.current_token()
+        self.observer = CallObserver.detect()
         async with self.server.lifespan(), anyio.create_task_group() as tasks:
             tasks.start_soon(self._notifier)
             try:

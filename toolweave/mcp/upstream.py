@@ -49,6 +49,9 @@ from toolweave.core.result import ToolResult
 from toolweave.core.tool import Origin, Tool
 from toolweave.mcp.convert import TAGS_META_KEY, annotations_from_mcp, from_mcp_result
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
+from toolweave.telemetry import events
+from toolweave.telemetry.metrics import watch_upstream
+from toolweave.telemetry.spans import UpstreamSpan
 from toolweave.version import VERSION
 
 if TYPE_CHECKING:
@@ -128,11 +131,21 @@ class Upstream:
         self.last_error: str | None = None
         """Why the last connection attempt failed or the session was lost (None while all is well)."""
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
+        self.restarting = False
+        """Whether a connection attempt after a failure is under way."""
+        watch_upstream(self)
 
     @property
     def label(self) -> str:
         """The name used in logs and errors (the mount prefix, by default)."""
         return self.remote.name
+
+    @property
+    def health(self) -> str:
+        """`up` (a session is open), `restarting` (connecting again after a failure) or `down`."""
+        if self.session is not None:
+            return "up"
+        return "restarting" if self.restarting else "down"
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -162,11 +175,14 @@ class Upstream:
                 logger.debug("[%s] failure details", self.label, exc_info=True)
             finally:
                 first.set()
+                self.restarting = False
             if anyio.current_time() - opened >= backoff.reset_after:
                 delays = iter(backoff.delays())
             delay = next(delays)
             logger.info("[%s] restarting the upstream in %.2fs", self.label, delay)
             await anyio.sleep(delay)
+            self.restarting = True
+            events.upstream_restarted(self.label)
 
     async def _connect_once(self, first: anyio.Event) -> None:
         lost = self._lost = anyio.Event()
@@ -202,6 +218,13 @@ class Upstream:
                     self.session = None
                     self._up = anyio.Event()
             self._failed("the connection was lost")
+
+    @property
+    def _transport_kind(self) -> str:
+        """The `network.transport` of the upstream: `pipe` (stdio) or `tcp` (HTTP)."""
+        from toolweave.server.remote import StdioTarget
+
+        return "pipe" if isinstance(self.remote.target, StdioTarget) else "tcp"
 
     def _transport(self) -> Any:
         from toolweave.server.remote import SseTarget, StdioTarget
@@ -369,16 +392,18 @@ class Upstream:
         # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
         # it (our own clients validate structured content against the schema we list).
         request = mt.CallToolRequest(params=mt.CallToolRequestParams(name=name, arguments=arguments))
-        result = await self.request(
-            request,
-            mt.CallToolResult,
-            ctx,
-            subject=f"tool {name!r}",
-            action=f"the call to {name!r}",
-            progress=ctx.report_progress if _wants_progress(ctx) else None,
-            timed_out=lambda seconds: ToolTimeout(name, seconds),
-            tool=name,
-        )
+        with UpstreamSpan(self.label, name, transport=self._transport_kind) as span:  # its context goes in `_meta`
+            result = await self.request(
+                request,
+                mt.CallToolResult,
+                ctx,
+                subject=f"tool {name!r}",
+                action=f"the call to {name!r}",
+                progress=ctx.report_progress if _wants_progress(ctx) else None,
+                timed_out=lambda seconds: ToolTimeout(name, seconds),
+                tool=name,
+            )
+            span.answered(result.is_error is True)
         return from_mcp_result(result)
 
     async def request(

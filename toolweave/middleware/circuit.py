@@ -32,6 +32,7 @@ from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import positive, seconds
+from toolweave.telemetry import events
 
 State = Literal["closed", "open", "half_open"]
 
@@ -96,24 +97,31 @@ class CircuitBreaker(Middleware):
 
     def for_tool(self, tool: Tool) -> Middleware | None:
         """A guard bound to this tool's circuit."""
-        return Guard(self, self.circuit(tool.name)) if self.applies_to(tool) else None
+        return Guard(self, self.circuit(tool.name), tool.name) if self.applies_to(tool) else None
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         """Outside a compiled chain: guard with the circuit `for_tool` would choose."""
-        return await Guard(self, self.circuit(call.tool.name)).on_call_tool(call, call_next)
+        return await Guard(self, self.circuit(call.tool.name), call.tool.name).on_call_tool(call, call_next)
 
 
 class Guard(Middleware):
     """A `CircuitBreaker` bound to one circuit (what a compiled chain holds)."""
 
-    def __init__(self, owner: CircuitBreaker, circuit: Circuit) -> None:
+    def __init__(self, owner: CircuitBreaker, circuit: Circuit, tool: str = "") -> None:
         self.owner = owner
         self.circuit = circuit
+        self.tool = tool
         self.tools = owner.tools
+        events.circuit_changed(self.label, circuit.state)
 
     @property
     def name(self) -> str:
         return "CircuitBreaker"
+
+    @property
+    def label(self) -> str:
+        """The circuit's name in metrics: its tool (`per_tool=True`), else what the breaker selects."""
+        return self.tool if self.owner.per_tool else self.owner.tools.describe() if self.owner.tools else "all tools"
 
     def _admit(self, call: ToolCall) -> bool:
         """Let the call through (True if it is the half-open probe) or raise `Rejected`."""
@@ -125,9 +133,12 @@ class Guard(Middleware):
             left = circuit.opened_at + self.owner.reset_after - anyio.current_time()
             if left > 0:
                 message = f"Circuit open for tool '{name}': retry in {seconds(left)}s"
+                events.circuit_open("open")
                 raise Rejected(message, retry_after=left, tool=name)
             circuit.state = "half_open"
+            events.circuit_changed(self.label, "half_open")
         if circuit.probing:
+            events.circuit_open("half_open")
             message = f"Circuit half-open for tool '{name}': a probe call is in progress; retry shortly"
             raise Rejected(message, tool=name)
         circuit.probing = True
@@ -154,9 +165,12 @@ class Guard(Middleware):
             circuit.probing = False
         if ok:
             circuit.failures = 0
-            circuit.state = "closed"
+            if circuit.state != "closed":
+                circuit.state = "closed"
+                events.circuit_changed(self.label, "closed")
             return
         circuit.failures += 1
         if circuit.state == "half_open" or circuit.failures >= self.owner.failures:
             circuit.state = "open"
             circuit.opened_at = anyio.current_time()
+            events.circuit_changed(self.label, "open")

@@ -25,6 +25,7 @@ from toolweave.core.errors import Rejected
 from toolweave.core.result import ToolResult
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import CallerKey, positive, resolve_key, seconds
+from toolweave.telemetry import events
 
 
 class RateLimit(Middleware):
@@ -89,6 +90,7 @@ class RateLimit(Middleware):
         wait = self.take(key, anyio.current_time())
         if wait:
             self.rejected += 1
+            events.rate_limited(call.tool.name, wait)
             message = f"Rate limit exceeded for tool '{call.tool.name}': retry in {seconds(wait)}s"
             raise Rejected(message, retry_after=wait, tool=call.tool.name)
         return await call_next(call)

@@ -37,6 +37,7 @@ from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import positive
+from toolweave.telemetry import events
 
 
 def is_safe_to_repeat(tool: Tool) -> bool:
@@ -122,6 +123,7 @@ class Retry(Middleware):
                 deadline = call.ctx.deadline
                 if deadline is not None and anyio.current_time() + wait >= deadline:
                     raise
+                events.retrying(call.tool.name, attempt, error, wait)
             self.retries += 1
             attempt += 1
             await anyio.sleep(wait)

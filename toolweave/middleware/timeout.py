@@ -37,6 +37,7 @@ from toolweave.core.threads import ABANDONED_THREADS
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import per_tool_value, positive
+from toolweave.telemetry import events
 
 
 class Timeout(Middleware):
@@ -118,6 +119,7 @@ class ToolDeadline(Middleware):
         # Reached only when our own deadline cancelled the call (the scope swallowed it).
         owner = self.owner
         owner.timeouts += 1
+        events.timed_out(call.tool.name, self.seconds)
         abandoned = ctx.state.pop(ABANDONED_THREADS, 0)
         if abandoned:
             owner.abandoned_threads += abandoned

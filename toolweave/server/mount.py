@@ -40,6 +40,8 @@ from typing import Any, Generic, Protocol, TypeVar
 from toolweave.core.names import check_name, check_separator
 from toolweave.core.tool import Tool
 from toolweave.server.uri_prefix import UriPrefix
+from toolweave.telemetry.providers import tracing_configured
+from toolweave.telemetry.spans import Run, traced_mount
 
 
 class Child(Protocol):
@@ -125,6 +127,13 @@ class Mount(Generic[S]):
     def label(self) -> str:
         """How messages name this mount: `mount 'gh'`, or `mount without prefix`."""
         return f"mount {self.prefix!r}" if self.prefix is not None else "mount without prefix"
+
+    def traced(self, run: Run, tool: str) -> Run:
+        """`run` (the child's call path for its tool `tool`) in a `mount` span, when tracing is
+        configured as the catalog compiles (`toolweave.telemetry.spans.traced_mount`)."""
+        if not tracing_configured():
+            return run
+        return traced_mount(run, prefix=self.prefix, server=self.child.name, tool=tool)
 
     def follow(self, kind: str, listener: Callable[[], None]) -> None:
         """Call `listener` whenever the child's exposed components of `kind` change."""

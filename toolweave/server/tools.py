@@ -40,6 +40,7 @@ from toolweave.server.mount import Mount
 from toolweave.server.registry import Owner, Registry
 
 security = logging.getLogger("toolweave.security")
+Failed = Callable[[BaseException], None]
 
 
 class ToolOwner(Owner, Protocol):
@@ -73,8 +74,12 @@ class ToolCatalog(Catalog[ToolEntry]):
     def __post_init__(self) -> None:
         self.tools = tuple(entry.component for entry in self.entries.values())
 
-    async def call(self, name: str, arguments: dict[str, Any] | None, ctx: Context) -> ToolResult:
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None, ctx: Context, *, failed: Failed | None = None
+    ) -> ToolResult:
         """Validate and run one call; failures are `isError` results, except the protocol answers.
+
+        `failed`, if given, is told the error behind an `isError` result (telemetry's outcome).
 
         Raises:
             UnknownTool: no enabled tool has that name.
@@ -89,8 +94,13 @@ class ToolCatalog(Catalog[ToolEntry]):
         except ArgumentErrors as problems:
             if problems.spoofed:
                 _spoofing(name, problems.spoofed, ctx)
-            return ToolResult.error(str(InvalidArguments(name, problems.problems)))
-        return await guarded(_run(entry, validated, ctx), lambda error: entry.errors.to_result(name, error))
+            refused = InvalidArguments(name, problems.problems)
+            if failed is not None:
+                failed(refused)
+            return ToolResult.error(str(refused))
+        if failed is None:
+            return await guarded(_run(entry, validated, ctx), lambda error: entry.errors.to_result(name, error))
+        return await guarded(_run(entry, validated, ctx), lambda error: _failure(entry, name, error, failed))
 
     async def list_tools(self, ctx: Context) -> list[Tool]:
         """The tools to list for this request (per-request middleware filters, if any)."""
@@ -107,6 +117,11 @@ async def _run(entry: ToolEntry, arguments: dict[str, Any], ctx: Context) -> Too
         result = await entry.handler(ToolCall(entry.component, arguments, ctx))
     entry.check(result)
     return result
+
+
+def _failure(entry: ToolEntry, name: str, error: BaseException, failed: Failed) -> ToolResult:
+    failed(error)
+    return entry.errors.to_result(name, error)
 
 
 def _spoofing(tool: str, names: tuple[str, ...], ctx: Context) -> None:
@@ -150,7 +165,7 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         return component
 
     def exposed(self, entry: Entry[Tool], mount: Mount[Any]) -> Tool:
-        return mount.rename.apply(entry.component).replace(run=through_chain(entry))
+        return mount.rename.apply(entry.component).replace(run=mount.traced(through_chain(entry), entry.component.name))
 
     def build_entry(self, component: Tool, origin: str) -> ToolEntry:
         middleware = self.owner.middleware

@@ -1,0 +1,32 @@
+"""W3C trace context from HTTP headers, for requests whose `_meta` carries none.
+
+The SDK's server span takes its parent from the request's `params._meta` (`traceparent`,
+`tracestate`). An HTTP client that sends the standard `traceparent` header instead — most HTTP
+tooling does — gets the same parenting from this middleware, which runs before the SDK's span
+starts and makes the header's context current. `_meta` wins when it has a valid `traceparent`.
+
+Example:
+    >>> lowlevel.middleware.insert(0, trace_context_from_headers)   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server import ServerRequestContext
+from opentelemetry import context, propagate
+
+TRACEPARENT = "traceparent"
+
+
+async def trace_context_from_headers(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+    """Run the rest of the request in the trace context of its HTTP `traceparent` header, if any."""
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    if headers is None or TRACEPARENT not in headers or (ctx.meta and TRACEPARENT in ctx.meta):
+        return await call_next(ctx)
+    token = context.attach(propagate.extract(headers))
+    try:
+        return await call_next(ctx)
+    finally:
+        context.detach(token)

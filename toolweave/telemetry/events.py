@@ -1,0 +1,67 @@
+"""Why a call went the way it did: what middleware decided, as span events and metrics.
+
+Middleware that changes a call's outcome says so here, at the moment it decides: the event goes
+on the span the middleware runs in (the call's server span, or the `mount` span of the server
+whose middleware it is) and the matching counter is incremented. A pass-through layer adds
+nothing, and a decision costs nothing per call that goes through.
+
+| event | from | attributes |
+|---|---|---|
+| `toolweave.rate_limited` | `RateLimit` | `toolweave.retry_after` (seconds) |
+| `toolweave.timeout` | `Timeout` | `toolweave.timeout` (the limit, seconds) |
+| `toolweave.retry` | `Retry` | `toolweave.attempt` (the one that failed), `error.type`, `toolweave.retry_after` |
+| `toolweave.circuit_open` | `CircuitBreaker` turning a call away | `toolweave.circuit.state` |
+
+Example:
+    >>> timed_out("search", 2.0)   # no span is recording here: only the counter moves
+"""
+
+from __future__ import annotations
+
+from opentelemetry import trace
+
+from toolweave.telemetry.metrics import INSTRUMENTS, set_circuit_state
+from toolweave.telemetry.outcomes import error_type
+from toolweave.telemetry.spans import ERROR_TYPE, TOOL_NAME
+
+
+def _event(name: str, attributes: dict[str, str | float | int]) -> None:
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.add_event(name, attributes)
+
+
+def rate_limited(tool: str, retry_after: float) -> None:
+    """`RateLimit` turned a call of `tool` away; one may be made in `retry_after` seconds."""
+    _event("toolweave.rate_limited", {"toolweave.retry_after": round(retry_after, 3)})
+    INSTRUMENTS.rate_limited.add(1, {TOOL_NAME: tool})
+
+
+def timed_out(tool: str, seconds: float) -> None:
+    """`Timeout` cancelled a call of `tool` at its limit of `seconds`."""
+    _event("toolweave.timeout", {"toolweave.timeout": seconds})
+    INSTRUMENTS.timeouts.add(1, {TOOL_NAME: tool})
+
+
+def retrying(tool: str, attempt: int, error: BaseException, wait: float) -> None:
+    """`Retry` will call `tool` again in `wait` seconds: attempt `attempt` failed with `error`."""
+    _event(
+        "toolweave.retry",
+        {"toolweave.attempt": attempt, ERROR_TYPE: error_type(error), "toolweave.retry_after": round(wait, 3)},
+    )
+    INSTRUMENTS.retries.add(1, {TOOL_NAME: tool})
+
+
+def circuit_open(state: str) -> None:
+    """A `CircuitBreaker` turned a call away: its circuit is `state` (`open` or `half_open`)."""
+    _event("toolweave.circuit_open", {"toolweave.circuit.state": state})
+
+
+def circuit_changed(circuit: str, state: str) -> None:
+    """The circuit `circuit` is now `state` (for the `toolweave.circuit.state` gauge)."""
+    set_circuit_state(circuit, state)
+
+
+def upstream_restarted(upstream: str) -> None:
+    """The upstream `upstream` is being started again after it failed."""
+    INSTRUMENTS.restarts.add(1, {"toolweave.upstream": upstream})

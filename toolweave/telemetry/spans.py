@@ -1,0 +1,170 @@
+"""The spans toolweave adds to a trace, and the attribute names it uses.
+
+The `mcp` SDK wraps each request a server receives in a SERVER span (`tools/call <name>`, with
+`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`) and each request its client sends
+in a CLIENT span, injecting W3C trace context (`traceparent`, `tracestate`) into the request's
+`_meta`. toolweave keeps those and adds detail where it adds behaviour:
+
+- the call span (the SDK's server span) gets `toolweave.origin`, `toolweave.tool.original_name`,
+  `toolweave.outcome` and, for a masked failure, `toolweave.incident` (see `toolweave.telemetry.calls`);
+- a call through a mounted server runs in an INTERNAL span `mount <prefix>` (`traced_mount`);
+- a call to a remote upstream runs in a CLIENT span `tools/call <name>` (`UpstreamSpan`), the
+  parent of the SDK's own send span, whose trace context reaches the upstream in `_meta`;
+- middleware that changes the outcome adds an event to the span it runs in
+  (`toolweave.telemetry.events`).
+
+toolweave's spans start only under a span that is recording (a served request's, or one of your
+own around an in-process call): it adds detail to a trace, it never starts one. Argument values
+and results are never recorded, nor exception messages: a failure is its `error.type` (the class
+name) and, when masked, its incident id.
+
+Example:
+    >>> span_name("tools/call", "search")
+    'tools/call search'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from types import TracebackType
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, StatusCode
+
+from toolweave.core.context import Context
+from toolweave.core.masking import incident_id
+from toolweave.core.result import ToolResult
+from toolweave.telemetry.outcomes import INTERNAL, error_type, outcome_of
+from toolweave.version import VERSION
+
+TRACER = trace.get_tracer("toolweave", VERSION)
+
+MCP_METHOD = "mcp.method.name"
+OPERATION = "gen_ai.operation.name"
+TOOL_NAME = "gen_ai.tool.name"
+ERROR_TYPE = "error.type"
+NETWORK_TRANSPORT = "network.transport"
+ORIGIN = "toolweave.origin"
+"""Which server served the call: `local`, or the mounted servers' names from the outside in (`billing/stripe`)."""
+ORIGINAL_NAME = "toolweave.tool.original_name"
+"""The tool's name where it was defined (an upstream's own name, before prefixes and renames)."""
+OUTCOME = "toolweave.outcome"
+INCIDENT = "toolweave.incident"
+MOUNT_PREFIX = "toolweave.mount.prefix"
+MOUNTED_SERVER = "toolweave.mount.server"
+UPSTREAM = "toolweave.upstream"
+
+Run = Callable[[dict[str, Any], Context], Awaitable[ToolResult]]
+
+
+def span_name(method: str, target: str | None) -> str:
+    """`<method> <target>`, the span name the MCP semantic conventions use."""
+    return f"{method} {target}" if target else method
+
+
+def recording_span() -> Span | None:
+    """The current span if it is recording (an SDK is configured and the trace is sampled), else None."""
+    span = trace.get_current_span()
+    return span if span.is_recording() else None
+
+
+def record_failure(span: Span, error: BaseException) -> str:
+    """Mark `span` as failed by `error` (type, outcome, incident id; never the message); the outcome."""
+    outcome = outcome_of(error)
+    span.set_attribute(OUTCOME, outcome)
+    if outcome != "cancelled":
+        span.set_attribute(ERROR_TYPE, error_type(error))
+        span.set_status(StatusCode.ERROR)
+    if outcome == INTERNAL:
+        span.set_attribute(INCIDENT, incident_id(error))
+    return outcome
+
+
+def record_outcome(span: Span, is_error: bool) -> None:
+    """Mark `span` with what a call answered (an `isError` result is a `tool_error`)."""
+    if is_error:
+        span.set_attributes({OUTCOME: "tool_error", ERROR_TYPE: "tool_error"})
+        span.set_status(StatusCode.ERROR)
+    else:
+        span.set_attribute(OUTCOME, "ok")
+
+
+def traced_mount(run: Run, *, prefix: str | None, server: str, tool: str) -> Run:
+    """`run` (a mounted child's call path) inside an INTERNAL span `mount <prefix>` when traced.
+
+    Args:
+        prefix: The mount prefix (`None`: mounted without one; the span is named for the server).
+        server: The mounted server's name.
+        tool: The tool's name in the mounted server.
+    """
+    name = f"mount {prefix if prefix is not None else server}"
+    attributes = {MOUNTED_SERVER: server, TOOL_NAME: tool}
+    if prefix is not None:
+        attributes[MOUNT_PREFIX] = prefix
+    get_current_span = trace.get_current_span
+
+    async def run_mounted(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+        if not get_current_span().is_recording():
+            return await run(arguments, ctx)
+        with TRACER.start_as_current_span(
+            name, attributes=attributes, record_exception=False, set_status_on_exception=False
+        ) as span:
+            try:
+                result = await run(arguments, ctx)
+            except BaseException as error:
+                record_failure(span, error)
+                raise
+            record_outcome(span, result.is_error)
+            return result
+
+    return run_mounted
+
+
+class UpstreamSpan:
+    """A CLIENT span around one request to a remote upstream (only under a recording span).
+
+    Example:
+        >>> with UpstreamSpan("github", "search", transport="pipe") as span:
+        ...     pass
+    """
+
+    __slots__ = ("_attributes", "_context", "_name", "span")
+
+    def __init__(self, upstream: str, tool: str, *, transport: str, method: str = "tools/call") -> None:
+        self._name = span_name(method, tool)
+        self._attributes = {
+            MCP_METHOD: method,
+            OPERATION: "execute_tool",
+            TOOL_NAME: tool,
+            UPSTREAM: upstream,
+            NETWORK_TRANSPORT: transport,
+        }
+        self._context: Any = None
+        self.span: Span | None = None
+
+    def __enter__(self) -> UpstreamSpan:
+        if trace.get_current_span().is_recording():
+            self._context = TRACER.start_as_current_span(
+                self._name,
+                kind=SpanKind.CLIENT,
+                attributes=self._attributes,
+                record_exception=False,
+                set_status_on_exception=False,
+            )
+            self.span = self._context.__enter__()
+        return self
+
+    def answered(self, is_error: bool) -> None:
+        """Record what the upstream answered (`is_error`: an `isError` result)."""
+        if self.span is not None:
+            record_outcome(self.span, is_error)
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._context is None:
+            return
+        if exc is not None and self.span is not None:
+            record_failure(self.span, exc)
+        self._context.__exit__(exc_type, exc, tb)
