@@ -50,7 +50,8 @@ class CallLabels:
     Attributes:
         tool: The exposed name.
         original: The name where the tool was defined.
-        origin: `local`, or the mounted servers' names from the outside in (`billing/stripe`).
+        origin: `local`, or the mounts it came through from the outside in, each by its prefix
+            (by the mounted server's name when it has none): `billing/stripe`.
     """
 
     tool: str
@@ -60,13 +61,13 @@ class CallLabels:
 
 def labels_for(tool: Tool) -> CallLabels:
     """The labels of an exposed tool, from the steps that made it (mounts are `Prefix` steps)."""
-    servers: list[str] = []
-    step: Tool | None = tool
-    while step is not None:
-        servers += [transform.child for transform in step.transforms if isinstance(transform, Prefix)]
-        step = step.parent
+    mounts: list[str] = []
+    made: Tool | None = tool
+    while made is not None:
+        mounts += [step.prefix or step.child for step in made.transforms if isinstance(step, Prefix)]
+        made = made.parent
     original = tool.origin.original_name if tool.origin is not None else tool.name
-    return CallLabels(tool.name, original, "/".join(servers) or "local")
+    return CallLabels(tool.name, original, "/".join(mounts) or "local")
 
 
 def _labels(catalog: ToolCatalog, name: str) -> CallLabels:

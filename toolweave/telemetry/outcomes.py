@@ -55,9 +55,14 @@ def outcome_of(error: BaseException) -> str:
     for kind, outcome in _CLASSES:
         if isinstance(error, kind):
             return outcome
-    if isinstance(error, anyio.get_cancelled_exc_class()):
-        return "cancelled"
-    return INTERNAL
+    return "cancelled" if _is_cancelled(error) else INTERNAL
+
+
+def _is_cancelled(error: BaseException) -> bool:
+    try:
+        return isinstance(error, anyio.get_cancelled_exc_class())
+    except RuntimeError:  # outside an event loop nothing is being cancelled
+        return False
 
 
 def error_type(error: BaseException) -> str:

@@ -1,0 +1,210 @@
+"""Traces: one trace from the client through mounts and a remote toolweave upstream, middleware
+decisions on the call span, and no hidden or injected value anywhere in it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.trace import SpanKind, StatusCode
+
+from tests.conftest import subprocess_env
+from tests.telemetry.conftest import Spans
+from toolweave import RemoteServer, Server
+from toolweave.middleware import RateLimit, Retry, Timeout
+from toolweave.transforms import InjectArgs, Secret
+
+HERE = Path(__file__).resolve().parent
+CANARY = "canary-7f3a9c1e-secret"
+ARGUMENT_CANARY = "canary-argument-5d2b"
+
+
+def traced_upstream(spans_file: Path, **options: Any) -> RemoteServer:
+    env = subprocess_env(SPANS_FILE=str(spans_file))
+    return RemoteServer.stdio(sys.executable, [str(HERE / "traced_upstream.py")], env=env, **options)
+
+
+async def upstream_spans(spans_file: Path, name: str) -> list[dict[str, Any]]:
+    """The upstream process's spans once one named `name` was written (it exports as spans end)."""
+    with anyio.fail_after(10):
+        while True:
+            lines = spans_file.read_text().splitlines() if spans_file.exists() else []
+            found = [json.loads(line) for line in lines]
+            if any(span["name"] == name for span in found):
+                return found
+            await anyio.sleep(0.05)
+
+
+def hex_id(value: int, width: int) -> str:
+    return f"0x{value:0{width}x}"
+
+
+def child_of(span: ReadableSpan, parent: ReadableSpan) -> bool:
+    return span.parent is not None and span.parent.span_id == parent.context.span_id
+
+
+async def test_a_call_through_a_mount_and_a_remote_upstream_is_one_trace(spans: Spans, tmp_path: Path) -> None:
+    spans_file = tmp_path / "upstream-spans.jsonl"
+    billing = Server("billing")
+    billing.mount(traced_upstream(spans_file), prefix="up")
+    gateway = Server("gateway")
+    gateway.mount(billing, prefix="billing")
+
+    async with mcp.Client(gateway.as_mcp()) as client:
+        result = await client.call_tool("billing_up_echo", {"text": "hi"})
+    assert not result.is_error
+
+    served = spans.named("tools/call billing_up_echo")
+    outer, inner = spans.named("mount billing"), spans.named("mount up")
+    upstream = spans.named("tools/call echo")
+    upstream_send = spans.named("MCP send tools/call echo")
+    assert [served.kind, outer.kind, upstream.kind] == [SpanKind.SERVER, SpanKind.INTERNAL, SpanKind.CLIENT]
+    assert served.parent is None and child_of(outer, served) and child_of(inner, outer)
+    assert child_of(upstream, inner) and child_of(upstream_send, upstream)
+    assert len({span.context.trace_id for span in (served, outer, inner, upstream, upstream_send)}) == 1
+    assert served.attributes is not None and upstream.attributes is not None and outer.attributes is not None
+    assert served.attributes["toolweave.origin"] == "billing/up"
+    assert served.attributes["toolweave.tool.original_name"] == "echo"
+    assert served.attributes["toolweave.outcome"] == "ok"
+    assert outer.attributes["toolweave.mount.prefix"] == "billing"
+    assert outer.attributes["gen_ai.tool.name"] == "up_echo"
+    assert upstream.attributes["toolweave.upstream"] == "up"
+    assert upstream.attributes["gen_ai.tool.name"] == "echo"
+    assert upstream.attributes["network.transport"] == "pipe"
+
+    remote = await upstream_spans(spans_file, "tools/call echo")
+    remote_served = next(span for span in remote if span["name"] == "tools/call echo")
+    assert remote_served["kind"] == "SpanKind.SERVER"
+    assert remote_served["context"]["trace_id"] == hex_id(served.context.trace_id, 32)
+    assert remote_served["parent_id"] == hex_id(upstream_send.context.span_id, 16)
+
+
+async def test_a_rate_limited_call_says_why_on_its_span(spans: Spans) -> None:
+    server = Server("limited", middleware=[RateLimit(rate=0.001, burst=1)])
+    server.add_tool(lambda: "pong", name="ping")
+
+    async with mcp.Client(server.as_mcp()) as client:
+        await client.call_tool("ping", {})
+        refused = await client.call_tool("ping", {})
+
+    assert refused.is_error
+    first, second = sorted((span for span in spans.all() if span.name == "tools/call ping"), key=lambda s: s.start_time or 0)
+    assert second.attributes is not None and second.attributes["toolweave.outcome"] == "rejected"
+    assert [event.name for event in second.events] == ["toolweave.rate_limited"]
+    assert (second.events[0].attributes or {})["toolweave.retry_after"] > 0
+    assert first.attributes is not None and first.attributes["toolweave.outcome"] == "ok" and not first.events
+
+
+async def test_a_timed_out_call_says_why_on_its_span(spans: Spans) -> None:
+    server = Server("slow", middleware=[Timeout(default=0.1)])
+
+    @server.tool
+    async def nap() -> str:
+        await anyio.sleep(5)
+        return "rested"
+
+    async with mcp.Client(server.as_mcp()) as client:
+        result = await client.call_tool("nap", {})
+
+    assert result.is_error
+    served = spans.named("tools/call nap")
+    assert served.attributes is not None and served.attributes["toolweave.outcome"] == "timeout"
+    assert [(event.name, dict(event.attributes or {})) for event in served.events] == [
+        ("toolweave.timeout", {"toolweave.timeout": 0.1})
+    ]
+
+
+async def test_a_retried_call_records_each_retry(spans: Spans) -> None:
+    server = Server("flaky", middleware=[Retry(attempts=3, backoff=0.001, jitter=0)])
+    failures = [ConnectionError("first"), ConnectionError("second")]
+
+    @server.tool(annotations={"idempotentHint": True})
+    def fetch() -> str:
+        if failures:
+            raise failures.pop(0)
+        return "fetched"
+
+    async with mcp.Client(server.as_mcp()) as client:
+        result = await client.call_tool("fetch", {})
+
+    assert not result.is_error
+    served = spans.named("tools/call fetch")
+    retries = [dict(event.attributes or {}) for event in served.events if event.name == "toolweave.retry"]
+    assert [(r["toolweave.attempt"], r["error.type"]) for r in retries] == [(1, "ConnectionError"), (2, "ConnectionError")]
+    assert served.attributes is not None and served.attributes["toolweave.outcome"] == "ok"
+
+
+async def test_a_masked_failure_records_its_incident_not_its_message(spans: Spans) -> None:
+    server = Server("broken")
+
+    @server.tool
+    def explode() -> str:
+        raise KeyError("the secret detail")
+
+    async with mcp.Client(server.as_mcp()) as client:
+        result = await client.call_tool("explode", {})
+
+    served = spans.named("tools/call explode")
+    assert served.attributes is not None and served.attributes["toolweave.outcome"] == "error"
+    incident = served.attributes["toolweave.incident"]
+    assert f"(incident {incident})" in result.content[0].text  # type: ignore[union-attr]
+    assert "the secret detail" not in json.dumps(span_text(served))
+
+
+def span_text(span: ReadableSpan) -> list[Any]:
+    """Everything a span says: name, attributes, events, status, links."""
+    return [
+        span.name,
+        dict(span.attributes or {}),
+        [(event.name, dict(event.attributes or {})) for event in span.events],
+        span.status.description,
+        [dict(link.attributes or {}) for link in span.links],
+    ]
+
+
+async def test_no_hidden_or_injected_value_and_no_argument_value_appears_in_any_span(
+    spans: Spans, tmp_path: Path
+) -> None:
+    spans_file = tmp_path / "upstream-spans.jsonl"
+    gateway = Server("gateway", middleware=[Retry(attempts=2, backoff=0.001, only_safe=False)])
+    gateway.mount(traced_upstream(spans_file), prefix="up")
+    gateway.add_transform(InjectArgs(token=Secret(CANARY)), tools=["up_echo", "up_leak"])
+
+    @gateway.tool
+    def local(text: str, token: str) -> str:
+        raise RuntimeError(f"{text} failed with {token}")
+
+    gateway.add_transform(InjectArgs(token=Secret(CANARY)), tools="local")
+
+    async with mcp.Client(gateway.as_mcp()) as client:
+        echoed = await client.call_tool("up_echo", {"text": ARGUMENT_CANARY})
+        leaked = await client.call_tool("up_leak", {})
+        failed = await client.call_tool("local", {"text": ARGUMENT_CANARY})
+        spoofed = await client.call_tool("up_echo", {"text": "x", "token": CANARY})
+
+    assert "40-character" not in echoed.content[0].text  # type: ignore[union-attr]
+    assert leaked.is_error and failed.is_error and spoofed.is_error
+    remote = await upstream_spans(spans_file, "tools/call leak")
+    names = {span.name for span in spans.all()}
+    assert {"tools/call up_echo", "tools/call up_leak", "tools/call local", "tools/call echo"} <= names
+    everything = json.dumps([span_text(span) for span in spans.all()], default=str) + json.dumps(remote)
+    assert CANARY not in everything
+    assert ARGUMENT_CANARY not in everything
+
+
+async def test_trace_context_in_the_request_meta_parents_the_call(spans: Spans) -> None:
+    server = Server("plain")
+    server.add_tool(lambda: "pong", name="ping")
+    parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+
+    async with mcp.Client(server.as_mcp()) as client:
+        await client.call_tool("ping", {}, meta={"traceparent": parent})  # type: ignore[typeddict-unknown-key]
+
+    served = spans.named("tools/call ping")
+    assert hex_id(served.context.trace_id, 32) == "0x0af7651916cd43dd8448eb211c80319c"
+    assert served.status.status_code is not StatusCode.ERROR
