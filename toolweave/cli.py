@@ -130,7 +130,21 @@ def examples(*commands: str, note: str = "") -> str:
     return f"\b\nExamples:\n{lines}" + (f"\n\n{note}" if note else "")
 
 
+class LogFormat(StrEnum):
+    """How `serve` writes logs: `text` lines, or one JSON object a line (with a call per line)."""
+
+    text = "text"
+    json = "json"
+
+
 LogOption = Annotated[LogLevel, typer.Option("--log-level", help="Log level (logs go to stderr).")]
+LogFormatOption = Annotated[
+    LogFormat,
+    typer.Option(
+        "--log-format",
+        help="text, or json: one JSON object a line on stderr, including one line per tool call with its trace id.",
+    ),
+]
 AllowDown = Annotated[
     bool, typer.Option("--allow-down", help="Exit 0 even when an upstream MCP server could not be started.")
 ]
@@ -139,6 +153,19 @@ AllowDown = Annotated[
 def setup_logging(level: LogLevel) -> None:
     """Logs to stderr at `level`, one line per record."""
     logging.basicConfig(stream=sys.stderr, level=level.value.upper(), format="%(levelname)s %(name)s: %(message)s")
+
+
+def log_calls_as_json(server: Any) -> None:
+    """Log every record as a JSON line, and one record per tool call (`Logging`, outermost, unless
+    the server has one) whatever the log level."""
+    from toolweave.middleware import Logging
+    from toolweave.telemetry.logs import JsonFormatter
+
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(JsonFormatter())
+    if not any(isinstance(layer, Logging) for layer in server.middleware):
+        server.add_middleware(Logging(), outermost=True)
+    logging.getLogger("toolweave.calls").setLevel(logging.INFO)
 
 
 def warn(message: str) -> None:
@@ -332,6 +359,7 @@ def schema() -> None:
         "toolweave serve --from claude-desktop                                 # Claude Desktop's servers",
         "toolweave serve --from vscode .vscode/mcp.json --with policies.yaml --input token=...",
         "toolweave serve examples/gateway.yaml --transport http --legacy-sse   # + /sse for old clients",
+        "toolweave serve examples/gateway.yaml --transport http --metrics --log-format json",
         note="On HTTP the URL (once it listens) and a client config snippet are printed to stderr.\n"
         "examples/gateway.yaml starts ${PYTHON:-python3}: put PYTHON=<a python with mcp> in front.",
     )
@@ -362,13 +390,24 @@ def serve(
             "--legacy-sse", help="HTTP: also serve the legacy HTTP+SSE transport (/sse, /messages/) for old clients."
         ),
     ] = False,
+    metrics: Annotated[
+        bool,
+        typer.Option(
+            "--metrics", help="HTTP: serve Prometheus metrics at /metrics (needs: pip install 'toolweave[prometheus]')."
+        ),
+    ] = False,
     log_level: LogOption = LogLevel.warning,
+    log_format: LogFormatOption = LogFormat.text,
 ) -> None:
-    """Serve the composed server over stdio (default) or streamable HTTP."""
+    """Serve the composed server over stdio (default) or streamable HTTP (with /healthz and /readyz)."""
     setup_logging(log_level)
     if legacy_sse and transport is not Transport.http:
         fail("--legacy-sse is an HTTP transport: add --transport http", code=2)
+    if metrics and transport is not Transport.http:
+        fail("--metrics is served over HTTP: add --transport http", code=2)
     composed = compose(config, client, with_file, inputs or ())
+    if log_format is LogFormat.json:
+        log_calls_as_json(composed.server)
 
     async def work(composed: Composed) -> Failure | None:
         server = composed.server
@@ -387,6 +426,7 @@ def serve(
             "max_request_body_size": max_body_size,
             "limit_concurrency": limit_concurrency,
             "legacy_sse": legacy_sse,
+            "metrics": metrics,
             "on_ready": lambda url: _announce(server.name, url, legacy_sse),
         }
         if composed.authenticate is not None:

@@ -242,6 +242,8 @@ def remote_source(
     extra: dict[str, Any] = {"secrets": secrets} if secrets else {}
     if entry.timeout is not None:
         extra["timeout"] = entry.timeout
+    if entry.required:
+        extra["required"] = True
     if entry.transport != "stdio":
         make = remote.http if entry.transport == "http" else remote.sse
         return _call(make, entry.endpoint, where=where, headers=entry.headers, name=name, **extra)

@@ -186,6 +186,9 @@ class McpServerEntry(SourceOptions):
     server_url: str | None = Field(None, alias="serverUrl", description="The same as `url`, as Windsurf spells it.")
     headers: dict[str, str] | None = Field(None, description="HTTP headers sent with every request (HTTP).")
     disabled: StrictBool = Field(False, description="Skip this server (as some clients' config files allow).")
+    required: StrictBool = Field(
+        False, description="The gateway is not ready (`/readyz` answers 503) while this server is not connected."
+    )
     disabled_tools: list[Glob] = Field(
         default_factory=list,
         alias="disabledTools",

@@ -17,6 +17,7 @@ import anyio
 
 from toolweave.auth.verifier import Verifier
 from toolweave.mcp.adapter import adapter_for
+from toolweave.mcp.health import health_routes, metrics_route
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
 from toolweave.server.server import Server
@@ -46,6 +47,8 @@ def http_app(
     session_idle_timeout: float | None = 300,
     max_request_body_size: int = 4 * 1024 * 1024,
     legacy_sse: bool = False,
+    health: bool = True,
+    metrics: bool = False,
 ) -> Starlette:
     """An ASGI app serving `server` at `path` (both protocol eras).
 
@@ -71,6 +74,9 @@ def http_app(
         event_store: Makes SSE streams resumable for handshake-era clients (priming event, event
             ids, replay after `Last-Event-ID`), e.g. `toolweave.mcp.events.MemoryEventStore()`.
         retry_interval: Milliseconds a client should wait before reconnecting (the SSE `retry`).
+        health: Serve `GET /healthz` and `GET /readyz` (unauthenticated; `toolweave.mcp.health`).
+        metrics: Serve `GET /metrics` in the Prometheus text format (unauthenticated; needs the
+            `prometheus` extra; installs a meter provider unless the application has one).
     """
     routes = []
     if resource_url is not None:
@@ -80,6 +86,10 @@ def http_app(
         if not issuers:
             raise ValueError("resource_url= needs authorization_servers= (the verifier names no issuer)")
         routes = metadata_routes(resource_url, issuers, list(auth.required_scopes))
+    if health:
+        routes += health_routes(server)
+    if metrics:
+        routes.append(metrics_route())
     adapter = adapter_for(server)
     guarded = [path]
     if legacy_sse:

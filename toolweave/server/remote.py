@@ -135,6 +135,8 @@ class RemoteServer(Server):
             read), so a hung upstream can never hold a caller forever; `None` for no limit. A
             tighter deadline of the caller (`Timeout` middleware) wins.
         backoff: How restarts are spaced.
+        required: The server is not ready without this upstream: `/readyz` answers 503 while it
+            is not connected.
         **options: `Server` options (e.g. `mask_error_details`, `middleware`).
     """
 
@@ -148,6 +150,7 @@ class RemoteServer(Server):
         connect_timeout: float = 30.0,
         timeout: float | None = 60.0,
         backoff: Backoff | None = None,
+        required: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(name or target.default_name(), **options)
@@ -155,6 +158,7 @@ class RemoteServer(Server):
         self.connect_timeout = connect_timeout
         self.timeout = timeout
         self.backoff = backoff or Backoff()
+        self.required = required
         self._named = name is not None
         self._upstream: Upstream | None = None
 

@@ -218,9 +218,12 @@ class Server:
         """The transforms added with `add_transform`, with their selectors, in order."""
         return tuple(self._transforms)
 
-    def add_middleware(self, *middleware: Middleware) -> None:
-        """Append middleware; the first added is the outermost."""
-        self._middleware.extend(middleware)
+    def add_middleware(self, *middleware: Middleware, outermost: bool = False) -> None:
+        """Append middleware (the first added is the outermost); `outermost=True` puts it before all."""
+        if outermost:
+            self._middleware[:0] = middleware
+        else:
+            self._middleware.extend(middleware)
         self.changed()
 
     @property

@@ -1,0 +1,108 @@
+"""Routes for operators on the HTTP app: `/healthz`, `/readyz` and (when asked) `/metrics`.
+
+- `GET /healthz`: 200 while the process serves HTTP at all (a liveness probe);
+- `GET /readyz`: 200 once the server runs (its lifespan started, its config loaded) and every
+  upstream marked `required` (`RemoteServer(required=True)`, `required: true` in a config) is
+  connected; 503 otherwise (a readiness probe: take the instance out of rotation);
+- `GET /metrics`: toolweave's metrics, and any others of the process, in the Prometheus text
+  format (`http_app(metrics=True)`; needs the `prometheus` extra).
+
+All three are cheap (no upstream is asked anything), unauthenticated (probes and scrapers carry
+no tokens) and name no tool, prompt or upstream: they say how many upstreams are missing, never
+which. Which one is down is in the logs and in `toolweave.upstream.state`.
+
+Example:
+    >>> routes = health_routes(Server("demo"))
+    >>> [route.path for route in routes]
+    ['/healthz', '/readyz']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from toolweave.server.remote import RemoteServer
+from toolweave.server.server import Server
+
+PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def required_upstreams(server: Server) -> Iterator[RemoteServer]:
+    """The remote servers marked `required` anywhere under `server` (mounted at any depth)."""
+    seen: set[int] = set()
+    stack: list[Server] = [server]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, RemoteServer) and current.required:
+            yield current
+        stack.extend(current.children())
+
+
+def readiness(server: Server) -> tuple[bool, str]:
+    """Whether `server` is ready to serve, and why not (with no names in it)."""
+    if not server.running:
+        return False, "not started"
+    missing = sum(1 for remote in required_upstreams(server) if not remote.connected)
+    if missing:
+        return False, f"{missing} required upstream{'s' if missing > 1 else ''} not connected"
+    return True, "ready"
+
+
+def health_routes(server: Server) -> list[Route]:
+    """`/healthz` and `/readyz` for `server`."""
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        ready, why = readiness(server)
+        body = {"status": "ready" if ready else "not ready", "reason": why}
+        return JSONResponse(body, status_code=200 if ready else 503)
+
+    return [Route("/healthz", healthz, methods=["GET"]), Route("/readyz", readyz, methods=["GET"])]
+
+
+def metrics_route() -> Route:
+    """`/metrics` in the Prometheus text format, from the process's Prometheus registry.
+
+    Installs a meter provider exporting to that registry when the application has not installed
+    one of its own; with its own, the application adds a `PrometheusMetricReader` to it.
+
+    Raises:
+        ImportError: the `prometheus` extra is not installed (the message says how to install it).
+    """
+    try:
+        from prometheus_client import REGISTRY, generate_latest
+    except ImportError:
+        raise ImportError("metrics=True needs the prometheus extra: pip install 'toolweave[prometheus]'") from None
+    install_prometheus_provider()
+
+    async def scrape(request: Request) -> Response:
+        return Response(generate_latest(REGISTRY), media_type=PROMETHEUS_TEXT)
+
+    return Route("/metrics", scrape, methods=["GET"])
+
+
+def install_prometheus_provider() -> bool:
+    """Install a meter provider that exports to Prometheus, unless one is installed; whether it did."""
+    from toolweave.telemetry.providers import metrics_configured
+
+    if metrics_configured():
+        return False
+    try:
+        from opentelemetry import metrics
+        from opentelemetry.exporter.prometheus import PrometheusMetricReader
+        from opentelemetry.sdk.metrics import MeterProvider
+    except ImportError:
+        raise ImportError("metrics=True needs the prometheus extra: pip install 'toolweave[prometheus]'") from None
+    reader: Any = PrometheusMetricReader()
+    metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
+    return True
