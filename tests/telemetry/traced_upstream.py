@@ -25,10 +25,6 @@ class FileExporter(SpanExporter):
         return SpanExportResult.SUCCESS
 
 
-provider = TracerProvider()
-provider.add_span_processor(SimpleSpanProcessor(FileExporter(os.environ["SPANS_FILE"])))
-trace.set_tracer_provider(provider)
-
 server = Server("traced-upstream")
 
 
@@ -44,5 +40,14 @@ def leak(token: str) -> str:
     raise RuntimeError(f"bad token {token}")
 
 
+@server.tool
+def pid() -> int:
+    """This process's id (the tests kill it)."""
+    return os.getpid()
+
+
 if __name__ == "__main__":
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(FileExporter(os.environ["SPANS_FILE"])))
+    trace.set_tracer_provider(provider)
     server.run()

@@ -1,0 +1,187 @@
+"""Metrics: the counts equal the calls made, by tool, origin and outcome; upstream and circuit
+state; `/metrics` parses as Prometheus text."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import anyio
+import httpx2
+import mcp
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.conftest import subprocess_env
+from tests.serving import serving
+from tests.telemetry.conftest import Metrics
+from toolweave import RemoteServer, Server, ToolError
+from toolweave.middleware import CircuitBreaker, RateLimit, Timeout
+from toolweave.server.remote import Backoff
+
+HERE = Path(__file__).resolve().parent
+
+
+def calls(recorded: Metrics, tool: str, origin: str, outcome: str) -> int:
+    point = {"gen_ai.tool.name": tool, "toolweave.origin": origin, "toolweave.outcome": outcome}
+    return int(recorded.value("toolweave.tool.calls", **point))
+
+
+def gateway_with_outcomes() -> Server:
+    billing = Server("billing")
+
+    @billing.tool
+    def invoice(number: int) -> str:
+        if number < 0:
+            raise ToolError("no such invoice")
+        return f"invoice {number}"
+
+    gateway = Server("gateway", middleware=[RateLimit(rate=0.001, burst=3, tools="billing_*")])
+
+    @gateway.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @gateway.tool
+    def broken() -> str:
+        raise KeyError("x")
+
+    gateway.mount(billing, prefix="billing")
+    return gateway
+
+
+async def test_call_counts_equal_the_calls_made_by_tool_origin_and_outcome(recorded: Metrics) -> None:
+    async with mcp.Client(gateway_with_outcomes().as_mcp()) as client:
+        for a in range(4):
+            await client.call_tool("add", {"a": a, "b": 1})
+        await client.call_tool("add", {"a": "not a number", "b": 1})
+        await client.call_tool("broken", {})
+        await client.call_tool("billing_invoice", {"number": 1})
+        await client.call_tool("billing_invoice", {"number": -1})
+        await client.call_tool("billing_invoice", {"number": 2})
+        await client.call_tool("billing_invoice", {"number": 3})  # the fourth: over the burst of 3
+        try:
+            await client.call_tool("no_such_tool", {})
+        except mcp.MCPError:
+            pass
+
+    assert calls(recorded, "add", "local", "ok") == 4
+    assert calls(recorded, "add", "local", "invalid_arguments") == 1
+    assert calls(recorded, "broken", "local", "error") == 1
+    assert calls(recorded, "billing_invoice", "billing", "ok") == 2
+    assert calls(recorded, "billing_invoice", "billing", "tool_error") == 1
+    assert calls(recorded, "billing_invoice", "billing", "rejected") == 1
+    assert calls(recorded, "(unknown)", "(unknown)", "unknown_tool") == 1
+    assert recorded.value("toolweave.tool.rate_limited", **{"gen_ai.tool.name": "billing_invoice"}) == 1
+    durations = recorded.value(
+        "toolweave.tool.duration",
+        **{"gen_ai.tool.name": "add", "toolweave.origin": "local", "toolweave.outcome": "ok"},
+    )
+    assert durations == 4  # the histogram's count
+    assert recorded.value("toolweave.tool.active", **{"gen_ai.tool.name": "add", "toolweave.origin": "local"}) == 0
+
+
+async def test_calls_in_flight_are_counted_while_they_run(recorded: Metrics) -> None:
+    server = Server("busy")
+    started, release = anyio.Event(), anyio.Event()
+
+    @server.tool
+    async def wait() -> str:
+        started.set()
+        await release.wait()
+        return "done"
+
+    point = {"gen_ai.tool.name": "wait", "toolweave.origin": "local"}
+    async with mcp.Client(server.as_mcp()) as client, anyio.create_task_group() as tasks:
+        tasks.start_soon(client.call_tool, "wait", {})
+        await started.wait()
+        during = recorded.value("toolweave.tool.active", **point)
+        release.set()
+    assert (during, recorded.value("toolweave.tool.active", **point)) == (1, 0)
+
+
+async def test_timeouts_are_counted(recorded: Metrics) -> None:
+    server = Server("slow", middleware=[Timeout(default=0.05)])
+
+    @server.tool
+    async def nap() -> str:
+        await anyio.sleep(5)
+        return "rested"
+
+    async with mcp.Client(server.as_mcp()) as client:
+        await client.call_tool("nap", {})
+        await client.call_tool("nap", {})
+    assert recorded.value("toolweave.tool.timeouts", **{"gen_ai.tool.name": "nap"}) == 2
+    assert calls(recorded, "nap", "local", "timeout") == 2
+
+
+async def test_a_circuit_state_is_reported_as_it_changes(recorded: Metrics) -> None:
+    server = Server("fragile", middleware=[CircuitBreaker(failures=1, reset_after=60, per_tool=True)])
+
+    @server.tool
+    def fragile() -> str:
+        raise RuntimeError("down")
+
+    server.catalog  # noqa: B018 - compiled: the circuit exists
+    closed = recorded.value("toolweave.circuit.state", **{"toolweave.circuit": "fragile", "toolweave.circuit.state": "closed"})
+    async with mcp.Client(server.as_mcp()) as client:
+        await client.call_tool("fragile", {})
+        refused = await client.call_tool("fragile", {})
+    state = {"toolweave.circuit": "fragile"}
+    assert closed == 1 and refused.is_error
+    assert recorded.value("toolweave.circuit.state", **state, **{"toolweave.circuit.state": "open"}) == 1
+    assert recorded.value("toolweave.circuit.state", **state, **{"toolweave.circuit.state": "closed"}) == 0
+
+
+async def test_an_upstream_killed_is_down_then_restarted_and_up(recorded: Metrics, tmp_path: Path) -> None:
+    remote = RemoteServer.stdio(
+        sys.executable,
+        [str(HERE / "traced_upstream.py")],
+        env=subprocess_env(SPANS_FILE=str(tmp_path / "spans.jsonl")),
+        name="watched",
+        backoff=Backoff(initial=0.5, maximum=0.5),
+    )
+    gateway = Server("gateway")
+    gateway.mount(remote, prefix="watched")
+    up = {"toolweave.upstream": "watched", "toolweave.upstream.state": "up"}
+    async with gateway:
+        assert recorded.value("toolweave.upstream.state", **up) == 1
+        pid = (await gateway.call_tool("watched_pid", {})).structured_content["result"]  # type: ignore[index]
+        kill(pid)
+        with anyio.fail_after(10):
+            while remote.connected:
+                await anyio.sleep(0.02)
+        lost = recorded.value("toolweave.upstream.state", **up)
+        await remote.wait_connected()
+        again = recorded.value("toolweave.upstream.state", **up)
+    assert (lost, again) == (0, 1)
+    assert recorded.value("toolweave.upstream.restarts", **{"toolweave.upstream": "watched"}) >= 1
+
+
+def kill(pid: int) -> None:
+    import os
+    import signal
+
+    os.kill(pid, signal.SIGKILL)
+
+
+async def test_metrics_scraped_over_http_parse_as_prometheus_text(recorded: Metrics) -> None:
+    server = Server("scraped")
+    server.add_tool(lambda: "pong", name="ping")
+    app = server.http_app(metrics=True)
+    async with serving(app) as base:
+        async with mcp.Client(base + "/mcp") as client:
+            await client.call_tool("ping", {})
+            await client.call_tool("ping", {})
+        async with httpx2.AsyncClient() as http:
+            scraped = await http.get(base + "/metrics")
+    assert scraped.status_code == 200
+    assert scraped.headers["content-type"].startswith("text/plain")
+    families = {family.name: family for family in text_string_to_metric_families(scraped.text)}
+    samples = [
+        sample
+        for sample in families["toolweave_tool_calls"].samples
+        if sample.labels.get("gen_ai_tool_name") == "ping" and sample.name.endswith("_total")
+    ]
+    assert len(samples) == 1 and samples[0].value >= 2
+    assert samples[0].labels["toolweave_outcome"] == "ok" and samples[0].labels["toolweave_origin"] == "local"
+    assert "toolweave_tool_duration_seconds" in families
