@@ -427,7 +427,7 @@ def serve(
             "limit_concurrency": limit_concurrency,
             "legacy_sse": legacy_sse,
             "metrics": metrics,
-            "on_ready": lambda url: _announce(server.name, url, legacy_sse),
+            "on_ready": lambda url: _announce(server.name, url, legacy_sse, as_json=log_format is LogFormat.json),
         }
         if composed.authenticate is not None:
             options["authenticate"] = composed.authenticate
@@ -438,8 +438,15 @@ def serve(
         run_composed(composed, work)
 
 
-def _announce(name: str, url: str, legacy_sse: bool = False) -> None:
-    """Print where the server listens (once it does) and a client config snippet."""
+def _announce(name: str, url: str, legacy_sse: bool = False, *, as_json: bool = False) -> None:
+    """Print where the server listens (once it does) and a client config snippet (as one JSON log line)."""
+    if as_json:
+        from toolweave.telemetry.logs import JsonFormatter
+
+        fields = {"name": "toolweave.cli", "levelname": "INFO", "levelno": logging.INFO, "url": url}
+        record = logging.makeLogRecord({**fields, "msg": f"serving {name!r} at {url}"})
+        stderr.out(JsonFormatter().format(record), highlight=False)
+        return
     stderr.print(f"Serving {escape(repr(name))} at [bold]{escape(url)}[/bold]", markup=True)
     if legacy_sse:
         from toolweave.mcp.legacy_sse import sse_url

@@ -33,7 +33,8 @@ async def upstream_spans(spans_file: Path, name: str) -> list[dict[str, Any]]:
     """The upstream process's spans once one named `name` was written (it exports as spans end)."""
     with anyio.fail_after(10):
         while True:
-            lines = spans_file.read_text().splitlines() if spans_file.exists() else []
+            path = anyio.Path(spans_file)
+            lines = (await path.read_text()).splitlines() if await path.exists() else []
             found = [json.loads(line) for line in lines]
             if any(span["name"] == name for span in found):
                 return found
@@ -93,7 +94,8 @@ async def test_a_rate_limited_call_says_why_on_its_span(spans: Spans) -> None:
         refused = await client.call_tool("ping", {})
 
     assert refused.is_error
-    first, second = sorted((span for span in spans.all() if span.name == "tools/call ping"), key=lambda s: s.start_time or 0)
+    pings = [span for span in spans.all() if span.name == "tools/call ping"]
+    first, second = sorted(pings, key=lambda span: span.start_time or 0)
     assert second.attributes is not None and second.attributes["toolweave.outcome"] == "rejected"
     assert [event.name for event in second.events] == ["toolweave.rate_limited"]
     assert (second.events[0].attributes or {})["toolweave.retry_after"] > 0
@@ -135,7 +137,8 @@ async def test_a_retried_call_records_each_retry(spans: Spans) -> None:
     assert not result.is_error
     served = spans.named("tools/call fetch")
     retries = [dict(event.attributes or {}) for event in served.events if event.name == "toolweave.retry"]
-    assert [(r["toolweave.attempt"], r["error.type"]) for r in retries] == [(1, "ConnectionError"), (2, "ConnectionError")]
+    attempts = [(retry["toolweave.attempt"], retry["error.type"]) for retry in retries]
+    assert attempts == [(1, "ConnectionError"), (2, "ConnectionError")]
     assert served.attributes is not None and served.attributes["toolweave.outcome"] == "ok"
 
 

@@ -1,0 +1,69 @@
+"""`toolweave serve --metrics --log-format json`: a call's JSON log line carries its trace id,
+and the command's own meter provider feeds `/metrics`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import mcp
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.acceptance.cli_helpers import COMMAND, FIXTURES, ROOT, run_cli
+from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.telemetry.conftest import Spans
+
+BASIC = str(FIXTURES / "basic.yaml")
+
+
+def call_lines(stderr: str) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in stderr.splitlines()]  # every line is JSON
+    return [line for line in lines if line["logger"] == "toolweave.calls"]
+
+
+async def test_json_logs_have_one_line_per_call_with_its_trace_id_and_metrics_are_served(
+    spans: Spans, tmp_path: Path
+) -> None:
+    port = free_port()
+    errors = tmp_path / "stderr.log"
+    with errors.open("w") as stderr:
+        process = subprocess.Popen(
+            [*COMMAND, "serve", BASIC, "--transport", "http", "--port", str(port), "--metrics", "--log-format", "json"],
+            cwd=ROOT,
+            env=subprocess_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        try:
+            wait_for_port(port)
+            base = f"http://127.0.0.1:{port}"
+            async with mcp.Client(base + "/mcp") as client:
+                await client.call_tool("calc_add", {"a": 20, "b": 22})
+                await client.call_tool("calc_divide", {"a": 1, "b": 0})
+            async with httpx2.AsyncClient() as http:
+                scraped = await http.get(base + "/metrics")
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+    sent = spans.named("MCP send tools/call calc_add")
+    logged = call_lines(errors.read_text())
+    assert [(line["tool"], line["outcome"]) for line in logged] == [("calc_add", "ok"), ("calc_divide", "tool_error")]
+    assert logged[0]["trace_id"] == f"{sent.context.trace_id:032x}"
+    assert logged[0]["arguments"] == {"a": "<redacted>", "b": "<redacted>"}
+    families = {family.name: family for family in text_string_to_metric_families(scraped.text)}
+    counted = {
+        (sample.labels["gen_ai_tool_name"], sample.labels["toolweave_outcome"]): sample.value
+        for sample in families["toolweave_tool_calls"].samples
+        if sample.name.endswith("_total")
+    }
+    assert counted == {("calc_add", "ok"): 1.0, ("calc_divide", "tool_error"): 1.0}
+
+
+def test_metrics_need_the_http_transport() -> None:
+    done = run_cli("serve", BASIC, "--metrics")
+    assert done.returncode == 2
+    assert "--metrics is served over HTTP" in done.stderr
