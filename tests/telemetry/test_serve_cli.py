@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx2
 import mcp
@@ -17,6 +17,12 @@ from tests.conftest import free_port, subprocess_env, wait_for_port
 from tests.telemetry.conftest import Spans
 
 BASIC = str(FIXTURES / "basic.yaml")
+
+
+def serve(port: int, stderr: IO[str], *options: str) -> subprocess.Popen[bytes]:
+    """`toolweave serve` the basic config over HTTP on `port`, its stderr to `stderr`."""
+    command = [*COMMAND, "serve", BASIC, "--transport", "http", "--port", str(port), *options]
+    return subprocess.Popen(command, cwd=ROOT, env=subprocess_env(), stdout=subprocess.DEVNULL, stderr=stderr)
 
 
 def call_lines(stderr: str) -> list[dict[str, Any]]:
@@ -30,13 +36,7 @@ async def test_json_logs_have_one_line_per_call_with_its_trace_id_and_metrics_ar
     port = free_port()
     errors = tmp_path / "stderr.log"
     with errors.open("w") as stderr:
-        process = subprocess.Popen(
-            [*COMMAND, "serve", BASIC, "--transport", "http", "--port", str(port), "--metrics", "--log-format", "json"],
-            cwd=ROOT,
-            env=subprocess_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-        )
+        process = serve(port, stderr, "--metrics", "--log-format", "json")
         try:
             wait_for_port(port)
             base = f"http://127.0.0.1:{port}"

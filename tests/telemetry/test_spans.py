@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import mcp
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
 from tests.conftest import subprocess_env
+from tests.serving import serving
 from tests.telemetry.conftest import Spans
 from toolweave import RemoteServer, Server
 from toolweave.middleware import RateLimit, Retry, Timeout
@@ -211,3 +213,29 @@ async def test_trace_context_in_the_request_meta_parents_the_call(spans: Spans) 
     served = spans.named("tools/call ping")
     assert hex_id(served.context.trace_id, 32) == "0x0af7651916cd43dd8448eb211c80319c"
     assert served.status.status_code is not StatusCode.ERROR
+
+
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+}
+
+
+async def test_trace_context_in_http_headers_parents_the_call(spans: Spans) -> None:
+    server = Server("plain")
+    server.add_tool(lambda: "pong", name="ping")
+    parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ping", "arguments": {}}}
+    async with serving(server.http_app(json_response=True)) as base, httpx2.AsyncClient() as http:
+        opened = await http.post(base + "/mcp", headers=HEADERS, json=INITIALIZE)
+        session = {**HEADERS, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        await http.post(base + "/mcp", headers=session, json=initialized)
+        answer = await http.post(base + "/mcp", headers={**session, "traceparent": parent}, json=call)
+    assert answer.status_code == 200 and answer.json()["result"]["content"][0]["text"] == "pong"
+    served = spans.named("tools/call ping")
+    assert hex_id(served.context.trace_id, 32) == "0x4bf92f3577b34da6a3ce929d0e0e4736"
+    assert served.parent is not None and served.parent.span_id == 0x00F067AA0BA902B7
