@@ -4,8 +4,10 @@ The OpenTelemetry API answers every call with a no-op until the application inst
 (`trace.set_tracer_provider(...)`, `metrics.set_meter_provider(...)`, or an auto-instrumenting
 launcher). A provider from the API package itself (its proxy or no-op) means "not configured";
 anything else (the SDK's, a vendor's) means configured. A provider can be installed only once
-per process, so a positive answer is remembered; a negative one is asked again (it costs about
-2 µs: these are called when a catalog compiles or serving starts, never per call).
+per process, so a positive answer is remembered. These are asked when a catalog compiles (once per
+mounted tool) and when serving starts, never per call; `get_tracer_provider()` reads the
+environment on every call while none is set (~2 µs), so the installed provider is read from the
+API module's global first (~40 ns), falling back to the public function if that ever moves.
 
 Example:
     >>> tracing_configured() in (True, False), metrics_configured() in (True, False)
@@ -17,6 +19,7 @@ from __future__ import annotations
 from opentelemetry import metrics, trace
 
 _configured: set[str] = set()
+_MOVED = object()
 
 
 def _installed(provider: object, api_package: str) -> bool:
@@ -25,7 +28,12 @@ def _installed(provider: object, api_package: str) -> bool:
 
 def tracing_configured() -> bool:
     """Whether a real tracer provider is installed (spans are recorded somewhere)."""
-    if "traces" not in _configured and _installed(trace.get_tracer_provider(), "opentelemetry.trace"):
+    if "traces" in _configured:
+        return True
+    provider = getattr(trace, "_TRACER_PROVIDER", _MOVED)  # None until one is set
+    if provider is _MOVED:
+        provider = trace.get_tracer_provider()
+    if provider is not None and _installed(provider, "opentelemetry.trace"):
         _configured.add("traces")
     return "traces" in _configured
 
