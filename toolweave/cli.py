@@ -405,6 +405,13 @@ def serve(
         fail("--legacy-sse is an HTTP transport: add --transport http", code=2)
     if metrics and transport is not Transport.http:
         fail("--metrics is served over HTTP: add --transport http", code=2)
+    if metrics:
+        from toolweave.mcp.health import install_prometheus_provider
+
+        try:
+            install_prometheus_provider()
+        except ImportError as error:
+            fail(str(error), code=2)
     composed = compose(config, client, with_file, inputs or ())
     if log_format is LogFormat.json:
         log_calls_as_json(composed.server)

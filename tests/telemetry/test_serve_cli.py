@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import IO, Any
 
@@ -67,3 +68,11 @@ def test_metrics_need_the_http_transport() -> None:
     done = run_cli("serve", BASIC, "--metrics")
     assert done.returncode == 2
     assert "--metrics is served over HTTP" in done.stderr
+
+
+def test_metrics_without_the_prometheus_extra_say_how_to_install_it() -> None:
+    blocked = "import sys; sys.modules['prometheus_client'] = None; from toolweave.cli import main; main()"
+    command = [sys.executable, "-c", blocked, "serve", BASIC, "--transport", "http", "--metrics"]
+    done = subprocess.run(command, cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "pip install 'toolweave[prometheus]'" in done.stderr

@@ -79,11 +79,8 @@ def metrics_route() -> Route:
     Raises:
         ImportError: the `prometheus` extra is not installed (the message says how to install it).
     """
-    try:
-        from prometheus_client import REGISTRY, generate_latest
-    except ImportError:
-        raise ImportError("metrics=True needs the prometheus extra: pip install 'toolweave[prometheus]'") from None
     install_prometheus_provider()
+    from prometheus_client import REGISTRY, generate_latest
 
     async def scrape(request: Request) -> Response:
         return Response(generate_latest(REGISTRY), media_type=PROMETHEUS_TEXT)
@@ -92,17 +89,22 @@ def metrics_route() -> Route:
 
 
 def install_prometheus_provider() -> bool:
-    """Install a meter provider that exports to Prometheus, unless one is installed; whether it did."""
+    """Install a meter provider that exports to Prometheus, unless one is installed; whether it did.
+
+    Raises:
+        ImportError: the `prometheus` extra is not installed (the message says how to install it).
+    """
     from toolweave.telemetry.providers import metrics_configured
 
-    if metrics_configured():
-        return False
     try:
+        import prometheus_client  # noqa: F401 - what /metrics reads
         from opentelemetry import metrics
         from opentelemetry.exporter.prometheus import PrometheusMetricReader
         from opentelemetry.sdk.metrics import MeterProvider
     except ImportError:
-        raise ImportError("metrics=True needs the prometheus extra: pip install 'toolweave[prometheus]'") from None
+        raise ImportError("metrics need the prometheus extra: pip install 'toolweave[prometheus]'") from None
+    if metrics_configured():
+        return False
     reader: Any = PrometheusMetricReader()
     metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
     return True
