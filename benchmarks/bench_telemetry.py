@@ -82,7 +82,27 @@ async def measure(quick: bool) -> dict[str, float]:
             results[key] = await median_us(
                 lambda c=client, n=name: c.call_tool(n, ARGS), number=number // 10, warmup=50  # type: ignore[misc]
             )
+    results.update(await edge_hooks(number * 10))
     return results
+
+
+async def edge_hooks(number: int) -> dict[str, float]:
+    """What the served path's only per-request hook without an SDK (the HTTP `traceparent`
+    middleware) costs over calling the next layer directly, on a request without HTTP headers."""
+    from types import SimpleNamespace
+
+    try:
+        from toolweave.mcp.trace_context import trace_context_from_headers
+    except ImportError:  # a baseline checkout without telemetry
+        return {}
+
+    async def next_layer(ctx: Any) -> None:
+        return None
+
+    ctx: Any = SimpleNamespace(request=None, meta={})
+    direct = await median_us(lambda: next_layer(ctx), number=number)
+    hooked = await median_us(lambda: trace_context_from_headers(ctx, next_layer), number=number)
+    return {"edge_hook": hooked - direct}
 
 
 def run_child(mode: str, root: Path, quick: bool) -> dict[str, float]:
@@ -112,6 +132,8 @@ async def collect(quick: bool) -> list[Row]:
         if baseline:
             added = medians["no SDK"] - medians["baseline (no telemetry)"]
             rows.append(Row(GROUP, f"{path}: telemetry's cost, no SDK", added, target="≤ +0.5 µs"))
+    hook = statistics.median(run["edge_hook"] for run in samples["no SDK"])
+    rows.append(Row(GROUP, "the served path's per-request hook, no SDK", hook, target="≤ +0.5 µs"))
     return rows
 
 

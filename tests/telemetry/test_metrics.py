@@ -154,6 +154,8 @@ async def test_an_upstream_killed_is_down_then_restarted_and_up(recorded: Metric
         again = recorded.value("toolweave.upstream.state", **up)
     assert (lost, again) == (0, 1)
     assert recorded.value("toolweave.upstream.restarts", **{"toolweave.upstream": "watched"}) >= 1
+    stopped = recorded.series("toolweave.upstream.state")
+    assert not [point for point in stopped if ("toolweave.upstream", "watched") in point]  # no longer reported
 
 
 def kill(pid: int) -> None:

@@ -142,7 +142,10 @@ class Upstream:
 
     @property
     def health(self) -> str:
-        """`up` (a session is open), `restarting` (connecting again after a failure) or `down`."""
+        """`up` (a session is open), `restarting` (connecting again after a failure), `down`, or
+        `stopped` (its server is not running)."""
+        if not self.remote.running:
+            return "stopped"
         if self.session is not None:
             return "up"
         return "restarting" if self.restarting else "down"

@@ -47,7 +47,7 @@ class Watched(Protocol):
 
     @property
     def health(self) -> str:
-        """`up`, `restarting` or `down`."""
+        """`up`, `restarting` or `down` (anything else, e.g. `stopped`, is not reported)."""
         ...
 
 
@@ -73,6 +73,8 @@ def _state_set(key: str, name: str, state: str, states: Iterable[str], label: st
 def _observe_upstreams(options: CallbackOptions) -> Iterable[Observation]:
     for upstream in list(_upstreams):
         state = upstream.health
+        if state not in UPSTREAM_STATES:
+            continue
         yield from _state_set("toolweave.upstream", upstream.label, state, UPSTREAM_STATES, "toolweave.upstream.state")
 
 
