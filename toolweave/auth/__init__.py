@@ -4,7 +4,8 @@
 - `IntrospectionVerifier`: opaque tokens, asked of the authorization server (RFC 7662);
 - `Verifier`: what both are (`async verify(token) -> AuthInfo`, raising `InvalidToken`), for your own.
 
-Serve with one: `server.http_app(auth=verifier, resource_url="https://mcp.example.com/mcp")`.
+Serve with one: `server.http_app(auth=verifier, resource_url="https://mcp.example.com/mcp")`; limit
+what each caller sees and uses with `toolweave.Authorize(scopes=..., claims=...)`.
 """
 
 from toolweave.auth.introspection import IntrospectionVerifier
