@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from toolweave.auth import IntrospectionVerifier, JWTVerifier, Verifier
 from toolweave.config.composed import Composed, Source
 from toolweave.config.envfile import read_env_file
 from toolweave.config.imports import add_search_path, import_object
@@ -33,6 +34,7 @@ from toolweave.config.inject import parse_inject
 from toolweave.config.loading import problems_error
 from toolweave.config.models import (
     ArgSpec,
+    AuthSpec,
     Config,
     McpServerEntry,
     PythonEntry,
@@ -63,6 +65,7 @@ from toolweave.server.server import Server
 from toolweave.transforms import (
     Annotate,
     Arg,
+    Authorize,
     ExcludeArgs,
     FromClaim,
     FromContext,
@@ -175,6 +178,8 @@ def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str, secrets:
     hints = patch.annotations.model_dump(exclude_none=True) if patch.annotations else {}
     if hints or patch.tags:
         steps.append(_call(Annotate, where=where, **hints, **({"tags": set(patch.tags)} if patch.tags else {})))
+    if patch.scopes is not None or patch.claims is not None:
+        steps.append(_call(Authorize, patch.scopes or (), claims=patch.claims, where=where))
     if patch.mask_errors is not None:
         options = patch.mask_errors.model_dump(exclude_none=True)
         steps.append(_call(MaskErrors, where=f"{where}.mask_errors", **options))
@@ -206,6 +211,44 @@ def middleware_stack(spec: MiddlewareSet | None, *, where: str) -> list[Middlewa
                 options["tools"] = tools
         stack.append(_call(cls, where=here, **options))
     return stack
+
+
+# -- verified callers ------------------------------------------------------------------------------
+
+
+def http_auth(spec: AuthSpec, *, where: str) -> dict[str, Any]:
+    """The `http_app` options of a `server.auth` section: the verifier and what the edge announces."""
+    scopes = spec.required_scopes
+    verifier: Verifier
+    if spec.introspection is not None:
+        found = spec.introspection
+        verifier = _call(
+            IntrospectionVerifier,
+            found.url,
+            client_id=found.client_id,
+            client_secret=found.client_secret,
+            issuer=spec.issuer,
+            audience=spec.audience if isinstance(spec.audience, str) else None,
+            required_scopes=scopes,
+            where=f"{where}.introspection",
+        )
+    else:
+        verifier = _call(
+            JWTVerifier,
+            jwks_uri=spec.jwks_uri,
+            public_key=spec.public_key,
+            issuer=spec.issuer,
+            audience=spec.audience or spec.resource_url,
+            algorithms=spec.algorithms,
+            required_scopes=scopes,
+            where=where,
+        )
+    return {
+        "auth": verifier,
+        "resource_url": spec.resource_url,
+        "authorization_servers": spec.authorization_servers,
+        "allow_anonymous": spec.allow_anonymous,
+    }
 
 
 # -- sources -----------------------------------------------------------------------------------------
@@ -374,6 +417,8 @@ def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
         if not callable(authenticate):
             raise ConfigError(f"{config.server.authenticate!r} is not callable", path="server.authenticate")
         composed.authenticate = authenticate
+    if config.server.auth is not None:
+        composed.auth = http_auth(config.server.auth, where="server.auth")
     problems: list[ConfigError] = []
     for index, entry in enumerate(config.python_entries):
         with _collected(problems):

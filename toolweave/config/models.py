@@ -123,6 +123,16 @@ class ToolPatch(StrictModel):
         default_factory=dict, description="Per-argument changes, keyed by the tool's own argument names."
     )
     mask_errors: MaskErrorsSpec | None = Field(None, description="Mask internal errors of these tools.")
+    scopes: list[str] | None = Field(
+        None,
+        description="Only verified callers whose token grants all of these scopes see and call the tool; "
+        "for any other caller it does not exist.",
+    )
+    claims: dict[str, Any] | None = Field(
+        None,
+        description="Only verified callers whose token carries these claim values (a value, or a list of "
+        "allowed values) see and call the tool.",
+    )
 
 
 class ToolSpec(ToolPatch):
@@ -274,6 +284,48 @@ PythonSource = Annotated[
 ]
 
 
+class IntrospectionSpec(StrictModel):
+    """Opaque tokens, verified by asking the authorization server (RFC 7662)."""
+
+    url: str = Field(description="The introspection endpoint.")
+    client_id: str = Field(description="This server's client id at the authorization server.")
+    client_secret: str = Field(description="Its client secret (write it as '${VAR}' to keep it out of the file).")
+
+
+class AuthSpec(StrictModel):
+    """Verified callers over HTTP: every request needs a valid bearer token (401 otherwise)."""
+
+    jwks_uri: str | None = Field(None, description="Where the issuer publishes its signing keys (JWTs).")
+    public_key: str | None = Field(None, description="A PEM public key, instead of `jwks_uri`.")
+    introspection: IntrospectionSpec | None = Field(
+        None, description="Verify opaque tokens at the authorization server instead of as JWTs."
+    )
+    issuer: str | None = Field(None, description="The required `iss` of every token.")
+    audience: str | list[str] | None = Field(
+        None, description="The required `aud`: this server's resource URL (default: `resource_url`)."
+    )
+    algorithms: list[str] = Field(
+        default_factory=lambda: ["RS256", "ES256"], description="Accepted signature algorithms (asymmetric only)."
+    )
+    required_scopes: list[str] = Field(default_factory=list, description="Scopes every request needs (403 otherwise).")
+    resource_url: str | None = Field(
+        None, description="This server's public URL: the audience of its tokens and its RFC 9728 metadata."
+    )
+    authorization_servers: list[str] = Field(
+        default_factory=list, description="The issuers clients should get tokens from (default: `issuer`)."
+    )
+    allow_anonymous: StrictBool = Field(
+        False, description="Serve requests without a token as anonymous callers instead of answering 401."
+    )
+
+    @model_validator(mode="after")
+    def _one_way_to_verify(self) -> AuthSpec:
+        given = [key for key in ("jwks_uri", "public_key", "introspection") if getattr(self, key) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of jwks_uri, public_key or introspection (got {given or 'none'})")
+        return self
+
+
 class ServerSettings(StrictModel):
     """The composed server itself."""
 
@@ -288,6 +340,9 @@ class ServerSettings(StrictModel):
     )
     extra_args: Literal["reject", "ignore"] = Field(
         "reject", description="Whether unknown arguments in a call are rejected or ignored."
+    )
+    auth: AuthSpec | None = Field(
+        None, description="HTTP only: verify callers' bearer tokens (JWTs by JWKS or key, or introspection)."
     )
     authenticate: ImportPath | None = Field(
         None,
