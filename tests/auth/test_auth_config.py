@@ -107,7 +107,9 @@ def test_list_shows_what_each_tool_needs_and_what_one_caller_sees(tmp_path: Path
     ],
     ids=["two ways to verify", "symmetric algorithm"],
 )
-def test_a_broken_auth_section_names_the_key(tmp_path: Path, issuer: Issuer, auth: dict[str, Any], problem: str) -> None:
-    with pytest.raises(ConfigError, match="server.auth") as error:
+def test_a_broken_auth_section_names_the_key(
+    tmp_path: Path, issuer: Issuer, auth: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(ConfigError, match=r"server\.auth") as error:
         build_file(write_config(tmp_path, issuer, **auth))
     assert problem in str(error.value)

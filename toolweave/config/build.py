@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from toolweave.auth import IntrospectionVerifier, JWTVerifier, Verifier
+from toolweave.auth import Bearer, IntrospectionVerifier, JWTVerifier, OAuthClientCredentials, Verifier
 from toolweave.config.composed import Composed, Source
 from toolweave.config.envfile import read_env_file
 from toolweave.config.imports import add_search_path, import_object
@@ -42,6 +42,7 @@ from toolweave.config.models import (
     SourceOptions,
     ToolPatch,
     ToolSpec,
+    UpstreamAuthSpec,
 )
 from toolweave.config.paths import key_path
 from toolweave.config.policies import MiddlewareSet, SelectorSpec
@@ -251,6 +252,29 @@ def http_auth(spec: AuthSpec, *, where: str) -> dict[str, Any]:
     }
 
 
+def upstream_auth(spec: UpstreamAuthSpec, *, where: str) -> Bearer | OAuthClientCredentials:
+    """The credentials of an `auth` section of an HTTP upstream."""
+    if spec.bearer is not None:
+        return Bearer(_token_source(spec.bearer))
+    found = spec.client_credentials
+    assert found is not None
+    credentials: OAuthClientCredentials = _call(
+        OAuthClientCredentials,
+        found.token_url,
+        found.client_id,
+        _token_source(found.client_secret),
+        scopes=found.scopes,
+        audience=found.audience,
+        where=f"{where}.client_credentials",
+    )
+    return credentials
+
+
+def _token_source(value: str) -> Any:
+    """`env:VAR` read at each use, else the value itself (kept secret)."""
+    return FromEnv(value.removeprefix("env:")) if value.startswith("env:") else Secret(value)
+
+
 # -- sources -----------------------------------------------------------------------------------------
 
 
@@ -301,6 +325,8 @@ def remote_source(
         extra["timeout"] = entry.timeout
     if entry.transport != "stdio":
         make = RemoteServer.http if entry.transport == "http" else RemoteServer.sse
+        if entry.auth is not None:
+            extra["auth"] = upstream_auth(entry.auth, where=f"{where}.auth")
         return _call(make, entry.endpoint, where=where, headers=entry.headers, name=name, **extra)
     cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
     env = entry.env

@@ -166,6 +166,33 @@ class SourceOptions(StrictModel):
     )
 
 
+class ClientCredentialsSpec(StrictModel):
+    """The gateway's own OAuth token for an upstream (client-credentials grant)."""
+
+    token_url: str = Field(description="The authorization server's token endpoint.")
+    client_id: str = Field(description="The gateway's client id.")
+    client_secret: str = Field(description="Its secret: write '${VAR}' (or 'env:VAR', read at each refresh).")
+    scopes: list[str] = Field(default_factory=list, description="Scopes to ask for.")
+    audience: str | None = Field(None, description="An `audience` parameter, for servers that want one.")
+
+
+class UpstreamAuthSpec(StrictModel):
+    """The gateway's own credentials for an HTTP upstream (a caller's token is never passed on)."""
+
+    bearer: str | None = Field(
+        None, description="A bearer token: write '${VAR}', or 'env:VAR' to read VAR at every request."
+    )
+    client_credentials: ClientCredentialsSpec | None = Field(
+        None, description="Get a token with the OAuth client-credentials grant; renewed before it expires."
+    )
+
+    @model_validator(mode="after")
+    def _one_credential(self) -> UpstreamAuthSpec:
+        if (self.bearer is None) == (self.client_credentials is None):
+            raise ValueError("give exactly one of bearer or client_credentials")
+        return self
+
+
 class McpServerEntry(SourceOptions):
     """An MCP server to mount, as the major MCP clients write one: spawned over stdio (`command`) or
     reached over HTTP (`url`, or `serverUrl`): streamable HTTP, or the legacy HTTP+SSE transport
@@ -195,6 +222,7 @@ class McpServerEntry(SourceOptions):
     )
     server_url: str | None = Field(None, alias="serverUrl", description="The same as `url`, as Windsurf spells it.")
     headers: dict[str, str] | None = Field(None, description="HTTP headers sent with every request (HTTP).")
+    auth: UpstreamAuthSpec | None = Field(None, description="The gateway's own credentials for this upstream (HTTP).")
     disabled: StrictBool = Field(False, description="Skip this server (as some clients' config files allow).")
     disabled_tools: list[Glob] = Field(
         default_factory=list,
