@@ -239,3 +239,42 @@ async def test_trace_context_in_http_headers_parents_the_call(spans: Spans) -> N
     served = spans.named("tools/call ping")
     assert hex_id(served.context.trace_id, 32) == "0x4bf92f3577b34da6a3ce929d0e0e4736"
     assert served.parent is not None and served.parent.span_id == 0x00F067AA0BA902B7
+
+
+async def test_a_mounted_servers_middleware_says_why_on_its_mount_span(spans: Spans) -> None:
+    billing = Server("billing", middleware=[RateLimit(rate=0.001, burst=1)])
+    billing.add_tool(lambda: "paid", name="pay")
+    gateway = Server("gateway")
+    gateway.mount(billing, prefix="billing")
+
+    async with mcp.Client(gateway.as_mcp()) as client:
+        await client.call_tool("billing_pay", {})
+        await client.call_tool("billing_pay", {})
+
+    served = [span for span in spans.all() if span.name == "tools/call billing_pay"][-1]
+    mounted = [span for span in spans.all() if span.name == "mount billing"][-1]
+    assert [event.name for event in mounted.events] == ["toolweave.rate_limited"] and not served.events
+    assert mounted.attributes is not None and mounted.attributes["toolweave.outcome"] == "rejected"
+    assert mounted.attributes["error.type"] == "Rejected"
+    assert served.attributes is not None and served.attributes["toolweave.outcome"] == "rejected"
+
+
+async def test_trace_context_reaches_an_http_upstream_in_its_request_meta(spans: Spans) -> None:
+    upstream = Server("upstream")
+    upstream.add_tool(lambda text: text, name="echo")
+    async with serving(upstream.http_app()) as base:
+        gateway = Server("gateway")
+        gateway.mount(RemoteServer.http(base + "/mcp"), prefix="up")
+        async with mcp.Client(gateway.as_mcp()) as client:
+            await client.call_tool("up_echo", {"text": "hi"})
+
+    served = spans.named("tools/call up_echo")
+    calls = [span for span in spans.all() if span.name == "tools/call echo"]  # the gateway's and the upstream's
+    client_side = next(span for span in calls if span.kind is SpanKind.CLIENT)
+    server_side = next(span for span in calls if span.kind is SpanKind.SERVER)
+    sent = spans.named("MCP send tools/call echo")
+    assert client_side.attributes is not None and client_side.attributes["network.transport"] == "tcp"
+    mounted = spans.named("mount up")
+    assert child_of(mounted, served) and child_of(client_side, mounted)
+    assert child_of(sent, client_side) and child_of(server_side, sent)
+    assert server_side.context.trace_id == served.context.trace_id
