@@ -15,7 +15,8 @@ import pytest
 from tests.conftest import subprocess_env
 from tests.serving import serving
 from toolweave import AuthInfo, RemoteServer, Server
-from toolweave.mcp.health import readiness
+from toolweave.config import build_file
+from toolweave.mcp.health import readiness, required_upstreams
 from toolweave.server.remote import Backoff
 
 HERE = Path(__file__).resolve().parent
@@ -101,3 +102,14 @@ async def test_probes_can_be_left_out(path: str) -> None:
     async with serving(app) as base, httpx2.AsyncClient() as http:
         answer = await http.get(base + path)
     assert answer.status_code == 404
+
+
+def test_a_config_entry_marks_its_upstream_required(tmp_path: Path) -> None:
+    config = tmp_path / "gateway.yaml"
+    config.write_text(
+        "mcpServers:\n"
+        "  needed: {command: python3, args: [needed.py], required: true}\n"
+        "  optional: {command: python3, args: [optional.py]}\n"
+    )
+    composed = build_file(config)
+    assert sorted(remote.name for remote in required_upstreams(composed.server)) == ["needed"]
