@@ -69,8 +69,8 @@ def recording_span() -> Span | None:
     return span if span.is_recording() else None
 
 
-def record_failure(span: Span, error: BaseException) -> str:
-    """Mark `span` as failed by `error` (type, outcome, incident id; never the message); the outcome."""
+def record_failure(span: Span, error: BaseException) -> None:
+    """Mark `span` as failed by `error`: its outcome, type and incident id (never its message)."""
     outcome = outcome_of(error)
     span.set_attribute(OUTCOME, outcome)
     if outcome != "cancelled":
@@ -78,7 +78,6 @@ def record_failure(span: Span, error: BaseException) -> str:
         span.set_status(StatusCode.ERROR)
     if outcome == INTERNAL:
         span.set_attribute(INCIDENT, incident_id(error))
-    return outcome
 
 
 def record_outcome(span: Span, is_error: bool) -> None:
@@ -129,26 +128,26 @@ class UpstreamSpan:
         ...     pass
     """
 
-    __slots__ = ("_attributes", "_context", "_name", "span")
+    __slots__ = ("_context", "_method", "_tool", "_transport", "_upstream", "span")
 
     def __init__(self, upstream: str, tool: str, *, transport: str, method: str = "tools/call") -> None:
-        self._name = span_name(method, tool)
-        self._attributes = {
-            MCP_METHOD: method,
-            OPERATION: "execute_tool",
-            TOOL_NAME: tool,
-            UPSTREAM: upstream,
-            NETWORK_TRANSPORT: transport,
-        }
+        self._upstream, self._tool, self._transport, self._method = upstream, tool, transport, method
         self._context: Any = None
         self.span: Span | None = None
 
     def __enter__(self) -> UpstreamSpan:
         if trace.get_current_span().is_recording():
+            attributes = {
+                MCP_METHOD: self._method,
+                OPERATION: "execute_tool",
+                TOOL_NAME: self._tool,
+                UPSTREAM: self._upstream,
+                NETWORK_TRANSPORT: self._transport,
+            }
             self._context = TRACER.start_as_current_span(
-                self._name,
+                span_name(self._method, self._tool),
                 kind=SpanKind.CLIENT,
-                attributes=self._attributes,
+                attributes=attributes,
                 record_exception=False,
                 set_status_on_exception=False,
             )
