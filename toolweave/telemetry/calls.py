@@ -144,8 +144,7 @@ class ObservedCall:
                 attributes[INCIDENT] = incident_id(failure)
             self._span.set_attributes(attributes)
         if self._metrics:
-            point = {TOOL_NAME: labels.tool, ORIGIN: labels.origin}
-            INSTRUMENTS.active.add(-1, point)
-            point[OUTCOME] = outcome
+            INSTRUMENTS.active.add(-1, {TOOL_NAME: labels.tool, ORIGIN: labels.origin})
+            point = {TOOL_NAME: labels.tool, ORIGIN: labels.origin, OUTCOME: outcome}  # a new dict: the SDK may keep it
             INSTRUMENTS.calls.add(1, point)
             INSTRUMENTS.duration.record(elapsed, point)
