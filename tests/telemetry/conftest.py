@@ -73,7 +73,7 @@ class Metrics:
                 for metric in scope.metrics:
                     for point in metric.data.data_points:
                         key = (metric.name, frozenset(point.attributes.items()))
-                        points[key] = getattr(point, "value", None) if hasattr(point, "value") else point.count
+                        points[key] = point.value if hasattr(point, "value") else point.count  # histograms: count
         return points
 
     def value(self, name: str, **attributes: Any) -> Any:

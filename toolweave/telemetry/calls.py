@@ -62,12 +62,13 @@ class CallLabels:
 def labels_for(tool: Tool) -> CallLabels:
     """The labels of an exposed tool, from the steps that made it (mounts are `Prefix` steps)."""
     mounts: list[str] = []
-    made: Tool | None = tool
-    while made is not None:
+    made = tool
+    while True:
         mounts += [step.prefix or step.child for step in made.transforms if isinstance(step, Prefix)]
+        if made.parent is None:
+            break
         made = made.parent
-    original = tool.origin.original_name if tool.origin is not None else tool.name
-    return CallLabels(tool.name, original, "/".join(mounts) or "local")
+    return CallLabels(tool.name, made.name, "/".join(mounts) or "local")  # `made`: the tool as first defined
 
 
 def _labels(catalog: ToolCatalog, name: str) -> CallLabels:
