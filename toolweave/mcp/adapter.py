@@ -55,7 +55,6 @@ from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.request import caller, connection_of, request_context
 from toolweave.mcp.resource_updates import ResourceUpdates
-from toolweave.mcp.trace_context import trace_context_from_headers
 from toolweave.server.server import Server
 from toolweave.telemetry.calls import CallObserver
 from toolweave.version import VERSION
@@ -143,7 +142,6 @@ class McpAdapter:
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         self.lowlevel.middleware.insert(1, guard)  # just inside the SDK's OpenTelemetry span
-        self.lowlevel.middleware.insert(0, trace_context_from_headers)  # before the span is started
         self.observer: CallObserver | None = None
         """Observes calls (spans, metrics) while serving with an OpenTelemetry SDK configured."""
         self.lowlevel.middleware.append(self._track_connection)

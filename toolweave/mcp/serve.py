@@ -20,6 +20,7 @@ from toolweave.mcp.adapter import adapter_for
 from toolweave.mcp.health import health_routes, metrics_route
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
+from toolweave.mcp.trace_context import read_http_trace_context
 from toolweave.server.server import Server
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ def http_app(
     if metrics:
         routes.append(metrics_route())
     adapter = adapter_for(server)
+    read_http_trace_context(adapter.lowlevel)
     guarded = [path]
     if legacy_sse:
         routes += legacy_sse_routes(

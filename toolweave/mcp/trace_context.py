@@ -5,8 +5,11 @@ The SDK's server span takes its parent from the request's `params._meta` (`trace
 tooling does — gets the same parenting from this middleware, which runs before the SDK's span
 starts and makes the header's context current. `_meta` wins when it has a valid `traceparent`.
 
+Only HTTP apps install it (`read_http_trace_context`): stdio and in-memory requests have no
+headers, and skip the layer entirely.
+
 Example:
-    >>> lowlevel.middleware.insert(0, trace_context_from_headers)   # doctest: +SKIP
+    >>> read_http_trace_context(adapter.lowlevel)   # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -17,6 +20,12 @@ from mcp.server import ServerRequestContext
 from opentelemetry import context, propagate
 
 TRACEPARENT = "traceparent"
+
+
+def read_http_trace_context(lowlevel: Any) -> None:
+    """Put `trace_context_from_headers` first in the SDK server's middleware (once)."""
+    if trace_context_from_headers not in lowlevel.middleware:
+        lowlevel.middleware.insert(0, trace_context_from_headers)  # before the SDK's span starts
 
 
 async def trace_context_from_headers(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
