@@ -114,7 +114,7 @@ async def measure(quick: bool) -> dict[str, float]:
 
 async def measure_paired(quick: bool) -> dict[str, float]:
     """This checkout against `toolweave_baseline`, batch for batch: medians and paired differences."""
-    rounds = 5 if quick else 21
+    rounds = 6 if quick else 24
 
     async def both(current: dict[str, Measure]) -> dict[str, float]:
         async def with_baseline(baseline: dict[str, Measure]) -> dict[str, float]:
@@ -124,10 +124,11 @@ async def measure_paired(quick: bool) -> dict[str, float]:
                 for fn in (baseline[key], current[key]):
                     await median_us(fn, repeat=1, number=number, warmup=50)
                 pairs = []
-                for _ in range(rounds):
-                    before = await median_us(baseline[key], repeat=1, number=number, warmup=0)
-                    after = await median_us(current[key], repeat=1, number=number, warmup=0)
-                    pairs.append((before, after))
+                for turn in range(rounds):  # who goes first alternates: no order bias
+                    first, second = (baseline[key], current[key]) if turn % 2 else (current[key], baseline[key])
+                    one = await median_us(first, repeat=1, number=number, warmup=0)
+                    two = await median_us(second, repeat=1, number=number, warmup=0)
+                    pairs.append((two, one) if turn % 2 == 0 else (one, two))
                 results[f"{key}:baseline"] = statistics.median(before for before, _ in pairs)
                 results[key] = statistics.median(after for _, after in pairs)
                 results[f"{key}:cost"] = statistics.median(after - before for before, after in pairs)
