@@ -89,9 +89,8 @@ def adapter_for(server: Server) -> McpAdapter:
 def _weak_update_listener(ref: weakref.ref[McpAdapter]) -> Callable[[str], None]:
     def listener(uri: str) -> None:
         adapter = ref()
-        if adapter is not None and adapter._notifiers:  # not serving: nobody to tell
-            adapter._updated.append(uri)
-            adapter._on_change("updated")
+        if adapter is not None:
+            adapter.resource_updated(uri)
 
     return listener
 
@@ -100,7 +99,7 @@ def _weak_listener(ref: weakref.ref[McpAdapter], kind: str = "tools") -> Callabl
     def listener() -> None:
         adapter = ref()
         if adapter is not None:
-            adapter._on_change(kind)
+            adapter.on_change(kind)
 
     return listener
 
@@ -230,7 +229,14 @@ class McpAdapter:
         options = self.lowlevel.create_initialization_options()
         await serve_dual_era_loop(self.lowlevel, read, write, lifespan_state={}, init_options=options)
 
-    def _on_change(self, kind: str = "tools") -> None:
+    def resource_updated(self, uri: str) -> None:
+        """Tell subscribers that `uri` changed (nobody to tell while not serving)."""
+        if self._notifiers:
+            self._updated.append(uri)
+            self.on_change("updated")
+
+    def on_change(self, kind: str = "tools") -> None:
+        """Tell connected clients that the `kind` list (or, for `"updated"`, a resource) changed."""
         if not self._notifiers:  # not serving: nobody to tell
             return
         if self._loop_thread == threading.get_ident():
