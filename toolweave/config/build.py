@@ -14,7 +14,8 @@ naming the key path.
 
 Example:
     >>> from toolweave.config.models import Config
-    >>> config = Config.model_validate({"python": [{"import": "posixpath:basename", "tools": {"basename": {"name": "file_name"}}}]})
+    >>> entry = {"import": "posixpath:basename", "tools": {"basename": {"name": "file_name"}}}
+    >>> config = Config.model_validate({"python": [entry]})
     >>> [tool.name for tool in build(config).server.catalog.tools]
     ['file_name']
 """

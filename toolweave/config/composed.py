@@ -4,7 +4,8 @@ Example:
     >>> import anyio
     >>> from toolweave.config import build
     >>> from toolweave.config.models import Config
-    >>> composed = build(Config.model_validate({"python": [{"import": "posixpath:basename", "tools": {"basenam": {}}}]}))
+    >>> entry = {"import": "posixpath:basename", "tools": {"basenam": {}}}
+    >>> composed = build(Config.model_validate({"python": [entry]}))
     >>> async def check() -> list[str]:
     ...     async with composed.running():
     ...         return composed.unknown_tool_keys()
