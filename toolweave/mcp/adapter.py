@@ -173,7 +173,7 @@ class McpAdapter:
             listed = [wire_tool(tool) for tool in await catalog.list_tools(self.request_context(ctx))]
             items, next_cursor = page(listed, cursor, size)
         else:
-            key, visible = catalog.view("tools", catalog.tools, caller(ctx))
+            key, visible = catalog.view("tools", catalog.tools, caller(ctx) if catalog.rules() else None)
             items, next_cursor = cached_page(catalog.cache, f"mcp.{key}", wire_tool, visible, cursor, size)
         result = {**_LIST_TOOLS_DEFAULTS, "tools": items}
         if next_cursor:
