@@ -78,7 +78,7 @@ class Access:
         for name, allowed in self.claims:
             if not _claim_matches(auth.claims.get(name), allowed):
                 return False
-        return all(test(auth) for test in self.tests)
+        return not self.tests or all(test(auth) for test in self.tests)
 
     def describe(self) -> str:
         """A short human-readable form, for `explain`."""
@@ -101,12 +101,18 @@ def _hashable(value: Any) -> bool:
     return isinstance(value, str | int | float | bool)
 
 
-def grant(rules: tuple[Access, ...], auth: AuthInfo | None) -> str:
-    """Which of `rules` the caller passes, as a string of `0`/`1` (a cache key for its views).
+def grant(rules: tuple[Access, ...], auth: AuthInfo | None) -> int:
+    """Which of `rules` the caller passes, as bits (rule `i` is bit `i`): a key for its views.
 
     Example:
         >>> rules = (Access.of(["a"]), Access.of(["b"]))
         >>> grant(rules, AuthInfo(subject="ada", scopes=("b",))), grant(rules, None)
-        ('01', '00')
+        (2, 0)
     """
-    return "".join("1" if rule.allows(auth) else "0" for rule in rules)
+    if auth is None:
+        return 0
+    bits = 0
+    for index, rule in enumerate(rules):
+        if rule.allows(auth):
+            bits |= 1 << index
+    return bits

@@ -113,7 +113,7 @@ class Catalog(Generic[E]):
         rules = self.rules()
         if not rules:
             return key, components
-        key = f"{key}@{grant(rules, auth)}"
+        key = f"{key}@{grant(rules, auth):x}"
         visible: Sequence[C] | None = self.cache.get(key)
         if visible is None:
             visible = self.cache[key] = tuple(item for item in components if _admits(item, auth))
