@@ -23,7 +23,7 @@ Example:
     ...                        audience="https://mcp.example.com/mcp")
     >>> app = Server("notes").http_app(auth=verifier, resource_url="https://mcp.example.com/mcp")
     >>> sorted(route.path for route in app.routes)
-    ['/.well-known/oauth-protected-resource/mcp', '/mcp']
+    ['/.well-known/oauth-protected-resource/mcp', '/healthz', '/mcp', '/readyz']
 """
 
 from __future__ import annotations

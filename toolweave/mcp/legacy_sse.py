@@ -18,7 +18,7 @@ Example:
     >>> from toolweave import Server
     >>> app = Server("notes").http_app(legacy_sse=True)
     >>> sorted(route.path for route in app.routes)
-    ['/mcp', '/messages', '/sse']
+    ['/healthz', '/mcp', '/messages', '/readyz', '/sse']
 """
 
 from __future__ import annotations
