@@ -189,7 +189,7 @@ async def test_mcp_param_headers_do_not_reveal_a_forbidden_tool(issuer: Issuer) 
 
     @server.tool
     def deploy(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
-        return f"deployed to {region}"
+        return f"rolled out in {region}"
 
     server.add_transform(Authorize(scopes=["deploy"]), tools="deploy")
     verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
@@ -226,4 +226,4 @@ async def test_mcp_param_headers_do_not_reveal_a_forbidden_tool(issuer: Issuer) 
         forbidden, unknown = await call(http, url, "deploy", outsider), await call(http, url, "deplox", outsider)
         allowed = await call(http, url, "deploy", issuer.token(scope="tools deploy"))
     assert forbidden == unknown and "Unknown tool: X" in forbidden[1]
-    assert allowed[0] == 200 and "deployed to eu" in allowed[1]  # no header check for gated tools
+    assert allowed[0] == 200 and "rolled out in eu" in allowed[1]  # no header check for gated tools
