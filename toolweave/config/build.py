@@ -205,6 +205,7 @@ def server_from_settings(settings: ServerSettings) -> Server:
         mask_error_details=settings.mask_error_details,
         on_duplicate=settings.on_duplicate,
         extra_args=settings.extra_args,
+        store=settings.store,
     )
 
 

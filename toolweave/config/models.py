@@ -44,6 +44,7 @@ from toolweave.config.base import StrictModel, shape
 from toolweave.config.dialects import TRANSPORTS, Transport, TransportName
 from toolweave.config.inject import parse_inject
 from toolweave.config.policies import Glob, MiddlewareSet, ToolSelector
+from toolweave.store.redis_store import check_url
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _IMPORT = re.compile(
@@ -65,6 +66,7 @@ def _import_path(value: str) -> str:
 
 ToolName = Annotated[str, AfterValidator(_tool_name)]
 ImportPath = Annotated[str, AfterValidator(_import_path), Field(pattern=_IMPORT.pattern)]
+StoreURL = Annotated[str, AfterValidator(check_url), Field(pattern=r"^(redis|rediss|unix)://")]
 _ALIASES = {"env_file": "envFile"}
 
 
@@ -288,6 +290,12 @@ class ServerSettings(StrictModel):
     )
     extra_args: Literal["reject", "ignore"] = Field(
         "reject", description="Whether unknown arguments in a call are rejected or ignored."
+    )
+    store: StoreURL | None = Field(
+        None,
+        description="Where rate limits, caches, circuits, shared concurrency limits, resumable-SSE events and "
+        "list_changed live: leave out for this process's memory (the default), or 'redis://host:6379/0' to share "
+        "them with every replica using the same URL.",
     )
     authenticate: ImportPath | None = Field(
         None,
