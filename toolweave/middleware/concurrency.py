@@ -186,7 +186,7 @@ class Bulkhead(Middleware):
             return
         if wait != 0:
             with anyio.move_on_after(wait if wait is not None else float("inf")):
-                while not await leases.acquire(holder):
+                while not await leases.acquire(holder):  # noqa: ASYNC110 - another process frees it
                     await anyio.sleep(self.owner.poll)
                 return
         raise self._rejected(call)
