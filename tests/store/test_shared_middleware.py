@@ -140,9 +140,7 @@ async def test_after_the_pause_one_replica_probes_and_a_success_closes_the_circu
 async def test_a_shared_concurrency_limit_counts_calls_on_every_replica(redis: RedisServer) -> None:
     upstream = Upstream()
     upstream.delay = 0.3
-    servers = [
-        replica(redis.url, ConcurrencyLimit(2, wait=0, shared=True), upstream=upstream) for _ in range(2)
-    ]
+    servers = [replica(redis.url, ConcurrencyLimit(2, wait=0, shared=True), upstream=upstream) for _ in range(2)]
     outcomes: list[bool] = []
     async with servers[0], servers[1]:
 
