@@ -22,6 +22,7 @@ from toolweave.mcp.adapter import adapter_for
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
 from toolweave.server.server import Server
+from toolweave.store.event_scope import EventScopes
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http import EventStore
@@ -76,6 +77,8 @@ def http_app(
         retry_interval: Milliseconds a client should wait before reconnecting (the SSE `retry`).
     """
     routes = []
+    if event_store is None and server.store.shared:
+        event_store = server.store.event_store()
     if resource_url is not None:
         if auth is None:
             raise ValueError("resource_url= describes a server that verifies tokens: pass auth= too")
@@ -83,8 +86,6 @@ def http_app(
         if not issuers:
             raise ValueError("resource_url= needs authorization_servers= (the verifier names no issuer)")
         routes = metadata_routes(resource_url, issuers, list(auth.required_scopes))
-    if event_store is None and server.store.shared:
-        event_store = server.store.event_store()
     adapter = adapter_for(server)
     guarded = [path]
     if legacy_sse:
@@ -104,6 +105,8 @@ def http_app(
         session_idle_timeout=session_idle_timeout,
         max_request_body_size=max_request_body_size,
     )
+    if event_store is not None:  # replays stay inside the session that stored the events
+        app.add_middleware(EventScopes, max_sessions=10 * (max_sessions or 1000))
     if auth is not None or authenticate is not None:
         protect(
             app,

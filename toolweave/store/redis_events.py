@@ -2,7 +2,9 @@
 
 The SDK's `EventStore` interface. Each event gets an id `"<sequence>-<random>"` (not guessable
 from another stream's ids); the events of a stream are kept in one sorted set, the newest
-`max_events` of them, for the store's `event_ttl`. When Redis is unavailable an event is still
+`max_events` of them, for the store's `event_ttl`. Streams are keyed by the session's scope
+(`toolweave.store.event_scope`) as well as the stream id, and a replay answers only a request of
+the same session, so one session's events never reach another's client. When Redis is unavailable an event is still
 sent live (its id is then not replayable) and a replay sends nothing: a stream never breaks
 because the store is down.
 
@@ -23,6 +25,7 @@ from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
 from mcp.types import JSONRPCMessage, jsonrpc_message_adapter
 
 from toolweave.store.base import StoreUnavailable
+from toolweave.store.event_scope import scope_of_request
 from toolweave.store.scripts import STORE_EVENT
 
 if TYPE_CHECKING:
@@ -48,14 +51,15 @@ class RedisEventStore(EventStore):
         self._event_prefix = store.key("events", "id") + ":"
         self._ttl_ms = max(1, int(store.event_ttl * 1000))
 
-    def _stream_key(self, stream_id: str) -> str:
-        return self.store.key("events", "stream", stream_id)
+    def _stream_key(self, scoped: str) -> str:
+        return self.store.key("events", "stream", scoped)
 
     async def store_event(self, stream_id: str, message: JSONRPCMessage | None) -> str:
         """Keep `message` (None for a priming event) and return its new event id."""
         payload = "" if message is None else jsonrpc_message_adapter.dump_json(message, by_alias=True).decode()
-        keys = [self._sequence, self._stream_key(stream_id)]
-        args = [self._event_prefix, stream_id, payload, secrets.token_hex(6), self.max_events, self._ttl_ms]
+        scoped = f"{scope_of_request()}:{stream_id}"
+        keys = [self._sequence, self._stream_key(scoped)]
+        args = [self._event_prefix, scoped, payload, secrets.token_hex(6), self.max_events, self._ttl_ms]
         store = self.store
         try:
             event_id = await store.run(lambda client: store.script(STORE_EVENT)(keys=keys, args=args, client=client))
@@ -74,8 +78,11 @@ class RedisEventStore(EventStore):
             stream = await store.run(lambda client: client.get(name))
             if stream is None:
                 return None
-            stream_id = _text(stream)
-            key = self._stream_key(stream_id)
+            scoped = _text(stream)
+            scope, _, stream_id = scoped.partition(":")
+            if scope != scope_of_request():  # another session's event id: nothing to replay
+                return None
+            key = self._stream_key(scoped)
             rows = await store.run(lambda client: client.zrangebyscore(key, f"({sequence}", "+inf"))
         except StoreUnavailable:
             logger.warning("could not replay events after %r: the store is unavailable", last_event_id)
