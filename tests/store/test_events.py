@@ -10,6 +10,7 @@ from mcp.server.streamable_http import EventMessage, EventStore
 
 from tests.conftest import free_port
 from tests.store.redis_server import RedisServer
+from toolweave.mcp.redis_events import RedisEventStore
 from toolweave.store import RedisStore
 
 
@@ -39,7 +40,7 @@ async def stores(redis: RedisServer) -> AsyncIterator[tuple[RedisStore, RedisSto
 
 
 async def test_events_stored_by_one_replica_are_replayed_by_another(stores: tuple[RedisStore, RedisStore]) -> None:
-    writer, reader = stores[0].event_store(), stores[1].event_store()
+    writer, reader = RedisEventStore(stores[0]), RedisEventStore(stores[1])
     priming = await writer.store_event("a", None)
     first = await writer.store_event("a", note(1))
     await writer.store_event("b", note(2))
@@ -49,7 +50,7 @@ async def test_events_stored_by_one_replica_are_replayed_by_another(stores: tupl
 
 
 async def test_only_the_newest_max_events_of_a_stream_are_kept(stores: tuple[RedisStore, RedisStore]) -> None:
-    events = stores[0].event_store(max_events=2)
+    events = RedisEventStore(stores[0], max_events=2)
     priming = await events.store_event("a", None)
     await events.store_event("a", note(1))
     second = await events.store_event("a", note(2))
@@ -58,14 +59,14 @@ async def test_only_the_newest_max_events_of_a_stream_are_kept(stores: tuple[Red
 
 
 async def test_unknown_or_malformed_event_ids_replay_nothing(stores: tuple[RedisStore, RedisStore]) -> None:
-    events = stores[0].event_store()
+    events = RedisEventStore(stores[0])
     await events.store_event("a", note(1))
     assert await replayed(events, "999-abc") == (None, [])
     assert await replayed(events, "not an id") == (None, [])
 
 
 async def test_event_ids_are_not_guessable_from_another_streams_ids(stores: tuple[RedisStore, RedisStore]) -> None:
-    events = stores[0].event_store()
+    events = RedisEventStore(stores[0])
     first = await events.store_event("a", note(1))
     sequence, _, suffix = first.partition("-")
     assert len(suffix) == 12
@@ -75,7 +76,7 @@ async def test_event_ids_are_not_guessable_from_another_streams_ids(stores: tupl
 async def test_while_redis_is_unreachable_events_still_get_ids_and_replays_send_nothing() -> None:
     store = RedisStore(f"redis://127.0.0.1:{free_port()}/0", timeout=0.2)
     try:
-        events = store.event_store()
+        events = RedisEventStore(store)
         event_id = await events.store_event("a", note(1))
         assert event_id.startswith("unstored-")
         assert await replayed(events, "1-abcdefabcdef") == (None, [])
@@ -85,4 +86,4 @@ async def test_while_redis_is_unreachable_events_still_get_ids_and_replays_send_
 
 def test_max_events_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_events must be at least 1"):
-        RedisStore().event_store(max_events=0)
+        RedisEventStore(RedisStore(), max_events=0)

@@ -4,7 +4,7 @@ With an event store, each SSE stream of the streamable HTTP transport starts wit
 event (and the `retry` interval, when one is set), every event gets an id, and a client that lost
 its connection reconnects with `Last-Event-ID` and is sent what it missed. (The 2026-07-28
 revision dropped resumability; 2026 clients are not affected.) Streams are kept per session
-(`toolweave.store.event_scope`): a replay answers only a request of the session whose event it
+(`toolweave.mcp.event_scope`): a replay answers only a request of the session whose event it
 names.
 
 Example:
@@ -20,7 +20,7 @@ from collections import OrderedDict
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
 from mcp.types import JSONRPCMessage
 
-from toolweave.store.event_scope import scope_of_request
+from toolweave.mcp.event_scope import scope_of_request
 
 
 class MemoryEventStore(EventStore):

@@ -19,10 +19,12 @@ import anyio
 
 from toolweave.auth.verifier import Verifier
 from toolweave.mcp.adapter import adapter_for
+from toolweave.mcp.event_scope import EventScopes
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
+from toolweave.mcp.redis_events import RedisEventStore
 from toolweave.server.server import Server
-from toolweave.store.event_scope import EventScopes
+from toolweave.store import RedisStore
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http import EventStore
@@ -77,8 +79,8 @@ def http_app(
         retry_interval: Milliseconds a client should wait before reconnecting (the SSE `retry`).
     """
     routes = []
-    if event_store is None and server.store.shared:
-        event_store = server.store.event_store()
+    if event_store is None and isinstance(server.store, RedisStore):
+        event_store = RedisEventStore(server.store)
     if resource_url is not None:
         if auth is None:
             raise ValueError("resource_url= describes a server that verifies tokens: pass auth= too")

@@ -11,7 +11,7 @@ hands the stateful middleware a backend whose state every replica sees:
 | `Cache`               | entries with a TTL, values size-capped    | skipped: the call goes upstream      |
 | `CircuitBreaker`      | open/closed, failure count, one probe     | this process's own circuit           |
 | `ConcurrencyLimit`    | leases that expire (`shared=True`)        | this process's own pool              |
-| event store           | resumable-SSE events                      | not stored / not replayed            |
+| event store (HTTP)    | resumable-SSE events (`mcp.redis_events`) | sent live, not replayable            |
 | `list_changed` fan-out| enable/disable/changed on every replica   | this replica only                    |
 
 Every shared operation is bounded by the store's timeout; a failure raises `StoreUnavailable`
@@ -28,8 +28,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from mcp.server.streamable_http import EventStore
-
     from toolweave.store.fanout import Fanout
 
 
@@ -108,12 +106,6 @@ class Store:
 
     def leases(self, scope: str, *, size: int, lease: float) -> SharedLeases | None:
         return None
-
-    def event_store(self, *, max_events: int = 10_000) -> EventStore:
-        """An SDK `EventStore` for resumable SSE streams."""
-        from toolweave.mcp.events import MemoryEventStore
-
-        return MemoryEventStore(max_events)
 
     def fanout(self, channel: str) -> Fanout | None:
         """Announcements to the other replicas of a server (none here)."""

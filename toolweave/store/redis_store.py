@@ -33,7 +33,6 @@ from toolweave.store.base import (
 )
 
 if TYPE_CHECKING:
-    from mcp.server.streamable_http import EventStore
     from redis.asyncio import Redis
 
     from toolweave.store.fanout import Fanout
@@ -189,11 +188,6 @@ class RedisStore(Store):
         from toolweave.store.redis_state import RedisLeases
 
         return RedisLeases(self, self.key("leases", scope), size=size, lease=lease)
-
-    def event_store(self, *, max_events: int = 10_000) -> EventStore:
-        from toolweave.store.redis_events import RedisEventStore
-
-        return RedisEventStore(self, max_events=max_events)
 
     def fanout(self, channel: str) -> Fanout:
         from toolweave.store.fanout import Fanout

@@ -3,14 +3,14 @@
 The SDK's `EventStore` interface. Each event gets an id `"<sequence>-<random>"` (not guessable
 from another stream's ids); the events of a stream are kept in one sorted set, the newest
 `max_events` of them, for the store's `event_ttl`. Streams are keyed by the session's scope
-(`toolweave.store.event_scope`) as well as the stream id, and a replay answers only a request of
+(`toolweave.mcp.event_scope`) as well as the stream id, and a replay answers only a request of
 the same session, so one session's events never reach another's client. When Redis is unavailable an event is still
 sent live (its id is then not replayable) and a replay sends nothing: a stream never breaks
 because the store is down.
 
 Example:
-    >>> from toolweave.store.redis_store import RedisStore
-    >>> events = RedisStore().event_store(max_events=500)
+    >>> from toolweave.store import RedisStore
+    >>> events = RedisEventStore(RedisStore(), max_events=500)
     >>> events.max_events
     500
 """
@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
 from mcp.types import JSONRPCMessage, jsonrpc_message_adapter
 
+from toolweave.mcp.event_scope import scope_of_request
 from toolweave.store.base import StoreUnavailable
-from toolweave.store.event_scope import scope_of_request
 from toolweave.store.scripts import STORE_EVENT
 
 if TYPE_CHECKING:
