@@ -91,3 +91,17 @@ async def test_middleware_of_one_server_gets_separate_keys(redis: RedisServer) -
     async with server:
         results = [await server.call_tool("flaky") for _ in range(2)]
     assert [result.is_error for result in results] == [False, True]
+
+
+async def test_an_entrys_own_middleware_shares_the_roots_store(tmp_path: Path, redis: RedisServer) -> None:
+    (tmp_path / "entry_tools.py").write_text("def ping() -> str:\n    return 'pong'\n")
+    config = tmp_path / "gw.yaml"
+    config.write_text(
+        f"server: {{name: gw, store: '{redis.url}'}}\n"
+        "python:\n  - import: 'entry_tools:ping'\n    middleware: {rate_limit: {rate: 0.001, burst: 1}}\n"
+    )
+    one, two = build_file(config).server, build_file(config).server
+    async with one, two:
+        first = await one.call_tool("ping")
+        second = await two.call_tool("ping")
+    assert (first.is_error, second.is_error) == (False, True)
