@@ -168,3 +168,72 @@ async def test_a_lease_held_by_a_replica_that_died_expires(redis: RedisServer) -
         assert await leases.acquire("live-replica")
     finally:
         await store.close()
+
+
+async def test_when_the_first_of_concurrent_misses_raises_the_others_call_again() -> None:
+    from toolweave import Server, ToolAnnotations
+
+    calls = 0
+    server = Server("gw", middleware=[Cache(ttl=60)])
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
+    async def lookup(q: str) -> str:
+        nonlocal calls
+        calls += 1
+        await anyio.sleep(0.1)
+        if calls == 1:
+            raise ConnectionError("upstream down")
+        return f"{q}#{calls}"
+
+    texts: list[str] = []
+
+    async def call() -> None:
+        texts.append((await server.call_tool("lookup", {"q": "a"})).text)
+
+    async with anyio.create_task_group() as tasks:
+        for _ in range(4):
+            tasks.start_soon(call)
+    assert calls == 2  # the failed leader, then one new leader for the three that waited
+    assert sorted(texts)[1:] == ["a#2", "a#2", "a#2"]
+
+
+async def test_a_half_open_circuit_lets_one_probe_through_across_replicas(redis: RedisServer) -> None:
+    upstream = Upstream()
+    upstream.failing = True
+    one = replica(redis.url, CircuitBreaker(failures=1, reset_after=0.2), upstream=upstream)
+    two = replica(redis.url, CircuitBreaker(failures=1, reset_after=0.2), upstream=upstream)
+    async with one, two:
+        await one.call_tool("flaky")
+        await anyio.sleep(0.3)
+        upstream.failing = False
+        upstream.delay = 0.0
+        results: list[str] = []
+
+        async def slow_probe() -> None:
+            results.append((await one.call_tool("lookup", {"q": "p"})).text)
+
+        # `lookup` shares the circuit (one per breaker); while its probe runs, the other replica is refused
+        upstream.delay = 0.3
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(slow_probe)
+            await anyio.sleep(0.1)
+            refused = await two.call_tool("flaky")
+    assert "a probe call is in progress" in refused.text
+    assert results == ["p#2"]
+
+
+async def test_a_shared_concurrency_limit_lets_a_waiting_call_in_when_a_slot_frees(redis: RedisServer) -> None:
+    upstream = Upstream()
+    upstream.delay = 0.3
+    servers = [replica(redis.url, ConcurrencyLimit(1, wait=5, shared=True), upstream=upstream) for _ in range(2)]
+    results: list[str] = []
+    async with servers[0], servers[1]:
+
+        async def call(index: int) -> None:
+            results.append((await servers[index].call_tool("lookup", {"q": str(index)})).text)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(call, 0)
+            await anyio.sleep(0.1)
+            tasks.start_soon(call, 1)
+    assert sorted(results) == ["0#1", "1#2"]
