@@ -428,6 +428,8 @@ def serve_workers_of(
     from toolweave.mcp.serve import served_url
     from toolweave.workers import serve_workers
 
+    if not hasattr(socket, "SO_REUSEPORT"):
+        fail("--workers needs SO_REUSEPORT (Linux, macOS, BSD); run one process per port instead", code=2)
     busy = _cannot_listen(host, port)
     if busy is not None:
         fail(f"cannot listen on {host}:{port}: {busy}")

@@ -127,6 +127,7 @@ async def test_an_outage_is_logged_once_and_the_recovery_too(
         redis.stop()
         for _ in range(3):
             await call(server, "lookup", {"q": "x"})
+        await anyio.sleep(0.6)  # the change listener retries every 0.1 s meanwhile
         redis.start()
 
         async def recovered() -> bool:
@@ -136,4 +137,5 @@ async def test_an_outage_is_logged_once_and_the_recovery_too(
         await until_shared_again(recovered)
     unreachable = [record for record in caplog.records if "is unreachable" in record.getMessage()]
     assert len(unreachable) >= 1
+    assert sum("lost the store" in record.getMessage() for record in caplog.records) == 1
     assert all("redis://127.0.0.1" in record.getMessage() for record in unreachable)

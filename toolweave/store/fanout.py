@@ -85,13 +85,16 @@ class Fanout:
                     logger.warning("could not announce a change on %s: the store is unavailable", self.channel)
 
     async def _listen(self, on_message: Handler, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
-        started = False
+        started = lost = False
         while True:
             try:
                 pubsub = self.store.client().pubsub()
                 try:
                     with anyio.fail_after(self.store.timeout):
                         await pubsub.subscribe(self.channel)
+                    if lost:
+                        lost = False
+                        logger.warning("change listener on %s is listening again", self.channel)
                     if not started:
                         started = True
                         task_status.started()
@@ -99,9 +102,11 @@ class Fanout:
                 finally:
                     with anyio.CancelScope(shield=True), anyio.move_on_after(self.store.timeout):
                         await pubsub.aclose()  # type: ignore[no-untyped-call]
-            except Exception as error:  # the outage story: reconnect after a pause
-                reason = type(error).__name__
-                logger.warning("change listener on %s lost the store (%s); retrying", self.channel, reason)
+            except Exception as error:  # the outage story: reconnect after a pause (logged once)
+                if not lost:
+                    lost = True
+                    reason = type(error).__name__
+                    logger.warning("change listener on %s lost the store (%s); retrying", self.channel, reason)
             if not started:  # do not hold the server's start on an unreachable store
                 started = True
                 task_status.started()
