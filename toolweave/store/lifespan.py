@@ -1,8 +1,12 @@
 """A shared store while a server runs: its change listener, and its connections closed at the end.
 
 Example:
-    async with anyio.create_task_group() as tasks:
-        await tasks.start(hold_store, store, store.fanout("gateway"), print)
+    >>> from toolweave.store import MemoryStore
+    >>> async def main():
+    ...     async with anyio.create_task_group() as tasks:
+    ...         await tasks.start(hold_store, MemoryStore(), None, print)
+    ...         tasks.cancel_scope.cancel()
+    >>> anyio.run(main)
 """
 
 from __future__ import annotations
