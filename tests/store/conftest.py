@@ -1,14 +1,13 @@
-"""Fixtures: one real redis-server per test session; a fresh store (and empty database) per test."""
+"""Fixtures: one real redis-server per test session, emptied before each test."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.store.redis_server import RedisServer, redis_binary
-from toolweave.store import RedisStore
 
 
 @pytest.fixture(scope="session")
@@ -31,13 +30,3 @@ def redis(redis_server: RedisServer) -> Iterator[RedisServer]:
     yield redis_server
     if redis_server.process is None:
         redis_server.start()
-
-
-@pytest.fixture
-async def store(redis: RedisServer) -> AsyncIterator[RedisStore]:
-    """A store on the test's redis, closed after the test."""
-    shared = RedisStore(redis.url, timeout=0.5, retry_after=0.2)
-    try:
-        yield shared
-    finally:
-        await shared.close()

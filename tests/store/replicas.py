@@ -24,7 +24,7 @@ def replica(url: str, *middleware: Middleware, upstream: Upstream | None = None,
     import anyio
 
     upstream = upstream or Upstream()
-    options = {"timeout": 0.5, "retry_after": 0.2} | store
+    options = {"timeout": 2.0, "retry_after": 0.2} | store
     server = Server("gw", store=RedisStore(url, **options), middleware=middleware)
     safe = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
 

@@ -31,7 +31,7 @@ async def replayed(store: EventStore, last_event_id: str) -> tuple[str | None, l
 @pytest.fixture
 async def stores(redis: RedisServer) -> AsyncIterator[tuple[RedisStore, RedisStore]]:
     """Two replicas' stores on one Redis."""
-    one, two = RedisStore(redis.url), RedisStore(redis.url)
+    one, two = RedisStore(redis.url, timeout=5), RedisStore(redis.url, timeout=5)
     try:
         yield one, two
     finally:

@@ -43,7 +43,7 @@ async def test_disable_and_enable_on_one_replica_apply_on_the_other(redis: Redis
 
 async def test_malformed_announcements_are_ignored(redis: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
     server = replica(redis.url)
-    sender = RedisStore(redis.url)
+    sender = RedisStore(redis.url, timeout=5)
     try:
         async with server:
             client = sender.client()

@@ -70,7 +70,7 @@ async def next_change(stream: Any, seconds: float = 5) -> str | None:
 
 @pytest.mark.parametrize("kept", ["memory", "redis"])
 async def test_a_session_resumes_its_stream_and_another_session_gets_none_of_it(redis: RedisServer, kept: str) -> None:
-    server = Server("gw", store=RedisStore(redis.url) if kept == "redis" else None)
+    server = Server("gw", store=RedisStore(redis.url, timeout=5) if kept == "redis" else None)
     options = {"event_store": MemoryEventStore()} if kept == "memory" else {}
 
     @server.tool

@@ -159,7 +159,7 @@ async def test_a_shared_concurrency_limit_counts_calls_on_every_replica(redis: R
 async def test_a_lease_held_by_a_replica_that_died_expires(redis: RedisServer) -> None:
     from toolweave.store import RedisStore
 
-    store = RedisStore(redis.url)
+    store = RedisStore(redis.url, timeout=5)
     try:
         leases = store.leases("gw:0", size=1, lease=0.3)
         assert await leases.acquire("dead-replica")

@@ -82,7 +82,7 @@ def test_bad_outage_policies_are_refused() -> None:
 
 async def test_middleware_of_one_server_gets_separate_keys(redis: RedisServer) -> None:
     first, second = RateLimit(rate=0.001, burst=1), RateLimit(rate=0.001, burst=1, tools="flaky")
-    server = Server("gw", store=RedisStore(redis.url), middleware=[first, second])
+    server = Server("gw", store=RedisStore(redis.url, timeout=5), middleware=[first, second])
 
     @server.tool
     def flaky() -> str:
@@ -105,3 +105,20 @@ async def test_an_entrys_own_middleware_shares_the_roots_store(tmp_path: Path, r
         first = await one.call_tool("ping")
         second = await two.call_tool("ping")
     assert (first.is_error, second.is_error) == (False, True)
+
+
+def test_the_config_can_set_the_stores_options(tmp_path: Path) -> None:
+    config = tmp_path / "gw.yaml"
+    config.write_text(
+        "server:\n  store: {url: 'redis://127.0.0.1:6379/2', timeout: 2, namespace: acme, retry_after: 3}\n"
+    )
+    store = build_file(config).server.store
+    assert isinstance(store, RedisStore)
+    assert (store.url, store.timeout, store.namespace, store.retry_after) == ("redis://127.0.0.1:6379/2", 2, "acme", 3)
+
+
+def test_an_unknown_store_option_is_named(tmp_path: Path) -> None:
+    config = tmp_path / "gw.yaml"
+    config.write_text("server:\n  store: {url: 'redis://127.0.0.1:6379/2', timout: 2}\n")
+    with pytest.raises(ConfigError, match=re.escape("server.store.timout")):
+        build_file(config)

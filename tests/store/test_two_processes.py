@@ -39,7 +39,7 @@ def replicas(tmp_path: Path, redis: RedisServer) -> Iterator[list[str]]:
     (tmp_path / "replica_tools.py").write_text(TOOLS)
     config = tmp_path / "gw.yaml"
     config.write_text(
-        f"server: {{name: gw, store: '{redis.url}'}}\n"
+        f"server: {{name: gw, store: {{url: '{redis.url}', timeout: 2}}}}\n"
         "python: ['replica_tools:server']\n"
         "middleware:\n  rate_limit: {rate: 0.001, burst: 3, tools: limited}\n  cache: {ttl: 60}\n"
     )

@@ -36,7 +36,7 @@ def config(tmp_path: Path, redis: RedisServer, burst: int) -> Path:
     (tmp_path / "pid_tools.py").write_text(TOOLS)
     path = tmp_path / "gw.yaml"
     path.write_text(
-        f"server: {{name: gw, store: '{redis.url}'}}\n"
+        f"server: {{name: gw, store: {{url: '{redis.url}', timeout: 2}}}}\n"
         "python: ['pid_tools:server']\n"
         f"middleware:\n  rate_limit: {{rate: 0.001, burst: {burst}, tools: limited}}\n"
     )

@@ -40,6 +40,7 @@ from toolweave.config.models import (
     PythonEntry,
     ServerSettings,
     SourceOptions,
+    StoreSpec,
     ToolPatch,
     ToolSpec,
     UpstreamAuthSpec,
@@ -63,7 +64,7 @@ from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
-from toolweave.store import Store
+from toolweave.store import RedisStore, Store
 from toolweave.transforms import (
     Annotate,
     Arg,
@@ -288,8 +289,15 @@ def server_from_settings(settings: ServerSettings) -> Server:
         mask_error_details=settings.mask_error_details,
         on_duplicate=settings.on_duplicate,
         extra_args=settings.extra_args,
-        store=settings.store,
+        store=store_from_settings(settings.store),
     )
+
+
+def store_from_settings(spec: str | StoreSpec | None) -> Store | str | None:
+    """The `server.store` setting as `Server(store=...)` takes it."""
+    if isinstance(spec, StoreSpec):
+        return RedisStore(spec.url, **spec.model_dump(exclude_none=True, exclude={"url"}))
+    return spec
 
 
 def _mountable(value: Any) -> bool:
