@@ -411,6 +411,8 @@ def serve(
             "legacy_sse": legacy_sse,
             "on_ready": _ready_line if no_announce else lambda url: _announce(server.name, url, legacy_sse),
             "reuse_port": reuse_port,
+            # a worker of --workers: the next request of a handshake-era session may reach another worker
+            "stateless": reuse_port,
         }
         if composed.authenticate is not None:
             options["authenticate"] = composed.authenticate

@@ -76,6 +76,14 @@ async def test_two_workers_serve_one_port_and_share_one_rate_limit(two_workers: 
     assert all("Rate limit exceeded for tool 'limited'" in result.content[0].text for result in limited[6:])
 
 
+async def test_handshake_era_clients_are_served_without_sessions_by_workers(two_workers: tuple[str, object]) -> None:
+    url, _ = two_workers
+    for _ in range(4):  # each session's requests go out on several connections, so to both workers
+        async with Client(url, mode="legacy") as client:
+            results = [await client.call_tool("pid", {}) for _ in range(5)]
+        assert not any(result.is_error for result in results)
+
+
 def test_stopping_the_parent_stops_every_worker(two_workers: tuple[str, subprocess.Popen[str]]) -> None:
     _, parent = two_workers
     children = subprocess.run(
