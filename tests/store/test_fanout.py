@@ -61,3 +61,20 @@ async def test_malformed_announcements_are_ignored(redis: RedisServer, caplog: p
 
 def test_nothing_is_announced_while_the_server_is_not_running() -> None:
     assert Fanout(RedisStore(), "toolweave:changes:gw").announce({"op": "changed"}) is False
+
+
+async def test_during_an_outage_a_change_stays_local_and_the_fanout_resumes_after(redis: RedisServer) -> None:
+    one, two = replica(redis.url, retry_after=0.1), replica(redis.url, retry_after=0.1)
+    async with one, two:
+        redis.stop()
+        one.disable("flaky")  # synchronous: announcing never waits on the store
+        assert await names(one) == ["lookup"]
+        await anyio.sleep(0.3)
+        assert await names(two) == ["lookup", "flaky"]
+        redis.start()
+
+        async def reached() -> bool:
+            one.disable("lookup")  # announced again until the other replica's listener is back
+            return "lookup" not in await names(two)
+
+        await until(reached)
