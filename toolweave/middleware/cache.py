@@ -206,18 +206,13 @@ class Cache(Middleware):
         """The shared entry, or the call's result stored there (by one replica at a time)."""
         name = f"{key[0]}:{hashlib.blake2b(self.canonical(key[1:]).encode(), digest_size=20).hexdigest()}"
         try:
-            with anyio.move_on_after(self.lead_for):
-                while True:
-                    found = _decoded(await shared.get(name))
-                    if found is not None:
-                        self.hits += 1
-                        return found
-                    if await shared.lead(name, self.lead_for):
-                        break
-                    await anyio.sleep(self.poll)
+            found = await self._shared_entry(shared, name)
         except StoreUnavailable:  # the outage story: no cache
             self.misses += 1
             return await call_next(call)
+        if found is not None:
+            self.hits += 1
+            return found
         self.misses += 1
         try:
             result = await call_next(call)
@@ -231,6 +226,22 @@ class Cache(Middleware):
             with anyio.CancelScope(shield=True), contextlib.suppress(StoreUnavailable):
                 await shared.done(name)
         return result
+
+
+    async def _shared_entry(self, shared: SharedCache, name: str) -> ToolResult | None:
+        """The shared entry `name` once there; None when this process is to compute it (it took the
+        lead, or waited `lead_for` for another process)."""
+        with anyio.move_on_after(self.lead_for):
+            while (found := _decoded(await shared.get(name))) is None:
+                if await shared.lead(name, self.lead_for):
+                    found = _decoded(await shared.get(name))  # written between the look and the lead?
+                    if found is None:
+                        return None
+                    await shared.done(name)
+                    break
+                await anyio.sleep(self.poll)
+            return found
+        return None
 
 
 def _decoded(value: bytes | None) -> ToolResult | None:
