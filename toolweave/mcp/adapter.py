@@ -30,7 +30,6 @@ from typing import Any, cast
 import anyio
 import anyio.from_thread
 import mcp.types as mt
-from mcp import MCPError
 from mcp.server import NotificationOptions, ServerRequestContext
 from mcp.server import Server as LowLevelServer
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
@@ -50,6 +49,7 @@ from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, wire_tool
+from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.guard import guard
 from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
@@ -89,9 +89,8 @@ def adapter_for(server: Server) -> McpAdapter:
 def _weak_update_listener(ref: weakref.ref[McpAdapter]) -> Callable[[str], None]:
     def listener(uri: str) -> None:
         adapter = ref()
-        if adapter is not None and adapter._notifiers:  # not serving: nobody to tell
-            adapter._updated.append(uri)
-            adapter._on_change("updated")
+        if adapter is not None:
+            adapter.resource_updated(uri)
 
     return listener
 
@@ -100,7 +99,7 @@ def _weak_listener(ref: weakref.ref[McpAdapter], kind: str = "tools") -> Callabl
     def listener() -> None:
         adapter = ref()
         if adapter is not None:
-            adapter._on_change(kind)
+            adapter.on_change(kind)
 
     return listener
 
@@ -160,9 +159,15 @@ class McpAdapter:
 
     def _input_schema(self, name: str) -> Any:
         """The input schema of the tool `name` (a catalog lookup: the SDK's `Mcp-Param` header
-        check on 2026-era HTTP calls would otherwise run the whole `tools/list` handler)."""
+        check on 2026-era HTTP calls would otherwise run the whole `tools/list` handler).
+
+        A tool behind `Authorize` answers like an unknown one (`None`: no header check), since
+        the look-up cannot see the caller and a header answer would reveal that the tool exists.
+        """
         entry = self.server.catalog.entries.get(name)
-        return entry.tool.input_schema if entry is not None else None
+        if entry is None or entry.tool.access is not None:
+            return None
+        return entry.tool.input_schema
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
@@ -174,7 +179,7 @@ class McpAdapter:
             listed = [wire_tool(tool) for tool in await catalog.list_tools(self.request_context(ctx))]
             items, next_cursor = page(listed, cursor, size)
         else:
-            key, visible = catalog.view("tools", catalog.tools, caller(ctx))
+            key, visible = catalog.view("tools", catalog.tools, caller(ctx) if catalog.rules() else None)
             items, next_cursor = cached_page(catalog.cache, f"mcp.{key}", wire_tool, visible, cursor, size)
         result = {**_LIST_TOOLS_DEFAULTS, "tools": items}
         if next_cursor:
@@ -187,10 +192,8 @@ class McpAdapter:
         async def attempt(context: Context) -> mt.CallToolResult:
             try:
                 return to_mcp_result(await self.server.catalog.call(params.name, params.arguments, context))
-            except UnknownTool as error:
-                raise MCPError(mt.INVALID_PARAMS, str(error)) from None
-            except MissingCapability as error:
-                raise input_required.missing_capability(error) from None
+            except (UnknownTool, MissingCapability) as error:
+                raise protocol_error(error) from None
 
         return await input_required.with_input(ctx, params, self.request_context(ctx), attempt)
 
@@ -230,7 +233,14 @@ class McpAdapter:
         options = self.lowlevel.create_initialization_options()
         await serve_dual_era_loop(self.lowlevel, read, write, lifespan_state={}, init_options=options)
 
-    def _on_change(self, kind: str = "tools") -> None:
+    def resource_updated(self, uri: str) -> None:
+        """Tell subscribers that `uri` changed (nobody to tell while not serving)."""
+        if self._notifiers:
+            self._updated.append(uri)
+            self.on_change("updated")
+
+    def on_change(self, kind: str = "tools") -> None:
+        """Tell connected clients that the `kind` list (or, for `"updated"`, a resource) changed."""
         if not self._notifiers:  # not serving: nobody to tell
             return
         if self._loop_thread == threading.get_ident():
