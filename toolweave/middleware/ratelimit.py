@@ -10,9 +10,10 @@ least recently used are dropped first; a dropped bucket starts full again).
 
 On a server with a shared store (`Server(store="redis://...")`) the buckets live there: one
 bucket per caller key across every replica, taken atomically (a Lua script), so `burst` allowed
-means `burst` in total. When the store is unreachable, `on_store_error` decides: `"local"`
-(default: each process falls back to its own buckets), `"allow"` (fail open) or `"reject"`
-(fail closed: the call gets `Rejected`).
+means `burst` in total; a bucket left alone until it is full again expires (no `max_keys`).
+When the store is unreachable, `on_store_error` decides: `"local"` (default: each process falls
+back to its own buckets), `"allow"` (fail open) or `"reject"` (fail closed: the call gets
+`Rejected`).
 
 Example:
     >>> limit = RateLimit(rate=5, burst=10, key="client")

@@ -96,15 +96,19 @@ class Store:
     """Whether state is shared with other processes."""
 
     def rate_limiter(self, scope: str, *, rate: float, burst: float) -> SharedRateLimiter | None:
+        """Shared token buckets for the `RateLimit` named by `scope` (None: it keeps its own)."""
         return None
 
     def cache(self, scope: str, *, ttl: float) -> SharedCache | None:
+        """Shared entries for the `Cache` named by `scope` (None: it keeps its own)."""
         return None
 
     def circuit(self, scope: str, *, failures: int, reset_after: float) -> SharedCircuit | None:
+        """The shared state of one circuit (None: the `CircuitBreaker` keeps its own)."""
         return None
 
     def leases(self, scope: str, *, size: int, lease: float) -> SharedLeases | None:
+        """A shared pool of `size` leases (None: the `ConcurrencyLimit` keeps its own pool)."""
         return None
 
     def fanout(self, channel: str) -> Fanout | None:
