@@ -379,6 +379,8 @@ def serve(
         fail("--legacy-sse is an HTTP transport: add --transport http", code=2)
     if workers > 1 and transport is not Transport.http:
         fail("--workers runs several HTTP servers on one port: add --transport http", code=2)
+    if workers > 1 and legacy_sse:
+        fail("--legacy-sse streams and their posted messages must reach one process: leave out --workers", code=2)
     composed = compose(config, client, with_file, inputs or ())
     if workers > 1:
         arguments = ["serve", *([str(config)] if config is not None else [])]
@@ -388,8 +390,7 @@ def serve(
         arguments += ["--transport", "http", "--host", host, "--log-level", log_level.value]
         arguments += ["--max-sessions", str(max_sessions), "--session-idle-timeout", str(session_idle_timeout)]
         arguments += ["--max-body-size", str(max_body_size), "--limit-concurrency", str(limit_concurrency)]
-        arguments += ["--legacy-sse"] if legacy_sse else []
-        serve_workers_of(composed, arguments, workers=workers, host=host, port=port, legacy_sse=legacy_sse)
+        serve_workers_of(composed, arguments, workers=workers, host=host, port=port)
         return
 
     async def work(composed: Composed) -> Failure | None:
@@ -424,9 +425,7 @@ def serve(
         run_composed(composed, work)
 
 
-def serve_workers_of(
-    composed: Composed, arguments: list[str], *, workers: int, host: str, port: int, legacy_sse: bool
-) -> None:
+def serve_workers_of(composed: Composed, arguments: list[str], *, workers: int, host: str, port: int) -> None:
     """Serve with `workers` processes on one port (`toolweave.workers`), each run with `arguments`."""
     from toolweave.mcp.serve import served_url
     from toolweave.workers import serve_workers
@@ -441,7 +440,7 @@ def serve_workers_of(
     name = composed.server.name
 
     def announce(bound: int) -> None:
-        _announce(name, served_url(host, bound, "/mcp"), legacy_sse)
+        _announce(name, served_url(host, bound, "/mcp"))
 
     status = serve_workers(arguments, host=host, port=port, workers=workers, on_ready=announce)
     if status:

@@ -103,8 +103,18 @@ def _state(pid: str) -> str:
         return "Z"
 
 
-def test_workers_need_the_http_transport(tmp_path: Path, redis: RedisServer) -> None:
-    command = [sys.executable, "-m", "toolweave", "serve", str(config(tmp_path, redis, 1)), "--workers", "2"]
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ([], "--workers runs several HTTP servers on one port: add --transport http"),
+        (["--transport", "http", "--legacy-sse"], "--legacy-sse streams and their posted messages must reach one"),
+    ],
+    ids=["stdio", "legacy-sse"],
+)
+def test_workers_refuse_what_needs_one_process(
+    tmp_path: Path, redis: RedisServer, flags: list[str], message: str
+) -> None:
+    command = [sys.executable, "-m", "toolweave", "serve", str(config(tmp_path, redis, 1)), "--workers", "2", *flags]
     done = subprocess.run(command, capture_output=True, text=True, env=subprocess_env(), timeout=60, check=False)
     assert done.returncode == 2
-    assert "--workers runs several HTTP servers on one port: add --transport http" in done.stderr
+    assert message in " ".join(done.stderr.split())
