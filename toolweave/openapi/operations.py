@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,14 +83,20 @@ class Operation:
         return f"{self.method} {self.path}"
 
 
-def read_operations(spec: Spec, include: Sequence[Routes] = (), exclude: Sequence[Routes] = ()) -> list[Operation]:
+def read_operations(
+    spec: Spec, include: Sequence[Routes] = (), exclude: Sequence[Routes] = (), supplied: Iterable[str] = ()
+) -> list[Operation]:
     """Every kept operation of `spec`, in document order.
+
+    Header parameters named in `supplied` (the headers the server adds itself, such as an API
+    key) are not arguments.
 
     Raises:
         SpecError: an operation or a reference in it is malformed (the message names it).
     """
     operations: list[Operation] = []
     taken: set[str] = set()
+    skip = {name.lower() for name in supplied}
     for path, item in spec.document["paths"].items():
         item, resolver = spec.resolve(item)
         if not isinstance(item, Mapping):
@@ -103,7 +109,7 @@ def read_operations(spec: Spec, include: Sequence[Routes] = (), exclude: Sequenc
             if not selected(method, path, tags, include, exclude):
                 continue
             try:
-                operation = _operation(spec, resolver, path, method, item, raw, tags, taken)
+                operation = _operation(spec, resolver, path, method, item, raw, tags, taken, skip)
             except SpecError:
                 raise
             except (TypeError, ValueError, KeyError, AttributeError) as error:
@@ -122,9 +128,14 @@ def _operation(
     raw: Mapping[str, Any],
     tags: tuple[str, ...],
     taken: set[str],
+    skip: set[str],
 ) -> Operation:
     reader = SchemaReader(spec, "request")
-    parameters = _parameters(spec, resolver, item, raw, f"{method.upper()} {path}")
+    parameters = [
+        parameter
+        for parameter in _parameters(spec, resolver, item, raw, f"{method.upper()} {path}")
+        if not (parameter["in"] == "header" and str(parameter["name"]).lower() in skip)
+    ]
     body_kind, media_type, body_schema, body_required = _request_body(spec, resolver, raw, reader)
     flat = _spread(body_schema) if body_kind in ("json", "form") else None
     names = [parameter["name"] for parameter in parameters] + (list(flat["properties"]) if flat else [])
@@ -190,7 +201,8 @@ def _parameter_schema(
     as_json = "schema" not in parameter and isinstance(parameter.get("content"), Mapping)
     raw: Any = parameter.get("schema", {})
     if as_json:
-        raw = next(iter(parameter["content"].values()), {}).get("schema", {})
+        media: Mapping[str, Any] = next(iter(parameter["content"].values()), {})
+        raw = media.get("schema", {})
     read = reader.read(raw, resolver)
     schema: dict[str, Any] = dict(read) if isinstance(read, Mapping) else {}
     if parameter.get("description") and "description" not in schema:

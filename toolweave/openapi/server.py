@@ -104,7 +104,7 @@ class OpenAPIServer(Server):
         self._own_client = client
         self._client: httpx2.AsyncClient | None = client
         self._named = name is not None
-        self.operations = read_operations(loaded, _routes(include), _routes(exclude))
+        self.operations = read_operations(loaded, _routes(include), _routes(exclude), self.credentials.describe())
         self.tools.set_upstream(self._tool(operation, error_excerpt) for operation in self.operations)
 
     def __repr__(self) -> str:
