@@ -33,7 +33,7 @@ from typing import Any
 from toolweave.core.result import WRAP_KEY
 from toolweave.core.tool import ToolAnnotations
 from toolweave.openapi.routes import METHODS, Routes, selected
-from toolweave.openapi.schemas import SchemaReader
+from toolweave.openapi.schemas import SchemaReader, is_object
 from toolweave.openapi.spec import Resolver, Spec, SpecError
 
 LOCATIONS = ("path", "query", "header", "cookie")
@@ -268,8 +268,8 @@ def _output_schema(spec: Spec, resolver: Resolver, raw: Mapping[str, Any]) -> di
         read = reader.read(schema, inner)
         if not isinstance(read, Mapping):
             return None
-        if read.get("type") == "object" and not any(k in read for k in ("oneOf", "anyOf")):
-            output = dict(read)
+        if is_object(read):
+            output = {"type": "object", **read}
         else:
             output = {"type": "object", "properties": {"result": read}, "required": ["result"], WRAP_KEY: True}
         if reader.defs():

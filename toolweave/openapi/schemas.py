@@ -31,6 +31,18 @@ Direction = Literal["request", "response"]
 _MAX_DEPTH = 48
 
 
+def is_object(schema: Any) -> bool:
+    """Whether `schema` describes only JSON objects (`type: object`, or properties, or an `allOf` of those)."""
+    if not isinstance(schema, Mapping) or any(key in schema for key in ("oneOf", "anyOf", "not", "$ref")):
+        return False
+    kind = schema.get("type")
+    if kind is not None:
+        return bool(kind == "object")
+    if "allOf" in schema:
+        return all(is_object(part) for part in schema["allOf"])
+    return "properties" in schema
+
+
 class SchemaReader:
     """Inlines the schemas of one operation (one reader per tool schema, so `$defs` stay its own)."""
 
@@ -43,7 +55,10 @@ class SchemaReader:
 
     def read(self, schema: Any, resolver: Resolver | None = None) -> Any:
         """`schema` with every reference inlined (recursive ones under `defs()`)."""
-        return self._walk(schema, resolver or self.spec.resolver, 0)
+        read = self._walk(schema, resolver or self.spec.resolver, 0)
+        if isinstance(read, dict) and set(read) == {"$ref"} and read["$ref"].startswith("#/$defs/"):
+            return dict(self._defs[read["$ref"].removeprefix("#/$defs/")])  # a recursive root, in place
+        return read
 
     def defs(self) -> dict[str, Any]:
         """The schemas kept once because they refer to themselves, by name."""
