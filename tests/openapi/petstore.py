@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import anyio
 from fastapi import FastAPI, Header, HTTPException, Query
 from fastapi.responses import PlainTextResponse
@@ -46,7 +48,7 @@ def petstore() -> FastAPI:
         pets.pop(pet_id, None)
 
     @app.get("/search", operation_id="search", tags=["misc"])
-    def search(q: str, ids: list[int] = Query(default=[])) -> dict[str, object]:
+    def search(q: str, ids: Annotated[list[int], Query()] = []) -> dict[str, object]:  # noqa: B006 - FastAPI copies it
         return {"q": q, "ids": ids}
 
     @app.get("/whoami", operation_id="whoami", tags=["misc"])

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -18,48 +19,7 @@ from toolweave import RemoteServer
 from toolweave.openapi import SpecError
 from toolweave.testing import connect
 
-SPEC: dict[str, Any] = {
-    "openapi": "3.0.3",
-    "info": {"title": "Shapes", "version": "1"},
-    "servers": [{"url": "http://127.0.0.1:{port}/v1", "variables": {"port": {"default": "9"}}}],
-    "paths": {
-        "/shapes": {
-            "parameters": [{"$ref": "#/components/parameters/Trace"}],
-            "post": {
-                "operationId": "add shape!",
-                "requestBody": {"required": True, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Shape"}}}},
-                "responses": {"200": {"$ref": "#/components/responses/Stored"}},
-            },
-        },
-        "/labels/{id}": {
-            "put": {
-                "summary": "Label a shape",
-                "description": "Replaces the label.",
-                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
-                "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Labelled"}}}},
-                "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Labelled"}}}}},
-            }
-        },
-        "/trees": {
-            "get": {
-                "operationId": "tree",
-                "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}}},
-            }
-        },
-    },
-    "components": {
-        "parameters": {"Trace": {"name": "X-Trace", "in": "header", "schema": {"type": "string"}, "description": "A trace id."}},
-        "responses": {"Stored": {"description": "ok", "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Shape"}}}}}},
-        "schemas": {
-            "Circle": {"type": "object", "required": ["kind", "r"], "properties": {"kind": {"enum": ["circle"]}, "r": {"type": "number", "minimum": 0, "exclusiveMinimum": True}}},
-            "Square": {"type": "object", "required": ["kind", "side"], "properties": {"kind": {"enum": ["square"]}, "side": {"type": "number"}}},
-            "Shape": {"oneOf": [{"$ref": "#/components/schemas/Circle"}, {"$ref": "#/components/schemas/Square"}], "discriminator": {"propertyName": "kind"}},
-            "Base": {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer", "readOnly": True}, "note": {"type": "string", "nullable": True}}},
-            "Labelled": {"allOf": [{"$ref": "#/components/schemas/Base"}, {"type": "object", "required": ["label"], "properties": {"label": {"type": "string"}}}]},
-            "Node": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}},
-        },
-    },
-}
+SPEC: dict[str, Any] = yaml.safe_load((Path(__file__).parent / "shapes.yaml").read_text())
 
 
 def tools(spec: Any = SPEC, **options: Any) -> dict[str, Any]:
@@ -109,8 +69,9 @@ def test_a_recursive_schema_is_kept_once_under_defs() -> None:
     Draft202012Validator(output).validate({"name": "a", "children": [{"name": "b", "children": []}]})
 
 
-def test_the_base_url_comes_from_the_spec_servers_with_variables() -> None:
-    server = RemoteServer.openapi(SPEC)
+def test_a_yaml_file_with_its_base_url_from_the_spec_servers() -> None:
+    server = RemoteServer.openapi(str(Path(__file__).parent / "shapes.yaml"))
+    assert [tool.name for tool in server.catalog.tools] == ["add_shape_", "put_labels_id", "tree"]
     assert server.base_url == "http://127.0.0.1:9/v1"
 
 
@@ -119,7 +80,8 @@ def test_refs_into_a_file_beside_the_spec(tmp_path: Path) -> None:
     spec = {
         "openapi": "3.1.0",
         "info": {"title": "t", "version": "1"},
-        "paths": {"/pets": {"post": {"operationId": "add", "requestBody": {"content": {"application/json": {"schema": {"$ref": "common.yaml#/Pet"}}}}}}},
+        "paths": {"/pets": {"post": {"operationId": "add", "requestBody": {"content": {"application/json": {
+            "schema": {"$ref": "common.yaml#/Pet"}}}}}}},
     }
     (tmp_path / "api.json").write_text(json.dumps(spec))
     add = tools(str(tmp_path / "api.json"))["add"]
@@ -132,7 +94,10 @@ def test_refs_into_a_file_beside_the_spec(tmp_path: Path) -> None:
         ({"swagger": "2.0", "paths": {}}, "Swagger 2.0 is not supported"),
         ({"openapi": "2.1", "paths": {}}, "must name a 3.x version"),
         ({"openapi": "3.1.0"}, "'paths' is missing"),
-        ({"openapi": "3.1.0", "paths": {"/a": {"get": {"parameters": [{"$ref": "#/nowhere"}]}}}}, "'#/nowhere' points to nothing"),
+        (
+            {"openapi": "3.1.0", "paths": {"/a": {"get": {"parameters": [{"$ref": "#/nowhere"}]}}}},
+            "'#/nowhere' points to nothing",
+        ),
         ({"openapi": "3.1.0", "paths": {"/a": {"get": {"parameters": [{"name": "x"}]}}}}, "GET /a: a parameter needs"),
     ],
 )
@@ -146,7 +111,7 @@ def test_a_missing_file_and_bad_yaml_are_named(tmp_path: Path) -> None:
     with pytest.raises(SpecError, match="cannot read the OpenAPI spec"):
         tools(str(tmp_path / "nope.yaml"))
     (tmp_path / "bad.yaml").write_text("openapi: [\n")
-    with pytest.raises(SpecError, match="bad.yaml: not JSON or YAML"):
+    with pytest.raises(SpecError, match=r"bad\.yaml: not JSON or YAML"):
         tools(str(tmp_path / "bad.yaml"))
 
 
@@ -161,7 +126,8 @@ async def test_oneof_and_allof_bodies_reach_the_api_as_sent() -> None:
         body = await request.json()
         return JSONResponse({"id": int(request.path_params["id"]), **body})
 
-    app = Starlette(routes=[Route("/v1/shapes", store, methods=["POST"]), Route("/v1/labels/{id}", label, methods=["PUT"])])
+    routes = [Route("/v1/shapes", store, methods=["POST"]), Route("/v1/labels/{id}", label, methods=["PUT"])]
+    app = Starlette(routes=routes)
     async with serving(app) as url:
         server = RemoteServer.openapi(SPEC, base_url=f"{url}/v1")
         async with connect(server) as client:
