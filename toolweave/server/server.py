@@ -47,6 +47,7 @@ from toolweave.server.registry import OnDuplicate, Registry
 from toolweave.server.resources import ResourceRegistry
 from toolweave.server.tools import ToolCatalog, ToolRegistry
 from toolweave.server.visibility import Visibility
+from toolweave.transforms.catalog import CatalogTransform
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -101,6 +102,7 @@ class Server:
         self.prompts = PromptRegistry(self)
         self.resources = ResourceRegistry(self)
         self._transforms: list[tuple[Transform, Selector | None]] = []
+        self._catalog_transforms: list[CatalogTransform] = []
         self._middleware: list[Middleware] = list(middleware)
         self._mounts: list[Mount[Server]] = []
         self._imported_from: list[Server] = []
@@ -206,7 +208,17 @@ class Server:
     def add_transform(
         self, transform: Transform, *, tools: Selector | str | Iterable[str] | None = None, tags: Iterable[str] = ()
     ) -> None:
-        """Apply `transform` to every matching tool (local, mounted or remote) at compile time."""
+        """Apply `transform` to every matching tool (local, mounted or remote) at compile time.
+
+        A `CatalogTransform` (`SearchTools`, `PromptsAsTools`, ...) reshapes the whole compiled
+        catalog instead, after the tool transforms; it takes no `tools=` or `tags=`.
+        """
+        if isinstance(transform, CatalogTransform):
+            if tools is not None or tags:
+                raise TypeError(f"{transform.describe()} applies to the whole catalog: it takes no tools= or tags=")
+            self._catalog_transforms.append(transform)
+            self.changed()
+            return
         selector = Selector.coerce(tools)
         if tags:
             selector = Selector(selector.names if selector else None, tags=tags)
@@ -217,6 +229,11 @@ class Server:
     def transforms(self) -> tuple[tuple[Transform, Selector | None], ...]:
         """The transforms added with `add_transform`, with their selectors, in order."""
         return tuple(self._transforms)
+
+    @property
+    def catalog_transforms(self) -> tuple[CatalogTransform, ...]:
+        """The catalog transforms added with `add_transform`, in order."""
+        return tuple(self._catalog_transforms)
 
     def add_middleware(self, *middleware: Middleware) -> None:
         """Append middleware; the first added is the outermost."""
