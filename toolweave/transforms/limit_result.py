@@ -25,7 +25,7 @@ Example:
     >>> tool = Tool.from_function(numbers).with_transforms(LimitResult(max_items=3))
     >>> result = anyio.run(tool.run, {"n": 10}, None)
     >>> result.text, result.structured_content, result.meta
-    ('[0,1,2]', {'result': [0, 1, 2]}, {'toolweave/truncated': {'bytes': 32, 'limit': None, 'items': 7}})
+    ('[0,1,2]', {'result': [0, 1, 2]}, {'toolweave/truncated': {'bytes': 21, 'limit': None, 'items': 7}})
 """
 
 from __future__ import annotations
@@ -186,9 +186,10 @@ class _Limiter:
         return ToolResult(kept, structured, result.is_error, {**(result.meta or {}), META_KEY: report})
 
     def _structured(self, result: ToolResult, data: Any) -> ToolResult:
-        original = dump_json(data)
+        value = data["result"] if self.wrap else data  # what the text block shows
+        original = dump_json(value)
         size = len(original.encode())
-        capped, dropped = _cap(data, self.max_items, None) if self.max_items is not None else (data, 0)
+        capped, dropped = _cap(value, self.max_items, None) if self.max_items is not None else (value, 0)
         text = dump_json(capped) if dropped else original
         if self.max_bytes is not None and len(text.encode()) > self.max_bytes:
             capped, dropped, text = self._fit(capped, dropped)
@@ -196,20 +197,18 @@ class _Limiter:
                 return ToolResult.error(f"the result of tool '{self.tool}' cannot be cut to {self.max_bytes} bytes")
         if text is original:
             return self._content(result)
-        problem = schema_problem(self._schema_validator(), capped)
+        cut = {"result": capped} if self.wrap else capped
+        problem = schema_problem(self._schema_validator(), cut)
         if problem is not None:
             return ToolResult.error(
                 f"the result of tool '{self.tool}' is over its limits and cannot be cut within its "
                 f"output schema ({problem})"
             )
-        shown, cut_shown = (original, text)
-        if self.wrap:
-            shown, cut_shown = dump_json(data["result"]), dump_json(capped["result"])
         blocks: list[ContentBlock] = [
-            TextContent(cut_shown) if isinstance(block, TextContent) and block.text == shown else block
+            TextContent(text) if isinstance(block, TextContent) and block.text == original else block
             for block in result.content
         ]
-        return self._content(ToolResult(blocks, capped, result.is_error, result.meta), capped, dropped, size)
+        return self._content(ToolResult(blocks, cut, result.is_error, result.meta), cut, dropped, size)
 
     def _fit(self, capped: Any, dropped: int) -> tuple[Any, int, str]:
         limit = self.max_bytes or 0
