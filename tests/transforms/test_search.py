@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.transforms.catalog_fixture import QUERIES, catalog_server
@@ -17,7 +18,6 @@ def found() -> dict[str, list[str]]:
     """The names the BM25 search returns for each query, over 1,000 tools."""
     server = catalog_server()
     server.add_transform(SearchTools(max_results=3))
-    import anyio
 
     async def search_all() -> dict[str, list[str]]:
         results = {}
@@ -107,6 +107,16 @@ async def test_regex_strategy_puts_name_matches_first() -> None:
     ]
     broken = await server.call_tool("search_tools", {"query": "invoice ("})
     assert broken.structured_content == {"tools": []}
+
+
+async def test_a_regex_shaped_to_backtrack_forever_is_searched_as_text() -> None:
+    """A client's pattern runs on the server: `(a+)+$` over long names must not hang it."""
+    server = Server("s")
+    server.add_tool(lambda: None, name="a" * 60 + "b")
+    server.add_transform(SearchTools(strategy="regex"))
+    with anyio.fail_after(5):
+        result = await server.call_tool("search_tools", {"query": "(a+)+$"})
+    assert result.structured_content == {"tools": []}
 
 
 async def test_a_mounted_search_fronted_server_exposes_its_front_tools() -> None:

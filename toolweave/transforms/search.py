@@ -25,6 +25,8 @@ Example:
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -63,21 +65,52 @@ def wire_form(tool: Tool) -> dict[str, Any]:
     return shown
 
 
-def _regex_finder(documents: Sequence[str], names: Sequence[str]) -> Finder:
-    def find(query: str, limit: int) -> list[int]:
-        try:
-            pattern = re.compile(query, re.IGNORECASE)
-        except re.error:
-            pattern = re.compile(re.escape(query), re.IGNORECASE)
-        by_name = [i for i, name in enumerate(names) if pattern.search(name)]
-        named = set(by_name)
-        rest = (i for i, text in enumerate(documents) if i not in named and pattern.search(text))
-        found = by_name[:limit]
-        for position in rest:
+class _Lines:
+    """Texts joined into one, so a pattern scans them all in one pass (then each hit is checked
+    against its own text)."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = list(texts)
+        self.starts = list(itertools.accumulate((len(text) + 1 for text in texts[:-1]), initial=0))
+        self.joined = "\n".join(text.replace("\n", " ") for text in texts)
+
+    def matching(self, pattern: re.Pattern[str], limit: int, skip: set[int]) -> list[int]:
+        found: list[int] = []
+        for match in pattern.finditer(self.joined):
+            position = bisect.bisect_right(self.starts, match.start()) - 1
+            if position in skip or (found and found[-1] == position) or not pattern.search(self.texts[position]):
+                continue
+            found.append(position)
             if len(found) >= limit:
                 break
-            found.append(position)
         return found
+
+
+_NESTED_REPEAT = re.compile(r"\([^()]*[+*}][^()]*\)\s*[+*{]")
+"""A repeated group that itself repeats, `(a+)+`: the shape of catastrophic backtracking."""
+_MAX_PATTERN = 200
+
+
+def _pattern(query: str) -> re.Pattern[str]:
+    """The client's pattern, or the query as literal text when it is not a pattern, too long, or
+    shaped to backtrack without end (a client's regex runs on the server: it must stay cheap)."""
+    if len(query) <= _MAX_PATTERN and not _NESTED_REPEAT.search(query):
+        try:
+            return re.compile(query, re.IGNORECASE | re.MULTILINE)
+        except re.error:
+            pass
+    return re.compile(re.escape(query[:_MAX_PATTERN]), re.IGNORECASE)
+
+
+def _regex_finder(documents: Sequence[str], names: Sequence[str]) -> Finder:
+    name_lines, document_lines = _Lines(names), _Lines(documents)
+
+    def find(query: str, limit: int) -> list[int]:
+        pattern = _pattern(query)
+        by_name = name_lines.matching(pattern, limit, set())
+        if len(by_name) >= limit:
+            return by_name
+        return by_name + document_lines.matching(pattern, limit - len(by_name), set(by_name))
 
     return find
 
