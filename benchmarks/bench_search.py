@@ -25,12 +25,18 @@ from toolweave.transforms import SearchTools
 from toolweave.transforms.bm25 import BM25Index, document
 
 GROUP = "tool search"
-ACTIONS = "create get list update delete archive restore export import share comment tag search count approve \
-reject assign schedule notify duplicate lock audit merge validate summarize".split()  # noqa: SIM905 - a list of words
-NOUNS = "invoice customer order product shipment ticket employee meeting room branch build server bucket database \
-backup domain email campaign lead contract".split()  # noqa: SIM905 - a list of words
-QUALIFIERS = "draft shared regional legacy premium internal public monthly pending external archived priority \
-trial partner annual daily global local team personal".split()  # noqa: SIM905 - a list of words
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+ACTIONS = _words("create get list update delete archive restore export import share comment tag search count approve \
+reject assign schedule notify duplicate lock audit merge validate summarize")
+NOUNS = _words("invoice customer order product shipment ticket employee meeting room branch build server bucket database \
+backup domain email campaign lead contract")
+QUALIFIERS = _words("draft shared regional legacy premium internal public monthly pending external archived priority \
+trial partner annual daily global local team personal")
 QUERIES = ["move an old premium invoice out of the active list", "clone a regional database backup",
            "how many pending support tickets", "send an alert about a partner shipment",
            "give a colleague access to a shared document"]  # fmt: skip
