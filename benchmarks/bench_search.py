@@ -33,8 +33,8 @@ def _words(text: str) -> list[str]:
 
 ACTIONS = _words("create get list update delete archive restore export import share comment tag search count approve \
 reject assign schedule notify duplicate lock audit merge validate summarize")
-NOUNS = _words("invoice customer order product shipment ticket employee meeting room branch build server bucket database \
-backup domain email campaign lead contract")
+NOUNS = _words("invoice customer order product shipment ticket employee meeting room branch build server bucket \
+database backup domain email campaign lead contract")
 QUALIFIERS = _words("draft shared regional legacy premium internal public monthly pending external archived priority \
 trial partner annual daily global local team personal")
 QUERIES = ["move an old premium invoice out of the active list", "clone a regional database backup",
