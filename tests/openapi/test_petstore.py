@@ -14,7 +14,7 @@ from tests.serving import served
 from toolweave import RemoteServer, Server
 from toolweave.openapi import OpenAPIServer, Routes
 from toolweave.testing import connect
-from toolweave.transforms import FromEnv, InjectArgs, MapResult, Rename, Secret
+from toolweave.transforms import Arg, ExcludeArgs, FromEnv, InjectArgs, MapResult, Rename, Secret, TransformArgs
 
 
 @pytest.fixture
@@ -160,6 +160,17 @@ async def test_hidden_api_key_injected_renamed_and_trimmed(url: str, monkeypatch
     assert list(tool.input_schema["properties"]) == ["city"]
     assert result.structured_content == {"result": "clear"}
     assert spoofed.is_error
+
+
+async def test_an_excluded_argument_takes_its_default_and_is_not_sent(url: str) -> None:
+    server = api(url, include=Routes(paths=["/pets"], methods=["GET"]))
+    server.add_transform(ExcludeArgs("tag"))
+    server.add_transform(TransformArgs({"limit": Arg(name="max_pets", default=1)}))
+    async with connect(server) as client:
+        tool = (await client.list_tools()).tools[0]
+        result = await client.call_tool("list_pets", {})
+    assert list(tool.input_schema["properties"]) == ["max_pets"]
+    assert result.structured_content == {"result": [{"id": 1, "name": "Rex", "tag": "dog"}]}
 
 
 async def test_route_filters_by_tag_method_and_path(url: str) -> None:
