@@ -138,3 +138,26 @@ def test_bad_options_are_refused() -> None:
         server.catalog  # noqa: B018
     with pytest.raises(TypeError, match="applies to the whole catalog"):
         server.add_transform(SearchTools(), tools=["get_invoice"])
+
+
+async def test_search_and_call_respect_each_callers_access() -> None:
+    """A caller finds and calls only the tools `Authorize` lets it use; the rest do not exist for it."""
+    from toolweave import AuthInfo, Context
+    from toolweave.transforms import Authorize
+
+    server = catalog_server(records=2)
+    server.add_transform(Authorize("billing"), tools="*_invoice")
+    server.add_transform(SearchTools(max_results=3))
+    billing = Context(auth=AuthInfo(subject="b", scopes=("billing",)))
+    other = Context(auth=AuthInfo(subject="o", scopes=()))
+    query = {"query": "move an old billing invoice out of the active list"}
+    seen_by_billing = await server.call_tool("search_tools", query, ctx=billing)
+    seen_by_other = await server.call_tool("search_tools", query, ctx=other)
+    assert seen_by_billing.structured_content["tools"][0]["name"] == "archive_invoice"
+    assert all("invoice" not in tool["name"] for tool in seen_by_other.structured_content["tools"])
+    assert len(seen_by_other.structured_content["tools"]) == 3
+    call = {"name": "archive_invoice", "arguments": {"invoice_id": "i"}}
+    allowed = await server.call_tool("call_tool", call, ctx=billing)
+    refused = await server.call_tool("call_tool", call, ctx=Context(auth=AuthInfo(subject="o", scopes=())))
+    assert not allowed.is_error
+    assert refused.text == "no tool named 'archive_invoice' behind this server: find one with `search_tools` first"

@@ -12,6 +12,8 @@
 - `Annotate(read_only=, destructive=, idempotent=, open_world=, title=, tags=, meta=)`: set or
   merge hints, tags and meta.
 - `MapResult(fn, output_schema=)`: post-process results.
+- `Authorize(scopes=, claims=, when=)`: only verified callers that pass see and use the tool (also
+  prompts and resources: `server.add_transform(..., prompts=, resources=)`).
 - `Forward(fn)` with `forward()` / `forward_raw()`: your own signature in front of the tool.
 - `LimitResult(max_bytes=, max_items=)`: cut results down, visibly, within the output schema.
 
@@ -40,6 +42,7 @@ Example:
 from toolweave.transforms.annotate import Annotate
 from toolweave.transforms.argmap import ArgMap, MappedRun
 from toolweave.transforms.args import Arg, TransformArgs
+from toolweave.transforms.authorize import Authorize
 from toolweave.transforms.catalog import CatalogTransform
 from toolweave.transforms.components_as_tools import PromptsAsTools, ResourcesAsTools
 from toolweave.transforms.exclude import ExcludeArgs
@@ -59,6 +62,7 @@ __all__ = [
     "Annotate",
     "Arg",
     "ArgMap",
+    "Authorize",
     "CatalogTransform",
     "ExcludeArgs",
     "Forward",

@@ -4,8 +4,9 @@ A model handed a thousand tool schemas reads a thousand schemas before it does a
 Behind `SearchTools` a client lists three kinds of tool only: `search_tools` (finds tools by
 what they do: their names, descriptions and argument names), `call_tool` (calls one of them by
 name), and the tools named in `always`. Search answers with the matching tools' exposed
-schemas, as `tools/list` would show them; a call through `call_tool` runs the tool exactly as a
-direct call would — validation, middleware, output check, error masking.
+schemas, as `tools/list` would show them (only the tools the caller may see, under `Authorize`);
+a call through `call_tool` runs the tool exactly as a direct call would — access, validation,
+middleware, output check, error masking.
 
 Two strategies: `"bm25"` (ranked, for natural-language queries; see `toolweave.transforms.bm25`)
 and `"regex"` (a pattern over the same text; tools whose name matches come first). The index
@@ -159,13 +160,24 @@ class SearchTools(CatalogTransform):
             find = _regex_finder(documents, [tool.name for tool in behind])
         shown = [wire_form(tool) for tool in behind]
         texts = [dump_json(item) for item in shown]
-        return [*listed, self._search(find, shown, texts, len(behind)), self._call(catalog, {t.name for t in behind})]
+        search = self._search(find, behind, shown, texts)
+        return [*listed, search, self._call(catalog, {tool.name for tool in behind})]
 
-    def _search(self, find: Finder, shown: list[dict[str, Any]], texts: list[str], count: int) -> Tool:
-        limit = self.max_results
+    def _search(self, find: Finder, behind: list[Tool], shown: list[dict[str, Any]], texts: list[str]) -> Tool:
+        limit, count = self.max_results, len(behind)
+        access = [tool.access for tool in behind]
+        restricted = any(rule is not None for rule in access)
+
+        def allowed(position: int, auth: Any) -> bool:
+            rule = access[position]
+            return rule is None or rule.allows(auth)
 
         async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
-            found = find(arguments["query"], limit)
+            if restricted:  # only the tools this caller may see, still the best `limit` of them
+                auth = ctx.auth
+                found = [i for i in find(arguments["query"], count) if allowed(i, auth)][:limit]
+            else:
+                found = find(arguments["query"], limit)
             text = '{"tools":[' + ",".join(texts[i] for i in found) + "]}"
             return ToolResult([TextContent(text)], {"tools": [shown[i] for i in found]})
 
@@ -192,12 +204,13 @@ class SearchTools(CatalogTransform):
 
         async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
             name = arguments["name"]
+            unknown = ToolError(f"no tool named {name!r} behind this server: find one with `{search}` first")
             if name not in reachable:
-                raise ToolError(f"no tool named {name!r} behind this server: find one with `{search}` first")
-            try:
+                raise unknown
+            try:  # the tool's own call path: access, validation, middleware, output check, masking
                 return await catalog.call(name, arguments.get("arguments") or {}, ctx)
-            except UnknownTool:
-                raise ToolError(f"tool {name!r} is no longer available: search again with `{search}`") from None
+            except UnknownTool:  # a tool this caller may not use is one it cannot know of
+                raise unknown from None
 
         return Tool(
             name=self.call_tool,
