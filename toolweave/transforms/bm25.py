@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import re
@@ -32,8 +33,11 @@ _STOP = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    """A light suffix fold: `pets` → `pet`, `editing` → `edit`, `booked` → `book`."""
+    """A word lower-cased and lightly folded: `Pets` → `pet`, `editing` → `edit`, `booked` → `book`
+    (cached: a catalog's vocabulary is small, its words many)."""
+    word = word.lower()
     if len(word) > 5 and word.endswith("ing"):
         return word[:-3]
     if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
@@ -45,7 +49,7 @@ def _stem(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """The search words of `text` (split, lower-cased, plurals folded)."""
-    return [_stem(word.lower()) for word in _WORD.findall(text)]
+    return list(map(_stem, _WORD.findall(text)))
 
 
 def document(tool: Tool) -> str:
@@ -72,19 +76,24 @@ class BM25Index:
         for count in counts:
             frequency.update(count.keys())
         n = len(documents)
-        postings: dict[str, list[tuple[int, float]]] = {}
+        postings: dict[str, dict[int, float]] = {}
         for position, (count, length) in enumerate(zip(counts, lengths, strict=True)):
             norm = k1 * (1 - b + b * length / (average or 1.0))
             for word, tf in count.items():
                 idf = math.log((n - frequency[word] + 0.5) / (frequency[word] + 0.5) + 1.0)
-                postings.setdefault(word, []).append((position, idf * tf * (k1 + 1) / (tf + norm)))
+                postings.setdefault(word, {})[position] = idf * tf * (k1 + 1) / (tf + norm)
         self._postings = postings
 
     def search(self, query: str, limit: int) -> list[int]:
         """The positions of the (at most `limit`) best-matching documents, best first."""
-        scores: dict[int, float] = {}
-        for word in set(words(query)):
-            for position, weight in self._postings.get(word, ()):
-                scores[position] = scores.get(position, 0.0) + weight
-        best = heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], -item[0]))
-        return [position for position, _ in best]
+        found = sorted(
+            (self._postings[word] for word in set(words(query)) if word in self._postings), key=len, reverse=True
+        )
+        if not found:
+            return []
+        scores = dict(found[0])  # the longest postings are copied at C speed; the others added
+        get = scores.get
+        for postings in found[1:]:
+            for position, weight in postings.items():
+                scores[position] = get(position, 0.0) + weight
+        return heapq.nlargest(limit, scores, key=scores.__getitem__)
