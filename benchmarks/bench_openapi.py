@@ -5,6 +5,7 @@ client side is measured alone. Interleaved in the same rounds: a pooled `httpx2.
 GET plus `response.json()` (the floor), the toolweave OpenAPI tool called in-process (validation,
 request building, response → result, output check), and FastMCP 4.1.2's `from_openapi` tool
 called in-process (`FastMCP.call_tool`). Target: toolweave within 1.2x of the direct request.
+A second group runs both paths over `httpx2.MockTransport`, so the client-side cost shows alone.
 
 Run: `python -m benchmarks.bench_openapi [--quick]`.
 """
@@ -24,10 +25,11 @@ import anyio
 import httpx2
 
 from benchmarks.openapi_app import SPEC
-from benchmarks.timing import Row
+from benchmarks.timing import Row, median_us
 from toolweave import RemoteServer
 
 GROUP = "openapi call"
+NO_NETWORK = "openapi call, no network"
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -62,7 +64,37 @@ async def _batch(call: Callable[[], Awaitable[Any]], calls: int) -> float:
     return (time.perf_counter() - start) / calls * 1e6
 
 
+async def _no_network(quick: bool) -> list[Row]:
+    """The same two paths over `httpx2.MockTransport`: the client-side cost alone, with no socket."""
+    body = b'{"id":7,"name":"item 7","price":9.5}'
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=body, headers={"content-type": "application/json"})
+
+    number = 500 if quick else 5000
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(answer), base_url="http://api") as client:
+        api = RemoteServer.openapi(SPEC, base_url="http://api", client=client)
+
+        async def direct() -> Any:
+            return (await client.get("/items/7", params={"currency": "EUR"})).json()
+
+        async def toolweave() -> Any:
+            return await api.call_tool("get_item", {"item_id": 7, "currency": "EUR"})
+
+        direct_us = await median_us(direct, number=number)
+        toolweave_us = await median_us(toolweave, number=number)
+    label = "httpx2 GET + json over MockTransport"
+    return [
+        Row(NO_NETWORK, label, direct_us),
+        Row(NO_NETWORK, "toolweave OpenAPI tool over MockTransport", toolweave_us, label, note="client side only"),
+    ]
+
+
 async def collect(quick: bool) -> list[Row]:
+    return await _over_loopback(quick) + await _no_network(quick)
+
+
+async def _over_loopback(quick: bool) -> list[Row]:
     calls, rounds = (100, 3) if quick else (500, 9)
     with api_process() as url:
         api = RemoteServer.openapi(SPEC, base_url=url)

@@ -31,11 +31,12 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx2
+from pydantic_core import from_json
 
 from toolweave.core.content import BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent, TextContent
 from toolweave.core.context import Context
 from toolweave.core.errors import UpstreamError
-from toolweave.core.result import ToolResult
+from toolweave.core.result import WRAP_KEY, ToolResult
 from toolweave.core.shown import without
 from toolweave.openapi.operations import Operation, Param
 
@@ -65,7 +66,7 @@ class HttpCall:
         api: How errors name the API.
     """
 
-    __slots__ = ("_by_location", "_client", "_credentials", "_pieces", "api", "excerpt", "operation")
+    __slots__ = ("_by_location", "_client", "_credentials", "_pieces", "_wraps", "api", "excerpt", "operation")
 
     def __init__(
         self,
@@ -81,6 +82,7 @@ class HttpCall:
         self._credentials = credentials
         self.excerpt = excerpt
         self.api = api
+        self._wraps = bool(operation.output_schema and operation.output_schema.get(WRAP_KEY))
         by_arg = {param.name: param.arg for param in operation.params if param.location == "path"}
         self._pieces = [
             (piece, by_arg.get(piece, piece)) if index % 2 else (piece, None)
@@ -166,16 +168,20 @@ class HttpCall:
 
     def success(self, response: httpx2.Response) -> ToolResult:
         """A 2xx answer as a result."""
-        media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if not response.content:
+        content = response.content
+        if not content:
             return ToolResult([])
-        if media == "application/json" or media.endswith("+json") or (not media and self.operation.output_schema):
-            text = response.text
-            schema = self.operation.output_schema
+        media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        schema = self.operation.output_schema
+        if media == "application/json" or media.endswith("+json") or (not media and schema):
+            text = content.decode("utf-8", errors="replace")  # JSON is UTF-8 (RFC 8259)
             if schema is None:
                 return ToolResult([TextContent(text)])
-            data = response.json()
-            return ToolResult([TextContent(text)], {"result": data} if schema.get("x-toolweave-wrap-result") else data)
+            try:
+                data = from_json(content)
+            except ValueError:
+                raise UpstreamError(f"{self.api}: {self.operation.label} answered JSON that does not parse") from None
+            return ToolResult([TextContent(text)], {"result": data} if self._wraps else data)
         return ToolResult([_block(response, media)])
 
     def failure(self, response: httpx2.Response, secrets: Any = ()) -> ToolResult:
