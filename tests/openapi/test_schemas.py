@@ -138,3 +138,17 @@ async def test_oneof_and_allof_bodies_reach_the_api_as_sent() -> None:
     assert stored.structured_content == {"result": [{"kind": "circle", "r": 2}]}
     assert labelled.structured_content == {"id": 7, "label": "big", "note": None}
     assert wrong.is_error
+
+
+async def test_an_answer_that_is_not_the_json_it_claims_is_a_clear_error() -> None:
+    from starlette.responses import Response
+
+    async def broken(request: Request) -> Response:
+        return Response("{not json", media_type="application/json")
+
+    async with serving(Starlette(routes=[Route("/v1/trees", broken)])) as url:
+        server = RemoteServer.openapi(SPEC, base_url=f"{url}/v1")
+        async with connect(server) as client:
+            result = await client.call_tool("tree", {})
+    assert result.is_error
+    assert result.content[0].text == "API 'Shapes': GET /trees answered JSON that does not parse"
