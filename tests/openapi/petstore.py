@@ -57,6 +57,10 @@ def petstore() -> FastAPI:
             raise HTTPException(401, f"bad key {x_api_key}")
         return {"user": "alice", "request_id": x_request_id}
 
+    @app.get("/me", operation_id="me", tags=["misc"])
+    def me(authorization: str | None = Header(default=None)) -> dict[str, str | None]:
+        return {"authorization": authorization}
+
     @app.get("/weather", operation_id="weather", tags=["misc"])
     def weather(city: str, api_key: str) -> dict[str, str]:
         if api_key != API_KEY:

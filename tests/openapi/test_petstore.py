@@ -36,7 +36,8 @@ async def test_every_operation_is_a_tool_with_its_schemas(url: str) -> None:
     async with connect(api(url)) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {
-        "list_pets", "get_pet", "create_pet", "delete_pet", "search", "whoami", "weather", "slow", "readme", "boom",
+        "list_pets", "get_pet", "create_pet", "delete_pet", "search", "whoami", "me", "weather", "slow", "readme",
+        "boom",
     }
     get_pet = tools["get_pet"]
     assert get_pet.description == "Get one pet by id"
@@ -219,3 +220,22 @@ async def test_an_api_that_is_gone_fails_the_call_clearly() -> None:
     result = await call(server, "get_pet", {"pet_id": 1})
     assert result.is_error
     assert result.content[0].text == "API 'Petstore': GET /pets/{pet_id} failed (ConnectError)"
+
+
+async def test_an_answer_over_the_size_limit_fails_the_call(url: str) -> None:
+    result = await call(api(url, max_response_bytes=1000), "readme", {})
+    assert result.is_error
+    assert result.content[0].text == "API 'Petstore': GET /readme answered more than 1000 bytes"
+
+
+async def test_upstream_auth_signs_every_request_and_the_callers_token_stays_home(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolweave import Context
+    from toolweave.auth import Bearer
+
+    monkeypatch.setenv("PETS_TOKEN", "upstream-token")
+    server = api(url, auth=Bearer(FromEnv("PETS_TOKEN")), include=Routes(paths=["/me"]))
+    async with server:
+        result = await server.call_tool("me", {}, ctx=Context(headers={"authorization": "Bearer caller-token"}))
+    assert result.structured_content == {"authorization": "Bearer upstream-token"}

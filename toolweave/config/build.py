@@ -387,6 +387,7 @@ def openapi_source(
         "include": routes_of(entry.include_routes, "include_routes"),
         "exclude": routes_of(entry.exclude_routes, "exclude_routes"),
         "error_excerpt": entry.error_excerpt,
+        "max_response_bytes": entry.max_response_bytes,
         "name": name,
     }
     if entry.timeout is not None:

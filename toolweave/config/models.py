@@ -328,6 +328,7 @@ class OpenAPIEntry(SourceOptions):
         None, description="Credentials for every request: a bearer token or OAuth client credentials."
     )
     error_excerpt: int = Field(500, gt=0, description="Characters of a non-2xx answer's body its error quotes.")
+    max_response_bytes: int = Field(10 * 2**20, gt=0, description="The largest answer read; a larger one fails.")
     disabled: StrictBool = Field(False, description="Skip this API.")
 
 

@@ -9,8 +9,9 @@ answer into a result:
   images and other bytes become text, image and embedded-resource blocks;
 - any other status is an `isError` result naming the status and the operation, with at most
   `excerpt` characters of the body (credentials sent with the call are scrubbed from it);
-- a timeout or a connection failure is an `UpstreamError` naming the operation, never the URL's
-  secrets.
+- a timeout, a connection failure or a 2xx body over `max_bytes` (10 MiB) is an `UpstreamError`
+  naming the operation, never the URL's secrets; bodies are read as they stream, never past the
+  limit.
 
 Example:
     >>> from toolweave.openapi.operations import Operation, Param
@@ -45,6 +46,8 @@ Credentials = Callable[[Context], Awaitable[dict[str, str]] | dict[str, str]]
 """The upstream headers of one call (`{}` when there are none); see `toolweave.openapi.credentials`."""
 
 _SEGMENT = re.compile(r"\{([^{}]+)\}")
+_ERROR_BYTES = 64 * 1024
+"""How much of a non-2xx body is read (its excerpt is cut from it)."""
 
 
 def _text(value: Any) -> str:
@@ -63,10 +66,23 @@ class HttpCall:
         client: Returns the pooled client (raises `UpstreamError` when the API is not started).
         credentials: Returns the upstream headers for a call.
         excerpt: How many characters of an error answer's body the result quotes.
+        max_bytes: The largest 2xx body read; a larger one is an `UpstreamError`, not a memory spike.
+        auth: An `httpx2.Auth` for every request (else the client's own).
         api: How errors name the API.
     """
 
-    __slots__ = ("_by_location", "_client", "_credentials", "_pieces", "_wraps", "api", "excerpt", "operation")
+    __slots__ = (
+        "_by_location",
+        "_client",
+        "_credentials",
+        "_pieces",
+        "_wraps",
+        "api",
+        "auth",
+        "excerpt",
+        "max_bytes",
+        "operation",
+    )
 
     def __init__(
         self,
@@ -75,12 +91,16 @@ class HttpCall:
         credentials: Credentials | None = None,
         *,
         excerpt: int = 500,
+        max_bytes: int = 10 * 2**20,
+        auth: httpx2.Auth | None = None,
         api: str = "the API",
     ) -> None:
         self.operation = operation
         self._client = client
         self._credentials = credentials
         self.excerpt = excerpt
+        self.max_bytes = max_bytes
+        self.auth: Any = auth if auth is not None else httpx2.USE_CLIENT_DEFAULT
         self.api = api
         self._wraps = bool(operation.output_schema and operation.output_schema.get(WRAP_KEY))
         by_arg = {param.name: param.arg for param in operation.params if param.location == "path"}
@@ -157,18 +177,37 @@ class HttpCall:
             if sent:
                 parts["headers"] = {**parts.get("headers", {}), **sent}
         try:
-            response = await client.request(operation.method, self.url(arguments), **parts)
+            request = client.build_request(operation.method, self.url(arguments), **parts)
+            response = await client.send(request, stream=True, auth=self.auth)
+            try:
+                ok = 200 <= response.status_code < 300
+                content = await self._read(response, self.max_bytes if ok else _ERROR_BYTES, strict=ok)
+            finally:
+                await response.aclose()
         except httpx2.TimeoutException:
             raise UpstreamError(f"{self.api}: {operation.label} timed out") from None
         except httpx2.HTTPError as error:
             raise UpstreamError(f"{self.api}: {operation.label} failed ({type(error).__name__})") from None
-        if 200 <= response.status_code < 300:
-            return self.success(response)
-        return self.failure(response, sent.values())
+        if ok:
+            return self.success(response, content)
+        return self.failure(response, content, sent.values())
 
-    def success(self, response: httpx2.Response) -> ToolResult:
-        """A 2xx answer as a result."""
-        content = response.content
+    async def _read(self, response: httpx2.Response, limit: int, *, strict: bool) -> bytes:
+        """The body, at most `limit` bytes: past it an `UpstreamError` (`strict`) or the start only."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                if strict:
+                    raise UpstreamError(f"{self.api}: {self.operation.label} answered more than {limit} bytes")
+                chunks.append(chunk[: len(chunk) - (size - limit)])
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def success(self, response: httpx2.Response, content: bytes) -> ToolResult:
+        """A 2xx answer (its headers, and its body `content`) as a result."""
         if not content:
             return ToolResult([])
         media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
@@ -182,11 +221,11 @@ class HttpCall:
             except ValueError:
                 raise UpstreamError(f"{self.api}: {self.operation.label} answered JSON that does not parse") from None
             return ToolResult([TextContent(text)], {"result": data} if self._wraps else data)
-        return ToolResult([_block(response, media)])
+        return ToolResult([_block(response, content, media)])
 
-    def failure(self, response: httpx2.Response, secrets: Any = ()) -> ToolResult:
+    def failure(self, response: httpx2.Response, content: bytes, secrets: Any = ()) -> ToolResult:
         """A non-2xx answer as an `isError` result: the status and a bounded excerpt of the body."""
-        body = without(response.text, list(secrets)).strip()
+        body = without(content.decode(response.encoding or "utf-8", errors="replace"), list(secrets)).strip()
         if len(body) > self.excerpt:
             body = body[: self.excerpt] + f"… ({len(body) - self.excerpt} more characters)"
         reason = response.reason_phrase or ""
@@ -195,10 +234,10 @@ class HttpCall:
         return ToolResult(result.content, is_error=True, meta={"toolweave/http_status": response.status_code})
 
 
-def _block(response: httpx2.Response, media: str) -> ContentBlock:
+def _block(response: httpx2.Response, content: bytes, media: str) -> ContentBlock:
     if media.startswith("text/") or media in ("application/xml", "application/yaml"):
-        return TextContent(response.text)
-    data = base64.b64encode(response.content).decode()
+        return TextContent(content.decode(response.encoding or "utf-8", errors="replace"))
+    data = base64.b64encode(content).decode()
     if media.startswith("image/"):
         return ImageContent(data, media)
     return EmbeddedResource(BlobResourceContents(str(response.url), data, media or "application/octet-stream"))

@@ -65,6 +65,7 @@ class OpenAPIServer(Server):
         include: Keep only the operations these `Routes` match (all by default).
         exclude: Leave out the operations these `Routes` match.
         error_excerpt: How many characters of a non-2xx answer's body its error result quotes.
+        max_response_bytes: The largest answer read (10 MiB); a larger one fails the call.
         name: The server name (logs, errors); by default the spec's title.
         **options: `Server` options.
 
@@ -86,6 +87,7 @@ class OpenAPIServer(Server):
         include: Routes | Sequence[Routes] | None = None,
         exclude: Routes | Sequence[Routes] | None = None,
         error_excerpt: int = 500,
+        max_response_bytes: int = 10 * 2**20,
         name: str | None = None,
         **options: Any,
     ) -> None:
@@ -105,17 +107,21 @@ class OpenAPIServer(Server):
         self._client: httpx2.AsyncClient | None = client
         self._named = name is not None
         self.operations = read_operations(loaded, _routes(include), _routes(exclude), self.credentials.describe())
-        self.tools.set_upstream(self._tool(operation, error_excerpt) for operation in self.operations)
+        self.tools.set_upstream(
+            self._tool(operation, error_excerpt, max_response_bytes) for operation in self.operations
+        )
 
     def __repr__(self) -> str:
         return f"OpenAPIServer({self.name!r}, {shown_url(self.base_url or '(client)')!r})"
 
-    def _tool(self, operation: Operation, excerpt: int) -> Tool:
+    def _tool(self, operation: Operation, excerpt: int, max_bytes: int) -> Tool:
         call = HttpCall(
             operation,
             self.client,
             self.credentials if self.credentials else None,
             excerpt=excerpt,
+            max_bytes=max_bytes,
+            auth=self.auth,
             api=f"API {self.name!r}",
         )
         return Tool(
@@ -149,7 +155,6 @@ class OpenAPIServer(Server):
             base_url=self.base_url or "",
             timeout=httpx2.Timeout(self.timeout),
             limits=DEFAULT_LIMITS,
-            auth=self.auth,
         )
         self._client = client
         tasks.start_soon(self._close_at_exit, client, name=f"toolweave HTTP client of {self.name!r}")
