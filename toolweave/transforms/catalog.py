@@ -67,7 +67,20 @@ class CatalogView(Protocol):
 
 
 class CatalogTransform:
-    """The base of catalog transforms: implement `front`."""
+    """The base of catalog transforms: implement `front`.
+
+    Example:
+        >>> from toolweave import Server
+        >>> class FirstTwo(CatalogTransform):
+        ...     def front(self, catalog):
+        ...         return catalog.tools[:2]
+        >>> server = Server("demo")
+        >>> for name in ("a", "b", "c"):
+        ...     _ = server.add_tool(lambda: name, name=name)
+        >>> server.add_transform(FirstTwo())
+        >>> [tool.name for tool in server.catalog.tools]
+        ['a', 'b']
+    """
 
     def front(self, catalog: CatalogView) -> Sequence[Tool]:
         """The tools to expose in place of `catalog.tools` (run once per catalog compile)."""

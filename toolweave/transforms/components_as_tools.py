@@ -78,6 +78,15 @@ class PromptsAsTools(CatalogTransform):
     Attributes:
         list_tool: The listing tool's name.
         get_tool: The rendering tool's name.
+
+    Example:
+        >>> import anyio
+        >>> from toolweave import Server
+        >>> server = Server("docs")
+        >>> _ = server.add_prompt(lambda name: f"Say hello to {name}.", name="greet")
+        >>> server.add_transform(PromptsAsTools())
+        >>> anyio.run(server.call_tool, "get_prompt", {"name": "greet", "arguments": {"name": "Ada"}}).text
+        'user: Say hello to Ada.'
     """
 
     list_tool: str = "list_prompts"
@@ -149,6 +158,15 @@ class ResourcesAsTools(CatalogTransform):
     Attributes:
         list_tool: The listing tool's name.
         read_tool: The reading tool's name.
+
+    Example:
+        >>> import anyio
+        >>> from toolweave import Server
+        >>> server = Server("docs")
+        >>> _ = server.add_resource(lambda: "Buy milk", "memo://today", name="today")
+        >>> server.add_transform(ResourcesAsTools())
+        >>> anyio.run(server.call_tool, "read_resource", {"uri": "memo://today"}).text
+        'Buy milk'
     """
 
     list_tool: str = "list_resources"

@@ -106,6 +106,15 @@ class LimitResult:
             blocks, a result carries.
         structured: `"keep"` (default) cuts structured content within the output schema;
             `"drop"` removes the output schema, leaving text only.
+
+    Example:
+        >>> import anyio
+        >>> from toolweave import Tool
+        >>> report = Tool.from_function(lambda: "x" * 500, name="report")
+        >>> short = report.with_transforms(LimitResult(max_bytes=100))
+        >>> text = anyio.run(short.run, {}, None).text
+        >>> len(text.encode()) <= 100, text.endswith("… [truncated: 500 → 100 bytes]")
+        (True, True)
     """
 
     max_bytes: int | None = None

@@ -126,6 +126,16 @@ class SearchTools(CatalogTransform):
         always: Tools still listed directly (names as this server exposes them).
         search_tool: The search tool's name.
         call_tool: The call tool's name.
+
+    Example:
+        >>> import anyio
+        >>> from toolweave import Server
+        >>> server = Server("gateway")
+        >>> _ = server.add_tool(lambda: ["Rex"], name="list_pets", description="List the pets in the store.")
+        >>> server.add_transform(SearchTools(max_results=3))
+        >>> found = anyio.run(server.call_tool, "search_tools", {"query": "which pets are there"})
+        >>> [tool["name"] for tool in found.structured_content["tools"]]
+        ['list_pets']
     """
 
     strategy: Strategy = "bm25"
