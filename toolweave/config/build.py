@@ -15,9 +15,11 @@ A library object that refuses its options (`TypeError`/`ValueError`) becomes a `
 naming the key path.
 
 Example:
-    composed = build(load_config("examples/wrap.yaml"))
-    [tool.name for tool in composed.server.catalog.tools]
-    # -> ['forecast']
+    >>> from toolweave.config.models import Config
+    >>> entry = {"import": "posixpath:basename", "tools": {"basename": {"name": "file_name"}}}
+    >>> config = Config.model_validate({"python": [entry]})
+    >>> [tool.name for tool in build(config).server.catalog.tools]
+    ['file_name']
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ from typing import Any, cast
 import anyio
 import anyio.from_thread
 import mcp.types as mt
-from mcp import MCPError
 from mcp.server import NotificationOptions, ServerRequestContext
 from mcp.server import Server as LowLevelServer
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
@@ -50,6 +49,7 @@ from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, wire_tool
+from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.guard import guard
 from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
@@ -173,7 +173,7 @@ class McpAdapter:
             listed = [wire_tool(tool) for tool in await catalog.list_tools(self.request_context(ctx))]
             items, next_cursor = page(listed, cursor, size)
         else:
-            key, visible = catalog.view("tools", catalog.tools, caller(ctx))
+            key, visible = catalog.view("tools", catalog.tools, caller(ctx) if catalog.rules() else None)
             items, next_cursor = cached_page(catalog.cache, f"mcp.{key}", wire_tool, visible, cursor, size)
         result = {**_LIST_TOOLS_DEFAULTS, "tools": items}
         if next_cursor:
@@ -186,10 +186,8 @@ class McpAdapter:
         async def attempt(context: Context) -> mt.CallToolResult:
             try:
                 return to_mcp_result(await self.server.catalog.call(params.name, params.arguments, context))
-            except UnknownTool as error:
-                raise MCPError(mt.INVALID_PARAMS, str(error)) from None
-            except MissingCapability as error:
-                raise input_required.missing_capability(error) from None
+            except (UnknownTool, MissingCapability) as error:
+                raise protocol_error(error) from None
 
         return await input_required.with_input(ctx, params, self.request_context(ctx), attempt)
 

@@ -274,8 +274,15 @@ class Server:
         a cycle, and `DuplicateError` (under `on_duplicate="error"`) if an exposed name clashes.
 
         Example:
-            gateway.mount(billing, prefix="billing")
-            gateway.mount(RemoteServer.stdio("gh-mcp"), prefix="gh")
+            >>> import anyio
+            >>> billing = Server("billing")
+            >>> @billing.tool
+            ... def refund(order: str) -> str:
+            ...     return f"refunded {order}"
+            >>> gateway = Server("gateway")
+            >>> _ = gateway.mount(billing, prefix="billing")
+            >>> [tool.name for tool in anyio.run(gateway.list_tools)]
+            ['billing_refund']
         """
         mounted = Mount(child, prefix=prefix, separator=separator)
         self._refuse_cycle(child)
