@@ -11,16 +11,22 @@ from typing import Any
 import pytest
 
 from tests.acceptance.cli_helpers import EXAMPLES, run_cli
-from tests.openapi.petstore import API_KEY, petstore
 from tests.serving import served
 from toolweave import ConfigError
 from toolweave.config import build
 from toolweave.config.models import Config
 from toolweave.transforms import FromEnv
 
+API_KEY = "sk-test-0123456789"
+
 
 @pytest.fixture
 def url() -> Iterator[str]:
+    """The FastAPI pets app of `tests/openapi/petstore.py` on 127.0.0.1 (skipped without FastAPI)."""
+    from tests.openapi.petstore import API_KEY as KEY
+    from tests.openapi.petstore import petstore
+
+    assert KEY == API_KEY
     with served(petstore()) as base:
         yield base
 
