@@ -152,3 +152,26 @@ async def test_an_answer_that_is_not_the_json_it_claims_is_a_clear_error() -> No
             result = await client.call_tool("tree", {})
     assert result.is_error
     assert result.content[0].text == "API 'Shapes': GET /trees answered JSON that does not parse"
+
+
+async def test_a_path_argument_cannot_step_to_another_path_of_the_api() -> None:
+    """`..`, `.` and `/` in a path argument stay inside its segment (the API's credentials go along)."""
+    seen: list[str] = []
+
+    async def record(request: Request) -> JSONResponse:
+        seen.append(request.url.path)
+        return JSONResponse({})
+
+    spec = {
+        "openapi": "3.1.0",
+        "info": {"title": "Files", "version": "1"},
+        "paths": {"/files/{name}": {"get": {"operationId": "get_file", "parameters": [
+            {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}]}}},
+    }
+    app = Starlette(routes=[Route("/v1/{rest:path}", record)])
+    async with serving(app) as url:
+        server = RemoteServer.openapi(spec, base_url=f"{url}/v1")
+        async with server:
+            for name in ("..", ".", "../admin", "a/b"):
+                await server.call_tool("get_file", {"name": name})
+    assert seen == ["/v1/files/..", "/v1/files/.", "/v1/files/../admin", "/v1/files/a/b"]

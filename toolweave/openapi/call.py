@@ -18,8 +18,8 @@ Example:
     >>> from toolweave.core.tool import ToolAnnotations
     >>> op = Operation("get_pet", "GET", "/pets/{id}", (Param("id", "id", "path"),), None, None, None,
     ...     {"type": "object"}, None, "", (), ToolAnnotations())
-    >>> HttpCall(op).url({"id": "a b/c"})
-    '/pets/a%20b%2Fc'
+    >>> HttpCall(op).url({"id": "a b/c"}), HttpCall(op).url({"id": ".."})
+    ('/pets/a%20b%2Fc', '/pets/%2E%2E')
 """
 
 from __future__ import annotations
@@ -56,6 +56,11 @@ def _text(value: Any) -> str:
     if isinstance(value, dict | list):
         return json.dumps(value, separators=(",", ":"))
     return str(value)
+
+
+def _segment(value: Any) -> str:
+    text = quote(_text(value), safe="")
+    return text.replace(".", "%2E") if text in (".", "..") else text
 
 
 class HttpCall:
@@ -114,8 +119,9 @@ class HttpCall:
                 self._by_location.setdefault(param.location, []).append(param)
 
     def url(self, arguments: Mapping[str, Any]) -> str:
-        """The request path with the path arguments filled in (percent-encoded)."""
-        return "".join(piece if arg is None else quote(_text(arguments[arg]), safe="") for piece, arg in self._pieces)
+        """The request path with the path arguments filled in: percent-encoded, `/` included, and
+        a `.` or `..` value encoded too, so no argument can step to another path of the API."""
+        return "".join(piece if arg is None else _segment(arguments[arg]) for piece, arg in self._pieces)
 
     def request_parts(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The `httpx` request options (params, headers, body) of a call."""
