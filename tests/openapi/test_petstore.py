@@ -239,3 +239,10 @@ async def test_upstream_auth_signs_every_request_and_the_callers_token_stays_hom
     async with server:
         result = await server.call_tool("me", {}, ctx=Context(headers={"authorization": "Bearer caller-token"}))
     assert result.structured_content == {"authorization": "Bearer upstream-token"}
+
+
+async def test_a_header_argument_cannot_add_headers_of_its_own(url: str) -> None:
+    result = await call(api(url, include=Routes(paths=["/whoami"])), "whoami",
+                        {"x-api-key": API_KEY, "x-request-id": "r\r\nx-admin: 1"})  # fmt: skip
+    assert result.is_error
+    assert result.content[0].text == "argument 'x-request-id' cannot hold a line break: it is sent as an HTTP header"

@@ -36,7 +36,7 @@ from pydantic_core import from_json
 
 from toolweave.core.content import BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent, TextContent
 from toolweave.core.context import Context
-from toolweave.core.errors import UpstreamError
+from toolweave.core.errors import ToolError, UpstreamError
 from toolweave.core.result import WRAP_KEY, ToolResult
 from toolweave.core.shown import without
 from toolweave.openapi.operations import Operation, Param
@@ -56,6 +56,16 @@ def _text(value: Any) -> str:
     if isinstance(value, dict | list):
         return json.dumps(value, separators=(",", ":"))
     return str(value)
+
+
+def _header_text(param: Param, value: Any) -> str:
+    """A header or cookie argument's text; a line break (or a `;` in a cookie) would let a caller
+    add headers or cookies of its own, so it is refused."""
+    text = _text(value)
+    if "\r" in text or "\n" in text or (param.location == "cookie" and ";" in text):
+        where = "a line break" if ";" not in text else "';'"
+        raise ToolError(f"argument {param.arg!r} cannot hold {where}: it is sent as an HTTP {param.location}")
+    return text
 
 
 def _segment(value: Any) -> str:
@@ -140,8 +150,8 @@ class HttpCall:
                     query.append((param.name, _text(value)))
         if query:
             parts["params"] = query
-        headers = {p.name: _text(arguments[p.arg]) for p in self._given("header", arguments)}
-        cookies = [f"{p.name}={_text(arguments[p.arg])}" for p in self._given("cookie", arguments)]
+        headers = {p.name: _header_text(p, arguments[p.arg]) for p in self._given("header", arguments)}
+        cookies = [f"{p.name}={_header_text(p, arguments[p.arg])}" for p in self._given("cookie", arguments)]
         if cookies:
             headers["cookie"] = "; ".join(cookies)
         if headers:
