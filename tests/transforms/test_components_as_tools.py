@@ -132,3 +132,19 @@ async def test_prompts_added_later_are_found_without_a_recompile() -> None:
     server.add_prompt(lambda: "hi", name="hello")
     result = await server.call_tool("list_prompts", {})
     assert [prompt["name"] for prompt in result.structured_content["prompts"]] == ["review", "hello"]
+
+
+async def test_each_caller_lists_and_renders_only_the_prompts_it_may_use() -> None:
+    from toolweave import AuthInfo, Context
+    from toolweave.transforms import Authorize
+
+    server, _ = docs_server()
+    server.add_transform(Authorize("reviewers"), prompts="review")
+    reviewer = Context(auth=AuthInfo(subject="r", scopes=("reviewers",)))
+    other = Context(auth=AuthInfo(subject="o"))
+    listed_by_reviewer = await server.call_tool("list_prompts", {}, ctx=reviewer)
+    listed_by_other = await server.call_tool("list_prompts", {}, ctx=other)
+    refused = await server.call_tool("get_prompt", {"name": "review", "arguments": {"code": "x"}}, ctx=other)
+    assert [p["name"] for p in listed_by_reviewer.structured_content["prompts"]] == ["review"]
+    assert listed_by_other.structured_content == {"prompts": []}
+    assert refused.is_error and refused.text == "no prompt named 'review': see `list_prompts`"

@@ -11,7 +11,8 @@ prompt's or resource's own chain (validation, middleware, masking), exactly as `
 - `ResourcesAsTools()`: `list_resources` (resources and templates) and `read_resource(uri)`
   (the contents: text as text, bytes base64-encoded).
 
-Lists are read at call time, so prompts and resources added later are found without a recompile.
+Lists are read at call time, so prompts and resources added later are found without a recompile,
+and each caller lists only what it may use (`Authorize` on prompts and resources).
 
 Example:
     >>> from toolweave import Server
@@ -105,7 +106,7 @@ class PromptsAsTools(CatalogTransform):
                         {"name": a.name, "description": a.description, "required": a.required} for a in prompt.arguments
                     ],
                 }
-                for prompt in await components.list_prompts()
+                for prompt in await components.list_prompts(ctx)
             ]
             return _answer({"prompts": prompts})
 
@@ -185,8 +186,8 @@ class ResourcesAsTools(CatalogTransform):
                     item["mimeType"] = resource.mime_type
                 return item
 
-            resources = [shown(r, "uri") for r in await components.list_resources()]
-            templates = [shown(r, "uriTemplate") for r in await components.list_resource_templates()]
+            resources = [shown(r, "uri") for r in await components.list_resources(ctx)]
+            templates = [shown(r, "uriTemplate") for r in await components.list_resource_templates(ctx)]
             return _answer({"resources": resources, "templates": templates})
 
         async def read_resource(arguments: dict[str, Any], ctx: Context) -> ToolResult:
