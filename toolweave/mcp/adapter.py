@@ -246,6 +246,7 @@ class McpAdapter:
             headers=headers,
             peer=_peer(ctx),
             server=self.server,
+            hard_deadline=True,  # a client gets its answer by the deadline, whatever the tool does
             progress_sink=progress,
             log_sink=log,
         )
