@@ -165,13 +165,15 @@ class ToolDeadline(Middleware):
                 answer.set_result(None)
 
         async def run() -> ToolResult | None:
-            with scope:
-                return await call_next(call)
-            return None  # our deadline cancelled it (the scope swallowed the cancellation)
+            try:
+                with scope:
+                    return await call_next(call)
+                return None  # our deadline cancelled it (the scope swallowed the cancellation)
+            finally:
+                settle()  # from inside the task's last step: the caller resumes one loop turn sooner
 
         outer = ctx.deadline
         child = loop.create_task(run())
-        child.add_done_callback(settle)
         grace: list[Watch] = []
 
         def expire() -> None:
