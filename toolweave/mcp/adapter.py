@@ -130,11 +130,26 @@ def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
     return _per_connection(ctx, "toolweave.client", ctx.session.client_params, _client_info)  # type: ignore[no-any-return]
 
 
+_ENVELOPE_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+_dumped_capabilities: dict[str, dict[str, Any]] = {}
+"""Wire forms of the capabilities 2026-era requests declared, by the `repr` of what they sent."""
+
+
 def _capabilities(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
     declared = ctx.session.client_capabilities
     if declared is None:
         return {}
-    return _per_connection(ctx, "toolweave.capabilities", declared, _wire_dump)  # type: ignore[no-any-return]
+    sent = ctx.meta.get(_ENVELOPE_CAPABILITIES) if ctx.meta else None
+    if sent is None:  # handshake era: one declaration per connection
+        return _per_connection(ctx, "toolweave.capabilities", declared, _wire_dump)  # type: ignore[no-any-return]
+    # 2026 era: every request declares them anew (new objects), but clients repeat one value.
+    key = repr(sent)
+    dumped = _dumped_capabilities.get(key)
+    if dumped is None:
+        if len(_dumped_capabilities) >= 256:  # a client varying them cannot grow this without bound
+            _dumped_capabilities.clear()
+        dumped = _dumped_capabilities[key] = _wire_dump(declared)
+    return dumped
 
 
 def _caller(ctx: ServerRequestContext[Any]) -> AuthInfo | None:
@@ -286,9 +301,7 @@ class McpAdapter:
 
         return await input_required.with_input(ctx, params, await self._context(ctx), attempt)
 
-    async def _set_level(
-        self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams
-    ) -> mt.EmptyResult:
+    async def _set_level(self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams) -> mt.EmptyResult:
         connection = getattr(ctx.session, "_connection", None)
         if connection is not None:
             self._levels.set(connection, params.level)
