@@ -19,6 +19,8 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from toolweave.core.context import Context
 from toolweave.core.fast_schema import fast_input_schema
 from toolweave.core.invoke import make_invoker
@@ -44,14 +46,23 @@ _NO_TAGS: frozenset[str] = frozenset()
 
 
 def _input_schema_and_validator(
-    tool_name: str, params: list[Parameter], hidden: frozenset[str]
+    fn: Callable[..., Any], tool_name: str, params: list[Parameter], hidden: frozenset[str]
 ) -> tuple[dict[str, Any], ModelValidator]:
-    """The input schema and validator: for simple signatures the model waits for the first call."""
+    """The input schema and validator: for simple signatures the model waits for the first call
+    (and the function is read again then, so that thousands of tools hold no parameter lists)."""
     schema = fast_input_schema(params)
     if schema is not None:
-        return schema, LazyModelValidator(functools.partial(build_model, tool_name, params), forbidden=hidden)
+        build = functools.partial(_model_when_called, fn, tool_name, hidden)
+        return schema, LazyModelValidator(build, forbidden=hidden)
     model, renamed = build_model(tool_name, params)
     return model_schema(tool_name, model), ModelValidator(model, names=renamed, forbidden=hidden)
+
+
+def _model_when_called(
+    fn: Callable[..., Any], tool_name: str, excluded: frozenset[str]
+) -> tuple[type[BaseModel], Mapping[str, str] | None]:
+    params, _, _ = parameters(fn, tool_name, hints=type_hints(target(fn)))
+    return build_model(tool_name, [param for param in params if param.name not in excluded])
 
 
 def _make_run(
@@ -103,9 +114,9 @@ def tool_from_function(
             raise TypeError(f"tool {tool_name!r}: exclude_args names {arg!r}, which is not a parameter")
         if not has_default(by_name[arg]):
             raise TypeError(f"tool {tool_name!r}: cannot exclude {arg!r}: it has no default to use instead")
-    visible = [param for param in params if param.name not in excluded]
-    hidden = frozenset(excluded)  # refused even with extra_args="ignore", like any hidden argument
-    input_schema, validator = _input_schema_and_validator(tool_name, visible, hidden)
+    visible = [param for param in params if param.name not in excluded] if excluded else params
+    hidden = frozenset(excluded) if excluded else _NO_TAGS  # refused even with extra_args="ignore"
+    input_schema, validator = _input_schema_and_validator(fn, tool_name, visible, hidden)
     returns: Any = None  # the annotation results are validated against, when the schema came from it
     if output_schema is INFER:
         output_schema = infer_output_schema(fn, hints)

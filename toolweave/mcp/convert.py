@@ -122,12 +122,9 @@ def from_mcp_result(result: mt.CallToolResult) -> ToolResult:
 
 
 def _wire_output_schema(schema: Any) -> dict[str, Any] | None:
-    if schema is None:
-        return None
-    wire = dict(schema)
-    if wire.get(WRAP_KEY):
-        wire[FASTMCP_WRAP_KEY] = True  # a wrapped non-object output, marked for fastmcp clients too
-    return wire
+    if schema is None or not schema.get(WRAP_KEY):
+        return schema  # as it is: schemas are never edited in place (many tools share one)
+    return {**schema, FASTMCP_WRAP_KEY: True}  # a wrapped non-object output, marked for fastmcp clients too
 
 
 def wire_tool(tool: Tool) -> dict[str, Any]:
@@ -141,7 +138,7 @@ def wire_tool(tool: Tool) -> dict[str, Any]:
         wire["title"] = tool.title
     if tool.description is not None:
         wire["description"] = tool.description
-    wire["inputSchema"] = dict(tool.input_schema)
+    wire["inputSchema"] = tool.input_schema  # shared, not copied: schemas are never edited in place
     if tool.output_schema is not None:
         wire["outputSchema"] = _wire_output_schema(tool.output_schema)
     if tool.annotations:
