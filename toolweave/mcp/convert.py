@@ -7,6 +7,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import mcp.types as mt
@@ -121,7 +122,7 @@ def from_mcp_result(result: mt.CallToolResult) -> ToolResult:
     )
 
 
-def _wire_output_schema(schema: Any) -> dict[str, Any] | None:
+def _wire_output_schema(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     if schema is None or not schema.get(WRAP_KEY):
         return schema  # as it is: schemas are never edited in place (many tools share one)
     return {**schema, FASTMCP_WRAP_KEY: True}  # a wrapped non-object output, marked for fastmcp clients too
