@@ -1,6 +1,6 @@
 """The same `add` tool served three ways over stdio, for side-by-side round trips.
 
-    python -m benchmarks.servers.adder toolweave|lowlevel|fastmcp
+python -m benchmarks.servers.adder toolweave|lowlevel|fastmcp
 """
 
 from __future__ import annotations
