@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -52,17 +51,25 @@ def _input_schema_and_validator(
     (and the function is read again then, so that thousands of tools hold no parameter lists)."""
     schema = fast_input_schema(params)
     if schema is not None:
-        build = functools.partial(_model_when_called, fn, tool_name, hidden)
-        return schema, LazyModelValidator(build, forbidden=hidden)
+        return schema, LazyModelValidator(_ModelWhenCalled(fn, tool_name, hidden), forbidden=hidden)
     model, renamed = build_model(tool_name, params)
     return model_schema(tool_name, model), ModelValidator(model, names=renamed, forbidden=hidden)
 
 
-def _model_when_called(
-    fn: Callable[..., Any], tool_name: str, excluded: frozenset[str]
-) -> tuple[type[BaseModel], Mapping[str, str] | None]:
-    params, _, _ = parameters(fn, tool_name, hints=type_hints(target(fn)))
-    return build_model(tool_name, [param for param in params if param.name not in excluded])
+class _ModelWhenCalled:
+    """Builds a function tool's argument model from the function, read again (a slotted object:
+    thousands of tools hold one each until their first call)."""
+
+    __slots__ = ("excluded", "fn", "tool_name")
+
+    def __init__(self, fn: Callable[..., Any], tool_name: str, excluded: frozenset[str]) -> None:
+        self.fn = fn
+        self.tool_name = tool_name
+        self.excluded = excluded
+
+    def __call__(self) -> tuple[type[BaseModel], Mapping[str, str] | None]:
+        params, _, _ = parameters(self.fn, self.tool_name, hints=type_hints(target(self.fn)))
+        return build_model(self.tool_name, [param for param in params if param.name not in self.excluded])
 
 
 def _make_run(

@@ -122,10 +122,23 @@ def from_mcp_result(result: mt.CallToolResult) -> ToolResult:
     )
 
 
+_marked: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
+"""Wrapped output schemas marked for fastmcp clients, by the id of the schema (kept alive with it)."""
+
+
 def _wire_output_schema(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     if schema is None or not schema.get(WRAP_KEY):
         return schema  # as it is: schemas are never edited in place (many tools share one)
-    return {**schema, FASTMCP_WRAP_KEY: True}  # a wrapped non-object output, marked for fastmcp clients too
+    # A wrapped non-object output, marked for fastmcp clients too: once per schema, since tools
+    # returning the same type share their output schema.
+    hit = _marked.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    if len(_marked) >= 4096:  # schemas of removed tools must not pile up
+        _marked.clear()
+    wire = {**schema, FASTMCP_WRAP_KEY: True}
+    _marked[id(schema)] = (schema, wire)
+    return wire
 
 
 def wire_tool(tool: Tool) -> dict[str, Any]:
