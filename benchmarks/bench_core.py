@@ -14,6 +14,7 @@ from typing import Any
 from benchmarks.servers.adder import add, fastmcp_server, lowlevel_server, toolweave_server
 from benchmarks.timing import Row, interleaved, median_us
 from toolweave import Server
+from toolweave.middleware import Timeout
 from toolweave.testing import fake_tool
 
 ARGS = {"a": 1, "b": 2}
@@ -93,7 +94,7 @@ async def _round_trips(group: str, clients: dict[str, Any], number: int, quick: 
             label,
             value,
             baseline=None if label == base else base,
-            target=target if label.startswith("toolweave") else "",
+            target=target if label == "toolweave" else "",
         )
         for label, value in timed.items()
     ]
@@ -112,6 +113,7 @@ async def _in_memory(quick: bool) -> list[Row]:
                 for label, target in (
                     ("bare SDK low-level server", lowlevel_server()),
                     ("toolweave", toolweave_server().as_mcp()),
+                    ("toolweave, Timeout(30) on the tool", toolweave_server(Timeout(30)).as_mcp()),
                     ("fastmcp 4.1.2", fastmcp_server()._mcp_server),
                 )
             }

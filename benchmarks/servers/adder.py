@@ -14,10 +14,10 @@ async def add(a: int, b: int) -> int:
     return a + b
 
 
-def toolweave_server() -> Any:
+def toolweave_server(*middleware: Any) -> Any:
     from toolweave import Server
 
-    server = Server("adder")
+    server = Server("adder", middleware=list(middleware))
     server.add_tool(add)
     return server
 
