@@ -45,12 +45,14 @@ class Source:
 
 @dataclass
 class Composed:
-    """What a config builds: the root server, its sources, the remote servers, the HTTP authenticator."""
+    """What a config builds: the root server, its sources, the remote servers, how HTTP verifies callers."""
 
     server: Server
     remotes: list[Any] = field(default_factory=list)
     sources: list[Source] = field(default_factory=list)
     authenticate: Callable[..., Any] | None = None
+    auth: dict[str, Any] | None = None
+    """The `http_app` options of `server.auth` (the verifier, resource URL, ...), when set."""
     file: str | None = None
     secrets: Mapping[str, str] = field(default_factory=dict)
     """Values the config expanded from the environment (with their `${VAR}`): never shown."""

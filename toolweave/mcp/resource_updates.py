@@ -22,6 +22,8 @@ import mcp.types as mt
 from mcp.server import ServerRequestContext
 from mcp.server.subscriptions import ResourceUpdated
 
+from toolweave.mcp.request import connection_of
+
 logger = logging.getLogger("toolweave.mcp")
 
 
@@ -35,7 +37,7 @@ class ResourceUpdates:
 
     async def subscribe(self, ctx: ServerRequestContext[Any], params: mt.SubscribeRequestParams) -> mt.EmptyResult:
         """`resources/subscribe`: remember the URI for this connection."""
-        connection = getattr(ctx.session, "_connection", None)
+        connection = connection_of(ctx.session)
         if connection is not None:
             key = id(connection)
             if key not in self._uris:
@@ -48,7 +50,7 @@ class ResourceUpdates:
         self, ctx: ServerRequestContext[Any], params: mt.UnsubscribeRequestParams
     ) -> mt.EmptyResult:
         """`resources/unsubscribe`: forget the URI for this connection (unknown URIs are fine)."""
-        connection = getattr(ctx.session, "_connection", None)
+        connection = connection_of(ctx.session)
         if connection is not None:
             self._uris.get(id(connection), set()).discard(str(params.uri))
         return mt.EmptyResult()
