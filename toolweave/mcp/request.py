@@ -1,8 +1,10 @@
 """What a request carries, read from the SDK's request context into toolweave's `Context`.
 
 `request_context` builds the `Context` a tool, prompt or resource sees: the client and its
-capabilities (dumped once per connection, or per distinct value on the 2026 era), the request `_meta`, the verified caller (`caller`),
-the HTTP headers and peer address, and the progress and log sinks of the session.
+capabilities (dumped once per connection; on the 2026 era, where each request declares them anew,
+once per distinct value), the request `_meta`, the verified caller (`caller`), the HTTP headers
+and peer address, the progress and log sinks of the session, and `hard_deadline` (a client gets
+its answer by a `Timeout`'s deadline).
 
 Example:
     context = request_context(ctx, server, levels)   # in an SDK request handler
