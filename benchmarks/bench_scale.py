@@ -49,6 +49,7 @@ GROUP_MEMORY = "scale: memory per tool (tracemalloc, KiB)"
 
 _REGISTER_SCRIPT = """
 import json, sys, time
+from types import SimpleNamespace
 import anyio
 kind, count = sys.argv[1], int(sys.argv[2])
 from benchmarks.servers import many_tools
@@ -63,10 +64,11 @@ async def toolweave():
     server.catalog
     compiled = time.perf_counter()
     handler = adapter_for(server)._list_tools
-    await handler(None, None)
+    request = SimpleNamespace(request=None)  # in-process: no HTTP scope, no verified caller
+    await handler(request, None)
     listed = time.perf_counter()
     for _ in range(20):
-        await handler(None, None)
+        await handler(request, None)
     cached = (time.perf_counter() - listed) / 20
     return registered - started, compiled - registered, listed - compiled, cached, cpu
 
@@ -84,6 +86,7 @@ print(json.dumps(dict(zip(["register", "compile", "first_list", "cached_list", "
 
 _MEMORY_SCRIPT = """
 import gc, json, os, sys, tracemalloc
+from types import SimpleNamespace
 import anyio
 count = int(sys.argv[1])
 from benchmarks.servers import many_tools
@@ -94,7 +97,7 @@ package = os.path.dirname(toolweave.__file__) + os.sep
 tracemalloc.start()
 server = many_tools.toolweave_server(fns, page_size=None)
 server.catalog
-anyio.run(adapter_for(server)._list_tools, None, None)
+anyio.run(adapter_for(server)._list_tools, SimpleNamespace(request=None), None)
 gc.collect()
 stats = tracemalloc.take_snapshot().statistics("filename")
 total = sum(stat.size for stat in stats)
