@@ -18,8 +18,9 @@ in an anyio cancel scope that the loop's watchdog cancels at the deadline
   does: the call runs in a task of its own, and a tool that ignores the cancellation (it shields
   itself, or awaits a thread that cannot be interrupted) is abandoned `GRACE` seconds after the
   deadline: the client gets its answer, the task runs on, its result is discarded, and it is
-  counted in `abandoned_tasks`. In-process calls run in the caller's task (about 1 µs instead of
-  about 6): a tool that ignores cancellation holds such a caller until it ends;
+  counted in `abandoned_tasks`. In-process calls run in the caller's task (a task of their own
+  would cost several times the call): a tool that ignores cancellation holds such a caller until
+  it ends, unless it passes `Context(hard_deadline=True)`;
 - the client gets an `isError` result: `Tool 'name' timed out after 2s`.
 
 `abandoned` counts both kinds of work left running. A sync tool run inline on the event loop
