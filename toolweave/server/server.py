@@ -139,7 +139,11 @@ class Server:
         return make_decorator(self.tools.add, fn, options)
 
     def add_tool(self, fn_or_tool: Callable[..., Any] | Tool, **options: Any) -> Tool:
-        """Register a function (with `Tool.from_function` options) or a ready `Tool`."""
+        """Register a function (with `Tool.from_function` options) or a ready `Tool`.
+
+        A burst of 1,000 registrations or more calls `gc.freeze()` (process-wide) so the garbage
+        collector stops rescanning the catalog; see `toolweave.server.heap`.
+        """
         return self.tools.add(as_tool(fn_or_tool, **options))
 
     def remove_tool(self, name: str) -> Tool:
