@@ -8,10 +8,11 @@ Example:
     ['list_pets']
 """
 
+from toolweave.core.errors import SpecError
 from toolweave.openapi.credentials import Credentials
 from toolweave.openapi.operations import Operation, read_operations
 from toolweave.openapi.routes import Routes
 from toolweave.openapi.server import OpenAPIServer
-from toolweave.openapi.spec import Spec, SpecError, load_spec
+from toolweave.openapi.spec import Spec, load_spec
 
 __all__ = ["Credentials", "OpenAPIServer", "Operation", "Routes", "Spec", "SpecError", "load_spec", "read_operations"]

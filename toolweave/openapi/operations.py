@@ -30,11 +30,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolweave.core.errors import SpecError
 from toolweave.core.result import WRAP_KEY
 from toolweave.core.tool import ToolAnnotations
 from toolweave.openapi.routes import METHODS, Routes, selected
 from toolweave.openapi.schemas import SchemaReader, is_object
-from toolweave.openapi.spec import Resolver, Spec, SpecError
+from toolweave.openapi.spec import Resolver, Spec
 
 LOCATIONS = ("path", "query", "header", "cookie")
 

@@ -29,14 +29,14 @@ import anyio
 import httpx2
 from anyio.abc import TaskGroup
 
-from toolweave.core.errors import UpstreamError
+from toolweave.core.errors import SpecError, UpstreamError
 from toolweave.core.shown import shown_url
 from toolweave.core.tool import Origin, Tool
 from toolweave.openapi.call import HttpCall
 from toolweave.openapi.credentials import Credentials, HeaderValue
 from toolweave.openapi.operations import Operation, read_operations
 from toolweave.openapi.routes import Routes
-from toolweave.openapi.spec import SpecError, load_spec
+from toolweave.openapi.spec import load_spec
 from toolweave.server.server import Server
 
 DEFAULT_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=30.0)

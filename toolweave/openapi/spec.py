@@ -27,16 +27,13 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from toolweave.core.errors import SpecError
 from toolweave.core.shown import shown_url
 
 Resolver = Any
 """A `referencing` resolver (its type is generic in the library)."""
 
 _FETCH_TIMEOUT = 30.0
-
-
-class SpecError(ValueError):
-    """An OpenAPI document that cannot be read or used: says where and what is wrong."""
 
 
 @dataclass(frozen=True, slots=True)
