@@ -360,6 +360,7 @@ def schema() -> None:
         "toolweave serve --from vscode .vscode/mcp.json --with policies.yaml --input token=...",
         "toolweave serve examples/gateway.yaml --transport http --legacy-sse   # + /sse for old clients",
         "toolweave serve examples/gateway.yaml --transport http --metrics --log-format json",
+        "toolweave serve gateway.yaml --transport http --workers 2             # 2 processes, one port",
         note="On HTTP the URL (once it listens) and a client config snippet are printed to stderr.\n"
         "examples/gateway.yaml starts ${PYTHON:-python3}: put PYTHON=<a python with mcp> in front.",
     )
@@ -396,6 +397,14 @@ def serve(
             "--metrics", help="HTTP: serve Prometheus metrics at /metrics (needs: pip install 'toolweave[prometheus]')."
         ),
     ] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1, help="HTTP: processes serving on the one port (share state with server.store: redis://...)."
+        ),
+    ] = 1,
+    reuse_port: Annotated[bool, typer.Option("--reuse-port", hidden=True)] = False,
+    no_announce: Annotated[bool, typer.Option("--no-announce", hidden=True)] = False,
     log_level: LogOption = LogLevel.warning,
     log_format: LogFormatOption = LogFormat.text,
 ) -> None:
@@ -405,6 +414,10 @@ def serve(
         fail("--legacy-sse is an HTTP transport: add --transport http", code=2)
     if metrics and transport is not Transport.http:
         fail("--metrics is served over HTTP: add --transport http", code=2)
+    if workers > 1 and transport is not Transport.http:
+        fail("--workers runs several HTTP servers on one port: add --transport http", code=2)
+    if workers > 1 and legacy_sse:
+        fail("--legacy-sse streams and their posted messages must reach one process: leave out --workers", code=2)
     if metrics:
         from toolweave.mcp.health import install_prometheus_provider
 
@@ -413,17 +426,33 @@ def serve(
         except ImportError as error:
             fail(str(error), code=2)
     composed = compose(config, client, with_file, inputs or ())
-    if log_format is LogFormat.json:
+    as_json = log_format is LogFormat.json
+    if as_json:
         log_calls_as_json(composed.server)
+    if workers > 1:
+        arguments = ["serve", *([str(config)] if config is not None else [])]
+        arguments += ["--from", client.value] if client is not None else []
+        arguments += ["--with", str(with_file)] if with_file is not None else []
+        arguments += [f"--input={value}" for value in inputs or ()]
+        arguments += ["--transport", "http", "--host", host, "--log-level", log_level.value]
+        arguments += ["--max-sessions", str(max_sessions), "--session-idle-timeout", str(session_idle_timeout)]
+        arguments += ["--max-body-size", str(max_body_size), "--limit-concurrency", str(limit_concurrency)]
+        arguments += ["--log-format", log_format.value, *(["--metrics"] if metrics else [])]
+        serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json)
+        return
 
     async def work(composed: Composed) -> Failure | None:
         server = composed.server
         if transport is Transport.stdio:
             await server.run_async("stdio")
             return None
-        busy = _cannot_listen(host, port)
+        busy = None if reuse_port else _cannot_listen(host, port)
         if busy is not None:
             return Failure(f"cannot listen on {host}:{port}: {busy}")
+
+        def announce(url: str) -> None:
+            _announce(server.name, url, legacy_sse, as_json=as_json)
+
         options: dict[str, Any] = {
             "host": host,
             "port": port,
@@ -434,7 +463,10 @@ def serve(
             "limit_concurrency": limit_concurrency,
             "legacy_sse": legacy_sse,
             "metrics": metrics,
-            "on_ready": lambda url: _announce(server.name, url, legacy_sse, as_json=log_format is LogFormat.json),
+            "on_ready": _ready_line if no_announce else announce,
+            "reuse_port": reuse_port,
+            # a worker of --workers: the next request of a handshake-era session may reach another worker
+            "stateless": reuse_port,
         }
         if composed.authenticate is not None:
             options["authenticate"] = composed.authenticate
@@ -444,6 +476,30 @@ def serve(
 
     with contextlib.suppress(KeyboardInterrupt):
         run_composed(composed, work)
+
+
+def serve_workers_of(
+    composed: Composed, arguments: list[str], *, workers: int, host: str, port: int, as_json: bool = False
+) -> None:
+    """Serve with `workers` processes on one port (`toolweave.workers`), each run with `arguments`."""
+    from toolweave.mcp.serve import served_url
+    from toolweave.workers import serve_workers
+
+    if not hasattr(socket, "SO_REUSEPORT"):
+        fail("--workers needs SO_REUSEPORT (Linux, macOS, BSD); run one process per port instead", code=2)
+    busy = _cannot_listen(host, port)
+    if busy is not None:
+        fail(f"cannot listen on {host}:{port}: {busy}")
+    if not composed.server.store.shared:
+        warn("each worker keeps its own rate limits, caches and circuits: set server.store to share them")
+    name = composed.server.name
+
+    def announce(bound: int) -> None:
+        _announce(name, served_url(host, bound, "/mcp"), as_json=as_json)
+
+    status = serve_workers(arguments, host=host, port=port, workers=workers, on_ready=announce)
+    if status:
+        fail(f"a worker exited with status {status}; the others were stopped", code=status)
 
 
 def _announce(name: str, url: str, legacy_sse: bool = False, *, as_json: bool = False) -> None:
@@ -462,6 +518,13 @@ def _announce(name: str, url: str, legacy_sse: bool = False, *, as_json: bool = 
         stderr.print(f"Legacy SSE clients: [bold]{escape(sse_url(url))}[/bold]", markup=True)
     stderr.print("Client config:", markup=False)
     stderr.out(json.dumps({"mcpServers": {name: {"url": url}}}, indent=2), highlight=False)
+
+
+def _ready_line(url: str) -> None:
+    """What a worker of `--workers` prints once it listens (its parent announces the URL)."""
+    from toolweave.workers import READY
+
+    print(READY, flush=True)
 
 
 def _cannot_listen(host: str, port: int) -> str | None:
