@@ -1,10 +1,16 @@
 """`Composed`: what a config file builds, and the checks that can only run once it is running.
 
 Example:
-    composed = build_file("examples/gateway.yaml")
-    async with composed.running() as server:
-        print(composed.unknown_tool_keys())
-    # -> []
+    >>> import anyio
+    >>> from toolweave.config import build
+    >>> from toolweave.config.models import Config
+    >>> entry = {"import": "posixpath:basename", "tools": {"basenam": {}}}
+    >>> composed = build(Config.model_validate({"python": [entry]}))
+    >>> async def check() -> list[str]:
+    ...     async with composed.running():
+    ...         return composed.unknown_tool_keys()
+    >>> anyio.run(check)
+    ["python[0].tools.basenam: this source has no tool 'basenam' (did you mean 'basename'?)"]
 """
 
 from __future__ import annotations

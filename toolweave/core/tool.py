@@ -161,9 +161,11 @@ class Tool:
         """This tool with each transform applied in order.
 
         Example:
-            from toolweave.transforms import Rename
-            tool.with_transforms(Rename("search_docs")).name
-            # -> 'search_docs'
+            >>> from toolweave.transforms import Rename
+            >>> def search(q: str) -> str:
+            ...     return q
+            >>> Tool.from_function(search).with_transforms(Rename("search_docs")).name
+            'search_docs'
         """
         tool = self
         for transform in transforms:

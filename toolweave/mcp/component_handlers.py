@@ -106,7 +106,7 @@ class ComponentHandlers:
         params: mt.PaginatedRequestParams | None,
     ) -> tuple[list[T], str | None]:
         """One page of the caller's cached wire list, at the request's cursor, in the server's page size."""
-        key, visible = catalog.view(key, components, caller(ctx))
+        key, visible = catalog.view(key, components, caller(ctx) if catalog.rules() else None)
         cursor = params.cursor if params else None
         return cached_page(catalog.cache, f"mcp.{key}", convert, visible, cursor, self.server.page_size)
 

@@ -7,8 +7,14 @@ server is started too, in parallel. Serving (`server.run()`, `server.http_app()`
 the user; the first entry starts, its exit stops (nested entries must end before it).
 
 Example:
-    async with gateway:
-        await gateway.call_tool("gh_search", {"q": "anyio"})
+    >>> import anyio
+    >>> from toolweave.server.server import Server
+    >>> gateway = Server("gateway")
+    >>> async def check() -> bool:
+    ...     async with gateway:       # with a RemoteServer mounted: its session is up in here
+    ...         return gateway.running
+    >>> anyio.run(check), gateway.running
+    (True, False)
 """
 
 from __future__ import annotations
