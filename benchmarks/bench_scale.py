@@ -16,8 +16,8 @@ defaults, docstring and return type, so no signature cache can flatter a figure.
   per tool, the bytes still allocated by lines of toolweave's own code (its state: tools, schemas,
   entries, wire forms), and by anything at all.
 
-Each registration figure is the median of 3 fresh processes (1 in quick mode), each cold start the
-median of 3 (FastMCP's: 1, it takes a minute).
+Each of toolweave's registration figures is the median of 3 fresh processes (1 in quick mode), each
+cold start the median of 3; FastMCP's take a minute or more each and run once.
 
 In quick mode the registration rows use 1,000 tools and scale the time by 10 (say so in the
 note); the cold start uses 1,000 tools and FastMCP's 10,000-tool figures are skipped.
@@ -220,7 +220,10 @@ def _ms_row(name: str, seconds: float, **options: Any) -> Row:
 
 def _median_register(kind: str, count: int, runs: int) -> dict[str, Any]:
     results = [_register(kind, count) for _ in range(runs)]
-    return {key: statistics.median(result[key] for result in results) for key in results[0]}
+    return {
+        key: None if results[0][key] is None else statistics.median(result[key] for result in results)
+        for key in results[0]
+    }
 
 
 async def _registration(quick: bool) -> list[Row]:
@@ -241,7 +244,7 @@ async def _registration(quick: bool) -> list[Row]:
         ),
     ]
     fast_count = 100 if quick else FULL
-    theirs = _median_register("fastmcp", fast_count, 1 if quick else 3)
+    theirs = _median_register("fastmcp", fast_count, 1)  # a minute or more each: one run
     fast_note = f"{fast_count:,} tools, × {FULL // fast_count}" if fast_count != FULL else ""
     rows += [
         _ms_row(

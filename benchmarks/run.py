@@ -163,10 +163,15 @@ def in_fresh_process(name: str, quick: bool) -> list[Row]:
 
 
 def run(names: list[str], quick: bool, processes: int) -> list[Figure]:
+    """Every module in its fresh processes; a module that fails is reported and left out."""
     figures: list[Figure] = []
     for name in names:
         count = 1 if name in SINGLE_PROCESS else processes
-        runs = [in_fresh_process(name, quick) for _ in range(count)]
+        try:
+            runs = [in_fresh_process(name, quick) for _ in range(count)]
+        except (subprocess.SubprocessError, OSError) as error:
+            print(f"{name} failed, left out: {error}", file=sys.stderr, flush=True)
+            continue
         figures += merge(runs)
         print(table(merge(runs)), flush=True)
     return figures
