@@ -34,7 +34,7 @@ import anyio
 import benchmarks
 from benchmarks.timing import Row
 
-SINGLE_PROCESS = {"bench_scale"}
+SINGLE_PROCESS = {"bench_scale", "bench_telemetry"}
 """Modules that spawn a fresh process per measurement themselves."""
 
 
