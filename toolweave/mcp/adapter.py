@@ -7,6 +7,8 @@
 - handshake-era clients may send `logging/setLevel`; messages below it are not sent to them;
 - a tool raising `InputRequired` is an `InputRequiredResult` (2026) or the server asks the client
   itself and runs the tool again (handshake era);
+- a task-capable tool's call from a client that accepts tasks is answered with a task
+  (`toolweave.tasks.serving`, which also serves `tasks/get|update|cancel`);
 - `completion/complete` asks `server.completer`; `resources/subscribe` and `subscriptions/listen`
   subscribers hear about `server.resource_updated(uri)`;
 - catalog changes send `notifications/tools/list_changed` to handshake-era connections and
@@ -56,6 +58,7 @@ from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.request import caller, connection_of, request_context
 from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.server.server import Server
+from toolweave.tasks.serving import TaskService
 from toolweave.version import VERSION
 
 logger = logging.getLogger("toolweave.mcp")
@@ -119,6 +122,7 @@ class McpAdapter:
         self._pending: set[str] = set()
         self._updated: list[str] = []
         self.updates = ResourceUpdates(self.bus)
+        self.tasks = TaskService(server, self.request_context)
         components = ComponentHandlers(self)
         self.lowlevel = _LowLevel(
             server.name,
@@ -128,7 +132,7 @@ class McpAdapter:
             get_tool_input_schema=self._input_schema,
             # The SDK runner takes a dict result as the wire result (`runner._dump_result`).
             on_list_tools=cast(Any, self._list_tools),
-            on_call_tool=self._call_tool,
+            on_call_tool=cast(Any, self._call_tool),  # a task is a dict result (`resultType: "task"`)
             on_list_prompts=components.list_prompts,
             on_get_prompt=components.get_prompt,
             on_list_resources=components.list_resources,
@@ -145,6 +149,7 @@ class McpAdapter:
         security = RequestStateSecurity.ephemeral()
         self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=server.name))
         self.lowlevel.add_request_handler("logging/setLevel", mt.SetLevelRequestParams, self._set_level)
+        self.tasks.install(self.lowlevel)
         adapter_ref = weakref.ref(self)
         server.subscribe(_weak_listener(adapter_ref))
         server.prompts.subscribe(_weak_listener(adapter_ref, "prompts"))
@@ -182,14 +187,18 @@ class McpAdapter:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams
-    ) -> mt.CallToolResult | mt.InputRequiredResult:
+    ) -> mt.CallToolResult | mt.InputRequiredResult | dict[str, Any]:
         async def attempt(context: Context) -> mt.CallToolResult:
             try:
                 return to_mcp_result(await self.server.catalog.call(params.name, params.arguments, context))
             except (UnknownTool, MissingCapability) as error:
                 raise protocol_error(error) from None
 
-        return await input_required.with_input(ctx, params, self.request_context(ctx), attempt)
+        context = self.request_context(ctx)
+        task = await self.tasks.offer(ctx, params, context, attempt)
+        if task is not None:
+            return task
+        return await input_required.with_input(ctx, params, context, attempt)
 
     async def _set_level(
         self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams
@@ -214,7 +223,7 @@ class McpAdapter:
     async def _lifespan(self, _: Any) -> AsyncIterator[dict[str, Any]]:
         self._loop_thread = threading.get_ident()
         self._token = anyio.lowlevel.current_token()
-        async with self.server.lifespan(), anyio.create_task_group() as tasks:
+        async with self.server.lifespan(), self.tasks.running(), anyio.create_task_group() as tasks:
             tasks.start_soon(self._notifier)
             try:
                 yield {}
