@@ -65,6 +65,7 @@ from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
+from toolweave.tasks.transform import RunAsTask
 from toolweave.transforms import (
     Annotate,
     Arg,
@@ -186,6 +187,8 @@ def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str, secrets:
     if patch.mask_errors is not None:
         options = patch.mask_errors.model_dump(exclude_none=True)
         steps.append(_call(MaskErrors, where=f"{where}.mask_errors", **options))
+    if patch.task_support is not None:
+        steps.append(RunAsTask(patch.task_support))
     return steps
 
 

@@ -123,6 +123,11 @@ class ToolPatch(StrictModel):
         default_factory=dict, description="Per-argument changes, keyed by the tool's own argument names."
     )
     mask_errors: MaskErrorsSpec | None = Field(None, description="Mask internal errors of these tools.")
+    task_support: Literal["none", "optional", "required"] | None = Field(
+        None,
+        description="Run calls as MCP tasks: 'optional' (when the client accepts tasks), 'required' (only as "
+        "tasks) or 'none'.",
+    )
     scopes: list[str] | None = Field(
         None,
         description="Only verified callers whose token grants all of these scopes see and call the tool; "
