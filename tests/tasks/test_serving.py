@@ -176,3 +176,11 @@ async def test_tasks_methods_need_the_extension_declared() -> None:
         with pytest.raises(MCPError) as raised:
             await get(plain, created.task_id)
     assert raised.value.error.code == mt.MISSING_REQUIRED_CLIENT_CAPABILITY
+
+
+def test_a_listed_tool_carries_its_task_support_in_meta() -> None:
+    from toolweave.mcp.convert import TASK_SUPPORT_META_KEY, wire_tool
+
+    server = tasks_server()
+    assert wire_tool(server.catalog.get("export").tool)["_meta"] == {TASK_SUPPORT_META_KEY: "required"}
+    assert "_meta" not in wire_tool(server.catalog.get("quick").tool)
