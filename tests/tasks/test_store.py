@@ -45,11 +45,12 @@ async def test_ended_records_are_forgotten_once_they_expire() -> None:
     assert await store.get(running.task_id) == running  # its worker is still on it
 
 
-def test_a_sweep_drops_every_expired_record() -> None:
+async def test_a_growing_store_sweeps_expired_records_on_its_own() -> None:
     store = MemoryTaskStore()
-    for n in range(200):
-        store._records[str(n)] = TaskRecord.new("o", keep=1.0, poll_interval=1.0, now=0.0).finish("cancelled", now=0.0)
-    store.sweep(now=10.0)
+    for _ in range(200):
+        await store.put(TaskRecord.new("o", keep=1.0, poll_interval=1.0, now=0.0).finish("cancelled", now=0.0))
+    assert len(store) < 128
+    store.sweep()
     assert len(store) == 0
 
 
