@@ -68,3 +68,16 @@ async def test_cancelling_through_the_handle_runs_the_tools_finally() -> None:
             await gate.cleaned_up.wait()
         status = await task.status()
     assert status.status == "cancelled"
+
+
+async def test_pydantic_ai_mcp_toolset_runs_task_tools() -> None:
+    pydantic_ai_mcp = pytest.importorskip("pydantic_ai.mcp", reason="Pydantic AI is an optional interop peer")
+    gate = Gate()
+    gate.release.set()
+    async with serving(server(gate)) as url:
+        toolset = pydantic_ai_mcp.MCPToolset(f"{url}/mcp")
+        async with toolset:
+            as_task = await toolset.direct_call_tool("build", {"ref": "main"}, use_task=True)
+            required = await toolset.direct_call_tool("export", {"table": "users"})
+    assert as_task == "built main"
+    assert required == {"table": "users", "rows": 3}
