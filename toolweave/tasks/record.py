@@ -52,6 +52,9 @@ class TaskRecord:
         error: The JSON-RPC error (wire form) of a `failed` task.
         input_requests: What an `input_required` task waits for (wire form, by key).
         tool: The tool the task runs (for logs and operators; never sent to another caller).
+        worker: Which runner runs the task's work (a random id per running server).
+        lease_until: Until when that runner vouches for the work (seconds since the epoch); a
+            task still working past it lost its worker (see `lapsed`).
     """
 
     task_id: str
@@ -66,6 +69,8 @@ class TaskRecord:
     error: dict[str, Any] | None = None
     input_requests: dict[str, Any] | None = None
     tool: str | None = None
+    worker: str | None = None
+    lease_until: float | None = None
 
     @classmethod
     def new(
@@ -87,6 +92,11 @@ class TaskRecord:
     def terminal(self) -> bool:
         """Whether the task has ended (`completed`, `failed` or `cancelled`)."""
         return self.status in TERMINAL
+
+    def lapsed(self, now: float | None = None) -> bool:
+        """Whether the task is unfinished but its worker stopped renewing its lease (it died)."""
+        now = time.time() if now is None else now
+        return not self.terminal and self.lease_until is not None and self.lease_until < now
 
     @property
     def expires_at(self) -> float:

@@ -13,6 +13,9 @@ write happens even when the work is cancelled.
   tool runs again with them, as a multi-round-trip call would.
 - `cancel()` cancels the work (its `finally` blocks run) and the task ends `cancelled`; a
   server that stops while tasks run ends them `failed`.
+- Each running task's record carries a lease its runner renews; a record read after its lease
+  lapsed (the process running it died: with a store shared by replicas, another one reads it) is
+  ended `failed` by whoever reads it.
 
 Example:
     >>> runner = TaskRunner(TaskSettings())
@@ -24,6 +27,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import secrets
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -43,6 +48,7 @@ logger = logging.getLogger("toolweave.tasks")
 Attempt = Callable[[Context], Awaitable[dict[str, Any]]]
 """One run of the call: the `CallToolResult` in wire form, or `InputRequired`, or `MCPError`."""
 STOPPED = {"code": -32603, "message": "The server stopped before the task finished"}
+LOST = {"code": -32603, "message": "The server running the task stopped answering"}
 _FINAL_WRITE_SECONDS = 5.0
 
 
@@ -56,15 +62,18 @@ class TaskSettings:
         poll_interval: Seconds between polls the client is asked to keep to.
         input_timeout: Seconds an `input_required` task waits for its answers before it fails;
             `None`: as long as `keep`.
+        lease: Seconds a running task's record stays vouched for without a renewal (renewed every
+            third of it); past it, the task is taken for lost and ends `failed`.
     """
 
     store: TaskStore = field(default_factory=MemoryTaskStore)
     keep: float = 3600.0
     poll_interval: float = 0.5
     input_timeout: float | None = None
+    lease: float = 30.0
 
     def __post_init__(self) -> None:
-        for name in ("keep", "poll_interval"):
+        for name in ("keep", "poll_interval", "lease"):
             value = getattr(self, name)
             if not value > 0:
                 raise ValueError(f"TaskSettings.{name} must be a positive number of seconds, not {value!r}")
@@ -89,6 +98,7 @@ class TaskRunner:
 
     def __init__(self, settings: TaskSettings) -> None:
         self.settings = settings
+        self.worker = secrets.token_hex(8)
         self._groups: list[TaskGroup] = []
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._asked: dict[str, _Asked] = {}
@@ -99,6 +109,8 @@ class TaskRunner:
         """Hold the task group task work runs in (while the server serves)."""
         async with anyio.create_task_group() as group:
             self._groups.append(group)
+            if len(self._groups) == 1:
+                group.start_soon(self._renew_leases)
             try:
                 yield
             finally:
@@ -114,6 +126,7 @@ class TaskRunner:
         """Create a task for `owner` running `attempt`; returns once `tasks/get` would find it."""
         settings = self.settings
         record = TaskRecord.new(owner, keep=settings.keep, poll_interval=settings.poll_interval, tool=tool)
+        record = dataclasses.replace(record, worker=self.worker, lease_until=record.created_at + settings.lease)
         await settings.store.put(record)
         self._records[record.task_id] = record
         self._scopes[record.task_id] = anyio.CancelScope()
@@ -123,7 +136,13 @@ class TaskRunner:
     async def find(self, task_id: str, owner: str) -> TaskRecord | None:
         """The task `task_id` if it exists and belongs to `owner`, else `None` (the same for both)."""
         record = self._records.get(task_id) or await self.settings.store.get(task_id)
-        return record if record is not None and record.owner == owner else None
+        if record is None or record.owner != owner:
+            return None
+        if record.lapsed():
+            logger.warning("task %s lost its worker %s: ended failed", task_id, record.worker)
+            record = record.finish("failed", error=LOST, status_message=LOST["message"])
+            await self.settings.store.put(record)
+        return record
 
     def answer(self, task_id: str, responses: Mapping[str, Any]) -> list[str]:
         """Hand the client's answers to a task waiting for them; returns the keys it ignored
@@ -144,6 +163,15 @@ class TaskRunner:
         return scope is not None
 
     # -- the work ---------------------------------------------------------------------------------
+
+    async def _renew_leases(self) -> None:
+        """Every third of a lease, extend the lease of each task running here."""
+        while True:
+            await anyio.sleep(self.settings.lease / 3)
+            until = time.time() + self.settings.lease
+            for task_id, record in list(self._records.items()):
+                if self._records.get(task_id) is record:  # unchanged while we were away
+                    await self._write(task_id, dataclasses.replace(record, lease_until=until))
 
     async def _run(self, task_id: str, context: Context, attempt: Attempt) -> None:
         scope = self._scopes[task_id]
@@ -215,6 +243,11 @@ class TaskRunner:
         if record is None:
             return
         record = record.finish(finished, **changes) if finished is not None else record.changed(**changes)
+        if not record.terminal:
+            record = dataclasses.replace(record, lease_until=time.time() + self.settings.lease)
+        await self._write(task_id, record)
+
+    async def _write(self, task_id: str, record: TaskRecord) -> None:
         self._records[task_id] = record
         try:
             await self.settings.store.put(record)

@@ -43,7 +43,7 @@ from toolweave.core.errors import UnknownTool
 from toolweave.mcp.errors import protocol_error
 from toolweave.middleware.keys import caller_key
 from toolweave.tasks.runner import TaskRunner, TaskSettings
-from toolweave.tasks.store import TaskStore
+from toolweave.tasks.store import MemoryTaskStore, TaskStore
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 REQUIRED: dict[str, Any] = {"requiredCapabilities": {"extensions": {EXTENSION: {}}}}
@@ -59,6 +59,7 @@ def configure_tasks(
     keep: float = 3600.0,
     poll_interval: float = 0.5,
     input_timeout: float | None = None,
+    lease: float = 30.0,
 ) -> TaskSettings:
     """Set how `server` keeps and runs its tasks (before it serves); see `TaskSettings`.
 
@@ -67,8 +68,13 @@ def configure_tasks(
         >>> configure_tasks(Server("ci"), keep=60).keep
         60
     """
-    settings = TaskSettings(**({"store": store} if store is not None else {}), keep=keep,
-                            poll_interval=poll_interval, input_timeout=input_timeout)
+    settings = TaskSettings(
+        store=store if store is not None else MemoryTaskStore(),
+        keep=keep,
+        poll_interval=poll_interval,
+        input_timeout=input_timeout,
+        lease=lease,
+    )
     _settings[server] = settings
     return settings
 
