@@ -194,11 +194,11 @@ class McpAdapter:
             except (UnknownTool, MissingCapability) as error:
                 raise protocol_error(error) from None
 
-        context = self.request_context(ctx)
-        task = await self.tasks.offer(ctx, params, context, attempt)
-        if task is not None:
-            return task
-        return await input_required.with_input(ctx, params, context, attempt)
+        async def attempt_or_task(context: Context) -> mt.CallToolResult | dict[str, Any]:
+            task = await self.tasks.offer(ctx, params, context, attempt)
+            return task if task is not None else await attempt(context)
+
+        return await input_required.with_input(ctx, params, self.request_context(ctx), attempt_or_task)
 
     async def _set_level(
         self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams

@@ -32,7 +32,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from anyio.abc import TaskGroup
@@ -64,6 +64,9 @@ class TaskSettings:
             `None`: as long as `keep`.
         lease: Seconds a running task's record stays vouched for without a renewal (renewed every
             third of it); past it, the task is taken for lost and ends `failed`.
+        answer_within: Seconds a call may take to end, or to ask for input on its first round,
+            and be answered as a plain call (no task, or input asked before any task exists);
+            0 (the default): every call is a task at once.
     """
 
     store: TaskStore = field(default_factory=MemoryTaskStore)
@@ -71,6 +74,7 @@ class TaskSettings:
     poll_interval: float = 0.5
     input_timeout: float | None = None
     lease: float = 30.0
+    answer_within: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("keep", "poll_interval", "lease"):
@@ -93,6 +97,25 @@ class _Asked:
         return {key: name for key, name in self.keys.items() if name not in self.answers}
 
 
+Ending = tuple[str, dict[str, Any]]
+"""How a task's work ended: `("completed", {"result": ...})`, `("failed", {"error": ...})`,
+`("cancelled", {})`, or, before the task exists, `("input", {"needed": InputRequired})`."""
+
+
+@dataclass(slots=True)
+class _Live:
+    """A task whose work runs here. Until `decided`, the request that started it still waits for
+    its first outcome (`early`): the task is not stored and may never exist for the client."""
+
+    record: TaskRecord
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    decided: bool = False
+    early: Ending | None = None
+    settled: anyio.Event = field(default_factory=anyio.Event)
+    asked: _Asked | None = None
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
 class TaskRunner:
     """Creates tasks, runs their work in the background and answers for them."""
 
@@ -100,9 +123,7 @@ class TaskRunner:
         self.settings = settings
         self.worker = secrets.token_hex(8)
         self._groups: list[TaskGroup] = []
-        self._scopes: dict[str, anyio.CancelScope] = {}
-        self._asked: dict[str, _Asked] = {}
-        self._records: dict[str, TaskRecord] = {}
+        self._live: dict[str, _Live] = {}
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -122,20 +143,42 @@ class TaskRunner:
         """Whether tasks can be started (a server is running)."""
         return bool(self._groups)
 
-    async def start(self, owner: str, tool: str, context: Context, attempt: Attempt) -> TaskRecord:
-        """Create a task for `owner` running `attempt`; returns once `tasks/get` would find it."""
+    async def start(self, owner: str, tool: str, context: Context, attempt: Attempt) -> TaskRecord | dict[str, Any]:
+        """Run `attempt` for `owner` as a task: its record, once `tasks/get` would find it.
+
+        With `settings.answer_within`, a call that ends sooner is answered as a plain call
+        instead (its result, or its JSON-RPC error raised), and one that asks for input on its
+        first round raises that `InputRequired` (the client answers it before any task exists).
+
+        Raises:
+            MCPError: the call failed with a JSON-RPC error within `answer_within`.
+            InputRequired: the call asked for input within `answer_within`.
+        """
         settings = self.settings
         record = TaskRecord.new(owner, keep=settings.keep, poll_interval=settings.poll_interval, tool=tool)
         record = dataclasses.replace(record, worker=self.worker, lease_until=record.created_at + settings.lease)
-        await settings.store.put(record)
-        self._records[record.task_id] = record
-        self._scopes[record.task_id] = anyio.CancelScope()
-        self._groups[-1].start_soon(self._run, record.task_id, context, attempt)
-        return record
+        live = _Live(record, decided=settings.answer_within <= 0)
+        if live.decided:
+            await settings.store.put(record)
+        self._live[record.task_id] = live
+        self._groups[-1].start_soon(self._run, live, context, attempt)
+        if not live.decided:
+            with anyio.move_on_after(settings.answer_within):
+                await live.settled.wait()
+            if live.early is not None:
+                return _answer_early(live.early)
+            live.decided = True
+            try:
+                await self._put(live)
+            except BaseException:
+                live.scope.cancel()
+                raise
+        return live.record
 
     async def find(self, task_id: str, owner: str) -> TaskRecord | None:
         """The task `task_id` if it exists and belongs to `owner`, else `None` (the same for both)."""
-        record = self._records.get(task_id) or await self.settings.store.get(task_id)
+        live = self._live.get(task_id)
+        record = live.record if live is not None and live.decided else await self.settings.store.get(task_id)
         if record is None or record.owner != owner:
             return None
         if record.lapsed():
@@ -147,7 +190,8 @@ class TaskRunner:
     def answer(self, task_id: str, responses: Mapping[str, Any]) -> list[str]:
         """Hand the client's answers to a task waiting for them; returns the keys it ignored
         (not outstanding: never asked, answered already, or the task is not waiting)."""
-        asked = self._asked.get(task_id)
+        live = self._live.get(task_id)
+        asked = live.asked if live is not None else None
         outstanding = asked.outstanding() if asked is not None else {}
         ignored = [key for key in responses if key not in outstanding]
         if asked is not None and len(ignored) < len(responses):
@@ -157,10 +201,10 @@ class TaskRunner:
 
     def cancel(self, task_id: str) -> bool:
         """Cancel the work of a task running here; whether there was any."""
-        scope = self._scopes.get(task_id)
-        if scope is not None:
-            scope.cancel()
-        return scope is not None
+        live = self._live.get(task_id)
+        if live is not None:
+            live.scope.cancel()
+        return live is not None
 
     # -- the work ---------------------------------------------------------------------------------
 
@@ -169,43 +213,43 @@ class TaskRunner:
         while True:
             await anyio.sleep(self.settings.lease / 3)
             until = time.time() + self.settings.lease
-            for task_id, record in list(self._records.items()):
-                if self._records.get(task_id) is record:  # unchanged while we were away
-                    await self._write(task_id, dataclasses.replace(record, lease_until=until))
+            for live in list(self._live.values()):
+                live.record = dataclasses.replace(live.record, lease_until=until)
+                await self._write(live)
 
-    async def _run(self, task_id: str, context: Context, attempt: Attempt) -> None:
-        scope = self._scopes[task_id]
-        context = dataclasses.replace(context, progress_sink=self._progress(task_id), log_sink=_log(task_id))
-        ending: tuple[TaskStatus, dict[str, Any]] | None = None
+    async def _run(self, live: _Live, context: Context, attempt: Attempt) -> None:
+        task_id = live.record.task_id
+        context = dataclasses.replace(context, progress_sink=self._progress(live), log_sink=_log(task_id))
+        ending: Ending | None = None
         try:
-            with scope:
-                ending = await self._rounds(task_id, context, attempt)
+            with live.scope:
+                ending = await self._rounds(live, context, attempt)
         except MCPError as error:
             ending = "failed", {"error": error.error.model_dump(mode="json", exclude_none=True)}
         except Exception:
-            logger.exception("task %s of tool %r failed", task_id, self._records[task_id].tool)
+            logger.exception("task %s of tool %r failed", task_id, live.record.tool)
             ending = "failed", {"error": {"code": -32603, "message": "Internal error"}}
         finally:
             if ending is None:
-                cancelled = scope.cancelled_caught
-                ending = ("cancelled", {}) if cancelled else ("failed", {"error": STOPPED})
-            status, changes = ending
-            if status == "failed":
-                changes["status_message"] = changes["error"]["message"]
-            with anyio.CancelScope(shield=True), anyio.move_on_after(_FINAL_WRITE_SECONDS):
-                await self._save(task_id, finished=status, **changes)
-            self._scopes.pop(task_id, None)
-            self._asked.pop(task_id, None)
-            self._records.pop(task_id, None)
+                ending = ("cancelled", {}) if live.scope.cancelled_caught else ("failed", {"error": STOPPED})
+            if live.decided:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(_FINAL_WRITE_SECONDS):
+                    await self._end(live, ending)
+            else:  # the request that started it is still waiting: it answers with this
+                live.early = ending
+                live.settled.set()
+            self._live.pop(task_id, None)
 
-    async def _rounds(self, task_id: str, context: Context, attempt: Attempt) -> tuple[TaskStatus, dict[str, Any]]:
+    async def _rounds(self, live: _Live, context: Context, attempt: Attempt) -> Ending:
         used: set[str] = set()
         for _ in range(MAX_ROUNDS):
             token = enter_context(context)
             try:
                 return "completed", {"result": await attempt(context)}
             except InputRequired as needed:
-                answers = await self._wait_for_input(task_id, needed, used) if needed.requests else {}
+                if not live.decided:
+                    return "input", {"needed": needed}
+                answers = await self._wait_for_input(live, needed, used) if needed.requests else {}
                 if not needed.requests:
                     await anyio.sleep(self.settings.poll_interval)
                 context = dataclasses.replace(context, input_responses=answers, request_state=needed.state)
@@ -213,46 +257,67 @@ class TaskRunner:
                 exit_context(token)
         raise MCPError(-32603, f"the task asked the client for input more than {MAX_ROUNDS} times")
 
-    async def _wait_for_input(self, task_id: str, needed: InputRequired, used: set[str]) -> dict[str, Any]:
-        asked = self._asked[task_id] = _Asked(_unique_keys(needed.requests, used))
+    async def _wait_for_input(self, live: _Live, needed: InputRequired, used: set[str]) -> dict[str, Any]:
+        asked = live.asked = _Asked(_unique_keys(needed.requests, used))
         wire = {name: request.model_dump(by_alias=True, mode="json", exclude_none=True)
                 for name, request in to_mcp_requests(needed.requests).items()}
         timeout = self.settings.input_timeout or self.settings.keep
         with anyio.move_on_after(timeout) as waited:
             while outstanding := asked.outstanding():
                 requests = {key: wire[name] for key, name in outstanding.items()}
-                await self._save(task_id, status="input_required", input_requests=requests)
+                await self._save(live, status="input_required", input_requests=requests)
                 await asked.arrived.wait()
                 asked.arrived = anyio.Event()
-        self._asked.pop(task_id, None)
+        live.asked = None
         if waited.cancelled_caught:
             raise MCPError(-32603, f"the task waited {timeout:g}s for input that did not come")
-        await self._save(task_id, status="working", input_requests=None, status_message=None)
+        await self._save(live, status="working", input_requests=None, status_message=None)
         return asked.answers
 
-    def _progress(self, task_id: str) -> Callable[[float, float | None, str | None], Awaitable[None]]:
+    def _progress(self, live: _Live) -> Callable[[float, float | None, str | None], Awaitable[None]]:
         async def progress(value: float, total: float | None, message: str | None) -> None:
             text = f"{value:g}/{total:g}" if total is not None else f"{value:g}"
-            await self._save(task_id, status_message=f"{text}: {message}" if message else text)
+            await self._save(live, status_message=f"{text}: {message}" if message else text)
 
         return progress
 
-    async def _save(self, task_id: str, *, finished: TaskStatus | None = None, **changes: Any) -> None:
-        """Write the task's new state (a failing store is logged: the work goes on)."""
-        record = self._records.get(task_id)
-        if record is None:
-            return
-        record = record.finish(finished, **changes) if finished is not None else record.changed(**changes)
-        if not record.terminal:
-            record = dataclasses.replace(record, lease_until=time.time() + self.settings.lease)
-        await self._write(task_id, record)
+    async def _end(self, live: _Live, ending: Ending) -> None:
+        status, changes = ending
+        if status == "failed":
+            changes = {**changes, "status_message": changes["error"]["message"]}
+        live.record = live.record.finish(cast(TaskStatus, status), **changes)
+        await self._write(live)
 
-    async def _write(self, task_id: str, record: TaskRecord) -> None:
-        self._records[task_id] = record
+    async def _save(self, live: _Live, **changes: Any) -> None:
+        """Record the task's new state (and renew its lease)."""
+        live.record = live.record.changed(**changes, lease_until=time.time() + self.settings.lease)
+        await self._write(live)
+
+    async def _write(self, live: _Live) -> None:
+        """Store the task's latest state, once it exists for the client (a failing store is
+        logged: the work goes on)."""
+        if not live.decided:
+            return
         try:
-            await self.settings.store.put(record)
+            await self._put(live)
         except Exception:
-            logger.exception("could not save task %s (%s)", task_id, record.status)
+            logger.exception("could not save task %s (%s)", live.record.task_id, live.record.status)
+
+    async def _put(self, live: _Live) -> None:
+        async with live.lock:  # one write at a time, each of the latest state: none overtakes a newer one
+            await self.settings.store.put(live.record)
+
+
+def _answer_early(ending: Ending) -> dict[str, Any]:
+    """What the request answers for a call that ended (or asked) before it became a task."""
+    status, details = ending
+    if status == "completed":
+        result: dict[str, Any] = details["result"]
+        return result
+    if status == "input":
+        raise details["needed"]
+    error = details.get("error", STOPPED)
+    raise MCPError(error["code"], error["message"], error.get("data"))
 
 
 def _unique_keys(requests: Mapping[str, Any], used: set[str]) -> dict[str, str]:

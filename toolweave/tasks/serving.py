@@ -42,6 +42,7 @@ from toolweave.core.context import Context
 from toolweave.core.errors import UnknownTool
 from toolweave.mcp.errors import protocol_error
 from toolweave.middleware.keys import caller_key
+from toolweave.tasks.record import TaskRecord
 from toolweave.tasks.runner import TaskRunner, TaskSettings
 from toolweave.tasks.store import MemoryTaskStore, TaskStore
 
@@ -60,6 +61,7 @@ def configure_tasks(
     poll_interval: float = 0.5,
     input_timeout: float | None = None,
     lease: float = 30.0,
+    answer_within: float = 0.0,
 ) -> TaskSettings:
     """Set how `server` keeps and runs its tasks (before it serves); see `TaskSettings`.
 
@@ -74,6 +76,7 @@ def configure_tasks(
         poll_interval=poll_interval,
         input_timeout=input_timeout,
         lease=lease,
+        answer_within=answer_within,
     )
     _settings[server] = settings
     return settings
@@ -144,9 +147,14 @@ class TaskService:
     ) -> dict[str, Any] | None:
         """A `CreateTaskResult` for this call if it runs as a task, else `None` (a plain call).
 
+        With `answer_within` set, a task-capable call that ends that soon answers its result (in
+        wire form) instead, and one that asks for input on its first round raises that
+        `InputRequired` (the caller answers it the multi-round-trip way).
+
         Raises:
             MCPError: `-32021` for a `"required"` tool and a client that did not opt in;
-                `-32602` for a tool the caller may not use.
+                `-32602` for a tool the caller may not use; the call's own JSON-RPC error.
+            InputRequired: the call asked for input before it became a task.
         """
         entry = self.server.catalog.entries.get(params.name)
         if entry is None or entry.component.task_support == "none":
@@ -166,8 +174,10 @@ class TaskService:
             result = await attempt(task_context)
             return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
-        record = await self.runner.start(caller_key(context), params.name, context, run)
-        return {"resultType": "task", **record.to_wire()}
+        started = await self.runner.start(caller_key(context), params.name, context, run)
+        if isinstance(started, TaskRecord):
+            return {"resultType": "task", **started.to_wire()}
+        return started
 
     async def get(self, ctx: ServerRequestContext[Any], params: GetTaskParams) -> dict[str, Any]:
         """`tasks/get`: the caller's task, with its result, error or outstanding input."""
