@@ -10,7 +10,8 @@
   JSON-RPC `-32021` naming the extension when the tool is `"required"`.
 - `tasks/get`, `tasks/update` and `tasks/cancel` answer for the caller's own tasks only: a task
   id of another caller is `-32602` "Task not found", exactly like an id that never existed;
-  a client that did not declare the extension gets `-32021`.
+  a client that did not declare the extension gets `-32021`; over HTTP, an `Mcp-Name` header
+  that is not the task id is `-32020` (it is what load balancers route tasks by).
 
 Handshake-era clients (2025-11-25 and older) never get tasks: the SDK sieves their `tools/call`
 results to `CallToolResult`, so they get the plain call (and `-32021` for a `"required"` tool).
@@ -35,6 +36,7 @@ import mcp.types as mt
 from mcp import MCPError
 from mcp.server import Server as LowLevelServer
 from mcp.server import ServerRequestContext
+from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
@@ -205,6 +207,9 @@ class TaskService:
         if not isinstance(extensions, dict) or EXTENSION not in extensions:
             message = f"{ctx.method} needs the {EXTENSION} extension"
             raise MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, message, REQUIRED)
+        routed = context.headers.get(MCP_NAME_HEADER)
+        if routed is not None and decode_header_value(routed) != task_id:  # it routes the request: it must agree
+            raise MCPError(mt.HEADER_MISMATCH, f"the {MCP_NAME_HEADER} header does not match params.taskId")
         record = await self.runner.find(task_id, caller_key(context))
         if record is None:
             raise MCPError(mt.INVALID_PARAMS, NOT_FOUND)
