@@ -184,3 +184,72 @@ def test_a_listed_tool_carries_its_task_support_in_meta() -> None:
     server = tasks_server()
     assert wire_tool(server.catalog.get("export").tool)["_meta"] == {TASK_SUPPORT_META_KEY: "required"}
     assert "_meta" not in wire_tool(server.catalog.get("quick").tool)
+
+
+def quick_answers(server: Any) -> Any:
+    from toolweave.tasks import configure_tasks
+
+    configure_tasks(server, answer_within=2.0)
+    return server
+
+
+async def test_a_call_that_ends_within_answer_within_is_answered_plainly() -> None:
+    async with task_client(quick_answers(tasks_server())) as client:
+        result = await client.session.call_tool("export", {"table": "users"}, allow_claimed=True)
+    assert isinstance(result, mt.CallToolResult) and result.structured_content == {"table": "users", "rows": 3}
+
+
+async def test_a_call_that_outlasts_answer_within_still_becomes_a_task() -> None:
+    from toolweave.tasks import configure_tasks
+
+    gate = Gate()
+    server = tasks_server(gate)
+    configure_tasks(server, answer_within=0.05)
+    async with task_client(server) as client:
+        created = await create(client, "build", {"ref": "main"})
+        gate.release.set()
+        done = await until(client, created.task_id, "completed")
+    assert done.result is not None and done.result["content"][0]["text"] == "built main"
+
+
+async def test_input_asked_within_answer_within_is_asked_before_any_task_exists() -> None:
+    async with task_client(quick_answers(tasks_server())) as client:
+        first = await client.session.call_tool("approve", {}, allow_input_required=True, allow_claimed=True)
+        assert isinstance(first, mt.InputRequiredResult) and first.input_requests is not None
+        answers = {"who": mt.ElicitResult(action="accept", content={"name": "Ada"})}
+        second = await client.session.call_tool(
+            "approve", {}, input_responses=answers, request_state=first.request_state, allow_claimed=True
+        )
+    assert isinstance(second, mt.CallToolResult) and second.content[0].text == "approved by Ada (asked)"
+
+
+async def test_a_protocol_error_within_answer_within_is_the_calls_error() -> None:
+    from toolweave import MissingCapability
+
+    server = quick_answers(tasks_server())
+
+    @server.tool(task_support="optional")
+    def needs_sampling() -> str:
+        raise MissingCapability("sampling")
+
+    async with task_client(server) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.session.call_tool("needs_sampling", {}, allow_claimed=True)
+    assert raised.value.error.code == mt.MISSING_REQUIRED_CLIENT_CAPABILITY
+
+
+async def test_a_protocol_error_in_a_task_fails_the_task() -> None:
+    from toolweave import MissingCapability
+
+    server = tasks_server()
+
+    @server.tool(task_support="optional")
+    def needs_sampling() -> str:
+        raise MissingCapability("sampling")
+
+    async with task_client(server) as client:
+        created = await create(client, "needs_sampling", {})
+        done = await until(client, created.task_id, "failed", "completed")
+    assert done.status == "failed" and done.result is None and done.error is not None
+    assert done.error["code"] == mt.MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert done.status_message == "This call requires the client capability 'sampling'"
