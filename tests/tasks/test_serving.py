@@ -253,3 +253,20 @@ async def test_a_protocol_error_in_a_task_fails_the_task() -> None:
     assert done.status == "failed" and done.result is None and done.error is not None
     assert done.error["code"] == mt.MISSING_REQUIRED_CLIENT_CAPABILITY
     assert done.status_message == "This call requires the client capability 'sampling'"
+
+
+async def test_giving_up_before_the_call_became_a_task_cancels_its_work() -> None:
+    gate = Gate()
+    async with task_client(quick_answers(tasks_server(gate))) as client:
+        with anyio.move_on_after(0.3):
+            await client.session.call_tool("build", {"ref": "main"}, allow_claimed=True)
+        with anyio.fail_after(5):
+            await gate.cleaned_up.wait()
+    assert not gate.release.is_set()
+
+
+def test_settings_refuse_negative_answer_within() -> None:
+    from toolweave.tasks import TaskSettings
+
+    with pytest.raises(ValueError, match="answer_within must be 0 or more seconds"):
+        TaskSettings(answer_within=-1)

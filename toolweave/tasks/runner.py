@@ -77,10 +77,12 @@ class TaskSettings:
     answer_within: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("keep", "poll_interval", "lease"):
+        for name in ("keep", "poll_interval", "lease", "input_timeout"):
             value = getattr(self, name)
-            if not value > 0:
+            if value is not None and not value > 0:
                 raise ValueError(f"TaskSettings.{name} must be a positive number of seconds, not {value!r}")
+        if not self.answer_within >= 0:
+            raise ValueError(f"TaskSettings.answer_within must be 0 or more seconds, not {self.answer_within!r}")
         if not isinstance(self.store, TaskStore):
             raise TypeError(f"TaskSettings.store must have async put() and get(), not {type(self.store).__name__}")
 
@@ -162,17 +164,18 @@ class TaskRunner:
             await settings.store.put(record)
         self._live[record.task_id] = live
         self._groups[-1].start_soon(self._run, live, context, attempt)
-        if not live.decided:
+        if live.decided:
+            return live.record
+        try:
             with anyio.move_on_after(settings.answer_within):
                 await live.settled.wait()
             if live.early is not None:
                 return _answer_early(live.early)
             live.decided = True
-            try:
-                await self._put(live)
-            except BaseException:
-                live.scope.cancel()
-                raise
+            await self._put(live)
+        except BaseException:  # the request was cancelled, or the store failed: nobody will poll this work
+            live.scope.cancel()
+            raise
         return live.record
 
     async def find(self, task_id: str, owner: str) -> TaskRecord | None:
