@@ -34,3 +34,17 @@ def test_an_unknown_task_support_is_a_config_error_naming_the_key() -> None:
     with pytest.raises(ConfigError) as raised:
         validate({"python": [{"import": "calc:server", "tools": {"add": {"task_support": "always"}}}]})
     assert "task_support" in str(raised.value) and "optional" in str(raised.value)
+
+
+def test_the_server_section_sets_how_tasks_are_kept() -> None:
+    from toolweave.tasks import tasks_settings
+
+    composed = compose({"server": {"tasks": {"keep": 60, "answer_within": 0.05}}, "python": ["calc:server"]})
+    settings = tasks_settings(composed.server)
+    assert (settings.keep, settings.answer_within, settings.poll_interval) == (60, 0.05, 0.5)
+
+
+def test_a_negative_tasks_setting_is_a_config_error() -> None:
+    with pytest.raises(ConfigError) as raised:
+        validate({"server": {"tasks": {"keep": -1}}})
+    assert "server.tasks.keep" in str(raised.value)

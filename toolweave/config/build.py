@@ -65,6 +65,7 @@ from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
+from toolweave.tasks.serving import configure_tasks
 from toolweave.tasks.transform import RunAsTask
 from toolweave.transforms import (
     Annotate,
@@ -285,7 +286,7 @@ def _token_source(value: str) -> Any:
 
 def server_from_settings(settings: ServerSettings) -> Server:
     """The root `Server` from the `server` section."""
-    return Server(
+    server = Server(
         settings.name,
         instructions=settings.instructions,
         version=settings.version,
@@ -293,6 +294,9 @@ def server_from_settings(settings: ServerSettings) -> Server:
         on_duplicate=settings.on_duplicate,
         extra_args=settings.extra_args,
     )
+    if settings.tasks is not None:
+        configure_tasks(server, **settings.tasks.model_dump(exclude_none=True))
+    return server
 
 
 def _mountable(value: Any) -> bool:

@@ -32,6 +32,7 @@ from pydantic import (
     AfterValidator,
     Discriminator,
     Field,
+    NonNegativeFloat,
     PositiveFloat,
     PrivateAttr,
     StrictBool,
@@ -359,6 +360,20 @@ class AuthSpec(StrictModel):
         return self
 
 
+class TasksSpec(StrictModel):
+    """How the server keeps and runs tool calls that run as MCP tasks (tools with `task_support`)."""
+
+    keep: PositiveFloat | None = Field(None, description="Seconds a task's record is kept after its last change.")
+    poll_interval: PositiveFloat | None = Field(None, description="Seconds between polls asked of clients.")
+    answer_within: NonNegativeFloat | None = Field(
+        None, description="Seconds a call may take and still be answered plainly (0: always a task)."
+    )
+    input_timeout: PositiveFloat | None = Field(None, description="Seconds a task waits for input before it fails.")
+    lease: PositiveFloat | None = Field(
+        None, description="Seconds without a renewal after which a running task counts as lost (replicas)."
+    )
+
+
 class ServerSettings(StrictModel):
     """The composed server itself."""
 
@@ -383,6 +398,7 @@ class ServerSettings(StrictModel):
         "returning a toolweave AuthInfo (or None); it becomes ctx.auth "
         "('claim:' and 'context:auth.*' read it).",
     )
+    tasks: TasksSpec | None = Field(None, description="How calls that run as MCP tasks are kept and run.")
 
 
 class Config(StrictModel):
