@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 
+import httpx2
 import pytest
 from mcp import MCPError
+from pydantic import Field
 
 from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
 from tests.auth.test_http_auth import connected
@@ -180,3 +182,48 @@ async def test_over_http_a_forbidden_tool_is_unlisted_and_unknown(issuer: Issuer
     assert allowed == ["balance", "billing_refund"]
     assert refund.content[0].text == "refunded A-1"
     assert "Dear Bob" in letter.messages[0].content.text
+
+
+async def test_mcp_param_headers_do_not_reveal_a_forbidden_tool(issuer: Issuer) -> None:
+    server = Server("regions")
+
+    @server.tool
+    def deploy(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+        return f"rolled out in {region}"
+
+    server.add_transform(Authorize(scopes=["deploy"]), tools="deploy")
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
+
+    async def call(http: httpx2.AsyncClient, url: str, name: str, token: str) -> tuple[int, str]:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {
+                "name": name,
+                "arguments": {"region": "eu"},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
+            },
+        }
+        headers = {
+            "accept": "application/json, text/event-stream",
+            "content-type": "application/json",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": name,
+            "mcp-param-region": "us",  # disagrees with the body
+            "authorization": f"Bearer {token}",
+        }
+        response = await http.post(url + "/mcp", json=body, headers=headers)
+        return response.status_code, response.text.replace(name, "X")
+
+    async with serving(server.http_app(auth=verifier, resource_url=AUDIENCE)) as url, httpx2.AsyncClient() as http:
+        outsider = issuer.token(scope="tools")
+        forbidden, unknown = await call(http, url, "deploy", outsider), await call(http, url, "deplox", outsider)
+        allowed = await call(http, url, "deploy", issuer.token(scope="tools deploy"))
+    assert forbidden == unknown and "Unknown tool: X" in forbidden[1]
+    assert allowed[0] == 200 and "rolled out in eu" in allowed[1]  # no header check for gated tools

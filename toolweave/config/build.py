@@ -42,6 +42,7 @@ from toolweave.config.models import (
     PythonEntry,
     ServerSettings,
     SourceOptions,
+    StoreSpec,
     ToolPatch,
     ToolSpec,
     UpstreamAuthSpec,
@@ -67,6 +68,7 @@ from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
 from toolweave.tasks.serving import configure_tasks
 from toolweave.tasks.transform import RunAsTask
+from toolweave.store import RedisStore, Store
 from toolweave.transforms import (
     Annotate,
     Arg,
@@ -293,10 +295,18 @@ def server_from_settings(settings: ServerSettings) -> Server:
         mask_error_details=settings.mask_error_details,
         on_duplicate=settings.on_duplicate,
         extra_args=settings.extra_args,
+        store=store_from_settings(settings.store),
     )
     if settings.tasks is not None:
         configure_tasks(server, **settings.tasks.model_dump(exclude_none=True))
     return server
+
+
+def store_from_settings(spec: str | StoreSpec | None) -> Store | str | None:
+    """The `server.store` setting as `Server(store=...)` takes it."""
+    if isinstance(spec, StoreSpec):
+        return RedisStore(spec.url, **spec.model_dump(exclude_none=True, exclude={"url"}))
+    return spec
 
 
 def _mountable(value: Any) -> bool:
@@ -352,12 +362,23 @@ def _needs_layer(options: SourceOptions) -> bool:
 
 
 def source_layer(
-    name: str, child: Any, options: SourceOptions, *, mode: str, where: str, secrets: Collection[str] = ()
+    name: str,
+    child: Any,
+    options: SourceOptions,
+    *,
+    mode: str,
+    where: str,
+    secrets: Collection[str] = (),
+    store: Store | None = None,
 ) -> Any:
-    """`child` as the root mounts it: wrapped in a Server applying the entry's own options, if any."""
+    """`child` as the root mounts it: wrapped in a Server applying the entry's own options, if any.
+
+    The layer keeps its middleware's state in `store` (the root's), so an entry's own rate limit
+    is shared by every process as the root's is.
+    """
     if not _needs_layer(options) and mode == "mount":
         return child
-    layer = Server(name)
+    layer = Server(name, store=store)
     if mode == "import":
         _import_tools(layer, child, prefix=None, where=where)
     else:
@@ -420,7 +441,8 @@ def _add_python(composed: Composed, entry: PythonEntry, *, where: str) -> None:
     if entry.mode == "import" and not _needs_layer(entry):
         _import_tools(root, child, prefix=entry.prefix, where=where)
         return
-    layer = source_layer(child.name, child, entry, mode=entry.mode, where=where, secrets=list(composed.secrets))
+    secrets = list(composed.secrets)
+    layer = source_layer(child.name, child, entry, mode=entry.mode, where=where, secrets=secrets, store=root.store)
     _mount(root, layer, entry.prefix, where=where)
 
 
@@ -431,7 +453,9 @@ def _add_remote(composed: Composed, section: str, name: str, entry: McpServerEnt
     remote = remote_source(name, entry, base_dir=base, where=where, secrets=composed.secrets)
     composed.remotes.append(remote)
     composed.sources.append(Source(where, remote, tuple(entry.tools)))
-    layer = source_layer(name, remote, entry, mode="mount", where=where, secrets=list(composed.secrets))
+    secrets = list(composed.secrets)
+    store = composed.server.store
+    layer = source_layer(name, remote, entry, mode="mount", where=where, secrets=secrets, store=store)
     _mount(composed.server, layer, entry.prefix, where=where)
 
 

@@ -34,6 +34,7 @@ from pydantic import (
     Field,
     NonNegativeFloat,
     PositiveFloat,
+    PositiveInt,
     PrivateAttr,
     StrictBool,
     Tag,
@@ -45,6 +46,7 @@ from toolweave.config.base import StrictModel, shape
 from toolweave.config.dialects import TRANSPORTS, Transport, TransportName
 from toolweave.config.inject import parse_inject
 from toolweave.config.policies import Glob, MiddlewareSet, ToolSelector
+from toolweave.store.redis_store import check_url
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _IMPORT = re.compile(
@@ -66,6 +68,29 @@ def _import_path(value: str) -> str:
 
 ToolName = Annotated[str, AfterValidator(_tool_name)]
 ImportPath = Annotated[str, AfterValidator(_import_path), Field(pattern=_IMPORT.pattern)]
+StoreURL = Annotated[str, AfterValidator(check_url), Field(pattern=r"^(redis|rediss|unix)://")]
+
+
+class StoreSpec(StrictModel):
+    """A shared store with its options (`RedisStore`)."""
+
+    url: StoreURL = Field(description="'redis://[user:password@]host:6379/0' (or rediss://, unix://).")
+    namespace: str | None = Field(None, description="The prefix of every key and channel (default 'toolweave').")
+    timeout: PositiveFloat | None = Field(
+        None, description="Seconds one Redis operation may take before it counts as an outage (default 0.5)."
+    )
+    retry_after: PositiveFloat | None = Field(
+        None, description="Seconds Redis is left alone after an outage before it is tried again (default 1)."
+    )
+    max_value_bytes: PositiveInt | None = Field(
+        None, description="The largest cached result stored, in bytes (default 1 MiB)."
+    )
+
+
+StoreOption = Annotated[
+    Union[Annotated[StoreURL, Tag("<string>")], Annotated[StoreSpec, Tag("<object>")]],  # noqa: UP007
+    Discriminator(shape),
+]
 _ALIASES = {"env_file": "envFile"}
 
 
@@ -388,6 +413,13 @@ class ServerSettings(StrictModel):
     )
     extra_args: Literal["reject", "ignore"] = Field(
         "reject", description="Whether unknown arguments in a call are rejected or ignored."
+    )
+    store: StoreOption | None = Field(
+        None,
+        description="Where rate limits, caches, circuits, shared concurrency limits, resumable-SSE events and "
+        "list_changed live: leave out for this process's memory (the default), or 'redis://host:6379/0' to share "
+        "them with every replica using the same URL; {url, timeout, namespace, retry_after, max_value_bytes} "
+        "for options.",
     )
     auth: AuthSpec | None = Field(
         None, description="HTTP only: verify callers' bearer tokens (JWTs by JWKS or key, or introspection)."

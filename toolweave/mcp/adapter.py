@@ -164,9 +164,15 @@ class McpAdapter:
 
     def _input_schema(self, name: str) -> Any:
         """The input schema of the tool `name` (a catalog lookup: the SDK's `Mcp-Param` header
-        check on 2026-era HTTP calls would otherwise run the whole `tools/list` handler)."""
+        check on 2026-era HTTP calls would otherwise run the whole `tools/list` handler).
+
+        A tool behind `Authorize` answers like an unknown one (`None`: no header check), since
+        the look-up cannot see the caller and a header answer would reveal that the tool exists.
+        """
         entry = self.server.catalog.entries.get(name)
-        return entry.tool.input_schema if entry is not None else None
+        if entry is None or entry.tool.access is not None:
+            return None
+        return entry.tool.input_schema
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None

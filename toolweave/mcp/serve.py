@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
 from toolweave.auth.verifier import Verifier
 from toolweave.mcp.adapter import adapter_for
+from toolweave.mcp.event_scope import EventScopes
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
+from toolweave.mcp.redis_events import RedisEventStore
 from toolweave.server.server import Server
+from toolweave.store import RedisStore
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http import EventStore
@@ -70,9 +75,12 @@ def http_app(
         host: The host the app is served on; loopback hosts turn on DNS-rebinding protection.
         event_store: Makes SSE streams resumable for handshake-era clients (priming event, event
             ids, replay after `Last-Event-ID`), e.g. `toolweave.mcp.events.MemoryEventStore()`.
+            A server with a shared store (`Server(store="redis://...")`) uses the store's by default.
         retry_interval: Milliseconds a client should wait before reconnecting (the SSE `retry`).
     """
     routes = []
+    if event_store is None and isinstance(server.store, RedisStore):
+        event_store = RedisEventStore(server.store)
     if resource_url is not None:
         if auth is None:
             raise ValueError("resource_url= describes a server that verifies tokens: pass auth= too")
@@ -99,6 +107,8 @@ def http_app(
         session_idle_timeout=session_idle_timeout,
         max_request_body_size=max_request_body_size,
     )
+    if event_store is not None:  # replays stay inside the session that stored the events
+        app.add_middleware(EventScopes, max_sessions=10 * (max_sessions or 1000))
     if auth is not None or authenticate is not None:
         protect(
             app,
@@ -131,6 +141,7 @@ async def serve_http(
     timeout_keep_alive: int = 5,
     forwarded_allow_ips: str | None = None,
     on_ready: Callable[[str], None] | None = None,
+    reuse_port: bool = False,
     **app_options: Any,
 ) -> None:
     """Serve `server` over streamable HTTP with uvicorn.
@@ -144,6 +155,8 @@ async def serve_http(
             a local reverse proxy. Unset (and no `FORWARDED_ALLOW_IPS` in the environment), the
             header is trusted from no one: the peer is the connection's own address.
         on_ready: Called with the URL once the socket listens (with the real port when `port=0`).
+        reuse_port: Listen with `SO_REUSEPORT`, sharing the port with other processes doing the
+            same (the kernel spreads connections between them): how `--workers N` runs N processes.
         **app_options: `http_app` options (auth, limits, event store...).
     """
     import uvicorn
@@ -162,15 +175,32 @@ async def serve_http(
         forwarded_allow_ips=trusted,
     )
     runner = uvicorn.Server(config)
+    sockets = [reuse_port_socket(host, port)] if reuse_port else None
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(runner.serve)
+        tasks.start_soon(partial(runner.serve, sockets=sockets))
         while not runner.started and not runner.should_exit:  # uvicorn offers no event  # noqa: ASYNC110
             await anyio.sleep(0.01)
         if runner.started:
-            url = _url(host, _bound_port(runner, port), path)
+            url = served_url(host, _bound_port(runner, port), path)
             logger.info("serving %r at %s", server.name, url)
             if on_ready is not None:
                 on_ready(url)
+
+
+def reuse_port_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to `host:port` with `SO_REUSEPORT` (not yet listening)."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind(address)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def _bound_port(runner: Any, asked: int) -> int:
@@ -181,7 +211,7 @@ def _bound_port(runner: Any, asked: int) -> int:
     return asked
 
 
-def _url(host: str, port: int, path: str) -> str:
+def served_url(host: str, port: int, path: str) -> str:
     """The URL to show: loopback when listening on every interface."""
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     if ":" in shown:

@@ -45,6 +45,12 @@ class Authorize:
             caller sees are cached per combination of rules passed).
 
     `Authorize()` with nothing given admits any verified caller and no anonymous one.
+
+    Example:
+        >>> from toolweave.core.context import AuthInfo
+        >>> staff = Authorize(claims={"groups": "staff"}).access
+        >>> staff.allows(AuthInfo(subject="ada", claims={"groups": ["staff", "ops"]})), staff.allows(None)
+        (True, False)
     """
 
     kinds = frozenset({"tool", "prompt", "resource"})
