@@ -24,9 +24,9 @@ class Gate:
         self.cleaned_up = anyio.Event()
 
 
-def tasks_server(gate: Gate | None = None, name: str = "jobs") -> Server:
+def tasks_server(gate: Gate | None = None, name: str = "jobs", **options: Any) -> Server:
     gate = gate or Gate()
-    server = Server(name)
+    server = Server(name, **options)
 
     @server.tool(task_support="optional")
     async def build(ref: str, ctx: Context) -> str:

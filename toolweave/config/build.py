@@ -66,9 +66,9 @@ from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
+from toolweave.store import RedisStore, Store
 from toolweave.tasks.serving import configure_tasks
 from toolweave.tasks.transform import RunAsTask
-from toolweave.store import RedisStore, Store
 from toolweave.transforms import (
     Annotate,
     Arg,

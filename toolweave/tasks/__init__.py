@@ -4,8 +4,8 @@ A tool says how it relates to tasks (`task_support="none" | "optional" | "requir
 `@server.tool(task_support=...)`, the `RunAsTask` transform or a config file); a served server
 answers a call to such a tool from a client that accepts tasks with a task at once and runs the
 call in the background (`toolweave.tasks.serving`). `TaskStore` is where task records live
-(`MemoryTaskStore` by default); `TasksExtension` lets an `mcp.Client` call tools that answer
-with tasks.
+(`MemoryTaskStore` by default, `RedisTaskStore` when the server's store is Redis);
+`TasksExtension` lets an `mcp.Client` call tools that answer with tasks.
 
 Example:
     >>> from toolweave import Server
@@ -19,6 +19,7 @@ Example:
 
 from toolweave.tasks.client import TasksExtension
 from toolweave.tasks.record import TaskRecord, TaskStatus
+from toolweave.tasks.redis_store import RedisTaskStore
 from toolweave.tasks.runner import TaskSettings
 from toolweave.tasks.serving import EXTENSION, configure_tasks, tasks_settings
 from toolweave.tasks.store import MemoryTaskStore, TaskStore
@@ -27,6 +28,7 @@ from toolweave.tasks.transform import RunAsTask
 __all__ = [
     "EXTENSION",
     "MemoryTaskStore",
+    "RedisTaskStore",
     "RunAsTask",
     "TaskRecord",
     "TaskSettings",

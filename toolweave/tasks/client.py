@@ -10,7 +10,7 @@ caller gives up (its await is cancelled). A `failed` task raises its JSON-RPC er
 
 Example:
     >>> import mcp
-    >>> client = mcp.Client("http://127.0.0.1:8000/mcp", extensions=[TasksExtension()])  # doctest: +SKIP
+    >>> client = mcp.Client("http://127.0.0.1:8000/mcp", extensions=[TasksExtension()])  # connects when entered
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ results to `CallToolResult`, so they get the plain call (and `-32021` for a `"re
 Example:
     >>> from toolweave import Server
     >>> server = Server("ci")
-    >>> configure_tasks(server, keep=600, poll_interval=2)
+    >>> settings = configure_tasks(server, keep=600, poll_interval=2)
     >>> tasks_settings(server).poll_interval
     2
 """
@@ -44,7 +44,9 @@ from toolweave.core.context import Context
 from toolweave.core.errors import UnknownTool
 from toolweave.mcp.errors import protocol_error
 from toolweave.middleware.keys import caller_key
+from toolweave.store import RedisStore
 from toolweave.tasks.record import TaskRecord
+from toolweave.tasks.redis_store import RedisTaskStore
 from toolweave.tasks.runner import TaskRunner, TaskSettings
 from toolweave.tasks.store import MemoryTaskStore, TaskStore
 
@@ -73,7 +75,7 @@ def configure_tasks(
         60
     """
     settings = TaskSettings(
-        store=store if store is not None else MemoryTaskStore(),
+        store=store if store is not None else default_store(server),
         keep=keep,
         poll_interval=poll_interval,
         input_timeout=input_timeout,
@@ -88,8 +90,15 @@ def tasks_settings(server: Any) -> TaskSettings:
     """How `server` keeps and runs its tasks (the defaults unless `configure_tasks` was called)."""
     settings = _settings.get(server)
     if settings is None:
-        settings = _settings[server] = TaskSettings()
+        settings = _settings[server] = TaskSettings(store=default_store(server))
     return settings
+
+
+def default_store(server: Any) -> TaskStore:
+    """Where `server` keeps tasks unless told: its own store when that is Redis (shared by its
+    replicas), else this process's memory."""
+    store = getattr(server, "store", None)
+    return RedisTaskStore(store) if isinstance(store, RedisStore) else MemoryTaskStore()
 
 
 class GetTaskParams(mt.RequestParams):
