@@ -6,11 +6,12 @@ import json
 import subprocess
 import time
 
+import anyio
 import pytest
 from mcp import MCPError
 
 from tests.store.redis_server import RedisServer
-from tests.tasks.servers import Gate, create, get, task_client, tasks_server, until
+from tests.tasks.servers import Gate, cancel, create, get, task_client, tasks_server, until, update
 from toolweave import Server
 from toolweave.store import RedisStore
 from toolweave.tasks import RedisTaskStore, TaskRecord, tasks_settings
@@ -65,3 +66,28 @@ async def test_a_redis_outage_fails_task_creation_with_an_internal_error(redis: 
         with pytest.raises(MCPError) as raised:
             await create(client, "export", {"table": "t"})
     assert raised.value.error.code == -32603 and "redis" not in raised.value.error.message.lower()
+
+
+async def test_cancelling_through_another_replica_cancels_the_work_where_it_runs(redis: RedisServer) -> None:
+    gate = Gate()
+    first, second = replica(redis, gate, "replica-1"), replica(redis, gate, "replica-2")
+    async with task_client(first) as one, task_client(second) as other:
+        await anyio.sleep(0.5)  # both relays subscribed (pub/sub keeps nothing for late listeners)
+        created = await create(one, "build", {"ref": "main"})
+        await gate.entered.wait()
+        await cancel(other, created.task_id)
+        with anyio.fail_after(5):
+            await gate.cleaned_up.wait()
+        state = await until(other, created.task_id, "cancelled", "completed", "failed")
+    assert state.status == "cancelled"
+
+
+async def test_answering_through_another_replica_reaches_the_waiting_task(redis: RedisServer) -> None:
+    first, second = replica(redis, Gate(), "replica-1"), replica(redis, Gate(), "replica-2")
+    async with task_client(first) as one, task_client(second) as other:
+        await anyio.sleep(0.5)
+        created = await create(one, "approve", {})
+        await until(other, created.task_id, "input_required")
+        await update(other, created.task_id, {"who": {"action": "accept", "content": {"name": "Ada"}}})
+        done = await until(other, created.task_id, "completed")
+    assert done.result is not None and done.result["content"][0]["text"] == "approved by Ada (asked)"

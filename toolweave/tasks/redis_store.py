@@ -8,7 +8,8 @@ still goes away). Every operation goes through the store's bounded `run`: an out
 work only logs (saving its progress or its end).
 
 A server whose store is a `RedisStore` keeps its tasks there unless `configure_tasks(store=...)`
-says otherwise.
+says otherwise. `relay()` carries `tasks/update` answers and `tasks/cancel` requests that reach
+a replica other than the one running the task to that one (Redis pub/sub, via `Fanout`).
 
 Example:
     >>> from toolweave.store import RedisStore
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 
 from toolweave.store import RedisStore
+from toolweave.store.fanout import Fanout
 from toolweave.tasks.record import TaskRecord
 
 
@@ -46,3 +48,7 @@ class RedisTaskStore:
         name = self.key(task_id)
         raw = await self.store.run(lambda client: client.get(name))
         return None if raw is None else TaskRecord.from_dict(json.loads(raw))
+
+    def relay(self) -> Fanout:
+        """The channel replicas pass requests for each other's tasks on."""
+        return Fanout(self.store, self.store.key("tasks", "relay"))

@@ -13,6 +13,8 @@ write happens even when the work is cancelled.
   tool runs again with them, as a multi-round-trip call would.
 - `cancel()` cancels the work (its `finally` blocks run) and the task ends `cancelled`; a
   server that stops while tasks run ends them `failed`.
+- A store shared by replicas may offer a `relay()` (`RedisTaskStore` does): answers and
+  cancellations for a task running on another replica are passed to it there.
 - Each running task's record carries a lease its runner renews; a record read after its lease
   lapsed (the process running it died: with a store shared by replicas, another one reads it) is
   ended `failed` by whoever reads it.
@@ -126,6 +128,8 @@ class TaskRunner:
         self.worker = secrets.token_hex(8)
         self._groups: list[TaskGroup] = []
         self._live: dict[str, _Live] = {}
+        relay = getattr(settings.store, "relay", None)
+        self._relay: Any = relay() if relay is not None else None
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -134,6 +138,8 @@ class TaskRunner:
             self._groups.append(group)
             if len(self._groups) == 1:
                 group.start_soon(self._renew_leases)
+                if self._relay is not None:
+                    group.start_soon(self._relay.run, self._relayed)  # never holds up serving (an outage)
             try:
                 yield
             finally:
@@ -192,8 +198,12 @@ class TaskRunner:
 
     def answer(self, task_id: str, responses: Mapping[str, Any]) -> list[str]:
         """Hand the client's answers to a task waiting for them; returns the keys it ignored
-        (not outstanding: never asked, answered already, or the task is not waiting)."""
+        (not outstanding: never asked, answered already, or the task is not waiting). A task
+        running on another replica gets them through the relay (which ignores what it must)."""
         live = self._live.get(task_id)
+        if live is None and self._relay is not None:
+            self._relay.announce({"op": "answer", "task": task_id, "responses": dict(responses)})
+            return []
         asked = live.asked if live is not None else None
         outstanding = asked.outstanding() if asked is not None else {}
         ignored = [key for key in responses if key not in outstanding]
@@ -203,11 +213,25 @@ class TaskRunner:
         return ignored
 
     def cancel(self, task_id: str) -> bool:
-        """Cancel the work of a task running here; whether there was any."""
+        """Cancel the work of a task running here, or ask the replica running it through the
+        relay; whether the request went anywhere."""
         live = self._live.get(task_id)
         if live is not None:
             live.scope.cancel()
-        return live is not None
+            return True
+        return self._relay is not None and bool(self._relay.announce({"op": "cancel", "task": task_id}))
+
+    def _relayed(self, message: dict[str, Any]) -> None:
+        """Another replica passed on a request for a task; act on it if the task runs here."""
+        task_id = message.get("task")
+        if not isinstance(task_id, str) or task_id not in self._live:
+            return
+        if message.get("op") == "cancel":
+            self.cancel(task_id)
+        elif message.get("op") == "answer" and isinstance(message.get("responses"), dict):
+            ignored = self.answer(task_id, message["responses"])
+            if ignored:
+                logger.info("task %s: ignored relayed answers to %s (not outstanding)", task_id, ", ".join(ignored))
 
     # -- the work ---------------------------------------------------------------------------------
 

@@ -207,7 +207,7 @@ class TaskService:
         """`tasks/cancel`: cancel the caller's task (an ended task stays as it ended)."""
         record = await self._find(ctx, params.task_id)
         if not record.terminal and not self.runner.cancel(params.task_id):
-            logger.warning("task %s is not running in this process: not cancelled", params.task_id)
+            logger.warning("task %s is not running here and no relay reaches it: not cancelled", params.task_id)
         return {"resultType": "complete"}
 
     async def _find(self, ctx: ServerRequestContext[Any], task_id: str) -> Any:
