@@ -10,7 +10,7 @@ import mcp.types as mt
 import pytest
 from mcp import MCPError
 
-from tests.tasks.servers import Gate, cancel, create, get, task_client, tasks_server, until, update
+from tests.tasks.servers import NAME_FORM, Gate, cancel, create, get, task_client, tasks_server, until, update
 from toolweave.tasks import EXTENSION
 
 
@@ -270,3 +270,29 @@ def test_settings_refuse_negative_answer_within() -> None:
 
     with pytest.raises(ValueError, match="answer_within must be 0 or more seconds"):
         TaskSettings(answer_within=-1)
+
+
+async def test_a_request_asked_again_gets_a_key_never_used_before_in_the_task() -> None:
+    from toolweave import Context, InputRequired, Server, elicit
+
+    server = Server("twice")
+
+    @server.tool(task_support="optional")
+    def two_approvals(ctx: Context) -> str:
+        rounds = int(ctx.request_state or 0)
+        if rounds < 2:
+            raise InputRequired({"who": elicit(f"Approver {rounds + 1}?", NAME_FORM)}, state=str(rounds + 1))
+        return "approved twice"
+
+    async with task_client(server) as client:
+        created = await create(client, "two_approvals", {})
+        keys: list[str] = []
+        with anyio.fail_after(10):
+            while (done := await get(client, created.task_id)).status != "completed":
+                for key in done.input_requests or {}:
+                    if key not in keys:
+                        keys.append(key)
+                        await update(client, created.task_id, {key: {"action": "accept", "content": {"name": "Ada"}}})
+                await anyio.sleep(0.01)
+    assert keys == ["who", "who.2"]
+    assert done.result is not None and done.result["content"][0]["text"] == "approved twice"

@@ -7,7 +7,6 @@ from mcp import MCPError
 
 from tests.tasks.servers import create, task_client, tasks_server
 from toolweave.tasks import MemoryTaskStore, TaskRecord, TaskSettings, TaskStore, configure_tasks
-from toolweave.tasks.runner import _unique_keys
 
 
 def record(**changes: object) -> TaskRecord:
@@ -52,14 +51,6 @@ async def test_a_growing_store_sweeps_expired_records_on_its_own() -> None:
     assert len(store) < 128
     store.sweep()
     assert len(store) == 0
-
-
-def test_keys_stay_unique_over_a_tasks_life() -> None:
-    used: set[str] = set()
-    first = _unique_keys({"who": 1, "why": 2}, used)
-    second = _unique_keys({"who": 3}, used)
-    third = _unique_keys({"who": 4}, used)
-    assert (list(first), second, third) == (["who", "why"], {"who.2": "who"}, {"who.3": "who"})
 
 
 def test_settings_refuse_nonsense() -> None:

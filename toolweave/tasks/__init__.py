@@ -20,8 +20,8 @@ Example:
 from toolweave.tasks.client import TasksExtension
 from toolweave.tasks.record import TaskRecord, TaskStatus
 from toolweave.tasks.redis_store import RedisTaskStore
-from toolweave.tasks.runner import TaskSettings
 from toolweave.tasks.serving import EXTENSION, configure_tasks, tasks_settings
+from toolweave.tasks.settings import TaskSettings
 from toolweave.tasks.store import MemoryTaskStore, TaskStore
 from toolweave.tasks.transform import RunAsTask
 

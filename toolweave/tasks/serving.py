@@ -47,7 +47,8 @@ from toolweave.middleware.keys import caller_key
 from toolweave.store import RedisStore
 from toolweave.tasks.record import TaskRecord
 from toolweave.tasks.redis_store import RedisTaskStore
-from toolweave.tasks.runner import TaskRunner, TaskSettings
+from toolweave.tasks.runner import TaskRunner
+from toolweave.tasks.settings import TaskSettings
 from toolweave.tasks.store import MemoryTaskStore, TaskStore
 
 EXTENSION = "io.modelcontextprotocol/tasks"
