@@ -23,6 +23,7 @@ PACKAGES = [
     "toolweave.config",
     "toolweave.middleware",
     "toolweave.tasks",
+    "toolweave.openapi",
     "toolweave.transforms",
 ]
 

@@ -15,6 +15,9 @@ from mcp import Client
 from tests.conftest import subprocess_env
 from tests.store.redis_server import RedisServer
 
+pytestmark = pytest.mark.timeout(240)  # two serve processes start on a loaded machine
+
+
 TOOLS = '''
 import itertools
 from toolweave import Server, ToolAnnotations

@@ -14,6 +14,9 @@ from mcp import Client
 from tests.conftest import subprocess_env
 from tests.store.redis_server import RedisServer
 
+pytestmark = pytest.mark.timeout(240)  # two worker processes start on a loaded machine
+
+
 TOOLS = '''
 import os
 from toolweave import Server

@@ -49,6 +49,7 @@ from toolweave.server.tools import ToolCatalog, ToolRegistry
 from toolweave.server.visibility import Visibility
 from toolweave.store import Store, open_store
 from toolweave.store.lifespan import hold_store
+from toolweave.transforms.catalog import CatalogTransform
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -106,6 +107,7 @@ class Server:
         self.prompts = PromptRegistry(self)
         self.resources = ResourceRegistry(self)
         self._transforms: list[tuple[Transform, Selector | None]] = []
+        self._catalog_transforms: list[CatalogTransform] = []
         self._other_transforms: dict[str, list[tuple[Any, Selector | None]]] = {"prompt": [], "resource": []}
         self.store = open_store(store)
         self._fanout = self.store.fanout(name)
@@ -229,10 +231,19 @@ class Server:
     ) -> None:
         """Apply `transform` to every matching tool (local, mounted or remote) at compile time.
 
+        A `CatalogTransform` (`SearchTools`, `PromptsAsTools`, ...) reshapes the whole compiled
+        tool catalog instead, after the tool transforms; it takes no selectors.
+
         `prompts=` and `resources=` (name or URI globs) apply a transform made for every kind of
         component (`Authorize`) to prompts and resources too; given either, tools are chosen only
         by `tools=` / `tags=`. `tags` narrows every kind chosen.
         """
+        if isinstance(transform, CatalogTransform):
+            if tools is not None or tags or prompts is not None or resources is not None:
+                raise TypeError(f"{transform.describe()} applies to the whole catalog: it takes no selectors")
+            self._catalog_transforms.append(transform)
+            self.changed()
+            return
         chosen = {"prompt": prompts, "resource": resources}
         for kind, names in chosen.items():
             if names is not None and kind not in getattr(transform, "kinds", ()):
@@ -248,6 +259,11 @@ class Server:
     def transforms(self) -> tuple[tuple[Transform, Selector | None], ...]:
         """The transforms added with `add_transform` for tools, with their selectors, in order."""
         return tuple(self._transforms)
+
+    @property
+    def catalog_transforms(self) -> tuple[CatalogTransform, ...]:
+        """The catalog transforms added with `add_transform`, in order."""
+        return tuple(self._catalog_transforms)
 
     def transforms_for(self, kind: str) -> tuple[tuple[Any, Selector | None], ...]:
         """The transforms added with `add_transform` for `kind` (`"tool"`, `"prompt"`, `"resource"`)."""
