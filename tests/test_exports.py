@@ -22,6 +22,7 @@ PACKAGES = [
     "toolweave.auth",
     "toolweave.config",
     "toolweave.middleware",
+    "toolweave.tasks",
     "toolweave.openapi",
     "toolweave.transforms",
 ]

@@ -74,6 +74,8 @@ from toolweave.openapi import OpenAPIServer, Routes
 from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
 from toolweave.store import RedisStore, Store
+from toolweave.tasks.serving import configure_tasks
+from toolweave.tasks.transform import RunAsTask
 from toolweave.transforms import (
     Annotate,
     Arg,
@@ -199,6 +201,8 @@ def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str, secrets:
     if patch.mask_errors is not None:
         options = patch.mask_errors.model_dump(exclude_none=True)
         steps.append(_call(MaskErrors, where=f"{where}.mask_errors", **options))
+    if patch.task_support is not None:
+        steps.append(RunAsTask(patch.task_support))
     if patch.limit_result is not None:
         steps.append(_call(LimitResult, where=f"{where}.limit_result", **patch.limit_result.model_dump()))
     return steps
@@ -297,7 +301,7 @@ def _token_source(value: str) -> Any:
 
 def server_from_settings(settings: ServerSettings) -> Server:
     """The root `Server` from the `server` section."""
-    return Server(
+    server = Server(
         settings.name,
         instructions=settings.instructions,
         version=settings.version,
@@ -306,6 +310,9 @@ def server_from_settings(settings: ServerSettings) -> Server:
         extra_args=settings.extra_args,
         store=store_from_settings(settings.store),
     )
+    if settings.tasks is not None:
+        configure_tasks(server, **settings.tasks.model_dump(exclude_none=True))
+    return server
 
 
 def store_from_settings(spec: str | StoreSpec | None) -> Store | str | None:

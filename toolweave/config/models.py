@@ -32,6 +32,7 @@ from pydantic import (
     AfterValidator,
     Discriminator,
     Field,
+    NonNegativeFloat,
     PositiveFloat,
     PositiveInt,
     PrivateAttr,
@@ -148,6 +149,11 @@ class ToolPatch(StrictModel):
         default_factory=dict, description="Per-argument changes, keyed by the tool's own argument names."
     )
     mask_errors: MaskErrorsSpec | None = Field(None, description="Mask internal errors of these tools.")
+    task_support: Literal["none", "optional", "required"] | None = Field(
+        None,
+        description="Run calls as MCP tasks: 'optional' (when the client accepts tasks), 'required' (only as "
+        "tasks) or 'none'.",
+    )
     scopes: list[str] | None = Field(
         None,
         description="Only verified callers whose token grants all of these scopes see and call the tool; "
@@ -450,6 +456,20 @@ class AuthSpec(StrictModel):
         return self
 
 
+class TasksSpec(StrictModel):
+    """How the server keeps and runs tool calls that run as MCP tasks (tools with `task_support`)."""
+
+    keep: PositiveFloat | None = Field(None, description="Seconds a task's record is kept after its last change.")
+    poll_interval: PositiveFloat | None = Field(None, description="Seconds between polls asked of clients.")
+    answer_within: NonNegativeFloat | None = Field(
+        None, description="Seconds a call may take and still be answered plainly (0: always a task)."
+    )
+    input_timeout: PositiveFloat | None = Field(None, description="Seconds a task waits for input before it fails.")
+    lease: PositiveFloat | None = Field(
+        None, description="Seconds without a renewal after which a running task counts as lost (replicas)."
+    )
+
+
 class ServerSettings(StrictModel):
     """The composed server itself."""
 
@@ -481,6 +501,7 @@ class ServerSettings(StrictModel):
         "returning a toolweave AuthInfo (or None); it becomes ctx.auth "
         "('claim:' and 'context:auth.*' read it).",
     )
+    tasks: TasksSpec | None = Field(None, description="How calls that run as MCP tasks are kept and run.")
 
 
 class Config(StrictModel):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from toolweave.core.access import Access
 from toolweave.core.context import Context
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 Run = Callable[[dict[str, Any], Context], Awaitable[ToolResult]]
 """The call of a tool: `async (validated_arguments, ctx) -> ToolResult`."""
+
+TaskSupport = Literal["none", "optional", "required"]
+"""How a tool runs as an MCP task: never, when the client accepts tasks, or only as a task."""
+TASK_SUPPORT: tuple[TaskSupport, ...] = ("none", "optional", "required")
 
 
 class Transform(Protocol):
@@ -109,6 +113,9 @@ class Tool:
             `None` when it depends on something no key can capture (an injected function of
             the request), so it is never cached.
         access: Who may see and call the tool (`Authorize`); `None`: every caller.
+        task_support: Whether a call may run as an MCP task (`toolweave.tasks`): `"none"`
+            (always a plain call), `"optional"` (a task when the client accepts tasks) or
+            `"required"` (only as a task).
         parent: The tool this one was derived from by a transform.
         transforms: The transforms applied to `parent` to make this tool, in order.
     """
@@ -130,6 +137,7 @@ class Tool:
     varies_with: tuple[Callable[[Context], Any], ...] | None = ()
     origin: Origin | None = None
     access: Access | None = None
+    task_support: TaskSupport = "none"
     parent: Tool | None = field(default=None, repr=False)
     transforms: tuple[Any, ...] = ()
     fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
@@ -141,13 +149,21 @@ class Tool:
             object.__setattr__(self, "origin", Origin("schema", "hand-written schema", self.name))
         if not isinstance(self.tags, frozenset):
             object.__setattr__(self, "tags", frozenset(self.tags))
+        if self.task_support not in TASK_SUPPORT:
+            expected = ", ".join(TASK_SUPPORT)
+            raise ValueError(f"tool {self.name!r}: task_support must be one of {expected}, not {self.task_support!r}")
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any], **options: Any) -> Tool:
-        """A tool from a Python function; see `toolweave.core.function_tool.tool_from_function`."""
+        """A tool from a Python function; see `toolweave.core.function_tool.tool_from_function`.
+
+        `task_support=` (`"none"`, `"optional"`, `"required"`) says whether calls may run as MCP tasks.
+        """
         from toolweave.core.function_tool import tool_from_function
 
-        return tool_from_function(fn, **options)
+        task_support = options.pop("task_support", "none")
+        tool = tool_from_function(fn, **options)
+        return tool if task_support == "none" else tool.replace(task_support=task_support)
 
     def replace(self, **changes: Any) -> Tool:
         """A copy with some fields changed (`dataclasses.replace`)."""

@@ -7,6 +7,8 @@
 - handshake-era clients may send `logging/setLevel`; messages below it are not sent to them;
 - a tool raising `InputRequired` is an `InputRequiredResult` (2026) or the server asks the client
   itself and runs the tool again (handshake era);
+- a task-capable tool's call from a client that accepts tasks is answered with a task
+  (`toolweave.tasks.serving`, which also serves `tasks/get|update|cancel`);
 - `completion/complete` asks `server.completer`; `resources/subscribe` and `subscriptions/listen`
   subscribers hear about `server.resource_updated(uri)`;
 - catalog changes send `notifications/tools/list_changed` to handshake-era connections and
@@ -56,6 +58,7 @@ from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.request import caller, connection_of, request_context
 from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.server.server import Server
+from toolweave.tasks.serving import TaskService
 from toolweave.telemetry.calls import CallObserver
 from toolweave.version import VERSION
 
@@ -120,6 +123,7 @@ class McpAdapter:
         self._pending: set[str] = set()
         self._updated: list[str] = []
         self.updates = ResourceUpdates(self.bus)
+        self.tasks = TaskService(server, self.request_context)
         components = ComponentHandlers(self)
         self.lowlevel = _LowLevel(
             server.name,
@@ -129,7 +133,7 @@ class McpAdapter:
             get_tool_input_schema=self._input_schema,
             # The SDK runner takes a dict result as the wire result (`runner._dump_result`).
             on_list_tools=cast(Any, self._list_tools),
-            on_call_tool=self._call_tool,
+            on_call_tool=cast(Any, self._call_tool),  # a task is a dict result (`resultType: "task"`)
             on_list_prompts=components.list_prompts,
             on_get_prompt=components.get_prompt,
             on_list_resources=components.list_resources,
@@ -148,6 +152,7 @@ class McpAdapter:
         security = RequestStateSecurity.ephemeral()
         self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=server.name))
         self.lowlevel.add_request_handler("logging/setLevel", mt.SetLevelRequestParams, self._set_level)
+        self.tasks.install(self.lowlevel)
         adapter_ref = weakref.ref(self)
         server.subscribe(_weak_listener(adapter_ref))
         server.prompts.subscribe(_weak_listener(adapter_ref, "prompts"))
@@ -191,7 +196,7 @@ class McpAdapter:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams
-    ) -> mt.CallToolResult | mt.InputRequiredResult:
+    ) -> mt.CallToolResult | mt.InputRequiredResult | dict[str, Any]:
         observed = self.observer.start(self.server.catalog, params.name) if self.observer is not None else None
         failed = observed.failed if observed is not None else None
 
@@ -204,11 +209,15 @@ class McpAdapter:
                     failed(error)
                 raise protocol_error(error) from None
 
+        async def attempt_or_task(context: Context) -> mt.CallToolResult | dict[str, Any]:
+            task = await self.tasks.offer(ctx, params, context, attempt)
+            return task if task is not None else await attempt(context)
+
         context = self.request_context(ctx)
         if observed is None:
-            return await input_required.with_input(ctx, params, context, attempt)
-        with observed:
-            answer = await input_required.with_input(ctx, params, context, attempt)
+            return await input_required.with_input(ctx, params, context, attempt_or_task)
+        with observed:  # a call answered with a task is observed until the task is handed out
+            answer = await input_required.with_input(ctx, params, context, attempt_or_task)
             observed.answered(getattr(answer, "is_error", False) is True, isinstance(answer, mt.InputRequiredResult))
             return answer
 
@@ -236,7 +245,7 @@ class McpAdapter:
         self._loop_thread = threading.get_ident()
         self._token = anyio.lowlevel.current_token()
         self.observer = CallObserver.detect()
-        async with self.server.lifespan(), anyio.create_task_group() as tasks:
+        async with self.server.lifespan(), self.tasks.running(), anyio.create_task_group() as tasks:
             tasks.start_soon(self._notifier)
             try:
                 yield {}

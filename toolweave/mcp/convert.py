@@ -26,6 +26,8 @@ from toolweave.core.result import WRAP_KEY, ToolResult
 from toolweave.core.tool import Tool, ToolAnnotations
 
 TAGS_META_KEY = "io.toolweave/tags"
+TASK_SUPPORT_META_KEY = "io.toolweave/taskSupport"
+"""Where a listed tool carries its `task_support` (when not "none"), so a toolweave gateway keeps it."""
 FASTMCP_WRAP_KEY = "x-fastmcp-wrap-result"
 """fastmcp clients unwrap `{"result": ...}` into the bare value when an output schema says this."""
 
@@ -160,6 +162,8 @@ def wire_tool(tool: Tool) -> dict[str, Any]:
     meta = dict(tool.meta) if tool.meta else {}
     if tool.tags:
         meta[TAGS_META_KEY] = sorted(tool.tags)
+    if tool.task_support != "none":
+        meta[TASK_SUPPORT_META_KEY] = tool.task_support
     if meta:
         wire["_meta"] = meta
     return wire

@@ -46,8 +46,8 @@ from toolweave.core.context import Context
 from toolweave.core.errors import ToolTimeout, UpstreamError, UpstreamFailed
 from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import ToolResult
-from toolweave.core.tool import Origin, Tool
-from toolweave.mcp.convert import TAGS_META_KEY, annotations_from_mcp, from_mcp_result
+from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
+from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp, from_mcp_result
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 from toolweave.telemetry import events
 from toolweave.telemetry.metrics import watch_upstream
@@ -346,6 +346,7 @@ class Upstream:
     def _tool(self, wire: mt.Tool) -> Tool:
         meta = dict(wire.meta) if wire.meta else {}
         tags = meta.pop(TAGS_META_KEY, None) or ()
+        task_support = meta.pop(TASK_SUPPORT_META_KEY, "none")
         name = wire.name
         call = self.call
 
@@ -363,6 +364,7 @@ class Upstream:
             tags=frozenset(tags),
             meta=meta or None,
             origin=Origin("remote", f"{self.label} ({self.remote.target.describe()})", name),
+            task_support=task_support if task_support in TASK_SUPPORT else "none",
         )
 
     async def _refresher(self, session: ClientSession) -> None:

@@ -1,0 +1,93 @@
+"""Tasks kept in the server's Redis store: replicas answer for each other's tasks (real redis-server)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+import anyio
+import pytest
+from mcp import MCPError
+
+from tests.store.redis_server import RedisServer
+from tests.tasks.servers import Gate, cancel, create, get, task_client, tasks_server, until, update
+from toolweave import Server
+from toolweave.store import RedisStore
+from toolweave.tasks import RedisTaskStore, TaskRecord, tasks_settings
+
+
+def replica(redis: RedisServer, gate: Gate, name: str) -> Server:
+    return tasks_server(gate, name=name, store=redis.url)
+
+
+def redis_cli(redis: RedisServer, *args: str) -> str:
+    command = [redis.binary.replace("redis-server", "redis-cli"), "-p", str(redis.port), *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True, timeout=10).stdout.strip()
+
+
+async def test_a_server_with_a_redis_store_keeps_its_tasks_there(redis: RedisServer) -> None:
+    server = replica(redis, Gate(), "one")
+    assert isinstance(tasks_settings(server).store, RedisTaskStore)
+
+
+async def test_a_task_created_through_one_replica_is_read_through_another(redis: RedisServer) -> None:
+    gate = Gate()
+    first, second = replica(redis, gate, "replica-1"), replica(redis, gate, "replica-2")
+    async with task_client(first) as one, task_client(second) as other:
+        created = await create(one, "build", {"ref": "main"})
+        await gate.entered.wait()
+        working = await get(other, created.task_id)
+        gate.release.set()
+        done = await until(other, created.task_id, "completed")
+    assert working.status == "working"
+    assert done.result is not None and done.result["content"][0]["text"] == "built main"
+    stored = json.loads(redis_cli(redis, "get", f"toolweave:tasks:{created.task_id}"))
+    assert stored["status"] == "completed" and int(redis_cli(redis, "pttl", f"toolweave:tasks:{created.task_id}")) > 0
+
+
+async def test_a_task_whose_server_died_is_failed_by_the_replica_that_reads_it(redis: RedisServer) -> None:
+    server = replica(redis, Gate(), "survivor")
+    orphan = TaskRecord.new("local", keep=60.0, poll_interval=0.5).changed(worker="gone", lease_until=time.time() - 1)
+    store = RedisStore(redis.url)
+    try:
+        await RedisTaskStore(store).put(orphan)
+    finally:
+        await store.close()
+    async with task_client(server) as client:
+        state = await get(client, orphan.task_id)
+    assert state.status == "failed" and state.error is not None and "stopped answering" in state.error["message"]
+
+
+async def test_a_redis_outage_fails_task_creation_with_an_internal_error(redis: RedisServer) -> None:
+    server = replica(redis, Gate(), "cut-off")
+    async with task_client(server) as client:
+        redis.stop()
+        with pytest.raises(MCPError) as raised:
+            await create(client, "export", {"table": "t"})
+    assert raised.value.error.code == -32603 and "redis" not in raised.value.error.message.lower()
+
+
+async def test_cancelling_through_another_replica_cancels_the_work_where_it_runs(redis: RedisServer) -> None:
+    gate = Gate()
+    first, second = replica(redis, gate, "replica-1"), replica(redis, gate, "replica-2")
+    async with task_client(first) as one, task_client(second) as other:
+        await anyio.sleep(0.5)  # both relays subscribed (pub/sub keeps nothing for late listeners)
+        created = await create(one, "build", {"ref": "main"})
+        await gate.entered.wait()
+        await cancel(other, created.task_id)
+        with anyio.fail_after(5):
+            await gate.cleaned_up.wait()
+        state = await until(other, created.task_id, "cancelled", "completed", "failed")
+    assert state.status == "cancelled"
+
+
+async def test_answering_through_another_replica_reaches_the_waiting_task(redis: RedisServer) -> None:
+    first, second = replica(redis, Gate(), "replica-1"), replica(redis, Gate(), "replica-2")
+    async with task_client(first) as one, task_client(second) as other:
+        await anyio.sleep(0.5)
+        created = await create(one, "approve", {})
+        await until(other, created.task_id, "input_required")
+        await update(other, created.task_id, {"who": {"action": "accept", "content": {"name": "Ada"}}})
+        done = await until(other, created.task_id, "completed")
+    assert done.result is not None and done.result["content"][0]["text"] == "approved by Ada (asked)"

@@ -1,0 +1,137 @@
+"""Calling tools that answer with tasks, from an `mcp.Client`: `TasksExtension`.
+
+Pass `TasksExtension()` to `mcp.Client(extensions=[...])`: the client then declares the
+`io.modelcontextprotocol/tasks` extension on its 2026-07-28 requests, and a `tools/call`
+answered with a task is driven to its end behind the same `client.call_tool(...)`: polled with
+`tasks/get` at the server's `pollIntervalMs`, its input requests answered through the client's
+own elicitation/sampling/roots callbacks and `tasks/update`, and `tasks/cancel` sent when the
+caller gives up (its await is cancelled). A `failed` task raises its JSON-RPC error as
+`MCPError`; a `cancelled` one raises `MCPError` too.
+
+Example:
+    >>> import mcp
+    >>> client = mcp.Client("http://127.0.0.1:8000/mcp", extensions=[TasksExtension()])  # connects when entered
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+import anyio
+import mcp.types as mt
+from mcp import MCPError
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from mcp.client.session import ClientRequestContext, ClientSession
+from pydantic import TypeAdapter
+
+from toolweave.tasks.serving import EXTENSION, GetTaskParams, UpdateTaskParams
+
+_INPUT_REQUEST: TypeAdapter[Any] = TypeAdapter(mt.InputRequest)
+_CANCEL_SECONDS = 5.0
+
+
+class CreateTaskResult(mt.Result):
+    """A `tools/call` answered with a task (`resultType: "task"`)."""
+
+    result_type: Literal["task"] = "task"
+    task_id: str
+    status: str
+    status_message: str | None = None
+    created_at: str | None = None
+    last_updated_at: str | None = None
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+
+
+class TaskState(mt.Result):
+    """What `tasks/get` answers: the task and the payload of its status."""
+
+    task_id: str
+    status: Literal["working", "input_required", "completed", "failed", "cancelled"]
+    status_message: str | None = None
+    poll_interval_ms: int | None = None
+    ttl_ms: int | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    input_requests: dict[str, dict[str, Any]] | None = None
+
+
+class GetTask(mt.Request[GetTaskParams, Literal["tasks/get"]]):
+    method: Literal["tasks/get"] = "tasks/get"
+    name_param: ClassVar[str | None] = "taskId"
+
+
+class UpdateTask(mt.Request[UpdateTaskParams, Literal["tasks/update"]]):
+    method: Literal["tasks/update"] = "tasks/update"
+    name_param: ClassVar[str | None] = "taskId"
+
+
+class CancelTask(mt.Request[GetTaskParams, Literal["tasks/cancel"]]):
+    method: Literal["tasks/cancel"] = "tasks/cancel"
+    name_param: ClassVar[str | None] = "taskId"
+
+
+class TasksExtension(ClientExtension):
+    """The tasks extension for `mcp.Client`: tool calls answered with tasks are polled to their end.
+
+    Args:
+        max_poll_interval: The longest wait between two polls, whatever the server suggests (seconds).
+    """
+
+    identifier = EXTENSION
+
+    def __init__(self, *, max_poll_interval: float = 5.0) -> None:
+        self.max_poll_interval = max_poll_interval
+
+    def claims(self) -> Sequence[ResultClaim[Any]]:
+        return [ResultClaim(result_type="task", model=CreateTaskResult, resolve=self._resolve)]
+
+    async def _resolve(self, created: CreateTaskResult, ctx: ClaimContext) -> mt.CallToolResult:
+        return await drive_task(ctx.session, created, max_poll_interval=self.max_poll_interval)
+
+
+async def drive_task(
+    session: ClientSession, created: CreateTaskResult, *, max_poll_interval: float = 5.0
+) -> mt.CallToolResult:
+    """Poll the task `created` to its end and return its `CallToolResult` (see the module)."""
+    task_id, interval, answered = created.task_id, created.poll_interval_ms, set[str]()
+    try:
+        while True:
+            await anyio.sleep(min((interval or 500) / 1000, max_poll_interval))
+            state = await session.send_request(GetTask(params=GetTaskParams(taskId=task_id)), TaskState)
+            interval = state.poll_interval_ms or interval
+            if state.status == "completed":
+                return mt.CallToolResult.model_validate(state.result or {"content": []}, by_name=False)
+            if state.status == "failed":
+                error = state.error or {}
+                code = int(error.get("code", mt.INTERNAL_ERROR))
+                raise MCPError(code, str(error.get("message", "")), error.get("data"))
+            if state.status == "cancelled":
+                raise MCPError(mt.INTERNAL_ERROR, f"task {task_id} was cancelled")
+            if state.status == "input_required":
+                await _answer(session, task_id, state.input_requests or {}, answered)
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_SECONDS):
+            await session.send_request(CancelTask(params=GetTaskParams(taskId=task_id)), mt.EmptyResult)
+        raise
+
+
+async def _answer(
+    session: ClientSession, task_id: str, requests: dict[str, dict[str, Any]], answered: set[str]
+) -> None:
+    """Answer the input requests not answered yet, through the client's own callbacks."""
+    responses: dict[str, dict[str, Any]] = {}
+    for key, wire in requests.items():
+        if key in answered:
+            continue
+        request = _INPUT_REQUEST.validate_python(wire, by_name=False)
+        context = ClientRequestContext(session=session, request_id=key, meta=None)
+        response = await session.dispatch_input_request(context, request)
+        if isinstance(response, mt.ErrorData):
+            raise MCPError.from_error_data(response)
+        responses[key] = response.model_dump(by_alias=True, mode="json", exclude_none=True)
+        answered.add(key)
+    if responses:
+        params = UpdateTaskParams(taskId=task_id, inputResponses=responses)
+        await session.send_request(UpdateTask(params=params), mt.EmptyResult)

@@ -1,0 +1,54 @@
+"""`RedisTaskStore`: task records in a server's `RedisStore`, so every replica answers for them.
+
+One JSON document per task under `<namespace>:tasks:<task id>`, written whole on each change and
+expiring on its own: an ended record `keep` seconds after its last change; a running one `keep`
+seconds after its lease (so the record of a task whose server died and that nobody reads again
+still goes away). Every operation goes through the store's bounded `run`: an outage is
+`StoreUnavailable`, which a client sees as an internal error (creating or reading a task) and the
+work only logs (saving its progress or its end).
+
+A server whose store is a `RedisStore` keeps its tasks there unless `configure_tasks(store=...)`
+says otherwise. `relay()` carries `tasks/update` answers and `tasks/cancel` requests that reach
+a replica other than the one running the task to that one (Redis pub/sub, via `Fanout`).
+
+Example:
+    >>> from toolweave.store import RedisStore
+    >>> RedisTaskStore(RedisStore("redis://127.0.0.1:6379/0")).key("abc")
+    'toolweave:tasks:abc'
+"""
+
+from __future__ import annotations
+
+import json
+
+from toolweave.store import RedisStore
+from toolweave.store.fanout import Fanout
+from toolweave.tasks.record import TaskRecord
+
+
+class RedisTaskStore:
+    """Task records in Redis (see the module docstring)."""
+
+    def __init__(self, store: RedisStore) -> None:
+        self.store = store
+
+    def __repr__(self) -> str:
+        return f"RedisTaskStore({self.store!r})"
+
+    def key(self, task_id: str) -> str:
+        """The Redis key of a task's record."""
+        return self.store.key("tasks", task_id)
+
+    async def put(self, record: TaskRecord) -> None:
+        name, value = self.key(record.task_id), json.dumps(record.to_dict())
+        until = record.expires_at if record.terminal else (record.lease_until or record.updated_at) + record.keep
+        await self.store.run(lambda client: client.set(name, value, pxat=max(1, int(until * 1000))))
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        name = self.key(task_id)
+        raw = await self.store.run(lambda client: client.get(name))
+        return None if raw is None else TaskRecord.from_dict(json.loads(raw))
+
+    def relay(self) -> Fanout:
+        """The channel replicas pass requests for each other's tasks on."""
+        return Fanout(self.store, self.store.key("tasks", "relay"))

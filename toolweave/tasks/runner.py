@@ -1,0 +1,333 @@
+"""`TaskRunner`: runs tool calls in the background as tasks and answers for them.
+
+A task's work runs in the server's own task group (entered with `running()` for as long as the
+server serves), never in the request that created it, so the request is answered at once and the
+work outlives it. The work's coroutine is the only writer of its record: it moves the task
+through `working` and `input_required` to `completed`, `failed` or `cancelled`, and the final
+write happens even when the work is cancelled.
+
+- Progress the tool reports becomes the task's `statusMessage`; log messages go to the
+  `toolweave.tasks` logger (a task has no request to send them on).
+- `InputRequired` becomes `input_required`: the record lists what is outstanding (keys unique
+  over the task's life), `answer()` hands over the client's answers, and when all are in the
+  tool runs again with them, as a multi-round-trip call would.
+- `cancel()` cancels the work (its `finally` blocks run) and the task ends `cancelled`; a
+  server that stops while tasks run ends them `failed`.
+- A store shared by replicas may offer a `relay()` (`RedisTaskStore` does): answers and
+  cancellations for a task running on another replica are passed to it there.
+- Each running task's record carries a lease its runner renews; a record read after its lease
+  lapsed (the process running it died: with a store shared by replicas, another one reads it) is
+  ended `failed` by whoever reads it.
+
+Example:
+    >>> runner = TaskRunner(TaskSettings())
+    >>> runner.settings.poll_interval
+    0.5
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import anyio
+from anyio.abc import TaskGroup
+from mcp import MCPError
+
+from toolweave.core.context import Context, LogLevel, enter_context, exit_context
+from toolweave.core.errors import InputRequired
+from toolweave.mcp.input_required import MAX_ROUNDS, to_mcp_requests
+from toolweave.tasks.record import TaskRecord, TaskStatus
+from toolweave.tasks.settings import TaskSettings
+
+logger = logging.getLogger("toolweave.tasks")
+Attempt = Callable[[Context], Awaitable[dict[str, Any]]]
+"""One run of the call: the `CallToolResult` in wire form, or `InputRequired`, or `MCPError`."""
+STOPPED = {"code": -32603, "message": "The server stopped before the task finished"}
+LOST = {"code": -32603, "message": "The server running the task stopped answering"}
+_FINAL_WRITE_SECONDS = 5.0
+
+
+@dataclass(slots=True)
+class _Asked:
+    """What an `input_required` task waits for: wire key -> the tool's own name, and the answers."""
+
+    keys: dict[str, str]
+    answers: dict[str, Any] = field(default_factory=dict)
+    arrived: anyio.Event = field(default_factory=anyio.Event)
+
+    def outstanding(self) -> dict[str, str]:
+        return {key: name for key, name in self.keys.items() if name not in self.answers}
+
+
+Ending = tuple[str, dict[str, Any]]
+"""How a task's work ended: `("completed", {"result": ...})`, `("failed", {"error": ...})`,
+`("cancelled", {})`, or, before the task exists, `("input", {"needed": InputRequired})`."""
+
+
+@dataclass(slots=True)
+class _Live:
+    """A task whose work runs here. Until `decided`, the request that started it still waits for
+    its first outcome (`early`): the task is not stored and may never exist for the client."""
+
+    record: TaskRecord
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    decided: bool = False
+    early: Ending | None = None
+    settled: anyio.Event = field(default_factory=anyio.Event)
+    asked: _Asked | None = None
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+class TaskRunner:
+    """Creates tasks, runs their work in the background and answers for them."""
+
+    def __init__(self, settings: TaskSettings) -> None:
+        self.settings = settings
+        self.worker = secrets.token_hex(8)
+        self._groups: list[TaskGroup] = []
+        self._live: dict[str, _Live] = {}
+        relay = getattr(settings.store, "relay", None)
+        self._relay: Any = relay() if relay is not None else None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Hold the task group task work runs in (while the server serves)."""
+        async with anyio.create_task_group() as group:
+            self._groups.append(group)
+            if len(self._groups) == 1:
+                group.start_soon(self._renew_leases)
+                if self._relay is not None:
+                    group.start_soon(self._relay.run, self._relayed)  # never holds up serving (an outage)
+            try:
+                yield
+            finally:
+                self._groups.remove(group)
+                group.cancel_scope.cancel()
+
+    @property
+    def serving(self) -> bool:
+        """Whether tasks can be started (a server is running)."""
+        return bool(self._groups)
+
+    async def start(self, owner: str, tool: str, context: Context, attempt: Attempt) -> TaskRecord | dict[str, Any]:
+        """Run `attempt` for `owner` as a task: its record, once `tasks/get` would find it.
+
+        With `settings.answer_within`, a call that ends sooner is answered as a plain call
+        instead (its result, or its JSON-RPC error raised), and one that asks for input on its
+        first round raises that `InputRequired` (the client answers it before any task exists).
+
+        Raises:
+            MCPError: the call failed with a JSON-RPC error within `answer_within`.
+            InputRequired: the call asked for input within `answer_within`.
+        """
+        settings = self.settings
+        record = TaskRecord.new(owner, keep=settings.keep, poll_interval=settings.poll_interval, tool=tool)
+        record = dataclasses.replace(record, worker=self.worker, lease_until=record.created_at + settings.lease)
+        live = _Live(record, decided=settings.answer_within <= 0)
+        if live.decided:
+            await settings.store.put(record)
+        self._live[record.task_id] = live
+        self._groups[-1].start_soon(self._run, live, context, attempt)
+        if live.decided:
+            return live.record
+        try:
+            with anyio.move_on_after(settings.answer_within):
+                await live.settled.wait()
+            if live.early is not None:
+                return _answer_early(live.early)
+            live.decided = True
+            await self._put(live)
+        except BaseException:  # the request was cancelled, or the store failed: nobody will poll this work
+            live.scope.cancel()
+            raise
+        return live.record
+
+    async def find(self, task_id: str, owner: str) -> TaskRecord | None:
+        """The task `task_id` if it exists and belongs to `owner`, else `None` (the same for both)."""
+        live = self._live.get(task_id)
+        record = live.record if live is not None and live.decided else await self.settings.store.get(task_id)
+        if record is None or record.owner != owner:
+            return None
+        if record.lapsed():
+            logger.warning("task %s lost its worker %s: ended failed", task_id, record.worker)
+            record = record.finish("failed", error=LOST, status_message=LOST["message"])
+            await self.settings.store.put(record)
+        return record
+
+    def answer(self, task_id: str, responses: Mapping[str, Any]) -> list[str]:
+        """Hand the client's answers to a task waiting for them; returns the keys it ignored
+        (not outstanding: never asked, answered already, or the task is not waiting). A task
+        running on another replica gets them through the relay (which ignores what it must)."""
+        live = self._live.get(task_id)
+        if live is None and self._relay is not None:
+            self._relay.announce({"op": "answer", "task": task_id, "responses": dict(responses)})
+            return []
+        asked = live.asked if live is not None else None
+        outstanding = asked.outstanding() if asked is not None else {}
+        ignored = [key for key in responses if key not in outstanding]
+        if asked is not None and len(ignored) < len(responses):
+            asked.answers.update({outstanding[key]: value for key, value in responses.items() if key in outstanding})
+            asked.arrived.set()
+        return ignored
+
+    def cancel(self, task_id: str) -> bool:
+        """Cancel the work of a task running here, or ask the replica running it through the
+        relay; whether the request went anywhere."""
+        live = self._live.get(task_id)
+        if live is not None:
+            live.scope.cancel()
+            return True
+        return self._relay is not None and bool(self._relay.announce({"op": "cancel", "task": task_id}))
+
+    def _relayed(self, message: dict[str, Any]) -> None:
+        """Another replica passed on a request for a task; act on it if the task runs here."""
+        task_id = message.get("task")
+        if not isinstance(task_id, str) or task_id not in self._live:
+            return
+        if message.get("op") == "cancel":
+            self.cancel(task_id)
+        elif message.get("op") == "answer" and isinstance(message.get("responses"), dict):
+            ignored = self.answer(task_id, message["responses"])
+            if ignored:
+                logger.info("task %s: ignored relayed answers to %s (not outstanding)", task_id, ", ".join(ignored))
+
+    # -- the work ---------------------------------------------------------------------------------
+
+    async def _renew_leases(self) -> None:
+        """Every third of a lease, extend the lease of each task running here."""
+        while True:
+            await anyio.sleep(self.settings.lease / 3)
+            until = time.time() + self.settings.lease
+            for live in list(self._live.values()):
+                live.record = dataclasses.replace(live.record, lease_until=until)
+                await self._write(live)
+
+    async def _run(self, live: _Live, context: Context, attempt: Attempt) -> None:
+        task_id = live.record.task_id
+        context = dataclasses.replace(context, progress_sink=self._progress(live), log_sink=_log(task_id))
+        ending: Ending | None = None
+        try:
+            with live.scope:
+                ending = await self._rounds(live, context, attempt)
+        except MCPError as error:
+            ending = "failed", {"error": error.error.model_dump(mode="json", exclude_none=True)}
+        except Exception:
+            logger.exception("task %s of tool %r failed", task_id, live.record.tool)
+            ending = "failed", {"error": {"code": -32603, "message": "Internal error"}}
+        finally:
+            if ending is None:
+                ending = ("cancelled", {}) if live.scope.cancelled_caught else ("failed", {"error": STOPPED})
+            if live.decided:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(_FINAL_WRITE_SECONDS):
+                    await self._end(live, ending)
+            else:  # the request that started it is still waiting: it answers with this
+                live.early = ending
+                live.settled.set()
+            self._live.pop(task_id, None)
+
+    async def _rounds(self, live: _Live, context: Context, attempt: Attempt) -> Ending:
+        used: set[str] = set()
+        for _ in range(MAX_ROUNDS):
+            token = enter_context(context)
+            try:
+                return "completed", {"result": await attempt(context)}
+            except InputRequired as needed:
+                if not live.decided:
+                    return "input", {"needed": needed}
+                answers = await self._wait_for_input(live, needed, used) if needed.requests else {}
+                if not needed.requests:
+                    await anyio.sleep(self.settings.poll_interval)
+                context = dataclasses.replace(context, input_responses=answers, request_state=needed.state)
+            finally:
+                exit_context(token)
+        raise MCPError(-32603, f"the task asked the client for input more than {MAX_ROUNDS} times")
+
+    async def _wait_for_input(self, live: _Live, needed: InputRequired, used: set[str]) -> dict[str, Any]:
+        asked = live.asked = _Asked(_unique_keys(needed.requests, used))
+        wire = {name: request.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for name, request in to_mcp_requests(needed.requests).items()}
+        timeout = self.settings.input_timeout or self.settings.keep
+        with anyio.move_on_after(timeout) as waited:
+            while outstanding := asked.outstanding():
+                requests = {key: wire[name] for key, name in outstanding.items()}
+                await self._save(live, status="input_required", input_requests=requests)
+                await asked.arrived.wait()
+                asked.arrived = anyio.Event()
+        live.asked = None
+        if waited.cancelled_caught:
+            raise MCPError(-32603, f"the task waited {timeout:g}s for input that did not come")
+        await self._save(live, status="working", input_requests=None, status_message=None)
+        return asked.answers
+
+    def _progress(self, live: _Live) -> Callable[[float, float | None, str | None], Awaitable[None]]:
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            text = f"{value:g}/{total:g}" if total is not None else f"{value:g}"
+            await self._save(live, status_message=f"{text}: {message}" if message else text)
+
+        return progress
+
+    async def _end(self, live: _Live, ending: Ending) -> None:
+        status, changes = ending
+        if status == "failed":
+            changes = {**changes, "status_message": changes["error"]["message"]}
+        live.record = live.record.finish(cast(TaskStatus, status), **changes)
+        await self._write(live)
+
+    async def _save(self, live: _Live, **changes: Any) -> None:
+        """Record the task's new state (and renew its lease)."""
+        live.record = live.record.changed(**changes, lease_until=time.time() + self.settings.lease)
+        await self._write(live)
+
+    async def _write(self, live: _Live) -> None:
+        """Store the task's latest state, once it exists for the client (a failing store is
+        logged: the work goes on)."""
+        if not live.decided:
+            return
+        try:
+            await self._put(live)
+        except Exception:
+            logger.exception("could not save task %s (%s)", live.record.task_id, live.record.status)
+
+    async def _put(self, live: _Live) -> None:
+        async with live.lock:  # one write at a time, each of the latest state: none overtakes a newer one
+            await self.settings.store.put(live.record)
+
+
+def _answer_early(ending: Ending) -> dict[str, Any]:
+    """What the request answers for a call that ended (or asked) before it became a task."""
+    status, details = ending
+    if status == "completed":
+        result: dict[str, Any] = details["result"]
+        return result
+    if status == "input":
+        raise details["needed"]
+    error = details.get("error", STOPPED)
+    raise MCPError(error["code"], error["message"], error.get("data"))
+
+
+def _unique_keys(requests: Mapping[str, Any], used: set[str]) -> dict[str, str]:
+    """A wire key for each of a round's request names, never one an earlier round used."""
+    keys: dict[str, str] = {}
+    for name in requests:
+        key, n = name, 1
+        while key in used:
+            n += 1
+            key = f"{name}.{n}"
+        used.add(key)
+        keys[key] = name
+    return keys
+
+
+def _log(task_id: str) -> Callable[[LogLevel, Any, str | None], Awaitable[None]]:
+    async def log(level: LogLevel, data: Any, name: str | None) -> None:
+        numeric = logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
+        logger.log(numeric, "task %s: %s", task_id, data)
+
+    return log

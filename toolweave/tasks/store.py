@@ -1,0 +1,75 @@
+"""Where task records live: the `TaskStore` protocol and the in-memory default.
+
+A store keeps `TaskRecord`s by id and forgets them once they expire (`record.expires_at`, for a
+record that has ended). Two methods are the whole contract, so a store shared by several
+replicas (Redis: one JSON document per task, `SET ... PXAT expires_at` on each `put`) can
+implement it: then `tasks/get` reaching any replica answers from the record.
+
+Example:
+    >>> import anyio
+    >>> from toolweave.tasks.record import TaskRecord
+    >>> store = MemoryTaskStore()
+    >>> record = TaskRecord.new("local", keep=60.0, poll_interval=1.0)
+    >>> anyio.run(store.put, record)
+    >>> anyio.run(store.get, record.task_id) == record
+    True
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Protocol, runtime_checkable
+
+from toolweave.tasks.record import TaskRecord
+
+
+@runtime_checkable
+class TaskStore(Protocol):
+    """Keeps task records by id. A store need not be in this process; each call may fail
+    (an outage): the server then answers the client's request with an internal error."""
+
+    async def put(self, record: TaskRecord) -> None:
+        """Create or replace the record of `record.task_id`; once this returns, `get` finds it."""
+        ...
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        """The record of `task_id`, or `None` when there is none (never was, or expired)."""
+        ...
+
+
+class MemoryTaskStore:
+    """Task records in this process's memory (the default store).
+
+    Ended records are dropped once they expire; a sweep runs when the store has doubled since
+    the last one, so memory stays bounded by the tasks of one `keep` period.
+    """
+
+    def __init__(self) -> None:
+        self._records: dict[str, TaskRecord] = {}
+        self._swept_at_size = 64
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    async def put(self, record: TaskRecord) -> None:
+        self._records[record.task_id] = record
+        if len(self._records) >= 2 * self._swept_at_size:
+            self.sweep()
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        record = self._records.get(task_id)
+        if record is not None and _expired(record, time.time()):
+            del self._records[task_id]
+            return None
+        return record
+
+    def sweep(self, now: float | None = None) -> None:
+        """Drop every ended record that has expired."""
+        now = time.time() if now is None else now
+        for task_id in [key for key, record in self._records.items() if _expired(record, now)]:
+            del self._records[task_id]
+        self._swept_at_size = max(64, len(self._records))
+
+
+def _expired(record: TaskRecord, now: float) -> bool:
+    return record.terminal and record.expires_at <= now
