@@ -13,10 +13,13 @@ upstream's own URI.
 - Before the first connection the remote has no tools (the sync `catalog` compiles without
   them); serving or `async with` waits for the first connection (up to `connect_timeout`), so
   clients see the upstream's tools from their first request.
+- Used in-process without a lifespan (`await root.list_tools()`, `call_tool`, `get_prompt`,
+  `read_resource`, ...), the server connects its remotes for that use and closes them after
+  it (logged at INFO); `async with root:` keeps the sessions open across uses. A tool missing
+  because its remote is down is `UnknownTool` naming the remote and why it is down.
 - When the upstream dies, calls in flight fail with `UpstreamError`, the lists keep the last
   known tools, prompts and resources, and the upstream is restarted with exponential backoff.
-- A call, prompt or read while the session is down (or outside any lifespan) fails at once with
-  `UpstreamError`: a session is never opened per call.
+- A call, prompt or read while the session is down fails at once with `UpstreamError`.
 
 Example:
     >>> gateway = Server("gateway")

@@ -18,16 +18,17 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import logging
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from anyio.abc import TaskGroup
 
 from toolweave.core.context import Context, enter_context, exit_context
 from toolweave.core.decorator import as_tool, make_decorator
-from toolweave.core.errors import DuplicateError
+from toolweave.core.errors import DuplicateError, UnknownTool
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
@@ -52,6 +53,9 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from starlette.applications import Starlette
+
+logger = logging.getLogger("toolweave.server")
+T = TypeVar("T")
 
 
 class Server:
@@ -374,10 +378,55 @@ class Server:
     async def hold_open(self, tasks: TaskGroup) -> None:
         """Open this server's own long-lived resources in `tasks` (a `RemoteServer` connects); a hook."""
 
+    def remotes(self) -> list[Server]:
+        """The remote servers this server is, mounts or imports from, at any depth, once each."""
+        found: list[Server] = [self] if self.is_remote else []
+        for child in self.children():
+            found += [remote for remote in child.remotes() if all(remote is not seen for seen in found)]
+        return found
+
+    async def _started_for(self, use: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        """`use(...)` with the lifespan entered for its duration (remote sessions connected first).
+
+        An in-process call on a server that is not running and holds remote servers connects them
+        for that call and closes them after it; `async with server:` keeps them open instead.
+        """
+        names = ", ".join(repr(remote.name) for remote in self.remotes())
+        logger.info(
+            "server %r is not running: connecting %s for this call (use `async with server:` to keep "
+            "the sessions open)",
+            self.name,
+            names,
+        )
+        failure: Exception | None = None
+        async with self._life.enter():
+            try:
+                result = await use(*args, **kwargs)
+            except Exception as error:  # raised here, not wrapped in the lifespan's exception group
+                failure = error
+        if failure is not None:
+            raise failure
+        return result
+
+    def _needs_start(self) -> bool:
+        return not self._life.started and bool(self.remotes())
+
+    def down_remotes(self) -> list[str]:
+        """The remote servers held here that have no session now, as `'name' (state: why)`."""
+        found = []
+        for remote in self.remotes():
+            state = getattr(remote, "state", "up")
+            if state != "up":
+                why = getattr(remote, "last_error", None)
+                found.append(f"{remote.name!r} ({state}{': ' + why if why else ''})")
+        return found
+
     # -- in-process use ------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Context | None = None) -> list[Tool]:
-        """The tools a client would see, in order."""
+        """The tools a client would see, in order (remote servers connected first, if not running)."""
+        if self._needs_start():
+            return await self._started_for(self.list_tools, ctx)
         catalog = self.catalog
         if not catalog.list_middleware:
             return list(catalog.tools)
@@ -388,19 +437,31 @@ class Server:
     ) -> ToolResult:
         """Call a tool in-process, through the same catalog a client uses.
 
+        A server that is not running connects its remote servers for the call (see `lifespan`).
+
         Raises:
-            UnknownTool: when no enabled tool has that name. Every other failure is returned
-                as an `isError` result, exactly as a client would get it.
+            UnknownTool: when no enabled tool has that name (naming the remote servers that are
+                down, if any). Every other failure is returned as an `isError` result, exactly
+                as a client would get it.
         """
+        if self._needs_start():
+            return await self._started_for(self.call_tool, name, arguments, ctx=ctx)
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
             return await self.catalog.call(name, arguments, ctx)
+        except UnknownTool as error:
+            down = self.down_remotes()
+            if not down:
+                raise
+            raise UnknownTool(name, f"; these remote servers are down: {', '.join(down)}") from error
         finally:
             exit_context(token)
 
     async def list_prompts(self) -> list[Prompt]:
         """The prompts a client would see, in order."""
+        if self._needs_start():
+            return await self._started_for(self.list_prompts)
         return list(self.prompts.catalog.prompts)
 
     async def get_prompt(
@@ -410,6 +471,8 @@ class Server:
 
         Raises `UnknownPrompt`, `InvalidArguments`, or `ToolError` (internal errors masked).
         """
+        if self._needs_start():
+            return await self._started_for(self.get_prompt, name, arguments, ctx=ctx)
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
@@ -419,10 +482,14 @@ class Server:
 
     async def list_resources(self) -> list[Resource]:
         """The static resources a client would see, in order."""
+        if self._needs_start():
+            return await self._started_for(self.list_resources)
         return list(self.resources.catalog.resources)
 
     async def list_resource_templates(self) -> list[Resource]:
         """The resource templates a client would see, in order."""
+        if self._needs_start():
+            return await self._started_for(self.list_resource_templates)
         return list(self.resources.catalog.resource_templates)
 
     async def read_resource(self, uri: str, *, ctx: Context | None = None) -> ResourceResult:
@@ -431,6 +498,8 @@ class Server:
         Raises `UnknownResource`, `InvalidArguments` (a template parameter that does not convert),
         or `ToolError` (internal errors masked).
         """
+        if self._needs_start():
+            return await self._started_for(self.read_resource, uri, ctx=ctx)
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
