@@ -112,11 +112,12 @@ def http_app(
 
 
 async def serve_stdio(server: Server) -> None:
-    """Serve `server` on this process's stdin/stdout until the client closes it."""
-    from mcp.server.stdio import stdio_server
+    """Serve `server` on this process's stdin/stdout until the client closes it; every malformed
+    message gets its JSON-RPC error (`toolweave.mcp.stdio`)."""
+    from toolweave.mcp.stdio import stdio_streams
 
     lowlevel = adapter_for(server).lowlevel
-    async with stdio_server() as (read, write):
+    async with stdio_streams() as (read, write):
         await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
