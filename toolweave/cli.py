@@ -362,6 +362,12 @@ def serve(
             "--legacy-sse", help="HTTP: also serve the legacy HTTP+SSE transport (/sse, /messages/) for old clients."
         ),
     ] = False,
+    grace: Annotated[
+        float,
+        typer.Option(
+            min=0, help="On SIGTERM/SIGINT: seconds the calls in flight get to finish (the rest are answered)."
+        ),
+    ] = 10.0,
     log_level: LogOption = LogLevel.warning,
 ) -> None:
     """Serve the composed server over stdio (default) or streamable HTTP."""
@@ -373,7 +379,7 @@ def serve(
     async def work(composed: Composed) -> Failure | None:
         server = composed.server
         if transport is Transport.stdio:
-            await server.run_async("stdio")
+            await server.run_async("stdio", grace=grace)
             return None
         busy = _cannot_listen(host, port)
         if busy is not None:
@@ -388,6 +394,7 @@ def serve(
             "limit_concurrency": limit_concurrency,
             "legacy_sse": legacy_sse,
             "on_ready": lambda url: _announce(server.name, url, legacy_sse),
+            "grace": grace,
         }
         if composed.authenticate is not None:
             options["authenticate"] = composed.authenticate

@@ -36,18 +36,30 @@ class RawStdio:
         process = await anyio.open_process(
             [sys.executable, str(SERVERS / script), *args], env=subprocess_env(), stderr=subprocess.DEVNULL
         )
+        return await cls.started(process)
+
+    @classmethod
+    async def started(cls, process: Process) -> RawStdio:
+        """`process`, a stdio server, after the handshake."""
         raw = cls(process)
         await raw.send(json.dumps(INITIALIZE).encode())
         assert (await raw.receive())["id"] == 0
         await raw.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         return raw
 
+    async def call(self, request_id: int, name: str, arguments: dict[str, Any]) -> None:
+        """Send a `tools/call` (the answer is read with `answers_until`)."""
+        params = {"name": name, "arguments": arguments}
+        await self.send(
+            json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}).encode()
+        )
+
     async def send(self, line: bytes) -> None:
         assert self.process.stdin is not None
         await self.process.stdin.send(line + b"\n")
 
-    async def receive(self) -> dict[str, Any]:
-        with anyio.fail_after(10):
+    async def receive(self, timeout: float = 10) -> dict[str, Any]:
+        with anyio.fail_after(timeout):
             line = await self._out.receive_until(b"\n", 64 * 1024 * 1024)
         return json.loads(line)
 

@@ -2,34 +2,18 @@
 
 from __future__ import annotations
 
-import json
-
 import httpx2
 
 from tests.serving import serving
 from toolweave.mcp.malformed import top_level_id
 
+from .http import MODERN, call
 from .malformed_cases import CASES, OVERSIZED, PARSE
 from .servers.target import server
 
-MODERN = {
-    "content-type": "application/json",
-    "accept": "application/json, text/event-stream",
-    "mcp-protocol-version": "2026-07-28",
-}
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
-
 
 async def echo(client: httpx2.AsyncClient, url: str, text: str) -> str:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": "echo", "arguments": {"text": text}, "_meta": META},
-    }
-    headers = MODERN | {"mcp-method": "tools/call", "mcp-name": "echo"}
-    response = await client.post(url, content=json.dumps(body), headers=headers)
-    return str(response.json()["result"]["content"][0]["text"])
+    return str((await call(client, url, "echo", {"text": text}))["result"]["content"][0]["text"])
 
 
 async def test_every_malformed_class_is_answered_over_http() -> None:

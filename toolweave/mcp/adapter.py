@@ -285,9 +285,7 @@ class McpAdapter:
 
         return await input_required.with_input(ctx, params, await self._context(ctx), attempt)
 
-    async def _set_level(
-        self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams
-    ) -> mt.EmptyResult:
+    async def _set_level(self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams) -> mt.EmptyResult:
         connection = getattr(ctx.session, "_connection", None)
         if connection is not None:
             self._levels.set(connection, params.level)

@@ -44,9 +44,7 @@ class ResourceUpdates:
             self._uris[key].add(str(params.uri))
         return mt.EmptyResult()
 
-    async def unsubscribe(
-        self, ctx: ServerRequestContext[Any], params: mt.UnsubscribeRequestParams
-    ) -> mt.EmptyResult:
+    async def unsubscribe(self, ctx: ServerRequestContext[Any], params: mt.UnsubscribeRequestParams) -> mt.EmptyResult:
         """`resources/unsubscribe`: forget the URI for this connection (unknown URIs are fine)."""
         connection = getattr(ctx.session, "_connection", None)
         if connection is not None:

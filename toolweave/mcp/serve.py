@@ -8,9 +8,11 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -19,6 +21,7 @@ from toolweave.auth.verifier import Verifier
 from toolweave.mcp.adapter import adapter_for
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
+from toolweave.mcp.shutdown import FLUSH_SECONDS, Drain, on_signals
 from toolweave.server.server import Server
 
 if TYPE_CHECKING:
@@ -26,6 +29,8 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 logger = logging.getLogger("toolweave.mcp")
+GRACE = 10.0
+"""Seconds the requests in flight get to finish after SIGTERM/SIGINT, by default."""
 
 
 def http_app(
@@ -111,14 +116,25 @@ def http_app(
     return app
 
 
-async def serve_stdio(server: Server) -> None:
+async def serve_stdio(server: Server, *, grace: float | None = GRACE) -> None:
     """Serve `server` on this process's stdin/stdout until the client closes it; every malformed
-    message gets its JSON-RPC error (`toolweave.mcp.stdio`)."""
+    message gets its JSON-RPC error (`toolweave.mcp.stdio`).
+
+    Args:
+        grace: On SIGTERM/SIGINT, stop reading, give the requests in flight this many seconds,
+            answer the rest with an error, and return (`toolweave.mcp.shutdown`); `None` leaves
+            signals alone.
+    """
     from toolweave.mcp.stdio import stdio_streams
 
     lowlevel = adapter_for(server).lowlevel
-    async with stdio_streams() as (read, write):
-        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+    with Drain().installed(lowlevel) as drain:
+        drain.track_answers()  # the transport stops right after the drain: wait for the answers
+        async with stdio_streams(written=drain.written) as (read, write), anyio.create_task_group() as tasks:
+            if grace is not None:
+                tasks.start_soon(on_signals, drain, grace, read.stop_reading)
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+            tasks.cancel_scope.cancel()
 
 
 async def serve_http(
@@ -132,6 +148,7 @@ async def serve_http(
     timeout_keep_alive: int = 5,
     forwarded_allow_ips: str | None = None,
     on_ready: Callable[[str], None] | None = None,
+    grace: float | None = GRACE,
     **app_options: Any,
 ) -> None:
     """Serve `server` over streamable HTTP with uvicorn.
@@ -145,11 +162,15 @@ async def serve_http(
             a local reverse proxy. Unset (and no `FORWARDED_ALLOW_IPS` in the environment), the
             header is trusted from no one: the peer is the connection's own address.
         on_ready: Called with the URL once the socket listens (with the real port when `port=0`).
+        grace: On SIGTERM/SIGINT, stop accepting connections and requests, give the requests in
+            flight this many seconds, answer the rest with an error, then stop
+            (`toolweave.mcp.shutdown`); `None` leaves signals to uvicorn.
         **app_options: `http_app` options (auth, limits, event store...).
     """
     import uvicorn
 
     app = http_app(server, path=path, host=host, **app_options)
+    drain = Drain()
     trusted = forwarded_allow_ips if forwarded_allow_ips is not None else os.environ.get("FORWARDED_ALLOW_IPS")
     config = uvicorn.Config(
         app,
@@ -161,8 +182,43 @@ async def serve_http(
         timeout_keep_alive=timeout_keep_alive,
         proxy_headers=trusted is not None,
         forwarded_allow_ips=trusted,
+        timeout_graceful_shutdown=None if grace is None else int(FLUSH_SECONDS),
     )
-    runner = uvicorn.Server(config)
+    runner = _runner(uvicorn, config, handle_signals=grace is None)
+
+    def stop() -> None:
+        runner.should_exit = True
+
+    with drain.installed(adapter_for(server).lowlevel):
+        async with anyio.create_task_group() as tasks:
+            if grace is not None:
+                tasks.start_soon(on_signals, drain, grace, stop, partial(_stop_listening, runner))
+            await _serve_uvicorn(runner, server, host, port, path, on_ready)
+            tasks.cancel_scope.cancel()
+
+
+def _runner(uvicorn: Any, config: Any, *, handle_signals: bool) -> Any:
+    """A uvicorn server; without its own signal handlers unless `handle_signals` (toolweave's
+    `on_signals` drains first, then stops it, and the process exits 0)."""
+    if handle_signals:
+        return uvicorn.Server(config)
+
+    class Quiet(uvicorn.Server):  # type: ignore[misc,name-defined]
+        def capture_signals(self) -> contextlib.AbstractContextManager[None]:
+            return contextlib.nullcontext()
+
+    return Quiet(config)
+
+
+def _stop_listening(runner: Any) -> None:
+    """Close uvicorn's listening sockets: no new connections; open ones carry on."""
+    for listening in getattr(runner, "servers", ()):
+        listening.close()
+
+
+async def _serve_uvicorn(
+    runner: Any, server: Server, host: str, port: int, path: str, on_ready: Callable[[str], None] | None
+) -> None:
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(runner.serve)
         while not runner.started and not runner.should_exit:  # uvicorn offers no event  # noqa: ASYNC110
@@ -191,11 +247,12 @@ def _url(host: str, port: int, path: str) -> str:
 
 
 async def run_async(server: Server, transport: Literal["stdio", "http"] = "stdio", **options: Any) -> None:
-    """Serve `server` over `transport` inside a running event loop."""
+    """Serve `server` over `transport` inside a running event loop (`grace=` for either)."""
     if transport == "stdio":
+        grace = options.pop("grace", GRACE)
         if options:
-            raise TypeError(f"stdio takes no options, got {sorted(options)}")
-        await serve_stdio(server)
+            raise TypeError(f"stdio takes only grace=, got {sorted(options)}")
+        await serve_stdio(server, grace=grace)
     elif transport == "http":
         await serve_http(server, **options)
     else:

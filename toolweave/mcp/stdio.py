@@ -59,6 +59,13 @@ class _Lines:
         self.given: collections.deque[str] = collections.deque()
         """The lines handed to the SDK and not yet seen again on its read stream, oldest first."""
         self._regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        self._waiting: anyio.CancelScope | None = None
+
+    def stop(self) -> None:
+        """Read no more: the lines end (what was read already is still handed over)."""
+        self._eof = True
+        if self._waiting is not None:
+            self._waiting.cancel()
 
     def answer_with(self, send: Answer) -> None:
         self._answer = send
@@ -85,7 +92,11 @@ class _Lines:
     async def _read(self) -> bytes | None:
         """The next chunk (empty at end of file), or None when there was nothing to read after all."""
         if not self._regular:
-            await anyio.wait_readable(self._fd)
+            with anyio.CancelScope() as self._waiting:
+                await anyio.wait_readable(self._fd)
+            self._waiting = None
+            if self._eof:
+                return None
         else:
             await anyio.lowlevel.checkpoint()
         try:
@@ -164,6 +175,10 @@ class _Answering:
     def __getattr__(self, name: str) -> Any:  # e.g. `last_context`
         return getattr(self._stream, name)
 
+    def stop_reading(self) -> None:
+        """Take no more messages from stdin; the stream ends once those already read are through."""
+        self._lines.stop()
+
     async def receive(self) -> Any:
         while True:
             item = await self._stream.receive()
@@ -217,17 +232,39 @@ async def _claimed_stdin() -> AsyncIterator[int]:
         os.close(private)
 
 
+class _Reporting:
+    """The SDK's write stream, telling `written` about each message sent."""
+
+    def __init__(self, stream: Any, written: Callable[[Any], None]) -> None:
+        self._stream = stream
+        self._written = written
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    async def send(self, item: SessionMessage) -> None:
+        await self._stream.send(item)
+        self._written(item.message)
+
+    async def __aenter__(self) -> _Reporting:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> Any:
+        return await self._stream.__aexit__(*exc_info)
+
+
 @asynccontextmanager
 async def stdio_streams(
-    *, stdin_fd: int | None = None, max_message_size: int = MAX_MESSAGE_SIZE
+    *, max_message_size: int = MAX_MESSAGE_SIZE, written: Callable[[Any], None] | None = None
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The read and write streams of an MCP server on this process's stdin/stdout.
 
     Args:
-        stdin_fd: Read messages from this descriptor instead of claiming fd 0 (tests).
         max_message_size: The longest message (bytes); longer ones are answered and skipped.
+        written: Called with each JSON-RPC message once it is handed to the writer.
     """
-    async with _claimed_stdin() if stdin_fd is None else _borrowed(stdin_fd) as fd:
+    async with _claimed_stdin() as fd:
         lines = _Lines(fd, max_message_size)
         async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
 
@@ -235,9 +272,4 @@ async def stdio_streams(
                 await write.send(SessionMessage(error))
 
             lines.answer_with(send)
-            yield _Answering(read, lines, send), write
-
-
-@asynccontextmanager
-async def _borrowed(fd: int) -> AsyncIterator[int]:
-    yield fd
+            yield _Answering(read, lines, send), write if written is None else _Reporting(write, written)

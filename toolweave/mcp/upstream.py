@@ -462,5 +462,3 @@ def _describe(error: BaseException) -> str:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-
-
