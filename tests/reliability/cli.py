@@ -47,6 +47,11 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def living(pids: list[int]) -> list[int]:
+    """Those of `pids` that still exist (zombies included)."""
+    return [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+
+
 def zombies() -> list[int]:
     """Processes of this user that are zombies right now."""
     found = []

@@ -28,7 +28,7 @@ async def call(
     headers = MODERN | {"mcp-method": "tools/call", "mcp-name": name}
     response = await client.post(url, content=json.dumps(body), headers=headers)
     text = response.text
-    if text.startswith("event:") or "\ndata:" in text or text.startswith("data:"):
+    if text.startswith(("event:", "data:")) or "\ndata:" in text:
         data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
         return dict(json.loads(data[-1]))
     return dict(response.json())

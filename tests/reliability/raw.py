@@ -58,8 +58,8 @@ class RawStdio:
         assert self.process.stdin is not None
         await self.process.stdin.send(line + b"\n")
 
-    async def receive(self, timeout: float = 10) -> dict[str, Any]:
-        with anyio.fail_after(timeout):
+    async def receive(self, within: float = 10) -> dict[str, Any]:
+        with anyio.fail_after(within):
             line = await self._out.receive_until(b"\n", 64 * 1024 * 1024)
         return json.loads(line)
 

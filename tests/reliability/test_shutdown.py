@@ -4,13 +4,12 @@ are answered, upstream processes are reaped, and the exit status is 0."""
 from __future__ import annotations
 
 import signal
-from pathlib import Path
 
 import anyio
 import httpx2
 import pytest
 
-from .cli import descendants, serve_http, serve_stdio, terminate
+from .cli import descendants, living, serve_http, serve_stdio, terminate
 from .http import call
 
 SHUTTING_DOWN = -32000
@@ -30,7 +29,7 @@ async def test_stdio_serve_drains_answers_and_exits_0(sig: int) -> None:
     await raw.send(b'{"jsonrpc":"2.0","id":4,"method":"ping"}')
     answers = {}
     while len(answers) < 4:
-        message = await raw.receive(timeout=15)
+        message = await raw.receive(within=15)
         answers[message["id"]] = message
     with anyio.fail_after(15):
         status = await raw.process.wait()
@@ -43,7 +42,7 @@ async def test_stdio_serve_drains_answers_and_exits_0(sig: int) -> None:
         "code": SHUTTING_DOWN,
         "message": "the server is shutting down and takes no new requests",
     }
-    assert [pid for pid in children if Path(f"/proc/{pid}").exists()] == []
+    assert living(children) == []
 
 
 async def test_http_serve_stops_accepting_drains_answers_and_exits_0() -> None:
@@ -72,4 +71,4 @@ async def test_http_serve_stops_accepting_drains_answers_and_exits_0() -> None:
     for key in ("long", "remote"):
         assert answers[key]["error"]["code"] == SHUTTING_DOWN
         assert "grace period 2s" in answers[key]["error"]["message"]
-    assert children and [pid for pid in children if Path(f"/proc/{pid}").exists()] == []
+    assert children and living(children) == []
