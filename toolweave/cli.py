@@ -21,6 +21,8 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import importlib.util
 import json
 import logging
 import socket
@@ -39,6 +41,7 @@ from rich.markup import escape
 from toolweave.config import Composed, build_file, config_schema
 from toolweave.config.base import suggest
 from toolweave.config.from_client import build_client
+from toolweave.config.live import LiveServer, reload_on_change
 from toolweave.core.context import AuthInfo, Context
 from toolweave.core.errors import ConfigError, ToolweaveError, UnknownTool
 from toolweave.core.result import ToolResult
@@ -368,15 +371,38 @@ def serve(
             min=0, help="On SIGTERM/SIGINT: seconds the calls in flight get to finish (the rest are answered)."
         ),
     ] = 10.0,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            help="Reload the config file when it changes (a broken file is logged; the last good one serves on).",
+        ),
+    ] = False,
     log_level: LogOption = LogLevel.warning,
 ) -> None:
     """Serve the composed server over stdio (default) or streamable HTTP."""
     setup_logging(log_level)
     if legacy_sse and transport is not Transport.http:
         fail("--legacy-sse is an HTTP transport: add --transport http", code=2)
+    if watch and (client is not None or config is None):
+        fail("--watch reloads a toolweave config file: give CONFIG (not --from)", code=2)
+    if watch and importlib.util.find_spec("watchfiles") is None:
+        fail("--watch needs the watchfiles package: pip install 'toolweave[watch]'", code=2)
     composed = compose(config, client, with_file, inputs or ())
+    if watch:
+        composed = live_composed(composed, parse_inputs(inputs or ()))
 
     async def work(composed: Composed) -> Failure | None:
+        if not watch:
+            return await serve_composed(composed)
+        async with anyio.create_task_group() as tasks:
+            assert isinstance(composed.server, LiveServer)
+            tasks.start_soon(reload_on_change(composed.server))
+            failure = await serve_composed(composed)
+            tasks.cancel_scope.cancel()
+        return failure
+
+    async def serve_composed(composed: Composed) -> Failure | None:
         server = composed.server
         if transport is Transport.stdio:
             await server.run_async("stdio", grace=grace)
@@ -403,6 +429,11 @@ def serve(
 
     with contextlib.suppress(KeyboardInterrupt):
         run_composed(composed, work)
+
+
+def live_composed(composed: Composed, inputs: dict[str, str]) -> Composed:
+    """`composed` served by a `LiveServer`, which reloads its file."""
+    return dataclasses.replace(composed, server=LiveServer(composed, inputs=inputs))
 
 
 def _announce(name: str, url: str, legacy_sse: bool = False) -> None:

@@ -128,6 +128,9 @@ class Upstream:
         self.last_error: str | None = None
         """Why the last connection attempt failed or the session was lost (None while all is well)."""
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
+        self.in_flight = 0
+        """How many requests are waiting for the upstream's answer now."""
+        self._settled: anyio.Event | None = None
 
     @property
     def label(self) -> str:
@@ -149,6 +152,12 @@ class Upstream:
         """Wait until a session is open."""
         while self.session is None:
             await self._up.wait()
+
+    async def settled(self) -> None:
+        """Wait until no request is waiting for the upstream's answer."""
+        while self.in_flight:
+            self._settled = anyio.Event()
+            await self._settled.wait()
 
     async def _supervise(self, first: anyio.Event) -> None:
         backoff = self.remote.backoff
@@ -418,6 +427,7 @@ class Upstream:
         # The whole request is bounded, sending included: an upstream that stopped reading (a
         # stopped process with a full pipe) blocks the write, which the SDK's read timeout does
         # not cover. Cancelled, the SDK still sends `notifications/cancelled` (itself bounded).
+        self.in_flight += 1
         with anyio.move_on_after(math.inf if timeout is None else timeout) as bound:
             try:
                 return await session.send_request(request, result_type, progress_callback=progress)
@@ -426,6 +436,10 @@ class Upstream:
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 self._lose(session)
                 raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
+            finally:
+                self.in_flight -= 1
+                if not self.in_flight and self._settled is not None:
+                    self._settled.set()
         assert bound.cancelled_caught and timeout is not None
         if timed_out is not None:
             raise timed_out(timeout)

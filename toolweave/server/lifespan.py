@@ -66,6 +66,7 @@ class Lifespan:
         self._children = children
         self._hold_open = hold_open
         self._running: _Running | None = None
+        self._holds: dict[int, anyio.CancelScope] = {}
 
     @property
     def running(self) -> bool:
@@ -82,8 +83,15 @@ class Lifespan:
         if self._running is None:
             return None
         ready = anyio.Event()
-        self._running.tasks.start_soon(_hold, child, ready, name=f"toolweave lifespan of {child.name!r}")
+        scope = self._holds[id(child)] = anyio.CancelScope()
+        self._running.tasks.start_soon(_hold, child, ready, scope, name=f"toolweave lifespan of {child.name!r}")
         return ready
+
+    def stop(self, child: Held) -> None:
+        """Stop holding `child` (started by this lifespan); it stops unless someone else holds it."""
+        scope = self._holds.pop(id(child), None)
+        if scope is not None:
+            scope.cancel()
 
     @asynccontextmanager
     async def enter(self) -> AsyncIterator[None]:
@@ -110,14 +118,16 @@ class Lifespan:
                 await running.wait_for_others()
             finally:
                 self._running = None
+                self._holds.clear()
                 tasks.cancel_scope.cancel()
 
 
-async def _hold(child: Held, ready: anyio.Event) -> None:
-    """Keep `child` started until cancelled; set `ready` once it is (or failed to start)."""
+async def _hold(child: Held, ready: anyio.Event, scope: anyio.CancelScope) -> None:
+    """Keep `child` started until cancelled (or `scope` is); set `ready` once it is (or failed to start)."""
     try:
-        async with child.lifespan():
-            ready.set()
-            await anyio.sleep_forever()
+        with scope:
+            async with child.lifespan():
+                ready.set()
+                await anyio.sleep_forever()
     finally:
         ready.set()

@@ -239,6 +239,20 @@ class RemoteServer(Server):
             raise RuntimeError(f"remote server {self.name!r} is not started: use `async with server:`")
         await self._upstream.wait_connected()
 
+    def same_upstream(self, other: object) -> bool:
+        """Whether `other` is a remote server to the same upstream, with the same options (so
+        one may stand for the other, e.g. across a reload)."""
+        if type(other) is not type(self):
+            return False
+        assert isinstance(other, RemoteServer)
+        mine = (self.name, self.target, self.connect_timeout, self.timeout, self.backoff)
+        return mine == (other.name, other.target, other.connect_timeout, other.timeout, other.backoff)
+
+    async def settled(self) -> None:
+        """Wait until no request is waiting for the upstream's answer."""
+        if self._upstream is not None:
+            await self._upstream.settled()
+
     def named_by_mount(self, prefix: str) -> None:
         """Take the mount prefix as this remote's name (in logs and errors), unless one was given."""
         if not self._named:

@@ -108,7 +108,7 @@ class Server:
         self._middleware: list[Middleware] = list(middleware)
         self._mounts: list[Mount[Server]] = []
         self._imported_from: list[Server] = []
-        self._life = Lifespan(self.children, self.hold_open)
+        self._life = Lifespan(self.held_children, self.hold_open)
         self._entered: list[AbstractAsyncContextManager[Server]] = []
         self._update_listeners = Listeners()
 
@@ -285,6 +285,16 @@ class Server:
             self._imported_from.append(child)
         return copies
 
+    def unmount(self, mounted: Mount[Server]) -> None:
+        """Remove a mount: its components leave this server's catalogs (clients get `list_changed`)
+        and the child is no longer started with this server (stopped now, if this server started it).
+        Calls already running on the child's components finish."""
+        self._mounts.remove(mounted)
+        mounted.close()
+        self._all_changed()
+        if all(other.child is not mounted.child for other in self._mounts):
+            self._life.stop(mounted.child)
+
     @property
     def mounts(self) -> tuple[Mount[Server], ...]:
         """The live mounts of this server, in the order they were added."""
@@ -294,6 +304,10 @@ class Server:
         """The servers started and stopped with this one: mounted and imported-from."""
         children = [mounted.child for mounted in self._mounts]
         return children + [child for child in self._imported_from if child not in children]
+
+    def held_children(self) -> list[Server]:
+        """The children this server's lifespan starts when it starts (all of them; a hook)."""
+        return self.children()
 
     def named_by_mount(self, prefix: str) -> None:
         """Called when this server is mounted under `prefix` (a `RemoteServer` takes it as its name)."""
