@@ -17,8 +17,8 @@ from toolweave.config import build_file
 from toolweave.config.live import LiveServer
 from toolweave.core.errors import ConfigError
 
-from .cli import living
-from .raw import SERVERS
+from .cli import living, serve_stdio
+from .raw import SERVERS, RawStdio
 
 UP = """
 mcpServers:
@@ -141,3 +141,25 @@ async def test_reload_without_a_lifespan_swaps_the_build(config: Path) -> None:
     rewrite(config, "server:\n  name: gateway\n" + LOCAL)
     await server.reload()
     assert [tool.name for tool in await server.list_tools()] == ["local_echo", "local_fail", "local_sleep", "local_pid"]
+
+
+async def listed(raw: RawStdio, request_id: int) -> list[str]:
+    await raw.send(b'{"jsonrpc":"2.0","id":%d,"method":"tools/list"}' % request_id)
+    answer = (await raw.answers_until(request_id))[-1]
+    return [tool["name"] for tool in answer["result"]["tools"]]
+
+
+async def test_serve_watch_reloads_an_edited_file_and_skips_a_broken_one(config: Path) -> None:
+    raw = await serve_stdio("--watch", config=config)
+    try:
+        assert "local_echo" in await listed(raw, 1)
+        rewrite(config, "server:\n  name: gateway\n" + LOCAL.replace("prefix: local", "prefix: near") + UP)
+        with anyio.fail_after(15):
+            while (await raw.receive()).get("method") != "notifications/tools/list_changed":
+                pass
+        assert "near_echo" in await listed(raw, 2)
+        rewrite(config, "server: [broken")
+        await anyio.sleep(1.0)  # the watcher sees it, and rejects it
+        assert "near_echo" in await listed(raw, 3)
+    finally:
+        assert await raw.close() == 0
