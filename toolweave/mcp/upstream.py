@@ -2,10 +2,15 @@
 
 `Upstream.start` runs a supervisor in the lifespan's task group. The supervisor connects with
 the official `mcp` client (`ClientSession` over `stdio_client`, `streamable_http_client` or the
-legacy `sse_client`, with the 2025 handshake, so the upstream's `notifications/*/list_changed` arrive on the
-connection), lists the tools (and the prompts and resources the upstream advertises, see
-`toolweave.mcp.upstream_components`), and keeps the session until it is lost; then it reconnects
-with backoff. Every call, `prompts/get` and `resources/read` shares the one session.
+legacy `sse_client`), negotiates the protocol era, lists the tools (and the prompts and resources
+the upstream advertises, see `toolweave.mcp.upstream_components`), and keeps the session until
+it is lost; then it reconnects with backoff. Every call, `prompts/get` and `resources/read` shares the one session.
+
+- the era: the 2025 `initialize` handshake first (the upstream's `notifications/*/list_changed`
+  then arrive on the connection); an upstream that refuses it (method not found, unsupported
+  protocol version, invalid request) is asked `server/discover` and spoken to in the 2026-07-28
+  era, where a `subscriptions/listen` stream brings the list changes. If the refused connection
+  cannot go on, the next one (at once, not after backoff) starts with `server/discover`;
 
 - progress from the upstream goes to the caller's `ctx.report_progress` (asked for whenever the
   caller's context can deliver it); cancelling a call makes the SDK send `notifications/cancelled`;
@@ -58,6 +63,8 @@ logger = logging.getLogger("toolweave.upstream")
 STDERR_TAIL = 20
 """How many of an upstream's last stderr lines are kept to explain a failure."""
 _LOST_CODES = (mt.CONNECTION_CLOSED,)
+_HANDSHAKE_REFUSED = (mt.METHOD_NOT_FOUND, mt.UNSUPPORTED_PROTOCOL_VERSION, mt.INVALID_REQUEST)
+_EVENT_KINDS = {"ToolsListChanged": "tools", "PromptsListChanged": "prompts", "ResourcesListChanged": "resources"}
 _REFUSED_PARAMS = (mt.INVALID_PARAMS, -32002)  # -32002: "resource not found" of earlier spec revisions
 _NOTIFIED: dict[type[Any], str] = {
     mt.ToolListChangedNotification: "tools",
@@ -65,6 +72,10 @@ _NOTIFIED: dict[type[Any], str] = {
     mt.ResourceListChangedNotification: "resources",
 }
 _NO_PROGRESS = next(f.default for f in fields(Context) if f.name == "progress_sink")
+
+
+class _Renegotiate(Exception):
+    """The upstream refused the 2025 handshake and this connection cannot switch era: connect again."""
 
 
 class _Watched:
@@ -128,6 +139,8 @@ class Upstream:
         self.last_error: str | None = None
         """Why the last connection attempt failed or the session was lost (None while all is well)."""
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
+        self.era: str | None = None
+        """`"2025"` (the `initialize` handshake) or `"2026"` (`server/discover`), once negotiated."""
         self.in_flight = 0
         """How many requests are waiting for the upstream's answer now."""
         self._settled: anyio.Event | None = None
@@ -167,10 +180,12 @@ class Upstream:
             try:
                 await self._connect_once(first)
             except Exception as error:
+                if isinstance(_innermost(error), _Renegotiate):
+                    logger.info("[%s] handshake refused; connecting again with server/discover", self.label)
+                    continue
                 self._failed(_describe(error))
                 logger.debug("[%s] failure details", self.label, exc_info=True)
-            finally:
-                first.set()
+            first.set()
             if anyio.current_time() - opened >= backoff.reset_after:
                 delays = iter(backoff.delays())
             delay = next(delays)
@@ -191,7 +206,7 @@ class Upstream:
                 )
             )
             with anyio.fail_after(self.remote.connect_timeout):  # a silent upstream is restarted too
-                await session.initialize()
+                await self._negotiate(session)
                 await self._list_tools(session)
                 await self.components.refresh(session)
             if lost.is_set():
@@ -204,6 +219,8 @@ class Upstream:
             try:
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(self._refresher, session)
+                    if self.era == "2026":
+                        tasks.start_soon(self._listen, session)
                     await lost.wait()
                     tasks.cancel_scope.cancel()
             finally:
@@ -211,6 +228,48 @@ class Upstream:
                     self.session = None
                     self._up = anyio.Event()
             self._failed("the connection was lost")
+
+    async def _negotiate(self, session: ClientSession) -> None:
+        """The 2025 handshake, or `server/discover` for an upstream that refuses it (see the module docstring)."""
+        if self.era == "2026":
+            await session.discover()
+            return
+        try:
+            await session.initialize()
+        except MCPError as refused:
+            if refused.error.code not in _HANDSHAKE_REFUSED:
+                raise
+            self.era = "2026"
+            try:
+                await session.discover()
+            except MCPError:
+                raise _Renegotiate from refused
+            return
+        self.era = "2025"
+
+    async def _listen(self, session: ClientSession) -> None:
+        """Refresh the lists a 2026-era upstream says changed (its `subscriptions/listen` stream)."""
+        from mcp.client.subscriptions import listen
+
+        capabilities = session.server_capabilities
+
+        def changes(kind: str) -> bool:
+            return bool(getattr(getattr(capabilities, kind, None), "list_changed", False))
+
+        tools, prompts, resources = changes("tools"), changes("prompts"), changes("resources")
+        if not (tools or prompts or resources):
+            return
+        try:
+            async with listen(
+                session, tools_list_changed=tools, prompts_list_changed=prompts, resources_list_changed=resources
+            ) as subscription:
+                async for event in subscription:
+                    kind = _EVENT_KINDS.get(type(event).__name__)
+                    if kind is not None:
+                        self._stale.add(kind)
+                        self._refresh.set()
+        except Exception as error:
+            logger.warning("[%s] no list changes from the upstream: subscriptions/listen failed: %s", self.label, error)
 
     def _transport(self) -> Any:
         from toolweave.server.remote import SseTarget, StdioTarget
@@ -471,8 +530,14 @@ class Upstream:
         lost.set()
 
 
-def _describe(error: BaseException) -> str:
-    """The innermost cause of a failure, as `Type: message` (task groups wrap it in groups)."""
+def _innermost(error: BaseException) -> BaseException:
+    """The first exception inside (possibly nested) groups: task groups wrap a failure in them."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
+    return error
+
+
+def _describe(error: BaseException) -> str:
+    """The innermost cause of a failure, as `Type: message`."""
+    error = _innermost(error)
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

@@ -233,6 +233,12 @@ class RemoteServer(Server):
             return "not started"
         return "up" if self.connected else "down"
 
+    @property
+    def era(self) -> str | None:
+        """The protocol era negotiated with the upstream: `"2025"` (the `initialize` handshake),
+        `"2026"` (`server/discover`, for an upstream that speaks only 2026-07-28), or None before."""
+        return self._upstream.era if self._upstream is not None else None
+
     async def wait_connected(self) -> None:
         """Wait until a session to the upstream is open (e.g. after a restart)."""
         if self._upstream is None:
