@@ -183,7 +183,7 @@ class McpAdapter:
         self._token: Any = None
         self._pending: set[str] = set()
         self._updated: list[str] = []
-        self.updates = ResourceUpdates(self.bus)
+        self.updates = ResourceUpdates(self.bus, server)
         components = ComponentHandlers(self)
         self.lowlevel = _LowLevel(
             server.name,

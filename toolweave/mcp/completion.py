@@ -11,12 +11,13 @@ from typing import Any
 import mcp.types as mt
 from mcp.server import ServerRequestContext
 
-from toolweave.server.completion import CompletionRequest, complete
+from toolweave.server.completion import CompletionRequest
 from toolweave.server.server import Server
 
 
 class CompletionHandler:
-    """Answers `completion/complete` with `server.completer` (no values without one)."""
+    """Answers `completion/complete` with `server.complete` (the owner of a mounted prompt or
+    template answers; no values without a completer)."""
 
     def __init__(self, server: Server) -> None:
         self.server = server
@@ -29,7 +30,7 @@ class CompletionHandler:
             request = CompletionRequest("prompt", ref.name, argument, value, resolved)
         else:
             request = CompletionRequest("resource", str(ref.uri), argument, value, resolved)
-        found = await complete(self.server.completer, request)
+        found = await self.server.complete(request)
         return mt.CompleteResult(
             completion=mt.Completion(values=found.values, total=found.total, has_more=found.has_more)
         )

@@ -209,6 +209,7 @@ class Upstream:
                 await self._negotiate(session)
                 await self._list_tools(session)
                 await self.components.refresh(session)
+                await self.components.resubscribe(session)
             if lost.is_set():
                 return
             self.session = session
@@ -424,6 +425,8 @@ class Upstream:
         if kind is not None:
             self._stale.add(kind)
             self._refresh.set()
+        elif isinstance(message, mt.ResourceUpdatedNotification):
+            self.remote.resource_updated(str(message.params.uri))
         elif isinstance(message, Exception):
             logger.debug("[%s] transport error: %r", self.label, message)
 

@@ -40,6 +40,7 @@ from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource
 from toolweave.core.shown import Secrets, shown_command, shown_url
 from toolweave.core.tool import Tool
+from toolweave.server.completion import Completion, CompletionRequest
 from toolweave.server.server import Server
 
 if TYPE_CHECKING:
@@ -258,6 +259,23 @@ class RemoteServer(Server):
         """Wait until no request is waiting for the upstream's answer."""
         if self._upstream is not None:
             await self._upstream.settled()
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """The upstream's suggestions for one of its prompts or templates (its own completer, if
+        this remote has one, first)."""
+        if self.completer is not None or self._upstream is None:
+            return await super().complete(request)
+        return await self._upstream.components.complete(request)
+
+    async def subscribe_resource(self, uri: str) -> None:
+        """Subscribe at the upstream to changes of `uri` (counted: the first subscriber subscribes)."""
+        if self._upstream is not None:
+            await self._upstream.components.subscribe(uri)
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        """Counterpart of `subscribe_resource` (the last subscriber unsubscribes at the upstream)."""
+        if self._upstream is not None:
+            await self._upstream.components.unsubscribe(uri)
 
     def named_by_mount(self, prefix: str) -> None:
         """Take the mount prefix as this remote's name (in logs and errors), unless one was given."""

@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -38,7 +39,7 @@ from toolweave.core.tool import Tool, Transform
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.catalog import Listener
-from toolweave.server.completion import Completer
+from toolweave.server.completion import Completer, Completion, CompletionRequest, complete
 from toolweave.server.functions import original
 from toolweave.server.lifespan import Lifespan
 from toolweave.server.listeners import Listeners
@@ -46,6 +47,7 @@ from toolweave.server.mount import Mount
 from toolweave.server.prompts import PromptRegistry
 from toolweave.server.registry import OnDuplicate, Registry
 from toolweave.server.resources import ResourceRegistry
+from toolweave.server.routing import owner
 from toolweave.server.tools import ToolCatalog, ToolRegistry
 from toolweave.server.visibility import Visibility
 
@@ -259,6 +261,7 @@ class Server:
         mounted.follow("tool", self.changed)
         mounted.follow("prompt", self.prompts.changed)
         mounted.follow("resource", self.resources.changed)
+        mounted.follow_updates(self.resource_updated)
         self.prompts.changed()
         self.resources.changed()
         self._life.start(child)
@@ -344,6 +347,35 @@ class Server:
     def subscribe_updates(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call `listener(uri)` on every `resource_updated(uri)`; returns an unsubscribe function."""
         return self._update_listeners.add(listener)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """Suggested values for a prompt argument or template parameter (`completion/complete`).
+
+        A mounted prompt or template is completed by the server it comes from (a remote one asks
+        its upstream); this server's completer answers for its own, and for mounted ones whose
+        owner suggests nothing.
+        """
+        found = owner(self, request.kind, request.name)
+        if found is not None:
+            child, name = found
+            completed = await child.complete(dataclasses.replace(request, name=name))
+            if completed.values or self.completer is None:
+                return completed
+        return await complete(self.completer, request)
+
+    async def subscribe_resource(self, uri: str) -> None:
+        """A client wants `notifications/resources/updated` for `uri`: tell the server that owns
+        it (a remote one subscribes at its upstream). Updates reach this server's
+        `resource_updated` through the mounts either way."""
+        found = owner(self, "resource", uri)
+        if found is not None:
+            await found[0].subscribe_resource(found[1])
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        """No client wants updates for `uri` any more (the counterpart of `subscribe_resource`)."""
+        found = owner(self, "resource", uri)
+        if found is not None:
+            await found[0].unsubscribe_resource(found[1])
 
     def completion(self, fn: Completer) -> Completer:
         """Register the function suggesting prompt-argument and template-parameter values.
