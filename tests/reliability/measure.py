@@ -28,8 +28,14 @@ def rss_kib() -> int:
     raise RuntimeError("no VmRSS in /proc/self/status")
 
 
+POOL_THREAD = "AnyIO worker thread"
+"""anyio keeps idle worker threads for reuse (up to its limit), not counted as held."""
+
+
 @dataclass(frozen=True)
 class Holdings:
+    """Open file descriptors, threads (but anyio's pool of idle workers), tasks, child processes."""
+
     fds: int
     threads: int
     tasks: int
@@ -39,7 +45,7 @@ class Holdings:
     def now(cls) -> Holdings:
         return cls(
             fds=len(os.listdir("/proc/self/fd")),
-            threads=threading.active_count(),
+            threads=len([t for t in threading.enumerate() if t.name != POOL_THREAD]),
             tasks=len(anyio.get_running_tasks()),
             children=len(descendants(os.getpid())),
         )
