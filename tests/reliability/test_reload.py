@@ -6,8 +6,10 @@ import logging
 import os
 import shutil
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -16,8 +18,10 @@ from tests.server.changes import names, watched
 from toolweave.config import build_file
 from toolweave.config.live import LiveServer
 from toolweave.core.errors import ConfigError
+from toolweave.testing import connect
 
 from .cli import living, serve_stdio
+from .measure import FIGURES
 from .raw import SERVERS, RawStdio
 
 UP = """
@@ -163,3 +167,45 @@ async def test_serve_watch_reloads_an_edited_file_and_skips_a_broken_one(config:
         assert "near_echo" in await listed(raw, 3)
     finally:
         assert await raw.close() == 0
+
+
+async def reload_under_load(config: Path, reloads: int, calls: int) -> Counter[str]:
+    plain = "server:\n  name: gateway\n" + LOCAL + UP
+    timed = plain + "middleware:\n  timeout: 30\n"
+    server = live(config)
+    outcomes: Counter[str] = Counter()
+    async with server, anyio.create_task_group() as load:
+        clients = [await load.start(_client, server, calls // 10, outcomes) for _ in range(10)]
+        for number in range(reloads):
+            rewrite(config, timed if number % 2 == 0 else plain)
+            await server.reload()
+            await anyio.sleep(0.01)
+        for done in clients:
+            await done.wait()
+    assert server.reloads == reloads
+    return outcomes
+
+
+async def _client(server: LiveServer, calls: int, outcomes: Counter[str], task_status: Any) -> None:
+    done = anyio.Event()
+    task_status.started(done)
+    async with connect(server, mode="legacy") as client:
+        for index in range(calls):
+            name = "up_echo" if index % 2 else "local_echo"
+            result = await client.call_tool(name, {"text": str(index)})
+            ok = not result.is_error and result.content[0].text == str(index)
+            outcomes["ok" if ok else f"failed: {result.content[0].text}"] += 1
+    done.set()
+
+
+async def test_10_reloads_during_1000_calls_fail_none(config: Path) -> None:
+    outcomes = await reload_under_load(config, reloads=10, calls=1000)
+    assert outcomes == Counter({"ok": 1000})
+    FIGURES["10 reloads during 1,000 calls: outcomes"] = dict(outcomes)
+
+
+@pytest.mark.slow
+async def test_100_reloads_during_10000_calls_fail_none(config: Path) -> None:
+    outcomes = await reload_under_load(config, reloads=100, calls=10_000)
+    assert outcomes == Counter({"ok": 10_000})
+    FIGURES["100 reloads during 10,000 calls: outcomes"] = dict(outcomes)
