@@ -82,3 +82,39 @@ async def test_a_subscription_to_a_mounted_resource_gets_its_updates(kind: str) 
         with anyio.fail_after(10):
             await arrived.wait()
     assert updates == ["resource://kid/counter"]
+
+
+@pytest.mark.parametrize("kind", ["local", "remote"])
+async def test_a_2026_listen_stream_for_a_mounted_resource_gets_its_updates(kind: str) -> None:
+    async with connect(gateway(kind)) as client:
+        async with client.listen(resource_subscriptions=["resource://kid/counter"]) as subscription:
+            events: list[Any] = []
+            with anyio.fail_after(10):
+                while not events:  # until the upstream's subscription is in place
+                    await client.call_tool("kid_bump", {})
+                    with anyio.move_on_after(0.3):
+                        events.append(await subscription.__anext__())
+    assert str(events[0].uri) == "resource://kid/counter"
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
+async def test_a_subscription_reaches_a_2026_only_upstream_through_its_listen_stream() -> None:
+    updates: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mt.ResourceUpdatedNotification):
+            updates.append(str(message.params.uri))
+            arrived.set()
+
+    root = Server("gateway")
+    remote = RemoteServer.stdio(sys.executable, [str(SERVERS / "modern_only.py")], env=subprocess_env())
+    root.mount(remote, prefix="up")
+    async with connect(root, mode="legacy", message_handler=on_message) as client:
+        await client.session.subscribe_resource("resource://up/counter")
+        with anyio.fail_after(10):
+            while not arrived.is_set():  # until the listen stream, opened again with the URI, carries it
+                await client.call_tool("up_bump", {})
+                with anyio.move_on_after(0.3):
+                    await arrived.wait()
+    assert remote.era == "2026" and updates == ["resource://up/counter"]

@@ -202,7 +202,7 @@ class McpAdapter:
             on_subscribe_resource=self.updates.subscribe,
             on_unsubscribe_resource=self.updates.unsubscribe,
             on_completion=CompletionHandler(server),
-            on_subscriptions_listen=ListenHandler(self.bus),
+            on_subscriptions_listen=self.updates.counting(ListenHandler(self.bus)),
         )
         self.lowlevel.middleware.insert(1, guard)  # just inside the SDK's OpenTelemetry span
         self.lowlevel.middleware.append(self._track_connection)

@@ -5,8 +5,8 @@
 - 2026-era clients name the URIs in `subscriptions/listen`; the SDK's listen handler filters the
   `ResourceUpdated` events published on the bus.
 
-`server.resource_updated(uri)` reaches `deliver(uri)`, which does both. The first handshake-era
-subscriber of a URI, and the last one leaving (by `resources/unsubscribe` or by closing its
+`server.resource_updated(uri)` reaches `deliver(uri)`, which does both. The first subscriber of
+a URI (either era), and the last one leaving (by `resources/unsubscribe` or by closing its
 connection), are passed on to `server.subscribe_resource` / `unsubscribe_resource`, which reach a
 mounted or remote server that owns the resource.
 
@@ -61,6 +61,23 @@ class ResourceUpdates:
             uris.discard(uri)
             await self._counted(uri, -1)
         return mt.EmptyResult()
+
+    def counting(self, handler: Any) -> Any:
+        """`handler` (the SDK's `subscriptions/listen` handler), counting the URIs each 2026-era
+        stream asks for as subscribers for as long as the stream lasts."""
+
+        async def listen(ctx: ServerRequestContext[Any], params: mt.SubscriptionsListenRequestParams) -> Any:
+            uris = [str(uri) for uri in params.notifications.resource_subscriptions or ()]
+            for uri in uris:
+                await self._counted(uri, +1)
+            try:
+                return await handler(ctx, params)
+            finally:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                    for uri in uris:
+                        await self._counted(uri, -1)
+
+        return listen
 
     async def _counted(self, uri: str, change: int) -> None:
         """Count subscribers of `uri`; tell the server about the first and about the last leaving."""

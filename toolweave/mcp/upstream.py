@@ -46,6 +46,8 @@ import anyio
 import mcp.types as mt
 from anyio.abc import TaskGroup
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp.client.subscriptions import listen
+from mcp.shared.subscriptions import ResourceUpdated
 
 from toolweave.core.context import Context
 from toolweave.core.errors import ToolTimeout, UpstreamError, UpstreamFailed
@@ -249,26 +251,47 @@ class Upstream:
         self.era = "2025"
 
     async def _listen(self, session: ClientSession) -> None:
-        """Refresh the lists a 2026-era upstream says changed (its `subscriptions/listen` stream)."""
-        from mcp.client.subscriptions import listen
-
+        """Follow a 2026-era upstream's `subscriptions/listen` stream: the lists it says changed are
+        refreshed, its resource updates become the remote's; the stream is opened again whenever
+        the set of subscribed URIs changes."""
         capabilities = session.server_capabilities
 
         def changes(kind: str) -> bool:
             return bool(getattr(getattr(capabilities, kind, None), "list_changed", False))
 
-        tools, prompts, resources = changes("tools"), changes("prompts"), changes("resources")
-        if not (tools or prompts or resources):
-            return
+        flags = {"tools": changes("tools"), "prompts": changes("prompts"), "resources": changes("resources")}
+        while True:
+            uris = self.components.subscribed()
+            if not (any(flags.values()) or uris):
+                await self.components.subscriptions_changed()
+                continue
+            with anyio.CancelScope() as scope:
+                async with anyio.create_task_group() as tasks:
+
+                    async def reopen() -> None:
+                        await self.components.subscriptions_changed()
+                        scope.cancel()
+
+                    tasks.start_soon(reopen)
+                    await self._follow(session, flags, uris)
+                    await anyio.sleep_forever()  # the stream ended: wait for a change of URIs
+
+    async def _follow(self, session: ClientSession, flags: dict[str, bool], uris: list[str]) -> None:
         try:
             async with listen(
-                session, tools_list_changed=tools, prompts_list_changed=prompts, resources_list_changed=resources
+                session,
+                tools_list_changed=flags["tools"],
+                prompts_list_changed=flags["prompts"],
+                resources_list_changed=flags["resources"],
+                resource_subscriptions=uris,
             ) as subscription:
                 async for event in subscription:
                     kind = _EVENT_KINDS.get(type(event).__name__)
                     if kind is not None:
                         self._stale.add(kind)
                         self._refresh.set()
+                    elif isinstance(event, ResourceUpdated):
+                        self.remote.resource_updated(str(event.uri))
         except Exception as error:
             logger.warning("[%s] no list changes from the upstream: subscriptions/listen failed: %s", self.label, error)
 

@@ -18,7 +18,8 @@ The converted objects run over the upstream's session:
 - `complete` asks the upstream's `completion/complete` (no values when it does not advertise
   completions or fails, logged); `subscribe`/`unsubscribe` send `resources/subscribe` for the
   first and `resources/unsubscribe` after the last subscriber of a URI (handshake-era upstreams
-  that advertise it), again on every new session; the upstream's `notifications/resources/updated`
+  that advertise it), again on every new session; a 2026-era upstream gets the URIs in its
+  `subscriptions/listen` stream instead (see `Upstream`); the upstream's `notifications/resources/updated`
   become the remote's `resource_updated(uri)`;
 - an upstream name or URI toolweave cannot expose (a name outside `[A-Za-z0-9_.-]{1,128}`, a URI
   without a scheme, a template beyond `{name}` expressions) is skipped with a warning.
@@ -34,6 +35,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import mcp.types as mt
 from mcp import ClientSession, MCPError
 
@@ -82,6 +84,19 @@ class UpstreamComponents:
         self.upstream = upstream
         self._listed: dict[str, Any] = {}
         self._subscribers: dict[str, int] = {}
+        self._changed = anyio.Event()
+
+    def subscribed(self) -> list[str]:
+        """The URIs that have subscribers, sorted."""
+        return sorted(self._subscribers)
+
+    async def subscriptions_changed(self) -> None:
+        """Wait until a URI gets its first subscriber or loses its last."""
+        await self._changed.wait()
+
+    def _note_change(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
 
     @property
     def _source(self) -> str:
@@ -178,8 +193,10 @@ class UpstreamComponents:
     async def subscribe(self, uri: str) -> None:
         """Count a subscriber of `uri`; the first one subscribes at the upstream."""
         self._subscribers[uri] = self._subscribers.get(uri, 0) + 1
-        if self._subscribers[uri] == 1 and self.upstream.session is not None:
-            await self._send_subscription(self.upstream.session, uri, subscribe=True)
+        if self._subscribers[uri] == 1:
+            self._note_change()
+            if self.upstream.session is not None:
+                await self._send_subscription(self.upstream.session, uri, subscribe=True)
 
     async def unsubscribe(self, uri: str) -> None:
         """Count a subscriber of `uri` gone; after the last one the upstream is told."""
@@ -188,8 +205,10 @@ class UpstreamComponents:
             self._subscribers[uri] = left
             return
         self._subscribers.pop(uri, None)
-        if left == 0 and self.upstream.session is not None:
-            await self._send_subscription(self.upstream.session, uri, subscribe=False)
+        if left == 0:
+            self._note_change()
+            if self.upstream.session is not None:
+                await self._send_subscription(self.upstream.session, uri, subscribe=False)
 
     async def resubscribe(self, session: ClientSession) -> None:
         """Subscribe a new session to every URI that has subscribers."""

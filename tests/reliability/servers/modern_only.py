@@ -29,6 +29,23 @@ def grow(name: str) -> str:
     return f"added {name}"
 
 
+@server.resource("resource://counter")
+def counter() -> str:
+    """How many times `bump` ran."""
+    return str(len(bumps))
+
+
+bumps: list[int] = []
+
+
+@server.tool
+def bump() -> int:
+    """Count one more; listeners of resource://counter hear of it."""
+    bumps.append(1)
+    server.resource_updated("resource://counter")
+    return len(bumps)
+
+
 async def refuse_handshake(ctx: Any, call_next: Any) -> Any:
     if ctx.method == "initialize":
         data = {"supported": ["2026-07-28"], "requested": "2025-11-25"}
