@@ -86,14 +86,14 @@ async def test_a_subscription_to_a_mounted_resource_gets_its_updates(kind: str) 
 
 @pytest.mark.parametrize("kind", ["local", "remote"])
 async def test_a_2026_listen_stream_for_a_mounted_resource_gets_its_updates(kind: str) -> None:
-    async with connect(gateway(kind)) as client:
-        async with client.listen(resource_subscriptions=["resource://kid/counter"]) as subscription:
-            events: list[Any] = []
-            with anyio.fail_after(10):
-                while not events:  # until the upstream's subscription is in place
-                    await client.call_tool("kid_bump", {})
-                    with anyio.move_on_after(0.3):
-                        events.append(await subscription.__anext__())
+    uris = ["resource://kid/counter"]
+    async with connect(gateway(kind)) as client, client.listen(resource_subscriptions=uris) as subscription:
+        events: list[Any] = []
+        with anyio.fail_after(10):
+            while not events:  # until the upstream's subscription is in place
+                await client.call_tool("kid_bump", {})
+                with anyio.move_on_after(0.3):
+                    events.append(await subscription.__anext__())
     assert str(events[0].uri) == "resource://kid/counter"
 
 
