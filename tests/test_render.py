@@ -89,5 +89,6 @@ def test_explain_tree_shows_one_schema_when_unchanged() -> None:
         "exposed by: local tool 't'",
         "transforms: none",
         "middleware (outermost first)",
+        "access: every caller",
         "schema (unchanged)",
     ]

@@ -60,6 +60,7 @@ from toolweave.server.server import Server
 from toolweave.transforms import (
     Annotate,
     Arg,
+    Authorize,
     ExcludeArgs,
     Forward,
     FromClaim,
@@ -84,6 +85,7 @@ __all__ = [
     "Audio",
     "AudioContent",
     "AuthInfo",
+    "Authorize",
     "BlobResourceContents",
     "ClientInfo",
     "CompletionRequest",

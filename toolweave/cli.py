@@ -43,7 +43,7 @@ from toolweave.config.base import suggest
 from toolweave.config.from_client import build_client
 from toolweave.config.live import LiveServer, reload_on_change
 from toolweave.core.context import AuthInfo, Context
-from toolweave.core.errors import ConfigError, ToolweaveError, UnknownTool
+from toolweave.core.errors import ConfigError, InvalidToken, ToolweaveError, UnknownTool
 from toolweave.core.result import ToolResult
 from toolweave.explain import explain_server
 from toolweave.render import explain_tree, print_json, print_listing, print_tree
@@ -424,6 +424,7 @@ def serve(
         }
         if composed.authenticate is not None:
             options["authenticate"] = composed.authenticate
+        options.update(composed.auth or {})
         await server.run_async("http", **options)
         return None
 
@@ -475,15 +476,31 @@ def list_(
     with_file: WithOption = None,
     inputs: InputOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON, as the wire sends it (camelCase).")] = False,
+    scopes: Annotated[
+        str | None,
+        typer.Option("--scopes", help="Show what a caller with these scopes (a,b) sees.", show_default=False),
+    ] = None,
+    as_token: Annotated[
+        str | None,
+        typer.Option("--as-token", help="Show what this bearer token's caller sees (server.auth).", show_default=False),
+    ] = None,
     allow_down: AllowDown = False,
     log_level: LogOption = LogLevel.warning,
 ) -> None:
-    """Show the tools, prompts and resources a client will see, and the state of each upstream."""
+    """Show the tools, prompts and resources a client will see, and the state of each upstream.
+
+    Without --scopes or --as-token every component is shown, with what a caller needs to see it.
+    """
     setup_logging(log_level)
+    if scopes is not None and as_token is not None:
+        fail("give --scopes or --as-token, not both", code=2)
     composed = compose(config, client, with_file, inputs or ())
 
-    async def work(composed: Composed) -> dict[str, Any]:
-        data = await listing(composed.server)
+    async def work(composed: Composed) -> dict[str, Any] | Failure:
+        caller = await _listing_caller(composed, scopes, as_token)
+        if isinstance(caller, Failure):
+            return caller
+        data = await listing(composed.server, caller)
         data["upstreams"] = upstream_states(composed)
         return data
 
@@ -493,6 +510,22 @@ def list_(
     else:
         print_listing(stdout, data)
     report_upstreams(data["upstreams"], allow_down)
+
+
+async def _listing_caller(composed: Composed, scopes: str | None, token: str | None) -> Context | Failure | None:
+    """The caller `list --scopes/--as-token` lists for (None: the operator, who sees everything)."""
+    if scopes is not None:
+        granted = tuple(scope.strip() for scope in scopes.split(",") if scope.strip())
+        return Context(auth=AuthInfo(subject="toolweave-list", scopes=granted))
+    if token is None:
+        return None
+    verifier = (composed.auth or {}).get("auth")
+    if verifier is None:
+        return Failure("--as-token needs a server.auth section in the config (to verify the token)")
+    try:
+        return Context(auth=await verifier.verify(token))
+    except InvalidToken as refused:
+        return Failure(f"the token was refused: {refused}")
 
 
 @app.command(

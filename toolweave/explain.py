@@ -56,6 +56,7 @@ class ToolExplanation:
         middleware: The middleware its calls go through, outermost first, mounted servers' included.
         schema_before: The base tool's input schema.
         schema_after: The exposed input schema.
+        access: What a caller needs to see and call it (`Authorize`); `None`: every caller.
     """
 
     name: str
@@ -68,6 +69,7 @@ class ToolExplanation:
     middleware: tuple[str, ...]
     schema_before: Mapping[str, Any]
     schema_after: Mapping[str, Any]
+    access: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The explanation as JSON-able data (what `toolweave explain --json` prints)."""
@@ -79,6 +81,7 @@ class ToolExplanation:
             "middleware": list(self.middleware),
             "schema_before": dict(self.schema_before),
             "schema_after": dict(self.schema_after),
+            "access": self.access,
         }
 
 
@@ -158,6 +161,7 @@ def explain_tool(
         middleware=tuple(middleware),
         schema_before=root.input_schema,
         schema_after=tool.input_schema,
+        access=tool.access.describe() if tool.access is not None else None,
     )
 
 
@@ -245,6 +249,7 @@ def _render(tool: ToolExplanation) -> str:
     else:
         lines.append("  transforms: (none)")
     lines.append(f"  middleware: {' -> '.join(tool.middleware) if tool.middleware else '(none)'}")
+    lines.append(f"  access:     {tool.access or 'every caller'}")
     lines.append(f"  arguments before: {_arguments(tool.schema_before)}")
     lines.append(f"  arguments after:  {_arguments(tool.schema_after)}")
     return "\n".join(lines)

@@ -70,17 +70,23 @@ def _extras(listing: dict[str, list[dict[str, Any]]]) -> list[tuple[str, list[di
     return extras
 
 
+def _described(item: dict[str, Any], width: int = 80) -> str:
+    """An item's description on one line, after what a caller needs to see it (if anything)."""
+    text = _one_line(str(item.get("description") or ""), width)
+    return f"[needs {item['access']}] {text}" if "access" in item else text
+
+
 def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) -> None:
     """Tools (name, arguments, description), prompts, resources and resource templates."""
     tools = listing["tools"]
     if not console.is_terminal:
         console.out(f"tools ({len(tools)}):", highlight=False)
         for tool in tools:
-            console.out(f"  {tool['name']}({_args(tool)})  {_one_line(tool['description'])}", highlight=False)
+            console.out(f"  {tool['name']}({_args(tool)})  {_described(tool)}", highlight=False)
         for kind, items, key in _extras(listing):
             console.out(f"{kind} ({len(items)}):", highlight=False)
             for item in items:
-                description = _one_line(str(item.get("description") or ""))
+                description = _described(item)
                 console.out(f"  {_label(item, key)}  {description}", highlight=False)
         return
     table = Table(title=f"Tools ({len(tools)})", title_justify="left", show_lines=False)
@@ -88,7 +94,7 @@ def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) ->
     table.add_column("arguments", style="green")
     table.add_column("description")
     for tool in tools:
-        table.add_row(escape(tool["name"]), escape(_args(tool)), escape(_one_line(tool["description"], 100)))
+        table.add_row(escape(tool["name"]), escape(_args(tool)), escape(_described(tool, 100)))
     console.print(table)
     for kind, items, key in _extras(listing):
         title = kind[0].upper() + kind[1:]
@@ -99,7 +105,7 @@ def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) ->
         extra.add_column(key, style="bold cyan")
         extra.add_column("description")
         for item in items:
-            description = _one_line(str(item.get("description") or ""), 100)
+            description = _described(item, 100)
             extra.add_row(escape(_label(item, key)), escape(description))
         console.print(extra)
 
@@ -116,6 +122,7 @@ def explain_tree(explained: list[dict[str, Any]], server_name: str) -> Node:
         node.children.append(Node("transforms (in order)" if steps else "transforms: none", steps))
         layers = [Node(f"{index}. {layer}") for index, layer in enumerate(item["middleware"], 1)]
         node.children.append(Node("middleware (outermost first)" if layers else "middleware: none", layers))
+        node.children.append(Node(f"access: {item.get('access') or 'every caller'}"))
         before, after = item["schema_before"], item["schema_after"]
         if before == after:
             node.children.append(Node("schema (unchanged)", code=json.dumps(after, indent=2)))

@@ -15,17 +15,14 @@ Example:
 
 from __future__ import annotations
 
-import inspect
+from collections.abc import Sequence
 from typing import Any
 
+from toolweave.core.context import Context
+from toolweave.core.prompt import Prompt
+from toolweave.core.resource import Resource
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
-
-LISTS = (
-    ("prompts", "list_prompts", "name"),
-    ("resources", "list_resources", "uri"),
-    ("resource_templates", "list_resource_templates", "uri"),
-)
 
 
 def tool_info(tool: Tool) -> dict[str, Any]:
@@ -41,17 +38,17 @@ def tool_info(tool: Tool) -> dict[str, Any]:
         info["annotations"] = tool.annotations.to_dict()
     if tool.tags:
         info["tags"] = sorted(tool.tags)
+    _add_access(info, tool)
     return info
 
 
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
+def _add_access(info: dict[str, Any], component: Any) -> None:
+    if component.access is not None:
+        info["access"] = component.access.describe()
 
 
 def _item_info(item: Any, key: str) -> dict[str, Any]:
     """A prompt or resource as plain data: its key (name or URI), then what it declares."""
-    if isinstance(item, dict):
-        return {k: v for k, v in item.items() if v is not None}
     info: dict[str, Any] = {key: getattr(item, key, None) or str(item)}
     for attribute, wire in (
         ("name", "name"),
@@ -65,15 +62,33 @@ def _item_info(item: Any, key: str) -> dict[str, Any]:
     arguments = getattr(item, "arguments", None)
     if arguments:
         info["arguments"] = [getattr(arg, "name", str(arg)) for arg in arguments]
+    _add_access(info, item)
     return info
 
 
-async def listing(server: Server) -> dict[str, list[dict[str, Any]]]:
-    """The tools, prompts, resources and resource templates a client of `server` will see."""
-    tools = [tool_info(tool) for tool in await server.list_tools()]
-    result: dict[str, list[dict[str, Any]]] = {"tools": tools}
-    for kind, method, key in LISTS:
-        lister = getattr(server, method, None)
-        items = await _maybe_await(lister()) if lister is not None else []
-        result[kind] = [_item_info(item, key) for item in items]
-    return result
+async def listing(server: Server, ctx: Context | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The tools, prompts, resources and resource templates of `server`: all of them, with what
+    each needs (`access`), or — given `ctx` — what the caller of `ctx` will see."""
+    found: tuple[Sequence[Tool], Sequence[Prompt], Sequence[Resource], Sequence[Resource]]
+    if ctx is None:
+        resources = server.resources.catalog
+        found = (
+            server.catalog.tools,
+            server.prompts.catalog.prompts,
+            resources.resources,
+            resources.resource_templates,
+        )
+    else:
+        found = (
+            await server.list_tools(ctx),
+            await server.list_prompts(ctx),
+            await server.list_resources(ctx),
+            await server.list_resource_templates(ctx),
+        )
+    tools, prompts, static, templates = found
+    return {
+        "tools": [tool_info(tool) for tool in tools],
+        "prompts": [_item_info(prompt, "name") for prompt in prompts],
+        "resources": [_item_info(resource, "uri") for resource in static],
+        "resource_templates": [_item_info(template, "uri") for template in templates],
+    }

@@ -1,8 +1,16 @@
 """Test helpers for toolweave users: an in-memory MCP client, a recording middleware, fake tools.
 
 Example:
-    async with connect(server) as client:
-        result = await client.call_tool("add", {"a": 1, "b": 2})
+    >>> import anyio
+    >>> server = Server("calc")
+    >>> @server.tool
+    ... def add(a: int, b: int) -> int:
+    ...     return a + b
+    >>> async def check() -> int:
+    ...     async with connect(server) as client:
+    ...         return (await client.call_tool("add", {"a": 1, "b": 2})).structured_content["result"]
+    >>> anyio.run(check)
+    3
 """
 
 from __future__ import annotations

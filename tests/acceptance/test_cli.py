@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tests import features
 from tests.acceptance.cli_helpers import FIXTURES, run_cli
 from tests.conftest import subprocess_env
 from toolweave import __version__
@@ -172,7 +171,6 @@ def test_nothing_starts_from_an_invalid_config(command: list[str]) -> None:
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.skipif(not features.TRANSFORMS, reason=features.NEEDS_TRANSFORMS)
 @pytest.mark.parametrize(
     ("name", "message"),
     [

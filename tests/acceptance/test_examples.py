@@ -18,7 +18,6 @@ import pytest
 from mcp import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests import features
 from tests.acceptance.cli_helpers import COMMAND, EXAMPLES, ROOT, run_cli
 from tests.conftest import free_port, subprocess_env, wait_for_port
 
@@ -28,17 +27,11 @@ IDENTITY = str(EXAMPLES / "identity.yaml")
 KEY = {"WEATHER_API_KEY": "demo-key-1234"}
 PYTHON = {"PYTHON": sys.executable}
 
-needs_transforms = pytest.mark.skipif(not features.TRANSFORMS, reason=features.NEEDS_TRANSFORMS)
-needs_gateway = pytest.mark.skipif(
-    not (features.REMOTE and features.MIDDLEWARE),
-    reason=f"{features.NEEDS_REMOTE}; {features.NEEDS_MIDDLEWARE}",
-)
 
 
 # -- 1. wrap existing tools -----------------------------------------------------------------------
 
 
-@needs_transforms
 def test_wrap_exposes_clean_tools_without_the_key_or_debug() -> None:
     done = run_cli("list", WRAP, "--json", env=KEY)
     assert done.returncode == 0, done.stderr
@@ -53,7 +46,6 @@ def test_wrap_exposes_clean_tools_without_the_key_or_debug() -> None:
     assert set(tools["suggest_words"]["inputSchema"]["properties"]) == {"word", "possibilities", "limit"}
 
 
-@needs_transforms
 def test_wrap_calls_the_library_with_the_injected_key() -> None:
     done = run_cli("call", WRAP, "forecast", "city=Paris", "days=2", env=KEY)
     assert done.returncode == 0, done.stderr
@@ -64,14 +56,12 @@ def test_wrap_calls_the_library_with_the_injected_key() -> None:
     assert "demo-key" not in done.stdout
 
 
-@needs_transforms
 def test_wrap_refuses_a_client_supplied_key() -> None:
     done = run_cli("call", WRAP, "forecast", "city=Paris", "api_key=stolen", env=KEY)
     assert done.returncode == 1
     assert "api_key" in done.stderr
 
 
-@needs_transforms
 def test_wrap_stdlib_function_is_renamed() -> None:
     words = 'possibilities=["apple", "ape", "pear"]'
     done = run_cli("call", WRAP, "suggest_words", "word=appel", words, "limit=1")
@@ -91,7 +81,6 @@ async def test_the_bare_mcp_example_server_answers_over_stdio() -> None:
         assert result.content[0].text.startswith("Forecast for Oslo")
 
 
-@needs_gateway
 def test_gateway_lists_both_sources_under_their_prefixes() -> None:
     done = run_cli("list", GATEWAY, "--json", env=PYTHON)
     assert done.returncode == 0, done.stderr
@@ -99,14 +88,12 @@ def test_gateway_lists_both_sources_under_their_prefixes() -> None:
     assert names == {"local_add", "local_word_count", "wx_get_forecast", "wx_get_alerts"}
 
 
-@needs_gateway
 def test_gateway_calls_the_stdio_upstream() -> None:
     done = run_cli("call", GATEWAY, "wx_get_forecast", "city=Oslo", env=PYTHON)
     assert done.returncode == 0, done.stderr
     assert "Forecast for Oslo" in done.stdout
 
 
-@needs_gateway
 def test_gateway_explains_one_policy_over_both_sources() -> None:
     done = run_cli("explain", GATEWAY, "--json", env=PYTHON)
     assert done.returncode == 0, done.stderr
@@ -118,7 +105,6 @@ def test_gateway_explains_one_policy_over_both_sources() -> None:
     assert explained["wx_get_forecast"]["origin"]["kind"] == "remote"
 
 
-@needs_gateway
 async def test_gateway_serves_over_stdio() -> None:
     params = StdioServerParameters(
         command=COMMAND[0], args=[*COMMAND[1:], "serve", GATEWAY], env=subprocess_env(**PYTHON), cwd=str(ROOT)
@@ -161,7 +147,6 @@ async def as_user(url: str, token: str) -> AsyncIterator[mcp.Client]:
         yield client
 
 
-@needs_transforms
 async def test_identity_fills_user_id_from_the_token(identity_url: str) -> None:
     async with as_user(identity_url, "alice-token") as alice:
         listed = await alice.list_tools()
@@ -173,7 +158,6 @@ async def test_identity_fills_user_id_from_the_token(identity_url: str) -> None:
         assert "buy milk" not in json.dumps(notes.structured_content)
 
 
-@needs_transforms
 async def test_identity_refuses_a_client_supplied_user_id(identity_url: str) -> None:
     async with as_user(identity_url, "bob-token") as bob:
         spoofed = await bob.call_tool("list_notes", {"user_id": "alice"})
@@ -181,7 +165,6 @@ async def test_identity_refuses_a_client_supplied_user_id(identity_url: str) -> 
         assert "user_id" in spoofed.content[0].text
 
 
-@needs_transforms
 def test_identity_call_from_the_command_line_with_a_header() -> None:
     done = run_cli("call", IDENTITY, "add_note", "text=hello", "-H", "Authorization: Bearer bob-token")
     assert done.returncode == 0, done.stderr

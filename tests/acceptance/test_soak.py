@@ -86,6 +86,7 @@ def test_random_arguments_get_an_answer_and_never_the_secret(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # 2,000 examples; the default 60 s bounds one example's worth of work
 @settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
 @given(name=st.sampled_from(["search_docs", "schema_only", "crash"]), arguments=ARGUMENTS)
 def test_random_arguments_long_run(monkeypatch: pytest.MonkeyPatch, name: str, arguments: dict[str, Any]) -> None:

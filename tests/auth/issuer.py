@@ -59,6 +59,8 @@ class Issuer:
     keys: list[SigningKey] = field(default_factory=lambda: [SigningKey.rsa(), SigningKey.ec()])
     jwks_requests: int = 0
     introspections: int = 0
+    token_requests: int = 0
+    token_lifetime: int = 600
     opaque: dict[str, dict[str, Any]] = field(default_factory=dict)
     base_url: str = ""
 
@@ -69,6 +71,10 @@ class Issuer:
     @property
     def introspection_url(self) -> str:
         return f"{self.base_url}/introspect"
+
+    @property
+    def token_url(self) -> str:
+        return f"{self.base_url}/token"
 
     def rotate(self) -> None:
         self.keys = [SigningKey.rsa(), SigningKey.ec()]
@@ -103,7 +109,27 @@ class Issuer:
             form = await request.form()
             return JSONResponse(self.opaque.get(str(form.get("token")), {"active": False}))
 
-        return Starlette(routes=[Route("/jwks.json", jwks), Route("/introspect", introspect, methods=["POST"])])
+        async def token(request: Request) -> JSONResponse:
+            """The client-credentials grant, for the gateway's own client (`INTROSPECTION_CLIENT`)."""
+            self.token_requests += 1
+            expected = base64.b64encode(":".join(INTROSPECTION_CLIENT).encode()).decode()
+            form = await request.form()
+            if request.headers.get("authorization") != f"Basic {expected}":
+                return JSONResponse({"error": "invalid_client"}, status_code=401)
+            if form.get("grant_type") != "client_credentials":
+                return JSONResponse({"error": "unsupported_grant_type"}, status_code=400)
+            claims = self.claims(sub=INTROSPECTION_CLIENT[0], scope=str(form.get("scope", "")), aud="upstream")
+            claims["exp"] = int(time.time()) + self.token_lifetime
+            access = jwt.encode(claims, self.keys[0].private, algorithm="RS256", headers={"kid": self.keys[0].kid})
+            return JSONResponse({"access_token": access, "token_type": "Bearer", "expires_in": self.token_lifetime})
+
+        return Starlette(
+            routes=[
+                Route("/jwks.json", jwks),
+                Route("/introspect", introspect, methods=["POST"]),
+                Route("/token", token, methods=["POST"]),
+            ]
+        )
 
 
 def unsigned(claims: dict[str, Any], headers: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ pinned today. Tests against the real classes live in tests/acceptance/test_examp
 
 from __future__ import annotations
 
+import importlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,13 +15,11 @@ from typing import Any
 
 import pytest
 
-import toolweave.middleware
-import toolweave.transforms
-from tests import features
 from toolweave import ConfigError, DuplicateError, Middleware, Tool
 from toolweave.config import build
-from toolweave.config.build import feature
 from toolweave.config.models import Config
+
+build_module = importlib.import_module("toolweave.config.build")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -138,11 +137,6 @@ def test_an_authenticator_must_be_callable() -> None:
         compose({"server": {"authenticate": "calc:NOT_A_TOOL"}})
 
 
-def test_a_missing_feature_is_a_config_error_naming_the_key() -> None:
-    with pytest.raises(ConfigError, match=r"mcpServers\.x: needs toolweave\.nope\.Thing, which this build"):
-        feature("toolweave.nope", "Thing", where="mcpServers.x")
-
-
 # -- the mapping to transforms and middleware, with recording stand-ins -----------------------------
 
 
@@ -185,21 +179,13 @@ def middleware_factory(kind: str) -> Any:
 @pytest.fixture
 def stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
     for kind in ("Rename", "TransformArgs", "ExcludeArgs", "InjectArgs", "Annotate", "MaskErrors"):
-        monkeypatch.setattr(toolweave.transforms, kind, recorder(kind), raising=False)
-    monkeypatch.setattr(toolweave.transforms, "Arg", lambda **kwargs: ("Arg", kwargs), raising=False)
-    for kind in ("FromContext", "FromHeader", "FromClaim", "FromEnv"):
-        monkeypatch.setattr(toolweave.transforms, kind, lambda arg, kind=kind: (kind, arg), raising=False)
-    for kind in (
-        "Logging",
-        "Timeout",
-        "Progress",
-        "Retry",
-        "RateLimit",
-        "ConcurrencyLimit",
-        "CircuitBreaker",
-        "Cache",
-    ):
-        monkeypatch.setattr(toolweave.middleware, kind, middleware_factory(kind), raising=False)
+        monkeypatch.setattr(build_module, kind, recorder(kind))
+    monkeypatch.setattr(build_module, "Arg", lambda **kwargs: ("Arg", kwargs))
+    for key, kind in (("context", "FromContext"), ("header", "FromHeader"), ("claim", "FromClaim"), ("env", "FromEnv")):
+        monkeypatch.setitem(build_module.INJECT_CLASSES, key, lambda arg, kind=kind: (kind, arg))
+    for key, cls in list(build_module.MIDDLEWARE_CLASSES.items()):
+        monkeypatch.setitem(build_module.MIDDLEWARE_CLASSES, key, middleware_factory(cls.__name__))
+    monkeypatch.setattr(build_module, "Timeout", middleware_factory("Timeout"))
 
 
 def steps_of(tool: Tool) -> list[Recorded]:
@@ -342,7 +328,6 @@ def test_source_middleware_runs_around_that_source_only() -> None:
     assert explained["shout"] == []
 
 
-@pytest.mark.skipif(not features.REMOTE, reason=features.NEEDS_REMOTE)
 def test_mcp_servers_become_remote_servers(monkeypatch: pytest.MonkeyPatch) -> None:
     from toolweave.server import remote
 
@@ -375,7 +360,6 @@ def test_mcp_servers_become_remote_servers(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(composed.remotes) == 2
 
 
-@pytest.mark.skipif(not features.IMPORT_TOOLS, reason=features.NEEDS_IMPORT_TOOLS)
 def test_import_mode_copies_a_server_once() -> None:
     composed = compose({"python": [{"import": "calc:server", "prefix": "c", "mode": "import"}]})
     assert "c_add" in names(composed)

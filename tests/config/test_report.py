@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from tests import features
 from toolweave import Server, Tool, UnknownTool
 from toolweave.explain import explain_server
 from toolweave.report import listing
@@ -89,7 +88,6 @@ async def test_listing_gives_the_wire_view_of_tools() -> None:
     assert [tool["name"] for tool in data["tools"]] == ["kv_get", "kv_put"]
 
 
-@pytest.mark.skipif(not features.PROMPTS, reason=features.NEEDS_PROMPTS)
 async def test_listing_includes_prompts_and_resources() -> None:
     server = Server("p")
 

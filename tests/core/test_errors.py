@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-import toolweave
 from toolweave import InvalidArguments, Server, ToolError, ToolTimeout, ToolweaveError, UpstreamError
 from toolweave.core.errors import ArgumentProblem, ConfigError, Rejected, UnknownPrompt, UnknownResource, UnknownTool
 
@@ -75,8 +74,3 @@ async def test_unknown_tools_raise_in_process() -> None:
     with pytest.raises(UnknownTool, match="Unknown tool: nope"):
         await Server("x").call_tool("nope")
 
-
-def test_public_api_is_sorted_and_importable() -> None:
-    assert toolweave.__all__ == sorted(toolweave.__all__)
-    for name in toolweave.__all__:
-        assert hasattr(toolweave, name), name

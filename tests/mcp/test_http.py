@@ -50,10 +50,7 @@ async def test_handshake_clients_list_and_call_over_http(quickstart_url: str) ->
 
 
 async def test_headers_and_authentication_reach_the_context() -> None:
-    import anyio
-    import anyio.to_thread
     import httpx2
-    import uvicorn
 
     from toolweave import AuthInfo, Context, Server
 
@@ -67,21 +64,13 @@ async def test_headers_and_authentication_reach_the_context() -> None:
         token = headers.get("authorization", "")
         return AuthInfo(subject=token.removeprefix("Bearer ")) if token else None
 
-    port = free_port()
-    app = server.http_app(authenticate=authenticate)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    uv = uvicorn.Server(config)
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(uv.serve)
-        await anyio.to_thread.run_sync(wait_for_port, port)
+    async with serving(server.http_app(authenticate=authenticate)) as base:
         headers = {"x-tenant": "acme", "authorization": "Bearer alice"}
-        url = f"http://127.0.0.1:{port}/mcp"
         async with (
             httpx2.AsyncClient(headers=headers) as http,
-            Client(streamable_http_client(url, http_client=http)) as client,
+            Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client,
         ):
             result = await client.call_tool("whoami", {})
-        uv.should_exit = True
     assert result.structured_content == {"tenant": "acme", "subject": "alice"}
 
 

@@ -6,8 +6,8 @@ import mcp.types as mt
 
 from toolweave.core.content import BlobResourceContents, EmbeddedResource, ImageContent, TextResourceContents
 from toolweave.core.errors import UpstreamError
-from toolweave.mcp.component_handlers import protocol_error
 from toolweave.mcp.convert_components import from_mcp_prompt_result, from_mcp_read_result
+from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.upstream_components import all_pages
 
 

@@ -7,10 +7,9 @@ import logging
 import anyio
 import anyio.to_thread
 import pytest
-import uvicorn
 from mcp import Client
 
-from tests.conftest import free_port, wait_for_port
+from tests.serving import serving
 from toolweave import Server
 from toolweave.middleware import (
     Cache,
@@ -121,22 +120,15 @@ async def test_over_real_http_a_cancelled_call_is_cancelled_on_the_server(era: s
     async def ping() -> str:
         return "pong"
 
-    port = free_port()
-    app = server.http_app()
-    http = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    async with anyio.create_task_group() as serving:
-        serving.start_soon(http.serve)
-        await anyio.to_thread.run_sync(wait_for_port, port)
-        async with Client(f"http://127.0.0.1:{port}/mcp", mode=era) as client:
-            async with anyio.create_task_group() as tasks:
+    async with serving(server.http_app()) as url, Client(f"{url}/mcp", mode=era) as client:
+        async with anyio.create_task_group() as tasks:
 
-                async def call_and_cancel() -> None:
-                    await started.wait()
-                    tasks.cancel_scope.cancel()
+            async def call_and_cancel() -> None:
+                await started.wait()
+                tasks.cancel_scope.cancel()
 
-                tasks.start_soon(call_and_cancel)
-                await client.call_tool("slow", {})
-            with anyio.fail_after(5):
-                await cleaned_up.wait()
-            assert (await client.call_tool("ping", {})).content[0].text == "pong"
-        http.should_exit = True
+            tasks.start_soon(call_and_cancel)
+            await client.call_tool("slow", {})
+        with anyio.fail_after(5):
+            await cleaned_up.wait()
+        assert (await client.call_tool("ping", {})).content[0].text == "pong"

@@ -2,13 +2,17 @@
 
 - `JWTVerifier`: signed JWTs, against a JWKS endpoint (cached, rotation-aware) or a public key;
 - `IntrospectionVerifier`: opaque tokens, asked of the authorization server (RFC 7662);
-- `Verifier`: what both are (`async verify(token) -> AuthInfo`, raising `InvalidToken`), for your own.
+- `Verifier`: what both are (`async verify(token) -> AuthInfo`, raising `InvalidToken`), for your own;
+- `Bearer`, `OAuthClientCredentials`: the gateway's own credentials for an HTTP upstream
+  (`RemoteServer.http(url, auth=...)`); a caller's token is never passed on.
 
-Serve with one: `server.http_app(auth=verifier, resource_url="https://mcp.example.com/mcp")`.
+Serve with one: `server.http_app(auth=verifier, resource_url="https://mcp.example.com/mcp")`; limit
+what each caller sees and uses with `toolweave.Authorize(scopes=..., claims=...)`.
 """
 
 from toolweave.auth.introspection import IntrospectionVerifier
 from toolweave.auth.jwt_verifier import JWTVerifier
+from toolweave.auth.upstream import Bearer, OAuthClientCredentials
 from toolweave.auth.verifier import Verifier, scopes_of
 
-__all__ = ["IntrospectionVerifier", "JWTVerifier", "Verifier", "scopes_of"]
+__all__ = ["Bearer", "IntrospectionVerifier", "JWTVerifier", "OAuthClientCredentials", "Verifier", "scopes_of"]

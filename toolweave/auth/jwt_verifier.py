@@ -45,6 +45,7 @@ import jwt
 from jwt.api_jwk import PyJWK
 
 from toolweave.auth.cache import TokenCache
+from toolweave.auth.jws import Compact, check_claims
 from toolweave.auth.verifier import caller_from_claims
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
@@ -145,25 +146,19 @@ class JWTVerifier:
         if len(token) > self.max_length:
             raise InvalidToken(f"token longer than {self.max_length} characters")
         try:
-            header = jwt.get_unverified_header(token)
+            parsed = Compact.parse(token)
         except jwt.PyJWTError as error:
             raise InvalidToken(f"malformed token ({error})") from None
-        algorithm = header.get("alg")
-        if algorithm not in self.algorithms:
-            raise InvalidToken(f"algorithm {algorithm!r} is not allowed")
-        key = await self._key(header.get("kid"))
-        if key.key_type != ASYMMETRIC[algorithm]:
-            raise InvalidToken(f"algorithm {algorithm!r} does not fit the {key.key_type} key")
         try:
-            claims = jwt.decode(
-                token,
-                key.key,
-                algorithms=[algorithm],
-                audience=self.audience,
-                issuer=self.issuer,
-                leeway=self.leeway,
-                options={"require": ["exp"], "verify_aud": self.audience is not None},
-            )
+            algorithm = parsed.header.get("alg")
+            if algorithm not in self.algorithms:
+                raise InvalidToken(f"algorithm {algorithm!r} is not allowed")
+            key = await self._key(parsed.header.get("kid"))
+            if key.key_type != ASYMMETRIC[algorithm]:
+                raise InvalidToken(f"algorithm {algorithm!r} does not fit the {key.key_type} key")
+            parsed.verify(algorithm, key.key)
+            claims = parsed.claims
+            check_claims(claims, now=time.time(), leeway=self.leeway, issuer=self.issuer, audience=self.audience)
         except jwt.PyJWTError as error:
             raise InvalidToken(f"{type(error).__name__}: {error}") from None
         caller = caller_from_claims(token, claims)

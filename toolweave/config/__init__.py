@@ -12,7 +12,7 @@ from typing import Any
 
 from toolweave.config.build import build, build_file
 from toolweave.config.composed import Composed
-from toolweave.config.dialects import dialect_table
+from toolweave.config.dialects import dialect_table as _dialect_table
 from toolweave.config.from_client import build_client, client_config
 from toolweave.config.live import LiveServer
 from toolweave.config.loading import load_config
@@ -35,7 +35,7 @@ def config_schema() -> dict[str, Any]:
 _DESCRIPTION = (
     "A toolweave config file: MCP servers to mount (the server lists MCP clients write, as they are), "
     "Python imports, per-tool changes, middleware and transforms.\n\n"
-    "Accepted dialects (`toolweave serve --from CLIENT` reads the client's own file):\n\n" + dialect_table()
+    "Accepted dialects (`toolweave serve --from CLIENT` reads the client's own file):\n\n" + _dialect_table()
 )
 
 

@@ -9,25 +9,26 @@ Config ─► server_from_settings ─► Server (root)
   transforms      ─► rule_transforms  ─► root.add_transform(..., tools=selector)
 ```
 
-Classes from the transforms, middleware and composition packages are imported inside the
-functions that need them, so a config that uses none of them works on any build; one that does
-fails with a `ConfigError` naming the key when the feature is missing.
+A library object that refuses its options (`TypeError`/`ValueError`) becomes a `ConfigError`
+naming the key path.
 
 Example:
-    composed = build(load_config("examples/wrap.yaml"))
-    [tool.name for tool in composed.server.catalog.tools]
-    # -> ['forecast']
+    >>> from toolweave.config.models import Config
+    >>> entry = {"import": "posixpath:basename", "tools": {"basename": {"name": "file_name"}}}
+    >>> config = Config.model_validate({"python": [entry]})
+    >>> [tool.name for tool in build(config).server.catalog.tools]
+    ['file_name']
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from toolweave.auth import Bearer, IntrospectionVerifier, JWTVerifier, OAuthClientCredentials, Verifier
 from toolweave.config.composed import Composed, Source
 from toolweave.config.envfile import read_env_file
 from toolweave.config.imports import add_search_path, import_object
@@ -35,6 +36,7 @@ from toolweave.config.inject import parse_inject
 from toolweave.config.loading import problems_error
 from toolweave.config.models import (
     ArgSpec,
+    AuthSpec,
     Config,
     McpServerEntry,
     PythonEntry,
@@ -42,35 +44,59 @@ from toolweave.config.models import (
     SourceOptions,
     ToolPatch,
     ToolSpec,
+    UpstreamAuthSpec,
 )
 from toolweave.config.paths import key_path
 from toolweave.config.policies import MiddlewareSet, SelectorSpec
 from toolweave.config.steps import PerTool, Steps, Visibility
 from toolweave.core.errors import ConfigError
 from toolweave.core.tool import Tool
+from toolweave.middleware import (
+    Cache,
+    CircuitBreaker,
+    ConcurrencyLimit,
+    Logging,
+    Progress,
+    RateLimit,
+    Retry,
+    Timeout,
+)
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
+from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
+from toolweave.transforms import (
+    Annotate,
+    Arg,
+    Authorize,
+    ExcludeArgs,
+    FromClaim,
+    FromContext,
+    FromEnv,
+    FromHeader,
+    InjectArgs,
+    MaskErrors,
+    Rename,
+    Secret,
+    TransformArgs,
+)
 
-MIDDLEWARE_CLASSES = {
-    "logging": "Logging",
-    "timeout": "Timeout",
-    "progress": "Progress",
-    "retry": "Retry",
-    "rate_limit": "RateLimit",
-    "concurrency": "ConcurrencyLimit",
-    "circuit_breaker": "CircuitBreaker",
-    "cache": "Cache",
+MIDDLEWARE_CLASSES: dict[str, type[Middleware]] = {
+    "logging": Logging,
+    "timeout": Timeout,
+    "progress": Progress,
+    "retry": Retry,
+    "rate_limit": RateLimit,
+    "concurrency": ConcurrencyLimit,
+    "circuit_breaker": CircuitBreaker,
+    "cache": Cache,
 }
-INJECT_CLASSES = {"context": "FromContext", "header": "FromHeader", "claim": "FromClaim", "env": "FromEnv"}
-
-
-def feature(module: str, name: str, *, where: str) -> Any:
-    """`module.name`, or a `ConfigError` at `where` saying this build of toolweave lacks it."""
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        raise ConfigError(f"needs {module}.{name}, which this build of toolweave does not have", path=where) from None
+INJECT_CLASSES: dict[str, Callable[[str], Any]] = {
+    "context": FromContext,
+    "header": FromHeader,
+    "claim": FromClaim,
+    "env": FromEnv,
+}
 
 
 def _call(factory: Any, *args: Any, where: str, **kwargs: Any) -> Any:
@@ -112,9 +138,9 @@ def inject_source(value: Any, *, where: str, secrets: Collection[str] = ()) -> A
     parsed = parse_inject(value)
     if parsed.kind == "value":
         if isinstance(parsed.argument, str) and any(secret in parsed.argument for secret in secrets):
-            return feature("toolweave.transforms", "Secret", where=where)(parsed.argument)
+            return Secret(parsed.argument)
         return parsed.argument
-    return feature("toolweave.transforms", INJECT_CLASSES[parsed.kind], where=where)(parsed.argument)
+    return INJECT_CLASSES[parsed.kind](parsed.argument)
 
 
 def arg_transforms(args: dict[str, ArgSpec], *, where: str, secrets: Collection[str] = ()) -> list[Any]:
@@ -124,23 +150,21 @@ def arg_transforms(args: dict[str, ArgSpec], *, where: str, secrets: Collection[
     changed = {name: spec for name, spec in args.items() if name not in excluded and name not in injected}
     steps: list[Any] = []
     if excluded:
-        exclude = feature("toolweave.transforms", "ExcludeArgs", where=where)
-        steps.append(_call(exclude, *excluded, where=where))
+        steps.append(_call(ExcludeArgs, *excluded, where=where))
     if injected:
         sources = {
             name: inject_source(value, where=key_path((name, "inject"), start=where), secrets=secrets)
             for name, value in injected.items()
         }
-        steps.append(_call(feature("toolweave.transforms", "InjectArgs", where=where), where=where, **sources))
+        steps.append(_call(InjectArgs, where=where, **sources))
     if changed:
-        arg = feature("toolweave.transforms", "Arg", where=where)
         mapping = {
             name: _call(
-                arg, where=key_path((name,), start=where), **{key: getattr(spec, key) for key in spec.model_fields_set}
+                Arg, where=key_path((name,), start=where), **{key: getattr(spec, key) for key in spec.model_fields_set}
             )
             for name, spec in changed.items()
         }
-        steps.append(_call(feature("toolweave.transforms", "TransformArgs", where=where), mapping, where=where))
+        steps.append(_call(TransformArgs, mapping, where=where))
     return steps
 
 
@@ -152,17 +176,16 @@ def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str, secrets:
         steps.append(Visibility(patch.enabled, f"enabled: {str(patch.enabled).lower()} at {where}"))
     steps.extend(arg_transforms(patch.args, where=f"{where}.args", secrets=secrets))
     if isinstance(patch, ToolSpec) and ({"name", "title", "description"} & patch.model_fields_set):
-        rename = feature("toolweave.transforms", "Rename", where=where)
         changes = {key: getattr(patch, key) for key in ("title", "description") if key in patch.model_fields_set}
-        steps.append(_call(rename, patch.name or tool, where=where, **changes))
+        steps.append(_call(Rename, patch.name or tool, where=where, **changes))
     hints = patch.annotations.model_dump(exclude_none=True) if patch.annotations else {}
     if hints or patch.tags:
-        annotate = feature("toolweave.transforms", "Annotate", where=where)
-        steps.append(_call(annotate, where=where, **hints, **({"tags": set(patch.tags)} if patch.tags else {})))
+        steps.append(_call(Annotate, where=where, **hints, **({"tags": set(patch.tags)} if patch.tags else {})))
+    if patch.scopes is not None or patch.claims is not None:
+        steps.append(_call(Authorize, patch.scopes or (), claims=patch.claims, where=where))
     if patch.mask_errors is not None:
-        mask = feature("toolweave.transforms", "MaskErrors", where=f"{where}.mask_errors")
         options = patch.mask_errors.model_dump(exclude_none=True)
-        steps.append(_call(mask, where=f"{where}.mask_errors", **options))
+        steps.append(_call(MaskErrors, where=f"{where}.mask_errors", **options))
     return steps
 
 
@@ -177,7 +200,7 @@ def middleware_stack(spec: MiddlewareSet | None, *, where: str) -> list[Middlewa
     for kind in spec.order:
         value = getattr(spec, kind)
         here = f"{where}.{kind}"
-        cls = feature("toolweave.middleware", MIDDLEWARE_CLASSES[kind], where=here)
+        cls = MIDDLEWARE_CLASSES[kind]
         if value is True:
             options: dict[str, Any] = {}
         elif isinstance(value, int | float):
@@ -191,6 +214,67 @@ def middleware_stack(spec: MiddlewareSet | None, *, where: str) -> list[Middlewa
                 options["tools"] = tools
         stack.append(_call(cls, where=here, **options))
     return stack
+
+
+# -- verified callers ------------------------------------------------------------------------------
+
+
+def http_auth(spec: AuthSpec, *, where: str) -> dict[str, Any]:
+    """The `http_app` options of a `server.auth` section: the verifier and what the edge announces."""
+    scopes = spec.required_scopes
+    verifier: Verifier
+    if spec.introspection is not None:
+        found = spec.introspection
+        verifier = _call(
+            IntrospectionVerifier,
+            found.url,
+            client_id=found.client_id,
+            client_secret=found.client_secret,
+            issuer=spec.issuer,
+            audience=spec.audience if isinstance(spec.audience, str) else None,
+            required_scopes=scopes,
+            where=f"{where}.introspection",
+        )
+    else:
+        verifier = _call(
+            JWTVerifier,
+            jwks_uri=spec.jwks_uri,
+            public_key=spec.public_key,
+            issuer=spec.issuer,
+            audience=spec.audience or spec.resource_url,
+            algorithms=spec.algorithms,
+            required_scopes=scopes,
+            where=where,
+        )
+    return {
+        "auth": verifier,
+        "resource_url": spec.resource_url,
+        "authorization_servers": spec.authorization_servers,
+        "allow_anonymous": spec.allow_anonymous,
+    }
+
+
+def upstream_auth(spec: UpstreamAuthSpec, *, where: str) -> Bearer | OAuthClientCredentials:
+    """The credentials of an `auth` section of an HTTP upstream."""
+    if spec.bearer is not None:
+        return Bearer(_token_source(spec.bearer))
+    found = spec.client_credentials
+    assert found is not None
+    credentials: OAuthClientCredentials = _call(
+        OAuthClientCredentials,
+        found.token_url,
+        found.client_id,
+        _token_source(found.client_secret),
+        scopes=found.scopes,
+        audience=found.audience,
+        where=f"{where}.client_credentials",
+    )
+    return credentials
+
+
+def _token_source(value: str) -> Any:
+    """`env:VAR` read at each use, else the value itself (kept secret)."""
+    return FromEnv(value.removeprefix("env:")) if value.startswith("env:") else Secret(value)
 
 
 # -- sources -----------------------------------------------------------------------------------------
@@ -238,19 +322,20 @@ def remote_source(
 
     The entry's `timeout` is also the remote's own bound on each request (prompts and reads too).
     """
-    remote = feature("toolweave.server.remote", "RemoteServer", where=where)
     extra: dict[str, Any] = {"secrets": secrets} if secrets else {}
     if entry.timeout is not None:
         extra["timeout"] = entry.timeout
     if entry.transport != "stdio":
-        make = remote.http if entry.transport == "http" else remote.sse
+        make = RemoteServer.http if entry.transport == "http" else RemoteServer.sse
+        if entry.auth is not None:
+            extra["auth"] = upstream_auth(entry.auth, where=f"{where}.auth")
         return _call(make, entry.endpoint, where=where, headers=entry.headers, name=name, **extra)
     cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
     env = entry.env
     if entry.env_file is not None:
         env = {**read_env_file(base_dir / entry.env_file, where=f"{where}.envFile"), **(entry.env or {})}
     options = {"args": list(entry.args), "env": env, "cwd": cwd, "name": name, **extra}
-    return _call(remote.stdio, entry.command, where=where, **options)
+    return _call(RemoteServer.stdio, entry.command, where=where, **options)
 
 
 def _needs_layer(options: SourceOptions) -> bool:
@@ -287,19 +372,13 @@ def source_layer(
     if changes:
         layer.add_transform(PerTool(changes))
     if options.timeout is not None:
-        timeout = feature("toolweave.middleware", "Timeout", where=f"{where}.timeout")
-        layer.add_middleware(_call(timeout, where=f"{where}.timeout", default=options.timeout))
+        layer.add_middleware(_call(Timeout, where=f"{where}.timeout", default=options.timeout))
     layer.add_middleware(*middleware_stack(options.middleware, where=f"{where}.middleware"))
     return layer
 
 
 def _import_tools(parent: Server, child: Any, *, prefix: str | None, where: str) -> None:
-    importer = getattr(parent, "import_tools", None)
-    if importer is None:
-        raise ConfigError(
-            "mode 'import' needs Server.import_tools, which this build of toolweave does not have", path=where
-        )
-    _call(importer, child, where=where, prefix=prefix)
+    _call(parent.import_tools, child, where=where, prefix=prefix)
 
 
 def _mount(root: Server, source: Any, prefix: str | None, *, where: str) -> None:
@@ -376,6 +455,8 @@ def build(config: Config, *, base_dir: str | Path = ".", reuse: Reuse | None = N
         if not callable(authenticate):
             raise ConfigError(f"{config.server.authenticate!r} is not callable", path="server.authenticate")
         composed.authenticate = authenticate
+    if config.server.auth is not None:
+        composed.auth = http_auth(config.server.auth, where="server.auth")
     problems: list[ConfigError] = []
     for index, entry in enumerate(config.python_entries):
         with _collected(problems):

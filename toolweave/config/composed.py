@@ -1,10 +1,16 @@
 """`Composed`: what a config file builds, and the checks that can only run once it is running.
 
 Example:
-    composed = build_file("examples/gateway.yaml")
-    async with composed.running() as server:
-        print(composed.unknown_tool_keys())
-    # -> []
+    >>> import anyio
+    >>> from toolweave.config import build
+    >>> from toolweave.config.models import Config
+    >>> entry = {"import": "posixpath:basename", "tools": {"basenam": {}}}
+    >>> composed = build(Config.model_validate({"python": [entry]}))
+    >>> async def check() -> list[str]:
+    ...     async with composed.running():
+    ...         return composed.unknown_tool_keys()
+    >>> anyio.run(check)
+    ["python[0].tools.basenam: this source has no tool 'basenam' (did you mean 'basename'?)"]
 """
 
 from __future__ import annotations
@@ -45,12 +51,14 @@ class Source:
 
 @dataclass
 class Composed:
-    """What a config builds: the root server, its sources, the remote servers, the HTTP authenticator."""
+    """What a config builds: the root server, its sources, the remote servers, how HTTP verifies callers."""
 
     server: Server
     remotes: list[Any] = field(default_factory=list)
     sources: list[Source] = field(default_factory=list)
     authenticate: Callable[..., Any] | None = None
+    auth: dict[str, Any] | None = None
+    """The `http_app` options of `server.auth` (the verifier, resource URL, ...), when set."""
     file: str | None = None
     secrets: Mapping[str, str] = field(default_factory=dict)
     """Values the config expanded from the environment (with their `${VAR}`): never shown."""

@@ -5,9 +5,12 @@ Every failure is a `ConfigError` naming the file, the key path and what is wrong
 built or started from an invalid file.
 
 Example:
-    config = load_config("examples/gateway.yaml")
-    sorted(config.mcp_servers)
-    # -> ['weather']
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "gateway.yaml"
+    >>> _ = path.write_text("mcpServers:\\n  weather: {command: python3, args: [weather.py], env: {KEY: '${KEY}'}}\\n")
+    >>> config = load_config(path, environ={"KEY": "k-1"})
+    >>> sorted(config.mcp_servers), config.mcp_servers["weather"].env
+    (['weather'], {'KEY': 'k-1'})
 """
 
 from __future__ import annotations

@@ -123,6 +123,16 @@ class ToolPatch(StrictModel):
         default_factory=dict, description="Per-argument changes, keyed by the tool's own argument names."
     )
     mask_errors: MaskErrorsSpec | None = Field(None, description="Mask internal errors of these tools.")
+    scopes: list[str] | None = Field(
+        None,
+        description="Only verified callers whose token grants all of these scopes see and call the tool; "
+        "for any other caller it does not exist.",
+    )
+    claims: dict[str, Any] | None = Field(
+        None,
+        description="Only verified callers whose token carries these claim values (a value, or a list of "
+        "allowed values) see and call the tool.",
+    )
 
 
 class ToolSpec(ToolPatch):
@@ -156,6 +166,33 @@ class SourceOptions(StrictModel):
     )
 
 
+class ClientCredentialsSpec(StrictModel):
+    """The gateway's own OAuth token for an upstream (client-credentials grant)."""
+
+    token_url: str = Field(description="The authorization server's token endpoint.")
+    client_id: str = Field(description="The gateway's client id.")
+    client_secret: str = Field(description="Its secret: write '${VAR}' (or 'env:VAR', read at each refresh).")
+    scopes: list[str] = Field(default_factory=list, description="Scopes to ask for.")
+    audience: str | None = Field(None, description="An `audience` parameter, for servers that want one.")
+
+
+class UpstreamAuthSpec(StrictModel):
+    """The gateway's own credentials for an HTTP upstream (a caller's token is never passed on)."""
+
+    bearer: str | None = Field(
+        None, description="A bearer token: write '${VAR}', or 'env:VAR' to read VAR at every request."
+    )
+    client_credentials: ClientCredentialsSpec | None = Field(
+        None, description="Get a token with the OAuth client-credentials grant; renewed before it expires."
+    )
+
+    @model_validator(mode="after")
+    def _one_credential(self) -> UpstreamAuthSpec:
+        if (self.bearer is None) == (self.client_credentials is None):
+            raise ValueError("give exactly one of bearer or client_credentials")
+        return self
+
+
 class McpServerEntry(SourceOptions):
     """An MCP server to mount, as the major MCP clients write one: spawned over stdio (`command`) or
     reached over HTTP (`url`, or `serverUrl`): streamable HTTP, or the legacy HTTP+SSE transport
@@ -185,6 +222,7 @@ class McpServerEntry(SourceOptions):
     )
     server_url: str | None = Field(None, alias="serverUrl", description="The same as `url`, as Windsurf spells it.")
     headers: dict[str, str] | None = Field(None, description="HTTP headers sent with every request (HTTP).")
+    auth: UpstreamAuthSpec | None = Field(None, description="The gateway's own credentials for this upstream (HTTP).")
     disabled: StrictBool = Field(False, description="Skip this server (as some clients' config files allow).")
     disabled_tools: list[Glob] = Field(
         default_factory=list,
@@ -274,6 +312,48 @@ PythonSource = Annotated[
 ]
 
 
+class IntrospectionSpec(StrictModel):
+    """Opaque tokens, verified by asking the authorization server (RFC 7662)."""
+
+    url: str = Field(description="The introspection endpoint.")
+    client_id: str = Field(description="This server's client id at the authorization server.")
+    client_secret: str = Field(description="Its client secret (write it as '${VAR}' to keep it out of the file).")
+
+
+class AuthSpec(StrictModel):
+    """Verified callers over HTTP: every request needs a valid bearer token (401 otherwise)."""
+
+    jwks_uri: str | None = Field(None, description="Where the issuer publishes its signing keys (JWTs).")
+    public_key: str | None = Field(None, description="A PEM public key, instead of `jwks_uri`.")
+    introspection: IntrospectionSpec | None = Field(
+        None, description="Verify opaque tokens at the authorization server instead of as JWTs."
+    )
+    issuer: str | None = Field(None, description="The required `iss` of every token.")
+    audience: str | list[str] | None = Field(
+        None, description="The required `aud`: this server's resource URL (default: `resource_url`)."
+    )
+    algorithms: list[str] = Field(
+        default_factory=lambda: ["RS256", "ES256"], description="Accepted signature algorithms (asymmetric only)."
+    )
+    required_scopes: list[str] = Field(default_factory=list, description="Scopes every request needs (403 otherwise).")
+    resource_url: str | None = Field(
+        None, description="This server's public URL: the audience of its tokens and its RFC 9728 metadata."
+    )
+    authorization_servers: list[str] = Field(
+        default_factory=list, description="The issuers clients should get tokens from (default: `issuer`)."
+    )
+    allow_anonymous: StrictBool = Field(
+        False, description="Serve requests without a token as anonymous callers instead of answering 401."
+    )
+
+    @model_validator(mode="after")
+    def _one_way_to_verify(self) -> AuthSpec:
+        given = [key for key in ("jwks_uri", "public_key", "introspection") if getattr(self, key) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of jwks_uri, public_key or introspection (got {given or 'none'})")
+        return self
+
+
 class ServerSettings(StrictModel):
     """The composed server itself."""
 
@@ -288,6 +368,9 @@ class ServerSettings(StrictModel):
     )
     extra_args: Literal["reject", "ignore"] = Field(
         "reject", description="Whether unknown arguments in a call are rejected or ignored."
+    )
+    auth: AuthSpec | None = Field(
+        None, description="HTTP only: verify callers' bearer tokens (JWTs by JWKS or key, or introspection)."
     )
     authenticate: ImportPath | None = Field(
         None,

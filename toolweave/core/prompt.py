@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolweave.core.access import Access
 from toolweave.core.context import Context
 from toolweave.core.invoke import make_invoker
 from toolweave.core.message import PromptResult, to_prompt_result
@@ -67,6 +68,7 @@ class Prompt:
         validator: Converts the string arguments to the declared types; by default a schema
             check that every required argument is present and none is unknown.
         enabled: Whether the prompt starts visible (`server.enable(name)` shows it).
+        access: Who may see and get the prompt (`Authorize`); `None`: every caller.
     """
 
     name: str
@@ -79,6 +81,7 @@ class Prompt:
     enabled: bool = True
     validator: ArgumentValidator = None  # type: ignore[assignment]
     origin: Origin | None = None
+    access: Access | None = None
     fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -33,6 +33,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from toolweave.core.access import Access
 from toolweave.core.content import BlobResourceContents, ResourceContents, TextResourceContents
 from toolweave.core.context import Context
 from toolweave.core.invoke import make_invoker
@@ -97,6 +98,7 @@ class Resource:
         mime_type: The MIME type of the contents, when known.
         validator: Converts a template's URI parameters to the declared types (templates only).
         template: The parsed URI template (`None` for a static resource).
+        access: Who may see and read the resource (`Authorize`); `None`: every caller.
     """
 
     uri: str
@@ -111,6 +113,7 @@ class Resource:
     validator: ArgumentValidator | None = None
     template: UriTemplate | None = field(default=None, repr=False)
     origin: Origin | None = None
+    access: Access | None = None
     fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:

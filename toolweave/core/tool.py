@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from toolweave.core.access import Access
 from toolweave.core.context import Context
 from toolweave.core.result import ToolResult
 from toolweave.core.validation import ArgumentValidator, SchemaValidator
@@ -107,6 +108,7 @@ class Tool:
             of the request (`fn(ctx)`, e.g. an injected header) that `Cache` keys entries on;
             `None` when it depends on something no key can capture (an injected function of
             the request), so it is never cached.
+        access: Who may see and call the tool (`Authorize`); `None`: every caller.
         parent: The tool this one was derived from by a transform.
         transforms: The transforms applied to `parent` to make this tool, in order.
     """
@@ -127,6 +129,7 @@ class Tool:
     output_checked: bool = False
     varies_with: tuple[Callable[[Context], Any], ...] | None = ()
     origin: Origin | None = None
+    access: Access | None = None
     parent: Tool | None = field(default=None, repr=False)
     transforms: tuple[Any, ...] = ()
     fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
@@ -158,9 +161,11 @@ class Tool:
         """This tool with each transform applied in order.
 
         Example:
-            from toolweave.transforms import Rename
-            tool.with_transforms(Rename("search_docs")).name
-            # -> 'search_docs'
+            >>> from toolweave.transforms import Rename
+            >>> def search(q: str) -> str:
+            ...     return q
+            >>> Tool.from_function(search).with_transforms(Rename("search_docs")).name
+            'search_docs'
         """
         tool = self
         for transform in transforms:

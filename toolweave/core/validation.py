@@ -114,6 +114,11 @@ class ModelValidator(_NameCheck):
         self._validate: Callable[[Any], BaseModel] = model.__pydantic_validator__.validate_python
         self._renamed = dict(names) if names else None
 
+    @property
+    def renamed(self) -> Mapping[str, str] | None:
+        """Field name → exposed argument name, where they differ (`None`: nowhere)."""
+        return self._renamed
+
     def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
         arguments, problems = self.check(arguments, reject_extra)
         try:

@@ -22,20 +22,16 @@ from __future__ import annotations
 
 import logging
 import threading
-import warnings
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
 import anyio
 import anyio.from_thread
 import mcp.types as mt
-from mcp import MCPError
 from mcp.server import NotificationOptions, ServerRequestContext
 from mcp.server import Server as LowLevelServer
-from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.runner import serve_dual_era_loop
 from mcp.server.subscriptions import (
@@ -45,20 +41,19 @@ from mcp.server.subscriptions import (
     ResourcesListChanged,
     ToolsListChanged,
 )
-from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel
+from toolweave.core.context import Context
 from toolweave.core.errors import MissingCapability, UnknownTool
 from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import to_mcp_result, wire_tool
+from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.guard import guard
-from toolweave.mcp.headers import RequestHeaders
-from toolweave.mcp.http_auth import auth_info
 from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
+from toolweave.mcp.request import caller, connection_of, request_context
 from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.server.server import Server
 from toolweave.version import VERSION
@@ -91,71 +86,11 @@ def adapter_for(server: Server) -> McpAdapter:
     return _adapters[server]
 
 
-def _headers(ctx: ServerRequestContext[Any]) -> Mapping[str, str]:
-    """The request's headers by lower-case name; reading one it sent more than once refuses the call."""
-    headers = getattr(ctx.request, "headers", None)
-    return {} if headers is None else RequestHeaders(headers.items())
-
-
-def _peer(ctx: ServerRequestContext[Any]) -> str | None:
-    """The client's network address on HTTP (uvicorn applies trusted `X-Forwarded-For`), else None."""
-    client = getattr(ctx.request, "scope", {}).get("client")
-    return str(client[0]) if client else None
-
-
-def _per_connection(ctx: ServerRequestContext[Any], key: str, source: Any, build: Callable[[Any], Any]) -> Any:
-    """`build(source)`, computed once per connection for as long as `source` is the same object."""
-    state = getattr(getattr(ctx.session, "_connection", None), "state", None)
-    if state is None:
-        return build(source)
-    hit = state.get(key)
-    if hit is not None and hit[0] is source:
-        return hit[1]
-    value = build(source)
-    state[key] = (source, value)
-    return value
-
-
-def _client_info(params: Any) -> ClientInfo | None:
-    if params is None or params.client_info is None:
-        return None
-    return ClientInfo(params.client_info.name, params.client_info.version)
-
-
-def _wire_dump(model: Any) -> dict[str, Any]:
-    return model.model_dump(by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
-
-
-def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
-    return _per_connection(ctx, "toolweave.client", ctx.session.client_params, _client_info)  # type: ignore[no-any-return]
-
-
-def _capabilities(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
-    declared = ctx.session.client_capabilities
-    if declared is None:
-        return {}
-    return _per_connection(ctx, "toolweave.capabilities", declared, _wire_dump)  # type: ignore[no-any-return]
-
-
-def _caller(ctx: ServerRequestContext[Any]) -> AuthInfo | None:
-    """The caller the HTTP edge verified for this request (`toolweave.mcp.http_auth`), if any.
-
-    Read from the request itself: a handshake-era session serves its requests in a task that
-    does not see the per-request auth context variable.
-    """
-    user = getattr(ctx.request, "scope", {}).get("user")
-    if isinstance(user, AuthenticatedUser):
-        return auth_info(user.access_token)
-    token = get_access_token()
-    return auth_info(token) if token is not None else None
-
-
 def _weak_update_listener(ref: weakref.ref[McpAdapter]) -> Callable[[str], None]:
     def listener(uri: str) -> None:
         adapter = ref()
-        if adapter is not None and adapter._notifiers:  # not serving: nobody to tell
-            adapter._updated.append(uri)
-            adapter._on_change("updated")
+        if adapter is not None:
+            adapter.resource_updated(uri)
 
     return listener
 
@@ -164,7 +99,7 @@ def _weak_listener(ref: weakref.ref[McpAdapter], kind: str = "tools") -> Callabl
     def listener() -> None:
         adapter = ref()
         if adapter is not None:
-            adapter._on_change(kind)
+            adapter.on_change(kind)
 
     return listener
 
@@ -218,43 +153,21 @@ class McpAdapter:
 
     # -- requests -----------------------------------------------------------------------------
 
-    async def _context(self, ctx: ServerRequestContext[Any]) -> Context:
-        headers = _headers(ctx)
-        auth = _caller(ctx)
-        session = ctx.session
-        request_id = ctx.request_id
-        meta = dict(ctx.meta) if ctx.meta else {}
-        connection = getattr(session, "_connection", None)
-        levels = self._levels
-
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            await session.report_progress(value, total, message)
-
-        async def log(level: LogLevel, data: Any, name: str | None) -> None:
-            if connection is not None and not levels.allows(connection, level):
-                return
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", MCPDeprecationWarning)
-                await session.send_log_message(level, data, logger=name, related_request_id=request_id)
-
-        return Context(
-            request_id=request_id if request_id is not None else 0,
-            client=_client(ctx),
-            client_capabilities=_capabilities(ctx),
-            meta=meta,
-            auth=auth,
-            headers=headers,
-            peer=_peer(ctx),
-            server=self.server,
-            progress_sink=progress,
-            log_sink=log,
-        )
+    def request_context(self, ctx: ServerRequestContext[Any]) -> Context:
+        """The `Context` of one request to this adapter's server."""
+        return request_context(ctx, self.server, self._levels)
 
     def _input_schema(self, name: str) -> Any:
         """The input schema of the tool `name` (a catalog lookup: the SDK's `Mcp-Param` header
-        check on 2026-era HTTP calls would otherwise run the whole `tools/list` handler)."""
+        check on 2026-era HTTP calls would otherwise run the whole `tools/list` handler).
+
+        A tool behind `Authorize` answers like an unknown one (`None`: no header check), since
+        the look-up cannot see the caller and a header answer would reveal that the tool exists.
+        """
         entry = self.server.catalog.entries.get(name)
-        return entry.tool.input_schema if entry is not None else None
+        if entry is None or entry.tool.access is not None:
+            return None
+        return entry.tool.input_schema
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
@@ -263,10 +176,11 @@ class McpAdapter:
         # and building then dumping `mt.Tool` models first costs ~30 µs a tool.
         catalog, cursor, size = self.server.catalog, params.cursor if params else None, self.server.page_size
         if catalog.list_middleware:
-            tools = [wire_tool(tool) for tool in await catalog.list_tools(await self._context(ctx))]
-            items, next_cursor = page(tools, cursor, size)
+            listed = [wire_tool(tool) for tool in await catalog.list_tools(self.request_context(ctx))]
+            items, next_cursor = page(listed, cursor, size)
         else:
-            items, next_cursor = cached_page(catalog.cache, "mcp.tools", wire_tool, catalog.tools, cursor, size)
+            key, visible = catalog.view("tools", catalog.tools, caller(ctx) if catalog.rules() else None)
+            items, next_cursor = cached_page(catalog.cache, f"mcp.{key}", wire_tool, visible, cursor, size)
         result = {**_LIST_TOOLS_DEFAULTS, "tools": items}
         if next_cursor:
             result["nextCursor"] = next_cursor
@@ -278,15 +192,15 @@ class McpAdapter:
         async def attempt(context: Context) -> mt.CallToolResult:
             try:
                 return to_mcp_result(await self.server.catalog.call(params.name, params.arguments, context))
-            except UnknownTool as error:
-                raise MCPError(mt.INVALID_PARAMS, str(error)) from None
-            except MissingCapability as error:
-                raise input_required.missing_capability(error) from None
+            except (UnknownTool, MissingCapability) as error:
+                raise protocol_error(error) from None
 
-        return await input_required.with_input(ctx, params, await self._context(ctx), attempt)
+        return await input_required.with_input(ctx, params, self.request_context(ctx), attempt)
 
-    async def _set_level(self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams) -> mt.EmptyResult:
-        connection = getattr(ctx.session, "_connection", None)
+    async def _set_level(
+        self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams
+    ) -> mt.EmptyResult:
+        connection = connection_of(ctx.session)
         if connection is not None:
             self._levels.set(connection, params.level)
         return mt.EmptyResult()
@@ -294,7 +208,7 @@ class McpAdapter:
     # -- list_changed ---------------------------------------------------------------------------
 
     async def _track_connection(self, ctx: ServerRequestContext[Any], call_next: Any) -> Any:
-        connection = getattr(ctx.session, "_connection", None)
+        connection = connection_of(ctx.session)
         if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             key = id(connection)
             if key not in self._connections:
@@ -319,7 +233,14 @@ class McpAdapter:
         options = self.lowlevel.create_initialization_options()
         await serve_dual_era_loop(self.lowlevel, read, write, lifespan_state={}, init_options=options)
 
-    def _on_change(self, kind: str = "tools") -> None:
+    def resource_updated(self, uri: str) -> None:
+        """Tell subscribers that `uri` changed (nobody to tell while not serving)."""
+        if self._notifiers:
+            self._updated.append(uri)
+            self.on_change("updated")
+
+    def on_change(self, kind: str = "tools") -> None:
+        """Tell connected clients that the `kind` list (or, for `"updated"`, a resource) changed."""
         if not self._notifiers:  # not serving: nobody to tell
             return
         if self._loop_thread == threading.get_ident():

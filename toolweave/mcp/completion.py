@@ -1,5 +1,7 @@
 """`completion/complete`: the server's completer, in the SDK's types.
 
+A prompt or resource the caller may not see (`Authorize`) completes to nothing, as an unknown one.
+
 Example:
     LowLevelServer(..., on_completion=CompletionHandler(server))
 """
@@ -11,6 +13,8 @@ from typing import Any
 import mcp.types as mt
 from mcp.server import ServerRequestContext
 
+from toolweave.core.errors import UnknownResource
+from toolweave.mcp.request import caller
 from toolweave.server.completion import CompletionRequest
 from toolweave.server.server import Server
 
@@ -28,9 +32,20 @@ class CompletionHandler:
         argument, value = params.argument.name, params.argument.value
         if isinstance(ref, mt.PromptReference):
             request = CompletionRequest("prompt", ref.name, argument, value, resolved)
+            entry: Any = self.server.prompts.catalog.entries.get(ref.name)
         else:
             request = CompletionRequest("resource", str(ref.uri), argument, value, resolved)
+            entry = self._resource(str(ref.uri))
+        access = entry.component.access if entry is not None else None
+        if access is not None and not access.allows(caller(ctx)):
+            return mt.CompleteResult(completion=mt.Completion(values=[]))
         found = await self.server.complete(request)
         return mt.CompleteResult(
             completion=mt.Completion(values=found.values, total=found.total, has_more=found.has_more)
         )
+
+    def _resource(self, uri: str) -> Any:
+        try:
+            return self.server.resources.catalog.resolve(uri)[0]
+        except UnknownResource:
+            return None

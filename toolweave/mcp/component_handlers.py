@@ -2,7 +2,7 @@
 
 - lists are served from each compiled catalog's cached wire list, in pages;
 - `prompts/get` and `resources/read` build the request `Context` and go through the catalog;
-- errors map to JSON-RPC errors in one place (`protocol_error`): an unknown prompt or resource,
+- errors map to JSON-RPC errors in one place (`toolweave.mcp.errors`): an unknown prompt or resource,
   or arguments / URI parameters that do not convert, are `-32602` (an unknown resource carries
   `{"uri": ...}` in `data`, per SEP-2164, in both protocol eras, as the SDK's own server does);
   a failing prompt or resource function is `-32603` with its (masked) message;
@@ -22,18 +22,13 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp.types as mt
-from mcp import MCPError
 from mcp.server import ServerRequestContext
 
 from toolweave.core.context import Context
 from toolweave.core.errors import (
     InputRequired,
-    InvalidArguments,
     MissingCapability,
     ToolweaveError,
-    UnknownPrompt,
-    UnknownResource,
-    UpstreamError,
 )
 from toolweave.mcp import input_required
 from toolweave.mcp.convert_components import (
@@ -43,21 +38,13 @@ from toolweave.mcp.convert_components import (
     to_mcp_resource,
     to_mcp_resource_template,
 )
+from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.pages import cached_page
+from toolweave.mcp.request import caller
+from toolweave.server.catalog import Catalog
 
 if TYPE_CHECKING:
     from toolweave.mcp.adapter import McpAdapter
-
-
-def protocol_error(error: ToolweaveError, uri: str | None = None) -> MCPError:
-    """The JSON-RPC error a client gets for a failed `prompts/get` or `resources/read` (of `uri`)."""
-    if isinstance(error, UnknownResource):
-        return MCPError(mt.INVALID_PARAMS, str(error), data={"uri": error.uri})
-    if isinstance(error, UnknownPrompt | InvalidArguments):
-        return MCPError(mt.INVALID_PARAMS, str(error))
-    if isinstance(error, UpstreamError) and error.code == mt.INVALID_PARAMS:
-        return MCPError(mt.INVALID_PARAMS, str(error), data={"uri": uri} if uri is not None else None)
-    return MCPError(mt.INTERNAL_ERROR, str(error))
 
 
 T = TypeVar("T")
@@ -74,7 +61,7 @@ class ComponentHandlers:
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
     ) -> mt.ListPromptsResult:
         catalog = self.server.prompts.catalog
-        items, next_cursor = self._page(catalog.cache, "mcp.prompts", to_mcp_prompt, catalog.prompts, params)
+        items, next_cursor = self._page(ctx, catalog, "prompts", to_mcp_prompt, catalog.prompts, params)
         return mt.ListPromptsResult(prompts=items, next_cursor=next_cursor)
 
     async def get_prompt(
@@ -90,7 +77,7 @@ class ComponentHandlers:
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
     ) -> mt.ListResourcesResult:
         catalog = self.server.resources.catalog
-        items, next_cursor = self._page(catalog.cache, "mcp.resources", to_mcp_resource, catalog.resources, params)
+        items, next_cursor = self._page(ctx, catalog, "resources", to_mcp_resource, catalog.resources, params)
         return mt.ListResourcesResult(resources=items, next_cursor=next_cursor)
 
     async def list_resource_templates(
@@ -98,7 +85,7 @@ class ComponentHandlers:
     ) -> mt.ListResourceTemplatesResult:
         catalog = self.server.resources.catalog
         templates = catalog.resource_templates
-        items, next_cursor = self._page(catalog.cache, "mcp.templates", to_mcp_resource_template, templates, params)
+        items, next_cursor = self._page(ctx, catalog, "templates", to_mcp_resource_template, templates, params)
         return mt.ListResourceTemplatesResult(resource_templates=items, next_cursor=next_cursor)
 
     async def read_resource(
@@ -111,14 +98,17 @@ class ComponentHandlers:
 
     def _page(
         self,
-        cache: dict[str, Any],
+        ctx: ServerRequestContext[Any],
+        catalog: Catalog[Any],
         key: str,
         convert: Callable[[Any], T],
         components: Any,
         params: mt.PaginatedRequestParams | None,
     ) -> tuple[list[T], str | None]:
-        """One page of a cached wire list, at the request's cursor, in the server's page size."""
-        return cached_page(cache, key, convert, components, params.cursor if params else None, self.server.page_size)
+        """One page of the caller's cached wire list, at the request's cursor, in the server's page size."""
+        key, visible = catalog.view(key, components, caller(ctx) if catalog.rules() else None)
+        cursor = params.cursor if params else None
+        return cached_page(catalog.cache, f"mcp.{key}", convert, visible, cursor, self.server.page_size)
 
     async def _answer(
         self,
@@ -138,6 +128,6 @@ class ComponentHandlers:
                 raise protocol_error(error, uri) from None
 
         try:
-            return await input_required.with_input(ctx, params, await self.adapter._context(ctx), attempt)
+            return await input_required.with_input(ctx, params, self.adapter.request_context(ctx), attempt)
         except MissingCapability as error:
-            raise input_required.missing_capability(error) from None
+            raise protocol_error(error) from None

@@ -55,5 +55,7 @@ def refuses_the_request(error: ValidationError) -> bool:
     """
     model = getattr(mt, error.title, None)
     return (
-        error.title.endswith(("Request", "RequestParams")) and isinstance(model, type) and issubclass(model, BaseModel)
+        error.title.endswith(("Request", "RequestParams"))
+        and isinstance(model, type)
+        and issubclass(model, BaseModel)
     )

@@ -17,10 +17,13 @@ goes to the operator's log (logger `toolweave.auth`, never the token), the clien
 (`HookBackend`): returning `None` is a 401 unless the app allows anonymous callers.
 
 Example:
-    from toolweave.auth import JWTVerifier
-    verifier = JWTVerifier(jwks_uri="https://auth.example.com/jwks.json", issuer="https://auth.example.com/",
-                           audience="https://mcp.example.com/mcp")
-    app = server.http_app(auth=verifier, resource_url="https://mcp.example.com/mcp")
+    >>> from toolweave import Server
+    >>> from toolweave.auth import JWTVerifier
+    >>> verifier = JWTVerifier(jwks_uri="https://auth.example.com/jwks.json", issuer="https://auth.example.com/",
+    ...                        audience="https://mcp.example.com/mcp")
+    >>> app = Server("notes").http_app(auth=verifier, resource_url="https://mcp.example.com/mcp")
+    >>> sorted(route.path for route in app.routes)
+    ['/.well-known/oauth-protected-resource/mcp', '/mcp']
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a tool (or prompt) needs from the client, on the wire, for both protocol eras.
 
-`MissingCapability` is JSON-RPC `-32021` (`missing_capability`). `InputRequired`:
+`MissingCapability` is JSON-RPC `-32021` (`toolweave.mcp.errors`). `InputRequired`:
 
 - 2026-07-28: the call answers an `InputRequiredResult` (its `requestState` sealed by the SDK's
   `RequestStateBoundary`); the client retries with `inputResponses` and `requestState`. The
@@ -33,7 +33,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter
 
 from toolweave.core.context import Context, enter_context, exit_context
-from toolweave.core.errors import InputRequired, MissingCapability
+from toolweave.core.errors import InputRequired
 from toolweave.core.input import InputRequest, elicit  # noqa: F401 (elicit: the doctest)
 
 T = TypeVar("T")
@@ -48,11 +48,6 @@ _RESULTS: dict[str, type[BaseModel]] = {
     "sampling/createMessage": mt.CreateMessageResult,
     "roots/list": mt.ListRootsResult,
 }
-
-
-def missing_capability(error: MissingCapability) -> MCPError:
-    """JSON-RPC `-32021`, naming the missing capabilities in `data.requiredCapabilities`."""
-    return MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, str(error), {"requiredCapabilities": error.capabilities})
 
 
 def to_mcp_requests(requests: Mapping[str, InputRequest]) -> dict[str, Any]:

@@ -15,7 +15,10 @@ stream post to it; `auth=`/`authenticate=` guard both routes like `/mcp`. At mos
 streams are open at once (then 503); a stream ends when its client disconnects.
 
 Example:
-    app = server.http_app(legacy_sse=True)     # /mcp, plus /sse and /messages/
+    >>> from toolweave import Server
+    >>> app = Server("notes").http_app(legacy_sse=True)
+    >>> sorted(route.path for route in app.routes)
+    ['/mcp', '/messages', '/sse']
 """
 
 from __future__ import annotations

@@ -25,6 +25,8 @@ import mcp.types as mt
 from mcp.server import ServerRequestContext
 from mcp.server.subscriptions import ResourceUpdated
 
+from toolweave.mcp.request import connection_of
+
 logger = logging.getLogger("toolweave.mcp")
 
 
@@ -40,7 +42,7 @@ class ResourceUpdates:
 
     async def subscribe(self, ctx: ServerRequestContext[Any], params: mt.SubscribeRequestParams) -> mt.EmptyResult:
         """`resources/subscribe`: remember the URI for this connection."""
-        connection = getattr(ctx.session, "_connection", None)
+        connection = connection_of(ctx.session)
         if connection is not None:
             key = id(connection)
             if key not in self._uris:
@@ -52,9 +54,11 @@ class ResourceUpdates:
                 await self._counted(uri, +1)
         return mt.EmptyResult()
 
-    async def unsubscribe(self, ctx: ServerRequestContext[Any], params: mt.UnsubscribeRequestParams) -> mt.EmptyResult:
+    async def unsubscribe(
+        self, ctx: ServerRequestContext[Any], params: mt.UnsubscribeRequestParams
+    ) -> mt.EmptyResult:
         """`resources/unsubscribe`: forget the URI for this connection (unknown URIs are fine)."""
-        connection = getattr(ctx.session, "_connection", None)
+        connection = connection_of(ctx.session)
         uris = self._uris.get(id(connection), set()) if connection is not None else set()
         uri = str(params.uri)
         if uri in uris:

@@ -339,7 +339,7 @@ class Upstream:
         from mcp.client.streamable_http import streamable_http_client
 
         timeout = httpx2.Timeout(30.0, read=300.0)
-        client = httpx2.AsyncClient(headers=dict(target.headers or {}), timeout=timeout)
+        client = httpx2.AsyncClient(headers=dict(target.headers or {}), timeout=timeout, auth=target.auth)
         async with client, streamable_http_client(target.url, http_client=client) as streams:
             yield streams
 
@@ -348,7 +348,8 @@ class Upstream:
         from mcp.client.sse import sse_client
 
         # a stream silent for 300 s (the SDK's read timeout; servers ping while idle) counts as lost
-        async with sse_client(target.url, headers=dict(target.headers or {}), timeout=30.0) as streams:
+        headers = dict(target.headers or {})
+        async with sse_client(target.url, headers=headers, timeout=30.0, auth=target.auth) as streams:
             yield streams
 
     async def _pump_stderr(self, fd: int, done: anyio.Event) -> None:

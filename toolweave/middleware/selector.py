@@ -27,6 +27,13 @@ def _as_tuple(value: str | Iterable[str] | None) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
+def _named(component: Any, pattern: str) -> bool:
+    if fnmatch.fnmatchcase(component.name, pattern):
+        return True
+    uri = getattr(component, "uri", None)
+    return uri is not None and fnmatch.fnmatchcase(uri, pattern)
+
+
 @dataclass(frozen=True, slots=True)
 class Selector:
     """Matches tools by name glob, tags (any of), annotation hints and a predicate.
@@ -88,13 +95,13 @@ class Selector:
             f"tools= takes a glob, a list of globs, a Selector or a function (tool) -> bool, not {value!r}"
         )
 
-    def matches(self, tool: Tool) -> bool:
-        """Whether `tool` is selected."""
-        if self.names and not any(fnmatch.fnmatchcase(tool.name, p) for p in self.names):
+    def matches(self, tool: Any) -> bool:
+        """Whether `tool` (or a prompt or resource: its name or URI) is selected."""
+        if self.names and not any(_named(tool, pattern) for pattern in self.names):
             return False
         if self.tags and not (self.tags & tool.tags):
             return False
-        hints = tool.annotations
+        hints = getattr(tool, "annotations", None)
         for wanted, actual in (
             (self.read_only, hints and hints.read_only_hint),
             (self.idempotent, hints and hints.idempotent_hint),

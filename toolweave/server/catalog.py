@@ -7,6 +7,10 @@ validate once, run the prebuilt chain, mask a failure (what a failure becomes is
 an `isError` result for a tool, a `ToolError` served as a JSON-RPC error for a prompt or a
 resource). Listing is a cached tuple; adapters keep their wire forms in `cache`.
 
+Components with an `access` rule (`Authorize`) are seen and used only by callers it admits: a
+list is one view per grant (which rules the caller passes), computed once and cached; a request
+for a component the caller may not use gets the kind's unknown-error, as if it did not exist.
+
 Example:
     >>> from toolweave.server.server import Server
     >>> server = Server("demo")
@@ -20,19 +24,25 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+from toolweave.core.access import Access, grant
+from toolweave.core.context import AuthInfo, Context
 from toolweave.core.errors import PROTOCOL_ANSWERS, ToolweaveError
 from toolweave.core.masking import ErrorPolicy, is_cancellation
 from toolweave.middleware.base import Middleware
+from toolweave.middleware.keys import caller_key
 
 C = TypeVar("C")
 R = TypeVar("R")
 E = TypeVar("E", bound="Entry[Any]")
 
 Listener = Callable[[], None]
+security = logging.getLogger("toolweave.security")
+_RULES = "access.rules"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +80,49 @@ class Catalog(Generic[E]):
     """Scratch space for adapters (e.g. the wire form of a list), dropped with the catalog."""
 
     def get(self, key: str) -> E:
-        """The entry exposed as `key`, or the kind's unknown-error."""
+        """The entry exposed as `key` (whoever may use it), or the kind's unknown-error."""
         entry = self.entries.get(key)
         if entry is None:
             raise self.unknown(key)
         return entry
+
+    def for_caller(self, key: str, ctx: Context) -> E:
+        """The entry exposed as `key` if the caller of `ctx` may use it, else the kind's unknown-error."""
+        return self.admitted(self.get(key), key, ctx)
+
+    def admitted(self, entry: E, key: str, ctx: Context) -> E:
+        """`entry`, if the caller may use it; else the kind's unknown-error (and a security log)."""
+        access: Access | None = getattr(entry.component, "access", None)
+        if access is None or access.allows(ctx.auth):
+            return entry
+        security.warning("caller %s asked for %r without access: answered as unknown", caller_key(ctx), key)
+        raise self.unknown(key)
+
+    def rules(self) -> tuple[Access, ...]:
+        """The distinct access rules of this catalog's components (computed once)."""
+        rules: tuple[Access, ...] | None = self.cache.get(_RULES)
+        if rules is None:
+            found = (getattr(entry.component, "access", None) for entry in self.entries.values())
+            rules = self.cache[_RULES] = tuple(dict.fromkeys(access for access in found if access is not None))
+        return rules
+
+    def view(self, key: str, components: Sequence[C], auth: AuthInfo | None) -> tuple[str, Sequence[C]]:
+        """The caller's view of `components` (one list kind, named `key`): a cache key for it —
+        `key` itself when no component has an access rule, else `key@<grant>` — and the
+        components it may see, filtered once per grant and cached."""
+        rules = self.rules()
+        if not rules:
+            return key, components
+        key = f"{key}@{grant(rules, auth):x}"
+        visible: Sequence[C] | None = self.cache.get(key)
+        if visible is None:
+            visible = self.cache[key] = tuple(item for item in components if _admits(item, auth))
+        return key, visible
+
+
+def _admits(component: Any, auth: AuthInfo | None) -> bool:
+    access: Access | None = component.access
+    return access is None or access.allows(auth)
 
 
 async def guarded(run: Awaitable[R], fail: Callable[[BaseException], R]) -> R:

@@ -5,12 +5,13 @@ A server has at most one completer, registered with `@server.completion`. It rec
 them, with `hasMore` set when there were more. Without a completer, every request gets no values.
 
 Example:
-    server = Server("travel")
-    @server.completion
-    def complete(request: CompletionRequest) -> list[str]:
-        if request.argument == "city":
-            return [c for c in ("Paris", "Parma", "Lima") if c.startswith(request.value)]
-        return []
+    >>> import anyio
+    >>> def cities(request: CompletionRequest) -> list[str]:   # @server.completion registers one
+    ...     if request.argument == "city":
+    ...         return [c for c in ("Paris", "Parma", "Lima") if c.startswith(request.value)]
+    ...     return []
+    >>> anyio.run(complete, cities, CompletionRequest("prompt", "trip", "city", "Pa")).values
+    ['Paris', 'Parma']
 """
 
 from __future__ import annotations

@@ -8,8 +8,14 @@ the user, once the first entry has started everything; the first entry's exit wa
 other users to leave, then stops (a cancelled first entry stops at once).
 
 Example:
-    async with gateway:
-        await gateway.call_tool("gh_search", {"q": "anyio"})
+    >>> import anyio
+    >>> from toolweave.server.server import Server
+    >>> gateway = Server("gateway")
+    >>> async def check() -> bool:
+    ...     async with gateway:       # with a RemoteServer mounted: its session is up in here
+    ...         return gateway.running
+    >>> anyio.run(check), gateway.running
+    (True, False)
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ class PromptCatalog(Catalog[PromptEntry]):
             InvalidArguments: an argument is missing, unknown or does not convert.
             ToolError: the prompt failed (an internal error arrives masked).
         """
-        entry = self.get(name)
+        entry = self.for_caller(name, ctx)
         prompt = entry.component
         try:
             validated = prompt.validator.validate(arguments or {}, reject_extra=self.reject_extra)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from toolweave.core.errors import DuplicateError, ToolweaveError
 from toolweave.core.masking import ErrorPolicy
 from toolweave.middleware.base import Middleware
+from toolweave.middleware.selector import Selector
 from toolweave.server.catalog import Catalog, Entry, Listener
 from toolweave.server.listeners import Listeners
 from toolweave.server.visibility import Visibility
@@ -73,6 +74,8 @@ class Owner(Protocol):
 
     @property
     def is_remote(self) -> bool: ...
+
+    def transforms_for(self, kind: str) -> tuple[tuple[Any, Selector | None], ...]: ...
 
 
 def keep_new(policy: OnDuplicate, message: str) -> bool:
@@ -124,7 +127,10 @@ class Registry(Generic[C, K]):
         return (self.key(component),)
 
     def prepared(self, component: C) -> C:
-        """`component` as this server exposes it (tools: after the server's transforms)."""
+        """`component` as this server exposes it: after the server's transforms for its kind."""
+        for transform, selector in self.owner.transforms_for(self.kind):
+            if selector is None or selector.matches(component):
+                component = transform.apply(component)
         return component
 
     def exposed(self, entry: Entry[C], mount: Mount[Any]) -> C:

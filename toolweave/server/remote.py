@@ -82,6 +82,8 @@ class HttpTarget:
     headers: Mapping[str, str] | None = field(default=None, repr=False)
     secrets: Secrets = field(default=(), repr=False)
     """Values to keep out of `describe()` (those a config expanded from the environment)."""
+    auth: Any = field(default=None, repr=False)
+    """The credentials presented to the upstream (an `httpx` auth: `toolweave.auth.Bearer`, ...)."""
 
     def describe(self) -> str:
         """The URL, for logs and `explain` (never the headers, a password or a secret)."""
@@ -197,23 +199,39 @@ class RemoteServer(Server):
 
     @classmethod
     def http(
-        cls, url: str, headers: Mapping[str, str] | None = None, *, secrets: Secrets = (), **options: Any
+        cls,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        auth: Any = None,
+        secrets: Secrets = (),
+        **options: Any,
     ) -> RemoteServer:
         """An upstream reached over streamable HTTP at `url`, sending `headers` with every request.
 
-        `secrets` are values in `url` never to show in logs or `explain` (a URL's password and
-        secret-looking query parameters are hidden anyway).
+        Args:
+            auth: The gateway's own credentials for the upstream, e.g.
+                `toolweave.auth.Bearer(FromEnv("GH_TOKEN"))` or `OAuthClientCredentials(...)`
+                (any `httpx` auth). A caller's token is never passed on.
+            secrets: Values in `url` never to show in logs or `explain` (a URL's password and
+                secret-looking query parameters are hidden anyway).
         """
-        return cls(HttpTarget(_checked(url), dict(headers) if headers else None, secrets), **options)
+        return cls(HttpTarget(_checked(url), dict(headers) if headers else None, secrets, auth), **options)
 
     @classmethod
     def sse(
-        cls, url: str, headers: Mapping[str, str] | None = None, *, secrets: Secrets = (), **options: Any
+        cls,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        auth: Any = None,
+        secrets: Secrets = (),
+        **options: Any,
     ) -> RemoteServer:
         """An upstream that speaks only the legacy HTTP+SSE transport, its event stream at `url`
         (often `.../sse`); otherwise like `http()`: one pooled session, restarted with backoff.
         """
-        return cls(SseTarget(_checked(url), dict(headers) if headers else None, secrets), **options)
+        return cls(SseTarget(_checked(url), dict(headers) if headers else None, secrets, auth), **options)
 
     # -- state ---------------------------------------------------------------------------------
 

@@ -97,7 +97,7 @@ class ResourceCatalog(Catalog[ResourceEntry]):
             ToolError: the resource failed (an internal error arrives masked).
         """
         entry, raw = self.resolve(uri)
-        resource = entry.component
+        resource = self.admitted(entry, uri, ctx).component
         params: dict[str, Any] = raw
         if raw and resource.validator is not None:
             try:

@@ -107,6 +107,7 @@ class Server:
         self.prompts = PromptRegistry(self)
         self.resources = ResourceRegistry(self)
         self._transforms: list[tuple[Transform, Selector | None]] = []
+        self._other_transforms: dict[str, list[tuple[Any, Selector | None]]] = {"prompt": [], "resource": []}
         self._middleware: list[Middleware] = list(middleware)
         self._mounts: list[Mount[Server]] = []
         self._imported_from: list[Server] = []
@@ -210,19 +211,39 @@ class Server:
         self._all_changed()
 
     def add_transform(
-        self, transform: Transform, *, tools: Selector | str | Iterable[str] | None = None, tags: Iterable[str] = ()
+        self,
+        transform: Transform,
+        *,
+        tools: Selector | str | Iterable[str] | None = None,
+        tags: Iterable[str] = (),
+        prompts: Selector | str | Iterable[str] | None = None,
+        resources: Selector | str | Iterable[str] | None = None,
     ) -> None:
-        """Apply `transform` to every matching tool (local, mounted or remote) at compile time."""
-        selector = Selector.coerce(tools)
-        if tags:
-            selector = Selector(selector.names if selector else None, tags=tags)
-        self._transforms.append((transform, selector))
-        self.changed()
+        """Apply `transform` to every matching tool (local, mounted or remote) at compile time.
+
+        `prompts=` and `resources=` (name or URI globs) apply a transform made for every kind of
+        component (`Authorize`) to prompts and resources too; given either, tools are chosen only
+        by `tools=` / `tags=`. `tags` narrows every kind chosen.
+        """
+        chosen = {"prompt": prompts, "resource": resources}
+        for kind, names in chosen.items():
+            if names is not None and kind not in getattr(transform, "kinds", ()):
+                raise TypeError(f"{type(transform).__name__} applies to tools only, not to {kind}s")
+        if tools is not None or tags or all(names is None for names in chosen.values()):
+            self._transforms.append((transform, _selector(tools, tags)))
+        for kind, names in chosen.items():
+            if names is not None:
+                self._other_transforms[kind].append((transform, _selector(names, tags)))
+        self._all_changed()
 
     @property
     def transforms(self) -> tuple[tuple[Transform, Selector | None], ...]:
-        """The transforms added with `add_transform`, with their selectors, in order."""
+        """The transforms added with `add_transform` for tools, with their selectors, in order."""
         return tuple(self._transforms)
+
+    def transforms_for(self, kind: str) -> tuple[tuple[Any, Selector | None], ...]:
+        """The transforms added with `add_transform` for `kind` (`"tool"`, `"prompt"`, `"resource"`)."""
+        return self.transforms if kind == "tool" else tuple(self._other_transforms[kind])
 
     def add_middleware(self, *middleware: Middleware) -> None:
         """Append middleware; the first added is the outermost."""
@@ -243,8 +264,15 @@ class Server:
         a cycle, and `DuplicateError` (under `on_duplicate="error"`) if an exposed name clashes.
 
         Example:
-            gateway.mount(billing, prefix="billing")
-            gateway.mount(RemoteServer.stdio("gh-mcp"), prefix="gh")
+            >>> import anyio
+            >>> billing = Server("billing")
+            >>> @billing.tool
+            ... def refund(order: str) -> str:
+            ...     return f"refunded {order}"
+            >>> gateway = Server("gateway")
+            >>> _ = gateway.mount(billing, prefix="billing")
+            >>> [tool.name for tool in anyio.run(gateway.list_tools)]
+            ['billing_refund']
         """
         mounted = Mount(child, prefix=prefix, separator=separator)
         self._refuse_cycle(child)
@@ -470,13 +498,11 @@ class Server:
     # -- in-process use ------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Context | None = None) -> list[Tool]:
-        """The tools a client would see, in order (remote servers connected first, if not running)."""
+        """The tools a client would see (the caller of `ctx`; by default an anonymous one), in order;
+        remote servers are connected first if the server is not running."""
         if self._needs_start():
             return await self._started_for(self.list_tools, ctx)
-        catalog = self.catalog
-        if not catalog.list_middleware:
-            return list(catalog.tools)
-        return await catalog.list_tools(ctx or Context(server=self))
+        return await self.catalog.list_tools(ctx or Context(server=self))
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any] | None = None, *, ctx: Context | None = None
@@ -504,11 +530,12 @@ class Server:
         finally:
             exit_context(token)
 
-    async def list_prompts(self) -> list[Prompt]:
-        """The prompts a client would see, in order."""
+    async def list_prompts(self, ctx: Context | None = None) -> list[Prompt]:
+        """The prompts a client would see (the caller of `ctx`; by default an anonymous one), in order."""
         if self._needs_start():
-            return await self._started_for(self.list_prompts)
-        return list(self.prompts.catalog.prompts)
+            return await self._started_for(self.list_prompts, ctx)
+        catalog = self.prompts.catalog
+        return list(catalog.view("prompts", catalog.prompts, ctx.auth if ctx else None)[1])
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, *, ctx: Context | None = None
@@ -526,17 +553,19 @@ class Server:
         finally:
             exit_context(token)
 
-    async def list_resources(self) -> list[Resource]:
-        """The static resources a client would see, in order."""
+    async def list_resources(self, ctx: Context | None = None) -> list[Resource]:
+        """The static resources a client would see (the caller of `ctx`; by default an anonymous one)."""
         if self._needs_start():
-            return await self._started_for(self.list_resources)
-        return list(self.resources.catalog.resources)
+            return await self._started_for(self.list_resources, ctx)
+        catalog = self.resources.catalog
+        return list(catalog.view("resources", catalog.resources, ctx.auth if ctx else None)[1])
 
-    async def list_resource_templates(self) -> list[Resource]:
-        """The resource templates a client would see, in order."""
+    async def list_resource_templates(self, ctx: Context | None = None) -> list[Resource]:
+        """The resource templates a client would see (the caller of `ctx`; by default an anonymous one)."""
         if self._needs_start():
-            return await self._started_for(self.list_resource_templates)
-        return list(self.resources.catalog.resource_templates)
+            return await self._started_for(self.list_resource_templates, ctx)
+        catalog = self.resources.catalog
+        return list(catalog.view("templates", catalog.resource_templates, ctx.auth if ctx else None)[1])
 
     async def read_resource(self, uri: str, *, ctx: Context | None = None) -> ResourceResult:
         """Read a resource in-process.
@@ -578,6 +607,13 @@ class Server:
         from toolweave.mcp.serve import http_app
 
         return http_app(self, path=path, **options)
+
+
+def _selector(names: Selector | str | Iterable[str] | None, tags: Iterable[str]) -> Selector | None:
+    selector = Selector.coerce(names)
+    if tags:
+        selector = Selector(selector.names if selector else None, tags=tags)
+    return selector
 
 
 def _path(start: Server, target: Server) -> list[Server] | None:

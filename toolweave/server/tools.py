@@ -20,33 +20,22 @@ Example:
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InvalidArguments, UnknownTool
 from toolweave.core.names import check_name
 from toolweave.core.output import OutputCheck
 from toolweave.core.result import ToolResult
-from toolweave.core.tool import Tool, Transform
+from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_for, tool_runner
 from toolweave.middleware.keys import caller_key
-from toolweave.middleware.selector import Selector
-from toolweave.server.catalog import Catalog, Entry, guarded
+from toolweave.server.catalog import Catalog, Entry, guarded, security
 from toolweave.server.mount import Mount
-from toolweave.server.registry import Owner, Registry
-
-security = logging.getLogger("toolweave.security")
-
-
-class ToolOwner(Owner, Protocol):
-    """A server, as its tool registry sees it: its rules, plus its transforms."""
-
-    @property
-    def transforms(self) -> tuple[tuple[Transform, Selector | None], ...]: ...
+from toolweave.server.registry import Registry
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +73,8 @@ class ToolCatalog(Catalog[ToolEntry]):
         entry = self.entries.get(name)
         if entry is None:
             raise UnknownTool(name)
+        if entry.component.access is not None:
+            self.admitted(entry, name, ctx)
         try:
             validated = entry.component.validator.validate(arguments or {}, reject_extra=self.reject_extra)
         except ArgumentErrors as problems:
@@ -93,8 +84,8 @@ class ToolCatalog(Catalog[ToolEntry]):
         return await guarded(_run(entry, validated, ctx), lambda error: entry.errors.to_result(name, error))
 
     async def list_tools(self, ctx: Context) -> list[Tool]:
-        """The tools to list for this request (per-request middleware filters, if any)."""
-        tools = list(self.tools)
+        """The tools this request's caller may see, after per-request middleware filters (if any)."""
+        tools = list(self.view("tools", self.tools, ctx.auth)[1])
         for layer in self.list_middleware:
             tools = await layer.on_list_tools(tools, ctx)
         return tools
@@ -135,19 +126,12 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
 
     kind = "tool"
     unknown = UnknownTool
-    owner: ToolOwner
 
     def key(self, component: Tool) -> str:
         return component.name
 
     def check(self, component: Tool) -> None:
         check_name(component.name)
-
-    def prepared(self, component: Tool) -> Tool:
-        for transform, selector in self.owner.transforms:
-            if selector is None or selector.matches(component):
-                component = transform.apply(component)
-        return component
 
     def exposed(self, entry: Entry[Tool], mount: Mount[Any]) -> Tool:
         return mount.rename.apply(entry.component).replace(run=through_chain(entry))

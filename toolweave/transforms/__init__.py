@@ -12,6 +12,8 @@
 - `Annotate(read_only=, destructive=, idempotent=, open_world=, title=, tags=, meta=)`: set or
   merge hints, tags and meta.
 - `MapResult(fn, output_schema=)`: post-process results.
+- `Authorize(scopes=, claims=, when=)`: only verified callers that pass see and use the tool (also
+  prompts and resources: `server.add_transform(..., prompts=, resources=)`).
 - `Forward(fn)` with `forward()` / `forward_raw()`: your own signature in front of the tool.
 
 Argument transforms fuse: stacked, they cost one argument rewrite per call (see `argmap`).
@@ -33,6 +35,7 @@ Example:
 from toolweave.transforms.annotate import Annotate
 from toolweave.transforms.argmap import ArgMap, MappedRun
 from toolweave.transforms.args import Arg, TransformArgs
+from toolweave.transforms.authorize import Authorize
 from toolweave.transforms.exclude import ExcludeArgs
 from toolweave.transforms.forward import Forward, forward, forward_raw
 from toolweave.transforms.inject import InjectArgs
@@ -48,6 +51,7 @@ __all__ = [
     "Annotate",
     "Arg",
     "ArgMap",
+    "Authorize",
     "ExcludeArgs",
     "Forward",
     "FromClaim",

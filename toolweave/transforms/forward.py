@@ -118,7 +118,7 @@ class Forward:
         hidden = frozenset(name for name in tool.hidden if name not in shown)
         validator = made.validator
         if hidden and isinstance(validator, ModelValidator):
-            validator = ModelValidator(validator.model, names=validator._renamed, forbidden=hidden)
+            validator = ModelValidator(validator.model, names=validator.renamed, forbidden=hidden)
         inner = made.run
         parent = tool
 

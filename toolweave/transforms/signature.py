@@ -117,7 +117,7 @@ class Signature:
         validator = base_validator(tool.validator)
         model = getattr(validator, "model", None)
         if isinstance(validator, ModelValidator) and model is not None:
-            names: Mapping[str, str] = validator._renamed or {}
+            names: Mapping[str, str] = validator.renamed or {}
             args = tuple(
                 _model_spec(names.get(fname, fname), fname, info, props.get(names.get(fname, fname), {}))
                 for fname, info in model.model_fields.items()

@@ -1,0 +1,115 @@
+"""Verified callers from a config file: `server.auth`, per-tool `scopes`/`claims`, and what
+`toolweave list` / `explain` show about them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.acceptance.cli_helpers import run_cli
+from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
+from tests.auth.test_http_auth import connected
+from tests.serving import serving
+from toolweave import ConfigError
+from toolweave.auth import JWTVerifier
+from toolweave.config import build_file
+
+TOOLS = '''
+from toolweave import Server
+
+server = Server("billing")
+
+
+@server.tool
+def balance() -> str:
+    """The balance."""
+    return "100 EUR"
+
+
+@server.tool
+def refund(order: str) -> str:
+    """Refund an order."""
+    return f"refunded {order}"
+
+
+@server.tool
+def acme_report() -> str:
+    """Acme's report."""
+    return "acme"
+'''
+
+
+def write_config(folder: Path, issuer: Issuer, **auth: Any) -> Path:
+    (folder / "billing_tools.py").write_text(TOOLS)
+    config = {
+        "server": {
+            "name": "billing",
+            "auth": {
+                "jwks_uri": issuer.jwks_uri,
+                "issuer": ISSUER,
+                "resource_url": AUDIENCE,
+                "required_scopes": ["tools"],
+                **auth,
+            },
+        },
+        "python": [
+            {
+                "import": "billing_tools:server",
+                "tools": {"refund": {"scopes": ["billing:write"]}, "acme_report": {"claims": {"tenant": "acme"}}},
+            }
+        ],
+    }
+    path = folder / "gateway.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+async def test_a_config_serves_verified_callers_their_own_tools(tmp_path: Path, issuer: Issuer) -> None:
+    composed = build_file(write_config(tmp_path, issuer))
+    assert composed.auth is not None and isinstance(composed.auth["auth"], JWTVerifier)
+    async with serving(composed.server.http_app(**composed.auth)) as url:
+        async with connected(url, issuer.token(scope="tools"), legacy=False) as client:
+            reader = [tool.name for tool in (await client.list_tools()).tools]
+        token = issuer.token(scope="tools billing:write", tenant="acme")
+        async with connected(url, token, legacy=False) as client:
+            writer = [tool.name for tool in (await client.list_tools()).tools]
+            refund = await client.call_tool("refund", {"order": "A-1"})
+    assert reader == ["balance"]
+    assert writer == ["balance", "refund", "acme_report"]
+    assert refund.content[0].text == "refunded A-1"
+
+
+def test_list_shows_what_each_tool_needs_and_what_one_caller_sees(tmp_path: Path, issuer: Issuer) -> None:
+    config = str(write_config(tmp_path, issuer))
+    everything = run_cli("list", config)
+    assert everything.returncode == 0, everything.stderr
+    assert "refund(order)  [needs scopes billing:write] Refund an order." in everything.stdout
+    assert "acme_report()  [needs claim tenant in [acme]] Acme's report." in everything.stdout
+    scoped = run_cli("list", config, "--scopes", "tools,billing:write", "--json")
+    assert [tool["name"] for tool in json.loads(scoped.stdout)["tools"]] == ["balance", "refund"]
+    token = run_cli("list", config, "--as-token", issuer.token(scope="tools", tenant="acme"), "--json")
+    assert [tool["name"] for tool in json.loads(token.stdout)["tools"]] == ["balance", "acme_report"]
+    forged = run_cli("list", config, "--as-token", issuer.token(aud="https://other.test/"))
+    assert forged.returncode == 1 and "the token was refused" in forged.stderr
+    explained = json.loads(run_cli("explain", config, "refund", "--json").stdout)
+    assert explained[0]["access"] == "scopes billing:write"
+
+
+@pytest.mark.parametrize(
+    ("auth", "problem"),
+    [
+        ({"public_key": "-----BEGIN PUBLIC KEY-----"}, "give exactly one of jwks_uri, public_key or introspection"),
+        ({"algorithms": ["HS256"]}, "HS256"),
+    ],
+    ids=["two ways to verify", "symmetric algorithm"],
+)
+def test_a_broken_auth_section_names_the_key(
+    tmp_path: Path, issuer: Issuer, auth: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(ConfigError, match=r"server\.auth") as error:
+        build_file(write_config(tmp_path, issuer, **auth))
+    assert problem in str(error.value)

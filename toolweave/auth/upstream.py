@@ -1,0 +1,156 @@
+"""Credentials toolweave presents to an upstream: its own, never the caller's.
+
+A gateway that verifies its callers must not pass their tokens on (the MCP authorization spec
+forbids token passthrough: the token's audience is the gateway). An upstream that needs
+credentials gets the gateway's own, as an `httpx` auth on the upstream's HTTP client:
+
+- `Bearer(token)`: a fixed or rotating token — a string, `FromEnv("GH_TOKEN")` (read on every
+  request, so rotating it needs no restart), a `Secret`, or a function returning the token;
+- `OAuthClientCredentials(token_url, client_id, client_secret, scopes=)`: the OAuth 2.0
+  client-credentials grant (RFC 6749 §4.4), the token fetched once, shared by all requests,
+  refreshed shortly before it expires and again when the upstream answers 401.
+
+Example:
+    >>> import httpx2
+    >>> request = httpx2.Request("POST", "https://mcp.example.com/mcp")
+    >>> next(Bearer("t-123").auth_flow(request)).headers["authorization"]
+    'Bearer t-123'
+
+    RemoteServer.http("https://api.githubcopilot.com/mcp/", auth=Bearer(FromEnv("GH_TOKEN")))
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator, Callable, Generator, Iterable
+from typing import Any
+
+import anyio
+import httpx2
+
+from toolweave.core.context import Context
+from toolweave.core.errors import UpstreamError
+from toolweave.transforms.sources import Secret, Source
+
+TokenSource = str | Secret | Source | Callable[[], str]
+"""Where a bearer token comes from: a string, a `Secret`, a source such as `FromEnv`, a function."""
+
+
+class Bearer(httpx2.Auth):
+    """`Authorization: Bearer <token>` on every request to the upstream, the token read each time."""
+
+    def __init__(self, token: TokenSource) -> None:
+        self._token = token
+
+    def __repr__(self) -> str:
+        return "Bearer(...)"
+
+    def token(self) -> str:
+        """The token to send now."""
+        token = self._token
+        if isinstance(token, Secret):
+            return str(token.value)
+        if isinstance(token, Source):
+            return str(token.get(Context()))
+        if callable(token):
+            return token()
+        return token
+
+    def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
+        request.headers["Authorization"] = f"Bearer {self.token()}"
+        yield request
+
+
+class OAuthClientCredentials(httpx2.Auth):
+    """The gateway's own access token, from the client-credentials grant at `token_url`.
+
+    Args:
+        token_url: The authorization server's token endpoint.
+        client_id: The gateway's client id there.
+        client_secret: Its secret (a string, `Secret` or `FromEnv`), sent with HTTP Basic.
+        scopes: Scopes to ask for.
+        audience: An `audience` (or RFC 8707 `resource`) parameter, for servers that want one.
+        refresh_before: Seconds before expiry at which the token is renewed.
+        timeout: Seconds the token request may take.
+    """
+
+    def __init__(
+        self,
+        token_url: str,
+        client_id: str,
+        client_secret: TokenSource,
+        *,
+        scopes: Iterable[str] = (),
+        audience: str | None = None,
+        refresh_before: float = 60,
+        timeout: float = 10,
+    ) -> None:
+        self.token_url = token_url
+        self.client_id = client_id
+        self._secret = Bearer(client_secret)
+        self.scopes = tuple(scopes)
+        self.audience = audience
+        self.refresh_before = refresh_before
+        self.timeout = timeout
+        self._token: str | None = None
+        self._expires = 0.0
+        self._lock: anyio.Lock | None = None
+        self.fetches = 0
+        """How many tokens were fetched (one per expiry, not one per request)."""
+
+    def __repr__(self) -> str:
+        return f"OAuthClientCredentials({self.token_url!r}, client_id={self.client_id!r})"
+
+    def sync_auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
+        raise RuntimeError("OAuthClientCredentials works with async HTTP clients only")
+
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        token = await self._current(stale=None)
+        request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        if response.status_code == 401:  # revoked or rotated early: one fresh token, one retry
+            request.headers["Authorization"] = f"Bearer {await self._current(stale=token)}"
+            yield request
+
+    async def _current(self, stale: str | None) -> str:
+        """A valid token: the cached one unless it expires soon or is `stale`; one fetch at a time."""
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        async with self._lock:
+            if self._token is None or self._token == stale or time.monotonic() >= self._expires:
+                self._token, lifetime = await self._fetch()
+                self._expires = time.monotonic() + max(lifetime - self.refresh_before, 0)
+            return self._token
+
+    async def _fetch(self) -> tuple[str, float]:
+        form: dict[str, Any] = {"grant_type": "client_credentials"}
+        if self.scopes:
+            form["scope"] = " ".join(self.scopes)
+        if self.audience:
+            form["audience"] = self.audience
+        self.fetches += 1
+        where = f"the token endpoint {self.token_url!r}"
+        try:
+            async with httpx2.AsyncClient(timeout=self.timeout) as http:
+                response = await http.post(
+                    self.token_url, data=form, auth=httpx2.BasicAuth(self.client_id, self._secret.token())
+                )
+        except httpx2.HTTPError as error:
+            raise UpstreamError(f"cannot get an access token from {where}: {type(error).__name__}") from None
+        if response.status_code != 200:
+            error_code = _json(response).get("error", f"HTTP {response.status_code}")
+            raise UpstreamError(f"{where} refused the client credentials of {self.client_id!r}: {error_code}")
+        answer = _json(response)
+        token = answer.get("access_token")
+        if not isinstance(token, str) or not token:
+            raise UpstreamError(f"{where} answered without an access_token")
+        lifetime = answer.get("expires_in")
+        return token, float(lifetime) if isinstance(lifetime, int | float) else 3600.0
+
+
+def _json(response: httpx2.Response) -> dict[str, Any]:
+    try:
+        found = response.json()
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}

@@ -1,0 +1,128 @@
+"""What a request carries, read from the SDK's request context into toolweave's `Context`.
+
+`request_context` builds the `Context` a tool, prompt or resource sees: the client and its
+capabilities (dumped once per connection), the request `_meta`, the verified caller (`caller`),
+the HTTP headers and peer address, and the progress and log sinks of the session.
+
+Example:
+    context = request_context(ctx, server, levels)   # in an SDK request handler
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mcp.server import ServerRequestContext
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel, ServerLike
+from toolweave.mcp.headers import RequestHeaders
+from toolweave.mcp.http_auth import auth_info
+from toolweave.mcp.levels import ConnectionLevels
+
+
+def connection_of(session: Any) -> Any:
+    """The SDK's per-connection object of a session (`None` on a stateless request).
+
+    `mcp` 2.3 keeps it private (`ServerSession._connection`); it holds the connection's `state`
+    dict and `exit_stack`, which toolweave uses to remember per-connection values and clean up.
+    This is the one place that reads it.
+    """
+    return getattr(session, "_connection", None)
+
+
+def request_context(ctx: ServerRequestContext[Any], server: ServerLike, levels: ConnectionLevels) -> Context:
+    """The `Context` of one request to `server` (log messages below the connection's level dropped)."""
+    headers = _headers(ctx)
+    auth = caller(ctx)
+    session = ctx.session
+    request_id = ctx.request_id
+    meta = dict(ctx.meta) if ctx.meta else {}
+    connection = connection_of(session)
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        await session.report_progress(value, total, message)
+
+    async def log(level: LogLevel, data: Any, name: str | None) -> None:
+        if connection is not None and not levels.allows(connection, level):
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await session.send_log_message(level, data, logger=name, related_request_id=request_id)
+
+    return Context(
+        request_id=request_id if request_id is not None else 0,
+        client=_client(ctx),
+        client_capabilities=_capabilities(ctx),
+        meta=meta,
+        auth=auth,
+        headers=headers,
+        peer=_peer(ctx),
+        server=server,
+        progress_sink=progress,
+        log_sink=log,
+    )
+
+
+
+def _headers(ctx: ServerRequestContext[Any]) -> Mapping[str, str]:
+    """The request's headers by lower-case name; reading one it sent more than once refuses the call."""
+    headers = getattr(ctx.request, "headers", None)
+    return {} if headers is None else RequestHeaders(headers.items())
+
+
+def _peer(ctx: ServerRequestContext[Any]) -> str | None:
+    """The client's network address on HTTP (uvicorn applies trusted `X-Forwarded-For`), else None."""
+    client = getattr(ctx.request, "scope", {}).get("client")
+    return str(client[0]) if client else None
+
+
+def _per_connection(ctx: ServerRequestContext[Any], key: str, source: Any, build: Callable[[Any], Any]) -> Any:
+    """`build(source)`, computed once per connection for as long as `source` is the same object."""
+    state = getattr(connection_of(ctx.session), "state", None)
+    if state is None:
+        return build(source)
+    hit = state.get(key)
+    if hit is not None and hit[0] is source:
+        return hit[1]
+    value = build(source)
+    state[key] = (source, value)
+    return value
+
+
+def _client_info(params: Any) -> ClientInfo | None:
+    if params is None or params.client_info is None:
+        return None
+    return ClientInfo(params.client_info.name, params.client_info.version)
+
+
+def _wire_dump(model: Any) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
+
+
+def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
+    return _per_connection(ctx, "toolweave.client", ctx.session.client_params, _client_info)  # type: ignore[no-any-return]
+
+
+def _capabilities(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+    declared = ctx.session.client_capabilities
+    if declared is None:
+        return {}
+    return _per_connection(ctx, "toolweave.capabilities", declared, _wire_dump)  # type: ignore[no-any-return]
+
+
+def caller(ctx: ServerRequestContext[Any]) -> AuthInfo | None:
+    """The caller the HTTP edge verified for this request (`toolweave.mcp.http_auth`), if any.
+
+    Read from the request itself: a handshake-era session serves its requests in a task that
+    does not see the per-request auth context variable.
+    """
+    user = getattr(ctx.request, "scope", {}).get("user")
+    if isinstance(user, AuthenticatedUser):
+        return auth_info(user.access_token)
+    token = get_access_token()
+    return auth_info(token) if token is not None else None
