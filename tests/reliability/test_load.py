@@ -104,5 +104,15 @@ async def test_1000_mixed_concurrent_calls_from_10_clients_each_get_one_outcome(
 @pytest.mark.slow
 async def test_10000_mixed_concurrent_calls_from_100_clients_each_get_one_outcome() -> None:
     outcomes = await run_load(100)
-    assert sum(outcomes.values()) == 10_000 and all(key.split(": ")[1] != "wrong" for key in outcomes)
+    assert sum(outcomes.values()) == 10_000
+    local = {key: count for key, count in outcomes.items() if not key.startswith("remote")}
+    assert local == {
+        "fast: ok": 3000,
+        "failing: error": 2000,
+        "timing out: timeout": 2000,
+        "cancelled: cancelled": 2000,
+    }
+    # one stdio upstream answers some hundred calls a second here: past its 60 s timeout, a call
+    # gets the timeout answer (still exactly one outcome)
+    assert set(outcomes) - set(local) <= {"remote: ok", "remote: timeout"}
     FIGURES["10,000 mixed concurrent calls: outcomes"] = dict(outcomes)
