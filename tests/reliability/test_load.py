@@ -59,7 +59,7 @@ async def one_call(client: Any, kind: str, index: int) -> str:
     result = await client.call_tool(name, arguments)
     if not result.is_error:
         return "ok" if result.content[0].text == str(index) else "wrong"
-    return "timeout" if "timed out after 0.2s" in result.content[0].text else "error"
+    return "timeout" if "timed out after" in result.content[0].text else "error"
 
 
 async def run_load(clients: int) -> Counter[str]:
