@@ -29,26 +29,32 @@ def noise() -> None:
     sys.stdout.flush()
 
 
-for raw in sys.stdin:
-    try:
-        message = json.loads(raw)
-    except ValueError:
-        continue
-    method, request_id = message.get("method"), message.get("id")
-    if request_id is None:
-        continue
-    noise()
-    if method == "initialize":
-        result = {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "garbage", "version": "0"},
-        }
-    elif method == "tools/list":
-        result = {"tools": [TOOL]}
-    elif method == "tools/call":
-        result = {"content": [{"type": "text", "text": message["params"]["arguments"].get("text", "")}]}
-    else:
-        send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
-        continue
-    send({"jsonrpc": "2.0", "id": request_id, "result": result})
+def main() -> None:
+    """Answer requests on stdin, with garbage before each answer."""
+    for raw in sys.stdin:
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            continue
+        method, request_id = message.get("method"), message.get("id")
+        if request_id is None:
+            continue
+        noise()
+        if method == "initialize":
+            result = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "garbage", "version": "0"},
+            }
+        elif method == "tools/list":
+            result = {"tools": [TOOL]}
+        elif method == "tools/call":
+            result = {"content": [{"type": "text", "text": message["params"]["arguments"].get("text", "")}]}
+        else:
+            send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
+            continue
+        send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+if __name__ == "__main__":
+    main()
