@@ -102,6 +102,7 @@ async def test_1000_mixed_concurrent_calls_from_10_clients_each_get_one_outcome(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 async def test_10000_mixed_concurrent_calls_from_100_clients_each_get_one_outcome() -> None:
     outcomes = await run_load(100)
     assert sum(outcomes.values()) == 10_000

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from tests.conftest import subprocess_env
 from toolweave.mcp.malformed import answer, top_level_id
 
 from .malformed_cases import CASES, NO_ANSWER, OVERSIZED, Case
-from .raw import RawStdio
+from .raw import INITIALIZE, SERVERS, RawStdio
 
 
 def assert_answered(case: Case, seen: list[dict], probe_id: int) -> None:
@@ -79,3 +84,25 @@ def test_answers_never_quote_the_message() -> None:
     for body in [f"{secret}", f'{{"jsonrpc":"2.0","id":1,"method":"{secret}","params":[]}}']:
         error = answer(body)
         assert error is not None and secret not in json.dumps(error.model_dump(mode="json"))
+
+
+@pytest.mark.parametrize("stdin", ["null device", "regular file"])
+def test_a_stdin_the_event_loop_cannot_poll_is_read_too(stdin: str, tmp_path: Path) -> None:
+    lines = [json.dumps(INITIALIZE), '{"jsonrpc":"2.0","id":1,"method":"ping"}', "not json"]
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    with open(os.devnull if stdin == "null device" else source, "rb") as handle:
+        done = subprocess.run(
+            [sys.executable, str(SERVERS / "target.py")],
+            stdin=handle,
+            capture_output=True,
+            env=subprocess_env(),
+            timeout=30,
+            check=False,
+        )
+    assert done.returncode == 0
+    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    if stdin == "null device":
+        assert answers == []
+    else:
+        assert [answer.get("id") for answer in answers] == [0, 1, None]

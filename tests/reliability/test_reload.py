@@ -205,6 +205,7 @@ async def test_10_reloads_during_1000_calls_fail_none(config: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 async def test_100_reloads_during_10000_calls_fail_none(config: Path) -> None:
     outcomes = await reload_under_load(config, reloads=100, calls=10_000)
     assert outcomes == Counter({"ok": 10_000})

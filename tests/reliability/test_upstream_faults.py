@@ -194,6 +194,7 @@ async def test_crash_restart_cycles_leave_no_zombie_and_no_growth() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 async def test_100_crash_restart_cycles_leave_no_zombie_and_under_5_mb_growth() -> None:
     found = await crash_cycles(100)
     baseline, settled = found["holdings"]

@@ -30,7 +30,7 @@ from types import TracebackType
 from typing import Any
 
 import anyio
-import anyio.lowlevel
+import anyio.to_thread
 import mcp.types as mt
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
@@ -58,7 +58,7 @@ class _Lines:
         self._can_answer = anyio.Event()
         self.given: collections.deque[str] = collections.deque()
         """The lines handed to the SDK and not yet seen again on its read stream, oldest first."""
-        self._regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        self._pollable = not stat.S_ISREG(os.fstat(fd).st_mode)
         self._waiting: anyio.CancelScope | None = None
 
     def stop(self) -> None:
@@ -91,14 +91,18 @@ class _Lines:
 
     async def _read(self) -> bytes | None:
         """The next chunk (empty at end of file), or None when there was nothing to read after all."""
-        if not self._regular:
-            with anyio.CancelScope() as self._waiting:
-                await anyio.wait_readable(self._fd)
+        if self._pollable:
+            try:
+                with anyio.CancelScope() as self._waiting:
+                    await anyio.wait_readable(self._fd)
+            except PermissionError:  # the event loop cannot poll it (/dev/null): read it in a thread
+                self._pollable = False
             self._waiting = None
             if self._eof:
                 return None
-        else:
-            await anyio.lowlevel.checkpoint()
+        if not self._pollable:
+            os.set_blocking(self._fd, True)
+            return await anyio.to_thread.run_sync(os.read, self._fd, _CHUNK, abandon_on_cancel=True)
         try:
             return os.read(self._fd, _CHUNK)
         except BlockingIOError:
