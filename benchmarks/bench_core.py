@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import AsyncExitStack
+from types import SimpleNamespace
 from typing import Any
 
 from benchmarks.servers.adder import add, fastmcp_server, lowlevel_server, toolweave_server
-from benchmarks.timing import Row, median_us
+from benchmarks.timing import Row, interleaved, median_us
 from toolweave import Server
+from toolweave.middleware import Timeout
 from toolweave.testing import fake_tool
 
 ARGS = {"a": 1, "b": 2}
@@ -39,61 +42,83 @@ async def _in_process(quick: bool) -> list[Row]:
     async def validated() -> Any:
         return await add(**validate(ARGS).__dict__)
 
-    rows = [
-        Row(group, "floor: direct call", await median_us(direct, number=number)),
-        Row(group, "floor: pydantic-validated call", await median_us(validated, number=number)),
+    timed = await interleaved(
+        {
+            "direct": direct,
+            "validated": validated,
+            "async": lambda: server.call_tool("add", ARGS),
+            "inline": lambda: server.call_tool("add_inline", ARGS),
+            "worker": lambda: server.call_tool("add_sync", ARGS),
+            "fastmcp": lambda: fast.call_tool("add", ARGS),
+        },
+        rounds=5 if quick else 15,
+        number=number,
+        numbers={"worker": number // 5, "fastmcp": number // 20},
+    )
+    floor = "floor: pydantic-validated call"
+    return [
+        Row(group, "floor: direct call", timed["direct"]),
+        Row(group, floor, timed["validated"]),
         Row(
             group,
             "toolweave call_tool (async tool)",
-            await median_us(lambda: server.call_tool("add", ARGS), number=number),
-            baseline="floor: pydantic-validated call",
-            target="+10 µs over the validated floor",
+            timed["async"],
+            baseline=floor,
+            target="+3 µs over the validated floor",
         ),
-        Row(
-            group,
-            "toolweave call_tool (sync tool, inline)",
-            await median_us(lambda: server.call_tool("add_inline", ARGS), number=number),
-            baseline="floor: pydantic-validated call",
-        ),
+        Row(group, "toolweave call_tool (sync tool, inline)", timed["inline"], baseline=floor),
         Row(
             group,
             "toolweave call_tool (sync tool, worker thread)",
-            await median_us(lambda: server.call_tool("add_sync", ARGS), number=number // 5),
-            baseline="floor: pydantic-validated call",
+            timed["worker"],
+            baseline=floor,
             note="includes the thread hop",
         ),
         Row(
-            group,
-            "fastmcp 4.1.2 call_tool (async tool)",
-            await median_us(lambda: fast.call_tool("add", ARGS), number=number // 5),
-            baseline="toolweave call_tool (async tool)",
+            group, "fastmcp 4.1.2 call_tool (async tool)", timed["fastmcp"], baseline="toolweave call_tool (async tool)"
         ),
     ]
-    return rows
+
+
+async def _round_trips(group: str, clients: dict[str, Any], number: int, quick: bool, target: str) -> list[Row]:
+    """One round trip of `add` through each connected client, interleaved in the same rounds."""
+    timed = await interleaved(
+        {label: (lambda c=client: c.call_tool("add", ARGS)) for label, client in clients.items()},
+        rounds=5 if quick else 11,
+        number=number,
+        warmup=20,
+    )
+    base = "bare SDK low-level server"
+    return [
+        Row(
+            group,
+            label,
+            value,
+            baseline=None if label == base else base,
+            target=target if label == "toolweave" else "",
+        )
+        for label, value in timed.items()
+    ]
 
 
 async def _in_memory(quick: bool) -> list[Row]:
     from mcp import Client
 
-    group = "in-memory round trip via mcp.Client (µs/call)"
-    number = 100 if quick else 1000
+    number = 50 if quick else 300
     rows = []
-    for label, target in (
-        ("bare SDK low-level server", lowlevel_server()),
-        ("toolweave", toolweave_server().as_mcp()),
-        ("fastmcp 4.1.2", fastmcp_server()._mcp_server),
-    ):
-        async with Client(target) as client:
-            median = await median_us(lambda c=client: c.call_tool("add", ARGS), number=number, warmup=50)
-        rows.append(
-            Row(
-                group,
-                label,
-                median,
-                baseline=None if label.startswith("bare") else "bare SDK low-level server",
-                target="≤1.15×" if label == "toolweave" else "",
-            )
-        )
+    for mode, era in (("auto", "2026-07-28"), ("legacy", "2025 handshake")):
+        group = f"in-memory round trip via mcp.Client, {era} (µs/call)"
+        async with AsyncExitStack() as stack:
+            clients = {
+                label: await stack.enter_async_context(Client(target, mode=mode))
+                for label, target in (
+                    ("bare SDK low-level server", lowlevel_server()),
+                    ("toolweave", toolweave_server().as_mcp()),
+                    ("toolweave, Timeout(30) on the tool", toolweave_server(Timeout(30)).as_mcp()),
+                    ("fastmcp 4.1.2", fastmcp_server()._mcp_server),
+                )
+            }
+            rows += await _round_trips(group, clients, number, quick, "≤1.10×")
     return rows
 
 
@@ -103,25 +128,15 @@ async def _stdio(quick: bool) -> list[Row]:
     from tests.conftest import subprocess_env
 
     group = "stdio round trip via mcp.Client (µs/call)"
-    number = 50 if quick else 400
-    rows = []
-    for kind in ("lowlevel", "toolweave", "fastmcp"):
-        params = StdioServerParameters(
-            command=sys.executable, args=["-m", "benchmarks.servers.adder", kind], env=subprocess_env()
-        )
-        async with Client(params) as client:
-            median = await median_us(lambda c=client: c.call_tool("add", ARGS), repeat=5, number=number, warmup=20)
-        label = {"lowlevel": "bare SDK low-level server", "toolweave": "toolweave", "fastmcp": "fastmcp 4.1.2"}[kind]
-        rows.append(
-            Row(
-                group,
-                label,
-                median,
-                baseline=None if kind == "lowlevel" else "bare SDK low-level server",
-                target="≤1.15×" if kind == "toolweave" else "",
+    labels = {"lowlevel": "bare SDK low-level server", "toolweave": "toolweave", "fastmcp": "fastmcp 4.1.2"}
+    async with AsyncExitStack() as stack:
+        clients = {}
+        for kind, label in labels.items():
+            params = StdioServerParameters(
+                command=sys.executable, args=["-m", "benchmarks.servers.adder", kind], env=subprocess_env()
             )
-        )
-    return rows
+            clients[label] = await stack.enter_async_context(Client(params))
+        return await _round_trips(group, clients, 30 if quick else 150, quick, "≤1.15×")
 
 
 async def _large_catalog(quick: bool) -> list[Row]:
@@ -143,9 +158,10 @@ async def _large_catalog(quick: bool) -> list[Row]:
     server.catalog  # noqa: B018 - compile
     compile_ms = (time.perf_counter() - started) * 1e3
     adapter = adapter_for(server)
-    await adapter._list_tools(None, None)  # type: ignore[arg-type]  # build the wire cache once
+    request = SimpleNamespace(request=None)  # an in-process request: no HTTP scope, no verified caller
+    await adapter._list_tools(request, None)  # type: ignore[arg-type]  # build the wire cache once
     list_us = await median_us(server.list_tools, number=50, warmup=5)
-    wire_us = await median_us(lambda: adapter._list_tools(None, None), number=50, warmup=5)  # type: ignore[arg-type]
+    wire_us = await median_us(lambda: adapter._list_tools(request, None), number=50, warmup=5)  # type: ignore[arg-type]
     return [
         Row(group, "register 10,000 schema tools (total)", register_ms, unit="ms", target="< 1 s"),
         Row(group, "register 10,000 function tools (total)", function_ms, unit="ms", target="< 1 s"),

@@ -4,21 +4,28 @@ Each row is one in-process `call_tool` of the same async `add` tool. toolweave r
 middleware; the three built-ins (calls logger at its default level, so records are filtered by
 `isEnabledFor`); the same with a handler attached (every call formats a record); each built-in
 alone; the three with selectors that match nothing (their cost must be 0: no chain at all).
-FastMCP 4.1.2 rows: no middleware, and its logging, timing and error-handling middleware.
+FastMCP 4.1.2 rows: no middleware, and its logging, timing and error-handling middleware, timed
+in the same rounds. Also: `Timeout` on an MCP client's request (`ctx.hard_deadline`: the call
+runs in a task of its own); the transform stack of `bench_transforms` with the three built-ins
+against the plain tool; and how soon after a 0.2 s deadline the official `mcp` client hears back,
+from a tool that is cancelled and from one that ignores cancellation (abandoned).
 """
 
 from __future__ import annotations
 
-import gc
 import logging
 import statistics
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
+import anyio.to_thread
+
 from benchmarks.servers.adder import add, fastmcp_server
-from benchmarks.timing import Row
-from toolweave import Server
+from benchmarks.timing import Row, interleaved
+from toolweave import Context, Server
 from toolweave.middleware import Logging, Middleware, Progress, Timeout
 
 ARGS = {"a": 1, "b": 2}
@@ -57,22 +64,8 @@ class _Discard(logging.Handler):
 async def interleaved_us(
     fns: dict[str, Callable[[], Awaitable[object]]], *, repeat: int, number: int, warmup: int = 200
 ) -> dict[str, float]:
-    """`median_us` for several paths at once, batches interleaved, so load drift hits all alike."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            await fn()
-    samples: dict[str, list[float]] = {name: [] for name in fns}
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            for name, fn in fns.items():
-                start = time.perf_counter()
-                for _ in range(number):
-                    await fn()
-                samples[name].append((time.perf_counter() - start) / number * 1e6)
-    finally:
-        gc.enable()
-    return {name: statistics.median(values) for name, values in samples.items()}
+    """`benchmarks.timing.interleaved` under the name other modules import it by."""
+    return await interleaved(fns, rounds=repeat, number=number, warmup=warmup)
 
 
 def _caller(server: Any) -> Callable[[], Awaitable[object]]:
@@ -81,7 +74,7 @@ def _caller(server: Any) -> Callable[[], Awaitable[object]]:
 
 async def collect(quick: bool) -> list[Row]:
     number = 200 if quick else 2000
-    repeat = 5 if quick else 15
+    rounds = 5 if quick else 15
     unmatched_server = _toolweave(*_three(tools="nothing_*"))
     assert unmatched_server.catalog.entries["add"].handler is None
     servers = {
@@ -92,11 +85,17 @@ async def collect(quick: bool) -> list[Row]:
         "Timeout": _toolweave(Timeout(30)),
         "Progress": _toolweave(Progress()),
     }
-    timed = await interleaved_us(
-        {name: _caller(server) for name, server in servers.items()}, repeat=repeat, number=number
+    paths = {name: _caller(server) for name, server in servers.items()}
+    timeout_server = servers["Timeout"]
+    paths["Timeout, hard deadline"] = lambda: timeout_server.call_tool(
+        "add", ARGS, ctx=Context(server=timeout_server, hard_deadline=True)
     )
-    base, three, unmatched = timed["base"], timed["three"], timed["unmatched"]
-    alone = {name: timed[name] for name in ("Logging", "Timeout", "Progress")}
+    paths["fastmcp base"] = _caller(_fastmcp(False))
+    paths["fastmcp three"] = _caller(_fastmcp(True))
+    slow = max(number // 10, 50)
+    timed = await interleaved(
+        paths, rounds=rounds, number=number, numbers={"fastmcp base": slow, "fastmcp three": slow}
+    )
     calls_logger = logging.getLogger("toolweave.calls")
     handler, previous = _Discard(), calls_logger.level
     calls_logger.addHandler(handler)
@@ -104,62 +103,120 @@ async def collect(quick: bool) -> list[Row]:
     disabled = logging.root.manager.disable
     logging.disable(logging.NOTSET)
     try:
-        logged = await interleaved_us(
-            {"base": _caller(servers["base"]), "three": _caller(servers["three"])}, repeat=repeat, number=number
-        )
+        logged = await interleaved({"base": paths["base"], "three": paths["three"]}, rounds=rounds, number=number)
     finally:
         logging.disable(disabled)
         calls_logger.removeHandler(handler)
         calls_logger.setLevel(previous)
-    three_logged = logged["three"] - logged["base"] + base
-    fast = await interleaved_us(
-        {"base": _caller(_fastmcp(False)), "three": _caller(_fastmcp(True))},
-        repeat=repeat,
-        number=max(number // 5, 50),
-    )
-    fast_base, fast_three = fast["base"], fast["three"]
-
-    def delta(value: float, against: float) -> str:
-        return f"+{value - against:.2f} µs"
-
+    base = timed["base"]
     rows = [
         Row(GROUP, BASE, base),
-        Row(GROUP, THREE, three, baseline=BASE, target="+5 µs at most", note=delta(three, base)),
+        Row(GROUP, THREE, timed["three"], baseline=BASE, target="+5 µs at most"),
         Row(
             GROUP,
             "toolweave: the three, selectors match nothing",
-            unmatched,
+            timed["unmatched"],
             baseline=BASE,
             target="+0 (no chain)",
-            note=delta(unmatched, base),
         ),
-        *(
-            Row(GROUP, f"toolweave: {name} alone", value, baseline=BASE, note=delta(value, base))
-            for name, value in alone.items()
+        Row(GROUP, "toolweave: Logging alone", timed["Logging"], baseline=BASE),
+        Row(GROUP, "toolweave: Timeout alone", timed["Timeout"], baseline=BASE, target="+1.5 µs"),
+        Row(GROUP, "toolweave: Progress alone", timed["Progress"], baseline=BASE),
+        Row(
+            GROUP,
+            "toolweave: Timeout, hard deadline (MCP requests)",
+            timed["Timeout, hard deadline"],
+            baseline=BASE,
+            note="the call in a task of its own",
         ),
         Row(
             GROUP,
             f"{THREE} (records emitted)",
-            three_logged,
+            logged["three"] - logged["base"] + base,
             baseline=BASE,
-            note=f"{delta(three_logged, base)}; a handler on toolweave.calls, stdlib LogRecord cost",
+            note="a handler on toolweave.calls, stdlib LogRecord cost",
         ),
-        Row(GROUP, "fastmcp 4.1.2: no middleware", fast_base, baseline=BASE),
+        Row(GROUP, "fastmcp 4.1.2: no middleware", timed["fastmcp base"], baseline=BASE),
         Row(
             GROUP,
             "fastmcp 4.1.2: Logging + Timing + ErrorHandling",
-            fast_three,
+            timed["fastmcp three"],
             baseline="fastmcp 4.1.2: no middleware",
-            note=delta(fast_three, fast_base),
         ),
     ]
-    return rows
+    return rows + await _stacked(quick) + await _deadline_answers(quick)
+
+
+async def _stacked(quick: bool) -> list[Row]:
+    """The transform stack of `bench_transforms` and the three built-ins on one tool, against the
+    same tool plain."""
+    from benchmarks.bench_transforms import PLAIN_ARGS, STACKED_ARGS, search, stacked_tool
+
+    group = "stacked transforms + Logging + Timeout + Progress, in-process call_tool (µs/call)"
+    plain = Server("plain")
+    plain.add_tool(search)
+    full = Server("full", middleware=_three())
+    full.add_tool(stacked_tool())
+    assert not (await full.call_tool("find_docs", STACKED_ARGS)).is_error
+    timed = await interleaved(
+        {
+            "plain": lambda: plain.call_tool("search", PLAIN_ARGS),
+            "full": lambda: full.call_tool("find_docs", STACKED_ARGS),
+        },
+        rounds=5 if quick else 21,
+        number=200 if quick else 1000,
+    )
+    base = "toolweave: plain tool"
+    return [
+        Row(group, base, timed["plain"]),
+        Row(group, "toolweave: stacked transforms + the three", timed["full"], baseline=base, target="≤1.3×"),
+    ]
+
+
+async def _deadline_answers(quick: bool) -> list[Row]:
+    """How long after a 0.2 s deadline a client hears back, through the official `mcp` client,
+    from a tool that is cancelled and from one that ignores cancellation."""
+    from toolweave.testing import connect
+
+    group = "Timeout(0.2) answered through mcp.Client (ms after the call)"
+    server = Server("deadlines", middleware=[Timeout(0.2)])
+    release = threading.Event()
+
+    @server.tool
+    async def sleeps() -> str:
+        await anyio.sleep(5)
+        return "late"
+
+    @server.tool
+    async def shielded() -> str:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(release.wait, 1)
+        return "late"
+
+    samples: dict[str, list[float]] = {"sleeps": [], "shielded": []}
+    try:
+        async with connect(server) as client:
+            for _ in range(3 if quick else 10):
+                for tool, times in samples.items():
+                    started = time.perf_counter()
+                    await client.call_tool(tool, {})  # (a timeout, or the late result where it was not capped)
+                    times.append((time.perf_counter() - started) * 1e3)
+    finally:
+        release.set()
+    return [
+        Row(group, "async tool, cancelled", statistics.median(samples["sleeps"]), target="≤ 250 ms", unit="ms"),
+        Row(
+            group,
+            "tool ignoring cancellation, abandoned",
+            statistics.median(samples["shielded"]),
+            target="≤ 250 ms",
+            unit="ms",
+        ),
+    ]
 
 
 if __name__ == "__main__":
-    import anyio
-
-    from benchmarks.run import table
+    from benchmarks.run import merge, table
 
     logging.disable(logging.CRITICAL)
-    print(table(anyio.run(collect, False)))
+    print(table(merge([anyio.run(collect, False)])))

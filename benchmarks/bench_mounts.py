@@ -14,9 +14,7 @@ Run: `python -m benchmarks.bench_mounts [--quick]`.
 from __future__ import annotations
 
 import os
-import statistics
 import sys
-import time
 import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -24,7 +22,7 @@ from typing import Any
 
 import anyio
 
-from benchmarks.timing import Row, median_us
+from benchmarks.timing import Row, interleaved
 from toolweave import Server
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.server.remote import RemoteServer
@@ -74,7 +72,7 @@ def fastmcp_chain(depth: int) -> tuple[Any, str]:
 
 
 async def _in_process(quick: bool) -> list[Row]:
-    number, rounds = (500, 3) if quick else (5000, 9)
+    number, rounds = (500, 3) if quick else (3000, 11)
     args = {"text": "hi"}
     paths: dict[str, Callable[[], Awaitable[object]]] = {}
     for label, depth, middleware in (
@@ -85,42 +83,27 @@ async def _in_process(quick: bool) -> list[Row]:
     ):
         server, name = toolweave_chain(depth, middleware=middleware)
         paths[label] = lambda s=server, n=name: s.call_tool(n, args)
-    timings = await _interleaved(paths, number, rounds)
+    fastmcp_labels = {
+        0: "fastmcp unmounted",
+        1: "fastmcp depth 1 (mount namespace=)",
+        3: "fastmcp depth 3 (mount namespace=)",
+    }
+    for depth, label in fastmcp_labels.items():
+        fm, name = fastmcp_chain(depth)
+        paths[label] = lambda s=fm, n=name: s.call_tool(n, args)
+    slow = max(number // 20, 50)
+    timings = await interleaved(
+        paths, rounds=rounds, number=number, numbers=dict.fromkeys(fastmcp_labels.values(), slow), warmup=20
+    )
     base = "toolweave unmounted"
-    rows = [
+    return [
         Row(IN_PROCESS, label, us, None if label == base else base, "< 2 us per level")
         for label, us in timings.items()
+        if label.startswith("toolweave")
+    ] + [
+        Row(IN_PROCESS, label, timings[label], None if depth == 0 else "fastmcp unmounted")
+        for depth, label in fastmcp_labels.items()
     ]
-    fm_number = max(number // 20, 50)
-    for depth in (0, 1, 3):
-        fm, name = fastmcp_chain(depth)
-        label = "fastmcp unmounted" if depth == 0 else f"fastmcp depth {depth} (mount namespace=)"
-        us = await median_us(
-            lambda s=fm, n=name: s.call_tool(n, {"text": "hi"}), number=fm_number, repeat=3, warmup=20
-        )
-        rows.append(Row(IN_PROCESS, label, us, None if depth == 0 else "fastmcp unmounted"))
-    return rows
-
-
-async def _batch(call: Callable[[], Awaitable[object]], calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        await call()
-    return (time.perf_counter() - start) / calls * 1e6
-
-
-async def _interleaved(
-    paths: dict[str, Callable[[], Awaitable[object]]], calls: int, rounds: int
-) -> dict[str, float]:
-    """The median per-call time of each path, measured in alternating batches (fair to each)."""
-    for call in paths.values():
-        for _ in range(20):
-            await call()
-    samples: dict[str, list[float]] = {name: [] for name in paths}
-    for _ in range(rounds):
-        for name, call in paths.items():
-            samples[name].append(await _batch(call, calls))
-    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 async def _remote(quick: bool) -> list[Row]:
@@ -142,14 +125,15 @@ async def _remote(quick: bool) -> list[Row]:
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session, gateway:
             await session.initialize()
             await session.list_tools()
-            timings = await _interleaved(
+            timings = await interleaved(
                 {
                     "direct": lambda: session.call_tool("echo", args),
                     "mounted": lambda: gateway.call_tool("up_echo", args),
                     "proxy": lambda: proxy.call_tool("echo", args),
                 },
-                calls,
-                rounds,
+                number=calls,
+                rounds=rounds,
+                warmup=20,
             )
     finally:
         await transport.close()

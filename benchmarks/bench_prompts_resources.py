@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from benchmarks.timing import Row, median_us
+from benchmarks.timing import Row, interleaved
 from toolweave import Server
 
 TEMPLATES = 200
@@ -60,40 +60,28 @@ async def collect(quick: bool) -> list[Row]:
     async def direct() -> Any:
         return await greet("Ada")
 
-    return [
-        Row(group, "floor: direct call of the prompt function", await median_us(direct, number=number)),
-        Row(
-            group,
-            "toolweave get_prompt",
-            await median_us(lambda: ours.get_prompt("greet", {"name": "Ada"}), number=number),
-            baseline="floor: direct call of the prompt function",
-        ),
-        Row(
-            group,
-            "fastmcp 4.1.2 render_prompt",
-            await median_us(lambda: theirs.render_prompt("greet", {"name": "Ada"}), number=number),
-            baseline="toolweave get_prompt",
-        ),
-        Row(
-            group,
-            f"toolweave read_resource (static, {2 * TEMPLATES + 1} resources)",
-            await median_us(lambda: ours.read_resource("resource://motd"), number=number),
-        ),
-        Row(
-            group,
-            "fastmcp 4.1.2 read_resource (static)",
-            await median_us(lambda: theirs.read_resource("resource://motd"), number=number),
-            baseline=f"toolweave read_resource (static, {2 * TEMPLATES + 1} resources)",
-        ),
-        Row(
-            group,
-            f"toolweave read_resource (template, last of {TEMPLATES})",
-            await median_us(lambda: ours.read_resource(last), number=number),
-        ),
-        Row(
-            group,
-            f"fastmcp 4.1.2 read_resource (template, last of {TEMPLATES})",
-            await median_us(lambda: theirs.read_resource(last), number=number),
-            baseline=f"toolweave read_resource (template, last of {TEMPLATES})",
-        ),
-    ]
+    static = f"toolweave read_resource (static, {2 * TEMPLATES + 1} resources)"
+    template = f"toolweave read_resource (template, last of {TEMPLATES})"
+    paths = {
+        "floor: direct call of the prompt function": direct,
+        "toolweave get_prompt": lambda: ours.get_prompt("greet", {"name": "Ada"}),
+        "fastmcp 4.1.2 render_prompt": lambda: theirs.render_prompt("greet", {"name": "Ada"}),
+        static: lambda: ours.read_resource("resource://motd"),
+        "fastmcp 4.1.2 read_resource (static)": lambda: theirs.read_resource("resource://motd"),
+        template: lambda: ours.read_resource(last),
+        f"fastmcp 4.1.2 read_resource (template, last of {TEMPLATES})": lambda: theirs.read_resource(last),
+    }
+    slow = max(number // 20, 20)
+    timed = await interleaved(
+        paths,
+        rounds=5 if quick else 11,
+        number=number,
+        numbers={name: slow for name in paths if name.startswith("fastmcp")},
+    )
+    baselines = {
+        "toolweave get_prompt": "floor: direct call of the prompt function",
+        "fastmcp 4.1.2 render_prompt": "toolweave get_prompt",
+        "fastmcp 4.1.2 read_resource (static)": static,
+        f"fastmcp 4.1.2 read_resource (template, last of {TEMPLATES})": template,
+    }
+    return [Row(group, name, value, baseline=baselines.get(name)) for name, value in timed.items()]

@@ -12,6 +12,12 @@ defaults, docstring and return type, so no signature cache can flatter a figure.
   1,000 tools a page by default: both the first page and the whole list (all pages) are timed,
   and a one-page server too. The server's RSS is read from `/proc/<pid>/status` afterwards.
 - `tools/list` through the official `mcp.Client` on a warm stdio server (what a client waits).
+- memory: in a fresh process, `tracemalloc` over registering, compiling and listing every tool;
+  per tool, the bytes still allocated by lines of toolweave's own code (its state: tools, schemas,
+  entries, wire forms), and by anything at all.
+
+Each of toolweave's registration figures is the median of 3 fresh processes (1 in quick mode), each
+cold start the median of 3; FastMCP's take a minute or more each and run once.
 
 In quick mode the registration rows use 1,000 tools and scale the time by 10 (say so in the
 note); the cold start uses 1,000 tools and FastMCP's 10,000-tool figures are skipped.
@@ -39,9 +45,11 @@ QUICK = 1_000
 GROUP_REGISTER = "scale: registering distinct function tools (ms, total)"
 GROUP_START = "scale: stdio server cold start until tools/list is answered"
 GROUP_LIST = "scale: tools/list through mcp.Client on a warm stdio server (ms)"
+GROUP_MEMORY = "scale: memory per tool (tracemalloc, KiB)"
 
 _REGISTER_SCRIPT = """
 import json, sys, time
+from types import SimpleNamespace
 import anyio
 kind, count = sys.argv[1], int(sys.argv[2])
 from benchmarks.servers import many_tools
@@ -56,10 +64,11 @@ async def toolweave():
     server.catalog
     compiled = time.perf_counter()
     handler = adapter_for(server)._list_tools
-    await handler(None, None)
+    request = SimpleNamespace(request=None)  # in-process: no HTTP scope, no verified caller
+    await handler(request, None)
     listed = time.perf_counter()
     for _ in range(20):
-        await handler(None, None)
+        await handler(request, None)
     cached = (time.perf_counter() - listed) / 20
     return registered - started, compiled - registered, listed - compiled, cached, cpu
 
@@ -73,6 +82,27 @@ async def fastmcp():
 
 phases = anyio.run(toolweave if kind == "toolweave" else fastmcp)
 print(json.dumps(dict(zip(["register", "compile", "first_list", "cached_list", "register_cpu"], phases))))
+"""
+
+_MEMORY_SCRIPT = """
+import gc, json, os, sys, tracemalloc
+from types import SimpleNamespace
+import anyio
+count = int(sys.argv[1])
+from benchmarks.servers import many_tools
+fns = many_tools.functions(count)
+import toolweave
+from toolweave.mcp.adapter import adapter_for
+package = os.path.dirname(toolweave.__file__) + os.sep
+tracemalloc.start()
+server = many_tools.toolweave_server(fns, page_size=None)
+server.catalog
+anyio.run(adapter_for(server)._list_tools, SimpleNamespace(request=None), None)
+gc.collect()
+stats = tracemalloc.take_snapshot().statistics("filename")
+total = sum(stat.size for stat in stats)
+ours = sum(stat.size for stat in stats if stat.traceback[0].filename.startswith(package))
+print(json.dumps({"ours": ours / count, "total": total / count}))
 """
 
 
@@ -94,6 +124,16 @@ def _register(kind: str, count: int) -> dict[str, Any]:
         timeout=900,
     )
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _memory(count: int) -> dict[str, float]:
+    """Bytes per tool traced after registering, compiling and listing `count` tools in a fresh process."""
+    module_dir(count)
+    out = subprocess.run(
+        [sys.executable, "-c", _MEMORY_SCRIPT, str(count)], env=_env(), capture_output=True, text=True, check=True
+    )
+    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 
 
@@ -178,11 +218,19 @@ def _ms_row(name: str, seconds: float, **options: Any) -> Row:
     return Row(GROUP_REGISTER, name, seconds * 1e3, unit="ms", **options)
 
 
+def _median_register(kind: str, count: int, runs: int) -> dict[str, Any]:
+    results = [_register(kind, count) for _ in range(runs)]
+    return {
+        key: None if results[0][key] is None else statistics.median(result[key] for result in results)
+        for key in results[0]
+    }
+
+
 async def _registration(quick: bool) -> list[Row]:
     count = QUICK if quick else FULL
     note = f"{count:,} tools, × {FULL // count}" if quick else ""
     scale = FULL / count
-    ours = _register("toolweave", count)
+    ours = _median_register("toolweave", count, 1 if quick else 3)
     rows = [
         _ms_row("toolweave: add_tool × 10,000", ours["register"] * scale, target="< 1 s", note=note),
         _ms_row("toolweave: add_tool × 10,000 (CPU)", ours["register_cpu"] * scale, target="< 1 s", note=note),
@@ -196,7 +244,7 @@ async def _registration(quick: bool) -> list[Row]:
         ),
     ]
     fast_count = 100 if quick else FULL
-    theirs = _register("fastmcp", fast_count)
+    theirs = _median_register("fastmcp", fast_count, 1)  # a minute or more each: one run
     fast_note = f"{fast_count:,} tools, × {FULL // fast_count}" if fast_count != FULL else ""
     rows += [
         _ms_row(
@@ -212,6 +260,18 @@ async def _registration(quick: bool) -> list[Row]:
             note=fast_note,
         ),
         _ms_row("fastmcp 4.1.2: first list_tools()", theirs["first_list"] * FULL / fast_count, note=fast_note),
+    ]
+    memory = _memory(count)
+    rows += [
+        Row(
+            GROUP_MEMORY,
+            "toolweave's own state per tool",
+            memory["ours"] / 1024,
+            unit="KiB",
+            target="≤ 1.5 KiB",
+            note=f"{count:,} tools registered, compiled, listed; allocated by toolweave's code",
+        ),
+        Row(GROUP_MEMORY, "everything traced per tool", memory["total"] / 1024, unit="KiB"),
     ]
     return rows
 

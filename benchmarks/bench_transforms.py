@@ -9,11 +9,9 @@ with one `from_tool` layer and with the transforms stacked as separate layers).
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from benchmarks.timing import Row, median_us
+from benchmarks.timing import Row, interleaved
 from toolweave import Server, Tool
 from toolweave.transforms import Annotate, Arg, InjectArgs, MaskErrors, Rename, TransformArgs
 
@@ -78,21 +76,6 @@ def fastmcp_server() -> Any:
     return server
 
 
-async def _paired(
-    first: Callable[[], Awaitable[object]], second: Callable[[], Awaitable[object]], *, rounds: int, number: int
-) -> tuple[float, float]:
-    """Both paths measured back to back in many short rounds; the second is reported as the first's
-    median times the median per-round ratio, so load bursts on a busy machine hit both alike."""
-    firsts, ratios = [], []
-    for _ in range(rounds):
-        a = await median_us(first, repeat=3, number=number, warmup=50)
-        b = await median_us(second, repeat=3, number=number, warmup=50)
-        firsts.append(a)
-        ratios.append(b / a)
-    plain = statistics.median(firsts)
-    return plain, plain * statistics.median(ratios)
-
-
 async def collect(quick: bool) -> list[Row]:
     """Plain vs stacked, toolweave vs FastMCP."""
     group = "five stacked transforms, in-process call_tool (µs/call)"
@@ -102,18 +85,21 @@ async def collect(quick: bool) -> list[Row]:
         result = await server.call_tool(name, args)
         assert not result.is_error, result.text
     fast = fastmcp_server()
-    plain, stacked = await _paired(
-        lambda: server.call_tool("search", PLAIN_ARGS),
-        lambda: server.call_tool("find_docs", STACKED_ARGS),
-        rounds=5 if quick else 21,
+    slow = max(number // 50, 50)
+    timed = await interleaved(
+        {
+            "plain": lambda: server.call_tool("search", PLAIN_ARGS),
+            "stacked": lambda: server.call_tool("find_docs", STACKED_ARGS),
+            "fast plain": lambda: fast.call_tool("search", PLAIN_ARGS),
+            "fast one": lambda: fast.call_tool("find_docs", STACKED_ARGS),
+            "fast stacked": lambda: fast.call_tool("find_docs_stacked", STACKED_ARGS),
+        },
+        rounds=5 if quick else 15,
         number=number // 5,
+        numbers={"fast plain": slow, "fast one": slow, "fast stacked": slow},
     )
-    fast_number = max(number // 10, 100)
-    fast_plain = await median_us(lambda: fast.call_tool("search", PLAIN_ARGS), number=fast_number, warmup=50)
-    fast_one = await median_us(lambda: fast.call_tool("find_docs", STACKED_ARGS), number=fast_number, warmup=50)
-    fast_stacked = await median_us(
-        lambda: fast.call_tool("find_docs_stacked", STACKED_ARGS), number=fast_number, warmup=50
-    )
+    plain, stacked = timed["plain"], timed["stacked"]
+    fast_plain, fast_one, fast_stacked = timed["fast plain"], timed["fast one"], timed["fast stacked"]
     return [
         Row(group, "toolweave: plain tool", plain),
         Row(
@@ -122,7 +108,6 @@ async def collect(quick: bool) -> list[Row]:
             stacked,
             baseline="toolweave: plain tool",
             target="≤1.2×",
-            note="paired rounds",
         ),
         Row(group, "fastmcp 4.1.2: plain tool", fast_plain, baseline="toolweave: plain tool"),
         Row(

@@ -12,9 +12,7 @@ ECHO = types.Tool(
 )
 
 
-async def list_tools(
-    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
-) -> types.ListToolsResult:
+async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
     return types.ListToolsResult(tools=[ECHO])
 
 

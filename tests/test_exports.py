@@ -17,7 +17,14 @@ import pytest
 import toolweave
 from toolweave.core import errors
 
-PACKAGES = ["toolweave", "toolweave.auth", "toolweave.config", "toolweave.middleware", "toolweave.transforms"]
+PACKAGES = [
+    "toolweave",
+    "toolweave.auth",
+    "toolweave.config",
+    "toolweave.middleware",
+    "toolweave.openapi",
+    "toolweave.transforms",
+]
 
 
 def _public_members(module: ModuleType) -> set[str]:

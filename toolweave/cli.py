@@ -335,6 +335,7 @@ def schema() -> None:
         "toolweave serve --from claude-desktop                                 # Claude Desktop's servers",
         "toolweave serve --from vscode .vscode/mcp.json --with policies.yaml --input token=...",
         "toolweave serve examples/gateway.yaml --transport http --legacy-sse   # + /sse for old clients",
+        "toolweave serve gateway.yaml --transport http --workers 2             # 2 processes, one port",
         note="On HTTP the URL (once it listens) and a client config snippet are printed to stderr.\n"
         "examples/gateway.yaml starts ${PYTHON:-python3}: put PYTHON=<a python with mcp> in front.",
     )
@@ -378,17 +379,39 @@ def serve(
             help="Reload the config file when it changes (a broken file is logged; the last good one serves on).",
         ),
     ] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1, help="HTTP: processes serving on the one port (share state with server.store: redis://...)."
+        ),
+    ] = 1,
+    reuse_port: Annotated[bool, typer.Option("--reuse-port", hidden=True)] = False,
+    no_announce: Annotated[bool, typer.Option("--no-announce", hidden=True)] = False,
     log_level: LogOption = LogLevel.warning,
 ) -> None:
     """Serve the composed server over stdio (default) or streamable HTTP."""
     setup_logging(log_level)
     if legacy_sse and transport is not Transport.http:
         fail("--legacy-sse is an HTTP transport: add --transport http", code=2)
+    if workers > 1 and transport is not Transport.http:
+        fail("--workers runs several HTTP servers on one port: add --transport http", code=2)
+    if workers > 1 and legacy_sse:
+        fail("--legacy-sse streams and their posted messages must reach one process: leave out --workers", code=2)
     if watch and (client is not None or config is None):
         fail("--watch reloads a toolweave config file: give CONFIG (not --from)", code=2)
     if watch and importlib.util.find_spec("watchfiles") is None:
         fail("--watch needs the watchfiles package: pip install 'toolweave[watch]'", code=2)
     composed = compose(config, client, with_file, inputs or ())
+    if workers > 1:
+        arguments = ["serve", *([str(config)] if config is not None else [])]
+        arguments += ["--from", client.value] if client is not None else []
+        arguments += ["--with", str(with_file)] if with_file is not None else []
+        arguments += [f"--input={value}" for value in inputs or ()]
+        arguments += ["--transport", "http", "--host", host, "--log-level", log_level.value]
+        arguments += ["--max-sessions", str(max_sessions), "--session-idle-timeout", str(session_idle_timeout)]
+        arguments += ["--max-body-size", str(max_body_size), "--limit-concurrency", str(limit_concurrency)]
+        serve_workers_of(composed, arguments, workers=workers, host=host, port=port)
+        return
     if watch:
         composed = live_composed(composed, parse_inputs(inputs or ()))
 
@@ -407,7 +430,7 @@ def serve(
         if transport is Transport.stdio:
             await server.run_async("stdio", grace=grace)
             return None
-        busy = _cannot_listen(host, port)
+        busy = None if reuse_port else _cannot_listen(host, port)
         if busy is not None:
             return Failure(f"cannot listen on {host}:{port}: {busy}")
         options: dict[str, Any] = {
@@ -419,7 +442,10 @@ def serve(
             "max_request_body_size": max_body_size,
             "limit_concurrency": limit_concurrency,
             "legacy_sse": legacy_sse,
-            "on_ready": lambda url: _announce(server.name, url, legacy_sse),
+            "on_ready": _ready_line if no_announce else lambda url: _announce(server.name, url, legacy_sse),
+            "reuse_port": reuse_port,
+            # a worker of --workers: the next request of a handshake-era session may reach another worker
+            "stateless": reuse_port,
             "grace": grace,
         }
         if composed.authenticate is not None:
@@ -437,6 +463,28 @@ def live_composed(composed: Composed, inputs: dict[str, str]) -> Composed:
     return dataclasses.replace(composed, server=LiveServer(composed, inputs=inputs))
 
 
+def serve_workers_of(composed: Composed, arguments: list[str], *, workers: int, host: str, port: int) -> None:
+    """Serve with `workers` processes on one port (`toolweave.workers`), each run with `arguments`."""
+    from toolweave.mcp.serve import served_url
+    from toolweave.workers import serve_workers
+
+    if not hasattr(socket, "SO_REUSEPORT"):
+        fail("--workers needs SO_REUSEPORT (Linux, macOS, BSD); run one process per port instead", code=2)
+    busy = _cannot_listen(host, port)
+    if busy is not None:
+        fail(f"cannot listen on {host}:{port}: {busy}")
+    if not composed.server.store.shared:
+        warn("each worker keeps its own rate limits, caches and circuits: set server.store to share them")
+    name = composed.server.name
+
+    def announce(bound: int) -> None:
+        _announce(name, served_url(host, bound, "/mcp"))
+
+    status = serve_workers(arguments, host=host, port=port, workers=workers, on_ready=announce)
+    if status:
+        fail(f"a worker exited with status {status}; the others were stopped", code=status)
+
+
 def _announce(name: str, url: str, legacy_sse: bool = False) -> None:
     """Print where the server listens (once it does) and a client config snippet."""
     stderr.print(f"Serving {escape(repr(name))} at [bold]{escape(url)}[/bold]", markup=True)
@@ -446,6 +494,13 @@ def _announce(name: str, url: str, legacy_sse: bool = False) -> None:
         stderr.print(f"Legacy SSE clients: [bold]{escape(sse_url(url))}[/bold]", markup=True)
     stderr.print("Client config:", markup=False)
     stderr.out(json.dumps({"mcpServers": {name: {"url": url}}}, indent=2), highlight=False)
+
+
+def _ready_line(url: str) -> None:
+    """What a worker of `--workers` prints once it listens (its parent announces the URL)."""
+    from toolweave.workers import READY
+
+    print(READY, flush=True)
 
 
 def _cannot_listen(host: str, port: int) -> str | None:

@@ -1,6 +1,6 @@
 """The same `add` tool served three ways over stdio, for side-by-side round trips.
 
-    python -m benchmarks.servers.adder toolweave|lowlevel|fastmcp
+python -m benchmarks.servers.adder toolweave|lowlevel|fastmcp
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ async def add(a: int, b: int) -> int:
     return a + b
 
 
-def toolweave_server() -> Any:
+def toolweave_server(*middleware: Any) -> Any:
     from toolweave import Server
 
-    server = Server("adder")
+    server = Server("adder", middleware=list(middleware))
     server.add_tool(add)
     return server
 

@@ -31,6 +31,7 @@ SAMPLES: dict[type[errors.ToolweaveError], Any] = {
     errors.ConfigError: errors.ConfigError("bad s3cr3t", path="server"),
     errors.DuplicateError: errors.DuplicateError("tool 'x' twice"),
     errors.TransformError: errors.TransformError("s3cr3t"),
+    errors.SpecError: errors.SpecError("the spec dict: s3cr3t"),
     errors.InjectionError: errors.InjectionError("env s3cr3t missing"),
     errors.InvalidToken: errors.InvalidToken("expired s3cr3t"),
 }

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import threading
+import weakref
 
 import anyio
+import anyio.lowlevel
+import anyio.to_thread
 import pytest
 
 from toolweave import Context, Server
+from toolweave.core.deadlines import abandoned_tasks, watchdog
 from toolweave.middleware import Timeout
 from toolweave.testing import connect
 
@@ -93,3 +97,122 @@ async def test_abandoned_sync_thread_is_counted_and_its_result_discarded() -> No
 def test_bad_limits_are_refused_with_a_clear_error(bad: object) -> None:
     with pytest.raises(ValueError, match="Timeout default"):
         Timeout(default=bad)  # type: ignore[arg-type]
+
+
+def _stubborn_server(timeout: Timeout, release: threading.Event, ended: list[str]) -> Server:
+    server = Server("stubborn", middleware=[timeout])
+
+    @server.tool
+    async def shielded() -> str:
+        """Ignores cancellation until released."""
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(release.wait, 10)
+        ended.append("shielded")
+        return "late"
+
+    @server.tool
+    async def blocks_in_a_thread() -> str:
+        """Awaits a thread it cannot interrupt (anyio's default: the await is not cancellable)."""
+        await anyio.to_thread.run_sync(release.wait, 10)
+        ended.append("blocks_in_a_thread")
+        return "late"
+
+    @server.tool
+    async def ping() -> str:
+        return "pong"
+
+    return server
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("tool", ["shielded", "blocks_in_a_thread"])
+async def test_a_client_gets_tool_timeout_at_the_deadline_even_when_the_tool_ignores_cancellation(
+    mode: str, tool: str
+) -> None:
+    release, ended = threading.Event(), []
+    timeout = Timeout(default=0.2)
+    server = _stubborn_server(timeout, release, ended)
+    try:
+        async with connect(server, mode=mode) as client:
+            with anyio.fail_after(5):
+                result = await client.call_tool(tool, {})
+            assert result.is_error
+            assert result.content[0].text == f"Tool '{tool}' timed out after 0.2s"
+            assert ended == []  # answered while the tool was still running
+            assert timeout.abandoned_tasks == timeout.abandoned == 1
+            assert abandoned_tasks() == 1
+            assert (await client.call_tool("ping", {})).content[0].text == "pong"
+            release.set()
+            with anyio.fail_after(5):
+                while abandoned_tasks():  # the straggler ends on its own; its result is dropped  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+            assert ended == [tool]
+    finally:
+        release.set()
+    assert timeout.timeouts == 1
+
+
+async def test_in_process_calls_wait_for_a_tool_that_ignores_cancellation_unless_asked() -> None:
+    release, ended = threading.Event(), []
+    timeout = Timeout(default=0.05)
+    server = _stubborn_server(timeout, release, ended)
+    threading.Timer(0.3, release.set).start()
+    result = await server.call_tool("shielded")  # the caller's own task: the tool ends first
+    assert ended == ["shielded"]
+    assert result.is_error and "timed out after 0.05s" in result.text
+    release.clear()
+    threading.Timer(2, release.set).start()
+    hard = Context(server=server, hard_deadline=True)
+    with anyio.fail_after(1):
+        result = await server.call_tool("shielded", ctx=hard)
+    assert result.is_error and ended == ["shielded"] and timeout.abandoned_tasks == 1
+
+
+async def test_a_finished_call_leaves_nothing_registered_with_the_watchdog() -> None:
+    server, _ = _server(Timeout(default=30))
+    for _ in range(100):
+        await server.call_tool("quick")
+    dog = watchdog()
+    assert dog is not None and dog.pending() == 0
+
+
+class _Marker:
+    """Something weakly referenceable to put in a request's state."""
+
+
+@pytest.mark.parametrize("hard_deadline", [False, True])
+async def test_a_finished_call_keeps_no_reference_to_its_context(hard_deadline: bool) -> None:
+    server, _ = _server(Timeout(default=30))
+    ctx = Context(server=server, hard_deadline=hard_deadline)
+    ctx.state["marker"] = marker = _Marker()
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(anyio.sleep, 10)  # an earlier timer: the loop's heap keeps what is behind it
+        await anyio.lowlevel.checkpoint()  # the sleeper starts
+        await server.call_tool("quick", ctx=ctx)
+        await anyio.lowlevel.checkpoint()  # let the loop run the finished task's callbacks
+        ref = weakref.ref(marker)
+        del ctx, marker
+        assert ref() is None  # freed by reference counting: no timer or watch holds the request
+        tasks.cancel_scope.cancel()
+
+
+async def test_the_timer_is_armed_for_the_earliest_deadline_whatever_the_order() -> None:
+    timeout = Timeout(default=5, per_tool={"slow": 0.05})
+    server, seen = _server(timeout)
+
+    async def long_then_short() -> None:
+        with anyio.fail_after(3):
+            result = await server.call_tool("slow")  # 0.05 s, registered after a 5 s deadline
+        assert result.is_error and seen["finally"] is True
+
+    other = Server("other", middleware=[Timeout(default=5)])
+
+    @other.tool
+    async def wait() -> str:
+        await anyio.sleep(0.5)
+        return "done"
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(other.call_tool, "wait")
+        await anyio.sleep(0.01)
+        await long_then_short()

@@ -3,10 +3,12 @@
 ```
 Config ─► server_from_settings ─► Server (root)
   python[i]       ─► python_source  ─┐
-  mcpServers/servers.name ─► remote_source ─┴► source_layer (include/exclude, tools, timeout, middleware)
+  mcpServers/servers.name ─► remote_source ─┤
+  openapi.name    ─► openapi_source ─┴► source_layer (include/exclude, tools, timeout, middleware)
                                          └► root.mount(layer, prefix=...)
   middleware      ─► middleware_stack ─► root.add_middleware(...)
   transforms      ─► rule_transforms  ─► root.add_transform(..., tools=selector)
+  catalog         ─► catalog_transforms ─► root.add_transform(SearchTools(...), ...)
 ```
 
 A library object that refuses its options (`TypeError`/`ValueError`) becomes a `ConfigError`
@@ -23,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,11 +40,15 @@ from toolweave.config.loading import problems_error
 from toolweave.config.models import (
     ArgSpec,
     AuthSpec,
+    CatalogSpec,
     Config,
     McpServerEntry,
+    OpenAPIEntry,
     PythonEntry,
+    RoutesSpec,
     ServerSettings,
     SourceOptions,
+    StoreSpec,
     ToolPatch,
     ToolSpec,
     UpstreamAuthSpec,
@@ -63,8 +70,10 @@ from toolweave.middleware import (
 )
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
+from toolweave.openapi import OpenAPIServer, Routes
 from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
+from toolweave.store import RedisStore, Store
 from toolweave.transforms import (
     Annotate,
     Arg,
@@ -75,8 +84,12 @@ from toolweave.transforms import (
     FromEnv,
     FromHeader,
     InjectArgs,
+    LimitResult,
     MaskErrors,
+    PromptsAsTools,
     Rename,
+    ResourcesAsTools,
+    SearchTools,
     Secret,
     TransformArgs,
 )
@@ -186,6 +199,8 @@ def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str, secrets:
     if patch.mask_errors is not None:
         options = patch.mask_errors.model_dump(exclude_none=True)
         steps.append(_call(MaskErrors, where=f"{where}.mask_errors", **options))
+    if patch.limit_result is not None:
+        steps.append(_call(LimitResult, where=f"{where}.limit_result", **patch.limit_result.model_dump()))
     return steps
 
 
@@ -289,7 +304,15 @@ def server_from_settings(settings: ServerSettings) -> Server:
         mask_error_details=settings.mask_error_details,
         on_duplicate=settings.on_duplicate,
         extra_args=settings.extra_args,
+        store=store_from_settings(settings.store),
     )
+
+
+def store_from_settings(spec: str | StoreSpec | None) -> Store | str | None:
+    """The `server.store` setting as `Server(store=...)` takes it."""
+    if isinstance(spec, StoreSpec):
+        return RedisStore(spec.url, **spec.model_dump(exclude_none=True, exclude={"url"}))
+    return spec
 
 
 def _mountable(value: Any) -> bool:
@@ -338,6 +361,72 @@ def remote_source(
     return _call(RemoteServer.stdio, entry.command, where=where, **options)
 
 
+_TEMPLATED = re.compile(r"\{((?:env|header|claim|context):[^{}]+)\}")
+
+
+def header_value(value: str, *, where: str, secrets: Collection[str] = ()) -> Any:
+    """An upstream header's value from a config string: a source (`"env:API_KEY"`), a template
+    with one source in braces (`"Bearer {env:API_TOKEN}"`), or a constant."""
+    found = _TEMPLATED.findall(value)
+    if len(found) > 1:
+        raise ConfigError("a header template may hold one source in braces", path=where)
+    if found:
+        template = value.replace("{" + found[0] + "}", "{}")
+        value = found[0]
+    try:
+        source = inject_source(value, where=where, secrets=secrets)
+    except ValueError as error:
+        raise ConfigError(str(error), path=where) from None
+    return (template, source) if found else source
+
+
+def openapi_source(
+    name: str, entry: OpenAPIEntry, *, base_dir: Path, where: str, secrets: Collection[str] = ()
+) -> Any:
+    """An `OpenAPIServer` for an `openapi` entry (its spec file relative to the config file)."""
+    spec = entry.spec if entry.spec.startswith(("http://", "https://")) else str((base_dir / entry.spec).resolve())
+    headers = {
+        header: header_value(value, where=key_path(("headers", header), start=where), secrets=secrets)
+        for header, value in entry.headers.items()
+    }
+
+    def routes_of(specs: list[RoutesSpec], key: str) -> list[Any]:
+        return [_call(Routes, where=f"{where}.{key}[{i}]", **item.model_dump()) for i, item in enumerate(specs)]
+
+    options: dict[str, Any] = {
+        "base_url": entry.base_url,
+        "headers": headers,
+        "include": routes_of(entry.include_routes, "include_routes"),
+        "exclude": routes_of(entry.exclude_routes, "exclude_routes"),
+        "error_excerpt": entry.error_excerpt,
+        "max_response_bytes": entry.max_response_bytes,
+        "name": name,
+    }
+    if entry.timeout is not None:
+        options["timeout"] = entry.timeout
+    if entry.auth is not None:
+        options["auth"] = upstream_auth(entry.auth, where=f"{where}.auth")
+    try:
+        return OpenAPIServer(spec, **options)
+    except (TypeError, ValueError) as error:  # SpecError is a ValueError
+        raise ConfigError(str(error), path=f"{where}.spec" if "spec" in str(error) else where) from None
+
+
+def catalog_transforms(spec: CatalogSpec | None, *, where: str) -> list[Any]:
+    """The catalog transforms of the `catalog` section, in a fixed order: prompts and resources
+    as tools first (so search finds them too), then search."""
+    if spec is None:
+        return []
+    steps: list[Any] = []
+    if spec.prompts_as_tools:
+        steps.append(PromptsAsTools())
+    if spec.resources_as_tools:
+        steps.append(ResourcesAsTools())
+    if spec.search is not None:
+        steps.append(_call(SearchTools, where=f"{where}.search", **spec.search.model_dump()))
+    return steps
+
+
 def _needs_layer(options: SourceOptions) -> bool:
     return bool(
         options.include is not None or options.exclude or options.tools or options.middleware or options.timeout
@@ -345,12 +434,23 @@ def _needs_layer(options: SourceOptions) -> bool:
 
 
 def source_layer(
-    name: str, child: Any, options: SourceOptions, *, mode: str, where: str, secrets: Collection[str] = ()
+    name: str,
+    child: Any,
+    options: SourceOptions,
+    *,
+    mode: str,
+    where: str,
+    secrets: Collection[str] = (),
+    store: Store | None = None,
 ) -> Any:
-    """`child` as the root mounts it: wrapped in a Server applying the entry's own options, if any."""
+    """`child` as the root mounts it: wrapped in a Server applying the entry's own options, if any.
+
+    The layer keeps its middleware's state in `store` (the root's), so an entry's own rate limit
+    is shared by every process as the root's is.
+    """
     if not _needs_layer(options) and mode == "mount":
         return child
-    layer = Server(name)
+    layer = Server(name, store=store)
     if mode == "import":
         _import_tools(layer, child, prefix=None, where=where)
     else:
@@ -413,7 +513,8 @@ def _add_python(composed: Composed, entry: PythonEntry, *, where: str) -> None:
     if entry.mode == "import" and not _needs_layer(entry):
         _import_tools(root, child, prefix=entry.prefix, where=where)
         return
-    layer = source_layer(child.name, child, entry, mode=entry.mode, where=where, secrets=list(composed.secrets))
+    secrets = list(composed.secrets)
+    layer = source_layer(child.name, child, entry, mode=entry.mode, where=where, secrets=secrets, store=root.store)
     _mount(root, layer, entry.prefix, where=where)
 
 
@@ -428,7 +529,17 @@ def _add_remote(
         remote = reuse(remote)
     composed.remotes.append(remote)
     composed.sources.append(Source(where, remote, tuple(entry.tools)))
-    layer = source_layer(name, remote, entry, mode="mount", where=where, secrets=list(composed.secrets))
+    secrets = list(composed.secrets)
+    store = composed.server.store
+    layer = source_layer(name, remote, entry, mode="mount", where=where, secrets=secrets, store=store)
+    _mount(composed.server, layer, entry.prefix, where=where)
+
+
+def _add_openapi(composed: Composed, name: str, entry: OpenAPIEntry, *, base: Path) -> None:
+    where = key_path(("openapi", name))
+    api = openapi_source(name, entry, base_dir=base, where=where, secrets=list(composed.secrets))
+    composed.sources.append(Source(where, api, tuple(entry.tools)))
+    layer = source_layer(name, api, entry, mode="mount", where=where, secrets=list(composed.secrets))
     _mount(composed.server, layer, entry.prefix, where=where)
 
 
@@ -465,11 +576,18 @@ def build(config: Config, *, base_dir: str | Path = ".", reuse: Reuse | None = N
         if not server_entry.disabled:
             with _collected(problems):
                 _add_remote(composed, section, name, server_entry, base=base, reuse=reuse)
+    for name, api_entry in config.openapi.items():
+        if not api_entry.disabled:
+            with _collected(problems):
+                _add_openapi(composed, name, api_entry, base=base)
     with _collected(problems):
         root.add_middleware(*middleware_stack(config.middleware, where="middleware"))
     with _collected(problems):
         for transform, tools in rule_transforms(config):
             root.add_transform(transform, tools=tools)
+    with _collected(problems):
+        for transform in catalog_transforms(config.catalog, where="catalog"):
+            root.add_transform(transform)
     if problems:
         raise problems[0] if len(problems) == 1 else problems_error([str(p) for p in problems], file=None)
     composed.secrets = config.secrets

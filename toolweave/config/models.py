@@ -33,6 +33,7 @@ from pydantic import (
     Discriminator,
     Field,
     PositiveFloat,
+    PositiveInt,
     PrivateAttr,
     StrictBool,
     Tag,
@@ -44,6 +45,7 @@ from toolweave.config.base import StrictModel, shape
 from toolweave.config.dialects import TRANSPORTS, Transport, TransportName
 from toolweave.config.inject import parse_inject
 from toolweave.config.policies import Glob, MiddlewareSet, ToolSelector
+from toolweave.store.redis_store import check_url
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _IMPORT = re.compile(
@@ -65,6 +67,29 @@ def _import_path(value: str) -> str:
 
 ToolName = Annotated[str, AfterValidator(_tool_name)]
 ImportPath = Annotated[str, AfterValidator(_import_path), Field(pattern=_IMPORT.pattern)]
+StoreURL = Annotated[str, AfterValidator(check_url), Field(pattern=r"^(redis|rediss|unix)://")]
+
+
+class StoreSpec(StrictModel):
+    """A shared store with its options (`RedisStore`)."""
+
+    url: StoreURL = Field(description="'redis://[user:password@]host:6379/0' (or rediss://, unix://).")
+    namespace: str | None = Field(None, description="The prefix of every key and channel (default 'toolweave').")
+    timeout: PositiveFloat | None = Field(
+        None, description="Seconds one Redis operation may take before it counts as an outage (default 0.5)."
+    )
+    retry_after: PositiveFloat | None = Field(
+        None, description="Seconds Redis is left alone after an outage before it is tried again (default 1)."
+    )
+    max_value_bytes: PositiveInt | None = Field(
+        None, description="The largest cached result stored, in bytes (default 1 MiB)."
+    )
+
+
+StoreOption = Annotated[
+    Union[Annotated[StoreURL, Tag("<string>")], Annotated[StoreSpec, Tag("<object>")]],  # noqa: UP007
+    Discriminator(shape),
+]
 _ALIASES = {"env_file": "envFile"}
 
 
@@ -133,6 +158,7 @@ class ToolPatch(StrictModel):
         description="Only verified callers whose token carries these claim values (a value, or a list of "
         "allowed values) see and call the tool.",
     )
+    limit_result: LimitResultSpec | None = Field(None, description="Cut these tools' results down to a size.")
 
 
 class ToolSpec(ToolPatch):
@@ -141,6 +167,22 @@ class ToolSpec(ToolPatch):
     name: ToolName | None = Field(None, description="The new name (the prefix, if any, is added to it).")
     title: str | None = Field(None, description="The new human-readable title.")
     description: str | None = Field(None, description="The new description the model reads.")
+
+
+class LimitResultSpec(StrictModel):
+    """Cut results down (see `toolweave.transforms.LimitResult`)."""
+
+    max_bytes: int | None = Field(None, gt=0, description="The most bytes of text (and of JSON) per result.")
+    max_items: int | None = Field(None, gt=0, description="The most items per array, and content blocks, per result.")
+    structured: Literal["keep", "drop"] = Field(
+        "keep", description="'keep' cuts structured content within the output schema; 'drop' removes both."
+    )
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> LimitResultSpec:
+        if self.max_bytes is None and self.max_items is None:
+            raise ValueError("give max_bytes, max_items or both")
+        return self
 
 
 class TransformSpec(ToolPatch):
@@ -280,6 +322,57 @@ class McpServerEntry(SourceOptions):
         return "sse" if declared is not None and TRANSPORTS[declared] == "sse" else "http"
 
 
+class RoutesSpec(StrictModel):
+    """A set of API operations: all criteria given must match (see `toolweave.openapi.Routes`)."""
+
+    tags: list[str] = Field(default_factory=list, description="One of these tags is among the operation's.")
+    methods: list[str] = Field(default_factory=list, description="The HTTP method is one of these (GET, POST, ...).")
+    paths: list[str] = Field(
+        default_factory=list, description="The path matches one of these globs ('*' in a segment, '**' across)."
+    )
+
+
+class OpenAPIEntry(SourceOptions):
+    """An HTTP API described by an OpenAPI 3.x document: one tool per operation."""
+
+    spec: str = Field(description="The OpenAPI document: a file (relative to the config file) or an http(s) URL.")
+    base_url: str | None = Field(None, description="Where the API answers; by default the spec's first 'servers' URL.")
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="Headers sent with every request: constants, 'env:VAR' / 'header:name' / 'claim:name' / "
+        "'context:path' sources, or a template such as 'Bearer {env:API_TOKEN}'. The caller's own token is "
+        "never sent unless a header says so ('header:authorization').",
+    )
+    include_routes: list[RoutesSpec] = Field(
+        default_factory=list, description="Only operations matching one of these become tools."
+    )
+    exclude_routes: list[RoutesSpec] = Field(
+        default_factory=list, description="Operations matching one of these never become tools."
+    )
+    auth: UpstreamAuthSpec | None = Field(
+        None, description="Credentials for every request: a bearer token or OAuth client credentials."
+    )
+    error_excerpt: int = Field(500, gt=0, description="Characters of a non-2xx answer's body its error quotes.")
+    max_response_bytes: int = Field(10 * 2**20, gt=0, description="The largest answer read; a larger one fails.")
+    disabled: StrictBool = Field(False, description="Skip this API.")
+
+
+class SearchSpec(StrictModel):
+    """List only a search tool and a call tool (and `always`) in front of the whole catalog."""
+
+    strategy: Literal["bm25", "regex"] = Field("bm25", description="Ranked natural-language search, or a regex.")
+    max_results: int = Field(5, gt=0, description="The most tools one search returns.")
+    always: list[str] = Field(default_factory=list, description="Tools still listed directly, by exposed name.")
+
+
+class CatalogSpec(StrictModel):
+    """What the composed server lists, for large catalogs and clients that only call tools."""
+
+    search: SearchSpec | None = Field(None, description="Put the tools behind a search tool and a call tool.")
+    prompts_as_tools: StrictBool = Field(False, description="Add list_prompts and get_prompt tools.")
+    resources_as_tools: StrictBool = Field(False, description="Add list_resources and read_resource tools.")
+
+
 class InputSpec(StrictModel):
     """A VS Code input variable, referenced as `${input:id}`. toolweave never prompts: the value comes
     from `--input id=value`, else the environment variable `id`, else `default`."""
@@ -369,6 +462,13 @@ class ServerSettings(StrictModel):
     extra_args: Literal["reject", "ignore"] = Field(
         "reject", description="Whether unknown arguments in a call are rejected or ignored."
     )
+    store: StoreOption | None = Field(
+        None,
+        description="Where rate limits, caches, circuits, shared concurrency limits, resumable-SSE events and "
+        "list_changed live: leave out for this process's memory (the default), or 'redis://host:6379/0' to share "
+        "them with every replica using the same URL; {url, timeout, namespace, retry_after, max_value_bytes} "
+        "for options.",
+    )
     auth: AuthSpec | None = Field(
         None, description="HTTP only: verify callers' bearer tokens (JWTs by JWKS or key, or introspection)."
     )
@@ -407,7 +507,13 @@ class Config(StrictModel):
         default_factory=list,
         description="VS Code's input variables, for `${input:id}` references (never prompted for).",
     )
+    openapi: dict[str, OpenAPIEntry] = Field(
+        default_factory=dict, description="HTTP APIs described by OpenAPI documents, by name: one tool per operation."
+    )
     middleware: MiddlewareSet | None = Field(None, description="Middleware around every tool, outermost first.")
+    catalog: CatalogSpec | None = Field(
+        None, description="Tool search, prompts and resources as tools: applied to the whole composed catalog."
+    )
     transforms: list[TransformSpec] = Field(
         default_factory=list, description="Changes applied to the tools a selector matches, in order."
     )
@@ -418,6 +524,9 @@ class Config(StrictModel):
         both = sorted(set(self.mcp_servers) & set(self.servers))
         if both:
             raise ValueError(f"{', '.join(map(repr, both))} defined under both 'mcpServers' and 'servers'")
+        twice = sorted((set(self.mcp_servers) | set(self.servers)) & set(self.openapi))
+        if twice:
+            raise ValueError(f"{', '.join(map(repr, twice))} defined both as an MCP server and under 'openapi'")
         return self
 
     def server_entries(self) -> list[tuple[str, str, McpServerEntry]]:

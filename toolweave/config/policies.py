@@ -130,6 +130,11 @@ class RateLimitSpec(Policy):
     burst: PositiveFloat | None = Field(None, description="Calls allowed at once before the rate applies.")
     key: Caller | None = Field(None, description=CALLER_DOC)
     per_tool: StrictBool | None = Field(None, description="A separate bucket for each tool.")
+    on_store_error: Literal["local", "allow", "reject"] | None = Field(
+        None,
+        description="With a shared server.store that cannot be reached: 'local' (each process's own buckets, "
+        "the default), 'allow' (fail open) or 'reject' (fail closed).",
+    )
 
 
 class ConcurrencySpec(Policy):
@@ -141,6 +146,12 @@ class ConcurrencySpec(Policy):
     )
     wait: NonNegativeFloat | None = Field(
         None, description="Seconds a call may wait for a free slot before it is refused (default 10)."
+    )
+    shared: StrictBool | None = Field(
+        None, description="With a shared server.store: count calls across every replica (default false)."
+    )
+    lease: PositiveFloat | None = Field(
+        None, description="With shared: seconds a slot outlives a replica that died holding it (default 30)."
     )
 
     @model_validator(mode="after")

@@ -95,6 +95,11 @@ class Context:
             `None` on stdio and in-process, where the process is the one caller.
         state: A per-request dict shared by middleware and tools.
         deadline: When the request must finish (`anyio.current_time()` clock), if a timeout applies.
+        hard_deadline: Whether a `Timeout` must answer at its deadline even when the tool ignores
+            cancellation: the call then runs in a task of its own, abandoned (left to finish, its
+            result discarded) if it is still running shortly after the deadline. Requests from
+            MCP clients set it; in-process calls run in the caller's task (cheaper) unless a
+            `Context(hard_deadline=True)` asks for it.
         server: The server that received the request.
     """
 
@@ -109,6 +114,7 @@ class Context:
     peer: str | None = None
     state: dict[str, Any] = field(default_factory=dict)
     deadline: float | None = None
+    hard_deadline: bool = False
     server: ServerLike | None = None
     progress_sink: ProgressSink = field(default=_no_progress, repr=False)
     log_sink: LogSink = field(default=_no_log, repr=False)

@@ -18,6 +18,7 @@ ToolweaveError                      root: catch this to catch anything toolweave
  ├── ConfigError                    a config file is invalid: file, key path, what is wrong
  ├── DuplicateError (ValueError)    two components claim the same exposed name
  ├── TransformError (ValueError)    a transform does not fit its tool (raised at composition time)
+ ├── SpecError (ValueError)         an OpenAPI document cannot be read or used (where, and what)
  ├── InjectionError                 an injected argument could not be filled at call time
  │                                  (internal: masked for clients, logged for operators)
  └── InvalidToken                   a bearer token was refused (HTTP 401; the reason is logged,
@@ -242,6 +243,14 @@ class ConfigError(ToolweaveError):
 
 class DuplicateError(ToolweaveError, ValueError):
     """Two components claim the same exposed name and the policy is `on_duplicate="error"`."""
+
+
+class SpecError(ToolweaveError, ValueError):
+    """An OpenAPI document that cannot be read or used, raised when its server is built.
+
+    The message names the document (a path, a URL without secrets, or "the spec dict") and, when
+    one operation is at fault, the operation (`GET /pets/{id}`).
+    """
 
 
 class TransformError(ToolweaveError, ValueError):

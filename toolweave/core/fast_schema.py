@@ -8,6 +8,10 @@ model is built when the tool is first called (`LazyModelValidator`). Anything el
 dataclasses, enums, constraints, `Field(...)`, non-JSON defaults) returns `None`, and the caller
 builds the model at once, as before. `tests/core/test_fast_schema.py` checks the two agree.
 
+Schemas are JSON data that nothing edits in place (transforms copy what they change), so the
+schema of a bare type (`{"type": "string"}`) is one object shared by every property that has
+neither a default nor a description: thousands of tools do not each hold their own copy.
+
 Example:
     >>> from toolweave.core.reading import Parameter
     >>> schema = fast_input_schema([Parameter("q", str, ..., "the query"), Parameter("n", int, 5, None)])
@@ -32,6 +36,9 @@ _SCALARS: dict[Any, dict[str, Any]] = {
     bool: {"type": "boolean"},
     type(None): {"type": "null"},
 }
+_ANY_LIST: dict[str, Any] = {"items": {}, "type": "array"}
+_ANY_DICT: dict[str, Any] = {"additionalProperties": True, "type": "object"}
+_ANYTHING: dict[str, Any] = {}
 _JSON_DEFAULTS = (str, int, bool, type(None))
 _UNIONS = (Union, types.UnionType)
 
@@ -54,18 +61,19 @@ def _has_equal_pair(items: list[Any]) -> bool:
 
 
 def _type_schema(annotation: Any) -> dict[str, Any] | None:
-    """The schema of one annotation (sorted keys, as pydantic writes them), or `None`."""
+    """The schema of one annotation (sorted keys, as pydantic writes them), or `None`; possibly
+    shared with other properties: never edit it in place."""
     if type(annotation) is type:  # a plain class (hashing typing constructs is slow: skip them)
         scalar = _SCALARS.get(annotation)
         if scalar is not None:
-            return dict(scalar)
+            return scalar
         if annotation is list:
-            return {"items": {}, "type": "array"}
+            return _ANY_LIST
         if annotation is dict:
-            return {"additionalProperties": True, "type": "object"}
+            return _ANY_DICT
         return None
     if annotation is Any:
-        return {}
+        return _ANYTHING
     origin = get_origin(annotation)
     args = get_args(annotation)
     if origin is list and len(args) == 1:
@@ -73,7 +81,7 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
         return None if items is None else {"items": items, "type": "array"}
     if origin is dict and len(args) == 2 and args[0] is str:
         if args[1] is Any:
-            return {"additionalProperties": True, "type": "object"}
+            return _ANY_DICT
         values = _type_schema(args[1])
         return None if values is None else {"additionalProperties": values, "type": "object"}
     if origin is Literal:
@@ -102,15 +110,16 @@ def fast_input_schema(params: Iterable[Parameter]) -> dict[str, Any] | None:
         schema = _type_schema(param.annotation)
         if schema is None:
             return None
+        extra: list[tuple[str, Any]] = []
         if param.default is ...:
             required.append(param.name)
         elif _json_default(param.default):
-            schema["default"] = param.default
+            extra.append(("default", param.default))
         else:
             return None
         if param.description:
-            schema["description"] = param.description
-        properties[param.name] = dict(sorted(schema.items())) if len(schema) > 1 else schema
+            extra.append(("description", param.description))
+        properties[param.name] = dict(sorted([*schema.items(), *extra])) if extra else schema
     out: dict[str, Any] = {"properties": properties}
     if required:
         out["required"] = required

@@ -15,9 +15,10 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from pydantic import BaseModel
 
 from toolweave.core.context import Context
 from toolweave.core.fast_schema import fast_input_schema
@@ -44,14 +45,31 @@ _NO_TAGS: frozenset[str] = frozenset()
 
 
 def _input_schema_and_validator(
-    tool_name: str, params: list[Parameter], hidden: frozenset[str]
+    fn: Callable[..., Any], tool_name: str, params: list[Parameter], hidden: frozenset[str]
 ) -> tuple[dict[str, Any], ModelValidator]:
-    """The input schema and validator: for simple signatures the model waits for the first call."""
+    """The input schema and validator: for simple signatures the model waits for the first call
+    (and the function is read again then, so that thousands of tools hold no parameter lists)."""
     schema = fast_input_schema(params)
     if schema is not None:
-        return schema, LazyModelValidator(functools.partial(build_model, tool_name, params), forbidden=hidden)
+        return schema, LazyModelValidator(_ModelWhenCalled(fn, tool_name, hidden), forbidden=hidden)
     model, renamed = build_model(tool_name, params)
     return model_schema(tool_name, model), ModelValidator(model, names=renamed, forbidden=hidden)
+
+
+class _ModelWhenCalled:
+    """Builds a function tool's argument model from the function, read again (a slotted object:
+    thousands of tools hold one each until their first call)."""
+
+    __slots__ = ("excluded", "fn", "tool_name")
+
+    def __init__(self, fn: Callable[..., Any], tool_name: str, excluded: frozenset[str]) -> None:
+        self.fn = fn
+        self.tool_name = tool_name
+        self.excluded = excluded
+
+    def __call__(self) -> tuple[type[BaseModel], Mapping[str, str] | None]:
+        params, _, _ = parameters(self.fn, self.tool_name, hints=type_hints(target(self.fn)))
+        return build_model(self.tool_name, [param for param in params if param.name not in self.excluded])
 
 
 def _make_run(
@@ -103,9 +121,9 @@ def tool_from_function(
             raise TypeError(f"tool {tool_name!r}: exclude_args names {arg!r}, which is not a parameter")
         if not has_default(by_name[arg]):
             raise TypeError(f"tool {tool_name!r}: cannot exclude {arg!r}: it has no default to use instead")
-    visible = [param for param in params if param.name not in excluded]
-    hidden = frozenset(excluded)  # refused even with extra_args="ignore", like any hidden argument
-    input_schema, validator = _input_schema_and_validator(tool_name, visible, hidden)
+    visible = [param for param in params if param.name not in excluded] if excluded else params
+    hidden = frozenset(excluded) if excluded else _NO_TAGS  # refused even with extra_args="ignore"
+    input_schema, validator = _input_schema_and_validator(fn, tool_name, visible, hidden)
     returns: Any = None  # the annotation results are validated against, when the schema came from it
     if output_schema is INFER:
         output_schema = infer_output_schema(fn, hints)

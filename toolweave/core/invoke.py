@@ -76,9 +76,20 @@ def make_invoker(
 
         return call_inline
 
-    async def call_in_worker(arguments: dict[str, Any], ctx: Context) -> Any:
-        if context_param is not None:
-            arguments = {**arguments, context_param: ctx}
-        return convert(await run_in_worker(fn, arguments, ctx))
+    return _InWorker(fn, context_param, convert)
 
-    return call_in_worker
+
+class _InWorker:
+    """A sync function's invoker (a slotted object: thousands of sync tools hold one each)."""
+
+    __slots__ = ("context_param", "convert", "fn")
+
+    def __init__(self, fn: Callable[..., Any], context_param: str | None, convert: Callable[[Any], Any]) -> None:
+        self.fn = fn
+        self.context_param = context_param
+        self.convert = convert
+
+    async def __call__(self, arguments: dict[str, Any], ctx: Context) -> Any:
+        if self.context_param is not None:
+            arguments = {**arguments, self.context_param: ctx}
+        return self.convert(await run_in_worker(self.fn, arguments, ctx))

@@ -9,7 +9,9 @@ server checks each successful result once, at its boundary:
   numbers cannot be either: sent, they arrive as `null` and break a `number` schema) — unless
   the tool's own `run` already guarantees it (`Tool.output_checked`: function tools validate
   their return value against their return annotation with pydantic; `MapResult(check=False)`
-  vouches for what it maps), so the common path costs no JSON Schema validation.
+  vouches for what it maps), so the common path costs no JSON Schema validation; a schema in the
+  common subset gets a compiled quick check first (`toolweave.core.schema_check`), and only a
+  value it does not vouch for goes through `jsonschema`.
 
 A refused result is an `InvalidResult`: an internal error, masked for the client, logged with
 the first problem (`path: keyword`, never the value).
@@ -32,6 +34,7 @@ from typing import Any
 
 from toolweave.core.errors import InvalidResult
 from toolweave.core.result import ToolResult
+from toolweave.core.schema_check import NOT_COMPILED, quick_check
 
 
 def schema_problem(validator: Any, data: Any) -> str | None:
@@ -73,12 +76,13 @@ class OutputCheck:
         validate: Validate structured content against `schema` (JSON Schema, compiled on first use).
     """
 
-    __slots__ = ("_validator", "schema", "validate")
+    __slots__ = ("_quick", "_validator", "schema", "validate")
 
     def __init__(self, schema: Mapping[str, Any] | None, *, validate: bool) -> None:
         self.schema = schema
         self.validate = validate and schema is not None
         self._validator: Any = None
+        self._quick: Any = NOT_COMPILED
 
     def __call__(self, result: ToolResult) -> None:
         """Return if `result` may go out; raise `InvalidResult` saying why not."""
@@ -95,6 +99,11 @@ class OutputCheck:
             where = non_finite(structured)
             if where is not None:
                 raise InvalidResult(f"the structured content holds NaN or infinity, which JSON cannot carry ({where})")
+            quick = self._quick
+            if quick is NOT_COMPILED:
+                quick = self._quick = quick_check(dict(self.schema or {}))
+            if quick is not None and quick(structured):  # certainly valid: jsonschema would find nothing
+                return
             problem = schema_problem(self._compiled(), structured)
             if problem is not None:
                 raise InvalidResult(f"the structured content does not match the output schema ({problem})")

@@ -132,6 +132,8 @@ class ResultConverter:
         kind = type(value)
         if kind is str and (self.returns is None or self.returns is str):
             return ToolResult([TextContent(value)], self._structured(value))  # type: ignore[arg-type]
+        if kind is int and (self.returns is None or self.returns is int):
+            return ToolResult([TextContent(str(value))], self._structured(value))  # an int's JSON is its str
         if kind in _JSON_SCALARS and (self.returns is None or (self.returns is kind and _finite(value))):
             return ToolResult([TextContent(dump_json(value))], self._structured(value))  # already JSON
         if isinstance(value, ToolResult):

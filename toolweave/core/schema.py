@@ -8,7 +8,6 @@ Example:
 
 from __future__ import annotations
 
-import copy
 import functools
 import warnings
 from collections.abc import Mapping
@@ -80,22 +79,14 @@ def wrap_result_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 def output_schema_for(annotation: Any) -> dict[str, Any]:
     """The output schema of a return type: its own schema if it is an object, else wrapped.
 
-    Many tools share a return type, so schemas of hashable annotations are computed once.
+    Many tools share a return type, so schemas of hashable annotations are computed once and the
+    one dict is shared by every tool returning that type (schemas are never edited in place).
     """
     try:
-        schema: dict[str, Any] = copy_json(_cached_output_schema(annotation))
+        schema: dict[str, Any] = _cached_output_schema(annotation)
         return schema
     except TypeError:  # unhashable annotation
         return _output_schema(annotation)
-
-
-def copy_json(value: Any) -> Any:
-    """A deep copy of JSON data (dicts, lists, scalars): several times faster than `copy.deepcopy`."""
-    if type(value) is dict:
-        return {key: copy_json(item) for key, item in value.items()}
-    if type(value) is list:
-        return [copy_json(item) for item in value]
-    return copy.deepcopy(value) if isinstance(value, dict | list) else value
 
 
 def _output_schema(annotation: Any) -> dict[str, Any]:

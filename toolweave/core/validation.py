@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from toolweave.core.errors import ArgumentProblem
+from toolweave.core.schema_check import NOT_COMPILED, quick_check
 
 
 class ArgumentErrors(Exception):
@@ -208,13 +209,14 @@ class SchemaValidator(_NameCheck):
     with no `properties` accepts any names, as the tool declared).
     """
 
-    __slots__ = ("_open", "_schema", "_validator")
+    __slots__ = ("_open", "_quick", "_schema", "_validator")
 
     def __init__(self, schema: Mapping[str, Any], *, forbidden: Iterable[str] = ()) -> None:
         properties = schema.get("properties") or {}
         super().__init__(properties, forbidden)
         self._schema = dict(schema)
         self._validator: Any = None
+        self._quick: Any = NOT_COMPILED
         self._open = "properties" not in schema and schema.get("additionalProperties", True) is not False
 
     def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
@@ -224,11 +226,18 @@ class SchemaValidator(_NameCheck):
         elif self.forbidden:
             found, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
             problems = [p for p in found if p.path in spoofed]
+        values = dict(arguments)
+        if not problems:
+            quick = self._quick
+            if quick is NOT_COMPILED:
+                quick = self._quick = quick_check(self._schema)
+            if quick is not None and quick(values):  # certainly valid: jsonschema would find nothing
+                return values
         if self._validator is None:
             from jsonschema import Draft202012Validator
 
             self._validator = Draft202012Validator(self._schema)
-        errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
+        errors = sorted(self._validator.iter_errors(values), key=lambda e: list(e.absolute_path))
         problems += [ArgumentProblem(_schema_path(e), _schema_message(e)) for e in errors]
         if problems:
             raise self.errors(problems)

@@ -7,6 +7,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import mcp.types as mt
@@ -121,12 +122,22 @@ def from_mcp_result(result: mt.CallToolResult) -> ToolResult:
     )
 
 
-def _wire_output_schema(schema: Any) -> dict[str, Any] | None:
-    if schema is None:
-        return None
-    wire = dict(schema)
-    if wire.get(WRAP_KEY):
-        wire[FASTMCP_WRAP_KEY] = True  # a wrapped non-object output, marked for fastmcp clients too
+_marked: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
+"""Wrapped output schemas marked for fastmcp clients, by the id of the schema (kept alive with it)."""
+
+
+def _wire_output_schema(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    if schema is None or not schema.get(WRAP_KEY):
+        return schema  # as it is: schemas are never edited in place (many tools share one)
+    # A wrapped non-object output, marked for fastmcp clients too: once per schema, since tools
+    # returning the same type share their output schema.
+    hit = _marked.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    if len(_marked) >= 4096:  # schemas of removed tools must not pile up
+        _marked.clear()
+    wire = {**schema, FASTMCP_WRAP_KEY: True}
+    _marked[id(schema)] = (schema, wire)
     return wire
 
 
@@ -141,7 +152,7 @@ def wire_tool(tool: Tool) -> dict[str, Any]:
         wire["title"] = tool.title
     if tool.description is not None:
         wire["description"] = tool.description
-    wire["inputSchema"] = dict(tool.input_schema)
+    wire["inputSchema"] = tool.input_schema  # shared, not copied: schemas are never edited in place
     if tool.output_schema is not None:
         wire["outputSchema"] = _wire_output_schema(tool.output_schema)
     if tool.annotations:

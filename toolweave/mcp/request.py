@@ -1,8 +1,10 @@
 """What a request carries, read from the SDK's request context into toolweave's `Context`.
 
 `request_context` builds the `Context` a tool, prompt or resource sees: the client and its
-capabilities (dumped once per connection), the request `_meta`, the verified caller (`caller`),
-the HTTP headers and peer address, and the progress and log sinks of the session.
+capabilities (dumped once per connection; on the 2026 era, where each request declares them anew,
+once per distinct value), the request `_meta`, the verified caller (`caller`), the HTTP headers
+and peer address, the progress and log sinks of the session, and `hard_deadline` (a client gets
+its answer by a `Timeout`'s deadline).
 
 Example:
     context = request_context(ctx, server, levels)   # in an SDK request handler
@@ -63,6 +65,7 @@ def request_context(ctx: ServerRequestContext[Any], server: ServerLike, levels: 
         headers=headers,
         peer=_peer(ctx),
         server=server,
+        hard_deadline=True,  # a client gets its answer by the deadline, whatever the tool does
         progress_sink=progress,
         log_sink=log,
     )
@@ -108,11 +111,26 @@ def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
     return _per_connection(ctx, "toolweave.client", ctx.session.client_params, _client_info)  # type: ignore[no-any-return]
 
 
+_ENVELOPE_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+_dumped_capabilities: dict[str, dict[str, Any]] = {}
+"""Wire forms of the capabilities 2026-era requests declared, by the `repr` of what they sent."""
+
+
 def _capabilities(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
     declared = ctx.session.client_capabilities
     if declared is None:
         return {}
-    return _per_connection(ctx, "toolweave.capabilities", declared, _wire_dump)  # type: ignore[no-any-return]
+    sent = ctx.meta.get(_ENVELOPE_CAPABILITIES) if ctx.meta else None
+    if sent is None:  # handshake era: one declaration per connection
+        return _per_connection(ctx, "toolweave.capabilities", declared, _wire_dump)  # type: ignore[no-any-return]
+    # 2026 era: every request declares them anew (new objects), but clients repeat one value.
+    key = repr(sent)
+    dumped = _dumped_capabilities.get(key)
+    if dumped is None:
+        if len(_dumped_capabilities) >= 256:  # a client varying them cannot grow this without bound
+            _dumped_capabilities.clear()
+        dumped = _dumped_capabilities[key] = _wire_dump(declared)
+    return dumped
 
 
 def caller(ctx: ServerRequestContext[Any]) -> AuthInfo | None:

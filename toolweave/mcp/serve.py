@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,10 +20,13 @@ import anyio
 
 from toolweave.auth.verifier import Verifier
 from toolweave.mcp.adapter import adapter_for
+from toolweave.mcp.event_scope import EventScopes
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
+from toolweave.mcp.redis_events import RedisEventStore
 from toolweave.mcp.shutdown import FLUSH_SECONDS, Drain, on_signals
 from toolweave.server.server import Server
+from toolweave.store import RedisStore
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http import EventStore
@@ -75,9 +79,12 @@ def http_app(
         host: The host the app is served on; loopback hosts turn on DNS-rebinding protection.
         event_store: Makes SSE streams resumable for handshake-era clients (priming event, event
             ids, replay after `Last-Event-ID`), e.g. `toolweave.mcp.events.MemoryEventStore()`.
+            A server with a shared store (`Server(store="redis://...")`) uses the store's by default.
         retry_interval: Milliseconds a client should wait before reconnecting (the SSE `retry`).
     """
     routes = []
+    if event_store is None and isinstance(server.store, RedisStore):
+        event_store = RedisEventStore(server.store)
     if resource_url is not None:
         if auth is None:
             raise ValueError("resource_url= describes a server that verifies tokens: pass auth= too")
@@ -104,6 +111,8 @@ def http_app(
         session_idle_timeout=session_idle_timeout,
         max_request_body_size=max_request_body_size,
     )
+    if event_store is not None:  # replays stay inside the session that stored the events
+        app.add_middleware(EventScopes, max_sessions=10 * (max_sessions or 1000))
     if auth is not None or authenticate is not None:
         protect(
             app,
@@ -148,6 +157,7 @@ async def serve_http(
     timeout_keep_alive: int = 5,
     forwarded_allow_ips: str | None = None,
     on_ready: Callable[[str], None] | None = None,
+    reuse_port: bool = False,
     grace: float | None = GRACE,
     **app_options: Any,
 ) -> None:
@@ -162,6 +172,8 @@ async def serve_http(
             a local reverse proxy. Unset (and no `FORWARDED_ALLOW_IPS` in the environment), the
             header is trusted from no one: the peer is the connection's own address.
         on_ready: Called with the URL once the socket listens (with the real port when `port=0`).
+        reuse_port: Listen with `SO_REUSEPORT`, sharing the port with other processes doing the
+            same (the kernel spreads connections between them): how `--workers N` runs N processes.
         grace: On SIGTERM/SIGINT, stop accepting connections and requests, give the requests in
             flight this many seconds, answer the rest with an error, then stop
             (`toolweave.mcp.shutdown`); `None` leaves signals to uvicorn.
@@ -185,6 +197,7 @@ async def serve_http(
         timeout_graceful_shutdown=None if grace is None else int(FLUSH_SECONDS),
     )
     runner = _runner(uvicorn, config, handle_signals=grace is None)
+    sockets = [reuse_port_socket(host, port)] if reuse_port else None
 
     def stop() -> None:
         runner.should_exit = True
@@ -193,7 +206,7 @@ async def serve_http(
         async with anyio.create_task_group() as tasks:
             if grace is not None:
                 tasks.start_soon(on_signals, drain, grace, stop, partial(_stop_listening, runner))
-            await _serve_uvicorn(runner, server, host, port, path, on_ready)
+            await _serve_uvicorn(runner, sockets, server, host, port, path, on_ready)
             tasks.cancel_scope.cancel()
 
 
@@ -217,17 +230,33 @@ def _stop_listening(runner: Any) -> None:
 
 
 async def _serve_uvicorn(
-    runner: Any, server: Server, host: str, port: int, path: str, on_ready: Callable[[str], None] | None
+    runner: Any, sockets: Any, server: Server, host: str, port: int, path: str, on_ready: Callable[[str], None] | None
 ) -> None:
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(runner.serve)
+        tasks.start_soon(partial(runner.serve, sockets=sockets))
         while not runner.started and not runner.should_exit:  # uvicorn offers no event  # noqa: ASYNC110
             await anyio.sleep(0.01)
         if runner.started:
-            url = _url(host, _bound_port(runner, port), path)
+            url = served_url(host, _bound_port(runner, port), path)
             logger.info("serving %r at %s", server.name, url)
             if on_ready is not None:
                 on_ready(url)
+
+
+def reuse_port_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to `host:port` with `SO_REUSEPORT` (not yet listening)."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind(address)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def _bound_port(runner: Any, asked: int) -> int:
@@ -238,7 +267,7 @@ def _bound_port(runner: Any, asked: int) -> int:
     return asked
 
 
-def _url(host: str, port: int, path: str) -> str:
+def served_url(host: str, port: int, path: str) -> str:
     """The URL to show: loopback when listening on every interface."""
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     if ":" in shown:

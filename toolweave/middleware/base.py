@@ -23,7 +23,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from toolweave.core.context import Context
 from toolweave.core.message import PromptResult
@@ -34,6 +34,9 @@ from toolweave.core.tool import Tool
 from toolweave.middleware.chain import fold
 from toolweave.middleware.hooks import GetPromptNext, PromptCall, ReadResourceNext, ResourceRead, selects
 from toolweave.middleware.selector import Selector
+
+if TYPE_CHECKING:
+    from toolweave.store.base import Store
 
 
 class ToolCall(NamedTuple):
@@ -116,6 +119,10 @@ class Middleware:
         its timeout already resolved) so that nothing is looked up per call.
         """
         return self if self.applies_to(tool) else None
+
+    def use_store(self, store: Store, scope: str) -> None:
+        """Called when added to a server: take shared state from its `store` (`scope` names this
+        middleware on that server). The default keeps no state; stateful built-ins override it."""
 
     @property
     def name(self) -> str:

@@ -17,6 +17,13 @@ request cannot be keyed and is never cached. An entry lives `ttl` seconds; at mo
 (`ctx.input_responses`: the answers are not part of the key). Cached results are shared
 objects — a middleware outside `Cache` must not mutate a result in place.
 
+Concurrent misses for one key make one call (single flight): the first caller runs the tool, the
+others wait for its result (and go on their own if it raised or was cancelled). On a server with
+a shared store (`Server(store="redis://...")`) entries live there, shared by every replica under
+`{namespace}:cache:{server}:{position}:{tool}:{digest}`, with the same TTL; results larger than
+the store's `max_value_bytes` are not stored, and one replica computes a missing entry while
+the others wait for it. When the store is unreachable the cache is skipped: calls go upstream.
+
 Example:
     >>> cache = Cache(ttl=30, max_entries=500)
     >>> cache.canonical({"b": 2, "a": [1, "x"]})
@@ -25,12 +32,14 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
+from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from toolweave.core.context import Context
@@ -40,6 +49,23 @@ from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import CallerKey, positive, resolve_key
+from toolweave.store.base import SharedCache, StoreUnavailable
+
+if TYPE_CHECKING:
+    from toolweave.store.base import Store
+
+Key = tuple[str, str, str, str]
+_RESULTS: TypeAdapter[ToolResult] = TypeAdapter(ToolResult)
+
+
+class Flight:
+    """One call in progress for a key; the callers that missed meanwhile wait for its result."""
+
+    __slots__ = ("done", "result")
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.result: ToolResult | None = None
 
 
 async def _digest(reads: tuple[Read, ...], ctx: Context) -> str:
@@ -93,7 +119,19 @@ class Cache(Middleware):
         self.only_safe = only_safe
         self.hits = 0
         self.misses = 0
-        self._entries: OrderedDict[tuple[str, str, str, str], tuple[float, ToolResult]] = OrderedDict()
+        self._entries: OrderedDict[Key, tuple[float, ToolResult]] = OrderedDict()
+        self._flights: dict[Key, Flight] = {}
+        self._shared: SharedCache | None = None
+
+    lead_for = 30.0
+    """Seconds one replica may hold the computation of a shared entry before another takes over."""
+
+    poll = 0.02
+    """Seconds between looks for an entry another replica is computing."""
+
+    def use_store(self, store: Store, scope: str) -> None:
+        """Keep the entries in `store` when it is shared."""
+        self._shared = store.cache(scope, ttl=self.ttl)
 
     def for_tool(self, tool: Tool) -> Middleware | None:
         """`self` for selected tools that may be cached (and whose per-call inputs can be keyed)."""
@@ -126,18 +164,91 @@ class Cache(Middleware):
                 key = (tool.name, self.canonical(call.arguments), self.key(ctx), await _digest(tool.varies_with, ctx))
             except (TypeError, ValueError, ToolweaveError):  # no canonical form, or an input missing: not cached
                 return await call_next(call)
-            entries = self._entries
-            found = entries.get(key)
+            found = self._entries.get(key)
             if found is not None:
                 if found[0] > anyio.current_time():
                     self.hits += 1
-                    entries.move_to_end(key)
+                    self._entries.move_to_end(key)
                     return found[1]
-                del entries[key]
-            self.misses += 1
-            result = await call_next(call)
+                del self._entries[key]
+            return await self._once(key, call, call_next)
+
+    async def _once(self, key: Key, call: ToolCall, call_next: CallNext) -> ToolResult:
+        """Run the call unless another one for `key` is in progress; then share its result."""
+        while (flight := self._flights.get(key)) is not None:
+            await flight.done.wait()
+            if flight.result is not None:
+                self.hits += 1
+                return flight.result
+        flight = self._flights[key] = Flight()
+        try:
+            shared = self._shared
+            if shared is None:
+                flight.result = await self._fill(key, call, call_next)
+            else:
+                flight.result = await self._fill_shared(shared, key, call, call_next)
+            return flight.result
+        finally:
+            del self._flights[key]
+            flight.done.set()
+
+    async def _fill(self, key: Key, call: ToolCall, call_next: CallNext) -> ToolResult:
+        self.misses += 1
+        result = await call_next(call)
         if not result.is_error:
+            entries = self._entries
             entries[key] = (anyio.current_time() + self.ttl, result)
             if len(entries) > self.max_entries:
                 entries.popitem(last=False)
         return result
+
+    async def _fill_shared(self, shared: SharedCache, key: Key, call: ToolCall, call_next: CallNext) -> ToolResult:
+        """The shared entry, or the call's result stored there (by one replica at a time)."""
+        name = f"{key[0]}:{hashlib.blake2b(self.canonical(key[1:]).encode(), digest_size=20).hexdigest()}"
+        try:
+            found = await self._shared_entry(shared, name)
+        except StoreUnavailable:  # the outage story: no cache
+            self.misses += 1
+            return await call_next(call)
+        if found is not None:
+            self.hits += 1
+            return found
+        self.misses += 1
+        try:
+            result = await call_next(call)
+            if not result.is_error:
+                value = _RESULTS.dump_json(result)
+                if len(value) <= shared.max_value_bytes:
+                    await shared.put(name, value)
+        except StoreUnavailable:
+            pass
+        finally:
+            with anyio.CancelScope(shield=True), contextlib.suppress(StoreUnavailable):
+                await shared.done(name)
+        return result
+
+
+    async def _shared_entry(self, shared: SharedCache, name: str) -> ToolResult | None:
+        """The shared entry `name` once there; None when this process is to compute it (it took the
+        lead, or waited `lead_for` for another process)."""
+        with anyio.move_on_after(self.lead_for):
+            while (found := _decoded(await shared.get(name))) is None:
+                if await shared.lead(name, self.lead_for):
+                    found = _decoded(await shared.get(name))  # written between the look and the lead?
+                    if found is None:
+                        return None
+                    await shared.done(name)
+                    break
+                await anyio.sleep(self.poll)
+            return found
+        return None
+
+
+def _decoded(value: bytes | None) -> ToolResult | None:
+    """A stored result, or None (none stored, or one this version cannot read: computed again)."""
+    if value is None:
+        return None
+    try:
+        return _RESULTS.validate_json(value)
+    except ValueError:
+        return None

@@ -15,6 +15,12 @@ is an answer, so it counts as a success, and so does an `isError` result, unless
 `count_error_results=True` (for upstreams that report outages as error results). A cancelled
 call counts as neither.
 
+On a server with a shared store (`Server(store="redis://...")`) each circuit lives there: a
+circuit opened by failures on one replica is open on every replica, and only one replica's
+probe goes through when it half-opens. A healthy call costs one round trip (reading the state);
+failures and recoveries one more. When the store is unreachable each process uses its own
+circuit (which also counts every outcome it sees, so it is warm when needed).
+
 Example:
     >>> breaker = CircuitBreaker(failures=3, reset_after=10)
     >>> breaker.circuit().state
@@ -23,7 +29,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import contextlib
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
@@ -32,6 +39,10 @@ from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import positive, seconds
+from toolweave.store.base import SharedCircuit, StoreUnavailable
+
+if TYPE_CHECKING:
+    from toolweave.store.base import Store
 
 State = Literal["closed", "open", "half_open"]
 
@@ -85,6 +96,25 @@ class CircuitBreaker(Middleware):
         self.per_tool = per_tool
         self.count_error_results = count_error_results
         self._circuits: dict[str | None, Circuit] = {}
+        self._store: Store | None = None
+        self._scope = ""
+        self._shared: dict[str | None, SharedCircuit | None] = {}
+
+    def use_store(self, store: Store, scope: str) -> None:
+        """Keep the circuits in `store` when it is shared."""
+        self._store, self._scope = store, scope
+        self._shared.clear()
+
+    def shared_circuit(self, tool: str | None = None) -> SharedCircuit | None:
+        """The shared state of `tool`'s circuit (or the shared one), when the store is shared."""
+        key = tool if self.per_tool else None
+        if key not in self._shared:
+            store = self._store
+            scope = self._scope if key is None else f"{self._scope}:{key}"
+            self._shared[key] = (
+                None if store is None else store.circuit(scope, failures=self.failures, reset_after=self.reset_after)
+            )
+        return self._shared[key]
 
     def circuit(self, tool: str | None = None) -> Circuit:
         """The circuit of `tool` (with `per_tool=True`) or the shared one."""
@@ -96,19 +126,23 @@ class CircuitBreaker(Middleware):
 
     def for_tool(self, tool: Tool) -> Middleware | None:
         """A guard bound to this tool's circuit."""
-        return Guard(self, self.circuit(tool.name)) if self.applies_to(tool) else None
+        if not self.applies_to(tool):
+            return None
+        return Guard(self, self.circuit(tool.name), self.shared_circuit(tool.name))
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         """Outside a compiled chain: guard with the circuit `for_tool` would choose."""
-        return await Guard(self, self.circuit(call.tool.name)).on_call_tool(call, call_next)
+        name = call.tool.name
+        return await Guard(self, self.circuit(name), self.shared_circuit(name)).on_call_tool(call, call_next)
 
 
 class Guard(Middleware):
     """A `CircuitBreaker` bound to one circuit (what a compiled chain holds)."""
 
-    def __init__(self, owner: CircuitBreaker, circuit: Circuit) -> None:
+    def __init__(self, owner: CircuitBreaker, circuit: Circuit, shared: SharedCircuit | None = None) -> None:
         self.owner = owner
         self.circuit = circuit
+        self.shared = shared
         self.tools = owner.tools
 
     @property
@@ -124,16 +158,21 @@ class Guard(Middleware):
         if circuit.state == "open":
             left = circuit.opened_at + self.owner.reset_after - anyio.current_time()
             if left > 0:
-                message = f"Circuit open for tool '{name}': retry in {seconds(left)}s"
-                raise Rejected(message, retry_after=left, tool=name)
+                raise _open(name, left)
             circuit.state = "half_open"
         if circuit.probing:
-            message = f"Circuit half-open for tool '{name}': a probe call is in progress; retry shortly"
-            raise Rejected(message, tool=name)
+            raise _probing(name)
         circuit.probing = True
         return True
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        if self.shared is not None:
+            try:
+                admitted = await self.shared.admit()
+            except StoreUnavailable:  # the outage story: this process's own circuit decides
+                pass
+            else:
+                return await self._shared_call(self.shared, admitted, call, call_next)
         probe = self._admit(call)
         circuit = self.circuit
         try:
@@ -160,3 +199,40 @@ class Guard(Middleware):
         if circuit.state == "half_open" or circuit.failures >= self.owner.failures:
             circuit.state = "open"
             circuit.opened_at = anyio.current_time()
+
+    async def _shared_call(
+        self, shared: SharedCircuit, admitted: tuple[str, float], call: ToolCall, call_next: CallNext
+    ) -> ToolResult:
+        """Run as the shared circuit `admitted`; record the outcome there (and here).
+
+        A cancelled probe leaves its flag to expire after `reset_after`.
+        """
+        state, value = admitted
+        name = call.tool.name
+        if state == "open":
+            raise _open(name, value)
+        if state == "probing":
+            raise _probing(name)
+        probe = state == "probe"
+        try:
+            result = await call_next(call)
+        except Exception as error:
+            await self._record_shared(shared, not is_failure(error), probe, value)
+            raise
+        await self._record_shared(shared, not (result.is_error and self.owner.count_error_results), probe, value)
+        return result
+
+    async def _record_shared(self, shared: SharedCircuit, ok: bool, probe: bool, failures: float) -> None:
+        self._record(ok, False)
+        if ok and not probe and not failures:
+            return  # a healthy call on a clean circuit writes nothing
+        with anyio.CancelScope(shield=True), contextlib.suppress(StoreUnavailable):
+            await shared.record(ok, probe)
+
+
+def _open(name: str, left: float) -> Rejected:
+    return Rejected(f"Circuit open for tool '{name}': retry in {seconds(left)}s", retry_after=left, tool=name)
+
+
+def _probing(name: str) -> Rejected:
+    return Rejected(f"Circuit half-open for tool '{name}': a probe call is in progress; retry shortly", tool=name)

@@ -4,7 +4,8 @@ The limit of each tool is resolved once, when the catalog is compiled (the first
 of `per_tool`, else `default`); a tool without a limit gets no `Timeout` in its chain at all.
 During a call the deadline is visible to everything inside as `ctx.deadline` (on the
 `anyio.current_time()` clock; an outer, tighter deadline is kept), and the rest of the chain runs
-in an anyio cancel scope with that deadline:
+in an anyio cancel scope that the loop's watchdog cancels at the deadline
+(`toolweave.core.deadlines`: one timer for every call, nothing of the request kept after it):
 
 - an async tool is cancelled: its `finally` blocks (and those of inner middleware) run;
 - a sync function tool runs in a worker thread, which cannot be interrupted: the call still
@@ -13,7 +14,17 @@ in an anyio cancel scope with that deadline:
   code may use (`toolweave.core.threads`: anyio's default thread limit, 40) until it ends;
   while every slot is held by one, new sync calls are refused ("the server is busy") instead of
   growing threads without limit;
+- a request from an MCP client (`ctx.hard_deadline`) is answered on time whatever the tool
+  does: the call runs in a task of its own, and a tool that ignores the cancellation (it shields
+  itself, or awaits a thread that cannot be interrupted) is abandoned `GRACE` seconds after the
+  deadline: the client gets its answer, the task runs on, its result is discarded, and it is
+  counted in `abandoned_tasks`. In-process calls run in the caller's task (a task of their own
+  would cost several times the call): a tool that ignores cancellation holds such a caller until
+  it ends, unless it passes `Context(hard_deadline=True)`;
 - the client gets an `isError` result: `Tool 'name' timed out after 2s`.
+
+`abandoned` counts both kinds of work left running. A sync tool run inline on the event loop
+(`run_in_thread=False`) blocks the loop itself: nothing can answer before it returns.
 
 Put `Timeout` inside `Logging` (so the record says `timeout`) and outside `Retry` if the limit
 is for all attempts together, inside it for each attempt (a timeout itself is never retried).
@@ -26,17 +37,22 @@ Example:
 
 from __future__ import annotations
 
+import asyncio  # noqa: TID251 - the call's own task and its future: see toolweave.core.deadlines
 from collections.abc import Mapping
 from typing import Any
 
 import anyio
 
+from toolweave.core.deadlines import Watch, Watchdog, abandon, watchdog
 from toolweave.core.errors import ToolTimeout
 from toolweave.core.result import ToolResult
 from toolweave.core.threads import ABANDONED_THREADS
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import per_tool_value, positive
+
+GRACE = 0.02
+"""Seconds a cancelled call of an MCP client's request gets to end before it is abandoned."""
 
 
 class Timeout(Middleware):
@@ -49,7 +65,9 @@ class Timeout(Middleware):
 
     Attributes:
         timeouts: How many calls timed out.
-        abandoned_threads: How many timed-out calls left a sync worker thread running.
+        abandoned: How many timed-out calls left work running (a thread or a task).
+        abandoned_threads: How many of them left a sync worker thread running.
+        abandoned_tasks: How many of them left a task running (a tool ignoring cancellation).
     """
 
     def __init__(
@@ -67,6 +85,19 @@ class Timeout(Middleware):
         self.per_tool = dict(per_tool or {})
         self.timeouts = 0
         self.abandoned_threads = 0
+        self.abandoned_tasks = 0
+
+    @property
+    def abandoned(self) -> int:
+        """Timed-out calls that left work running: worker threads and tasks."""
+        return self.abandoned_threads + self.abandoned_tasks
+
+    def timed_out(self, call: ToolCall, seconds: float, tasks: int = 0) -> ToolTimeout:
+        """Count one timed-out call (and the work it left running); the error to raise."""
+        self.timeouts += 1
+        self.abandoned_threads += call.ctx.state.pop(ABANDONED_THREADS, 0)
+        self.abandoned_tasks += tasks
+        return ToolTimeout(call.tool.name, seconds)
 
     def seconds_for(self, name: str) -> float | None:
         """The limit for the tool exposed as `name`, or `None`."""
@@ -105,20 +136,98 @@ class ToolDeadline(Middleware):
         return f"Timeout({self.seconds:g}s)"
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        dog = watchdog()
+        if dog is None:
+            return await self._anyio_deadline(call, call_next)
+        if call.ctx.hard_deadline:
+            return await self._detached(dog, call, call_next)
+        ctx = call.ctx
+        scope = dog.scope_class()
+        watch = dog.watch(self.seconds, scope.cancel)
+        outer = ctx.deadline
+        ctx.deadline = watch.when if outer is None or watch.when < outer else outer
+        try:
+            with scope:
+                result = await call_next(call)
+        finally:
+            watch.done()
+            ctx.deadline = outer
+        if scope.cancel_called:  # our deadline passed: the scope swallowed it, or the tool ignored it
+            raise self.owner.timed_out(call, self.seconds)
+        return result
+
+    async def _detached(self, dog: Watchdog, call: ToolCall, call_next: CallNext) -> ToolResult:
+        """The call in a task of its own, answered by the deadline (+`GRACE`) whatever it does."""
+        ctx, loop, scope = call.ctx, dog.loop, dog.scope_class()
+        answer: asyncio.Future[None] = loop.create_future()
+
+        def settle(_: object = None) -> None:
+            if not answer.done():
+                answer.set_result(None)
+
+        async def run() -> ToolResult | None:
+            try:
+                with scope:
+                    return await call_next(call)
+                return None  # our deadline cancelled it (the scope swallowed the cancellation)
+            finally:
+                settle()  # from inside the task's last step: the caller resumes one loop turn sooner
+
+        outer = ctx.deadline
+        child = loop.create_task(run())
+        grace: list[Watch] = []
+
+        def expire() -> None:
+            scope.cancel()
+            grace.append(dog.watch(GRACE, settle))
+
+        watch = dog.watch(self.seconds, expire)
+        ctx.deadline = watch.when if outer is None or watch.when < outer else outer
+        try:
+            await answer
+        except BaseException:  # this request was cancelled: cancel the call, give it GRACE to end
+            scope.cancel()
+            await _ended(child, GRACE)
+            if not child.done():
+                abandon(child, f"cancelled call of tool {call.tool.name!r}")
+            raise
+        finally:
+            watch.done()
+            for late in grace:
+                late.done()
+            ctx.deadline = outer
+        if not child.done():
+            abandon(child, f"timed-out call of tool {call.tool.name!r}")
+            raise self.owner.timed_out(call, self.seconds, tasks=1)
+        result = child.result()
+        if result is None or scope.cancel_called:  # a late result is discarded too
+            raise self.owner.timed_out(call, self.seconds)
+        return result
+
+    async def _anyio_deadline(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        """Off asyncio: anyio's own deadline (no watchdog, no hard cap)."""
         ctx = call.ctx
         outer = ctx.deadline
         deadline = anyio.current_time() + self.seconds
         ctx.deadline = deadline if outer is None or deadline < outer else outer
         try:
-            # CancelScope(deadline=...) is what `fail_after` uses, without its generator wrapper.
-            with anyio.CancelScope(deadline=deadline):
-                return await call_next(call)
+            with anyio.CancelScope(deadline=deadline) as scope:
+                result = await call_next(call)
         finally:
             ctx.deadline = outer
-        # Reached only when our own deadline cancelled the call (the scope swallowed it).
-        owner = self.owner
-        owner.timeouts += 1
-        abandoned = ctx.state.pop(ABANDONED_THREADS, 0)
-        if abandoned:
-            owner.abandoned_threads += abandoned
-        raise ToolTimeout(call.tool.name, self.seconds)
+        if scope.cancel_called:
+            raise self.owner.timed_out(call, self.seconds)
+        return result
+
+
+async def _ended(task: asyncio.Task[Any], within: float) -> None:
+    """Wait (shielded, at most `within` seconds) for `task` to end."""
+    ended: asyncio.Future[None] = task.get_loop().create_future()
+
+    def settle(_: object) -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    task.add_done_callback(settle)
+    with anyio.CancelScope(shield=True), anyio.move_on_after(within):
+        await ended

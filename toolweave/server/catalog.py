@@ -92,8 +92,7 @@ class Catalog(Generic[E]):
 
     def admitted(self, entry: E, key: str, ctx: Context) -> E:
         """`entry`, if the caller may use it; else the kind's unknown-error (and a security log)."""
-        access: Access | None = getattr(entry.component, "access", None)
-        if access is None or access.allows(ctx.auth):
+        if _admits(entry.component, ctx.auth):
             return entry
         security.warning("caller %s asked for %r without access: answered as unknown", caller_key(ctx), key)
         raise self.unknown(key)
@@ -102,7 +101,7 @@ class Catalog(Generic[E]):
         """The distinct access rules of this catalog's components (computed once)."""
         rules: tuple[Access, ...] | None = self.cache.get(_RULES)
         if rules is None:
-            found = (getattr(entry.component, "access", None) for entry in self.entries.values())
+            found = (entry.component.access for entry in self.entries.values())
             rules = self.cache[_RULES] = tuple(dict.fromkeys(access for access in found if access is not None))
         return rules
 

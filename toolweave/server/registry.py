@@ -36,6 +36,7 @@ from toolweave.core.masking import ErrorPolicy
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.catalog import Catalog, Entry, Listener
+from toolweave.server.heap import Burst
 from toolweave.server.listeners import Listeners
 from toolweave.server.visibility import Visibility
 
@@ -108,6 +109,7 @@ class Registry(Generic[C, K]):
         self._upstream: dict[str, C] = {}
         self._catalog: K | None = None
         self._listeners = Listeners()
+        self._burst = Burst()
 
     # -- what a kind supplies ----------------------------------------------------------------------
 
@@ -160,6 +162,7 @@ class Registry(Generic[C, K]):
             if self.owner.on_duplicate == "warn":
                 logger.warning("%s; it was replaced by a new one", message)
         self._local[key] = component
+        self._burst.registered()
         self.changed()
         return component
 
@@ -187,6 +190,7 @@ class Registry(Generic[C, K]):
     def set_upstream(self, components: Iterable[C]) -> None:
         """Replace what a remote upstream listed (exposed before local ones) and announce it."""
         self._upstream = {self.key(component): component for component in components}
+        self._burst.registered(len(self._upstream))
         self.changed()
 
     @property
@@ -217,14 +221,17 @@ class Registry(Generic[C, K]):
         catalog = self._catalog
         if catalog is None:
             # Compiling thousands of components allocates only objects that live as long as the
-            # catalog: pausing the cyclic collector meanwhile spares it repeated full passes.
+            # catalog: pausing the cyclic collector meanwhile (and only meanwhile) spares it
+            # repeated full passes; a large catalog is then frozen out of its sight (`heap`).
             paused = gc.isenabled()
             gc.disable()
             try:
-                catalog = self._catalog = self.build_catalog(self._compile())
+                entries = self._compile()
+                catalog = self._catalog = self.build_catalog(entries)
             finally:
                 if paused:
                     gc.enable()
+            self._burst.compiled(len(entries))
         return catalog
 
     def candidates(self) -> list[tuple[C, str]]:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from toolweave.mcp.upstream import Upstream
+    from toolweave.openapi.server import OpenAPIServer
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +233,19 @@ class RemoteServer(Server):
         (often `.../sse`); otherwise like `http()`: one pooled session, restarted with backoff.
         """
         return cls(SseTarget(_checked(url), dict(headers) if headers else None, secrets, auth), **options)
+
+    @classmethod
+    def openapi(cls, spec: Any, base_url: str | None = None, **options: Any) -> OpenAPIServer:
+        """An HTTP API described by an OpenAPI 3.x `spec` (a file, a URL or a dict), one tool per
+        operation, called at `base_url` through one pooled client (see `toolweave.openapi`).
+
+        Example:
+            api = RemoteServer.openapi("petstore.yaml", base_url="https://petstore.example",
+                                       headers={"x-api-key": FromEnv("PETSTORE_KEY")})
+        """
+        from toolweave.openapi.server import OpenAPIServer  # httpx is imported only when used
+
+        return OpenAPIServer(spec, base_url=base_url, **options)
 
     # -- state ---------------------------------------------------------------------------------
 

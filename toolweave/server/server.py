@@ -50,6 +50,9 @@ from toolweave.server.resources import ResourceRegistry
 from toolweave.server.routing import owner
 from toolweave.server.tools import ToolCatalog, ToolRegistry
 from toolweave.server.visibility import Visibility
+from toolweave.store import Store, open_store
+from toolweave.store.lifespan import hold_store
+from toolweave.transforms.catalog import CatalogTransform
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -73,6 +76,8 @@ class Server:
         extra_args: Unknown arguments in a call are `"reject"`ed (default) or `"ignore"`d.
         middleware: Middleware for every tool (prompt, resource), outermost first.
         page_size: Items per page of `tools/list` (and other lists); `None` sends one page.
+        store: Where stateful middleware keeps its state: `None` (this process, the default), a
+            `"redis://host:6379/0"` URL or a `toolweave.store.Store` shared by every replica.
     """
 
     is_remote = False
@@ -89,6 +94,7 @@ class Server:
         extra_args: Literal["reject", "ignore"] = "reject",
         middleware: Iterable[Middleware] = (),
         page_size: int | None = 1000,
+        store: Store | str | None = None,
     ) -> None:
         if on_duplicate not in ("error", "warn", "replace", "ignore"):
             raise ValueError(f"on_duplicate must be 'error', 'warn', 'replace' or 'ignore', not {on_duplicate!r}")
@@ -107,11 +113,15 @@ class Server:
         self.prompts = PromptRegistry(self)
         self.resources = ResourceRegistry(self)
         self._transforms: list[tuple[Transform, Selector | None]] = []
+        self._catalog_transforms: list[CatalogTransform] = []
         self._other_transforms: dict[str, list[tuple[Any, Selector | None]]] = {"prompt": [], "resource": []}
-        self._middleware: list[Middleware] = list(middleware)
+        self.store = open_store(store)
+        self._fanout = self.store.fanout(name)
+        self._middleware: list[Middleware] = []
+        self._bind(middleware)
         self._mounts: list[Mount[Server]] = []
         self._imported_from: list[Server] = []
-        self._life = Lifespan(self.held_children, self.hold_open)
+        self._life = Lifespan(self.held_children, self._hold_open)
         self._entered: list[AbstractAsyncContextManager[Server]] = []
         self._update_listeners = Listeners()
 
@@ -137,7 +147,11 @@ class Server:
         return make_decorator(self.tools.add, fn, options)
 
     def add_tool(self, fn_or_tool: Callable[..., Any] | Tool, **options: Any) -> Tool:
-        """Register a function (with `Tool.from_function` options) or a ready `Tool`."""
+        """Register a function (with `Tool.from_function` options) or a ready `Tool`.
+
+        A burst of 1,000 registrations or more calls `gc.freeze()` (process-wide) so the garbage
+        collector stops rescanning the catalog; see `toolweave.server.heap`.
+        """
         return self.tools.add(as_tool(fn_or_tool, **options))
 
     def remove_tool(self, name: str) -> Tool:
@@ -204,11 +218,13 @@ class Server:
         """Hide tools, prompts and resources by name (resources also by URI) or tag: unlisted, unusable."""
         self.visibility.disable(names, tags)
         self._all_changed()
+        self._announce("disable", names, tags)
 
     def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
         """Undo `disable`, and show tools, prompts and resources created with `enabled=False`."""
         self.visibility.enable(names, tags)
         self._all_changed()
+        self._announce("enable", names, tags)
 
     def add_transform(
         self,
@@ -221,10 +237,19 @@ class Server:
     ) -> None:
         """Apply `transform` to every matching tool (local, mounted or remote) at compile time.
 
+        A `CatalogTransform` (`SearchTools`, `PromptsAsTools`, ...) reshapes the whole compiled
+        tool catalog instead, after the tool transforms; it takes no selectors.
+
         `prompts=` and `resources=` (name or URI globs) apply a transform made for every kind of
         component (`Authorize`) to prompts and resources too; given either, tools are chosen only
         by `tools=` / `tags=`. `tags` narrows every kind chosen.
         """
+        if isinstance(transform, CatalogTransform):
+            if tools is not None or tags or prompts is not None or resources is not None:
+                raise TypeError(f"{transform.describe()} applies to the whole catalog: it takes no selectors")
+            self._catalog_transforms.append(transform)
+            self.changed()
+            return
         chosen = {"prompt": prompts, "resource": resources}
         for kind, names in chosen.items():
             if names is not None and kind not in getattr(transform, "kinds", ()):
@@ -241,14 +266,25 @@ class Server:
         """The transforms added with `add_transform` for tools, with their selectors, in order."""
         return tuple(self._transforms)
 
+    @property
+    def catalog_transforms(self) -> tuple[CatalogTransform, ...]:
+        """The catalog transforms added with `add_transform`, in order."""
+        return tuple(self._catalog_transforms)
+
     def transforms_for(self, kind: str) -> tuple[tuple[Any, Selector | None], ...]:
         """The transforms added with `add_transform` for `kind` (`"tool"`, `"prompt"`, `"resource"`)."""
         return self.transforms if kind == "tool" else tuple(self._other_transforms[kind])
 
     def add_middleware(self, *middleware: Middleware) -> None:
         """Append middleware; the first added is the outermost."""
-        self._middleware.extend(middleware)
+        self._bind(middleware)
         self.changed()
+
+    def _bind(self, middleware: Iterable[Middleware]) -> None:
+        """Append middleware, handing each its state from this server's store."""
+        for layer in middleware:
+            layer.use_store(self.store, f"{self.name}:{len(self._middleware)}")
+            self._middleware.append(layer)
 
     @property
     def middleware(self) -> tuple[Middleware, ...]:
@@ -368,6 +404,24 @@ class Server:
         self.prompts.changed()
         self.resources.changed()
 
+    def broadcast_changed(self) -> None:
+        """Recompile here and on every replica sharing this server's store (all clients get `list_changed`)."""
+        self._all_changed()
+        self._announce("changed")
+
+    def _announce(self, op: str, names: Iterable[str] = (), tags: Iterable[str] = ()) -> None:
+        if self._fanout is not None:
+            self._fanout.announce({"op": op, "names": list(names), "tags": list(tags)})
+
+    def _apply_announcement(self, message: dict[str, Any]) -> None:
+        """Apply what another replica announced (never announced again)."""
+        names, tags = message.get("names") or [], message.get("tags") or []
+        if message.get("op") == "disable":
+            self.visibility.disable(names, tags)
+        elif message.get("op") == "enable":
+            self.visibility.enable(names, tags)
+        self._all_changed()
+
     def resource_updated(self, uri: str) -> None:
         """Tell clients subscribed to `uri` that its content changed (`notifications/resources/updated`)."""
         self._update_listeners.notify(uri)
@@ -448,6 +502,11 @@ class Server:
     def running(self) -> bool:
         """Whether the lifespan is active."""
         return self._life.running
+
+    async def _hold_open(self, tasks: TaskGroup) -> None:
+        if self.store.shared:
+            await tasks.start(hold_store, self.store, self._fanout, self._apply_announcement)
+        await self.hold_open(tasks)
 
     async def hold_open(self, tasks: TaskGroup) -> None:
         """Open this server's own long-lived resources in `tasks` (a `RemoteServer` connects); a hook."""

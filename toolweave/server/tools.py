@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InvalidArguments, UnknownTool
@@ -34,8 +34,18 @@ from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_for, tool_runner
 from toolweave.middleware.keys import caller_key
 from toolweave.server.catalog import Catalog, Entry, guarded, security
+from toolweave.server.fronts import fronted
 from toolweave.server.mount import Mount
-from toolweave.server.registry import Registry
+from toolweave.server.registry import Owner, Registry
+from toolweave.transforms.catalog import CatalogTransform, Components
+
+
+class ToolOwner(Owner, Components, Protocol):
+    """A server, as its tool registry sees it: its rules, plus its catalog transforms and its
+    prompts and resources (which catalog transforms may reach)."""
+
+    @property
+    def catalog_transforms(self) -> tuple[CatalogTransform, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +136,7 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
 
     kind = "tool"
     unknown = UnknownTool
+    owner: ToolOwner
 
     def key(self, component: Tool) -> str:
         return component.name
@@ -144,11 +155,19 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         check = OutputCheck(component.output_schema, validate=not component.output_checked)
         return ToolEntry(component, origin, chain, handler, errors, check)
 
+    def bare_entry(self, component: Tool, origin: str) -> ToolEntry:
+        """The entry of a tool a catalog transform adds: no middleware of its own."""
+        errors = component.error_policy or self.owner.error_policy
+        check = OutputCheck(component.output_schema, validate=not component.output_checked)
+        return ToolEntry(component, origin, (), None, errors, check)
+
     def build_catalog(self, entries: dict[str, Entry[Tool]]) -> ToolCatalog:
         owner = self.owner
-        return ToolCatalog(
+        catalog = ToolCatalog(
             entries=entries,  # type: ignore[arg-type]
             reject_extra=owner.extra_args == "reject",
             errors=owner.error_policy,
             list_middleware=tuple(layer for layer in owner.middleware if layer.lists_tools()),
         )
+        fronts = owner.catalog_transforms
+        return fronted(catalog, fronts, owner, self.bare_entry) if fronts else catalog

@@ -15,6 +15,13 @@
 - `Authorize(scopes=, claims=, when=)`: only verified callers that pass see and use the tool (also
   prompts and resources: `server.add_transform(..., prompts=, resources=)`).
 - `Forward(fn)` with `forward()` / `forward_raw()`: your own signature in front of the tool.
+- `LimitResult(max_bytes=, max_items=)`: cut results down, visibly, within the output schema.
+
+Catalog transforms reshape the whole compiled catalog (`server.add_transform(...)`):
+
+- `SearchTools(strategy="bm25" | "regex", max_results=, always=)`: a search tool and a call tool
+  in front of a large catalog.
+- `PromptsAsTools()`, `ResourcesAsTools()`: prompts and resources for clients that only call tools.
 
 Argument transforms fuse: stacked, they cost one argument rewrite per call (see `argmap`).
 
@@ -36,13 +43,17 @@ from toolweave.transforms.annotate import Annotate
 from toolweave.transforms.argmap import ArgMap, MappedRun
 from toolweave.transforms.args import Arg, TransformArgs
 from toolweave.transforms.authorize import Authorize
+from toolweave.transforms.catalog import CatalogTransform
+from toolweave.transforms.components_as_tools import PromptsAsTools, ResourcesAsTools
 from toolweave.transforms.exclude import ExcludeArgs
 from toolweave.transforms.forward import Forward, forward, forward_raw
 from toolweave.transforms.inject import InjectArgs
 from toolweave.transforms.inject_context import InjectContext
+from toolweave.transforms.limit_result import LimitResult
 from toolweave.transforms.map_result import MapResult
 from toolweave.transforms.mask import MaskErrors
 from toolweave.transforms.rename import Rename
+from toolweave.transforms.search import SearchTools
 from toolweave.transforms.signature import NOT_SET
 from toolweave.transforms.sources import FromClaim, FromContext, FromEnv, FromHeader, Secret, Source
 
@@ -52,6 +63,7 @@ __all__ = [
     "Arg",
     "ArgMap",
     "Authorize",
+    "CatalogTransform",
     "ExcludeArgs",
     "Forward",
     "FromClaim",
@@ -60,10 +72,14 @@ __all__ = [
     "FromHeader",
     "InjectArgs",
     "InjectContext",
+    "LimitResult",
     "MapResult",
     "MappedRun",
     "MaskErrors",
+    "PromptsAsTools",
     "Rename",
+    "ResourcesAsTools",
+    "SearchTools",
     "Secret",
     "Source",
     "TransformArgs",

@@ -1,0 +1,51 @@
+"""LangChain StructuredTools against the real langchain-core, invoked as an agent would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain_core", reason="the langchain extra is not installed")
+
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import StructuredTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from tests.adapters.gateway import gateway
+from toolweave import AuthInfo, Context
+from toolweave.adapters.langchain import structured_tools
+
+
+def per_user(config: Any) -> Context:
+    return Context(auth=AuthInfo(subject=config["configurable"]["user"]))
+
+
+def by_name(tools: list[StructuredTool]) -> dict[str, StructuredTool]:
+    return {tool.name: tool for tool in tools}
+
+
+async def test_a_tool_call_returns_text_and_the_structured_artifact() -> None:
+    server, recorder = gateway()
+    weather = by_name(structured_tools(server, context=per_user))["weather"]
+    call = {"type": "tool_call", "id": "c1", "name": "weather", "args": {"city": "Oslo"}}
+    message = await weather.ainvoke(call, config={"configurable": {"user": "u-7"}})
+    assert isinstance(message, ToolMessage)
+    assert message.artifact == {"city": "Oslo", "sky": "clear", "for": "u-7"}
+    assert '"for":"u-7"' in message.content
+    assert [c.tool.name for c in recorder.calls] == ["weather"]
+
+
+def test_the_model_sees_only_the_exposed_arguments() -> None:
+    server, _ = gateway()
+    weather = by_name(structured_tools(server))["weather"]
+    assert weather.description == "Current weather in a city."
+    shown = convert_to_openai_tool(weather)["function"]
+    assert list(shown["parameters"]["properties"]) == ["city"]
+
+
+async def test_an_error_result_is_handed_back_as_the_tool_message() -> None:
+    server, _ = gateway()
+    forecast = by_name(structured_tools(server))["forecast"]
+    assert await forecast.ainvoke({"days": 9}) == "at most 7 days"
+    assert await forecast.ainvoke({"days": 1}) == '["sun"]'

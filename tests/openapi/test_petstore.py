@@ -1,0 +1,248 @@
+"""A FastAPI app served on 127.0.0.1, its own generated spec wrapped, every operation called
+through the official `mcp` client."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.openapi.petstore import API_KEY, petstore
+from tests.serving import served
+from toolweave import RemoteServer, Server
+from toolweave.openapi import OpenAPIServer, Routes
+from toolweave.testing import connect
+from toolweave.transforms import Arg, ExcludeArgs, FromEnv, InjectArgs, MapResult, Rename, Secret, TransformArgs
+
+
+@pytest.fixture
+def url() -> Iterator[str]:
+    with served(petstore()) as base:
+        yield base
+
+
+def api(url: str, **options: Any) -> OpenAPIServer:
+    return RemoteServer.openapi(f"{url}/openapi.json", base_url=url, **options)
+
+
+async def call(server: Server, name: str, arguments: dict[str, Any]) -> Any:
+    async with connect(server) as client:
+        return await client.call_tool(name, arguments)
+
+
+async def test_every_operation_is_a_tool_with_its_schemas(url: str) -> None:
+    async with connect(api(url)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == {
+        "list_pets", "get_pet", "create_pet", "delete_pet", "search", "whoami", "me", "weather", "slow", "readme",
+        "boom",
+    }
+    get_pet = tools["get_pet"]
+    assert get_pet.description == "Get one pet by id"
+    assert get_pet.input_schema["required"] == ["pet_id"]
+    assert get_pet.output_schema is not None
+    assert set(get_pet.output_schema["properties"]) == {"id", "name", "tag"}
+    assert "$ref" not in json.dumps(get_pet.input_schema) + json.dumps(get_pet.output_schema)
+    assert set(tools["create_pet"].input_schema["properties"]) == {"name", "tag"}
+    assert tools["list_pets"].output_schema["x-toolweave-wrap-result"] is True
+    assert tools["get_pet"].annotations.read_only_hint is True
+    assert tools["delete_pet"].annotations.destructive_hint is True
+
+
+async def test_path_parameter_returns_structured_content(url: str) -> None:
+    result = await call(api(url), "get_pet", {"pet_id": 2})
+    assert not result.is_error
+    assert result.structured_content == {"id": 2, "name": "Tom", "tag": "cat"}
+
+
+async def test_query_parameters_and_array_wrapped_under_result(url: str) -> None:
+    result = await call(api(url), "list_pets", {"tag": "dog", "limit": 5})
+    assert result.structured_content == {"result": [{"id": 1, "name": "Rex", "tag": "dog"}]}
+
+
+async def test_repeated_query_values_for_an_array(url: str) -> None:
+    result = await call(api(url), "search", {"q": "a b&c", "ids": [3, 4]})
+    assert result.structured_content == {"q": "a b&c", "ids": [3, 4]}
+
+
+async def test_body_properties_become_arguments(url: str) -> None:
+    server = api(url)
+    async with connect(server) as client:
+        created = await client.call_tool("create_pet", {"name": "Kiki", "tag": "bird"})
+        fetched = await client.call_tool("get_pet", {"pet_id": created.structured_content["id"]})
+    assert created.structured_content == {"id": 3, "name": "Kiki", "tag": "bird"}
+    assert fetched.structured_content == created.structured_content
+
+
+async def test_no_content_answer_is_an_empty_success(url: str) -> None:
+    result = await call(api(url), "delete_pet", {"pet_id": 1})
+    assert not result.is_error
+    assert result.content == []
+
+
+async def test_text_answer_is_text(url: str) -> None:
+    result = await call(api(url), "readme", {})
+    assert result.content[0].text == "x" * 10_000
+
+
+async def test_404_is_an_error_result_with_status_and_body(url: str) -> None:
+    result = await call(api(url), "get_pet", {"pet_id": 99})
+    assert result.is_error
+    assert "HTTP 404" in result.content[0].text
+    assert "no pet 99" in result.content[0].text
+    assert "GET /pets/{pet_id}" in result.content[0].text
+
+
+async def test_error_body_excerpt_is_bounded(url: str) -> None:
+    result = await call(api(url, error_excerpt=100), "boom", {})
+    text = result.content[0].text
+    assert result.is_error and "HTTP 500" in text
+    excerpt = text.split("Internal Server Error: ", 1)[1]
+    assert excerpt == '{"detail":"' + "z" * 89 + "… (4913 more characters)"
+
+
+async def test_a_slow_api_times_out_with_an_error_naming_the_operation(url: str) -> None:
+    result = await call(api(url, timeout=0.3), "slow", {"seconds": 5})
+    assert result.is_error
+    assert result.content[0].text == "API 'Petstore': GET /slow timed out"
+
+
+async def test_invalid_arguments_are_refused_before_any_request(url: str) -> None:
+    result = await call(api(url), "get_pet", {"pet_id": "two"})
+    assert result.is_error
+    assert "pet_id" in result.content[0].text
+
+
+async def test_upstream_header_from_the_environment_is_sent_and_not_an_argument(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PETSTORE_KEY", API_KEY)
+    server = api(url, headers={"X-Api-Key": FromEnv("PETSTORE_KEY")})
+    async with connect(server) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        result = await client.call_tool("whoami", {"x-request-id": "r-1"})
+    assert "x-api-key" not in listed["whoami"].input_schema["properties"]
+    assert result.structured_content == {"user": "alice", "request_id": "r-1"}
+
+
+async def test_a_credential_echoed_in_an_error_body_is_scrubbed(url: str) -> None:
+    server = api(url, headers={"x-api-key": Secret("sk-wrong-key-000")}, include=Routes(paths=["/whoami"]))
+    result = await call(server, "whoami", {})
+    assert result.is_error and "HTTP 401" in result.content[0].text
+    assert "sk-wrong-key-000" not in result.content[0].text
+
+
+async def test_the_callers_token_is_never_forwarded(url: str) -> None:
+    """A header the caller sent does not reach the API unless a header source says so."""
+    server = api(url, include=Routes(paths=["/whoami"]))
+    from toolweave import Context
+
+    async with server:
+        result = await server.call_tool(
+            "whoami", {"x-api-key": "mine"}, ctx=Context(headers={"authorization": "Bearer caller-token"})
+        )
+    assert result.is_error and "bad key mine" in result.text
+
+
+async def test_hidden_api_key_injected_renamed_and_trimmed(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Transforms apply to OpenAPI tools like to any other: rename, hide-and-inject, MapResult."""
+    monkeypatch.setenv("WEATHER_KEY", API_KEY)
+    server = api(url, include=Routes(paths=["/weather"]))
+    server.add_transform(InjectArgs(api_key=FromEnv("WEATHER_KEY")))
+    server.add_transform(Rename("sky_over"))
+    server.add_transform(MapResult(lambda result: result.structured_content["sky"], output_schema=str))
+    async with connect(server) as client:
+        tool = (await client.list_tools()).tools[0]
+        result = await client.call_tool("sky_over", {"city": "Oslo"})
+        spoofed = await client.call_tool("sky_over", {"city": "Oslo", "api_key": "x"})
+    assert tool.name == "sky_over"
+    assert list(tool.input_schema["properties"]) == ["city"]
+    assert result.structured_content == {"result": "clear"}
+    assert spoofed.is_error
+
+
+async def test_an_excluded_argument_takes_its_default_and_is_not_sent(url: str) -> None:
+    server = api(url, include=Routes(paths=["/pets"], methods=["GET"]))
+    server.add_transform(ExcludeArgs("tag"))
+    server.add_transform(TransformArgs({"limit": Arg(name="max_pets", default=1)}))
+    async with connect(server) as client:
+        tool = (await client.list_tools()).tools[0]
+        result = await client.call_tool("list_pets", {})
+    assert list(tool.input_schema["properties"]) == ["max_pets"]
+    assert result.structured_content == {"result": [{"id": 1, "name": "Rex", "tag": "dog"}]}
+
+
+async def test_route_filters_by_tag_method_and_path(url: str) -> None:
+    only_pets = api(url, include=Routes(tags=["pets"]), exclude=Routes(methods=["DELETE"]))
+    reads = api(url, include=Routes(methods=["GET"], paths=["/pets/*"]))
+    assert [t.name for t in only_pets.catalog.tools] == ["list_pets", "create_pet", "get_pet"]
+    assert [t.name for t in reads.catalog.tools] == ["get_pet"]
+
+
+async def test_mounted_under_a_prefix_with_middleware(url: str) -> None:
+    from toolweave.testing import RecordingMiddleware
+
+    gateway = Server("gateway")
+    recorder = RecordingMiddleware()
+    gateway.add_middleware(recorder)
+    gateway.mount(api(url, include=Routes(paths=["/pets/*"])), prefix="pets")
+    result = await call(gateway, "pets_get_pet", {"pet_id": 1})
+    assert result.structured_content["name"] == "Rex"
+    assert [c.tool.name for c in recorder.calls] == ["pets_get_pet"]
+
+
+async def test_a_call_outside_the_lifespan_fails_at_once(url: str) -> None:
+    result = await api(url).call_tool("get_pet", {"pet_id": 1})
+    assert result.is_error
+    assert "not started" in result.text
+
+
+async def test_a_client_of_ones_own_is_used_and_left_open(url: str) -> None:
+    import httpx2
+
+    async with httpx2.AsyncClient(base_url=url) as own:
+        server = api(url, client=own)
+        result = await server.call_tool("get_pet", {"pet_id": 1})
+        async with server:
+            again = await server.call_tool("get_pet", {"pet_id": 1})
+        assert not own.is_closed
+    assert result.structured_content == again.structured_content == {"id": 1, "name": "Rex", "tag": "dog"}
+
+
+async def test_an_api_that_is_gone_fails_the_call_clearly() -> None:
+    from tests.conftest import free_port
+
+    with served(petstore()) as url:
+        spec = f"{url}/openapi.json"
+        server = RemoteServer.openapi(spec, base_url=f"http://127.0.0.1:{free_port()}")
+    result = await call(server, "get_pet", {"pet_id": 1})
+    assert result.is_error
+    assert result.content[0].text == "API 'Petstore': GET /pets/{pet_id} failed (ConnectError)"
+
+
+async def test_an_answer_over_the_size_limit_fails_the_call(url: str) -> None:
+    result = await call(api(url, max_response_bytes=1000), "readme", {})
+    assert result.is_error
+    assert result.content[0].text == "API 'Petstore': GET /readme answered more than 1000 bytes"
+
+
+async def test_upstream_auth_signs_every_request_and_the_callers_token_stays_home(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolweave import Context
+    from toolweave.auth import Bearer
+
+    monkeypatch.setenv("PETS_TOKEN", "upstream-token")
+    server = api(url, auth=Bearer(FromEnv("PETS_TOKEN")), include=Routes(paths=["/me"]))
+    async with server:
+        result = await server.call_tool("me", {}, ctx=Context(headers={"authorization": "Bearer caller-token"}))
+    assert result.structured_content == {"authorization": "Bearer upstream-token"}
+
+
+async def test_a_header_argument_cannot_add_headers_of_its_own(url: str) -> None:
+    result = await call(api(url, include=Routes(paths=["/whoami"])), "whoami",
+                        {"x-api-key": API_KEY, "x-request-id": "r\r\nx-admin: 1"})  # fmt: skip
+    assert result.is_error
+    assert result.content[0].text == "argument 'x-request-id' cannot hold a line break: it is sent as an HTTP header"

@@ -1,0 +1,177 @@
+"""A hand-written spec with `$ref`, `allOf`, `oneOf`, recursion, OpenAPI 3.0's dialect and a
+referenced file, read into tool schemas; bad specs refused with where and what."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from tests.serving import serving
+from toolweave import RemoteServer
+from toolweave.openapi import SpecError
+from toolweave.testing import connect
+
+SPEC: dict[str, Any] = yaml.safe_load((Path(__file__).parent / "shapes.yaml").read_text())
+
+
+def tools(spec: Any = SPEC, **options: Any) -> dict[str, Any]:
+    server = RemoteServer.openapi(spec, base_url="http://127.0.0.1:9", **options)
+    return {tool.name: tool for tool in server.catalog.tools}
+
+
+def test_a_oneof_body_is_one_argument_with_its_refs_inlined() -> None:
+    shape = tools()["add_shape_"]
+    body = shape.input_schema["properties"]["body"]
+    assert shape.input_schema["required"] == ["body"]
+    assert [branch["required"] for branch in body["oneOf"]] == [["kind", "r"], ["kind", "side"]]
+    assert body["oneOf"][0]["properties"]["r"] == {"type": "number", "exclusiveMinimum": 0}
+    assert "discriminator" not in body
+
+
+def test_a_referenced_path_level_header_parameter_is_an_argument() -> None:
+    shape = tools()["add_shape_"]
+    assert shape.input_schema["properties"]["X-Trace"] == {"type": "string", "description": "A trace id."}
+
+
+def test_a_referenced_response_gives_a_wrapped_output_schema() -> None:
+    output = tools()["add_shape_"].output_schema
+    assert output["required"] == ["result"]
+    assert output["properties"]["result"]["items"]["oneOf"][1]["properties"]["side"] == {"type": "number"}
+
+
+def test_an_allof_body_is_merged_without_read_only_fields() -> None:
+    label = tools()["put_labels_id"]
+    assert label.description == "Label a shape\n\nReplaces the label."
+    assert set(label.input_schema["properties"]) == {"id", "note", "label"}
+    assert label.input_schema["required"] == ["id", "label"]
+    assert label.input_schema["properties"]["note"] == {"type": ["string", "null"]}
+
+
+def test_read_only_fields_stay_in_the_output_schema() -> None:
+    output = tools()["put_labels_id"].output_schema
+    assert output["allOf"][0]["properties"]["id"]["readOnly"] is True
+
+
+def test_a_recursive_schema_is_kept_once_under_defs() -> None:
+    output = tools()["tree"].output_schema
+    assert output["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+    assert output["$defs"]["Node"]["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator(output).validate({"name": "a", "children": [{"name": "b", "children": []}]})
+
+
+def test_a_yaml_file_with_its_base_url_from_the_spec_servers() -> None:
+    server = RemoteServer.openapi(str(Path(__file__).parent / "shapes.yaml"))
+    assert [tool.name for tool in server.catalog.tools] == ["add_shape_", "put_labels_id", "tree"]
+    assert server.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_refs_into_a_file_beside_the_spec(tmp_path: Path) -> None:
+    (tmp_path / "common.yaml").write_text("Pet:\n  type: object\n  properties:\n    name: {type: string}\n")
+    spec = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {"/pets": {"post": {"operationId": "add", "requestBody": {"content": {"application/json": {
+            "schema": {"$ref": "common.yaml#/Pet"}}}}}}},
+    }
+    (tmp_path / "api.json").write_text(json.dumps(spec))
+    add = tools(str(tmp_path / "api.json"))["add"]
+    assert add.input_schema["properties"] == {"name": {"type": "string"}}
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"swagger": "2.0", "paths": {}}, "Swagger 2.0 is not supported"),
+        ({"openapi": "2.1", "paths": {}}, "must name a 3.x version"),
+        ({"openapi": "3.1.0"}, "'paths' is missing"),
+        (
+            {"openapi": "3.1.0", "paths": {"/a": {"get": {"parameters": [{"$ref": "#/nowhere"}]}}}},
+            "'#/nowhere' points to nothing",
+        ),
+        ({"openapi": "3.1.0", "paths": {"/a": {"get": {"parameters": [{"name": "x"}]}}}}, "GET /a: a parameter needs"),
+    ],
+)
+def test_bad_specs_are_refused_saying_what_is_wrong(spec: dict[str, Any], message: str) -> None:
+    with pytest.raises(SpecError, match="the spec dict") as raised:
+        tools(spec)
+    assert message in str(raised.value)
+
+
+def test_a_missing_file_and_bad_yaml_are_named(tmp_path: Path) -> None:
+    with pytest.raises(SpecError, match="cannot read the OpenAPI spec"):
+        tools(str(tmp_path / "nope.yaml"))
+    (tmp_path / "bad.yaml").write_text("openapi: [\n")
+    with pytest.raises(SpecError, match=r"bad\.yaml: not JSON or YAML"):
+        tools(str(tmp_path / "bad.yaml"))
+
+
+async def test_oneof_and_allof_bodies_reach_the_api_as_sent() -> None:
+    received: list[Any] = []
+
+    async def store(request: Request) -> JSONResponse:
+        received.append((request.url.path, request.headers.get("x-trace"), await request.json()))
+        return JSONResponse([received[-1][2]])
+
+    async def label(request: Request) -> JSONResponse:
+        body = await request.json()
+        return JSONResponse({"id": int(request.path_params["id"]), **body})
+
+    routes = [Route("/v1/shapes", store, methods=["POST"]), Route("/v1/labels/{id}", label, methods=["PUT"])]
+    app = Starlette(routes=routes)
+    async with serving(app) as url:
+        server = RemoteServer.openapi(SPEC, base_url=f"{url}/v1")
+        async with connect(server) as client:
+            stored = await client.call_tool("add_shape_", {"body": {"kind": "circle", "r": 2}, "X-Trace": "t-1"})
+            labelled = await client.call_tool("put_labels_id", {"id": 7, "label": "big", "note": None})
+            wrong = await client.call_tool("add_shape_", {"body": {"kind": "circle", "r": 0}})
+    assert received == [("/v1/shapes", "t-1", {"kind": "circle", "r": 2})]
+    assert stored.structured_content == {"result": [{"kind": "circle", "r": 2}]}
+    assert labelled.structured_content == {"id": 7, "label": "big", "note": None}
+    assert wrong.is_error
+
+
+async def test_an_answer_that_is_not_the_json_it_claims_is_a_clear_error() -> None:
+    from starlette.responses import Response
+
+    async def broken(request: Request) -> Response:
+        return Response("{not json", media_type="application/json")
+
+    async with serving(Starlette(routes=[Route("/v1/trees", broken)])) as url:
+        server = RemoteServer.openapi(SPEC, base_url=f"{url}/v1")
+        async with connect(server) as client:
+            result = await client.call_tool("tree", {})
+    assert result.is_error
+    assert result.content[0].text == "API 'Shapes': GET /trees answered JSON that does not parse"
+
+
+async def test_a_path_argument_cannot_step_to_another_path_of_the_api() -> None:
+    """`..`, `.` and `/` in a path argument stay inside its segment (the API's credentials go along)."""
+    seen: list[str] = []
+
+    async def record(request: Request) -> JSONResponse:
+        seen.append(request.url.path)
+        return JSONResponse({})
+
+    spec = {
+        "openapi": "3.1.0",
+        "info": {"title": "Files", "version": "1"},
+        "paths": {"/files/{name}": {"get": {"operationId": "get_file", "parameters": [
+            {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}]}}},
+    }
+    app = Starlette(routes=[Route("/v1/{rest:path}", record)])
+    async with serving(app) as url:
+        server = RemoteServer.openapi(spec, base_url=f"{url}/v1")
+        async with server:
+            for name in ("..", ".", "../admin", "a/b"):
+                await server.call_tool("get_file", {"name": name})
+    assert seen == ["/v1/files/..", "/v1/files/.", "/v1/files/../admin", "/v1/files/a/b"]

@@ -1,0 +1,141 @@
+"""Redis killed mid-run: every use applies its stated policy at once (no hung call), and recovers."""
+
+from __future__ import annotations
+
+import logging
+
+import anyio
+import pytest
+
+from tests.conftest import free_port
+from tests.store.redis_server import RedisServer
+from tests.store.replicas import Upstream, replica
+from toolweave.middleware import Cache, CircuitBreaker, ConcurrencyLimit, RateLimit
+from toolweave.store import RedisStore, StoreUnavailable
+
+BOUND = 3.0  # seconds: far above the store's 0.5 s timeout, far below a hang
+
+
+async def call(server: object, name: str, arguments: dict[str, str] | None = None) -> object:
+    with anyio.fail_after(BOUND):
+        return await server.call_tool(name, arguments or {})  # type: ignore[attr-defined]
+
+
+async def until_shared_again(check: object, seconds: float = 5.0) -> None:
+    """Retry `check()` (True once shared state is back) until it holds."""
+    with anyio.fail_after(seconds):
+        while not await check():  # type: ignore[operator]  # noqa: ASYNC110 - state in another process
+            await anyio.sleep(0.1)
+
+
+async def test_an_unreachable_store_fails_fast_and_is_not_retried_at_once() -> None:
+    store = RedisStore(f"redis://127.0.0.1:{free_port()}/0", timeout=0.3, retry_after=5)
+    try:
+        started = anyio.current_time()
+        with pytest.raises(StoreUnavailable):
+            await store.run(lambda client: client.ping())
+        with pytest.raises(StoreUnavailable):
+            await store.run(lambda client: client.ping())
+        assert store.down
+        assert anyio.current_time() - started < BOUND
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize(
+    ("policy", "allowed"), [("local", 2), ("allow", 5), ("reject", 0)], ids=["local", "allow", "reject"]
+)
+async def test_rate_limit_applies_its_outage_policy(redis: RedisServer, policy: str, allowed: int) -> None:
+    server = replica(redis.url, RateLimit(rate=0.001, burst=2, on_store_error=policy))  # type: ignore[arg-type]
+    async with server:
+        await call(server, "lookup", {"q": "x"})  # connected, one token used
+        redis.stop()
+        results = [await call(server, "lookup", {"q": "x"}) for _ in range(5)]
+    assert sum(not result.is_error for result in results) == allowed  # type: ignore[attr-defined]
+    if policy == "reject":
+        assert "cannot be checked right now" in results[0].text  # type: ignore[attr-defined]
+
+
+async def test_rate_limit_is_shared_again_once_redis_returns(redis: RedisServer) -> None:
+    one, two = replica(redis.url, RateLimit(rate=0.001, burst=1)), replica(redis.url, RateLimit(rate=0.001, burst=1))
+    async with one, two:
+        redis.stop()
+        await call(one, "lookup", {"q": "x"})
+        redis.start()
+
+        async def shared() -> bool:
+            redis.flush()
+            first = await call(one, "lookup", {"q": "y"})
+            second = await call(two, "lookup", {"q": "y"})
+            return not first.is_error and second.is_error  # type: ignore[attr-defined]
+
+        await until_shared_again(shared)
+
+
+async def test_the_cache_is_skipped_while_redis_is_down_and_used_again_after(redis: RedisServer) -> None:
+    upstream = Upstream()
+    server = replica(redis.url, Cache(ttl=60), upstream=upstream)
+    async with server:
+        redis.stop()
+        down = [await call(server, "lookup", {"q": "a"}) for _ in range(2)]
+        redis.start()
+
+        async def cached() -> bool:
+            before = upstream.calls
+            await call(server, "lookup", {"q": "b"})
+            await call(server, "lookup", {"q": "b"})
+            return upstream.calls == before + 1 or upstream.calls == before
+
+        await until_shared_again(cached)
+    assert [result.text for result in down] == ["a#1", "a#2"]  # type: ignore[attr-defined]
+
+
+async def test_the_circuit_falls_back_to_this_process_while_redis_is_down(redis: RedisServer) -> None:
+    upstream = Upstream()
+    upstream.failing = True
+    server = replica(redis.url, CircuitBreaker(failures=2, reset_after=30), upstream=upstream)
+    async with server:
+        redis.stop()
+        results = [await call(server, "flaky") for _ in range(3)]
+    assert upstream.calls == 2
+    assert "Circuit open for tool 'flaky'" in results[2].text  # type: ignore[attr-defined]
+
+
+async def test_a_shared_concurrency_limit_falls_back_to_this_process_pool(redis: RedisServer) -> None:
+    upstream = Upstream()
+    upstream.delay = 0.3
+    server = replica(redis.url, ConcurrencyLimit(1, wait=0, shared=True), upstream=upstream)
+    outcomes: list[bool] = []
+    async with server:
+        redis.stop()
+
+        async def one(index: int) -> None:
+            outcomes.append(not (await call(server, "lookup", {"q": str(index)})).is_error)  # type: ignore[attr-defined]
+
+        async with anyio.create_task_group() as tasks:
+            for index in range(3):
+                tasks.start_soon(one, index)
+    assert outcomes.count(True) == 1
+
+
+async def test_an_outage_is_logged_once_and_the_recovery_too(
+    redis: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = replica(redis.url, RateLimit(rate=100, burst=100), retry_after=0.1)
+    caplog.set_level(logging.WARNING, logger="toolweave.store")
+    async with server:
+        redis.stop()
+        for _ in range(3):
+            await call(server, "lookup", {"q": "x"})
+        await anyio.sleep(0.6)  # the change listener retries every 0.1 s meanwhile
+        redis.start()
+
+        async def recovered() -> bool:
+            await call(server, "lookup", {"q": "x"})
+            return any("reachable again" in record.getMessage() for record in caplog.records)
+
+        await until_shared_again(recovered)
+    unreachable = [record for record in caplog.records if "is unreachable" in record.getMessage()]
+    assert len(unreachable) >= 1
+    assert sum("lost the store" in record.getMessage() for record in caplog.records) == 1
+    assert all("redis://127.0.0.1" in record.getMessage() for record in unreachable)

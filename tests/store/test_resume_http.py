@@ -1,0 +1,96 @@
+"""Resumable SSE over real HTTP (Redis and in-memory stores): a session's events replay to it, never to another."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+
+from tests.serving import serving
+from tests.store.redis_server import RedisServer
+from toolweave import Server
+from toolweave.mcp.events import MemoryEventStore
+from toolweave.store import RedisStore
+
+VERSION = "2025-11-25"
+ACCEPT = "application/json, text/event-stream"
+
+
+async def session(http: httpx2.AsyncClient, url: str) -> str:
+    """A new handshake-era session's id."""
+    init = {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    headers = {"Accept": ACCEPT}
+    answer = await http.post(
+        url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}, headers=headers
+    )
+    answer.raise_for_status()
+    sid = answer.headers["mcp-session-id"]
+    headers |= {"Mcp-Session-Id": sid, "MCP-Protocol-Version": VERSION}
+    done = await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    assert done.status_code == 202
+    return sid
+
+
+@asynccontextmanager
+async def events(http: httpx2.AsyncClient, url: str, sid: str, last: str | None = None) -> AsyncIterator[Any]:
+    """The session's GET stream as an async iterator of (event id, data)."""
+    headers = {"Accept": "text/event-stream", "Mcp-Session-Id": sid, "MCP-Protocol-Version": VERSION}
+    if last is not None:
+        headers["Last-Event-ID"] = last
+    async with http.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200
+
+        async def parsed() -> AsyncIterator[tuple[str, str]]:
+            event_id, data = "", ""
+            async for line in response.aiter_lines():
+                if line.startswith("id:"):
+                    event_id = line[3:].strip()
+                elif line.startswith("data:"):
+                    data = line[5:].strip()
+                elif not line and event_id:
+                    yield event_id, data
+                    event_id, data = "", ""
+
+        yield parsed()
+
+
+async def next_change(stream: Any, seconds: float = 5) -> str | None:
+    """The id of the next `tools/list_changed` event (None if none comes within `seconds`)."""
+    with anyio.move_on_after(seconds):
+        async for event_id, data in stream:
+            if data and json.loads(data).get("method") == "notifications/tools/list_changed":
+                return str(event_id)
+    return None
+
+
+@pytest.mark.parametrize("kept", ["memory", "redis"])
+async def test_a_session_resumes_its_stream_and_another_session_gets_none_of_it(redis: RedisServer, kept: str) -> None:
+    server = Server("gw", store=RedisStore(redis.url, timeout=5) if kept == "redis" else None)
+    options = {"event_store": MemoryEventStore()} if kept == "memory" else {}
+
+    @server.tool
+    def lookup() -> str:
+        return "x"
+
+    async with serving(server.http_app(**options)) as base, httpx2.AsyncClient(timeout=10) as http:
+        url = f"{base}/mcp"
+        mine = await session(http, url)
+        async with events(http, url, mine) as stream:
+            await anyio.sleep(0.2)  # the stream is attached
+            server.disable("lookup")
+            seen = await next_change(stream)
+        assert seen is not None
+        server.enable("lookup")  # sent while the client is away: stored, replayed on resume
+        await anyio.sleep(0.2)
+        async with events(http, url, mine, last=seen) as stream:
+            replayed = await next_change(stream)
+        other = await session(http, url)
+        async with events(http, url, other, last=seen) as stream:
+            leaked = await next_change(stream, seconds=1)
+    assert replayed is not None and replayed != seen
+    assert leaked is None

@@ -1,0 +1,163 @@
+"""`SearchTools`: a 1,000-tool catalog behind a search tool and a call tool."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.transforms.catalog_fixture import QUERIES, catalog_server
+from toolweave import Server
+from toolweave.testing import RecordingMiddleware, connect
+from toolweave.transforms.search import SearchTools
+
+
+@pytest.fixture(scope="module")
+def found() -> dict[str, list[str]]:
+    """The names the BM25 search returns for each query, over 1,000 tools."""
+    server = catalog_server()
+    server.add_transform(SearchTools(max_results=3))
+
+    async def search_all() -> dict[str, list[str]]:
+        results = {}
+        for query in QUERIES:
+            result = await server.call_tool("search_tools", {"query": query})
+            results[query] = [tool["name"] for tool in result.structured_content["tools"]]
+        return results
+
+    return anyio.run(search_all)
+
+
+@pytest.mark.parametrize(("query", "wanted"), list(QUERIES.items()))
+def test_the_right_tool_is_in_the_top_3(found: dict[str, list[str]], query: str, wanted: str) -> None:
+    assert wanted in found[query]
+
+
+async def test_only_the_search_call_and_always_tools_are_listed_at_any_catalog_size() -> None:
+    small, large = catalog_server(records=1), catalog_server()
+    for server in (small, large):
+        server.add_transform(SearchTools(always=["get_invoice"]))
+    async with connect(small) as client:
+        small_list = (await client.list_tools()).tools
+    async with connect(large) as client:
+        large_list = (await client.list_tools()).tools
+    assert len(catalog_server().catalog.tools) == 1000
+    assert [t.name for t in large_list] == [t.name for t in small_list] == ["get_invoice", "search_tools", "call_tool"]
+    assert "999 tools" in large_list[1].description  # all but the one listed
+    assert large_list[0].input_schema == small_list[0].input_schema
+
+
+async def test_search_returns_the_exposed_schemas() -> None:
+    server = catalog_server()
+    server.add_transform(SearchTools(max_results=1))
+    async with connect(server) as client:
+        result = await client.call_tool("search_tools", {"query": "clone a cooking recipe"})
+    [tool] = result.structured_content["tools"]
+    assert tool["name"] == "duplicate_recipe"
+    assert tool["inputSchema"]["required"] == ["recipe_id"]
+    assert tool["outputSchema"]["required"] == ["tool"]
+
+
+async def test_a_call_through_the_call_tool_equals_a_direct_call() -> None:
+    direct, fronted = catalog_server(records=2), catalog_server(records=2)
+    fronted.add_transform(SearchTools())
+    async with connect(direct) as client:
+        expected = await client.call_tool("archive_invoice", {"invoice_id": "i-1"})
+    async with connect(fronted) as client:
+        through = await client.call_tool("call_tool", {"name": "archive_invoice", "arguments": {"invoice_id": "i-1"}})
+    assert through.structured_content == expected.structured_content == {"tool": "archive_invoice", "invoice_id": "i-1"}
+    assert through.content == expected.content
+
+
+async def test_validation_and_middleware_apply_once_through_the_call_tool() -> None:
+    recorder = RecordingMiddleware()
+    server = catalog_server(records=1)
+    server.add_middleware(recorder)
+    server.add_transform(SearchTools())
+    direct = catalog_server(records=1)
+    bad: dict[str, Any] = {"invoice_id": 5, "extra": 1}
+    async with connect(server) as client:
+        ok = await client.call_tool("call_tool", {"name": "get_invoice", "arguments": {"invoice_id": "i-2"}})
+        refused = await client.call_tool("call_tool", {"name": "get_invoice", "arguments": bad})
+    async with connect(direct) as client:
+        refused_directly = await client.call_tool("get_invoice", bad)
+    assert not ok.is_error
+    assert [call.tool.name for call in recorder.calls] == ["get_invoice"]
+    assert refused.is_error and refused.content == refused_directly.content
+
+
+async def test_unknown_and_front_tool_names_are_refused_through_the_call_tool() -> None:
+    server = catalog_server(records=1)
+    server.add_transform(SearchTools(always=["get_invoice"]))
+    unknown = await server.call_tool("call_tool", {"name": "nope"})
+    itself = await server.call_tool("call_tool", {"name": "call_tool"})
+    listed = await server.call_tool("call_tool", {"name": "get_invoice", "arguments": {"invoice_id": "x"}})
+    assert unknown.text == "no tool named 'nope' behind this server: find one with `search_tools` first"
+    assert itself.is_error
+    assert listed.is_error  # an always-listed tool is called directly
+
+
+async def test_regex_strategy_puts_name_matches_first() -> None:
+    server = catalog_server(records=3)
+    server.add_transform(SearchTools(strategy="regex", max_results=4))
+    result = await server.call_tool("search_tools", {"query": "^archive_"})
+    assert [tool["name"] for tool in result.structured_content["tools"]] == [
+        "archive_invoice", "archive_customer", "archive_order",
+    ]
+    broken = await server.call_tool("search_tools", {"query": "invoice ("})
+    assert broken.structured_content == {"tools": []}
+
+
+async def test_a_regex_shaped_to_backtrack_forever_is_searched_as_text() -> None:
+    """A client's pattern runs on the server: `(a+)+$` over long names must not hang it."""
+    server = Server("s")
+    server.add_tool(lambda: None, name="a" * 60 + "b")
+    server.add_transform(SearchTools(strategy="regex"))
+    with anyio.fail_after(5):
+        result = await server.call_tool("search_tools", {"query": "(a+)+$"})
+    assert result.structured_content == {"tools": []}
+
+
+async def test_a_mounted_search_fronted_server_exposes_its_front_tools() -> None:
+    child = catalog_server(records=1)
+    child.add_transform(SearchTools())
+    gateway = Server("gateway")
+    gateway.mount(child, prefix="crm")
+    assert [tool.name for tool in gateway.catalog.tools] == ["crm_search_tools", "crm_call_tool"]
+    result = await gateway.call_tool("crm_call_tool", {"name": "get_invoice", "arguments": {"invoice_id": "i"}})
+    assert result.structured_content["tool"] == "get_invoice"
+
+
+def test_bad_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="strategy must be 'bm25' or 'regex'"):
+        SearchTools(strategy="fuzzy")  # type: ignore[arg-type]
+    server = catalog_server(records=1)
+    server.add_transform(SearchTools(always=["nope"]))
+    with pytest.raises(ValueError, match=r"always names tools the catalog does not expose: \['nope'\]"):
+        server.catalog  # noqa: B018
+    with pytest.raises(TypeError, match="applies to the whole catalog"):
+        server.add_transform(SearchTools(), tools=["get_invoice"])
+
+
+async def test_search_and_call_respect_each_callers_access() -> None:
+    """A caller finds and calls only the tools `Authorize` lets it use; the rest do not exist for it."""
+    from toolweave import AuthInfo, Context
+    from toolweave.transforms import Authorize
+
+    server = catalog_server(records=2)
+    server.add_transform(Authorize("billing"), tools="*_invoice")
+    server.add_transform(SearchTools(max_results=3))
+    billing = Context(auth=AuthInfo(subject="b", scopes=("billing",)))
+    other = Context(auth=AuthInfo(subject="o", scopes=()))
+    query = {"query": "move an old billing invoice out of the active list"}
+    seen_by_billing = await server.call_tool("search_tools", query, ctx=billing)
+    seen_by_other = await server.call_tool("search_tools", query, ctx=other)
+    assert seen_by_billing.structured_content["tools"][0]["name"] == "archive_invoice"
+    assert all("invoice" not in tool["name"] for tool in seen_by_other.structured_content["tools"])
+    assert len(seen_by_other.structured_content["tools"]) == 3
+    call = {"name": "archive_invoice", "arguments": {"invoice_id": "i"}}
+    allowed = await server.call_tool("call_tool", call, ctx=billing)
+    refused = await server.call_tool("call_tool", call, ctx=Context(auth=AuthInfo(subject="o", scopes=())))
+    assert not allowed.is_error
+    assert refused.text == "no tool named 'archive_invoice' behind this server: find one with `search_tools` first"

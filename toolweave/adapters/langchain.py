@@ -1,0 +1,48 @@
+"""A composed server's tools as LangChain `StructuredTool`s (extra `toolweave[langchain]`).
+
+Each tool's arguments are the exposed input schema (hidden and injected arguments are not in
+it, so the model never sees them); a call runs through the server's catalog and answers with
+the text for the model and the structured content as the artifact. An `isError` answer is a
+`ToolException` that the tool hands back to the model as its message.
+
+Example:
+    tools = structured_tools(gateway, context=lambda config: Context(auth=config["configurable"]["user"]))
+    agent = create_agent(model, tools)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import StructuredTool, ToolException
+
+from toolweave.adapters.calls import CatalogCalls, ContextSource
+from toolweave.core.tool import Tool
+from toolweave.server.server import Server
+
+
+def structured_tools(server: Server, *, context: ContextSource = None) -> list[StructuredTool]:
+    """The tools `server` lists now, as LangChain tools; `context` gets the call's `RunnableConfig`."""
+    calls = CatalogCalls(server, context)
+    return [_structured_tool(calls, tool) for tool in calls.tools]
+
+
+def _structured_tool(calls: CatalogCalls, tool: Tool) -> StructuredTool:
+    name = tool.name
+
+    async def run(config: RunnableConfig, **arguments: Any) -> tuple[str, Any]:
+        result = await calls.call(name, arguments, config)
+        if result.is_error:
+            raise ToolException(result.text or f"tool {name!r} failed")
+        return result.text, result.structured_content
+
+    return StructuredTool(
+        name=name,
+        description=tool.description or name,
+        args_schema=dict(tool.input_schema),
+        coroutine=run,
+        response_format="content_and_artifact",
+        handle_tool_error=True,
+        metadata={"toolweave_origin": tool.origin.source if tool.origin else None},
+    )

@@ -1,0 +1,50 @@
+"""A composed server's tools as OpenAI Agents SDK `FunctionTool`s (extra `toolweave[openai-agents]`).
+
+The model sees each tool's exposed input schema; a call parses the model's JSON arguments, runs
+through the server's catalog and answers with the text (an `isError` answer's message included,
+so the model reads why). `context` gets the SDK's `ToolContext` (`ctx.context` is your own
+run context).
+
+Example:
+    agent = Agent(name="ops", tools=function_tools(gateway, context=lambda ctx: Context(auth=ctx.context.user)))
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents import FunctionTool
+from agents.tool_context import ToolContext
+
+from toolweave.adapters.calls import CatalogCalls, ContextSource
+from toolweave.core.tool import Tool
+from toolweave.server.server import Server
+
+
+def function_tools(server: Server, *, context: ContextSource = None) -> list[FunctionTool]:
+    """The tools `server` lists now, as OpenAI Agents SDK function tools."""
+    calls = CatalogCalls(server, context)
+    return [_function_tool(calls, tool) for tool in calls.tools]
+
+
+def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
+    name = tool.name
+
+    async def invoke(ctx: ToolContext[Any], arguments_json: str) -> str:
+        try:
+            arguments = json.loads(arguments_json) if arguments_json.strip() else {}
+        except ValueError:
+            return f"Error: the arguments of tool {name!r} are not valid JSON"
+        if not isinstance(arguments, dict):
+            return f"Error: the arguments of tool {name!r} must be a JSON object"
+        result = await calls.call(name, arguments, ctx)
+        return result.text if not result.is_error else f"Error: {result.text}"
+
+    return FunctionTool(
+        name=name,
+        description=tool.description or name,
+        params_json_schema=dict(tool.input_schema),
+        on_invoke_tool=invoke,
+        strict_json_schema=False,
+    )

@@ -1,0 +1,81 @@
+"""A composed server's tools as a Pydantic AI toolset (extra `toolweave[pydantic-ai]`).
+
+The toolset lists the server's tools at every run step (so tools a remote upstream adds appear)
+and calls them through the server's catalog. An `isError` answer becomes `ModelRetry`, so the
+model reads the message and may try again; entering the toolset (as an agent does) starts the
+server.
+
+Example:
+    agent = Agent(model, toolsets=[ToolweaveToolset(gateway, context=lambda run: Context(auth=run.deps))])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+from pydantic_core import SchemaValidator, core_schema
+
+from toolweave.adapters.calls import CatalogCalls, ContextSource, answer
+from toolweave.server.server import Server
+
+_ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
+"""Pydantic AI's own pass on the arguments: a JSON object; the catalog validates the rest."""
+
+
+class ToolweaveToolset(AbstractToolset[Any]):
+    """`server`'s tools for a Pydantic AI agent.
+
+    Args:
+        server: The composed server.
+        context: A `Context` per call, or `fn(run_context) -> Context` (see `toolweave.adapters`).
+        id: The toolset's id (needed for durable execution); the server's name by default.
+        max_retries: How often the model may retry a failing call (the agent's setting by default).
+    """
+
+    def __init__(
+        self, server: Server, *, context: ContextSource = None, id: str | None = None, max_retries: int | None = None
+    ) -> None:
+        self.calls = CatalogCalls(server, context)
+        self._id = id or server.name
+        self.max_retries = max_retries
+        self._entered = 0
+
+    @property
+    def id(self) -> str | None:
+        return self._id
+
+    async def __aenter__(self) -> ToolweaveToolset:
+        await self.calls.server.__aenter__()
+        self._entered += 1
+        return self
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        self._entered -= 1
+        return await self.calls.server.__aexit__(*args)
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        retries = self.max_retries if self.max_retries is not None else ctx.max_retries
+        return {
+            tool.name: ToolsetTool(
+                toolset=self,
+                tool_def=ToolDefinition(
+                    name=tool.name,
+                    description=tool.description,
+                    parameters_json_schema=dict(tool.input_schema),
+                ),
+                max_retries=retries,
+                args_validator=_ARGUMENTS,
+            )
+            for tool in self.calls.tools
+        }
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
+    ) -> Any:
+        result = await self.calls.call(name, tool_args, ctx)
+        if result.is_error:
+            raise ModelRetry(result.text or f"tool {name!r} failed")
+        return answer(result, self.calls.tool(name))

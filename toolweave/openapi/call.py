@@ -1,0 +1,259 @@
+"""One operation's HTTP call: arguments → request, response → `ToolResult`.
+
+An `HttpCall` is built once per operation: the path template is split into its literal parts
+and parameters, and each argument knows its place in the request. A call fills them in, adds
+the upstream credentials (`Credentials`), sends through the API's pooled client and turns the
+answer into a result:
+
+- a 2xx JSON answer becomes its text and, under an output schema, structured content; text,
+  images and other bytes become text, image and embedded-resource blocks;
+- any other status is an `isError` result naming the status and the operation, with at most
+  `excerpt` characters of the body (credentials sent with the call are scrubbed from it);
+- a timeout, a connection failure or a 2xx body over `max_bytes` (10 MiB) is an `UpstreamError`
+  naming the operation, never the URL's secrets; bodies are read as they stream, never past the
+  limit.
+
+Example:
+    >>> from toolweave.openapi.operations import Operation, Param
+    >>> from toolweave.core.tool import ToolAnnotations
+    >>> op = Operation("get_pet", "GET", "/pets/{id}", (Param("id", "id", "path"),), None, None, None,
+    ...     {"type": "object"}, None, "", (), ToolAnnotations())
+    >>> HttpCall(op).url({"id": "a b/c"}), HttpCall(op).url({"id": ".."})
+    ('/pets/a%20b%2Fc', '/pets/%2E%2E')
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+from urllib.parse import quote
+
+import httpx2
+from pydantic_core import from_json
+
+from toolweave.core.content import BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent, TextContent
+from toolweave.core.context import Context
+from toolweave.core.errors import ToolError, UpstreamError
+from toolweave.core.result import WRAP_KEY, ToolResult
+from toolweave.core.shown import without
+from toolweave.openapi.operations import Operation, Param
+
+GetClient = Callable[[], httpx2.AsyncClient]
+Credentials = Callable[[Context], Awaitable[dict[str, str]] | dict[str, str]]
+"""The upstream headers of one call (`{}` when there are none); see `toolweave.openapi.credentials`."""
+
+_SEGMENT = re.compile(r"\{([^{}]+)\}")
+_ERROR_BYTES = 64 * 1024
+"""How much of a non-2xx body is read (its excerpt is cut from it)."""
+
+
+def _text(value: Any) -> str:
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def _header_text(param: Param, value: Any) -> str:
+    """A header or cookie argument's text; a line break (or a `;` in a cookie) would let a caller
+    add headers or cookies of its own, so it is refused."""
+    text = _text(value)
+    if "\r" in text or "\n" in text or (param.location == "cookie" and ";" in text):
+        where = "a line break" if ";" not in text else "';'"
+        raise ToolError(f"argument {param.arg!r} cannot hold {where}: it is sent as an HTTP {param.location}")
+    return text
+
+
+def _segment(value: Any) -> str:
+    text = quote(_text(value), safe="")
+    return text.replace(".", "%2E") if text in (".", "..") else text
+
+
+class HttpCall:
+    """The call of one operation's tool (`Tool.run`), built once.
+
+    Args:
+        operation: The operation read from the spec.
+        client: Returns the pooled client (raises `UpstreamError` when the API is not started).
+        credentials: Returns the upstream headers for a call.
+        excerpt: How many characters of an error answer's body the result quotes.
+        max_bytes: The largest 2xx body read; a larger one is an `UpstreamError`, not a memory spike.
+        auth: An `httpx2.Auth` for every request (else the client's own).
+        api: How errors name the API.
+    """
+
+    __slots__ = (
+        "_by_location",
+        "_client",
+        "_credentials",
+        "_pieces",
+        "_wraps",
+        "api",
+        "auth",
+        "excerpt",
+        "max_bytes",
+        "operation",
+    )
+
+    def __init__(
+        self,
+        operation: Operation,
+        client: GetClient | None = None,
+        credentials: Credentials | None = None,
+        *,
+        excerpt: int = 500,
+        max_bytes: int = 10 * 2**20,
+        auth: httpx2.Auth | None = None,
+        api: str = "the API",
+    ) -> None:
+        self.operation = operation
+        self._client = client
+        self._credentials = credentials
+        self.excerpt = excerpt
+        self.max_bytes = max_bytes
+        self.auth: Any = auth if auth is not None else httpx2.USE_CLIENT_DEFAULT
+        self.api = api
+        self._wraps = bool(operation.output_schema and operation.output_schema.get(WRAP_KEY))
+        by_arg = {param.name: param.arg for param in operation.params if param.location == "path"}
+        self._pieces = [
+            (piece, by_arg.get(piece, piece)) if index % 2 else (piece, None)
+            for index, piece in enumerate(_SEGMENT.split(operation.path))
+        ]
+        self._by_location: dict[str, list[Param]] = {}
+        for param in operation.params:
+            if param.location != "path":
+                self._by_location.setdefault(param.location, []).append(param)
+
+    def url(self, arguments: Mapping[str, Any]) -> str:
+        """The request path with the path arguments filled in: percent-encoded, `/` included, and
+        a `.` or `..` value encoded too, so no argument can step to another path of the API."""
+        return "".join(piece if arg is None else _segment(arguments[arg]) for piece, arg in self._pieces)
+
+    def request_parts(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The `httpx` request options (params, headers, body) of a call."""
+        parts: dict[str, Any] = {}
+        query: list[tuple[str, str]] = []
+        for param in self._by_location.get("query", ()):
+            if param.arg in arguments:
+                value = arguments[param.arg]
+                if param.as_json:
+                    query.append((param.name, json.dumps(value)))
+                elif isinstance(value, list) and param.explode:
+                    query += [(param.name, _text(item)) for item in value]
+                elif isinstance(value, list):
+                    query.append((param.name, ",".join(_text(item) for item in value)))
+                elif value is not None:
+                    query.append((param.name, _text(value)))
+        if query:
+            parts["params"] = query
+        headers = {p.name: _header_text(p, arguments[p.arg]) for p in self._given("header", arguments)}
+        cookies = [f"{p.name}={_header_text(p, arguments[p.arg])}" for p in self._given("cookie", arguments)]
+        if cookies:
+            headers["cookie"] = "; ".join(cookies)
+        if headers:
+            parts["headers"] = headers
+        body = self._body(arguments)
+        if body is not None:
+            kind = self.operation.body_kind
+            if kind == "json":
+                parts["json"] = body
+            elif kind == "form":
+                parts["data"] = body
+            else:
+                parts["content"] = body if isinstance(body, bytes | str) else json.dumps(body)
+                parts.setdefault("headers", {})["content-type"] = self.operation.media_type
+        return parts
+
+    def _given(self, location: str, arguments: Mapping[str, Any]) -> list[Param]:
+        return [param for param in self._by_location.get(location, ()) if param.arg in arguments]
+
+    def _body(self, arguments: Mapping[str, Any]) -> Any:
+        if self.operation.body_arg is not None:
+            return arguments.get(self.operation.body_arg)
+        fields = self._by_location.get("body")
+        if not fields:
+            return None
+        return {p.name: arguments[p.arg] for p in fields if p.arg in arguments}
+
+    async def __call__(self, arguments: dict[str, Any], ctx: Context) -> ToolResult:
+        if self._client is None:
+            raise UpstreamError(f"{self.api} has no HTTP client")
+        client = self._client()
+        operation = self.operation
+        parts = self.request_parts(arguments)
+        sent: dict[str, str] = {}
+        if self._credentials is not None:
+            sent = self._credentials(ctx)  # type: ignore[assignment]
+            if not isinstance(sent, dict):
+                sent = await sent
+            if sent:
+                parts["headers"] = {**parts.get("headers", {}), **sent}
+        try:
+            request = client.build_request(operation.method, self.url(arguments), **parts)
+            response = await client.send(request, stream=True, auth=self.auth)
+            try:
+                ok = 200 <= response.status_code < 300
+                content = await self._read(response, self.max_bytes if ok else _ERROR_BYTES, strict=ok)
+            finally:
+                await response.aclose()
+        except httpx2.TimeoutException:
+            raise UpstreamError(f"{self.api}: {operation.label} timed out") from None
+        except httpx2.HTTPError as error:
+            raise UpstreamError(f"{self.api}: {operation.label} failed ({type(error).__name__})") from None
+        if ok:
+            return self.success(response, content)
+        return self.failure(response, content, sent.values())
+
+    async def _read(self, response: httpx2.Response, limit: int, *, strict: bool) -> bytes:
+        """The body, at most `limit` bytes: past it an `UpstreamError` (`strict`) or the start only."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                if strict:
+                    raise UpstreamError(f"{self.api}: {self.operation.label} answered more than {limit} bytes")
+                chunks.append(chunk[: len(chunk) - (size - limit)])
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def success(self, response: httpx2.Response, content: bytes) -> ToolResult:
+        """A 2xx answer (its headers, and its body `content`) as a result."""
+        if not content:
+            return ToolResult([])
+        media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        schema = self.operation.output_schema
+        if media == "application/json" or media.endswith("+json") or (not media and schema):
+            text = content.decode("utf-8", errors="replace")  # JSON is UTF-8 (RFC 8259)
+            if schema is None:
+                return ToolResult([TextContent(text)])
+            try:
+                data = from_json(content)
+            except ValueError:
+                raise UpstreamError(f"{self.api}: {self.operation.label} answered JSON that does not parse") from None
+            return ToolResult([TextContent(text)], {"result": data} if self._wraps else data)
+        return ToolResult([_block(response, content, media)])
+
+    def failure(self, response: httpx2.Response, content: bytes, secrets: Any = ()) -> ToolResult:
+        """A non-2xx answer as an `isError` result: the status and a bounded excerpt of the body."""
+        body = without(content.decode(response.encoding or "utf-8", errors="replace"), list(secrets)).strip()
+        if len(body) > self.excerpt:
+            body = body[: self.excerpt] + f"… ({len(body) - self.excerpt} more characters)"
+        reason = response.reason_phrase or ""
+        head = f"{self.api}: {self.operation.label} answered HTTP {response.status_code} {reason}".rstrip()
+        result = ToolResult.error(f"{head}: {body}" if body else head)
+        return ToolResult(result.content, is_error=True, meta={"toolweave/http_status": response.status_code})
+
+
+def _block(response: httpx2.Response, content: bytes, media: str) -> ContentBlock:
+    if media.startswith("text/") or media in ("application/xml", "application/yaml"):
+        return TextContent(content.decode(response.encoding or "utf-8", errors="replace"))
+    data = base64.b64encode(content).decode()
+    if media.startswith("image/"):
+        return ImageContent(data, media)
+    return EmbeddedResource(BlobResourceContents(str(response.url), data, media or "application/octet-stream"))

@@ -1,0 +1,142 @@
+"""OpenAPI schemas as self-contained JSON Schema (2020-12), built once per operation.
+
+`SchemaReader(spec, direction).read(schema)` follows every `$ref` and inlines what it points
+to, so a model reads the whole shape in place; a schema that refers back to itself (a tree, a
+linked list) is kept once under `$defs` and referred to there (`defs()` holds them, for the
+root of the tool's schema). Along the way:
+
+- OpenAPI 3.0's dialect becomes JSON Schema's: `nullable: true` adds `null` to the type,
+  boolean `exclusiveMinimum`/`exclusiveMaximum` become the numeric forms;
+- properties marked `readOnly` leave a request's schema, `writeOnly` ones a response's (and
+  their `required` entries with them): a client never sends the first nor reads the second.
+
+Example:
+    >>> from toolweave.openapi.spec import load_spec
+    >>> spec = load_spec({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {},
+    ...     "components": {"schemas": {"Pet": {"type": "object", "required": ["id", "name"],
+    ...         "properties": {"id": {"type": "integer", "readOnly": True},
+    ...                        "name": {"type": "string", "nullable": True}}}}}})
+    >>> SchemaReader(spec, "request").read({"$ref": "#/components/schemas/Pet"})
+    {'type': 'object', 'required': ['name'], 'properties': {'name': {'type': ['string', 'null']}}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from toolweave.openapi.spec import Resolver, Spec
+
+Direction = Literal["request", "response"]
+_MAX_DEPTH = 48
+
+
+def is_object(schema: Any) -> bool:
+    """Whether `schema` describes only JSON objects (`type: object`, or properties, or an `allOf` of those)."""
+    if not isinstance(schema, Mapping) or any(key in schema for key in ("oneOf", "anyOf", "not", "$ref")):
+        return False
+    kind = schema.get("type")
+    if kind is not None:
+        return bool(kind == "object")
+    if "allOf" in schema:
+        return all(is_object(part) for part in schema["allOf"])
+    return "properties" in schema
+
+
+class SchemaReader:
+    """Inlines the schemas of one operation (one reader per tool schema, so `$defs` stay its own)."""
+
+    def __init__(self, spec: Spec, direction: Direction) -> None:
+        self.spec = spec
+        self.hidden_flag = "readOnly" if direction == "request" else "writeOnly"
+        self._defs: dict[str, Any] = {}
+        self._names: dict[int, str] = {}
+        self._open: set[int] = set()
+
+    def read(self, schema: Any, resolver: Resolver | None = None) -> Any:
+        """`schema` with every reference inlined (recursive ones under `defs()`)."""
+        read = self._walk(schema, resolver or self.spec.resolver, 0)
+        if isinstance(read, dict) and set(read) == {"$ref"} and read["$ref"].startswith("#/$defs/"):
+            return dict(self._defs[read["$ref"].removeprefix("#/$defs/")])  # a recursive root, in place
+        return read
+
+    def defs(self) -> dict[str, Any]:
+        """The schemas kept once because they refer to themselves, by name."""
+        return dict(self._defs)
+
+    def _walk(self, node: Any, resolver: Resolver, depth: int) -> Any:
+        if depth > _MAX_DEPTH:
+            return {}
+        if isinstance(node, list):
+            return [self._walk(item, resolver, depth + 1) for item in node]
+        if not isinstance(node, Mapping):
+            return node
+        if isinstance(node.get("$ref"), str):
+            return self._reference(node, resolver, depth)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, Mapping):
+                out[key] = self._properties(value, resolver, depth)
+            elif key in ("nullable", "discriminator", "xml", "externalDocs", "example"):
+                continue
+            else:
+                out[key] = self._walk(value, resolver, depth + 1)
+        return self._dialect(node, out)
+
+    def _properties(self, properties: Mapping[str, Any], resolver: Resolver, depth: int) -> dict[str, Any]:
+        kept: dict[str, Any] = {}
+        for name, schema in properties.items():
+            target, _ = self.spec.resolve(schema, resolver)
+            if isinstance(target, Mapping) and target.get(self.hidden_flag) is True:
+                continue
+            kept[name] = self._walk(schema, resolver, depth + 1)
+        return kept
+
+    def _dialect(self, node: Mapping[str, Any], out: dict[str, Any]) -> dict[str, Any]:
+        declared = node.get("properties")
+        if "required" in out and isinstance(out.get("properties"), dict) and isinstance(declared, Mapping):
+            dropped = set(declared) - set(out["properties"])
+            out["required"] = [name for name in out["required"] if name not in dropped]
+            if not out["required"]:
+                del out["required"]
+        if self.spec.is_30:
+            for bound, limit in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+                if isinstance(out.get(bound), bool) and out.pop(bound) and limit in out:
+                    out[bound] = out.pop(limit)
+            if node.get("nullable") is True:
+                kind = out.get("type")
+                if isinstance(kind, str):
+                    out["type"] = [kind, "null"]
+                    if "enum" in out:
+                        out["enum"] = [*out["enum"], None]
+                elif kind is None:
+                    return {"anyOf": [out, {"type": "null"}]}
+        return out
+
+    def _reference(self, node: Mapping[str, Any], resolver: Resolver, depth: int) -> Any:
+        target, inner = self.spec.resolve({"$ref": node["$ref"]}, resolver)
+        key = id(target)
+        if key in self._open:  # a schema that refers back to itself: keep it once, under $defs
+            return {"$ref": f"#/$defs/{self._name(key, node['$ref'])}"}
+        self._open.add(key)
+        try:
+            inlined = self._walk(target, inner, depth + 1)
+        finally:
+            self._open.discard(key)
+        if key in self._names:
+            self._defs[self._names[key]] = inlined
+            inlined = {"$ref": f"#/$defs/{self._names[key]}"}
+        siblings = {k: self._walk(v, resolver, depth + 1) for k, v in node.items() if k != "$ref"}
+        if siblings:  # OpenAPI 3.1 allows keywords beside $ref: both apply
+            return {"allOf": [inlined], **siblings}
+        return inlined
+
+    def _name(self, key: int, ref: str) -> str:
+        name = self._names.get(key)
+        if name is None:
+            base = ref.rsplit("/", 1)[-1] or "schema"
+            name, n = base, 2
+            while name in self._names.values():
+                name, n = f"{base}{n}", n + 1
+            self._names[key] = name
+        return name

@@ -1,0 +1,181 @@
+"""`OpenAPIServer`: an HTTP API described by OpenAPI 3.x, one tool per operation.
+
+Build one with `RemoteServer.openapi(spec, base_url=...)` (or `OpenAPIServer(...)`). The spec
+is read once, when the server is built: every kept operation becomes a tool (see
+`toolweave.openapi.operations`) that the server's transforms, middleware and mounts treat like
+any other — rename it, hide and inject its `api_key`, trim its answers with `MapResult`.
+
+Calls go through one pooled `httpx2.AsyncClient`, opened when the server starts (`async with`,
+or serving) and closed when it stops, with the server's `timeout` on every request; a client
+of your own (`client=`) is used as it is and never closed. A call while no client is open fails
+at once with `UpstreamError`.
+
+Example:
+    >>> api = OpenAPIServer({"openapi": "3.1.0", "info": {"title": "Pets", "version": "1"},
+    ...     "paths": {"/pets": {"get": {"operationId": "list_pets", "summary": "List pets"}}}},
+    ...     base_url="http://127.0.0.1:9")
+    >>> [(tool.name, tool.description) for tool in api.catalog.tools]
+    [('list_pets', 'List pets')]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urljoin
+
+import anyio
+import httpx2
+from anyio.abc import TaskGroup
+
+from toolweave.core.errors import SpecError, UpstreamError
+from toolweave.core.shown import shown_url
+from toolweave.core.tool import Origin, Tool
+from toolweave.openapi.call import HttpCall
+from toolweave.openapi.credentials import Credentials, HeaderValue
+from toolweave.openapi.operations import Operation, read_operations
+from toolweave.openapi.routes import Routes
+from toolweave.openapi.spec import load_spec
+from toolweave.server.server import Server
+
+DEFAULT_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=30.0)
+
+
+def _routes(value: Routes | Sequence[Routes] | None) -> tuple[Routes, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, Routes) else tuple(value)
+
+
+class OpenAPIServer(Server):
+    """An HTTP API as a server of tools, one per operation.
+
+    Args:
+        spec: The OpenAPI 3.x document: a file path, an `http(s)://` URL or a dict.
+        base_url: Where the API answers; by default the spec's first `servers` URL (relative
+            ones taken against the spec's URL).
+        client: An `httpx2.AsyncClient` of your own (its base URL, timeouts, transport); it is
+            used as is and never closed. By default the server opens one pooled client.
+        headers: Upstream credentials and other headers for every request: constants,
+            `Secret`s or sources (`FromEnv`, ...), see `toolweave.openapi.credentials`. The
+            caller's own token is never sent unless a header says so (`FromHeader`).
+        auth: An `httpx2.Auth` for every request (e.g. an OAuth client-credentials flow).
+        timeout: The most seconds one request may take (connect, read, write, pool).
+        include: Keep only the operations these `Routes` match (all by default).
+        exclude: Leave out the operations these `Routes` match.
+        error_excerpt: How many characters of a non-2xx answer's body its error result quotes.
+        max_response_bytes: The largest answer read (10 MiB); a larger one fails the call.
+        name: The server name (logs, errors); by default the spec's title.
+        **options: `Server` options.
+
+    Raises:
+        SpecError: the spec cannot be read or an operation in it is malformed.
+    """
+
+    is_remote = True
+
+    def __init__(
+        self,
+        spec: str | os.PathLike[str] | Mapping[str, Any],
+        *,
+        base_url: str | None = None,
+        client: httpx2.AsyncClient | None = None,
+        headers: Mapping[str, HeaderValue] | None = None,
+        auth: httpx2.Auth | None = None,
+        timeout: float = 30.0,
+        include: Routes | Sequence[Routes] | None = None,
+        exclude: Routes | Sequence[Routes] | None = None,
+        error_excerpt: int = 500,
+        max_response_bytes: int = 10 * 2**20,
+        name: str | None = None,
+        **options: Any,
+    ) -> None:
+        loaded = load_spec(spec)
+        title = str((loaded.document.get("info") or {}).get("title") or "openapi")
+        super().__init__(name or title, **options)
+        self.spec = loaded
+        self.base_url = base_url or _server_url(loaded.document, spec)
+        if client is None and not self.base_url:
+            raise SpecError(f"{loaded.where}: no base_url given and the spec lists no 'servers'")
+        if self.base_url and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, not {shown_url(self.base_url)!r}")
+        self.timeout = timeout
+        self.auth = auth
+        self.credentials = Credentials(headers)
+        self._own_client = client
+        self._client: httpx2.AsyncClient | None = client
+        self._named = name is not None
+        self.operations = read_operations(loaded, _routes(include), _routes(exclude), self.credentials.describe())
+        self.tools.set_upstream(
+            self._tool(operation, error_excerpt, max_response_bytes) for operation in self.operations
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAPIServer({self.name!r}, {shown_url(self.base_url or '(client)')!r})"
+
+    def _tool(self, operation: Operation, excerpt: int, max_bytes: int) -> Tool:
+        call = HttpCall(
+            operation,
+            self.client,
+            self.credentials if self.credentials else None,
+            excerpt=excerpt,
+            max_bytes=max_bytes,
+            auth=self.auth,
+            api=f"API {self.name!r}",
+        )
+        return Tool(
+            name=operation.name,
+            description=operation.description,
+            input_schema=operation.input_schema,
+            output_schema=operation.output_schema,
+            annotations=operation.annotations,
+            tags=frozenset(operation.tags),
+            run=call,
+            origin=Origin("openapi", f"{operation.label} of {shown_url(self.base_url or 'the API')}", operation.name),
+        )
+
+    def client(self) -> httpx2.AsyncClient:
+        """The client calls go through; `UpstreamError` while the server is not started."""
+        client = self._client
+        if client is None:
+            raise UpstreamError(f"API {self.name!r} is not started: use `async with server:` or serve it")
+        return client
+
+    def named_by_mount(self, prefix: str) -> None:
+        """Take the mount prefix as this API's name (in logs and errors), unless one was given."""
+        if not self._named:
+            self.name = prefix
+
+    async def hold_open(self, tasks: TaskGroup) -> None:
+        """Open the pooled client for the lifespan (unless a client was given)."""
+        if self._own_client is not None:
+            return
+        client = httpx2.AsyncClient(
+            base_url=self.base_url or "",
+            timeout=httpx2.Timeout(self.timeout),
+            limits=DEFAULT_LIMITS,
+        )
+        self._client = client
+        tasks.start_soon(self._close_at_exit, client, name=f"toolweave HTTP client of {self.name!r}")
+
+    async def _close_at_exit(self, client: httpx2.AsyncClient) -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            self._client = None
+            with anyio.CancelScope(shield=True):
+                await client.aclose()
+
+
+def _server_url(document: Mapping[str, Any], source: Any) -> str | None:
+    servers = document.get("servers") or [None]
+    first = servers[0] if isinstance(servers[0], Mapping) else {}
+    url = first.get("url")
+    if not url:
+        return None
+    for name, variable in (first.get("variables") or {}).items():
+        url = url.replace("{" + name + "}", str(variable.get("default", "")))
+    if url.startswith("/") and isinstance(source, str) and source.startswith(("http://", "https://")):
+        url = urljoin(source, url)
+    return str(url) if str(url).startswith(("http://", "https://")) else None

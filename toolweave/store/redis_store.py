@@ -1,0 +1,205 @@
+"""`RedisStore`: state shared by every replica through one Redis (or Valkey) server.
+
+Needs the `redis` package (`pip install "toolweave[redis]"`); uses `redis.asyncio` on the
+asyncio event loop. Every operation runs under `timeout` seconds; a failure marks the store down
+for `retry_after` seconds, during which operations fail at once (`StoreUnavailable`) instead of
+waiting on a dead server, so an outage costs each call nothing but its middleware's fallback.
+Keys start with `namespace` (default `"toolweave"`), then the server name and the middleware's
+position on that server, so replicas built from one config share exactly the same state.
+
+Example:
+    >>> store = RedisStore("redis://127.0.0.1:6379/0", timeout=0.25)
+    >>> store.key("rate", "gateway:0", "peer:10.0.0.7")
+    'toolweave:rate:gateway:0:peer:10.0.0.7'
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
+
+import anyio
+import anyio.lowlevel
+
+from toolweave.store.base import (
+    SharedCache,
+    SharedCircuit,
+    SharedLeases,
+    SharedRateLimiter,
+    Store,
+    StoreUnavailable,
+)
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from toolweave.store.fanout import Fanout
+
+logger = logging.getLogger("toolweave.store")
+T = TypeVar("T")
+
+
+def _redis_module() -> Any:
+    try:
+        import redis.asyncio
+    except ImportError as error:  # pragma: no cover - depends on the install
+        raise ImportError('RedisStore needs the redis package: pip install "toolweave[redis]"') from error
+    return redis.asyncio
+
+
+def check_url(url: str) -> str:
+    """`url` if it is a redis:// (rediss://, unix://) URL, else a clear `ValueError`."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss", "unix") or not (parts.netloc or parts.path):
+        raise ValueError(f"a store URL looks like 'redis://127.0.0.1:6379/0', not {shown_url(url)!r}")
+    return url
+
+
+def shown_url(url: str) -> str:
+    """`url` without its password, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[-1]
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return parts._replace(netloc=user + host).geturl()
+
+
+class RedisStore(Store):
+    """Shared state in Redis.
+
+    Args:
+        url: `redis://[user:password@]host:port/db` (or `rediss://`, `unix://`).
+        namespace: The prefix of every key and channel.
+        timeout: Seconds any one operation may take (connect included) before it counts as an outage.
+        retry_after: Seconds operations fail at once after an outage before Redis is tried again.
+        max_value_bytes: The largest cached result stored (larger ones are not cached).
+        event_ttl: Seconds resumable-SSE events are kept.
+    """
+
+    shared = True
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        namespace: str = "toolweave",
+        timeout: float = 0.5,
+        retry_after: float = 1.0,
+        max_value_bytes: int = 1024 * 1024,
+        event_ttl: float = 3600.0,
+    ) -> None:
+        self.url = check_url(url)
+        self.namespace = namespace
+        self.timeout = timeout
+        self.retry_after = retry_after
+        self.max_value_bytes = max_value_bytes
+        self.event_ttl = event_ttl
+        self._client: Redis | None = None
+        self._loop: object = None
+        self._down_until = 0.0
+        self._scripts: dict[str, Any] = {}
+        self._users = 0
+
+    def __repr__(self) -> str:
+        return f"RedisStore({shown_url(self.url)!r})"
+
+    def key(self, *parts: str) -> str:
+        """A key (or channel) in this store's namespace."""
+        return ":".join((self.namespace, *parts))
+
+    # -- the connection ------------------------------------------------------------------------
+
+    def client(self) -> Redis:
+        """The client for the running event loop (made on first use in each loop)."""
+        loop = anyio.lowlevel.current_token().native_token
+        if self._client is None or self._loop is not loop:
+            self._client = _redis_module().Redis.from_url(
+                self.url,
+                socket_timeout=self.timeout,
+                socket_connect_timeout=self.timeout,
+                retry_on_timeout=False,
+                max_connections=256,
+            )
+            self._loop = loop
+            self._scripts.clear()
+        return self._client
+
+    def script(self, source: str) -> Any:
+        """A registered script (EVALSHA, loaded again if the server forgot it)."""
+        found = self._scripts.get(source)
+        if found is None:
+            found = self._scripts[source] = self.client().register_script(source)
+        return found
+
+    @property
+    def down(self) -> bool:
+        """Whether a recent failure makes operations fail at once."""
+        return self._down_until > anyio.current_time()
+
+    async def run(self, op: Callable[[Redis], Awaitable[T]]) -> T:
+        """Run `op(client)` within `timeout`; any failure is `StoreUnavailable`."""
+        if self._down_until and self.down:
+            raise StoreUnavailable(f"{self!r} is unavailable")
+        try:
+            with anyio.fail_after(self.timeout):
+                result = await op(self.client())
+        except Exception as error:  # the outage story: one exception, the caller's policy
+            self._fail(error)
+            raise StoreUnavailable(f"{self!r} is unavailable") from error
+        if self._down_until:
+            self._down_until = 0.0
+            logger.warning("%r is reachable again", self)
+        return result
+
+    def _fail(self, error: BaseException) -> None:
+        if not self._down_until:
+            logger.warning("%r is unreachable (%s); using each use's fallback", self, type(error).__name__)
+        self._down_until = anyio.current_time() + self.retry_after
+
+    async def close(self) -> None:
+        """Close the connections of the current loop's client."""
+        client, self._client = self._client, None
+        self._scripts.clear()
+        if client is not None:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(self.timeout):
+                await client.aclose()
+
+    # -- what middleware takes from the store --------------------------------------------------
+
+    def rate_limiter(self, scope: str, *, rate: float, burst: float) -> SharedRateLimiter:
+        from toolweave.store.redis_state import RedisRateLimiter
+
+        return RedisRateLimiter(self, self.key("rate", scope), rate=rate, burst=burst)
+
+    def cache(self, scope: str, *, ttl: float) -> SharedCache:
+        from toolweave.store.redis_state import RedisCache
+
+        return RedisCache(self, self.key("cache", scope), ttl=ttl)
+
+    def circuit(self, scope: str, *, failures: int, reset_after: float) -> SharedCircuit:
+        from toolweave.store.redis_state import RedisCircuit
+
+        return RedisCircuit(self, self.key("circuit", scope), failures=failures, reset_after=reset_after)
+
+    def leases(self, scope: str, *, size: int, lease: float) -> SharedLeases:
+        from toolweave.store.redis_state import RedisLeases
+
+        return RedisLeases(self, self.key("leases", scope), size=size, lease=lease)
+
+    def fanout(self, channel: str) -> Fanout:
+        from toolweave.store.fanout import Fanout
+
+        return Fanout(self, self.key("changes", channel))
+
+    # -- users: the store closes when the last server holding it stops ---------------------------
+
+    def enter(self) -> None:
+        self._users += 1
+
+    async def leave(self) -> None:
+        self._users -= 1
+        if self._users <= 0:
+            await self.close()

@@ -1,0 +1,237 @@
+"""`SearchTools`: a large catalog behind two tools, one that searches it and one that calls.
+
+A model handed a thousand tool schemas reads a thousand schemas before it does anything.
+Behind `SearchTools` a client lists three kinds of tool only: `search_tools` (finds tools by
+what they do: their names, descriptions and argument names), `call_tool` (calls one of them by
+name), and the tools named in `always`. Search answers with the matching tools' exposed
+schemas, as `tools/list` would show them (only the tools the caller may see, under `Authorize`);
+a call through `call_tool` runs the tool exactly as a direct call would — access, validation,
+middleware, output check, error masking.
+
+Two strategies: `"bm25"` (ranked, for natural-language queries; see `toolweave.transforms.bm25`)
+and `"regex"` (a pattern over the same text; tools whose name matches come first). The index
+is built once per catalog compile, so a query never walks the catalog's schemas.
+
+Example:
+    >>> from toolweave import Server
+    >>> server = Server("gateway")
+    >>> @server.tool
+    ... def create_invoice(customer: str, amount: float) -> str:
+    ...     '''Create an invoice for a customer.'''
+    ...     return "inv-1"
+    >>> server.add_transform(SearchTools(always=["create_invoice"]))
+    >>> [tool.name for tool in server.catalog.tools]
+    ['create_invoice', 'search_tools', 'call_tool']
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from toolweave.core.content import TextContent
+from toolweave.core.context import Context
+from toolweave.core.errors import ToolError, UnknownTool
+from toolweave.core.result import ToolResult, dump_json
+from toolweave.core.tool import Tool, ToolAnnotations
+from toolweave.transforms.bm25 import BM25Index, document
+from toolweave.transforms.catalog import CatalogTransform, CatalogView
+
+Strategy = Literal["bm25", "regex"]
+Finder = Callable[[str, int], list[int]]
+
+_FOUND_SCHEMA = {
+    "type": "object",
+    "properties": {"tools": {"type": "array", "items": {"type": "object"}}},
+    "required": ["tools"],
+}
+
+
+def wire_form(tool: Tool) -> dict[str, Any]:
+    """A tool as `tools/list` shows it (camelCase keys, unset ones left out)."""
+    shown: dict[str, Any] = {"name": tool.name}
+    if tool.title:
+        shown["title"] = tool.title
+    if tool.description:
+        shown["description"] = tool.description
+    shown["inputSchema"] = dict(tool.input_schema)
+    if tool.output_schema is not None:
+        shown["outputSchema"] = dict(tool.output_schema)
+    if tool.annotations is not None and tool.annotations.to_dict():
+        shown["annotations"] = tool.annotations.to_dict()
+    return shown
+
+
+class _Lines:
+    """Texts joined into one, so a pattern scans them all in one pass (then each hit is checked
+    against its own text)."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = list(texts)
+        self.starts = list(itertools.accumulate((len(text) + 1 for text in texts[:-1]), initial=0))
+        self.joined = "\n".join(text.replace("\n", " ") for text in texts)
+
+    def matching(self, pattern: re.Pattern[str], limit: int, skip: set[int]) -> list[int]:
+        found: list[int] = []
+        for match in pattern.finditer(self.joined):
+            position = bisect.bisect_right(self.starts, match.start()) - 1
+            if position in skip or (found and found[-1] == position) or not pattern.search(self.texts[position]):
+                continue
+            found.append(position)
+            if len(found) >= limit:
+                break
+        return found
+
+
+_NESTED_REPEAT = re.compile(r"\([^()]*[+*}][^()]*\)\s*[+*{]")
+"""A repeated group that itself repeats, `(a+)+`: the shape of catastrophic backtracking."""
+_MAX_PATTERN = 200
+
+
+def _pattern(query: str) -> re.Pattern[str]:
+    """The client's pattern, or the query as literal text when it is not a pattern, too long, or
+    shaped to backtrack without end (a client's regex runs on the server: it must stay cheap)."""
+    if len(query) <= _MAX_PATTERN and not _NESTED_REPEAT.search(query):
+        try:
+            return re.compile(query, re.IGNORECASE | re.MULTILINE)
+        except re.error:
+            pass
+    return re.compile(re.escape(query[:_MAX_PATTERN]), re.IGNORECASE)
+
+
+def _regex_finder(documents: Sequence[str], names: Sequence[str]) -> Finder:
+    name_lines, document_lines = _Lines(names), _Lines(documents)
+
+    def find(query: str, limit: int) -> list[int]:
+        pattern = _pattern(query)
+        by_name = name_lines.matching(pattern, limit, set())
+        if len(by_name) >= limit:
+            return by_name
+        return by_name + document_lines.matching(pattern, limit - len(by_name), set(by_name))
+
+    return find
+
+
+@dataclass(frozen=True)
+class SearchTools(CatalogTransform):
+    """List only a search tool, a call tool and the tools in `always` (see the module docs).
+
+    Attributes:
+        strategy: `"bm25"` (ranked natural-language search) or `"regex"`.
+        max_results: The most tools one search returns.
+        always: Tools still listed directly (names as this server exposes them).
+        search_tool: The search tool's name.
+        call_tool: The call tool's name.
+
+    Example:
+        >>> import anyio
+        >>> from toolweave import Server
+        >>> server = Server("gateway")
+        >>> _ = server.add_tool(lambda: ["Rex"], name="list_pets", description="List the pets in the store.")
+        >>> server.add_transform(SearchTools(max_results=3))
+        >>> found = anyio.run(server.call_tool, "search_tools", {"query": "which pets are there"})
+        >>> [tool["name"] for tool in found.structured_content["tools"]]
+        ['list_pets']
+    """
+
+    strategy: Strategy = "bm25"
+    max_results: int = 5
+    always: Sequence[str] = ()
+    search_tool: str = "search_tools"
+    call_tool: str = "call_tool"
+
+    def __post_init__(self) -> None:
+        if self.strategy not in ("bm25", "regex"):
+            raise ValueError(f"SearchTools strategy must be 'bm25' or 'regex', not {self.strategy!r}")
+        if not isinstance(self.max_results, int) or self.max_results < 1:
+            raise ValueError(f"SearchTools max_results must be a positive integer, not {self.max_results!r}")
+        if isinstance(self.always, str):
+            object.__setattr__(self, "always", (self.always,))
+
+    def describe(self) -> str:
+        return f"SearchTools({self.strategy})"
+
+    def front(self, catalog: CatalogView) -> list[Tool]:
+        """The `always` tools, the search tool and the call tool, with the index built now."""
+        always = set(self.always)
+        missing = always - {tool.name for tool in catalog.tools}
+        if missing:
+            raise ValueError(f"SearchTools always names tools the catalog does not expose: {sorted(missing)}")
+        listed = [tool for tool in catalog.tools if tool.name in always]
+        behind = [tool for tool in catalog.tools if tool.name not in always]
+        documents = [document(tool) for tool in behind]
+        if self.strategy == "bm25":
+            find: Finder = BM25Index(documents).search
+        else:
+            find = _regex_finder(documents, [tool.name for tool in behind])
+        shown = [wire_form(tool) for tool in behind]
+        texts = [dump_json(item) for item in shown]
+        search = self._search(find, behind, shown, texts)
+        return [*listed, search, self._call(catalog, {tool.name for tool in behind})]
+
+    def _search(self, find: Finder, behind: list[Tool], shown: list[dict[str, Any]], texts: list[str]) -> Tool:
+        limit, count = self.max_results, len(behind)
+        access = [tool.access for tool in behind]
+        restricted = any(rule is not None for rule in access)
+
+        def allowed(position: int, auth: Any) -> bool:
+            rule = access[position]
+            return rule is None or rule.allows(auth)
+
+        async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+            if restricted:  # only the tools this caller may see, still the best `limit` of them
+                auth = ctx.auth
+                found = [i for i in find(arguments["query"], count) if allowed(i, auth)][:limit]
+            else:
+                found = find(arguments["query"], limit)
+            text = '{"tools":[' + ",".join(texts[i] for i in found) + "]}"
+            return ToolResult([TextContent(text)], {"tools": [shown[i] for i in found]})
+
+        how = "natural-language query" if self.strategy == "bm25" else "regular expression"
+        return Tool(
+            name=self.search_tool,
+            description=(
+                f"Search the {count} tools of this server by what they do (a {how}). Returns the best "
+                f"matches, up to {limit}, with their input schemas; call one with `{self.call_tool}`."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {"query": {"type": "string", "description": f"What the tool should do (a {how})."}},
+                "required": ["query"],
+            },
+            output_schema=_FOUND_SCHEMA,
+            output_checked=True,
+            annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False),
+            run=run,
+        )
+
+    def _call(self, catalog: CatalogView, reachable: set[str]) -> Tool:
+        search = self.search_tool
+
+        async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+            name = arguments["name"]
+            unknown = ToolError(f"no tool named {name!r} behind this server: find one with `{search}` first")
+            if name not in reachable:
+                raise unknown
+            try:  # the tool's own call path: access, validation, middleware, output check, masking
+                return await catalog.call(name, arguments.get("arguments") or {}, ctx)
+            except UnknownTool:  # a tool this caller may not use is one it cannot know of
+                raise unknown from None
+
+        return Tool(
+            name=self.call_tool,
+            description=f"Call a tool found with `{search}`, by its name, with arguments matching its input schema.",
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "The tool's name, as the search returned it."},
+                    "arguments": {"type": "object", "description": "The tool's arguments.", "default": {}},
+                },
+                "required": ["name"],
+            },
+            run=run,
+        )

@@ -1,0 +1,122 @@
+"""`toolweave serve --workers N`: N processes serving one config on one port.
+
+The parent reserves the port (bound with `SO_REUSEPORT`, never listening, so `--port 0` picks
+one port for all), starts N `toolweave serve` children on it with `--reuse-port` (the kernel
+spreads connections between them), waits until each listens, and announces the URL. Each
+worker builds the config itself: its own upstream sessions (a stdio upstream runs once per
+worker), its own handshake-era sessions; what is shared goes through `server.store`. Stopping
+the parent (Ctrl-C, SIGTERM) stops every worker; a worker that exits on its own stops them all,
+and the parent exits with its status (leave restarts to a process supervisor).
+
+Example:
+    >>> worker_command(["serve", "gw.yaml", "--transport", "http"], port=8000)[-4:]
+    ['--port', '8000', '--reuse-port', '--no-announce']
+"""
+
+from __future__ import annotations
+
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from toolweave.mcp.serve import reuse_port_socket
+
+READY = "toolweave-worker-ready"
+"""The line a worker prints on its standard output once it listens."""
+
+
+def worker_command(arguments: Sequence[str], *, port: int) -> list[str]:
+    """The command that starts one worker: the `toolweave` arguments, on the reserved `port`."""
+    return [sys.executable, "-m", "toolweave", *arguments, "--port", str(port), "--reuse-port", "--no-announce"]
+
+
+def serve_workers(
+    arguments: Sequence[str],
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    on_ready: Callable[[int], None],
+    ready_timeout: float = 60.0,
+) -> int:
+    """Run `workers` children serving on `host:port` until stopped; the exit status.
+
+    `on_ready(port)` is called once every worker listens.
+    """
+    reserved = reuse_port_socket(host, port)
+    port = reserved.getsockname()[1]
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    children: list[subprocess.Popen[str]] = []
+    try:
+        command = worker_command(arguments, port=port)
+        children = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(workers)]
+        if not _wait_ready(children, stop, ready_timeout):
+            return _first_status(children) or 1
+        on_ready(port)
+        while not stop.is_set():
+            status = _first_status(children)
+            if status is not None:
+                return status or 1
+            stop.wait(0.2)
+        return 0
+    finally:
+        _stop(children)
+        reserved.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _wait_ready(children: list[subprocess.Popen[str]], stop: threading.Event, timeout: float) -> bool:
+    """Whether every child printed `READY` (False if one exited first, or on a stop or timeout)."""
+    events: queue.Queue[bool] = queue.Queue()
+
+    def watch(child: subprocess.Popen[str]) -> None:
+        assert child.stdout is not None
+        told = False
+        for line in child.stdout:  # read to the end: a full pipe would block the worker
+            if not told and line.strip() == READY:
+                told = True
+                events.put(True)
+        if not told:
+            events.put(False)
+
+    for child in children:
+        threading.Thread(target=watch, args=(child,), daemon=True).start()
+    deadline = time.monotonic() + timeout
+    waiting = len(children)
+    while waiting and not stop.is_set() and time.monotonic() < deadline:
+        try:
+            if not events.get(timeout=0.2):
+                return False
+        except queue.Empty:
+            continue
+        waiting -= 1
+    return not waiting
+
+
+def _first_status(children: list[subprocess.Popen[str]]) -> int | None:
+    """The exit status of the first child that exited, if any."""
+    for child in children:
+        status = child.poll()
+        if status is not None:
+            return status
+    return None
+
+
+def _stop(children: list[subprocess.Popen[str]], grace: float = 15.0) -> None:
+    """SIGTERM every child (uvicorn's graceful shutdown), then SIGKILL what is left after `grace`."""
+    for child in children:
+        if child.poll() is None:
+            child.terminate()
+    deadline = time.monotonic() + grace
+    for child in children:
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
