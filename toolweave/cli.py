@@ -21,6 +21,8 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import importlib.util
 import json
 import logging
 import socket
@@ -39,6 +41,7 @@ from rich.markup import escape
 from toolweave.config import Composed, build_file, config_schema
 from toolweave.config.base import suggest
 from toolweave.config.from_client import build_client
+from toolweave.config.live import LiveServer, reload_on_change
 from toolweave.core.context import AuthInfo, Context
 from toolweave.core.errors import ConfigError, InvalidToken, ToolweaveError, UnknownTool
 from toolweave.core.result import ToolResult
@@ -397,6 +400,19 @@ def serve(
             "--metrics", help="HTTP: serve Prometheus metrics at /metrics (needs: pip install 'toolweave[prometheus]')."
         ),
     ] = False,
+    grace: Annotated[
+        float,
+        typer.Option(
+            min=0, help="On SIGTERM/SIGINT: seconds the calls in flight get to finish (the rest are answered)."
+        ),
+    ] = 10.0,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            help="Reload the config file when it changes (a broken file is logged; the last good one serves on).",
+        ),
+    ] = False,
     workers: Annotated[
         int,
         typer.Option(
@@ -418,6 +434,10 @@ def serve(
         fail("--workers runs several HTTP servers on one port: add --transport http", code=2)
     if workers > 1 and legacy_sse:
         fail("--legacy-sse streams and their posted messages must reach one process: leave out --workers", code=2)
+    if watch and (client is not None or config is None):
+        fail("--watch reloads a toolweave config file: give CONFIG (not --from)", code=2)
+    if watch and importlib.util.find_spec("watchfiles") is None:
+        fail("--watch needs the watchfiles package: pip install 'toolweave[watch]'", code=2)
     if metrics:
         from toolweave.mcp.health import install_prometheus_provider
 
@@ -440,11 +460,23 @@ def serve(
         arguments += ["--log-format", log_format.value, *(["--metrics"] if metrics else [])]
         serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json)
         return
+    if watch:
+        composed = live_composed(composed, parse_inputs(inputs or ()))
 
     async def work(composed: Composed) -> Failure | None:
+        if not watch:
+            return await serve_composed(composed)
+        async with anyio.create_task_group() as tasks:
+            assert isinstance(composed.server, LiveServer)
+            tasks.start_soon(reload_on_change(composed.server))
+            failure = await serve_composed(composed)
+            tasks.cancel_scope.cancel()
+        return failure
+
+    async def serve_composed(composed: Composed) -> Failure | None:
         server = composed.server
         if transport is Transport.stdio:
-            await server.run_async("stdio")
+            await server.run_async("stdio", grace=grace)
             return None
         busy = None if reuse_port else _cannot_listen(host, port)
         if busy is not None:
@@ -467,6 +499,7 @@ def serve(
             "reuse_port": reuse_port,
             # a worker of --workers: the next request of a handshake-era session may reach another worker
             "stateless": reuse_port,
+            "grace": grace,
         }
         if composed.authenticate is not None:
             options["authenticate"] = composed.authenticate
@@ -476,6 +509,11 @@ def serve(
 
     with contextlib.suppress(KeyboardInterrupt):
         run_composed(composed, work)
+
+
+def live_composed(composed: Composed, inputs: dict[str, str]) -> Composed:
+    """`composed` served by a `LiveServer`, which reloads its file."""
+    return dataclasses.replace(composed, server=LiveServer(composed, inputs=inputs))
 
 
 def serve_workers_of(

@@ -193,10 +193,11 @@ async def test_mounted_under_a_prefix_with_middleware(url: str) -> None:
     assert [c.tool.name for c in recorder.calls] == ["pets_get_pet"]
 
 
-async def test_a_call_outside_the_lifespan_fails_at_once(url: str) -> None:
-    result = await api(url).call_tool("get_pet", {"pet_id": 1})
-    assert result.is_error
-    assert "not started" in result.text
+async def test_a_call_outside_the_lifespan_opens_the_client_for_that_call(url: str) -> None:
+    server = api(url)
+    result = await server.call_tool("get_pet", {"pet_id": 1})
+    assert result.structured_content == {"id": 1, "name": "Rex", "tag": "dog"}
+    assert not server.running
 
 
 async def test_a_client_of_ones_own_is_used_and_left_open(url: str) -> None:

@@ -14,6 +14,7 @@ from toolweave.config.build import build, build_file
 from toolweave.config.composed import Composed
 from toolweave.config.dialects import dialect_table as _dialect_table
 from toolweave.config.from_client import build_client, client_config
+from toolweave.config.live import LiveServer
 from toolweave.config.loading import load_config
 from toolweave.config.models import Config
 
@@ -38,4 +39,14 @@ _DESCRIPTION = (
 )
 
 
-__all__ = ["Composed", "Config", "build", "build_client", "build_file", "client_config", "config_schema", "load_config"]
+__all__ = [
+    "Composed",
+    "Config",
+    "LiveServer",
+    "build",
+    "build_client",
+    "build_file",
+    "client_config",
+    "config_schema",
+    "load_config",
+]

@@ -527,11 +527,15 @@ def _add_python(composed: Composed, entry: PythonEntry, *, where: str) -> None:
     _mount(root, layer, entry.prefix, where=where)
 
 
-def _add_remote(composed: Composed, section: str, name: str, entry: McpServerEntry, *, base: Path) -> None:
+def _add_remote(
+    composed: Composed, section: str, name: str, entry: McpServerEntry, *, base: Path, reuse: Reuse | None
+) -> None:
     where = key_path((section, name))
     if entry.disabled_tools:
         entry = entry.model_copy(update={"exclude": [*entry.exclude, *entry.disabled_tools]})
     remote = remote_source(name, entry, base_dir=base, where=where, secrets=composed.secrets)
+    if reuse is not None:
+        remote = reuse(remote)
     composed.remotes.append(remote)
     composed.sources.append(Source(where, remote, tuple(entry.tools)))
     secrets = list(composed.secrets)
@@ -548,8 +552,14 @@ def _add_openapi(composed: Composed, name: str, entry: OpenAPIEntry, *, base: Pa
     _mount(composed.server, layer, entry.prefix, where=where)
 
 
-def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
+Reuse = Callable[[Any], Any]
+"""Given a freshly built `RemoteServer`, the one to use instead (an equal one already running)."""
+
+
+def build(config: Config, *, base_dir: str | Path = ".", reuse: Reuse | None = None) -> Composed:
     """Build the server a config describes. Nothing is started.
+
+    `reuse` may swap each `RemoteServer` for an equal one (a reload keeps unchanged upstreams).
 
     Raises:
         ConfigError: when an import fails, a feature is missing, or a library object refuses
@@ -574,7 +584,7 @@ def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
     for section, name, server_entry in config.server_entries():
         if not server_entry.disabled:
             with _collected(problems):
-                _add_remote(composed, section, name, server_entry, base=base)
+                _add_remote(composed, section, name, server_entry, base=base, reuse=reuse)
     for name, api_entry in config.openapi.items():
         if not api_entry.disabled:
             with _collected(problems):
@@ -593,14 +603,14 @@ def build(config: Config, *, base_dir: str | Path = ".") -> Composed:
     return composed
 
 
-def build_file(path: str | Path, *, inputs: Mapping[str, str] | None = None) -> Composed:
+def build_file(path: str | Path, *, inputs: Mapping[str, str] | None = None, reuse: Reuse | None = None) -> Composed:
     """`load_config(path)` then `build(...)`, with errors naming the file; `inputs` give
     `${input:id}` values."""
     from toolweave.config.loading import load_config
 
     config = load_config(path, inputs=inputs)
     try:
-        composed = build(config, base_dir=Path(path).parent)
+        composed = build(config, base_dir=Path(path).parent, reuse=reuse)
     except ConfigError as error:
         raise naming_file(error, str(path)) from None
     composed.file = str(path)

@@ -168,11 +168,14 @@ class RedactedError(ToolweaveError):
 
 
 class UnknownTool(ToolweaveError):
-    """No enabled tool has this name. Served as JSON-RPC error -32602."""
+    """No enabled tool has this name. Served as JSON-RPC error -32602.
 
-    def __init__(self, name: str) -> None:
+    `hint` (in-process calls only) says why the tool may be missing, e.g. a remote server is down.
+    """
+
+    def __init__(self, name: str, hint: str = "") -> None:
         self.name = name
-        super().__init__(f"Unknown tool: {name}")
+        super().__init__(f"Unknown tool: {name}{hint}")
 
 
 class UnknownPrompt(ToolweaveError):

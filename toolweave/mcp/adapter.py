@@ -122,7 +122,7 @@ class McpAdapter:
         self._token: Any = None
         self._pending: set[str] = set()
         self._updated: list[str] = []
-        self.updates = ResourceUpdates(self.bus)
+        self.updates = ResourceUpdates(self.bus, server)
         self.tasks = TaskService(server, self.request_context)
         components = ComponentHandlers(self)
         self.lowlevel = _LowLevel(
@@ -142,7 +142,7 @@ class McpAdapter:
             on_subscribe_resource=self.updates.subscribe,
             on_unsubscribe_resource=self.updates.unsubscribe,
             on_completion=CompletionHandler(server),
-            on_subscriptions_listen=ListenHandler(self.bus),
+            on_subscriptions_listen=self.updates.counting(ListenHandler(self.bus)),
         )
         self.lowlevel.middleware.insert(1, guard)  # just inside the SDK's OpenTelemetry span
         self.observer: CallObserver | None = None

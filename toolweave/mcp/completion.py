@@ -15,12 +15,13 @@ from mcp.server import ServerRequestContext
 
 from toolweave.core.errors import UnknownResource
 from toolweave.mcp.request import caller
-from toolweave.server.completion import CompletionRequest, complete
+from toolweave.server.completion import CompletionRequest
 from toolweave.server.server import Server
 
 
 class CompletionHandler:
-    """Answers `completion/complete` with `server.completer` (no values without one)."""
+    """Answers `completion/complete` with `server.complete` (the owner of a mounted prompt or
+    template answers; no values without a completer)."""
 
     def __init__(self, server: Server) -> None:
         self.server = server
@@ -38,7 +39,7 @@ class CompletionHandler:
         access = entry.component.access if entry is not None else None
         if access is not None and not access.allows(caller(ctx)):
             return mt.CompleteResult(completion=mt.Completion(values=[]))
-        found = await complete(self.server.completer, request)
+        found = await self.server.complete(request)
         return mt.CompleteResult(
             completion=mt.Completion(values=found.values, total=found.total, has_more=found.has_more)
         )

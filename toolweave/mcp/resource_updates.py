@@ -5,7 +5,10 @@
 - 2026-era clients name the URIs in `subscriptions/listen`; the SDK's listen handler filters the
   `ResourceUpdated` events published on the bus.
 
-`server.resource_updated(uri)` reaches `deliver(uri)`, which does both.
+`server.resource_updated(uri)` reaches `deliver(uri)`, which does both. The first subscriber of
+a URI (either era), and the last one leaving (by `resources/unsubscribe` or by closing its
+connection), are passed on to `server.subscribe_resource` / `unsubscribe_resource`, which reach a
+mounted or remote server that owns the resource.
 
 Example:
     updates = ResourceUpdates(bus)
@@ -30,10 +33,12 @@ logger = logging.getLogger("toolweave.mcp")
 class ResourceUpdates:
     """The subscribed URIs of each handshake-era connection, and delivery of updates."""
 
-    def __init__(self, bus: Any) -> None:
+    def __init__(self, bus: Any, server: Any = None) -> None:
         self.bus = bus
+        self.server = server
         self._uris: dict[int, set[str]] = {}
         self._connections: dict[int, Any] = {}
+        self._subscribers: dict[str, int] = {}
 
     async def subscribe(self, ctx: ServerRequestContext[Any], params: mt.SubscribeRequestParams) -> mt.EmptyResult:
         """`resources/subscribe`: remember the URI for this connection."""
@@ -42,8 +47,11 @@ class ResourceUpdates:
             key = id(connection)
             if key not in self._uris:
                 self._uris[key], self._connections[key] = set(), connection
-                connection.exit_stack.callback(self._forget, key)
-            self._uris[key].add(str(params.uri))
+                connection.exit_stack.push_async_callback(self._forget, key)
+            uri = str(params.uri)
+            if uri not in self._uris[key]:
+                self._uris[key].add(uri)
+                await self._counted(uri, +1)
         return mt.EmptyResult()
 
     async def unsubscribe(
@@ -51,13 +59,52 @@ class ResourceUpdates:
     ) -> mt.EmptyResult:
         """`resources/unsubscribe`: forget the URI for this connection (unknown URIs are fine)."""
         connection = connection_of(ctx.session)
-        if connection is not None:
-            self._uris.get(id(connection), set()).discard(str(params.uri))
+        uris = self._uris.get(id(connection), set()) if connection is not None else set()
+        uri = str(params.uri)
+        if uri in uris:
+            uris.discard(uri)
+            await self._counted(uri, -1)
         return mt.EmptyResult()
 
-    def _forget(self, key: int) -> None:
-        self._uris.pop(key, None)
+    def counting(self, handler: Any) -> Any:
+        """`handler` (the SDK's `subscriptions/listen` handler), counting the URIs each 2026-era
+        stream asks for as subscribers for as long as the stream lasts."""
+
+        async def listen(ctx: ServerRequestContext[Any], params: mt.SubscriptionsListenRequestParams) -> Any:
+            uris = [str(uri) for uri in params.notifications.resource_subscriptions or ()]
+            for uri in uris:
+                await self._counted(uri, +1)
+            try:
+                return await handler(ctx, params)
+            finally:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                    for uri in uris:
+                        await self._counted(uri, -1)
+
+        return listen
+
+    async def _counted(self, uri: str, change: int) -> None:
+        """Count subscribers of `uri`; tell the server about the first and about the last leaving."""
+        count = self._subscribers.get(uri, 0) + change
+        if count > 0:
+            self._subscribers[uri] = count
+        else:
+            self._subscribers.pop(uri, None)
+        if self.server is None or not ((count == 1 and change > 0) or count == 0):
+            return
+        try:
+            if change > 0:
+                await self.server.subscribe_resource(uri)
+            else:
+                await self.server.unsubscribe_resource(uri)
+        except Exception:
+            logger.warning("could not pass on the subscription change for %r", uri, exc_info=True)
+
+    async def _forget(self, key: int) -> None:
         self._connections.pop(key, None)
+        for uri in self._uris.pop(key, set()):
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                await self._counted(uri, -1)
 
     async def deliver(self, uri: str) -> None:
         """Tell every subscriber of `uri`, in both eras, that it changed."""
@@ -69,7 +116,7 @@ class ResourceUpdates:
             try:
                 await connection.send_resource_updated(uri)
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-                self._forget(key)
+                await self._forget(key)
             except Exception:
                 logger.debug("could not send resources/updated", exc_info=True)
-                self._forget(key)
+                await self._forget(key)

@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -24,6 +25,7 @@ from toolweave.mcp.health import health_routes, metrics_route
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
 from toolweave.mcp.redis_events import RedisEventStore
+from toolweave.mcp.shutdown import FLUSH_SECONDS, Drain, on_signals
 from toolweave.mcp.trace_context import read_http_trace_context
 from toolweave.server.server import Server
 from toolweave.store import RedisStore
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 logger = logging.getLogger("toolweave.mcp")
+GRACE = 10.0
+"""Seconds the requests in flight get to finish after SIGTERM/SIGINT, by default."""
 
 
 def http_app(
@@ -133,13 +137,25 @@ def http_app(
     return app
 
 
-async def serve_stdio(server: Server) -> None:
-    """Serve `server` on this process's stdin/stdout until the client closes it."""
-    from mcp.server.stdio import stdio_server
+async def serve_stdio(server: Server, *, grace: float | None = GRACE) -> None:
+    """Serve `server` on this process's stdin/stdout until the client closes it; every malformed
+    message gets its JSON-RPC error (`toolweave.mcp.stdio`).
+
+    Args:
+        grace: On SIGTERM/SIGINT, stop reading, give the requests in flight this many seconds,
+            answer the rest with an error, and return (`toolweave.mcp.shutdown`); `None` leaves
+            signals alone.
+    """
+    from toolweave.mcp.stdio import stdio_streams
 
     lowlevel = adapter_for(server).lowlevel
-    async with stdio_server() as (read, write):
-        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+    with Drain().installed(lowlevel) as drain:
+        drain.track_answers()  # the transport stops right after the drain: wait for the answers
+        async with stdio_streams(written=drain.written) as (read, write), anyio.create_task_group() as tasks:
+            if grace is not None:
+                tasks.start_soon(on_signals, drain, grace, read.stop_reading)
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+            tasks.cancel_scope.cancel()
 
 
 async def serve_http(
@@ -154,6 +170,7 @@ async def serve_http(
     forwarded_allow_ips: str | None = None,
     on_ready: Callable[[str], None] | None = None,
     reuse_port: bool = False,
+    grace: float | None = GRACE,
     **app_options: Any,
 ) -> None:
     """Serve `server` over streamable HTTP with uvicorn.
@@ -169,11 +186,15 @@ async def serve_http(
         on_ready: Called with the URL once the socket listens (with the real port when `port=0`).
         reuse_port: Listen with `SO_REUSEPORT`, sharing the port with other processes doing the
             same (the kernel spreads connections between them): how `--workers N` runs N processes.
+        grace: On SIGTERM/SIGINT, stop accepting connections and requests, give the requests in
+            flight this many seconds, answer the rest with an error, then stop
+            (`toolweave.mcp.shutdown`); `None` leaves signals to uvicorn.
         **app_options: `http_app` options (auth, limits, event store...).
     """
     import uvicorn
 
     app = http_app(server, path=path, host=host, **app_options)
+    drain = Drain()
     trusted = forwarded_allow_ips if forwarded_allow_ips is not None else os.environ.get("FORWARDED_ALLOW_IPS")
     config = uvicorn.Config(
         app,
@@ -185,9 +206,44 @@ async def serve_http(
         timeout_keep_alive=timeout_keep_alive,
         proxy_headers=trusted is not None,
         forwarded_allow_ips=trusted,
+        timeout_graceful_shutdown=None if grace is None else int(FLUSH_SECONDS),
     )
-    runner = uvicorn.Server(config)
+    runner = _runner(uvicorn, config, handle_signals=grace is None)
     sockets = [reuse_port_socket(host, port)] if reuse_port else None
+
+    def stop() -> None:
+        runner.should_exit = True
+
+    with drain.installed(adapter_for(server).lowlevel):
+        async with anyio.create_task_group() as tasks:
+            if grace is not None:
+                tasks.start_soon(on_signals, drain, grace, stop, partial(_stop_listening, runner))
+            await _serve_uvicorn(runner, sockets, server, host, port, path, on_ready)
+            tasks.cancel_scope.cancel()
+
+
+def _runner(uvicorn: Any, config: Any, *, handle_signals: bool) -> Any:
+    """A uvicorn server; without its own signal handlers unless `handle_signals` (toolweave's
+    `on_signals` drains first, then stops it, and the process exits 0)."""
+    if handle_signals:
+        return uvicorn.Server(config)
+
+    class Quiet(uvicorn.Server):  # type: ignore[misc,name-defined]
+        def capture_signals(self) -> contextlib.AbstractContextManager[None]:
+            return contextlib.nullcontext()
+
+    return Quiet(config)
+
+
+def _stop_listening(runner: Any) -> None:
+    """Close uvicorn's listening sockets: no new connections; open ones carry on."""
+    for listening in getattr(runner, "servers", ()):
+        listening.close()
+
+
+async def _serve_uvicorn(
+    runner: Any, sockets: Any, server: Server, host: str, port: int, path: str, on_ready: Callable[[str], None] | None
+) -> None:
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(partial(runner.serve, sockets=sockets))
         while not runner.started and not runner.should_exit:  # uvicorn offers no event  # noqa: ASYNC110
@@ -232,11 +288,12 @@ def served_url(host: str, port: int, path: str) -> str:
 
 
 async def run_async(server: Server, transport: Literal["stdio", "http"] = "stdio", **options: Any) -> None:
-    """Serve `server` over `transport` inside a running event loop."""
+    """Serve `server` over `transport` inside a running event loop (`grace=` for either)."""
     if transport == "stdio":
+        grace = options.pop("grace", GRACE)
         if options:
-            raise TypeError(f"stdio takes no options, got {sorted(options)}")
-        await serve_stdio(server)
+            raise TypeError(f"stdio takes only grace=, got {sorted(options)}")
+        await serve_stdio(server, grace=grace)
     elif transport == "http":
         await serve_http(server, **options)
     else:

@@ -2,10 +2,15 @@
 
 `Upstream.start` runs a supervisor in the lifespan's task group. The supervisor connects with
 the official `mcp` client (`ClientSession` over `stdio_client`, `streamable_http_client` or the
-legacy `sse_client`, with the 2025 handshake, so the upstream's `notifications/*/list_changed` arrive on the
-connection), lists the tools (and the prompts and resources the upstream advertises, see
-`toolweave.mcp.upstream_components`), and keeps the session until it is lost; then it reconnects
-with backoff. Every call, `prompts/get` and `resources/read` shares the one session.
+legacy `sse_client`), negotiates the protocol era, lists the tools (and the prompts and resources
+the upstream advertises, see `toolweave.mcp.upstream_components`), and keeps the session until
+it is lost; then it reconnects with backoff. Every call, `prompts/get` and `resources/read` shares the one session.
+
+- the era: the 2025 `initialize` handshake first (the upstream's `notifications/*/list_changed`
+  then arrive on the connection); an upstream that refuses it (method not found, unsupported
+  protocol version, invalid request) is asked `server/discover` and spoken to in the 2026-07-28
+  era, where a `subscriptions/listen` stream brings the list changes. If the refused connection
+  cannot go on, the next one (at once, not after backoff) starts with `server/discover`;
 
 - progress from the upstream goes to the caller's `ctx.report_progress` (asked for whenever the
   caller's context can deliver it); cancelling a call makes the SDK send `notifications/cancelled`;
@@ -41,6 +46,8 @@ import anyio
 import mcp.types as mt
 from anyio.abc import TaskGroup
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp.client.subscriptions import listen
+from mcp.shared.subscriptions import ResourceUpdated
 
 from toolweave.core.context import Context
 from toolweave.core.errors import ToolTimeout, UpstreamError, UpstreamFailed
@@ -61,6 +68,8 @@ logger = logging.getLogger("toolweave.upstream")
 STDERR_TAIL = 20
 """How many of an upstream's last stderr lines are kept to explain a failure."""
 _LOST_CODES = (mt.CONNECTION_CLOSED,)
+_HANDSHAKE_REFUSED = (mt.METHOD_NOT_FOUND, mt.UNSUPPORTED_PROTOCOL_VERSION, mt.INVALID_REQUEST)
+_EVENT_KINDS = {"ToolsListChanged": "tools", "PromptsListChanged": "prompts", "ResourcesListChanged": "resources"}
 _REFUSED_PARAMS = (mt.INVALID_PARAMS, -32002)  # -32002: "resource not found" of earlier spec revisions
 _NOTIFIED: dict[type[Any], str] = {
     mt.ToolListChangedNotification: "tools",
@@ -68,6 +77,10 @@ _NOTIFIED: dict[type[Any], str] = {
     mt.ResourceListChangedNotification: "resources",
 }
 _NO_PROGRESS = next(f.default for f in fields(Context) if f.name == "progress_sink")
+
+
+class _Renegotiate(Exception):
+    """The upstream refused the 2025 handshake and this connection cannot switch era: connect again."""
 
 
 class _Watched:
@@ -133,6 +146,11 @@ class Upstream:
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self.restarting = False
         """Whether a connection attempt after a failure is under way."""
+        self.era: str | None = None
+        """`"2025"` (the `initialize` handshake) or `"2026"` (`server/discover`), once negotiated."""
+        self.in_flight = 0
+        """How many requests are waiting for the upstream's answer now."""
+        self._settled: anyio.Event | None = None
         watch_upstream(self)
 
     @property
@@ -166,6 +184,12 @@ class Upstream:
         while self.session is None:
             await self._up.wait()
 
+    async def settled(self) -> None:
+        """Wait until no request is waiting for the upstream's answer."""
+        while self.in_flight:
+            self._settled = anyio.Event()
+            await self._settled.wait()
+
     async def _supervise(self, first: anyio.Event) -> None:
         backoff = self.remote.backoff
         delays = iter(backoff.delays())
@@ -174,11 +198,13 @@ class Upstream:
             try:
                 await self._connect_once(first)
             except Exception as error:
+                if isinstance(_innermost(error), _Renegotiate):
+                    logger.info("[%s] handshake refused; connecting again with server/discover", self.label)
+                    continue
                 self._failed(_describe(error))
                 logger.debug("[%s] failure details", self.label, exc_info=True)
-            finally:
-                first.set()
-                self.restarting = False
+            first.set()
+            self.restarting = False
             if anyio.current_time() - opened >= backoff.reset_after:
                 delays = iter(backoff.delays())
             delay = next(delays)
@@ -201,9 +227,10 @@ class Upstream:
                 )
             )
             with anyio.fail_after(self.remote.connect_timeout):  # a silent upstream is restarted too
-                await session.initialize()
+                await self._negotiate(session)
                 await self._list_tools(session)
                 await self.components.refresh(session)
+                await self.components.resubscribe(session)
             if lost.is_set():
                 return
             self.session = session
@@ -214,6 +241,8 @@ class Upstream:
             try:
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(self._refresher, session)
+                    if self.era == "2026":
+                        tasks.start_soon(self._listen, session)
                     await lost.wait()
                     tasks.cancel_scope.cancel()
             finally:
@@ -228,6 +257,69 @@ class Upstream:
         from toolweave.server.remote import StdioTarget
 
         return "pipe" if isinstance(self.remote.target, StdioTarget) else "tcp"
+
+    async def _negotiate(self, session: ClientSession) -> None:
+        """The 2025 handshake, or `server/discover` for an upstream that refuses it (see the module docstring)."""
+        if self.era == "2026":
+            await session.discover()
+            return
+        try:
+            await session.initialize()
+        except MCPError as refused:
+            if refused.error.code not in _HANDSHAKE_REFUSED:
+                raise
+            self.era = "2026"
+            try:
+                await session.discover()
+            except MCPError:
+                raise _Renegotiate from refused
+            return
+        self.era = "2025"
+
+    async def _listen(self, session: ClientSession) -> None:
+        """Follow a 2026-era upstream's `subscriptions/listen` stream: the lists it says changed are
+        refreshed, its resource updates become the remote's; the stream is opened again whenever
+        the set of subscribed URIs changes."""
+        capabilities = session.server_capabilities
+
+        def changes(kind: str) -> bool:
+            return bool(getattr(getattr(capabilities, kind, None), "list_changed", False))
+
+        flags = {"tools": changes("tools"), "prompts": changes("prompts"), "resources": changes("resources")}
+        while True:
+            uris = self.components.subscribed()
+            if not (any(flags.values()) or uris):
+                await self.components.subscriptions_changed()
+                continue
+            with anyio.CancelScope() as scope:
+                async with anyio.create_task_group() as tasks:
+
+                    async def reopen() -> None:
+                        await self.components.subscriptions_changed()
+                        scope.cancel()
+
+                    tasks.start_soon(reopen)
+                    await self._follow(session, flags, uris)
+                    await anyio.sleep_forever()  # the stream ended: wait for a change of URIs
+
+    async def _follow(self, session: ClientSession, flags: dict[str, bool], uris: list[str]) -> None:
+        try:
+            async with listen(
+                session,
+                tools_list_changed=flags["tools"],
+                prompts_list_changed=flags["prompts"],
+                resources_list_changed=flags["resources"],
+                resource_subscriptions=uris,
+            ) as subscription:
+                async for event in subscription:
+                    kind = _EVENT_KINDS.get(type(event).__name__)
+                    if kind is not None:
+                        self._stale.add(kind)
+                        self._refresh.set()
+                    elif isinstance(event, ResourceUpdated):
+                        self.remote.resource_updated(str(event.uri))
+        except Exception as error:
+            logger.warning("[%s] no list changes from the upstream: subscriptions/listen failed: %s", self.label, error)
 
     def _transport(self) -> Any:
         from toolweave.server.remote import SseTarget, StdioTarget
@@ -385,6 +477,8 @@ class Upstream:
         if kind is not None:
             self._stale.add(kind)
             self._refresh.set()
+        elif isinstance(message, mt.ResourceUpdatedNotification):
+            self.remote.resource_updated(str(message.params.uri))
         elif isinstance(message, Exception):
             logger.debug("[%s] transport error: %r", self.label, message)
 
@@ -449,6 +543,7 @@ class Upstream:
         # The whole request is bounded, sending included: an upstream that stopped reading (a
         # stopped process with a full pipe) blocks the write, which the SDK's read timeout does
         # not cover. Cancelled, the SDK still sends `notifications/cancelled` (itself bounded).
+        self.in_flight += 1
         with anyio.move_on_after(math.inf if timeout is None else timeout) as bound:
             try:
                 return await session.send_request(request, result_type, progress_callback=progress)
@@ -457,6 +552,10 @@ class Upstream:
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 self._lose(session)
                 raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
+            finally:
+                self.in_flight -= 1
+                if not self.in_flight and self._settled is not None:
+                    self._settled.set()
         assert bound.cancelled_caught and timeout is not None
         if timed_out is not None:
             raise timed_out(timeout)
@@ -488,10 +587,14 @@ class Upstream:
         lost.set()
 
 
-def _describe(error: BaseException) -> str:
-    """The innermost cause of a failure, as `Type: message` (task groups wrap it in groups)."""
+def _innermost(error: BaseException) -> BaseException:
+    """The first exception inside (possibly nested) groups: task groups wrap a failure in them."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
+    return error
+
+
+def _describe(error: BaseException) -> str:
+    """The innermost cause of a failure, as `Type: message`."""
+    error = _innermost(error)
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-
-

@@ -15,6 +15,12 @@ The converted objects run over the upstream's session:
 - a `Resource` keeps the upstream's URI (a template stays a template), name, title, description
   and MIME type; reading it sends `resources/read` with the upstream's own URI and returns the
   contents (text or blob, MIME types) unchanged;
+- `complete` asks the upstream's `completion/complete` (no values when it does not advertise
+  completions or fails, logged); `subscribe`/`unsubscribe` send `resources/subscribe` for the
+  first and `resources/unsubscribe` after the last subscriber of a URI (handshake-era upstreams
+  that advertise it), again on every new session; a 2026-era upstream gets the URIs in its
+  `subscriptions/listen` stream instead (see `Upstream`); the upstream's `notifications/resources/updated`
+  become the remote's `resource_updated(uri)`;
 - an upstream name or URI toolweave cannot expose (a name outside `[A-Za-z0-9_.-]{1,128}`, a URI
   without a scheme, a template beyond `{name}` expressions) is skipped with a warning.
 
@@ -29,10 +35,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import mcp.types as mt
 from mcp import ClientSession, MCPError
 
 from toolweave.core.context import Context
+from toolweave.core.errors import UpstreamError, UpstreamFailed
 from toolweave.core.message import PromptResult
 from toolweave.core.names import check_name
 from toolweave.core.prompt import Prompt, PromptArgument
@@ -40,6 +48,7 @@ from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.tool import Origin
 from toolweave.mcp.convert import TAGS_META_KEY
 from toolweave.mcp.convert_components import from_mcp_prompt_result, from_mcp_read_result
+from toolweave.server.completion import MAX_VALUES, Completion, CompletionRequest
 
 if TYPE_CHECKING:
     from toolweave.mcp.upstream import Upstream
@@ -74,6 +83,20 @@ class UpstreamComponents:
     def __init__(self, upstream: Upstream) -> None:
         self.upstream = upstream
         self._listed: dict[str, Any] = {}
+        self._subscribers: dict[str, int] = {}
+        self._changed = anyio.Event()
+
+    def subscribed(self) -> list[str]:
+        """The URIs that have subscribers, sorted."""
+        return sorted(self._subscribers)
+
+    async def subscriptions_changed(self) -> None:
+        """Wait until a URI gets its first subscriber or loses its last."""
+        await self._changed.wait()
+
+    def _note_change(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
 
     @property
     def _source(self) -> str:
@@ -138,6 +161,75 @@ class UpstreamComponents:
             request, mt.ReadResourceResult, ctx, subject=subject, action=subject, tool=uri
         )
         return from_mcp_read_result(result)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """The upstream's suggestions for a prompt argument or template parameter, in its names."""
+        session = self.upstream.session
+        capabilities = session.server_capabilities if session is not None else None
+        if capabilities is None or capabilities.completions is None:
+            return Completion([], 0, False)
+        ref: mt.PromptReference | mt.ResourceTemplateReference
+        if request.kind == "prompt":
+            ref = mt.PromptReference(type="ref/prompt", name=request.name)
+        else:
+            ref = mt.ResourceTemplateReference(type="ref/resource", uri=request.name)
+        params = mt.CompleteRequestParams(
+            ref=ref,
+            argument=mt.CompletionArgument(name=request.argument, value=request.value),
+            context=mt.CompletionContext(arguments=dict(request.arguments)) if request.arguments else None,
+        )
+        subject = f"completion of {request.kind} {request.name!r}"
+        try:
+            result = await self.upstream.request(
+                mt.CompleteRequest(params=params), mt.CompleteResult, Context(), subject=subject, action=subject
+            )
+        except (UpstreamError, UpstreamFailed) as error:
+            logger.warning("[%s] no completion values: %s", self.upstream.label, error)
+            return Completion([], 0, False)
+        values = [str(value) for value in result.completion.values][:MAX_VALUES]
+        total = result.completion.total if result.completion.total is not None else len(values)
+        return Completion(values, total, bool(result.completion.has_more) or total > len(values))
+
+    async def subscribe(self, uri: str) -> None:
+        """Count a subscriber of `uri`; the first one subscribes at the upstream."""
+        self._subscribers[uri] = self._subscribers.get(uri, 0) + 1
+        if self._subscribers[uri] == 1:
+            self._note_change()
+            if self.upstream.session is not None:
+                await self._send_subscription(self.upstream.session, uri, subscribe=True)
+
+    async def unsubscribe(self, uri: str) -> None:
+        """Count a subscriber of `uri` gone; after the last one the upstream is told."""
+        left = self._subscribers.get(uri, 0) - 1
+        if left > 0:
+            self._subscribers[uri] = left
+            return
+        self._subscribers.pop(uri, None)
+        if left == 0:
+            self._note_change()
+            if self.upstream.session is not None:
+                await self._send_subscription(self.upstream.session, uri, subscribe=False)
+
+    async def resubscribe(self, session: ClientSession) -> None:
+        """Subscribe a new session to every URI that has subscribers."""
+        for uri in list(self._subscribers):
+            await self._send_subscription(session, uri, subscribe=True)
+
+    async def _send_subscription(self, session: ClientSession, uri: str, *, subscribe: bool) -> None:
+        capabilities = session.server_capabilities
+        resources = capabilities.resources if capabilities is not None else None
+        if resources is None or not resources.subscribe or self.upstream.era == "2026":
+            return
+        request: mt.SubscribeRequest | mt.UnsubscribeRequest
+        if subscribe:
+            request = mt.SubscribeRequest(params=mt.SubscribeRequestParams(uri=uri))
+        else:
+            request = mt.UnsubscribeRequest(params=mt.UnsubscribeRequestParams(uri=uri))
+        verb = "subscribe to" if subscribe else "unsubscribe from"
+        try:
+            await self.upstream.request(request, mt.EmptyResult, Context(), subject=uri, action=f"{verb} {uri!r}")
+        except (UpstreamError, UpstreamFailed) as error:
+            logger.warning("[%s] could not %s %r: %s", self.upstream.label, verb, uri, error)
 
     # -- building ----------------------------------------------------------------------------------
 

@@ -56,6 +56,10 @@ class Child(Protocol):
         """The child's registry of `kind` ("tool", "prompt", "resource")."""
         ...
 
+    def subscribe_updates(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call `listener(uri)` whenever one of the child's resources changes."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Prefix:
@@ -138,6 +142,11 @@ class Mount(Generic[S]):
     def follow(self, kind: str, listener: Callable[[], None]) -> None:
         """Call `listener` whenever the child's exposed components of `kind` change."""
         self._unsubscribe.append(self.child.registry(kind).subscribe(listener))
+
+    def follow_updates(self, listener: Callable[[str], None]) -> None:
+        """Call `listener(uri)`, with the parent's URI, whenever one of the child's resources changes."""
+        apply = self.uris.apply
+        self._unsubscribe.append(self.child.subscribe_updates(lambda uri: listener(apply(uri))))
 
     def close(self) -> None:
         """Stop following the child."""

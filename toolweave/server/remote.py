@@ -13,10 +13,13 @@ upstream's own URI.
 - Before the first connection the remote has no tools (the sync `catalog` compiles without
   them); serving or `async with` waits for the first connection (up to `connect_timeout`), so
   clients see the upstream's tools from their first request.
+- Used in-process without a lifespan (`await root.list_tools()`, `call_tool`, `get_prompt`,
+  `read_resource`, ...), the server connects its remotes for that use and closes them after
+  it (logged at INFO); `async with root:` keeps the sessions open across uses. A tool missing
+  because its remote is down is `UnknownTool` naming the remote and why it is down.
 - When the upstream dies, calls in flight fail with `UpstreamError`, the lists keep the last
   known tools, prompts and resources, and the upstream is restarted with exponential backoff.
-- A call, prompt or read while the session is down (or outside any lifespan) fails at once with
-  `UpstreamError`: a session is never opened per call.
+- A call, prompt or read while the session is down fails at once with `UpstreamError`.
 
 Example:
     >>> gateway = Server("gateway")
@@ -37,6 +40,7 @@ from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource
 from toolweave.core.shown import Secrets, shown_command, shown_url
 from toolweave.core.tool import Tool
+from toolweave.server.completion import Completion, CompletionRequest
 from toolweave.server.server import Server
 
 if TYPE_CHECKING:
@@ -266,11 +270,48 @@ class RemoteServer(Server):
             return "not started"
         return "up" if self.connected else "down"
 
+    @property
+    def era(self) -> str | None:
+        """The protocol era negotiated with the upstream: `"2025"` (the `initialize` handshake),
+        `"2026"` (`server/discover`, for an upstream that speaks only 2026-07-28), or None before."""
+        return self._upstream.era if self._upstream is not None else None
+
     async def wait_connected(self) -> None:
         """Wait until a session to the upstream is open (e.g. after a restart)."""
         if self._upstream is None:
             raise RuntimeError(f"remote server {self.name!r} is not started: use `async with server:`")
         await self._upstream.wait_connected()
+
+    def same_upstream(self, other: object) -> bool:
+        """Whether `other` is a remote server to the same upstream, with the same options (so
+        one may stand for the other, e.g. across a reload)."""
+        if type(other) is not type(self):
+            return False
+        assert isinstance(other, RemoteServer)
+        mine = (self.name, self.target, self.connect_timeout, self.timeout, self.backoff)
+        return mine == (other.name, other.target, other.connect_timeout, other.timeout, other.backoff)
+
+    async def settled(self) -> None:
+        """Wait until no request is waiting for the upstream's answer."""
+        if self._upstream is not None:
+            await self._upstream.settled()
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """The upstream's suggestions for one of its prompts or templates (its own completer, if
+        this remote has one, first)."""
+        if self.completer is not None or self._upstream is None:
+            return await super().complete(request)
+        return await self._upstream.components.complete(request)
+
+    async def subscribe_resource(self, uri: str) -> None:
+        """Subscribe at the upstream to changes of `uri` (counted: the first subscriber subscribes)."""
+        if self._upstream is not None:
+            await self._upstream.components.subscribe(uri)
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        """Counterpart of `subscribe_resource` (the last subscriber unsubscribes at the upstream)."""
+        if self._upstream is not None:
+            await self._upstream.components.unsubscribe(uri)
 
     def named_by_mount(self, prefix: str) -> None:
         """Take the mount prefix as this remote's name (in logs and errors), unless one was given."""

@@ -18,16 +18,18 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from anyio.abc import TaskGroup
 
 from toolweave.core.context import Context, enter_context, exit_context
 from toolweave.core.decorator import as_tool, make_decorator
-from toolweave.core.errors import DuplicateError
+from toolweave.core.errors import DuplicateError, UnknownTool
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
@@ -37,7 +39,7 @@ from toolweave.core.tool import Tool, Transform
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.catalog import Listener
-from toolweave.server.completion import Completer
+from toolweave.server.completion import Completer, Completion, CompletionRequest, complete
 from toolweave.server.functions import original
 from toolweave.server.lifespan import Lifespan
 from toolweave.server.listeners import Listeners
@@ -45,6 +47,7 @@ from toolweave.server.mount import Mount
 from toolweave.server.prompts import PromptRegistry
 from toolweave.server.registry import OnDuplicate, Registry
 from toolweave.server.resources import ResourceRegistry
+from toolweave.server.routing import owner
 from toolweave.server.tools import ToolCatalog, ToolRegistry
 from toolweave.server.visibility import Visibility
 from toolweave.store import Store, open_store
@@ -55,6 +58,9 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from starlette.applications import Starlette
+
+logger = logging.getLogger("toolweave.server")
+T = TypeVar("T")
 
 
 class Server:
@@ -115,7 +121,7 @@ class Server:
         self._bind(middleware)
         self._mounts: list[Mount[Server]] = []
         self._imported_from: list[Server] = []
-        self._life = Lifespan(self.children, self._hold_open)
+        self._life = Lifespan(self.held_children, self._hold_open)
         self._entered: list[AbstractAsyncContextManager[Server]] = []
         self._update_listeners = Listeners()
 
@@ -322,6 +328,7 @@ class Server:
         mounted.follow("tool", self.changed)
         mounted.follow("prompt", self.prompts.changed)
         mounted.follow("resource", self.resources.changed)
+        mounted.follow_updates(self.resource_updated)
         self.prompts.changed()
         self.resources.changed()
         self._life.start(child)
@@ -348,6 +355,16 @@ class Server:
             self._imported_from.append(child)
         return copies
 
+    def unmount(self, mounted: Mount[Server]) -> None:
+        """Remove a mount: its components leave this server's catalogs (clients get `list_changed`)
+        and the child is no longer started with this server (stopped now, if this server started it).
+        Calls already running on the child's components finish."""
+        self._mounts.remove(mounted)
+        mounted.close()
+        self._all_changed()
+        if all(other.child is not mounted.child for other in self._mounts):
+            self._life.stop(mounted.child)
+
     @property
     def mounts(self) -> tuple[Mount[Server], ...]:
         """The live mounts of this server, in the order they were added."""
@@ -357,6 +374,10 @@ class Server:
         """The servers started and stopped with this one: mounted and imported-from."""
         children = [mounted.child for mounted in self._mounts]
         return children + [child for child in self._imported_from if child not in children]
+
+    def held_children(self) -> list[Server]:
+        """The children this server's lifespan starts when it starts (all of them; a hook)."""
+        return self.children()
 
     def named_by_mount(self, prefix: str) -> None:
         """Called when this server is mounted under `prefix` (a `RemoteServer` takes it as its name)."""
@@ -412,6 +433,35 @@ class Server:
         """Call `listener(uri)` on every `resource_updated(uri)`; returns an unsubscribe function."""
         return self._update_listeners.add(listener)
 
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """Suggested values for a prompt argument or template parameter (`completion/complete`).
+
+        A mounted prompt or template is completed by the server it comes from (a remote one asks
+        its upstream); this server's completer answers for its own, and for mounted ones whose
+        owner suggests nothing.
+        """
+        found = owner(self, request.kind, request.name)
+        if found is not None:
+            child, name = found
+            completed = await child.complete(dataclasses.replace(request, name=name))
+            if completed.values or self.completer is None:
+                return completed
+        return await complete(self.completer, request)
+
+    async def subscribe_resource(self, uri: str) -> None:
+        """A client wants `notifications/resources/updated` for `uri`: tell the server that owns
+        it (a remote one subscribes at its upstream). Updates reach this server's
+        `resource_updated` through the mounts either way."""
+        found = owner(self, "resource", uri)
+        if found is not None:
+            await found[0].subscribe_resource(found[1])
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        """No client wants updates for `uri` any more (the counterpart of `subscribe_resource`)."""
+        found = owner(self, "resource", uri)
+        if found is not None:
+            await found[0].unsubscribe_resource(found[1])
+
     def completion(self, fn: Completer) -> Completer:
         """Register the function suggesting prompt-argument and template-parameter values.
 
@@ -464,10 +514,56 @@ class Server:
     async def hold_open(self, tasks: TaskGroup) -> None:
         """Open this server's own long-lived resources in `tasks` (a `RemoteServer` connects); a hook."""
 
+    def remotes(self) -> list[Server]:
+        """The remote servers this server is, mounts or imports from, at any depth, once each."""
+        found: list[Server] = [self] if self.is_remote else []
+        for child in self.children():
+            found += [remote for remote in child.remotes() if all(remote is not seen for seen in found)]
+        return found
+
+    async def _started_for(self, use: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        """`use(...)` with the lifespan entered for its duration (remote sessions connected first).
+
+        An in-process call on a server that is not running and holds remote servers connects them
+        for that call and closes them after it; `async with server:` keeps them open instead.
+        """
+        names = ", ".join(repr(remote.name) for remote in self.remotes())
+        logger.info(
+            "server %r is not running: connecting %s for this call (use `async with server:` to keep "
+            "the sessions open)",
+            self.name,
+            names,
+        )
+        failure: Exception | None = None
+        async with self._life.enter():
+            try:
+                result = await use(*args, **kwargs)
+            except Exception as error:  # raised here, not wrapped in the lifespan's exception group
+                failure = error
+        if failure is not None:
+            raise failure
+        return result
+
+    def _needs_start(self) -> bool:
+        return not self._life.started and bool(self.remotes())
+
+    def down_remotes(self) -> list[str]:
+        """The remote servers held here that have no session now, as `'name' (state: why)`."""
+        found = []
+        for remote in self.remotes():
+            state = getattr(remote, "state", "up")
+            if state != "up":
+                why = getattr(remote, "last_error", None)
+                found.append(f"{remote.name!r} ({state}{': ' + why if why else ''})")
+        return found
+
     # -- in-process use ------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Context | None = None) -> list[Tool]:
-        """The tools a client would see (the caller of `ctx`; by default an anonymous one), in order."""
+        """The tools a client would see (the caller of `ctx`; by default an anonymous one), in order;
+        remote servers are connected first if the server is not running."""
+        if self._needs_start():
+            return await self._started_for(self.list_tools, ctx)
         return await self.catalog.list_tools(ctx or Context(server=self))
 
     async def call_tool(
@@ -475,19 +571,31 @@ class Server:
     ) -> ToolResult:
         """Call a tool in-process, through the same catalog a client uses.
 
+        A server that is not running connects its remote servers for the call (see `lifespan`).
+
         Raises:
-            UnknownTool: when no enabled tool has that name. Every other failure is returned
-                as an `isError` result, exactly as a client would get it.
+            UnknownTool: when no enabled tool has that name (naming the remote servers that are
+                down, if any). Every other failure is returned as an `isError` result, exactly
+                as a client would get it.
         """
+        if self._needs_start():
+            return await self._started_for(self.call_tool, name, arguments, ctx=ctx)
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
             return await self.catalog.call(name, arguments, ctx)
+        except UnknownTool as error:
+            down = self.down_remotes()
+            if not down:
+                raise
+            raise UnknownTool(name, f"; these remote servers are down: {', '.join(down)}") from error
         finally:
             exit_context(token)
 
     async def list_prompts(self, ctx: Context | None = None) -> list[Prompt]:
         """The prompts a client would see (the caller of `ctx`; by default an anonymous one), in order."""
+        if self._needs_start():
+            return await self._started_for(self.list_prompts, ctx)
         catalog = self.prompts.catalog
         return list(catalog.view("prompts", catalog.prompts, ctx.auth if ctx else None)[1])
 
@@ -498,6 +606,8 @@ class Server:
 
         Raises `UnknownPrompt`, `InvalidArguments`, or `ToolError` (internal errors masked).
         """
+        if self._needs_start():
+            return await self._started_for(self.get_prompt, name, arguments, ctx=ctx)
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
@@ -507,11 +617,15 @@ class Server:
 
     async def list_resources(self, ctx: Context | None = None) -> list[Resource]:
         """The static resources a client would see (the caller of `ctx`; by default an anonymous one)."""
+        if self._needs_start():
+            return await self._started_for(self.list_resources, ctx)
         catalog = self.resources.catalog
         return list(catalog.view("resources", catalog.resources, ctx.auth if ctx else None)[1])
 
     async def list_resource_templates(self, ctx: Context | None = None) -> list[Resource]:
         """The resource templates a client would see (the caller of `ctx`; by default an anonymous one)."""
+        if self._needs_start():
+            return await self._started_for(self.list_resource_templates, ctx)
         catalog = self.resources.catalog
         return list(catalog.view("templates", catalog.resource_templates, ctx.auth if ctx else None)[1])
 
@@ -521,6 +635,8 @@ class Server:
         Raises `UnknownResource`, `InvalidArguments` (a template parameter that does not convert),
         or `ToolError` (internal errors masked).
         """
+        if self._needs_start():
+            return await self._started_for(self.read_resource, uri, ctx=ctx)
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:

@@ -1,0 +1,120 @@
+"""Completion and resource subscriptions reach the server that owns the prompt, template or
+resource, through mounts and remote upstreams; updates come back under the client's URIs."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import anyio
+import mcp.types as mt
+import pytest
+
+from tests.conftest import subprocess_env
+from toolweave import Server
+from toolweave.server.remote import RemoteServer
+from toolweave.testing import connect
+
+from .raw import SERVERS
+
+
+def child_server() -> Server:
+    sys.path.insert(0, str(SERVERS))
+    try:
+        from components import server  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(SERVERS))
+    return server  # type: ignore[no-any-return]
+
+
+def gateway(kind: str) -> Server:
+    root = Server("gateway")
+    if kind == "local":
+        root.mount(child_server(), prefix="kid")
+    else:
+        root.mount(
+            RemoteServer.stdio(sys.executable, [str(SERVERS / "components.py")], env=subprocess_env()), prefix="kid"
+        )
+    return root
+
+
+@pytest.mark.parametrize("kind", ["local", "remote"])
+async def test_completion_of_a_mounted_prompt_and_template_reaches_their_owner(kind: str) -> None:
+    async with connect(gateway(kind), mode="legacy") as client:
+        prompt = await client.complete(
+            mt.PromptReference(type="ref/prompt", name="kid_greet"), {"name": "city", "value": "Par"}
+        )
+        template = await client.complete(
+            mt.ResourceTemplateReference(type="ref/resource", uri="resource://kid/{city}/weather"),
+            {"name": "city", "value": "L"},
+        )
+    assert prompt.completion.values == ["prompt:Paris", "prompt:Parma"]
+    assert template.completion.values == ["resource:Lima"]
+
+
+async def test_the_parents_completer_answers_for_its_own_prompts() -> None:
+    root = gateway("local")
+    root.add_prompt(lambda topic: topic, name="own")
+    root.completion(lambda request: [f"root:{request.name}"])
+    async with connect(root, mode="legacy") as client:
+        own = await client.complete(mt.PromptReference(type="ref/prompt", name="own"), {"name": "topic", "value": ""})
+        mounted = await client.complete(
+            mt.PromptReference(type="ref/prompt", name="kid_greet"), {"name": "city", "value": "Li"}
+        )
+    assert own.completion.values == ["root:own"]
+    assert mounted.completion.values == ["prompt:Lima"]
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
+@pytest.mark.parametrize("kind", ["local", "remote"])
+async def test_a_subscription_to_a_mounted_resource_gets_its_updates(kind: str) -> None:
+    updates: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mt.ResourceUpdatedNotification):
+            updates.append(str(message.params.uri))
+            arrived.set()
+
+    async with connect(gateway(kind), mode="legacy", message_handler=on_message) as client:
+        await client.session.subscribe_resource("resource://kid/counter")
+        await client.call_tool("kid_bump", {})
+        with anyio.fail_after(10):
+            await arrived.wait()
+    assert updates == ["resource://kid/counter"]
+
+
+@pytest.mark.parametrize("kind", ["local", "remote"])
+async def test_a_2026_listen_stream_for_a_mounted_resource_gets_its_updates(kind: str) -> None:
+    uris = ["resource://kid/counter"]
+    async with connect(gateway(kind)) as client, client.listen(resource_subscriptions=uris) as subscription:
+        events: list[Any] = []
+        with anyio.fail_after(10):
+            while not events:  # until the upstream's subscription is in place
+                await client.call_tool("kid_bump", {})
+                with anyio.move_on_after(0.3):
+                    events.append(await subscription.__anext__())
+    assert str(events[0].uri) == "resource://kid/counter"
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
+async def test_a_subscription_reaches_a_2026_only_upstream_through_its_listen_stream() -> None:
+    updates: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mt.ResourceUpdatedNotification):
+            updates.append(str(message.params.uri))
+            arrived.set()
+
+    root = Server("gateway")
+    remote = RemoteServer.stdio(sys.executable, [str(SERVERS / "modern_only.py")], env=subprocess_env())
+    root.mount(remote, prefix="up")
+    async with connect(root, mode="legacy", message_handler=on_message) as client:
+        await client.session.subscribe_resource("resource://up/counter")
+        with anyio.fail_after(10):
+            while not arrived.is_set():  # until the listen stream, opened again with the URI, carries it
+                await client.call_tool("up_bump", {})
+                with anyio.move_on_after(0.3):
+                    await arrived.wait()
+    assert remote.era == "2026" and updates == ["resource://up/counter"]

@@ -1,0 +1,203 @@
+"""Upstream faults: killed, stopped (SIGSTOP), garbage on stdout, HTTP 500, refused and slow.
+Every call is bounded, the other mounts keep their latency, and crash/restart cycles leave no
+zombie and no growth."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+from mcp import MCPError
+
+from tests.conftest import free_port, subprocess_env, wait_for_port
+from toolweave import Server
+from toolweave.server.remote import Backoff, RemoteServer
+from toolweave.testing import connect
+
+from .cli import descendants, zombies
+from .measure import FIGURES, Holdings, median_latency, rss_kib, settle
+from .raw import SERVERS
+
+TIMEOUT = 1.0
+BOUND = TIMEOUT + 5 + 3  # the remote's timeout, the SDK's bounded cancellation notice, slack
+
+
+def stdio(script: str = "target.py", **options: Any) -> RemoteServer:
+    options.setdefault("backoff", Backoff(initial=0.05, maximum=0.5))
+    return RemoteServer.stdio(sys.executable, [str(SERVERS / script)], env=subprocess_env(), timeout=TIMEOUT, **options)
+
+
+@pytest.fixture
+def http_fault(request: pytest.FixtureRequest) -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(SERVERS / "http_faults.py"), request.param, str(port)],
+        env=subprocess_env(),
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@asynccontextmanager
+async def gateway(**remotes: RemoteServer) -> AsyncIterator[Any]:
+    root = Server("gateway")
+    root.add_tool(lambda text: text, name="local_echo")
+    for prefix, remote in remotes.items():
+        root.mount(remote, prefix=prefix)
+    async with connect(root, mode="legacy") as client:
+        yield client
+
+
+async def timed(client: Any, name: str, arguments: dict[str, Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = await client.call_tool(name, arguments)
+    return time.perf_counter() - start, result
+
+
+async def pid(client: Any, prefix: str = "up") -> int:
+    return int((await client.call_tool(f"{prefix}_pid", {})).content[0].text)
+
+
+async def test_a_killed_upstream_fails_its_calls_at_once_and_comes_back() -> None:
+    remote = stdio()
+    async with gateway(up=remote) as client:
+        victim = await pid(client)
+        outcome: dict[str, Any] = {}
+
+        async def long_call() -> None:
+            outcome["seconds"], outcome["result"] = await timed(client, "up_sleep", {"seconds": 30})
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(long_call)
+            await anyio.sleep(0.3)
+            os.kill(victim, signal.SIGKILL)
+        with anyio.fail_after(15):
+            await remote.wait_connected()
+        again = await pid(client)
+    assert outcome["result"].is_error and "went away" in outcome["result"].content[0].text
+    assert outcome["seconds"] < BOUND
+    assert again != victim
+    FIGURES["killed upstream: the call in flight answered after (s)"] = round(outcome["seconds"], 3)
+
+
+async def test_a_stopped_upstream_bounds_its_calls_and_the_other_mounts_keep_their_latency() -> None:
+    async with gateway(up=stdio()) as client:
+        healthy = await median_latency(lambda: client.call_tool("local_echo", {"text": "x"}))
+        stopped = await pid(client)
+        os.kill(stopped, signal.SIGSTOP)
+        try:
+            async with anyio.create_task_group() as tasks:
+                bounded: list[float] = []
+
+                async def stuck() -> None:
+                    seconds, result = await timed(client, "up_echo", {"text": "x"})
+                    assert result.is_error
+                    bounded.append(seconds)
+
+                for _ in range(20):
+                    tasks.start_soon(stuck)
+                await anyio.sleep(0.1)
+                faulty = await median_latency(lambda: client.call_tool("local_echo", {"text": "x"}))
+        finally:
+            os.kill(stopped, signal.SIGCONT)
+    assert len(bounded) == 20 and max(bounded) < BOUND
+    FIGURES["stopped upstream (SIGSTOP): slowest of 20 calls answered after (s)"] = round(max(bounded), 3)
+    FIGURES["local mount median latency, healthy vs beside a stopped upstream (ms)"] = (
+        round(healthy * 1000, 3),
+        round(faulty * 1000, 3),
+    )
+
+
+async def test_garbage_on_an_upstreams_stdout_does_not_break_its_session() -> None:
+    remote = stdio("garbage.py")
+    async with gateway(up=remote) as client:
+        results = [await client.call_tool("up_noisy", {"text": f"call {index}"}) for index in range(5)]
+        local = await client.call_tool("local_echo", {"text": "fine"})
+    assert [result.content[0].text for result in results] == [f"call {index}" for index in range(5)]
+    assert local.content[0].text == "fine" and remote.state == "down"  # closed with the gateway
+
+
+@pytest.mark.parametrize("http_fault", ["500"], indirect=True)
+async def test_an_http_upstream_answering_500_fails_calls_at_once(http_fault: str) -> None:
+    remote = RemoteServer.http(http_fault, timeout=TIMEOUT, connect_timeout=3, backoff=Backoff(initial=5))
+    async with gateway(up=remote) as client:
+        start = time.perf_counter()
+        with pytest.raises(MCPError) as unknown:
+            await client.call_tool("up_anything", {})
+        seconds = time.perf_counter() - start
+        local = await client.call_tool("local_echo", {"text": "fine"})
+        assert remote.state == "down" and "error response" in (remote.last_error or "")
+    assert unknown.value.error.message == "Unknown tool: up_anything" and seconds < BOUND
+    assert local.content[0].text == "fine"
+
+
+async def test_a_refused_http_upstream_is_down_and_the_rest_serves() -> None:
+    remote = RemoteServer.http(f"http://127.0.0.1:{free_port()}/mcp", connect_timeout=3, backoff=Backoff(initial=5))
+    async with gateway(up=remote) as client:
+        local = await client.call_tool("local_echo", {"text": "fine"})
+        assert remote.state == "down" and "Connect" in (remote.last_error or "")
+    assert local.content[0].text == "fine"
+
+
+@pytest.mark.parametrize("http_fault", ["slow"], indirect=True)
+async def test_a_slow_http_upstream_is_bounded_by_the_remote_timeout(http_fault: str) -> None:
+    remote = RemoteServer.http(http_fault, timeout=TIMEOUT)
+    async with gateway(up=remote) as client:
+        seconds, result = await timed(client, "up_crawl", {"seconds": 30})
+        quick = await client.call_tool("up_crawl", {"seconds": 0})
+    assert result.is_error and "1s" in result.content[0].text and seconds < BOUND
+    assert quick.content[0].text == "done"
+
+
+async def crash_cycles(cycles: int) -> dict[str, Any]:
+    remote = stdio()
+    async with gateway(up=remote) as client:
+        await pid(client)
+        baseline, memory = Holdings.now(), rss_kib()
+        pids = []
+        for _ in range(cycles):
+            victim = await pid(client)
+            pids.append(victim)
+            os.kill(victim, signal.SIGKILL)
+            with anyio.fail_after(15):
+                while (await client.call_tool("up_pid", {})).is_error:  # noqa: ASYNC110 - the upstream restarts
+                    await anyio.sleep(0.02)
+        settled, grown = await settle(baseline), rss_kib() - memory
+        children = descendants(os.getpid())
+    return {
+        "distinct processes": len(set(pids)),
+        "zombies": len([z for z in zombies() if z in children or z in pids]),
+        "holdings": (baseline, settled),
+        "growth KiB": grown,
+    }
+
+
+async def test_crash_restart_cycles_leave_no_zombie_and_no_growth() -> None:
+    found = await crash_cycles(5)
+    baseline, settled = found["holdings"]
+    assert found["distinct processes"] == 5 and found["zombies"] == 0
+    assert settled == baseline
+    FIGURES["5 crash/restart cycles: zombies, memory growth (KiB)"] = (found["zombies"], found["growth KiB"])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+async def test_100_crash_restart_cycles_leave_no_zombie_and_under_5_mb_growth() -> None:
+    found = await crash_cycles(100)
+    baseline, settled = found["holdings"]
+    assert found["distinct processes"] == 100 and found["zombies"] == 0
+    assert settled == baseline and found["growth KiB"] < 5 * 1024
+    FIGURES["100 crash/restart cycles: zombies, memory growth (KiB)"] = (found["zombies"], found["growth KiB"])

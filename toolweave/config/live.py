@@ -1,0 +1,229 @@
+"""`LiveServer`: the server a config file builds, which `reload()` swaps for a new build while serving.
+
+A live server mounts the current build (without prefix: the build's names are its names, and
+the build's `server` settings are its own) and holds every upstream MCP server itself. On
+`reload(config)`:
+
+1. the file is loaded and built again; an upstream whose entry did not change is the same
+   `RemoteServer` in the new build, and keeps its session and process;
+2. a file that does not load, build or compile is rejected: the error is logged (and raised),
+   and the current build keeps serving;
+3. new upstreams are connected (up to their `connect_timeout`, as at startup); then the new build
+   replaces the old one in one step, and every client gets `list_changed`;
+4. calls already running finish on the old build; an upstream the new file no longer has is
+   closed once the calls waiting for it have their answers.
+
+Python modules the config imports are not imported again (a code change needs a restart).
+
+Example:
+    live = LiveServer(build_file("gateway.yaml"), file="gateway.yaml")
+    async with live:
+        await live.reload()              # the file again, e.g. after an edit
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from toolweave.config.build import build_file
+from toolweave.config.composed import Composed
+from toolweave.core.errors import ConfigError
+from toolweave.server.mount import Mount
+from toolweave.server.server import Server
+
+logger = logging.getLogger("toolweave.config")
+
+
+class _Held:
+    """The upstream MCP servers a live server holds open, each in its own cancel scope."""
+
+    def __init__(self) -> None:
+        self.remotes: list[Any] = []
+        self._scopes: dict[int, anyio.CancelScope] = {}
+        self._tasks: TaskGroup | None = None
+
+    def reuse(self, fresh: Any) -> Any:
+        """The held remote to the same upstream with the same options as `fresh`, else `fresh`."""
+        return next((remote for remote in self.remotes if remote.same_upstream(fresh)), fresh)
+
+    def add(self, remotes: list[Any]) -> None:
+        self.remotes += [remote for remote in remotes if all(remote is not held for held in self.remotes)]
+
+    async def start(self, tasks: TaskGroup | None = None) -> None:
+        """Start (in `tasks`: a new lifespan; else the running one's) every remote not started
+        yet, in parallel, and wait until each is up or failed to start."""
+        if tasks is not None:
+            self._tasks, self._scopes = tasks, {}
+        if self._tasks is None:  # not running: they start with the server
+            return
+        events = []
+        for remote in self.remotes:
+            if id(remote) not in self._scopes:
+                ready = anyio.Event()
+                scope = self._scopes[id(remote)] = anyio.CancelScope()
+                self._tasks.start_soon(_keep, remote, scope, ready, name=f"toolweave upstream {remote.name!r}")
+                events.append(ready)
+        for ready in events:
+            await ready.wait()
+
+    async def release(self, remote: Any) -> None:
+        """Close `remote` once no request waits for it (bounded by its own `timeout`)."""
+        self.remotes = [held for held in self.remotes if held is not remote]
+        with anyio.move_on_after(remote.timeout or 60):
+            await remote.settled()
+        scope = self._scopes.pop(id(remote), None)
+        if scope is not None:
+            scope.cancel()
+
+
+async def _keep(remote: Any, scope: anyio.CancelScope, ready: anyio.Event) -> None:
+    try:
+        with scope:
+            async with remote.lifespan():
+                ready.set()
+                await anyio.sleep_forever()
+    finally:
+        ready.set()
+
+
+def _among(remote: Any, remotes: list[Any]) -> bool:
+    return any(remote is other for other in remotes)
+
+
+def _close_mounts(root: Server) -> None:
+    """Stop every mount in `root`'s tree following its child (so a remote kept across a reload
+    no longer recompiles the old build)."""
+    stack = [root]
+    while stack:
+        server = stack.pop()
+        for mounted in server.mounts:
+            mounted.close()
+            stack.append(mounted.child)
+
+
+class LiveServer(Server):
+    """The server a config builds, swapped for a new build by `reload()` while it serves.
+
+    Args:
+        composed: The first build (`build_file(path)`).
+        file: The config file `reload()` reads by default.
+        inputs: `${input:id}` values for every build.
+    """
+
+    def __init__(
+        self, composed: Composed, *, file: str | os.PathLike[str] | None = None, inputs: dict[str, str] | None = None
+    ) -> None:
+        root = composed.server
+        super().__init__(root.name, instructions=root.instructions, version=root.version)
+        self.file = Path(file) if file is not None else (Path(composed.file) if composed.file else None)
+        self.inputs = inputs
+        self.composed = composed
+        self.reloads = 0
+        """How many reloads replaced the build."""
+        self._held = _Held()
+        self._lock = anyio.Lock()
+        self._adopt_settings(root)
+        self._current: Mount[Server] = self.mount(root)
+        self._held.add(composed.remotes)
+
+    def _adopt_settings(self, root: Server) -> None:
+        self.error_policy = root.error_policy
+        self.extra_args = root.extra_args
+        self.page_size = root.page_size
+        self.instructions = root.instructions
+
+    # -- lifespan: the upstreams first (held here), then the build --------------------------------
+
+    def held_children(self) -> list[Server]:
+        return []
+
+    async def hold_open(self, tasks: TaskGroup) -> None:
+        await self._held.start(tasks)
+        ready = self._life.start(self._current.child)
+        if ready is not None:
+            await ready.wait()
+
+    # -- reload ------------------------------------------------------------------------------------
+
+    async def reload(self, config: str | os.PathLike[str] | None = None) -> Composed:
+        """Build `config` (a file; by default the one this server was built from) and serve it
+        instead of the current build; see the module docstring.
+
+        Raises:
+            ConfigError: the file does not load, build or compile (the current build keeps serving).
+        """
+        path = Path(config) if config is not None else self.file
+        if path is None:
+            raise ValueError("reload() needs a config file: this server was not built from one")
+        async with self._lock:
+            composed = self._build(path)
+            await self._swap(composed)
+            self.file = path
+        return composed
+
+    def _build(self, path: Path) -> Composed:
+        try:
+            composed = build_file(path, inputs=self.inputs, reuse=self._held.reuse)
+            composed.server.catalog  # noqa: B018 - compile now: a clash rejects the file, not a request
+        except ConfigError as error:
+            logger.error("reload of %s rejected; still serving the previous version: %s", path, error)
+            raise
+        except Exception as error:
+            logger.error("reload of %s rejected; still serving the previous version: %s", path, error)
+            raise ConfigError(f"cannot compose the server: {error}", file=str(path)) from error
+        return composed
+
+    async def _swap(self, composed: Composed) -> None:
+        old, old_composed = self._current, self.composed
+        started = [remote for remote in composed.remotes if not _among(remote, self._held.remotes)]
+        dropped = [remote for remote in old_composed.remotes if not _among(remote, composed.remotes)]
+        self._held.add(started)
+        await self._held.start()
+        self.unmount(old)
+        try:
+            self._current = self.mount(composed.server)  # clashes with what new upstreams list show here
+        except Exception as error:
+            self._current = self.mount(old.child)
+            for remote in started:
+                await self._held.release(remote)
+            logger.error("reload of %s rejected; still serving the previous version: %s", self.file, error)
+            raise ConfigError(f"cannot compose the server: {error}", file=str(self.file)) from error
+        self._adopt_settings(composed.server)
+        self.composed = composed
+        self.reloads += 1
+        _close_mounts(old.child)
+        kept = len(composed.remotes) - len(started)
+        logger.warning(
+            "reloaded %s: %d upstream(s) kept, %d started, %d closed", self.file, kept, len(started), len(dropped)
+        )
+        for remote in dropped:
+            await self._held.release(remote)
+
+
+def reload_on_change(live: LiveServer) -> Callable[[], Any]:
+    """A coroutine function that reloads `live` whenever its file changes (`watchfiles`), until
+    cancelled; a rejected file is logged and the current build keeps serving."""
+
+    async def watch() -> None:
+        from watchfiles import awatch
+
+        assert live.file is not None
+        file = live.file.resolve()  # watch the folder: editors replace a file by renaming another
+
+        def ours(change: Any, path: str) -> bool:
+            return Path(path).resolve() == file
+
+        async for _ in awatch(file.parent, watch_filter=ours, debounce=200, step=50):
+            try:
+                await live.reload()
+            except ConfigError:
+                continue  # logged by reload
+
+    return watch

@@ -1,0 +1,78 @@
+"""Requests about one component that go to the server owning it: completion, resource subscriptions.
+
+A prompt or resource template a server exposes may come from a mount (at any depth) or, in a
+`RemoteServer`, from its upstream. `owner` finds the mounted child that exposes it and the name
+(or URI) it has there, so the request reaches the server that knows the component:
+
+- `completion/complete` for a mounted prompt or template is answered by the child (a remote
+  child asks its upstream); a server's own completer answers for its own components, and for
+  mounted ones whose owner has nothing to suggest;
+- `resources/subscribe` for a mounted resource subscribes at the child (a remote child subscribes
+  at its upstream), and the child's `resource_updated(uri)` reaches the parent's clients under the
+  parent's URI (see `Mount.follow_updates`).
+
+Example:
+    >>> from toolweave import Server
+    >>> child, parent = Server("child"), Server("parent")
+    >>> @child.prompt
+    ... def greet(name: str) -> str:
+    ...     return f"Hello {name}"
+    >>> _ = parent.mount(child, prefix="kid")
+    >>> found = owner(parent, "prompt", "kid_greet")
+    >>> found[0] is child, found[1]
+    (True, 'greet')
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from toolweave.core.errors import ToolweaveError
+from toolweave.server.uri_prefix import UriPrefix
+
+if TYPE_CHECKING:
+    from toolweave.server.server import Server
+
+Kind = Literal["prompt", "resource"]
+
+
+def owner(server: Server, kind: Kind, name: str) -> tuple[Server, str] | None:
+    """The mounted child of `server` exposing the prompt (or resource/template URI) `name`, and
+    its name there; None when `server` has it itself or no mount exposes it."""
+    registry = server.prompts if kind == "prompt" else server.resources
+    if name in registry.local or name in registry.upstream:
+        return None
+    for mounted in server.mounts:
+        if kind == "prompt":
+            child_name = _unprefixed(name, mounted.prefix, mounted.rename.separator)
+            if child_name is not None and child_name in mounted.child.prompts.catalog.entries:
+                return mounted.child, child_name
+        elif _exposes(mounted.child, child_name := _stripped(mounted.uris, name)):
+            return mounted.child, child_name
+    return None
+
+
+def _stripped(uris: UriPrefix, uri: str) -> str:
+    try:
+        return uris.strip(uri)
+    except ValueError:  # not a URI
+        return uri
+
+
+def _exposes(child: Server, uri: str) -> bool:
+    """Whether `child` lists the resource or template `uri`, or reads `uri` through a template."""
+    catalog = child.resources.catalog
+    if uri in catalog.entries:
+        return True
+    try:
+        catalog.resolve(uri)
+    except (ToolweaveError, ValueError):
+        return False
+    return True
+
+
+def _unprefixed(name: str, prefix: str | None, separator: str) -> str | None:
+    if prefix is None:
+        return name
+    head = f"{prefix}{separator}"
+    return name[len(head) :] if name.startswith(head) else None
