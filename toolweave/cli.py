@@ -426,18 +426,10 @@ def serve(
 ) -> None:
     """Serve the composed server over stdio (default) or streamable HTTP (with /healthz and /readyz)."""
     setup_logging(log_level)
-    if legacy_sse and transport is not Transport.http:
-        fail("--legacy-sse is an HTTP transport: add --transport http", code=2)
-    if metrics and transport is not Transport.http:
-        fail("--metrics is served over HTTP: add --transport http", code=2)
-    if workers > 1 and transport is not Transport.http:
-        fail("--workers runs several HTTP servers on one port: add --transport http", code=2)
-    if workers > 1 and legacy_sse:
-        fail("--legacy-sse streams and their posted messages must reach one process: leave out --workers", code=2)
+    http = transport is Transport.http
+    _check_serve_flags(http=http, legacy_sse=legacy_sse, metrics=metrics, workers=workers, watch=watch)
     if watch and (client is not None or config is None):
         fail("--watch reloads a toolweave config file: give CONFIG (not --from)", code=2)
-    if watch and importlib.util.find_spec("watchfiles") is None:
-        fail("--watch needs the watchfiles package: pip install 'toolweave[watch]'", code=2)
     if metrics:
         from toolweave.mcp.health import install_prometheus_provider
 
@@ -509,6 +501,20 @@ def serve(
 
     with contextlib.suppress(KeyboardInterrupt):
         run_composed(composed, work)
+
+
+def _check_serve_flags(*, http: bool, legacy_sse: bool, metrics: bool, workers: int, watch: bool) -> None:
+    """Refuse (exit 2) the `serve` flags that cannot go together."""
+    if legacy_sse and not http:
+        fail("--legacy-sse is an HTTP transport: add --transport http", code=2)
+    if metrics and not http:
+        fail("--metrics is served over HTTP: add --transport http", code=2)
+    if workers > 1 and not http:
+        fail("--workers runs several HTTP servers on one port: add --transport http", code=2)
+    if workers > 1 and legacy_sse:
+        fail("--legacy-sse streams and their posted messages must reach one process: leave out --workers", code=2)
+    if watch and importlib.util.find_spec("watchfiles") is None:
+        fail("--watch needs the watchfiles package: pip install 'toolweave[watch]'", code=2)
 
 
 def live_composed(composed: Composed, inputs: dict[str, str]) -> Composed:
