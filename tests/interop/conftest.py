@@ -15,25 +15,13 @@ from collections.abc import Iterator
 import pytest
 
 from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
-
-REGISTRY_UNREACHABLE = 3
+from tests.node import node_tool
 
 
 @pytest.fixture(scope="session")
 def node_tools() -> dict[str, str]:
     """`NODE_BIN` and `INSPECTOR` paths, installing them on first use."""
-    done = subprocess.run(
-        ["bash", str(ROOT / "tests" / "node_tools.sh"), "inspector"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if done.returncode == REGISTRY_UNREACHABLE:
-        pytest.skip("Node 22 / MCP Inspector not cached and the npm registry is unreachable")
-    if done.returncode != 0:
-        pytest.fail(f"tests/node_tools.sh failed ({done.returncode}):\n{done.stderr}")
-    return dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    return node_tool("inspector", "MCP Inspector")
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 import pytest
 
 from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
+from tests.node import node_tool
 
 # The first test may install Node 22 and the suite into .cache/ (about 20 s on a cold cache).
 pytestmark = [pytest.mark.node, pytest.mark.timeout(600)]
 
-REGISTRY_UNREACHABLE = 3
 SCENARIOS = [
     "tasks-lifecycle",
     "tasks-capability-negotiation",
@@ -36,18 +36,7 @@ SCENARIOS = [
 @pytest.fixture(scope="module")
 def conformance() -> dict[str, str]:
     """`NODE_BIN` and `CONFORMANCE` paths, installing them on first use."""
-    done = subprocess.run(
-        ["bash", str(ROOT / "tests" / "node_tools.sh"), "conformance"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if done.returncode == REGISTRY_UNREACHABLE:
-        pytest.skip("Node 22 / the conformance suite not cached and the npm registry is unreachable")
-    if done.returncode != 0:
-        pytest.fail(f"tests/node_tools.sh failed ({done.returncode}):\n{done.stderr}")
-    return dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    return node_tool("conformance", "the conformance suite")
 
 
 @pytest.fixture(scope="module")
