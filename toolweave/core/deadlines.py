@@ -10,6 +10,17 @@ is armed for the earliest deadline and moved only when an earlier one arrives; i
 context. A call that ends drops its action at once (its scope, hence its request), so nothing of
 a finished request stays behind.
 
+A `TaskDeadline` is the cheap way to bound a call running in the caller's task: no cancel scope
+per call. When it passes, the watchdog cancels the task natively (`task.cancel()`, as
+`asyncio.timeout` does) and keeps cancelling it on every loop turn until the call ends, as an
+anyio scope would; a cancellation it requested is withdrawn (`uncancel`) when the call ends, so
+the caller can tell its own cancellation (a `ToolTimeout`) from anyone else's. anyio's shields are
+respected: while the task is inside a shielded anyio scope entered during the call, nothing is
+delivered (it is retried every `SHIELD_POLL` seconds). To see them it reads anyio's per-task scope
+record (`anyio._backends._asyncio._task_states`, the scope's `_shield` and `_parent_scope`): if a
+future anyio moves them, `TaskDeadline` is unavailable (`Watchdog.native` is false) and callers use
+anyio's own deadlines.
+
 A call that outlives its deadline and ignores cancellation (it shields itself, or awaits a thread
 that cannot be interrupted) can be *abandoned*: its answer goes out without it, the task runs on
 until it ends, its result is discarded, and `abandoned_tasks()` counts it meanwhile (the task is
@@ -21,6 +32,16 @@ use anyio's own deadlines instead.
 
 Example:
     >>> import anyio
+    >>> async def bounded() -> tuple[bool, bool]:
+    ...     deadline = watchdog().deadline(0.01)
+    ...     try:
+    ...         await anyio.sleep(5)  # cancelled at the deadline
+    ...     except anyio.get_cancelled_exc_class():
+    ...         pass
+    ...     ours = deadline.end()
+    ...     return ours, deadline.expired
+    >>> anyio.run(bounded)
+    (True, True)
     >>> async def demo() -> tuple[bool, bool]:
     ...     dog = watchdog()
     ...     scope = dog.scope_class()
@@ -51,6 +72,10 @@ logger = logging.getLogger("toolweave.calls")
 Action = Callable[[], object]
 _RESOLUTION = time.get_clock_info("monotonic").resolution
 """asyncio runs a timer up to one clock tick early: a deadline within it is due."""
+SHIELD_POLL = 0.005
+"""Seconds between attempts to cancel a task whose deadline passed while it was shielded."""
+DEADLINE_MESSAGE = "toolweave: the call's deadline passed"
+"""The message of the cancellation a `TaskDeadline` delivers."""
 
 
 class Watch:
@@ -70,6 +95,90 @@ class Watch:
         while queue and queue[0].action is None:
             queue.popleft()
 
+    def fire(self) -> None:
+        """The deadline passed: run the action (once)."""
+        action, self.action = self.action, None
+        if action is not None:
+            action()
+
+
+def _pending(_: object = None) -> None:
+    """The action slot of a `TaskDeadline` whose call is still running (`None` once it ended)."""
+
+
+class TaskDeadline(Watch):
+    """A deadline on the rest of the current task's call: past it, the task is cancelled.
+
+    Made by `Watchdog.deadline` in the task it bounds; the call must `end()` it when it ends
+    (in a `finally`), and catch the cancellation it delivers (see the module docstring).
+
+    Attributes:
+        expired: Whether the deadline passed before the call ended.
+    """
+
+    __slots__ = ("at_enter", "cancels", "dog", "expired", "retry", "scope", "task")
+
+    def __init__(self, when: float, queue: deque[Watch], dog: Watchdog, task: asyncio.Task[Any]) -> None:
+        self.when = when
+        self.action = _pending
+        self.queue = queue
+        self.dog = dog
+        self.task = task
+        state = dog.task_states.get(task)
+        self.scope = None if state is None else state.cancel_scope  # where this call sits in anyio's scopes
+        self.at_enter = task.cancelling()
+        self.cancels = 0
+        self.expired = False
+        self.retry: asyncio.Handle | None = None
+
+    def fire(self) -> None:
+        if self.action is not None:
+            self.expired = True
+            self._deliver()
+
+    def end(self) -> bool:
+        """The call ended: stop watching and withdraw the cancellations this deadline requested.
+
+        Returns whether a cancellation now propagating is this deadline's alone: it passed and
+        nobody else (an outer scope, a client) has asked the task to cancel.
+        """
+        if self.action is not None:
+            self.done()
+        if self.retry is not None:
+            self.retry.cancel()
+            self.retry = None
+        task = self.task
+        while self.cancels:
+            self.cancels -= 1
+            task.uncancel()
+        return self.expired and task.cancelling() <= self.at_enter
+
+    def _deliver(self) -> None:
+        """Cancel the task (again) unless a shield entered during the call covers it; retry later."""
+        self.retry = None
+        task = self.task
+        if self.action is None or task.done():
+            return
+        dog = self.dog
+        if self._shielded():
+            self.retry = dog.loop.call_later(SHIELD_POLL, self._deliver, context=dog.context)
+            return
+        if not task._must_cancel:  # type: ignore[attr-defined]  # (anyio checks the same)
+            waiter = task._fut_waiter  # type: ignore[attr-defined]
+            if waiter is None or not waiter.done():
+                task.cancel(DEADLINE_MESSAGE)
+                self.cancels += 1
+        self.retry = dog.loop.call_soon(self._deliver, context=dog.context)  # until the call ends
+
+    def _shielded(self) -> bool:
+        state = self.dog.task_states.get(self.task)
+        scope = None if state is None else state.cancel_scope
+        while scope is not None and scope is not self.scope:
+            if scope._shield:
+                return True
+            scope = scope._parent_scope
+        return False
+
 
 class Watchdog:
     """Every deadline registered on one asyncio event loop, behind one loop timer.
@@ -78,27 +187,46 @@ class Watchdog:
         loop: The loop it serves.
         scope_class: The backend's `CancelScope` class (made directly, it skips anyio's
             per-construction backend look-up).
+        native: Whether `deadline()` is available (anyio's task records are where expected).
+        context: An empty contextvars context: what the timer and retries run in (they hold
+            no request's contextvars).
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.scope_class: type[anyio.CancelScope] = type(anyio.CancelScope())
+        self.task_states = _anyio_task_states()
+        self.native = self.task_states is not None
         self._queues: dict[float, deque[Watch]] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._armed_at = math.inf
-        self._context = contextvars.Context()  # the timer holds no request's contextvars
+        self.context = contextvars.Context()
 
     def watch(self, seconds: float, action: Action) -> Watch:
         """Run `action()` `seconds` from now, unless the returned watch is `done()` before."""
         when = self.loop.time() + seconds
-        queue = self._queues.get(seconds)
-        if queue is None:
-            queue = self._queues[seconds] = deque()
+        queue = self._queues.get(seconds) or self._queue(seconds)
         watch = Watch(when, action, queue)
         queue.append(watch)
         if when < self._armed_at:
             self._arm(when)
         return watch
+
+    def deadline(self, seconds: float) -> TaskDeadline:
+        """A `TaskDeadline` on the current task's call, `seconds` from now (needs `native`)."""
+        loop = self.loop
+        when = loop.time() + seconds
+        queue = self._queues.get(seconds) or self._queue(seconds)
+        task: asyncio.Task[Any] = asyncio.current_task(loop)  # type: ignore[assignment]  # (in a task)
+        watch = TaskDeadline(when, queue, self, task)
+        queue.append(watch)
+        if when < self._armed_at:
+            self._arm(when)
+        return watch
+
+    def _queue(self, seconds: float) -> deque[Watch]:
+        queue = self._queues[seconds] = deque()
+        return queue
 
     def pending(self) -> int:
         """How many watches are registered and not done (for tests and diagnostics)."""
@@ -108,12 +236,12 @@ class Watchdog:
         if self._timer is not None:
             self._timer.cancel()
         self._armed_at = when
-        self._timer = self.loop.call_at(when, self._fire, context=self._context)
+        self._timer = self.loop.call_at(when, self._fire, context=self.context)
 
     def _fire(self) -> None:
         self._timer, self._armed_at = None, math.inf
         now = self.loop.time() + _RESOLUTION
-        due: list[Action] = []
+        due: list[Watch] = []
         earliest = math.inf
         for queue in self._queues.values():
             while queue:
@@ -122,18 +250,28 @@ class Watchdog:
                     queue.popleft()
                 elif watch.when <= now:
                     queue.popleft()
-                    due.append(watch.action)
-                    watch.action = None
+                    due.append(watch)
                 else:
                     earliest = min(earliest, watch.when)
                     break
         if earliest < self._armed_at:
             self._arm(earliest)
-        for action in due:  # after the loop: an action may register a new watch
+        for watch in due:  # after the loop: an action may register a new watch
             try:
-                action()
+                watch.fire()
             except Exception:  # a failing action must not stop the others
                 logger.exception("a deadline action failed")
+
+
+def _anyio_task_states() -> Any:
+    """anyio's record of each asyncio task's innermost cancel scope, if it is where expected."""
+    try:
+        from anyio._backends._asyncio import CancelScope, _task_states
+    except ImportError:
+        return None
+    if not all(name in CancelScope.__slots__ for name in ("_shield", "_parent_scope")):
+        return None
+    return _task_states
 
 
 _last: tuple[Any, Watchdog | None] = (None, None)  # one read: threads running loops of their own race safely

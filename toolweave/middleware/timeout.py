@@ -3,9 +3,9 @@
 The limit of each tool is resolved once, when the catalog is compiled (the first matching glob
 of `per_tool`, else `default`); a tool without a limit gets no `Timeout` in its chain at all.
 During a call the deadline is visible to everything inside as `ctx.deadline` (on the
-`anyio.current_time()` clock; an outer, tighter deadline is kept), and the rest of the chain runs
-in an anyio cancel scope that the loop's watchdog cancels at the deadline
-(`toolweave.core.deadlines`: one timer for every call, nothing of the request kept after it):
+`anyio.current_time()` clock; an outer, tighter deadline is kept), and the loop's watchdog
+cancels the rest of the chain at the deadline (`toolweave.core.deadlines`: one timer for every
+call, no cancel scope per call, nothing of the request kept after it; anyio's shields hold):
 
 - an async tool is cancelled: its `finally` blocks (and those of inner middleware) run;
 - a sync function tool runs in a worker thread, which cannot be interrupted: the call still
@@ -139,22 +139,24 @@ class ToolDeadline(Middleware):
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         dog = watchdog()
-        if dog is None:
+        if dog is None or not dog.native:
             return await self._anyio_deadline(call, call_next)
-        if call.ctx.hard_deadline:
-            return await self._detached(dog, call, call_next)
         ctx = call.ctx
-        scope = dog.scope_class()
-        watch = dog.watch(self.seconds, scope.cancel)
+        if ctx.hard_deadline:
+            return await self._detached(dog, call, call_next)
+        deadline = dog.deadline(self.seconds)
         outer = ctx.deadline
-        ctx.deadline = watch.when if outer is None or watch.when < outer else outer
+        when = deadline.when
+        ctx.deadline = when if outer is None or when < outer else outer
         try:
-            with scope:
-                result = await call_next(call)
+            result = await call_next(call)
+        except asyncio.CancelledError:
+            if not deadline.end():  # not (only) our deadline: someone else cancels this task
+                raise
         finally:
-            watch.done()
+            deadline.end()
             ctx.deadline = outer
-        if scope.cancel_called:  # our deadline passed: the scope swallowed it, or the tool ignored it
+        if deadline.expired:  # the cancellation was swallowed here, or the tool ignored it
             raise self.owner.timed_out(call, self.seconds)
         return result
 
