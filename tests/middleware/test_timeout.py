@@ -216,3 +216,85 @@ async def test_the_timer_is_armed_for_the_earliest_deadline_whatever_the_order()
         tasks.start_soon(other.call_tool, "wait")
         await anyio.sleep(0.01)
         await long_then_short()
+
+
+async def test_a_tool_that_catches_the_cancellation_and_waits_again_is_cancelled_again() -> None:
+    timeout = Timeout(default=0.05)
+    server = Server("stubborn", middleware=[timeout])
+    attempts: list[str] = []
+
+    @server.tool
+    async def retries_its_wait() -> str:
+        for _ in range(3):
+            try:
+                await anyio.sleep(30)
+            except anyio.get_cancelled_exc_class():
+                attempts.append("cancelled")
+        return "late"
+
+    with anyio.fail_after(5):
+        result = await server.call_tool("retries_its_wait")
+    assert result.is_error and "timed out after 0.05s" in result.text
+    assert attempts == ["cancelled"] * 3
+    await anyio.sleep(0.01)  # the caller's task is not left cancelled
+
+
+async def test_a_shield_around_the_call_does_not_stop_its_own_deadline() -> None:
+    server, seen = _server(Timeout(default=0.05))
+    with anyio.fail_after(5), anyio.CancelScope(shield=True):
+        result = await server.call_tool("slow")
+    assert result.is_error and seen["finally"] is True
+
+
+async def test_an_outer_cancellation_during_the_call_propagates_and_is_no_timeout() -> None:
+    timeout = Timeout(default=30)
+    server, seen = _server(timeout)
+    with anyio.fail_after(5), anyio.move_on_after(0.05) as outer:
+        await server.call_tool("slow")
+    assert outer.cancelled_caught and seen["finally"] is True
+    assert timeout.timeouts == 0
+
+
+async def test_an_outer_cancellation_after_the_deadline_still_propagates() -> None:
+    timeout = Timeout(default=0.02)
+    server = Server("cleanup", middleware=[timeout])
+
+    @server.tool
+    async def slow_cleanup() -> str:
+        try:
+            await anyio.sleep(30)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.sleep(0.1)  # the outer scope's deadline passes meanwhile
+        return "done"
+
+    with anyio.fail_after(5), anyio.move_on_after(0.05) as outer:
+        await server.call_tool("slow_cleanup")
+        await anyio.sleep(5)  # not reached when the outer cancellation propagates
+    assert outer.cancelled_caught
+
+
+async def test_a_nested_in_process_call_is_cancelled_at_the_deadline_not_masked() -> None:
+    inner = Server("inner")
+    steps: list[str] = []
+
+    @inner.tool
+    async def sleeper() -> str:
+        try:
+            await anyio.sleep(30)
+        finally:
+            steps.append("inner finally")
+        return "late"
+
+    outer = Server("outer", middleware=[Timeout(default=0.05)])
+
+    @outer.tool
+    async def delegate() -> str:
+        result = await inner.call_tool("sleeper")
+        steps.append(f"inner answered: {result.text}")
+        return result.text
+
+    with anyio.fail_after(5):
+        result = await outer.call_tool("delegate")
+    assert result.is_error and "timed out after 0.05s" in result.text
+    assert steps == ["inner finally"]

@@ -299,6 +299,16 @@ def watchdog() -> Watchdog | None:
     return entry[1]
 
 
+def cancel_requested() -> bool:
+    """Whether someone asked the running asyncio task to cancel and has not withdrawn it (a
+    `TaskDeadline` that passed, `task.cancel()`); `False` off asyncio or outside a task."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        return False
+    return task is not None and task.cancelling() > 0
+
+
 # -- calls left running past their deadline -------------------------------------------------------
 
 _abandoned: set[asyncio.Task[Any]] = set()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import anyio
 
+from toolweave.core.deadlines import cancel_requested
 from toolweave.core.errors import InjectionError, ToolError
 from toolweave.core.result import ToolResult
 
@@ -42,8 +43,9 @@ def incident_id(error: BaseException) -> str:
 def is_cancellation(error: BaseException) -> bool:
     """Whether `error` is the running task being cancelled (to let through), not a failure to mask.
 
-    A client's `notifications/cancelled`, a closed connection or an expired outer deadline cancel
-    the task: their cancellation exception must propagate. The same exception raised by a tool
+    A client's `notifications/cancelled`, a closed connection, an expired outer deadline (an anyio
+    scope's, or a `Timeout`'s, which cancels the task natively) cancel the task: their
+    cancellation exception must propagate. The same exception raised by a tool
     on its own (no cancellation in effect), `SystemExit`, `KeyboardInterrupt` or any other
     `BaseException` a tool raises is the tool failing, and is masked like any other error.
 
@@ -59,7 +61,7 @@ def is_cancellation(error: BaseException) -> bool:
             return False
     elif not isinstance(error, anyio.get_cancelled_exc_class()):
         return False
-    return anyio.current_effective_deadline() == -math.inf
+    return anyio.current_effective_deadline() == -math.inf or cancel_requested()
 
 
 _VERBS = {"tool": "calling", "prompt": "rendering", "resource": "reading"}
