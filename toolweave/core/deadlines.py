@@ -39,7 +39,7 @@ Example:
     ...     except anyio.get_cancelled_exc_class():
     ...         pass
     ...     ours = deadline.end()
-    ...     return ours, deadline.expired
+    ...     return ours, deadline.fired is not None
     >>> anyio.run(bounded)
     (True, True)
     >>> async def demo() -> tuple[bool, bool]:
@@ -109,31 +109,39 @@ def _pending(_: object = None) -> None:
 class TaskDeadline(Watch):
     """A deadline on the rest of the current task's call: past it, the task is cancelled.
 
-    Made by `Watchdog.deadline` in the task it bounds; the call must `end()` it when it ends
-    (in a `finally`), and catch the cancellation it delivers (see the module docstring).
+    Made (and registered with the loop's watchdog) in the task it bounds; the call must `end()`
+    it when it ends (in a `finally`), and catch the cancellation it delivers (see the module
+    docstring).
 
     Attributes:
-        expired: Whether the deadline passed before the call ended.
+        fired: `None` while the deadline has not passed; once it has, the state of the
+            cancellation (how many were requested, the next retry).
     """
 
-    __slots__ = ("at_enter", "cancels", "dog", "expired", "retry", "scope", "task")
+    __slots__ = ("at_enter", "dog", "fired", "scope", "task")
+    task: asyncio.Task[Any]
 
-    def __init__(self, when: float, queue: deque[Watch], dog: Watchdog, task: asyncio.Task[Any]) -> None:
-        self.when = when
-        self.action = _pending
+    def __init__(self, dog: Watchdog, seconds: float) -> None:
+        loop = dog.loop
+        self.when = when = loop.time() + seconds
+        queue = dog._queues.get(seconds)
+        if queue is None:
+            queue = dog._queues[seconds] = deque()
         self.queue = queue
+        self.action = _pending
         self.dog = dog
-        self.task = task
+        self.task = task = asyncio.current_task(loop)  # type: ignore[assignment]  # (made in a task)
         state = dog.task_states.get(task)
         self.scope = None if state is None else state.cancel_scope  # where this call sits in anyio's scopes
-        self.at_enter = task.cancelling()
-        self.cancels = 0
-        self.expired = False
-        self.retry: asyncio.Handle | None = None
+        self.at_enter = self.task.cancelling()
+        self.fired: Cancelling | None = None
+        queue.append(self)
+        if when < dog._armed_at:
+            dog._arm(when)
 
     def fire(self) -> None:
         if self.action is not None:
-            self.expired = True
+            self.fired = Cancelling()
             self._deliver()
 
     def end(self) -> bool:
@@ -142,33 +150,37 @@ class TaskDeadline(Watch):
         Returns whether a cancellation now propagating is this deadline's alone: it passed and
         nobody else (an outer scope, a client) has asked the task to cancel.
         """
-        if self.action is not None:
-            self.done()
-        if self.retry is not None:
-            self.retry.cancel()
-            self.retry = None
+        self.action = None
+        queue = self.queue
+        while queue and queue[0].action is None:
+            queue.popleft()
+        fired = self.fired
+        if fired is None:
+            return False
+        if fired.retry is not None:
+            fired.retry.cancel()
+            fired.retry = None
         task = self.task
-        while self.cancels:
-            self.cancels -= 1
+        while fired.cancels:
+            fired.cancels -= 1
             task.uncancel()
-        return self.expired and task.cancelling() <= self.at_enter
+        return task.cancelling() <= self.at_enter
 
     def _deliver(self) -> None:
         """Cancel the task (again) unless a shield entered during the call covers it; retry later."""
-        self.retry = None
-        task = self.task
-        if self.action is None or task.done():
+        fired, task, dog = self.fired, self.task, self.dog
+        if fired is None or self.action is None or task.done():
             return
-        dog = self.dog
+        fired.retry = None
         if self._shielded():
-            self.retry = dog.loop.call_later(SHIELD_POLL, self._deliver, context=dog.context)
+            fired.retry = dog.loop.call_later(SHIELD_POLL, self._deliver, context=dog.context)
             return
         if not task._must_cancel:  # type: ignore[attr-defined]  # (anyio checks the same)
             waiter = task._fut_waiter  # type: ignore[attr-defined]
             if waiter is None or not waiter.done():
                 task.cancel(DEADLINE_MESSAGE)
-                self.cancels += 1
-        self.retry = dog.loop.call_soon(self._deliver, context=dog.context)  # until the call ends
+                fired.cancels += 1
+        fired.retry = dog.loop.call_soon(self._deliver, context=dog.context)  # until the call ends
 
     def _shielded(self) -> bool:
         state = self.dog.task_states.get(self.task)
@@ -178,6 +190,16 @@ class TaskDeadline(Watch):
                 return True
             scope = scope._parent_scope
         return False
+
+
+class Cancelling:
+    """A passed `TaskDeadline`'s cancellation: how many it requested, and its next attempt."""
+
+    __slots__ = ("cancels", "retry")
+
+    def __init__(self) -> None:
+        self.cancels = 0
+        self.retry: asyncio.Handle | None = None
 
 
 class Watchdog:
@@ -205,7 +227,9 @@ class Watchdog:
     def watch(self, seconds: float, action: Action) -> Watch:
         """Run `action()` `seconds` from now, unless the returned watch is `done()` before."""
         when = self.loop.time() + seconds
-        queue = self._queues.get(seconds) or self._queue(seconds)
+        queue = self._queues.get(seconds)
+        if queue is None:
+            queue = self._queues[seconds] = deque()
         watch = Watch(when, action, queue)
         queue.append(watch)
         if when < self._armed_at:
@@ -214,19 +238,7 @@ class Watchdog:
 
     def deadline(self, seconds: float) -> TaskDeadline:
         """A `TaskDeadline` on the current task's call, `seconds` from now (needs `native`)."""
-        loop = self.loop
-        when = loop.time() + seconds
-        queue = self._queues.get(seconds) or self._queue(seconds)
-        task: asyncio.Task[Any] = asyncio.current_task(loop)  # type: ignore[assignment]  # (in a task)
-        watch = TaskDeadline(when, queue, self, task)
-        queue.append(watch)
-        if when < self._armed_at:
-            self._arm(when)
-        return watch
-
-    def _queue(self, seconds: float) -> deque[Watch]:
-        queue = self._queues[seconds] = deque()
-        return queue
+        return TaskDeadline(self, seconds)
 
     def pending(self) -> int:
         """How many watches are registered and not done (for tests and diagnostics)."""

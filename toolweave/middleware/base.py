@@ -31,7 +31,7 @@ from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
-from toolweave.middleware.chain import fold
+from toolweave.middleware.chain import bind
 from toolweave.middleware.hooks import GetPromptNext, PromptCall, ReadResourceNext, ResourceRead, selects
 from toolweave.middleware.selector import Selector
 
@@ -120,6 +120,16 @@ class Middleware:
         """
         return self if self.applies_to(tool) else None
 
+    def bind_tool(self, call_next: Handler) -> Handler:
+        """This middleware's step in a tool's chain, around the rest of it (`call_next`), built once.
+
+        The default calls `on_call_tool(call, call_next)`. A built-in may return a plain
+        function that hands back `call_next(call)` itself for a call it has nothing to do for
+        (a `Logging` whose logger is off, a `Progress` without a sink): such a call goes
+        through it without a coroutine of its own.
+        """
+        return bind(self.on_call_tool, call_next)
+
     def use_store(self, store: Store, scope: str) -> None:
         """Called when added to a server: take shared state from its `store` (`scope` names this
         middleware on that server). The default keeps no state; stateful built-ins override it."""
@@ -170,8 +180,11 @@ def chain_for(middleware: Sequence[Middleware], tool: Tool) -> tuple[Middleware,
 
 
 def build_chain(middleware: Sequence[Middleware], inner: Handler) -> Handler:
-    """Fold the `on_call_tool` hooks of `middleware` around `inner`: `middleware[0]` ends up outermost."""
-    return fold([layer.on_call_tool for layer in middleware], inner)
+    """Fold `middleware` around `inner` (each layer's `bind_tool`): `middleware[0]` ends up outermost."""
+    handler = inner
+    for layer in reversed(middleware):
+        handler = layer.bind_tool(handler)
+    return handler
 
 
 def middleware(

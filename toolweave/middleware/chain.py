@@ -29,13 +29,15 @@ def fold(
     """`inner` wrapped in `hooks`: `hooks[0]` outermost."""
     handler = inner
     for hook in reversed(hooks):
-        handler = _bind(hook, handler)
+        handler = bind(hook, handler)
     return handler
 
 
-def _bind(
+def bind(
     hook: Callable[[T, Any], Awaitable[R]], call_next: Callable[[T], Awaitable[R]]
 ) -> Callable[[T], Awaitable[R]]:
+    """One step of a chain: `hook` with the rest of the chain bound as its `call_next`."""
+
     def step(request: T) -> Awaitable[R]:
         return hook(request, call_next)
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from typing import Any
 
 import anyio
@@ -42,7 +42,7 @@ from pydantic_core import to_json
 from toolweave.core.errors import PROTOCOL_ANSWERS, InputRequired, ToolError, ToolTimeout
 from toolweave.core.masking import incident_id, is_cancellation
 from toolweave.core.result import ToolResult
-from toolweave.middleware.base import CallNext, Middleware, ToolCall
+from toolweave.middleware.base import CallNext, Handler, Middleware, ToolCall
 
 REDACTED = "<redacted>"
 
@@ -94,6 +94,22 @@ class Logging(Middleware):
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         if not self.logger.isEnabledFor(self.level):
             return await call_next(call)
+        return await self._logged(call, call_next)
+
+    def bind_tool(self, call_next: Handler) -> Handler:
+        """A call passes straight through (no coroutine of its own) while the logger is off."""
+        if type(self).on_call_tool is not Logging.on_call_tool:  # a subclass's own hook
+            return super().bind_tool(call_next)
+        logged = self._logged
+
+        def step(call: ToolCall) -> Awaitable[ToolResult]:
+            if not self.logger.isEnabledFor(self.level):
+                return call_next(call)
+            return logged(call, call_next)
+
+        return step
+
+    async def _logged(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         start = time.perf_counter()
         outcome = "error"
         incident: str | None = None

@@ -32,13 +32,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+from collections.abc import Awaitable
 from typing import Any
 
 import anyio
 
 from toolweave.core.context import Context, ProgressSink
 from toolweave.core.result import ToolResult
-from toolweave.middleware.base import CallNext, Middleware, ToolCall
+from toolweave.middleware.base import CallNext, Handler, Middleware, ToolCall
 from toolweave.middleware.keys import positive
 
 _NO_SINK = next(f.default for f in dataclasses.fields(Context) if f.name == "progress_sink")
@@ -63,10 +64,26 @@ class Progress(Middleware):
         self.heartbeat = heartbeat
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        if call.ctx.progress_sink is _NO_SINK:  # nobody to tell (an in-process call without a sink)
+            return await call_next(call)
+        return await self._throttled(call, call_next)
+
+    def bind_tool(self, call_next: Handler) -> Handler:
+        """A call without a progress sink passes straight through (no coroutine of its own)."""
+        if type(self).on_call_tool is not Progress.on_call_tool:  # a subclass's own hook
+            return super().bind_tool(call_next)
+        throttled = self._throttled
+
+        def step(call: ToolCall) -> Awaitable[ToolResult]:
+            if call.ctx.progress_sink is _NO_SINK:
+                return call_next(call)
+            return throttled(call, call_next)
+
+        return step
+
+    async def _throttled(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         ctx = call.ctx
         original = ctx.progress_sink
-        if original is _NO_SINK:  # nobody to tell (an in-process call without a sink)
-            return await call_next(call)
         throttle = Throttle(original, self.interval)
         ctx.progress_sink = throttle.report
         try:

@@ -43,12 +43,12 @@ from typing import Any
 
 import anyio
 
-from toolweave.core.deadlines import Watch, Watchdog, abandon, watchdog
+from toolweave.core.deadlines import TaskDeadline, Watch, Watchdog, abandon, watchdog
 from toolweave.core.errors import ToolTimeout
 from toolweave.core.result import ToolResult
 from toolweave.core.threads import ABANDONED_THREADS
 from toolweave.core.tool import Tool
-from toolweave.middleware.base import CallNext, Middleware, ToolCall
+from toolweave.middleware.base import CallNext, Handler, Middleware, ToolCall
 from toolweave.middleware.keys import per_tool_value, positive
 from toolweave.telemetry import events
 
@@ -138,27 +138,37 @@ class ToolDeadline(Middleware):
         return f"Timeout({self.seconds:g}s)"
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
-        dog = watchdog()
-        if dog is None or not dog.native:
-            return await self._anyio_deadline(call, call_next)
-        ctx = call.ctx
-        if ctx.hard_deadline:
-            return await self._detached(dog, call, call_next)
-        deadline = dog.deadline(self.seconds)
-        outer = ctx.deadline
-        when = deadline.when
-        ctx.deadline = when if outer is None or when < outer else outer
-        try:
-            result = await call_next(call)
-        except asyncio.CancelledError:
-            if not deadline.end():  # not (only) our deadline: someone else cancels this task
-                raise
-        finally:
-            deadline.end()
-            ctx.deadline = outer
-        if deadline.expired:  # the cancellation was swallowed here, or the tool ignored it
-            raise self.owner.timed_out(call, self.seconds)
-        return result
+        return await self.bind_tool(call_next)(call)
+
+    def bind_tool(self, call_next: Handler) -> Handler:
+        """The deadline step, with this tool's limit and the rest of its chain bound once."""
+        seconds, timed_out = self.seconds, self.owner.timed_out
+        detached, anyio_deadline = self._detached, self._anyio_deadline
+
+        async def bounded(call: ToolCall) -> ToolResult:
+            dog = watchdog()
+            if dog is None or not dog.native:
+                return await anyio_deadline(call, call_next)
+            ctx = call.ctx
+            if ctx.hard_deadline:
+                return await detached(dog, call, call_next)
+            deadline = TaskDeadline(dog, seconds)
+            outer = ctx.deadline
+            when = deadline.when
+            ctx.deadline = when if outer is None or when < outer else outer
+            try:
+                result = await call_next(call)
+            except asyncio.CancelledError:
+                if not deadline.end():  # not (only) our deadline: someone else cancels this task
+                    raise
+            finally:
+                deadline.end()
+                ctx.deadline = outer
+            if deadline.fired is not None:  # the cancellation was swallowed here, or the tool ignored it
+                raise timed_out(call, seconds)
+            return result
+
+        return bounded
 
     async def _detached(self, dog: Watchdog, call: ToolCall, call_next: CallNext) -> ToolResult:
         """The call in a task of its own, answered by the deadline (+`GRACE`) whatever it does."""
