@@ -1,4 +1,4 @@
-"""The compiled fast path does exactly what MappedRun's general path does."""
+"""The one argument rewrite: what the compiled function hands the base tool, for any argument set."""
 
 from __future__ import annotations
 
@@ -20,15 +20,12 @@ def schema(*names: str) -> dict[str, Any]:
     return {"type": "object", "properties": {n: {} for n in names}, "required": list(names)}
 
 
-async def both(tool: Any, arguments: dict[str, Any], ctx: Context) -> tuple[Any, Any]:
-    mapped = MappedRun.of(tool.run)
-    assert mapped is not None
-    fast = await tool.run(dict(arguments), ctx)
-    general = await mapped.general(dict(arguments), ctx)
-    return fast.structured_content, general.structured_content
+async def rewritten(tool: Any, arguments: dict[str, Any], ctx: Context) -> Any:
+    assert MappedRun.of(tool.run) is not None
+    return (await tool.run(dict(arguments), ctx)).structured_content
 
 
-async def test_stack_is_compiled_and_matches_the_general_path() -> None:
+async def test_a_stack_compiles_to_one_function() -> None:
     counter = iter(range(100))
     tool = fake_tool("t", schema("a", "b", "c", "d", "e"), reply=echo).with_transforms(
         TransformArgs({"a": "x", "b": Arg(hide=True, default_factory=lambda: next(counter))}),
@@ -37,16 +34,27 @@ async def test_stack_is_compiled_and_matches_the_general_path() -> None:
     )
     assert tool.run.__name__ == "mapped_t"
     ctx = Context()
-    fast, general = await both(tool, {"x": "v"}, ctx)
-    assert fast == {"a": "v", "b": 0, "c": "const", "d": "vv", "e": ctx}
-    assert general == {"a": "v", "b": 1, "c": "const", "d": "vv", "e": ctx}
+    assert await rewritten(tool, {"x": "v"}, ctx) == {"a": "v", "b": 0, "c": "const", "d": "vv", "e": ctx}
+    assert await rewritten(tool, {"x": "w"}, ctx) == {"a": "w", "b": 1, "c": "const", "d": "ww", "e": ctx}
 
 
-async def test_unexpected_argument_sets_take_the_general_path() -> None:
+async def test_other_argument_sets_are_renamed_too() -> None:
     tool = fake_tool("t", schema("a", "b"), reply=echo).with_transforms(TransformArgs({"a": "x"}))
     ctx = Context()
-    assert await both(tool, {"x": 1, "b": 2, "extra": 3}, ctx) == ({"a": 1, "b": 2, "extra": 3},) * 2
-    assert await both(tool, {"b": 2}, ctx) == ({"b": 2},) * 2
+    assert await rewritten(tool, {"x": 1, "b": 2, "extra": 3}, ctx) == {"a": 1, "b": 2, "extra": 3}
+    assert await rewritten(tool, {"b": 2}, ctx) == {"b": 2}
+    assert await rewritten(tool, {"x": 1, "a": 0}, ctx) == {"a": 1}  # the renamed value wins
+
+
+async def test_swapped_names_and_defaults_of_arguments_left_out() -> None:
+    swapped = fake_tool("t", schema("a", "b"), reply=echo).with_transforms(TransformArgs({"a": "b", "b": "a"}))
+    ctx = Context()
+    assert await rewritten(swapped, {"a": 1, "b": 2}, ctx) == {"b": 1, "a": 2}
+    assert await rewritten(swapped, {"a": 1}, ctx) == {"b": 1}
+    optional = {"type": "object", "properties": {"a": {}, "b": {}}, "required": ["a"]}
+    defaulted = fake_tool("t", optional, reply=echo).with_transforms(TransformArgs({"b": Arg(name="c", default=7)}))
+    assert await rewritten(defaulted, {"a": 1}, ctx) == {"a": 1, "b": 7}
+    assert await rewritten(defaulted, {"a": 1, "c": 2}, ctx) == {"a": 1, "b": 2}
 
 
 async def test_awkward_names_compile_safely() -> None:
@@ -56,18 +64,18 @@ async def test_awkward_names_compile_safely() -> None:
         InjectArgs(**{awkward[3]: "x"}),
     )
     arguments = {f"new_{i}": i for i in range(3)} | {awkward[4]: 4, awkward[5]: 5}
-    fast, general = await both(tool, arguments, Context())
-    assert (
-        fast == general == {awkward[0]: 0, awkward[1]: 1, awkward[2]: 2, awkward[3]: "x", awkward[4]: 4, awkward[5]: 5}
-    )
+    expected = {awkward[0]: 0, awkward[1]: 1, awkward[2]: 2, awkward[3]: "x", awkward[4]: 4, awkward[5]: 5}
+    assert await rewritten(tool, arguments, Context()) == expected
+    del arguments[awkward[5]]  # an argument set other than the exposed names
+    assert await rewritten(tool, arguments, Context()) == {k: v for k, v in expected.items() if k != awkward[5]}
 
 
-async def test_async_sources_use_the_general_path() -> None:
+async def test_async_sources_are_awaited_in_the_same_function() -> None:
     async def later(ctx: Context) -> str:
         return "async"
 
     tool = fake_tool("t", schema("a", "b"), reply=echo).with_transforms(InjectArgs(b=later))
-    assert isinstance(tool.run, MappedRun)
+    assert tool.run.__name__ == "mapped_t"
     assert (await tool.run({"a": 1}, Context())).structured_content == {"a": 1, "b": "async"}
 
 
@@ -80,7 +88,7 @@ NAMES = ["a", "b", "c", "d"]
     hide=st.sets(st.sampled_from(NAMES), max_size=3),
     drop=st.sets(st.sampled_from(["w", "x", "y", "z", *NAMES]), max_size=2),
 )
-async def test_random_maps_agree(renames: dict[str, str], hide: set[str], drop: set[str]) -> None:
+async def test_random_maps_rewrite_like_the_reference(renames: dict[str, str], hide: set[str], drop: set[str]) -> None:
     renames = {k: v for k, v in renames.items() if k not in hide}
     if len(set(renames.values())) != len(renames) or not (renames or hide):
         return
@@ -94,5 +102,6 @@ async def test_random_maps_agree(renames: dict[str, str], hide: set[str], drop: 
         tool = InjectArgs(**{renames.get(n, n): f"hidden-{n}" for n in hide}).apply(tool)
     exposed = [renames.get(n, n) for n in NAMES if n not in hide]
     arguments = {name: f"value-{name}" for name in exposed if name not in drop}
-    fast, general = await both(tool, arguments, Context())
-    assert fast == general
+    expected = {base: f"value-{renames.get(base, base)}" for base in NAMES if renames.get(base, base) in arguments}
+    expected |= {n: f"hidden-{n}" for n in hide}
+    assert await rewritten(tool, arguments, Context()) == expected

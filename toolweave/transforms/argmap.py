@@ -5,7 +5,7 @@ a tool's `run` in a new layer each. Each describes one *step* (exposed names →
 tool it is applied to, plus the values of the arguments it hides), and a step applied to a tool
 whose `run` is already a `MappedRun` is *fused* with that tool's map: the result maps the newest
 exposed names straight to the un-mapped base tool. Five stacked argument transforms therefore
-cost one dict rewrite per call (and `compile.py` turns that rewrite into one dict display).
+cost one dict rewrite per call, done by the one function `compile.py` generates from the map.
 The forward map (exposed → base) and the reverse map (base → exposed) live side by side.
 
 Validation stays at the boundary: the derived tool gets a validator for its exposed schema
@@ -14,21 +14,19 @@ Validation stays at the boundary: the derived tool gets a validator for its expo
 
 Example:
     >>> step = ArgMap(forward={"query": "q"}, constants={"debug": False})
-    >>> step.rewrite({"query": "cats"})
-    {'q': 'cats', 'debug': False}
+    >>> step.renames, step.reverse
+    ({'query': 'q'}, {'q': 'query'})
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolweave.core.context import Context
 from toolweave.core.errors import ArgumentProblem, TransformError
-from toolweave.core.result import ToolResult
 from toolweave.core.tool import Run, Tool
 from toolweave.core.validation import ArgumentErrors, ArgumentValidator
 
@@ -112,8 +110,8 @@ class ArgMap:
     Example:
         >>> newest = ArgMap(forward={"text": "query"})
         >>> fused = newest.then(ArgMap(forward={"query": "q"}, constants={"limit": 5}))
-        >>> fused.rewrite({"text": "cats"}), fused.reverse
-        ({'q': 'cats', 'limit': 5}, {'q': 'text'})
+        >>> fused.forward, fused.constants, fused.reverse
+        ({'text': 'q'}, {'limit': 5}, {'q': 'text'})
     """
 
     forward: Mapping[str, str] = field(default_factory=dict)
@@ -177,24 +175,6 @@ class ArgMap:
             secret=inner.secret | frozenset(down(name) for name in self.secret),
         )
 
-    def rewrite(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """Rename and add the fixed values (everything but the context and the sources).
-
-        `MappedRun` does the common case (no swaps, defaults or factories) inline and calls
-        this for the rest.
-        """
-        renames = self.renames
-        out = {renames.get(k, k): v for k, v in arguments.items()} if renames else dict(arguments)
-        if self.defaults:
-            for name, value in self.defaults.items():
-                out.setdefault(name, value)
-        if self.constants:
-            out.update(self.constants)
-        if self.factories:
-            for name, factory in self.factories.items():
-                out[name] = factory()
-        return out
-
 
 def _converted(value: Any, chain: tuple[Coerce, ...] | None) -> Any:
     """A fixed value converted (once, now) by the layers it skips."""
@@ -220,10 +200,10 @@ def _chained(factory: Callable[[], Any], chain: tuple[Coerce, ...] | None) -> Ca
 
 
 class MappedRun:
-    """The `run` of a tool made by argument transforms: one rewrite, then the base tool's run.
+    """What the `run` of a tool made by argument transforms does: one rewrite, then the base run.
 
-    The map is unpacked once, here, into the few steps it needs, so a call only pays for what
-    the stack actually does (renames in place, then fixed values, then per-call sources).
+    The `run` itself is the function `compiled()` generates from this (see
+    `toolweave.transforms.compile`); `MappedRun.of(tool.run)` gets this description back.
 
     Attributes:
         argmap: The fused map.
@@ -242,93 +222,28 @@ class MappedRun:
         (True, {'query': 'q'})
     """
 
-    __slots__ = (
-        "_any_async",
-        "_constants",
-        "_context",
-        "_fast",
-        "_renames",
-        "_sources",
-        "argmap",
-        "base",
-        "inner",
-    )
+    __slots__ = ("argmap", "base", "inner")
 
     def __init__(self, argmap: ArgMap, inner: Run, base: Tool) -> None:
         self.argmap = argmap
         self.inner = inner
         self.base = base
-        renames = argmap.renames or {}
-        self._renames = tuple(renames.items())
-        self._constants = dict(argmap.constants)
-        # the common case (renames that are not swaps, fixed values) is done inline; the rest
-        # (swaps, defaults for schema tools, factories) goes through `argmap.rewrite`
-        swap = bool(set(renames) & set(renames.values()))
-        self._fast = not (swap or argmap.defaults or argmap.factories)
-        self._context = argmap.context or None
-        self._sources = (
-            tuple(
-                (name, src.fn, src.arity, src.is_async, src.coerce, src.exact, src.view) for name, src in argmap.sources
-            )
-            or None
-        )
-        self._any_async = any(src.is_async for _, src in argmap.sources)
 
     def __repr__(self) -> str:
         return f"MappedRun({self.argmap!r} over {self.base.name!r})"
 
     @staticmethod
     def of(run: Any) -> MappedRun | None:
-        """The `MappedRun` behind a tool's `run` (itself, or the function compiled from it), or `None`."""
-        if isinstance(run, MappedRun):
-            return run
+        """The `MappedRun` behind a tool's `run` (the function compiled from it), or `None`."""
         found = getattr(run, "mapped_run", None)
         return found if isinstance(found, MappedRun) else None
 
     def compiled(self, tool_name: str) -> Run:
-        """The fastest `run` doing what this map does: a compiled function when possible, else `self`."""
+        """The `run` doing what this map describes: one generated function."""
         from toolweave.transforms.compile import compile_run
 
-        function: Run | None = compile_run(self, tool_name)
-        return function if function is not None else self
-
-    def __call__(self, arguments: dict[str, Any], ctx: Context) -> Awaitable[ToolResult]:
-        return self.general(arguments, ctx)
-
-    def general(self, arguments: dict[str, Any], ctx: Context) -> Awaitable[ToolResult]:
-        """The general path (any arguments, any map). A plain function returning the base run's
-        awaitable: no coroutine of its own per call unless a source is async."""
-        if self._fast:
-            out = dict(arguments)
-            for new, old in self._renames:
-                if new in out:
-                    out[old] = out.pop(new)
-            out.update(self._constants)
-        else:
-            out = self.argmap.rewrite(arguments)
-        if self._context is not None:
-            for name in self._context:
-                out[name] = ctx
-        if self._sources is not None:
-            if self._any_async:
-                return self._with_async_sources(out, arguments, ctx)
-            for name, fn, arity, _, coerce, exact, view in self._sources:
-                value = fn() if arity == 0 else fn(ctx) if arity == 1 else fn(ctx, _seen(arguments, view))
-                out[name] = value if coerce is None or type(value) is exact else coerce(value)
-        return self.inner(out, ctx)
-
-    async def _with_async_sources(self, out: dict[str, Any], arguments: dict[str, Any], ctx: Context) -> ToolResult:
-        for name, fn, arity, is_async, coerce, exact, view in self._sources or ():
-            value = fn() if arity == 0 else fn(ctx) if arity == 1 else fn(ctx, _seen(arguments, view))
-            if is_async:
-                value = await value
-            out[name] = value if coerce is None or type(value) is exact else coerce(value)
-        return await self.inner(out, ctx)
-
-
-def _seen(arguments: dict[str, Any], view: Mapping[str, str] | None) -> dict[str, Any]:
-    """The visible arguments under the names a source was given them."""
-    return arguments if view is None else {view.get(k, k): v for k, v in arguments.items()}
+        function: Run = compile_run(self, tool_name)
+        return function
 
 
 class CoercingValidator:

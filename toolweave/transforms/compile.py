@@ -1,12 +1,15 @@
-"""Compile a `MappedRun` into one straight-line function, once, when the tool is composed.
+"""The one argument rewrite: a `MappedRun` compiled into one straight-line function, once.
 
-The common stack (renames, hidden constants, factories, the context, sync sources) becomes a
-function that builds the base tool's arguments with a single dict display, the way `dataclasses`
-generates `__init__`. Only argument *names* appear in the generated source, and only as `repr()`
-string literals; every value (constants, sources, the base run) is passed in as a variable, never
-as text. Calls whose arguments do not have exactly the exposed names (a middleware added or
-removed one, or an optional argument of a schema tool was left out) take `MappedRun`'s general
-path, which gives the same result.
+When a tool is composed, its fused argument map becomes a function that builds the base tool's
+arguments, the way `dataclasses` generates `__init__`. A call whose arguments have exactly the
+exposed names (the usual case: validated arguments with nothing left out) builds them with a
+single dict display; any other set (an optional argument left out, an extra one a middleware
+added) is copied and renamed in one pass (renames are simultaneous, so swapped names are fine;
+a renamed value wins over a same-named extra). Then, in this order: the defaults of arguments
+that were not sent, the fixed values, the factories, the context, the sources (awaited when
+async: only then is the function a coroutine of its own). Argument names appear in the source
+only as `repr()` literals of strings; every value (constants, sources, the base run) and any
+other name is passed in as a variable, never as text.
 
 Example:
     >>> from toolweave.core.tool import Tool
@@ -27,50 +30,89 @@ if TYPE_CHECKING:
     from toolweave.transforms.argmap import MappedRun
 
 
-def compile_run(mapped: MappedRun, tool_name: str) -> Any | None:
-    """A fast function doing what `mapped` does, or `None` when its map needs the general path."""
+class _Source:
+    """The generated function's text and variables, as they are added."""
+
+    def __init__(self, mapped: MappedRun) -> None:
+        self.env: dict[str, Any] = {"_inner": mapped.inner}
+        self.lines: list[str] = []
+
+    def name(self, name: Any) -> str:
+        """`name` as an expression: a literal for a string, else a variable holding it."""
+        if type(name) is str:
+            return repr(name)
+        return self.value(name, "_name")
+
+    def value(self, value: Any, prefix: str) -> str:
+        """A new variable holding `value`."""
+        variable = f"{prefix}{len(self.env)}"
+        self.env[variable] = value
+        return variable
+
+
+def compile_run(mapped: MappedRun, tool_name: str) -> Any:
+    """The function doing what `mapped` describes (its `mapped_run` attribute is `mapped`)."""
     argmap = mapped.argmap
-    if argmap.defaults or any(src.is_async for _, src in argmap.sources):
-        return None
-    names = [*argmap.forward, *argmap.forward.values(), *argmap.constants, *argmap.factories, *argmap.context]
-    names += [name for name, _ in argmap.sources]
-    if not all(isinstance(name, str) for name in names):
-        return None
-    env: dict[str, Any] = {"_inner": mapped.inner, "_general": mapped.general, "_constants": dict(argmap.constants)}
-    items = [f"{base!r}: arguments[{exposed!r}]" for exposed, base in argmap.forward.items()]
-    if argmap.constants:
-        items.append("**_constants")
-    lines = [
-        "def mapped(arguments, ctx):",
-        f"    if len(arguments) != {len(argmap.forward)}:",
-        "        return _general(arguments, ctx)",
-        "    try:",
-        f"        out = {{{', '.join(items)}}}",
-        "    except KeyError:",
-        "        return _general(arguments, ctx)",
+    is_async = any(src.is_async for _, src in argmap.sources)
+    code = _Source(mapped)
+    lines = code.lines
+    renames = tuple((new, old) for new, old in argmap.forward.items() if new != old)
+    constants = f", **{code.value(dict(argmap.constants), '_constants')}" if argmap.constants else ""
+    exact = ", ".join(f"{code.name(base)}: arguments[{code.name(exposed)}]" for exposed, base in argmap.forward.items())
+    lines += [
+        f"{'async def' if is_async else 'def'} mapped(arguments, ctx):",
+        f"    if len(arguments) == {len(argmap.forward)}:",
+        "        try:",
+        f"            out = {{{exact}{constants}}}",
+        "        except KeyError:",
+        "            out = _any(arguments)",
+        "    else:",
+        "        out = _any(arguments)",
     ]
-    for index, (name, factory) in enumerate(argmap.factories.items()):
-        env[f"_factory{index}"] = factory
-        lines.append(f"    out[{name!r}] = _factory{index}()")
-    lines.extend(f"    out[{name!r}] = ctx" for name in argmap.context)
-    for index, (name, src) in enumerate(argmap.sources):
-        env[f"_source{index}"] = src.fn
+    code.env["_any"] = _any_arguments(renames, dict(argmap.constants))
+    for name, value in argmap.defaults.items():
+        key = code.name(name)
+        lines.append(f"    if {key} not in out:")
+        lines.append(f"        out[{key}] = {code.value(value, '_default')}")
+    for name, factory in argmap.factories.items():
+        lines.append(f"    out[{code.name(name)}] = {code.value(factory, '_factory')}()")
+    lines.extend(f"    out[{code.name(name)}] = ctx" for name in argmap.context)
+    for name, src in argmap.sources:
+        fn = code.value(src.fn, "_source")
         if src.arity == 2:
-            env[f"_view{index}"] = src.view
-            seen = "arguments" if src.view is None else f"{{_view{index}.get(k, k): v for k, v in arguments.items()}}"
-            call = f"_source{index}(ctx, {seen})"
+            seen = "arguments"
+            if src.view is not None:
+                seen = f"{{{code.value(src.view, '_view')}.get(k, k): v for k, v in arguments.items()}}"
+            call = f"{fn}(ctx, {seen})"
         else:
-            call = f"_source{index}({'ctx' if src.arity == 1 else ''})"
+            call = f"{fn}({'ctx' if src.arity == 1 else ''})"
+        if src.is_async:
+            call = f"(await {call})"
+        key = code.name(name)
         if src.coerce is None:
-            lines.append(f"    out[{name!r}] = {call}")
+            lines.append(f"    out[{key}] = {call}")
             continue
-        env[f"_coerce{index}"] = src.coerce
-        env[f"_exact{index}"] = src.exact
+        exact_type, coerce = code.value(src.exact, "_exact"), code.value(src.coerce, "_coerce")
         lines.append(f"    value = {call}")
-        lines.append(f"    out[{name!r}] = value if type(value) is _exact{index} else _coerce{index}(value)")
-    lines.append("    return _inner(out, ctx)")
-    exec("\n".join(lines), env)  # names are repr() literals; values are passed in env
-    function = env["mapped"]
+        lines.append(f"    out[{key}] = value if type(value) is {exact_type} else {coerce}(value)")
+    lines.append(f"    return {'await ' if is_async else ''}_inner(out, ctx)")
+    exec("\n".join(lines), code.env)  # names are repr() literals of strings; values are variables
+    function = code.env["mapped"]
     function.__name__ = function.__qualname__ = f"mapped_{tool_name}"
     function.mapped_run = mapped
     return function
+
+
+def _any_arguments(renames: tuple[tuple[Any, Any], ...], constants: dict[str, Any]) -> Any:
+    """The rewrite of an argument set without exactly the exposed names: copy, rename, fix."""
+
+    def rewrite(arguments: dict[str, Any]) -> dict[str, Any]:
+        out = dict(arguments)
+        if renames:
+            moved = {old: out.pop(new) for new, old in renames if new in out}
+            out.update(moved)
+        if constants:
+            out.update(constants)
+        return out
+
+    return rewrite
