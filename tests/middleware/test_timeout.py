@@ -298,3 +298,21 @@ async def test_a_nested_in_process_call_is_cancelled_at_the_deadline_not_masked(
         result = await outer.call_tool("delegate")
     assert result.is_error and "timed out after 0.05s" in result.text
     assert steps == ["inner finally"]
+
+
+async def test_calls_in_the_callers_task_use_the_watchdogs_native_deadline() -> None:
+    dog = watchdog()  # anyio's task records are where `TaskDeadline` reads its shields
+    assert dog is not None and dog.native
+
+
+@pytest.mark.parametrize("native", [True, False])
+async def test_the_scoped_fallback_keeps_the_same_behaviour(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    dog = watchdog()
+    assert dog is not None
+    monkeypatch.setattr(dog, "native", native)
+    timeout = Timeout(default=0.05)
+    server, seen = _server(timeout)
+    with anyio.fail_after(5):
+        result = await server.call_tool("slow")
+    assert result.is_error and seen["finally"] is True and timeout.timeouts == 1
+    assert (await server.call_tool("quick")).structured_content["result"] is not None

@@ -18,8 +18,8 @@ the caller can tell its own cancellation (a `ToolTimeout`) from anyone else's. a
 respected: while the task is inside a shielded anyio scope entered during the call, nothing is
 delivered (it is retried every `SHIELD_POLL` seconds). To see them it reads anyio's per-task scope
 record (`anyio._backends._asyncio._task_states`, the scope's `_shield` and `_parent_scope`): if a
-future anyio moves them, `TaskDeadline` is unavailable (`Watchdog.native` is false) and callers use
-anyio's own deadlines.
+future anyio moves them, `TaskDeadline` is unavailable (`Watchdog.native` is false) and callers
+fall back to an anyio cancel scope per call, which the watchdog cancels.
 
 A call that outlives its deadline and ignores cancellation (it shields itself, or awaits a thread
 that cannot be interrupted) can be *abandoned*: its answer goes out without it, the task runs on

@@ -143,15 +143,17 @@ class ToolDeadline(Middleware):
     def bind_tool(self, call_next: Handler) -> Handler:
         """The deadline step, with this tool's limit and the rest of its chain bound once."""
         seconds, timed_out = self.seconds, self.owner.timed_out
-        detached, anyio_deadline = self._detached, self._anyio_deadline
+        detached, scoped, anyio_deadline = self._detached, self._scoped, self._anyio_deadline
 
         async def bounded(call: ToolCall) -> ToolResult:
             dog = watchdog()
-            if dog is None or not dog.native:
+            if dog is None:
                 return await anyio_deadline(call, call_next)
             ctx = call.ctx
             if ctx.hard_deadline:
                 return await detached(dog, call, call_next)
+            if not dog.native:
+                return await scoped(dog, call, call_next)
             deadline = TaskDeadline(dog, seconds)
             outer = ctx.deadline
             when = deadline.when
@@ -169,6 +171,22 @@ class ToolDeadline(Middleware):
             return result
 
         return bounded
+
+    async def _scoped(self, dog: Watchdog, call: ToolCall, call_next: CallNext) -> ToolResult:
+        """The call in an anyio scope the watchdog cancels (where `TaskDeadline` is unavailable)."""
+        ctx, scope = call.ctx, dog.scope_class()
+        watch = dog.watch(self.seconds, scope.cancel)
+        outer = ctx.deadline
+        ctx.deadline = watch.when if outer is None or watch.when < outer else outer
+        try:
+            with scope:
+                result = await call_next(call)
+        finally:
+            watch.done()
+            ctx.deadline = outer
+        if scope.cancel_called:  # our deadline passed: the scope swallowed it, or the tool ignored it
+            raise self.owner.timed_out(call, self.seconds)
+        return result
 
     async def _detached(self, dog: Watchdog, call: ToolCall, call_next: CallNext) -> ToolResult:
         """The call in a task of its own, answered by the deadline (+`GRACE`) whatever it does."""
