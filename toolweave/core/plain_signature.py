@@ -25,14 +25,15 @@ from collections.abc import Callable
 from typing import Any, ForwardRef, Literal, get_origin
 
 _UNSUPPORTED_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+_ABSENT: Any = object()
 
 
 def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
     """`[(name, default or ...)]` of a plain function with named parameters only, else `None`."""
     if type(fn) is not types.FunctionType:
         return None
-    attributes = fn.__dict__
-    if attributes and ("__wrapped__" in attributes or "__signature__" in attributes):
+    # (attribute look-ups, not `fn.__dict__`: reading that gives every function a dict of its own)
+    if getattr(fn, "__wrapped__", _ABSENT) is not _ABSENT or getattr(fn, "__signature__", _ABSENT) is not _ABSENT:
         return None
     code = fn.__code__
     if code.co_flags & _UNSUPPORTED_FLAGS or code.co_posonlyargcount:
