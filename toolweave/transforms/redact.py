@@ -105,9 +105,12 @@ def scrub(value: Any, secrets: list[str]) -> Any:
                 value = value.replace(secret, REDACTED)
         return value
     if isinstance(value, dict):
-        return {scrub(key, secrets): scrub(item, secrets) for key, item in value.items()}
+        pairs = [(scrub(key, secrets), scrub(item, secrets)) for key, item in value.items()]
+        same = all(new[0] is key and new[1] is item for new, (key, item) in zip(pairs, value.items(), strict=True))
+        return value if same else dict(pairs)  # unchanged: the same object (no copy of the result)
     if isinstance(value, list | tuple):
-        return type(value)(scrub(item, secrets) for item in value)
+        items = [scrub(item, secrets) for item in value]
+        return value if all(new is old for new, old in zip(items, value, strict=True)) else type(value)(items)
     return value
 
 
