@@ -105,3 +105,8 @@ async def test_random_maps_rewrite_like_the_reference(renames: dict[str, str], h
     expected = {base: f"value-{renames.get(base, base)}" for base in NAMES if renames.get(base, base) in arguments}
     expected |= {n: f"hidden-{n}" for n in hide}
     assert await rewritten(tool, arguments, Context()) == expected
+
+
+async def test_a_tool_whose_every_argument_is_hidden() -> None:
+    tool = fake_tool("t", schema("a", "b"), reply=echo).with_transforms(InjectArgs(a="x", b=lambda: "y"))
+    assert await rewritten(tool, {}, Context()) == {"a": "x", "b": "y"}

@@ -57,13 +57,14 @@ def compile_run(mapped: MappedRun, tool_name: str) -> Any:
     code = _Source(mapped)
     lines = code.lines
     renames = tuple((new, old) for new, old in argmap.forward.items() if new != old)
-    constants = f", **{code.value(dict(argmap.constants), '_constants')}" if argmap.constants else ""
-    exact = ", ".join(f"{code.name(base)}: arguments[{code.name(exposed)}]" for exposed, base in argmap.forward.items())
+    items = [f"{code.name(base)}: arguments[{code.name(exposed)}]" for exposed, base in argmap.forward.items()]
+    if argmap.constants:
+        items.append(f"**{code.value(dict(argmap.constants), '_constants')}")
     lines += [
         f"{'async def' if is_async else 'def'} mapped(arguments, ctx):",
         f"    if len(arguments) == {len(argmap.forward)}:",
         "        try:",
-        f"            out = {{{exact}{constants}}}",
+        f"            out = {{{', '.join(items)}}}",
         "        except KeyError:",
         "            out = _any(arguments)",
         "    else:",
