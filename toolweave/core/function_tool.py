@@ -51,25 +51,30 @@ def _input_schema_and_validator(
     (and the function is read again then, so that thousands of tools hold no parameter lists)."""
     schema = fast_input_schema(params)
     if schema is not None:
-        return schema, LazyModelValidator(_ModelWhenCalled(fn, tool_name, hidden), forbidden=hidden)
+        return schema, _ModelWhenCalled(fn, tool_name, hidden)
     model, renamed = build_model(tool_name, params)
     return model_schema(tool_name, model), ModelValidator(model, names=renamed, forbidden=hidden)
 
 
-class _ModelWhenCalled:
-    """Builds a function tool's argument model from the function, read again (a slotted object:
-    thousands of tools hold one each until their first call)."""
+class _ModelWhenCalled(LazyModelValidator):
+    """A function tool's validator, whose model is built from the function, read again, on
+    first use (one slotted object: thousands of tools hold one each until their first call)."""
 
-    __slots__ = ("excluded", "fn", "tool_name")
+    __slots__ = ("_fn", "_tool_name")
 
     def __init__(self, fn: Callable[..., Any], tool_name: str, excluded: frozenset[str]) -> None:
-        self.fn = fn
-        self.tool_name = tool_name
-        self.excluded = excluded
+        super().__init__(_built_by_the_subclass, forbidden=excluded)
+        self._fn = fn
+        self._tool_name = tool_name
 
-    def __call__(self) -> tuple[type[BaseModel], Mapping[str, str] | None]:
-        params, _, _ = parameters(self.fn, self.tool_name, hints=type_hints(target(self.fn)))
-        return build_model(self.tool_name, [param for param in params if param.name not in self.excluded])
+    def _model(self) -> tuple[type[BaseModel], Mapping[str, str] | None]:
+        params, _, _ = parameters(self._fn, self._tool_name, hints=type_hints(target(self._fn)))
+        excluded = self._forbidden
+        return build_model(self._tool_name, [param for param in params if param.name not in excluded])
+
+
+def _built_by_the_subclass() -> tuple[type[BaseModel], Mapping[str, str] | None]:
+    raise AssertionError("_ModelWhenCalled builds its model itself")
 
 
 def _make_run(

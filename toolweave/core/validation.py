@@ -169,7 +169,7 @@ class LazyModelValidator(ModelValidator):
         build = self._build if name in self._BUILT_SLOTS else None
         if build is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        model, names = build()
+        model, names = self._model()
         ModelValidator.__init__(self, model, names=names, forbidden=self._forbidden)
         self._build = None
         return getattr(self, name)
@@ -178,6 +178,11 @@ class LazyModelValidator(ModelValidator):
     def built(self) -> bool:
         """Whether the model has been built yet."""
         return self._build is None
+
+    def _model(self) -> tuple[type[BaseModel], Mapping[str, str] | None]:
+        """The model and its renamed fields: `build()` (a subclass may build them itself)."""
+        assert self._build is not None
+        return self._build()
 
 
 def _schema_path(error: Any) -> str:
