@@ -144,7 +144,7 @@ def tool_from_function(
         tags=frozenset(tags) if tags else _NO_TAGS,
         meta=dict(meta) if meta else None,
         enabled=enabled,
-        run=_make_run(fn, context_param, run_in_thread, ResultConverter(output_schema, returns)),
+        run=_make_run(fn, context_param, run_in_thread, ResultConverter.shared(output_schema, returns)),
         validator=validator,
         hidden=hidden,
         output_checked=returns is not None,

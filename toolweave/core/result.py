@@ -110,6 +110,9 @@ def dump_json(data: Any) -> str:
     return to_json(data, inf_nan_mode="null").decode()
 
 
+_shared: dict[tuple[bool, bool, Any], ResultConverter] = {}
+
+
 class ResultConverter:
     """Turns return values into `ToolResult`s for one tool; built once, when the tool is built.
 
@@ -127,6 +130,23 @@ class ResultConverter:
         self.wrap = bool(output_schema and output_schema.get(WRAP_KEY))
         self.returns: Any = returns if self.structured else None
         self._adapter: Any = None
+
+    @classmethod
+    def shared(cls, output_schema: Mapping[str, Any] | None, returns: Any = None) -> ResultConverter:
+        """A converter for these arguments, the same object for every tool that needs an equal one
+        (it holds nothing of a tool's own: thousands of tools returning `str` share one)."""
+        converter = cls(output_schema, returns)
+        key = (converter.structured, converter.wrap, converter.returns)
+        try:
+            found = _shared.get(key)
+        except TypeError:  # an unhashable annotation (e.g. `Annotated` with a list in it)
+            return converter
+        if found is not None:
+            return found
+        if len(_shared) >= 1024:  # bounded: annotations of removed tools must not pile up
+            _shared.clear()
+        _shared[key] = converter
+        return converter
 
     def __call__(self, value: object) -> ToolResult:
         kind = type(value)
