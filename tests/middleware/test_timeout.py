@@ -316,3 +316,42 @@ async def test_the_scoped_fallback_keeps_the_same_behaviour(native: bool, monkey
         result = await server.call_tool("slow")
     assert result.is_error and seen["finally"] is True and timeout.timeouts == 1
     assert (await server.call_tool("quick")).structured_content["result"] is not None
+
+
+async def test_a_tool_with_a_task_group_has_its_children_cancelled_at_the_deadline() -> None:
+    server = Server("fan_out", middleware=[Timeout(default=0.05)])
+    ended: list[str] = []
+
+    async def child(name: str) -> None:
+        try:
+            await anyio.sleep(30)
+        finally:
+            ended.append(name)
+
+    @server.tool
+    async def fans_out() -> str:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(child, "a")
+            tasks.start_soon(child, "b")
+            await anyio.sleep(30)
+        return "late"
+
+    with anyio.fail_after(5):
+        result = await server.call_tool("fans_out")
+    assert result.is_error and "timed out after 0.05s" in result.text
+    assert sorted(ended) == ["a", "b"]
+
+
+async def test_a_tools_own_shorter_deadline_is_its_own_business() -> None:
+    timeout = Timeout(default=5)
+    server = Server("inner_deadline", middleware=[timeout])
+
+    @server.tool
+    async def gives_up_early() -> str:
+        with anyio.move_on_after(0.02):
+            await anyio.sleep(30)
+        return "gave up"
+
+    with anyio.fail_after(5):
+        result = await server.call_tool("gives_up_early")
+    assert result.text == "gave up" and timeout.timeouts == 0
