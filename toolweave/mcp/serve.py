@@ -124,7 +124,7 @@ def http_app(
         max_request_body_size=max_request_body_size,
     )
     if event_store is not None:  # replays stay inside the session that stored the events
-        app.add_middleware(EventScopes, max_sessions=10 * (max_sessions or 1000))
+        app.add_middleware(EventScopes, max_sessions=10 * (max_sessions or 1000), event_store=event_store, path=path)
     if auth is not None or authenticate is not None:
         protect(
             app,
