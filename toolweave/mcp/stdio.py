@@ -14,8 +14,13 @@ SDK transport is kept (its stdout claim, framing and writer) and fed from a read
   child process reading stdin gets end-of-file instead of the client's messages.
 
 Example:
-    async with stdio_streams() as (read, write):
-        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+    >>> MAX_MESSAGE_SIZE // 2**20  # MiB, the longest line read
+    4
+
+    Serving takes this process's stdin and stdout, so the example does not run it:
+
+    >>> async with stdio_streams() as (read, write):  # doctest: +SKIP
+    ...     await lowlevel.run(read, write, lowlevel.create_initialization_options())
 """
 
 from __future__ import annotations

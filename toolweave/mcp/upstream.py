@@ -26,8 +26,11 @@ it is lost; then it reconnects with backoff. Every call, `prompts/get` and `reso
 - on shutdown the SDK closes stdin, then terminates and kills the process group, and reaps it.
 
 Example:
-    upstream = Upstream(remote)
-    await upstream.start(task_group)
+    >>> from toolweave.server.remote import RemoteServer
+    >>> upstream = Upstream(RemoteServer.stdio("github-mcp-server", ["stdio"], name="gh"))
+    >>> upstream.label, upstream.health  # nothing runs until the server holding it starts
+    ('gh', 'stopped')
+    >>> await upstream.start(task_group)  # starts github-mcp-server  # doctest: +SKIP
 """
 
 from __future__ import annotations
