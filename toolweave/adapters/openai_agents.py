@@ -6,7 +6,18 @@ so the model reads why). `context` gets the SDK's `ToolContext` (`ctx.context` i
 run context).
 
 Example:
-    agent = Agent(name="ops", tools=function_tools(gateway, context=lambda ctx: Context(auth=ctx.context.user)))
+    >>> import anyio
+    >>> from toolweave import AuthInfo, Context
+    >>> gateway = Server("ops")
+    >>> @gateway.tool
+    ... def whoami(ctx: Context) -> str:
+    ...     return ctx.auth.subject if ctx.auth else "nobody"
+    >>> def per_user(ctx: ToolContext[Any]) -> Context:
+    ...     return Context(auth=AuthInfo(subject=ctx.context["user"]))
+    >>> [tool] = function_tools(gateway, context=per_user)  # for an agent: Agent(name="ops", tools=[tool])
+    >>> run = ToolContext(context={"user": "ada"}, tool_name="whoami", tool_call_id="c1", tool_arguments="{}")
+    >>> anyio.run(tool.on_invoke_tool, run, "{}")  # as the agent's runner calls it
+    'ada'
 """
 
 from __future__ import annotations

@@ -6,7 +6,18 @@ model reads the message and may try again; entering the toolset (as an agent doe
 server.
 
 Example:
-    agent = Agent(model, toolsets=[ToolweaveToolset(gateway, context=lambda run: Context(auth=run.deps))])
+    >>> import anyio
+    >>> from toolweave import AuthInfo, Context
+    >>> gateway = Server("ops")
+    >>> @gateway.tool
+    ... def whoami(ctx: Context) -> str:
+    ...     return ctx.auth.subject if ctx.auth else "nobody"
+    >>> from pydantic_ai import Agent
+    >>> from pydantic_ai.models.test import TestModel  # a model that calls each tool once, no LLM
+    >>> toolset = ToolweaveToolset(gateway, context=lambda run: Context(auth=AuthInfo(subject=run.deps)))
+    >>> agent = Agent(TestModel(), deps_type=str, toolsets=[toolset])
+    >>> agent.run_sync("Who am I?", deps="ada").output
+    '{"whoami":"ada"}'
 """
 
 from __future__ import annotations

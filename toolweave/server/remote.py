@@ -244,8 +244,15 @@ class RemoteServer(Server):
         operation, called at `base_url` through one pooled client (see `toolweave.openapi`).
 
         Example:
-            api = RemoteServer.openapi("petstore.yaml", base_url="https://petstore.example",
-                                       headers={"x-api-key": FromEnv("PETSTORE_KEY")})
+            >>> import anyio
+            >>> from toolweave.transforms import FromEnv
+            >>> ok = {"200": {"description": "the pets"}}
+            >>> spec = {"openapi": "3.0.3", "info": {"title": "Pets", "version": "1"},  # or "petstore.yaml"
+            ...         "paths": {"/pets": {"get": {"operationId": "list_pets", "responses": ok}}}}
+            >>> api = RemoteServer.openapi(spec, base_url="https://petstore.example",
+            ...                            headers={"x-api-key": FromEnv("PETSTORE_KEY")})
+            >>> [tool.name for tool in anyio.run(api.list_tools)]  # no request until a call
+            ['list_pets']
         """
         from toolweave.openapi.server import OpenAPIServer  # httpx is imported only when used
 
