@@ -16,7 +16,7 @@ Example:
     >>> from pydantic_ai.models.test import TestModel  # a model that calls each tool once, no LLM
     >>> toolset = ToolweaveToolset(gateway, context=lambda run: Context(auth=AuthInfo(subject=run.deps)))
     >>> agent = Agent(TestModel(), deps_type=str, toolsets=[toolset])
-    >>> agent.run_sync("Who am I?", deps="ada").output
+    >>> anyio.run(lambda: agent.run("Who am I?", deps="ada")).output
     '{"whoami":"ada"}'
 """
 

@@ -25,7 +25,14 @@ Example:
     >>> gateway = Server("gateway")
     >>> github = RemoteServer.stdio("github-mcp-server", ["stdio"], env={"GITHUB_TOKEN": "..."})
     >>> mounted = gateway.mount(github, prefix="gh")
-    >>> async with gateway:                                   # doctest: +SKIP
+    >>> github  # the token stays out of what is shown
+    RemoteServer('gh', 'github-mcp-server stdio')
+    >>> github.state  # nothing runs until the gateway does
+    'not started'
+
+    Running the gateway starts github-mcp-server, so the example does not run it:
+
+    >>> async with gateway:  # doctest: +SKIP
     ...     await gateway.call_tool("gh_search_issues", {"query": "anyio"})
 """
 

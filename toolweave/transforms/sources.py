@@ -83,6 +83,8 @@ class FromContext(Source):
     Example:
         >>> from toolweave.transforms import InjectArgs
         >>> per_user = InjectArgs(user_id=FromContext("auth.subject"))
+        >>> FromContext("client.name", default="unknown").get(Context())  # in-process: no client
+        'unknown'
     """
 
     path: str
@@ -114,6 +116,8 @@ class FromHeader(Source):
     Example:
         >>> from toolweave.transforms import InjectArgs
         >>> per_tenant = InjectArgs(tenant=FromHeader("x-tenant"))
+        >>> FromHeader("X-Tenant").get(Context(headers={"x-tenant": "acme"}))
+        'acme'
     """
 
     name: str
@@ -139,8 +143,11 @@ class FromClaim(Source):
     """A claim of the authenticated caller's token (`ctx.auth.claims[name]`).
 
     Example:
+        >>> from toolweave.core.context import AuthInfo
         >>> from toolweave.transforms import InjectArgs
         >>> per_org = InjectArgs(org=FromClaim("org_id"))
+        >>> FromClaim("org_id").get(Context(auth=AuthInfo(subject="u-1", claims={"org_id": "o-7"})))
+        'o-7'
     """
 
     name: str
@@ -165,6 +172,9 @@ class FromEnv(Source):
     Example:
         >>> from toolweave.transforms import InjectArgs
         >>> keyed = InjectArgs(api_key=FromEnv("WEATHER_API_KEY"))
+        >>> FromEnv("TOOLWEAVE_EXAMPLE_UNSET").get(Context())  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        toolweave.core.errors.InjectionError: ...the environment variable 'TOOLWEAVE_EXAMPLE_UNSET'...
     """
 
     name: str
