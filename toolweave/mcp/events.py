@@ -21,7 +21,7 @@ Example:
     ...     return sent
     >>> anyio.run(missed)
     ['2']
-    >>> server.run("http", port=8000, event_store=store, retry_interval=1000)  # serves  # doctest: +SKIP
+    >>> server.run("http", event_store=store, retry_interval=1000)  # serves until interrupted  # doctest: +SKIP
 """
 
 from __future__ import annotations

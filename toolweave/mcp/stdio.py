@@ -19,7 +19,7 @@ Example:
 
     Serving takes this process's stdin and stdout, so the example does not run it:
 
-    >>> async with stdio_streams() as (read, write):  # doctest: +SKIP
+    >>> async with stdio_streams() as (read, write):  # takes over stdin/stdout  # doctest: +SKIP
     ...     await lowlevel.run(read, write, lowlevel.create_initialization_options())
 """
 

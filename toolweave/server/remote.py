@@ -32,7 +32,7 @@ Example:
 
     Running the gateway starts github-mcp-server, so the example does not run it:
 
-    >>> async with gateway:  # doctest: +SKIP
+    >>> async with gateway:  # starts github-mcp-server  # doctest: +SKIP
     ...     await gateway.call_tool("gh_search_issues", {"query": "anyio"})
 """
 
