@@ -8,16 +8,16 @@ run context).
 Example:
     >>> import anyio
     >>> from toolweave import AuthInfo, Context
-    >>> gateway = Server("ops")
-    >>> @gateway.tool
-    ... def whoami(ctx: Context) -> str:
-    ...     return ctx.auth.subject if ctx.auth else "nobody"
-    >>> def per_user(ctx: ToolContext[Any]) -> Context:
+    >>> def per_user(ctx: ToolContext[Any]) -> Context:  # `ctx.context` is the agent's run context
     ...     return Context(auth=AuthInfo(subject=ctx.context["user"]))
-    >>> [tool] = function_tools(gateway, context=per_user)  # for an agent: Agent(name="ops", tools=[tool])
-    >>> run = ToolContext(context={"user": "ada"}, tool_name="whoami", tool_call_id="c1", tool_arguments="{}")
+    >>> crm = Server("crm")
+    >>> @crm.tool
+    ... def my_accounts(ctx: Context) -> list[str]:
+    ...     return [f"{ctx.auth.subject}-main"] if ctx.auth else []
+    >>> [tool] = function_tools(crm, context=per_user)  # for an agent: Agent(name="crm", tools=[tool])
+    >>> run = ToolContext(context={"user": "ada"}, tool_name=tool.name, tool_call_id="c1", tool_arguments="{}")
     >>> anyio.run(tool.on_invoke_tool, run, "{}")  # as the agent's runner calls it
-    'ada'
+    '["ada-main"]'
 """
 
 from __future__ import annotations

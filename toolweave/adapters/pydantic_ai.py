@@ -6,18 +6,18 @@ model reads the message and may try again; entering the toolset (as an agent doe
 server.
 
 Example:
-    >>> import anyio
-    >>> from toolweave import AuthInfo, Context
-    >>> gateway = Server("ops")
-    >>> @gateway.tool
-    ... def whoami(ctx: Context) -> str:
-    ...     return ctx.auth.subject if ctx.auth else "nobody"
     >>> from pydantic_ai import Agent
     >>> from pydantic_ai.models.test import TestModel  # a model that calls each tool once, no LLM
-    >>> toolset = ToolweaveToolset(gateway, context=lambda run: Context(auth=AuthInfo(subject=run.deps)))
+    >>> from toolweave import AuthInfo, Context
+    >>> support = Server("support")
+    >>> @support.tool
+    ... def greeting(ctx: Context) -> str:
+    ...     return f"Hello, {ctx.auth.subject if ctx.auth else 'stranger'}!"
+    >>> toolset = ToolweaveToolset(support, context=lambda run: Context(auth=AuthInfo(subject=run.deps)))
     >>> agent = Agent(TestModel(), deps_type=str, toolsets=[toolset])
-    >>> anyio.run(lambda: agent.run("Who am I?", deps="ada")).output
-    '{"whoami":"ada"}'
+    >>> import anyio
+    >>> anyio.run(lambda: agent.run("Greet me", deps="ada")).output
+    '{"greeting":"Hello, ada!"}'
 """
 
 from __future__ import annotations
