@@ -110,7 +110,17 @@ class FromContext(Source):
 
 
 @dataclass(frozen=True, slots=True)
-class FromHeader(Source):
+class _Named(Source):
+    """A source of one value found by name (a header, a claim, an environment variable)."""
+
+    name: str
+    default: Any = NOT_SET
+    secret: ClassVar[bool] = False
+    varies: ClassVar[bool | None] = True
+
+
+@dataclass(frozen=True, slots=True)
+class FromHeader(_Named):
     """An HTTP request header (case-insensitive); missing on stdio and in-process calls.
 
     Example:
@@ -119,11 +129,6 @@ class FromHeader(Source):
         >>> FromHeader("X-Tenant").get(Context(headers={"x-tenant": "acme"}))
         'acme'
     """
-
-    name: str
-    default: Any = NOT_SET
-    secret: ClassVar[bool] = False
-    varies: ClassVar[bool | None] = True
 
     @property
     def label(self) -> str:
@@ -139,7 +144,7 @@ class FromHeader(Source):
 
 
 @dataclass(frozen=True, slots=True)
-class FromClaim(Source):
+class FromClaim(_Named):
     """A claim of the authenticated caller's token (`ctx.auth.claims[name]`).
 
     Example:
@@ -149,11 +154,6 @@ class FromClaim(Source):
         >>> FromClaim("org_id").get(Context(auth=AuthInfo(subject="u-1", claims={"org_id": "o-7"})))
         'o-7'
     """
-
-    name: str
-    default: Any = NOT_SET
-    secret: ClassVar[bool] = False
-    varies: ClassVar[bool | None] = True
 
     @property
     def label(self) -> str:
@@ -166,7 +166,7 @@ class FromClaim(Source):
 
 
 @dataclass(frozen=True, slots=True)
-class FromEnv(Source):
+class FromEnv(_Named):
     """An environment variable, read at every call (so rotating it needs no restart).
 
     Example:
@@ -177,8 +177,7 @@ class FromEnv(Source):
         toolweave.core.errors.InjectionError: ...the environment variable 'TOOLWEAVE_EXAMPLE_UNSET'...
     """
 
-    name: str
-    default: Any = NOT_SET
+    secret: ClassVar[bool] = True
     varies: ClassVar[bool | None] = False
 
     @property
