@@ -5,7 +5,9 @@
   in different tasks, and for code that blocks, such as fetching an OpenAPI document);
 - `spawned(*command)` runs a server process (a script, `python -m ...`), each `PORT` in its
   command replaced by the port; `toolweave_served(config, *options)` is `toolweave serve CONFIG
-  --transport http` that way, as an operator runs it.
+  --transport http` that way, as an operator runs it;
+- `toolweave_announced(config, *options)` is `toolweave serve` on `--port 0`: the URL is the one
+  it announces on stderr (for `--workers`, whose parent picks the port).
 
 Each yields once the server accepts connections; a process that exits before it listens fails the
 test with its exit status and the end of its stderr.
@@ -13,6 +15,7 @@ test with its exit status and the end of its stderr.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import tempfile
 import threading
@@ -138,3 +141,24 @@ def toolweave_served(config: Any, *options: str, **popen: Any) -> Iterator[Spawn
     command = [*COMMAND, "serve", str(config), "--transport", "http", "--port", PORT, *options]
     with spawned(*command, **popen) as server:
         yield server
+
+
+@contextmanager
+def toolweave_announced(config: Any, *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`toolweave serve CONFIG --transport http --port 0`, `options` appended: the MCP URL it
+    announces once it listens, and the process, until the block ends."""
+    command = [*COMMAND, "serve", str(config), "--transport", "http", "--port", "0", *options]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=subprocess_env())
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            found = re.search(r"at (http://\S+/mcp)", line)
+            if found:
+                yield found.group(1), process
+                return
+        raise RuntimeError(f"toolweave serve did not start (status {process.wait(timeout=10)})")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
