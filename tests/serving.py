@@ -87,7 +87,11 @@ class Spawned:
         with tempfile.TemporaryFile() as log:  # the child keeps writing to it; read if it fails to start
             stderr = log if self.stderr is None else self.stderr
             self.process = subprocess.Popen(self.command, stderr=stderr, **self.options)
-            self._wait_listening(log)
+            try:
+                self._wait_listening(log)
+            except BaseException:
+                self.stop()
+                raise
 
     def restart(self) -> None:
         """The command again on the same port, once the process before it has ended."""
@@ -119,7 +123,6 @@ class Spawned:
                 return
             except TimeoutError:
                 continue
-        self.stop()
         raise TimeoutError(f"{self.command} did not listen on port {self.port} within {START_TIMEOUT}s")
 
 
