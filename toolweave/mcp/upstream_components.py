@@ -181,7 +181,12 @@ class UpstreamComponents:
         subject = f"completion of {request.kind} {request.name!r}"
         try:
             result = await self.upstream.request(
-                mt.CompleteRequest(params=params), mt.CompleteResult, Context(), subject=subject, action=subject
+                mt.CompleteRequest(params=params),
+                mt.CompleteResult,
+                Context(),
+                subject=subject,
+                action=subject,
+                for_caller=False,
             )
         except (UpstreamError, UpstreamFailed) as error:
             logger.warning("[%s] no completion values: %s", self.upstream.label, error)
@@ -227,7 +232,9 @@ class UpstreamComponents:
             request = mt.UnsubscribeRequest(params=mt.UnsubscribeRequestParams(uri=uri))
         verb = "subscribe to" if subscribe else "unsubscribe from"
         try:
-            await self.upstream.request(request, mt.EmptyResult, Context(), subject=uri, action=f"{verb} {uri!r}")
+            await self.upstream.request(
+                request, mt.EmptyResult, Context(), subject=uri, action=f"{verb} {uri!r}", for_caller=False
+            )
         except (UpstreamError, UpstreamFailed) as error:
             logger.warning("[%s] could not %s %r: %s", self.upstream.label, verb, uri, error)
 

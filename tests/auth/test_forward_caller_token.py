@@ -1,0 +1,304 @@
+"""A mount with `forward_caller_token=True` sends each verified caller's own token to its upstream,
+over one upstream session per caller, and nothing else in its place. Everything real: the issuer,
+the upstream toolweave HTTP server (which records the `Authorization` header of every HTTP request
+and every call it received), the gateway on HTTP with JWT auth, the official `mcp` client."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
+from tests.auth.test_http_auth import connected
+from tests.serving import serving
+from toolweave import AuthInfo, Context, RemoteServer, Server
+from toolweave.auth import Bearer, JWTVerifier
+from toolweave.config import build
+from toolweave.config.models import Config
+
+
+@dataclass
+class Seen:
+    """What the upstream received: each HTTP request (method, Authorization, session id) and the
+    Authorization header of each call, prompt and read."""
+
+    requests: list[tuple[str, str, str]] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    _arrived: anyio.Event = field(default_factory=anyio.Event)
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        """Wait (5 s at most) until `condition()` holds, checking as requests arrive."""
+        with anyio.fail_after(5):
+            while not condition():
+                self._arrived = anyio.Event()
+                await self._arrived.wait()
+
+    def wrap(self, app: ASGIApp) -> ASGIApp:
+        async def recorded(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "http" and scope["path"].startswith("/mcp"):
+                headers = {name.decode().lower(): value.decode() for name, value in scope["headers"]}
+                found = (scope["method"], headers.get("authorization", ""), headers.get("mcp-session-id", ""))
+                self.requests.append(found)
+                self._arrived.set()
+            await app(scope, receive, send)
+
+        return recorded
+
+    def sessions_of(self, authorization: str) -> set[str]:
+        """The upstream session ids used with this Authorization header."""
+        return {session for _, seen, session in self.requests if seen == authorization and session}
+
+    def closed(self) -> set[str]:
+        """The upstream session ids the gateway closed (HTTP DELETE)."""
+        return {session for method, _, session in self.requests if method == "DELETE"}
+
+
+def upstream(seen: Seen) -> Server:
+    server = Server("upstream")
+
+    def authorization(ctx: Context) -> str:
+        found = ctx.headers.get("authorization", "none")
+        seen.calls.append(found)
+        return found
+
+    @server.tool
+    def whose(ctx: Context) -> str:
+        """The Authorization header this call arrived with."""
+        return authorization(ctx)
+
+    @server.prompt
+    def whose_prompt(ctx: Context) -> str:
+        """The Authorization header this prompt was got with."""
+        return authorization(ctx)
+
+    @server.resource("note://whose")
+    def whose_note(ctx: Context) -> str:
+        """The Authorization header this read arrived with."""
+        return authorization(ctx)
+
+    return server
+
+
+@asynccontextmanager
+async def upstream_at(seen: Seen, **http: Any) -> AsyncIterator[str]:
+    async with serving(seen.wrap(upstream(seen).http_app(**http))) as url:
+        yield url + "/mcp"
+
+
+@asynccontextmanager
+async def gateway(issuer: Issuer, remote: RemoteServer, **http: Any) -> AsyncIterator[str]:
+    root = Server("gateway")
+    root.mount(remote, prefix="up")
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
+    async with serving(root.http_app(auth=verifier, resource_url=AUDIENCE, **http)) as url:
+        yield url
+
+
+def caller(token: str) -> Context:
+    """The context of a request whose caller the edge verified (in-process)."""
+    return Context(auth=AuthInfo(subject="someone", token=token))
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["2026", "2025"])
+async def test_each_caller_reaches_the_upstream_with_its_own_token(issuer: Issuer, legacy: bool) -> None:
+    seen = Seen()
+    ada, grace = issuer.token(sub="ada"), issuer.token(sub="grace")
+    async with upstream_at(seen) as url:
+        remote = RemoteServer.http(url, forward_caller_token=True)
+        async with (
+            gateway(issuer, remote) as gateway_url,
+            connected(gateway_url, ada, legacy=legacy) as a,
+            connected(gateway_url, grace, legacy=legacy) as g,
+        ):
+            answers: dict[str, list[str]] = {"ada": [], "grace": []}
+
+            async def calls(name: str, client: Any) -> None:
+                for _ in range(3):
+                    answers[name].append((await client.call_tool("up_whose", {})).content[0].text)
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(calls, "ada", a)
+                tasks.start_soon(calls, "grace", g)
+            prompt = await a.get_prompt("up_whose_prompt", {})
+            note = await g.read_resource("note://up/whose")
+    assert answers == {"ada": [f"Bearer {ada}"] * 3, "grace": [f"Bearer {grace}"] * 3}
+    assert prompt.messages[0].content.text == f"Bearer {ada}"
+    assert note.contents[0].text == f"Bearer {grace}"
+    ada_sessions, grace_sessions = seen.sessions_of(f"Bearer {ada}"), seen.sessions_of(f"Bearer {grace}")
+    assert len(ada_sessions) == 1 and len(grace_sessions) == 1  # one upstream session per caller...
+    for _, authorization, session in seen.requests:  # ...which never carries anyone else's token
+        if session in ada_sessions | grace_sessions:
+            assert authorization == (f"Bearer {ada}" if session in ada_sessions else f"Bearer {grace}")
+    listing = seen.sessions_of("")  # the gateway's own session, which lists the catalog, has no token
+    assert listing and not listing & (ada_sessions | grace_sessions)
+
+
+async def test_without_the_flag_the_upstream_never_sees_a_callers_token(issuer: Issuer) -> None:
+    seen = Seen()
+    ada = issuer.token(sub="ada")
+    async with (
+        upstream_at(seen) as url,
+        gateway(issuer, RemoteServer.http(url)) as gateway_url,
+        connected(gateway_url, ada, legacy=False) as client,
+    ):
+        answer = await client.call_tool("up_whose", {})
+    assert answer.content[0].text == "none"
+    assert all(authorization == "" for _, authorization, _ in seen.requests)
+
+
+async def test_a_request_without_a_verified_caller_gets_a_clear_error_and_the_gateway_keeps_serving(
+    issuer: Issuer,
+) -> None:
+    seen = Seen()
+    ada = issuer.token(sub="ada")
+    async with upstream_at(seen) as url:
+        remote = RemoteServer.http(url, forward_caller_token=True, auth=Bearer("gateway-own-token"))
+        async with gateway(issuer, remote, allow_anonymous=True) as gateway_url:
+            async with Client(streamable_http_client(gateway_url + "/mcp")) as anonymous:
+                refused = await anonymous.call_tool("up_whose", {})
+            async with connected(gateway_url, ada, legacy=False) as client:
+                served = await client.call_tool("up_whose", {})
+    assert refused.is_error
+    assert refused.content[0].text == (
+        "upstream 'up' needs the caller's own token, and this request has no verified caller; "
+        "tool 'up_whose' is unavailable"
+    )
+    assert served.content[0].text == f"Bearer {ada}"
+    assert seen.calls == [f"Bearer {ada}"]  # no anonymous call, and never the gateway's own token
+    assert "Bearer gateway-own-token" in {authorization for _, authorization, _ in seen.requests}  # listing
+
+
+async def test_in_process_and_stdio_requests_have_no_caller_token_to_forward() -> None:
+    seen = Seen()
+    async with upstream_at(seen) as url:
+        root = Server("gateway")
+        root.mount(RemoteServer.http(url, forward_caller_token=True), prefix="up")
+        async with root:
+            result = await root.call_tool("up_whose", {})
+            forwarded = await root.call_tool("up_whose", {}, ctx=caller("tok-in-process"))
+    assert result.is_error and "upstream 'up' needs the caller's own token" in result.text
+    assert forwarded.text == "Bearer tok-in-process"
+    assert seen.calls == ["Bearer tok-in-process"]
+
+
+async def test_an_upstream_that_refuses_the_callers_token_fails_that_call_only(issuer: Issuer) -> None:
+    seen = Seen()
+    ada, narrow = issuer.token(sub="ada"), issuer.token(sub="eve", scope="tools")
+    upstream_verifier = JWTVerifier(
+        jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE, required_scopes=["notes"]
+    )
+    async with upstream_at(seen, auth=upstream_verifier) as url:
+        own = Bearer(issuer.token(sub="gateway", scope="notes"))  # lists the catalog
+        async with gateway(issuer, RemoteServer.http(url, auth=own, forward_caller_token=True)) as gateway_url:
+            async with connected(gateway_url, narrow, legacy=False) as client:
+                refused = await client.call_tool("up_whose", {})
+                again = await client.call_tool("up_whose", {})
+            async with connected(gateway_url, ada, legacy=False) as client:
+                served = await client.call_tool("up_whose", {})
+    for answer in (refused, again):
+        assert answer.is_error
+        assert "upstream 'up' refused the caller's token (HTTP 403)" in answer.content[0].text
+        assert narrow not in answer.content[0].text
+    assert served.content[0].text == f"Bearer {ada}"
+    assert seen.calls == [f"Bearer {ada}"]
+
+
+async def test_the_pool_keeps_at_most_its_bound_and_closes_the_least_recently_used() -> None:
+    seen = Seen()
+    async with upstream_at(seen) as url:
+        remote = RemoteServer.http(url, forward_caller_token=True, caller_sessions=2)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        async with root:
+            for token in ("tok-a", "tok-b", "tok-c"):
+                assert (await root.call_tool("up_whose", {}, ctx=caller(token))).text == f"Bearer {token}"
+            assert remote.caller_session_count == 2
+            await seen.until(seen.closed)  # the least recently used session is closed at the upstream
+            assert seen.closed() == seen.sessions_of("Bearer tok-a")
+            assert (await root.call_tool("up_whose", {}, ctx=caller("tok-a"))).text == "Bearer tok-a"
+            assert remote.caller_session_count == 2
+    assert len(seen.sessions_of("Bearer tok-a")) == 2  # a new session for the returning caller
+    assert seen.calls == ["Bearer tok-a", "Bearer tok-b", "Bearer tok-c", "Bearer tok-a"]
+
+
+async def test_an_idle_caller_session_is_closed_and_a_later_call_opens_another() -> None:
+    seen = Seen()
+    async with upstream_at(seen) as url:
+        remote = RemoteServer.http(url, forward_caller_token=True, caller_session_idle=0.1)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        async with root:
+            await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
+            await seen.until(seen.closed)
+            assert remote.caller_session_count == 0
+            again = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
+    assert again.text == "Bearer tok-a"
+    assert len(seen.sessions_of("Bearer tok-a")) == 2
+
+
+async def test_sessions_are_closed_when_the_gateway_stops() -> None:
+    seen = Seen()
+    async with upstream_at(seen) as url:
+        remote = RemoteServer.http(url, forward_caller_token=True)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        async with root:
+            await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
+            assert remote.caller_session_count == 1
+        assert remote.caller_session_count == 0
+
+
+async def test_the_token_never_appears_in_logs_or_reprs(caplog: pytest.LogCaptureFixture) -> None:
+    token = "tok-secret-caller-123"
+    async with upstream_at(Seen()) as url:
+        remote = RemoteServer.http(url, forward_caller_token=True, caller_sessions=1)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        with caplog.at_level(logging.DEBUG):
+            async with root:
+                await root.call_tool("up_whose", {}, ctx=caller(token))
+                await root.call_tool("up_whose", {}, ctx=caller("tok-other-caller-456"))  # evicts the first
+    shown = [record.getMessage() for record in caplog.records if record.name.startswith("toolweave")]
+    assert shown and not [line for line in shown if token in line]
+    assert token not in repr(remote)
+
+
+async def test_a_config_entry_forwards_the_callers_token() -> None:
+    seen = Seen()
+    async with upstream_at(seen) as url:
+        entry = {"url": url, "forward_caller_token": True, "caller_sessions": 8}
+        composed = build(Config.model_validate({"mcpServers": {"up": entry}}))
+        async with composed.running() as server:
+            result = await server.call_tool("whose", {}, ctx=caller("tok-config"))
+            anonymous = await server.call_tool("whose", {})
+    assert result.text == "Bearer tok-config"
+    assert anonymous.is_error and "needs the caller's own token" in anonymous.text
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        ({"command": "server", "forward_caller_token": True}, "forward_caller_token only applies to HTTP servers"),
+        ({"url": "http://127.0.0.1:1/mcp", "caller_sessions": 4}, "caller_sessions needs forward_caller_token"),
+        ({"url": "http://127.0.0.1:1/mcp", "forward_caller_token": True, "caller_sessions": 0}, "greater than 0"),
+    ],
+)
+def test_a_config_entry_that_cannot_forward_is_refused(entry: dict[str, Any], problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        Config.model_validate({"mcpServers": {"up": entry}})
+
+
+def test_forwarding_to_a_stdio_upstream_is_refused_at_composition() -> None:
+    with pytest.raises(ValueError, match="forward_caller_token needs an HTTP upstream; 'server --stdio'"):
+        RemoteServer.stdio("server", ["--stdio"], forward_caller_token=True)
+    with pytest.raises(ValueError, match="caller_sessions must be a whole number of at least 1"):
+        RemoteServer.http("http://127.0.0.1:1/mcp", forward_caller_token=True, caller_sessions=0)

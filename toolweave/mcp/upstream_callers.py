@@ -1,0 +1,238 @@
+"""One upstream session per verified caller, for a mount that forwards the caller's own token.
+
+A `RemoteServer.http(url, forward_caller_token=True)` lists its catalog over the gateway's own
+session (with the mount's `auth=`, or none), but sends each call, `prompts/get` and
+`resources/read` made for a verified caller over that caller's own session, opened on first use
+with `Authorization: Bearer <the caller's token>` on every HTTP request of it. A session per
+caller, not a header per request: the `mcp` client stamps its headers inside the session and
+posts from the transport's own task, and an upstream on the 2025 handshake may bind its session
+id to the user who opened it.
+
+- The token is the one the HTTP edge verified (`ctx.auth.token`), never a header of the request.
+  A request without one (stdio, an anonymous caller) fails with `UpstreamError` naming the
+  upstream: never an anonymous call, never the gateway's own credentials in the caller's place.
+- Sessions are pooled by a keyed digest of the token (the token itself is never a key, a log
+  line or a `repr`); at most `max_sessions` are kept: opening one more retires the least recently
+  used (closed once its requests in flight have ended). A session is closed after `idle_timeout`
+  seconds unused, once its token has expired (`ctx.auth.expires_at`), when its connection is lost,
+  and when the server stops. A renewed token simply gets a new session.
+- An upstream that refuses the caller's token (HTTP 401 or 403, when opening the session or on
+  a later request) fails that request with `UpstreamError` saying so; the session is dropped.
+
+Example:
+    callers = CallerSessions(upstream, max_sessions=64, idle_timeout=300)
+    await tasks.start(callers.run)              # in the lifespan's task group
+    async with callers.use(ctx, subject="tool 'search'", tool="search") as session:
+        await session.send_request(request, mt.CallToolResult)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import time
+from collections import OrderedDict
+from collections.abc import AsyncGenerator, AsyncIterator, Generator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+import anyio
+import httpx2
+from anyio.abc import TaskGroup, TaskStatus
+from mcp import ClientSession
+
+from toolweave.core.context import Context
+from toolweave.core.errors import UpstreamError
+
+if TYPE_CHECKING:
+    from toolweave.mcp.upstream import Upstream
+
+logger = logging.getLogger("toolweave.upstream")
+REFUSED_STATUSES = (401, 403)
+"""HTTP answers by which an upstream refuses a caller's token."""
+
+
+class CallerToken(httpx2.Auth):
+    """`Authorization: Bearer <the caller's token>` on every request of one caller's session;
+    remembers whether the upstream refused it (401/403)."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+        self.refused: int | None = None
+        """The status by which the upstream last refused the token, or None."""
+
+    def __repr__(self) -> str:
+        return "CallerToken(...)"
+
+    def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
+        request.headers["Authorization"] = f"Bearer {self._token}"
+        response = yield request
+        if response.status_code in REFUSED_STATUSES:
+            self.refused = response.status_code
+
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        request.headers["Authorization"] = f"Bearer {self._token}"
+        response = yield request
+        if response.status_code in REFUSED_STATUSES:
+            self.refused = response.status_code
+
+
+class _CallerSession:
+    """One caller's session: opened in the pool's task group, closed when `close()` is called."""
+
+    def __init__(self, key: str, token: str, expires_at: int | None) -> None:
+        self.key = key
+        self.auth = CallerToken(token)
+        self.expires_at = expires_at
+        self.session: ClientSession | None = None
+        self.failure: str | None = None
+        self.opened = anyio.Event()
+        self.closing = anyio.Event()
+        self.in_flight = 0
+        self.last_used = anyio.current_time()
+        self.retired = False
+        """Out of the pool (evicted, idle, lost): closed once its last request has ended."""
+
+    def retire(self) -> None:
+        self.retired = True
+        if not self.in_flight:
+            self.closing.set()
+
+    def stale(self, now: float, idle_timeout: float) -> bool:
+        """Unused for `idle_timeout` seconds, or its token has expired."""
+        expired = self.expires_at is not None and time.time() >= self.expires_at
+        return expired or (not self.in_flight and now - self.last_used >= idle_timeout)
+
+
+class CallerSessions:
+    """The pool of per-caller sessions of one upstream (see the module docstring).
+
+    Attributes:
+        opened: How many caller sessions were opened so far (for operators and tests).
+    """
+
+    def __init__(self, upstream: Upstream, *, max_sessions: int, idle_timeout: float) -> None:
+        self.upstream = upstream
+        self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
+        self.opened = 0
+        self._salt = os.urandom(16)
+        self._sessions: OrderedDict[str, _CallerSession] = OrderedDict()
+        self._tasks: TaskGroup | None = None
+
+    def __len__(self) -> int:
+        """How many caller sessions are pooled now."""
+        return len(self._sessions)
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Hold the sessions (in a task group of this task) and close idle ones, until cancelled;
+        every session is closed on the way out."""
+        try:
+            async with anyio.create_task_group() as tasks:
+                self._tasks = tasks
+                task_status.started()
+                while True:
+                    await anyio.sleep(min(self.idle_timeout / 2, 30.0))
+                    now = anyio.current_time()
+                    for entry in [entry for entry in self._sessions.values() if entry.stale(now, self.idle_timeout)]:
+                        self._drop(entry)
+        finally:
+            self._tasks = None
+            self._sessions.clear()
+
+    @asynccontextmanager
+    async def use(self, ctx: Context, *, subject: str, tool: str | None) -> AsyncIterator[ClientSession]:
+        """The session of the verified caller of `ctx` (opened if it has none) for one request.
+
+        Raises:
+            UpstreamError: the request has no verified caller token, the session cannot be opened,
+                or the upstream refused the caller's token (then the session is dropped).
+        """
+        label = self.upstream.label
+        token = ctx.auth.token if ctx.auth is not None else None
+        if not token:
+            raise UpstreamError(
+                f"upstream {label!r} needs the caller's own token, and this request has no verified "
+                f"caller; {subject} is unavailable",
+                tool=tool,
+            )
+        entry = self._entry(token, ctx.auth.expires_at if ctx.auth is not None else None)
+        entry.in_flight += 1
+        try:
+            await entry.opened.wait()
+            if entry.session is None:
+                self._drop(entry)
+                raise self._refusal(entry, subject, tool) or UpstreamError(
+                    f"upstream {label!r} could not open a session for this caller; {subject} is unavailable",
+                    tool=tool,
+                )
+            try:
+                yield entry.session
+            except Exception:
+                refused = self._refusal(entry, subject, tool)
+                if refused is None:
+                    raise
+                self._drop(entry)
+                raise refused from None  # says why, where the SDK has only "Server returned an error response"
+        finally:
+            entry.in_flight -= 1
+            entry.last_used = anyio.current_time()
+            if entry.retired and not entry.in_flight:
+                entry.closing.set()
+
+    def lose(self, session: ClientSession) -> None:
+        """Drop the caller session `session` (its upstream session is gone)."""
+        for entry in list(self._sessions.values()):
+            if entry.session is session:
+                self._drop(entry)
+
+    def _refusal(self, entry: _CallerSession, subject: str, tool: str | None) -> UpstreamError | None:
+        if entry.auth.refused is None:
+            return None
+        return UpstreamError(
+            f"upstream {self.upstream.label!r} refused the caller's token (HTTP {entry.auth.refused}); "
+            f"{subject} is unavailable",
+            tool=tool,
+        )
+
+    def _key(self, token: str) -> str:
+        return hmac.new(self._salt, token.encode(), hashlib.sha256).hexdigest()
+
+    def _entry(self, token: str, expires_at: int | None) -> _CallerSession:
+        key = self._key(token)
+        entry = self._sessions.get(key)
+        if entry is not None:
+            self._sessions.move_to_end(key)
+            return entry
+        if self._tasks is None:
+            raise UpstreamError(f"upstream {self.upstream.label!r} is not started", tool=None)
+        entry = self._sessions[key] = _CallerSession(key, token, expires_at)
+        self._tasks.start_soon(self._hold, entry, name=f"toolweave caller session of {self.upstream.label!r}")
+        while len(self._sessions) > self.max_sessions:
+            self._drop(next(iter(self._sessions.values())))
+        return entry
+
+    def _drop(self, entry: _CallerSession) -> None:
+        if self._sessions.get(entry.key) is entry:
+            del self._sessions[entry.key]
+        entry.retire()
+
+    async def _hold(self, entry: _CallerSession) -> None:
+        label = self.upstream.label
+        try:
+            async with self.upstream.open_session(lambda: self._drop(entry), auth=entry.auth) as session:
+                self.opened += 1
+                entry.session = session
+                entry.opened.set()
+                logger.debug("[%s] opened a session for a caller (%d pooled)", label, len(self._sessions))
+                await entry.closing.wait()
+        except Exception as error:
+            entry.failure = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+            if entry.auth.refused is None:
+                logger.warning("[%s] could not open a session for a caller: %s", label, entry.failure)
+        finally:
+            entry.session = None
+            entry.opened.set()
+            self._drop(entry)
