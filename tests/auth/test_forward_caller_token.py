@@ -12,16 +12,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import mcp.types as mt
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
+from tests.auth.issuer import AUDIENCE, INTROSPECTION_CLIENT, ISSUER, Issuer
 from tests.auth.test_http_auth import connected
 from tests.serving import serving
 from toolweave import AuthInfo, Context, RemoteServer, Server
-from toolweave.auth import Bearer, JWTVerifier
+from toolweave.auth import Bearer, IntrospectionVerifier, JWTVerifier
 from toolweave.config import build
 from toolweave.config.models import Config
 
@@ -44,7 +45,7 @@ class Seen:
 
     def wrap(self, app: ASGIApp) -> ASGIApp:
         async def recorded(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] == "http" and scope["path"].startswith("/mcp"):
+            if scope["type"] == "http":
                 headers = {name.decode().lower(): value.decode() for name, value in scope["headers"]}
                 found = (scope["method"], headers.get("authorization", ""), headers.get("mcp-session-id", ""))
                 self.requests.append(found)
@@ -62,8 +63,17 @@ class Seen:
         return {session for method, _, session in self.requests if method == "DELETE"}
 
 
-def upstream(seen: Seen) -> Server:
+async def refuse_handshake(ctx: Any, call_next: Any) -> Any:
+    """Speak only the 2026-07-28 protocol (`initialize` refused)."""
+    if ctx.method == "initialize":
+        raise MCPError(mt.UNSUPPORTED_PROTOCOL_VERSION, "this server speaks only 2026-07-28")
+    return await call_next(ctx)
+
+
+def upstream(seen: Seen, *, modern_only: bool = False) -> Server:
     server = Server("upstream")
+    if modern_only:
+        server.as_mcp().middleware.insert(0, refuse_handshake)
 
     def authorization(ctx: Context) -> str:
         found = ctx.headers.get("authorization", "none")
@@ -89,8 +99,9 @@ def upstream(seen: Seen) -> Server:
 
 
 @asynccontextmanager
-async def upstream_at(seen: Seen, **http: Any) -> AsyncIterator[str]:
-    async with serving(seen.wrap(upstream(seen).http_app(**http))) as url:
+async def upstream_at(seen: Seen, *, modern_only: bool = False, **http: Any) -> AsyncIterator[str]:
+    """The streamable HTTP endpoint of a recording upstream (`/sse` beside it with `legacy_sse=True`)."""
+    async with serving(seen.wrap(upstream(seen, modern_only=modern_only).http_app(**http))) as url:
         yield url + "/mcp"
 
 
@@ -140,6 +151,25 @@ async def test_each_caller_reaches_the_upstream_with_its_own_token(issuer: Issue
             assert authorization == (f"Bearer {ada}" if session in ada_sessions else f"Bearer {grace}")
     listing = seen.sessions_of("")  # the gateway's own session, which lists the catalog, has no token
     assert listing and not listing & (ada_sessions | grace_sessions)
+
+
+@pytest.mark.parametrize(
+    ("transport", "era"), [("http", "2025"), ("http", "2026"), ("sse", "2025")], ids=["http-2025", "http-2026", "sse"]
+)
+async def test_every_transport_and_era_forwards_each_callers_own_token(transport: str, era: str) -> None:
+    seen = Seen()
+    async with upstream_at(seen, modern_only=era == "2026", legacy_sse=transport == "sse") as url:
+        if transport == "sse":
+            remote = RemoteServer.sse(url.removesuffix("/mcp") + "/sse", forward_caller_token=True)
+        else:
+            remote = RemoteServer.http(url, forward_caller_token=True)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        async with root:
+            answers = [(await root.call_tool("up_whose", {}, ctx=caller(token))).text for token in ("tok-a", "tok-b")]
+            assert remote.caller_session_count == 2
+    assert remote.era == era
+    assert answers == seen.calls == ["Bearer tok-a", "Bearer tok-b"]
 
 
 async def test_without_the_flag_the_upstream_never_sees_a_callers_token(issuer: Issuer) -> None:
@@ -212,6 +242,29 @@ async def test_an_upstream_that_refuses_the_callers_token_fails_that_call_only(i
     assert seen.calls == [f"Bearer {ada}"]
 
 
+async def test_a_token_revoked_during_a_session_fails_the_call_and_drops_the_session(issuer: Issuer) -> None:
+    seen = Seen()
+    ada, grace = issuer.opaque_token(sub="ada"), issuer.opaque_token(sub="grace")
+    verifier = IntrospectionVerifier(
+        issuer.introspection_url, client_id=INTROSPECTION_CLIENT[0], client_secret=INTROSPECTION_CLIENT[1], cache_ttl=0
+    )
+    async with upstream_at(seen, auth=verifier) as url:
+        remote = RemoteServer.http(url, auth=Bearer(issuer.opaque_token(sub="gateway")), forward_caller_token=True)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        async with root:
+            for token in (ada, grace):
+                await root.call_tool("up_whose", {}, ctx=caller(token))
+            issuer.opaque[ada]["active"] = False  # revoked at the authorization server
+            refused = await root.call_tool("up_whose", {}, ctx=caller(ada))
+            assert remote.caller_session_count == 1  # ada's session is gone, grace's stays
+            served = await root.call_tool("up_whose", {}, ctx=caller(grace))
+    await verifier.aclose()
+    assert refused.is_error and "upstream 'up' refused the caller's token (HTTP 401)" in refused.text
+    assert served.text == f"Bearer {grace}"
+    assert seen.calls == [f"Bearer {ada}", f"Bearer {grace}", f"Bearer {grace}"]
+
+
 async def test_the_pool_keeps_at_most_its_bound_and_closes_the_least_recently_used() -> None:
     seen = Seen()
     async with upstream_at(seen) as url:
@@ -254,7 +307,9 @@ async def test_sessions_are_closed_when_the_gateway_stops() -> None:
         async with root:
             await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
             assert remote.caller_session_count == 1
+            assert not seen.closed()
         assert remote.caller_session_count == 0
+        assert seen.closed() == seen.sessions_of("Bearer tok-a")  # the upstream heard it end
 
 
 async def test_the_token_never_appears_in_logs_or_reprs(caplog: pytest.LogCaptureFixture) -> None:

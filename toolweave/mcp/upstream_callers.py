@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from toolweave.mcp.upstream import Upstream
 
 logger = logging.getLogger("toolweave.upstream")
+CLOSE_TIMEOUT = 2.0
+"""Seconds closing one caller session (telling the upstream) may take, the server's stop included."""
 REFUSED_STATUSES = (401, 403)
 """HTTP answers by which an upstream refuses a caller's token."""
 
@@ -87,9 +89,10 @@ class _CallerSession:
         self.auth = CallerToken(token)
         self.expires_at = expires_at
         self.session: ClientSession | None = None
-        self.failure: str | None = None
         self.opened = anyio.Event()
         self.closing = anyio.Event()
+        self.closed = anyio.Event()
+        self.scope = anyio.CancelScope(shield=True)
         self.in_flight = 0
         self.last_used = anyio.current_time()
         self.retired = False
@@ -121,6 +124,8 @@ class CallerSessions:
         self._salt = os.urandom(16)
         self._sessions: OrderedDict[str, _CallerSession] = OrderedDict()
         self._tasks: TaskGroup | None = None
+        self._held: set[_CallerSession] = set()
+        """Every session whose task runs (pooled, or retired and closing)."""
 
     def __len__(self) -> int:
         """How many caller sessions are pooled now."""
@@ -133,14 +138,31 @@ class CallerSessions:
             async with anyio.create_task_group() as tasks:
                 self._tasks = tasks
                 task_status.started()
-                while True:
-                    await anyio.sleep(min(self.idle_timeout / 2, 30.0))
-                    now = anyio.current_time()
-                    for entry in [entry for entry in self._sessions.values() if entry.stale(now, self.idle_timeout)]:
-                        self._drop(entry)
+                try:
+                    await self._sweep()
+                finally:
+                    await self._close_all()
         finally:
             self._tasks = None
             self._sessions.clear()
+
+    async def _sweep(self) -> None:
+        while True:
+            await anyio.sleep(min(self.idle_timeout / 2, 30.0))
+            now = anyio.current_time()
+            for entry in [entry for entry in self._sessions.values() if entry.stale(now, self.idle_timeout)]:
+                self._drop(entry)
+
+    async def _close_all(self) -> None:
+        """Close every session, telling the upstream (within `CLOSE_TIMEOUT`), then stop what is left."""
+        held = list(self._held)
+        for entry in held:
+            entry.closing.set()
+        with anyio.move_on_after(CLOSE_TIMEOUT, shield=True):
+            for entry in held:
+                await entry.closed.wait()
+        for entry in held:
+            entry.scope.cancel()
 
     @asynccontextmanager
     async def use(self, ctx: Context, *, subject: str, tool: str | None) -> AsyncIterator[ClientSession]:
@@ -220,19 +242,26 @@ class CallerSessions:
         entry.retire()
 
     async def _hold(self, entry: _CallerSession) -> None:
+        """Open the session and keep it until `entry.closing`; shielded from the server's stop,
+        which closes it through `closing` (the upstream hears the session end), or `scope`."""
         label = self.upstream.label
+        self._held.add(entry)
         try:
-            async with self.upstream.open_session(lambda: self._drop(entry), auth=entry.auth) as session:
-                self.opened += 1
-                entry.session = session
-                entry.opened.set()
-                logger.debug("[%s] opened a session for a caller (%d pooled)", label, len(self._sessions))
-                await entry.closing.wait()
+            with entry.scope:
+                async with self.upstream.open_session(lambda: self._drop(entry), auth=entry.auth) as session:
+                    self.opened += 1
+                    entry.session = session
+                    entry.opened.set()
+                    logger.debug("[%s] opened a session for a caller (%d pooled)", label, len(self._sessions))
+                    await entry.closing.wait()
+                    entry.session = None
         except Exception as error:
-            entry.failure = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+            failure = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
             if entry.auth.refused is None:
-                logger.warning("[%s] could not open a session for a caller: %s", label, entry.failure)
+                logger.warning("[%s] could not open a session for a caller: %s", label, failure)
         finally:
             entry.session = None
             entry.opened.set()
+            entry.closed.set()
+            self._held.discard(entry)
             self._drop(entry)
