@@ -9,6 +9,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import anyio
@@ -218,6 +219,19 @@ async def test_in_process_and_stdio_requests_have_no_caller_token_to_forward() -
     assert result.is_error and "upstream 'up' needs the caller's own token" in result.text
     assert forwarded.text == "Bearer tok-in-process"
     assert seen.calls == ["Bearer tok-in-process"]
+
+
+async def test_concurrent_first_requests_of_one_caller_open_one_session() -> None:
+    seen = Seen()
+    async with upstream_at(seen) as url:
+        remote = RemoteServer.http(url, forward_caller_token=True)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        async with root, anyio.create_task_group() as tasks:
+            for _ in range(5):
+                tasks.start_soon(partial(root.call_tool, "up_whose", {}, ctx=caller("tok-a")))
+    assert seen.calls == ["Bearer tok-a"] * 5
+    assert len(seen.sessions_of("Bearer tok-a")) == 1
 
 
 async def test_an_upstream_that_refuses_the_callers_token_fails_that_call_only(issuer: Issuer) -> None:

@@ -4,7 +4,8 @@
 the official `mcp` client (`ClientSession` over `stdio_client`, `streamable_http_client` or the
 legacy `sse_client`), negotiates the protocol era, lists the tools (and the prompts and resources
 the upstream advertises, see `toolweave.mcp.upstream_components`), and keeps the session until
-it is lost; then it reconnects with backoff. Every call, `prompts/get` and `resources/read` shares the one session.
+it is lost; then it reconnects with backoff. Every call, `prompts/get` and `resources/read` shares the one session
+(with `forward_caller_token`, each caller's go over its own, see `toolweave.mcp.upstream_callers`).
 
 - the era: the 2025 `initialize` handshake first (the upstream's `notifications/*/list_changed`
   then arrive on the connection); an upstream that refuses it (method not found, unsupported

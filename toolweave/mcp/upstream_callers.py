@@ -180,7 +180,9 @@ class CallerSessions:
                 f"caller; {subject} is unavailable",
                 tool=tool,
             )
-        entry = self._entry(token, ctx.auth.expires_at if ctx.auth is not None else None)
+        if self._tasks is None:
+            raise UpstreamError(f"upstream {label!r} is not started; {subject} is unavailable", tool=tool)
+        entry = self._entry(self._tasks, token, ctx.auth.expires_at if ctx.auth is not None else None)
         entry.in_flight += 1
         try:
             await entry.opened.wait()
@@ -222,16 +224,16 @@ class CallerSessions:
     def _key(self, token: str) -> str:
         return hmac.new(self._salt, token.encode(), hashlib.sha256).hexdigest()
 
-    def _entry(self, token: str, expires_at: int | None) -> _CallerSession:
+    def _entry(self, tasks: TaskGroup, token: str, expires_at: int | None) -> _CallerSession:
+        """The pooled session of `token`, or a new one (opening in `tasks`), the least recently
+        used retired if the pool is full."""
         key = self._key(token)
         entry = self._sessions.get(key)
         if entry is not None:
             self._sessions.move_to_end(key)
             return entry
-        if self._tasks is None:
-            raise UpstreamError(f"upstream {self.upstream.label!r} is not started", tool=None)
         entry = self._sessions[key] = _CallerSession(key, token, expires_at)
-        self._tasks.start_soon(self._hold, entry, name=f"toolweave caller session of {self.upstream.label!r}")
+        tasks.start_soon(self._hold, entry, name=f"toolweave caller session of {self.upstream.label!r}")
         while len(self._sessions) > self.max_sessions:
             self._drop(next(iter(self._sessions.values())))
         return entry
@@ -247,6 +249,8 @@ class CallerSessions:
         label = self.upstream.label
         self._held.add(entry)
         try:
+            if entry.closing.is_set():  # retired before it opened, and nobody waits for it
+                return
             with entry.scope:
                 async with self.upstream.open_session(lambda: self._drop(entry), auth=entry.auth) as session:
                     self.opened += 1

@@ -20,6 +20,9 @@ upstream's own URI.
 - When the upstream dies, calls in flight fail with `UpstreamError`, the lists keep the last
   known tools, prompts and resources, and the upstream is restarted with exponential backoff.
 - A call, prompt or read while the session is down fails at once with `UpstreamError`.
+- `RemoteServer.http(url, forward_caller_token=True)` sends each verified caller's own token to
+  the upstream: its calls, prompts and reads go over a session of its own (see
+  `toolweave.mcp.upstream_callers`); the lists still come over the gateway's session.
 
 Example:
     >>> gateway = Server("gateway")
