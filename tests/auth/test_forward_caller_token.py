@@ -35,7 +35,14 @@ class Seen:
 
     requests: list[tuple[str, str, str]] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    release: anyio.Event = field(default_factory=anyio.Event)
+    """Set to let the upstream's `wait` tool answer."""
     _arrived: anyio.Event = field(default_factory=anyio.Event)
+
+    def called(self, authorization: str) -> str:
+        self.calls.append(authorization)
+        self._arrived.set()
+        return authorization
 
     async def until(self, condition: Callable[[], bool]) -> None:
         """Wait (5 s at most) until `condition()` holds, checking as requests arrive."""
@@ -77,9 +84,14 @@ def upstream(seen: Seen, *, modern_only: bool = False) -> Server:
         server.as_mcp().middleware.insert(0, refuse_handshake)
 
     def authorization(ctx: Context) -> str:
-        found = ctx.headers.get("authorization", "none")
-        seen.calls.append(found)
-        return found
+        return seen.called(ctx.headers.get("authorization", "none"))
+
+    @server.tool
+    async def wait(ctx: Context) -> str:
+        """Answer once the test releases it."""
+        authorization(ctx)
+        await seen.release.wait()
+        return "released"
 
     @server.tool
     def whose(ctx: Context) -> str:
@@ -297,6 +309,29 @@ async def test_the_pool_keeps_at_most_its_bound_and_closes_the_least_recently_us
     assert seen.calls == ["Bearer tok-a", "Bearer tok-b", "Bearer tok-c", "Bearer tok-a"]
 
 
+async def test_a_session_retired_with_a_call_in_flight_closes_once_the_call_ends() -> None:
+    seen = Seen()
+    answers: list[str] = []
+    async with upstream_at(seen) as url:
+        remote = RemoteServer.http(url, forward_caller_token=True, caller_sessions=1)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        async with root:
+
+            async def slow_call() -> None:
+                answers.append((await root.call_tool("up_wait", {}, ctx=caller("tok-a"))).text)
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(slow_call)
+                await seen.until(lambda: "Bearer tok-a" in seen.calls)  # the call is at the upstream
+                await root.call_tool("up_whose", {}, ctx=caller("tok-b"))  # retires tok-a's session
+                assert remote.caller_session_count == 1 and not seen.closed()  # still in use
+                seen.release.set()
+            await seen.until(seen.closed)
+            assert seen.closed() == seen.sessions_of("Bearer tok-a")
+    assert answers == ["released"]
+
+
 async def test_an_idle_caller_session_is_closed_and_a_later_call_opens_another() -> None:
     seen = Seen()
     async with upstream_at(seen) as url:
@@ -318,10 +353,11 @@ async def test_sessions_are_closed_when_the_gateway_stops() -> None:
         remote = RemoteServer.http(url, forward_caller_token=True)
         root = Server("gateway")
         root.mount(remote, prefix="up")
-        async with root:
-            await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
-            assert remote.caller_session_count == 1
-            assert not seen.closed()
+        with anyio.fail_after(10):  # stopping never hangs
+            async with root:
+                await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
+                assert remote.caller_session_count == 1
+                assert not seen.closed()
         assert remote.caller_session_count == 0
         assert seen.closed() == seen.sessions_of("Bearer tok-a")  # the upstream heard it end
 

@@ -155,6 +155,7 @@ class CallerSessions:
 
     async def _close_all(self) -> None:
         """Close every session, telling the upstream (within `CLOSE_TIMEOUT`), then stop what is left."""
+        self._tasks = None  # no new sessions from here on
         held = list(self._held)
         for entry in held:
             entry.closing.set()
@@ -233,6 +234,7 @@ class CallerSessions:
             self._sessions.move_to_end(key)
             return entry
         entry = self._sessions[key] = _CallerSession(key, token, expires_at)
+        self._held.add(entry)
         tasks.start_soon(self._hold, entry, name=f"toolweave caller session of {self.upstream.label!r}")
         while len(self._sessions) > self.max_sessions:
             self._drop(next(iter(self._sessions.values())))
@@ -247,7 +249,6 @@ class CallerSessions:
         """Open the session and keep it until `entry.closing`; shielded from the server's stop,
         which closes it through `closing` (the upstream hears the session end), or `scope`."""
         label = self.upstream.label
-        self._held.add(entry)
         try:
             if entry.closing.is_set():  # retired before it opened, and nobody waits for it
                 return
