@@ -407,3 +407,11 @@ def test_forwarding_to_a_stdio_upstream_is_refused_at_composition() -> None:
         RemoteServer.stdio("server", ["--stdio"], forward_caller_token=True)
     with pytest.raises(ValueError, match="caller_sessions must be a whole number of at least 1"):
         RemoteServer.http("http://127.0.0.1:1/mcp", forward_caller_token=True, caller_sessions=0)
+
+
+def test_turning_forwarding_on_or_off_makes_a_different_upstream() -> None:
+    """A reload that changes `forward_caller_token` replaces the remote instead of keeping it."""
+    url = "http://127.0.0.1:1/mcp"
+    plain, forwarding = RemoteServer.http(url, name="up"), RemoteServer.http(url, name="up", forward_caller_token=True)
+    assert not plain.same_upstream(forwarding)
+    assert forwarding.same_upstream(RemoteServer.http(url, name="up", forward_caller_token=True))
