@@ -380,11 +380,12 @@ async def test_the_token_never_appears_in_logs_or_reprs(caplog: pytest.LogCaptur
 async def test_a_config_entry_forwards_the_callers_token() -> None:
     seen = Seen()
     async with upstream_at(seen) as url:
-        entry = {"url": url, "forward_caller_token": True, "caller_sessions": 8}
+        entry = {"url": url, "forward_caller_token": True, "caller_sessions": 8, "caller_session_idle": 0.1}
         composed = build(Config.model_validate({"mcpServers": {"up": entry}}))
         async with composed.running() as server:
             result = await server.call_tool("whose", {}, ctx=caller("tok-config"))
             anonymous = await server.call_tool("whose", {})
+            await seen.until(seen.closed)  # closed after 0.1 s unused
     assert result.text == "Bearer tok-config"
     assert anonymous.is_error and "needs the caller's own token" in anonymous.text
 
@@ -394,6 +395,7 @@ async def test_a_config_entry_forwards_the_callers_token() -> None:
     [
         ({"command": "server", "forward_caller_token": True}, "forward_caller_token only applies to HTTP servers"),
         ({"url": "http://127.0.0.1:1/mcp", "caller_sessions": 4}, "caller_sessions needs forward_caller_token"),
+        ({"url": "http://127.0.0.1:1/mcp", "caller_session_idle": 9}, "caller_session_idle needs forward_caller"),
         ({"url": "http://127.0.0.1:1/mcp", "forward_caller_token": True, "caller_sessions": 0}, "greater than 0"),
     ],
 )

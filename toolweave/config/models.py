@@ -280,6 +280,9 @@ class McpServerEntry(SourceOptions):
     caller_sessions: PositiveInt | None = Field(
         None, description="With forward_caller_token: the most caller sessions kept open at once (default 64)."
     )
+    caller_session_idle: PositiveFloat | None = Field(
+        None, description="With forward_caller_token: seconds after which an unused caller session is closed (300)."
+    )
     disabled: StrictBool = Field(False, description="Skip this server (as some clients' config files allow).")
     required: StrictBool = Field(
         False, description="The gateway is not ready (`/readyz` answers 503) while this server is not connected."
@@ -322,8 +325,9 @@ class McpServerEntry(SourceOptions):
             raise ValueError("'headers' only apply to HTTP servers ('url'), not to 'command'")
         if self.command is not None and self.forward_caller_token:
             raise ValueError("forward_caller_token only applies to HTTP servers ('url'): a 'command' gets no token")
-        if self.caller_sessions is not None and not self.forward_caller_token:
-            raise ValueError("caller_sessions needs forward_caller_token: true")
+        pool = [key for key in ("caller_sessions", "caller_session_idle") if getattr(self, key) is not None]
+        if pool and not self.forward_caller_token:
+            raise ValueError(f"{', '.join(pool)} needs forward_caller_token: true")
         if self.command is not None and declared & {"http", "sse"}:
             raise ValueError(f"type {given[0]!r} needs 'url', not 'command'")
         if url is not None and declared == {"stdio"}:
