@@ -417,3 +417,20 @@ def test_turning_forwarding_on_or_off_makes_a_different_upstream() -> None:
     plain, forwarding = RemoteServer.http(url, name="up"), RemoteServer.http(url, name="up", forward_caller_token=True)
     assert not plain.same_upstream(forwarding)
     assert forwarding.same_upstream(RemoteServer.http(url, name="up", forward_caller_token=True))
+
+
+def test_serving_where_no_caller_is_verified_warns_the_operator(
+    issuer: Issuer, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = Server("gateway")
+    root.mount(RemoteServer.http("http://127.0.0.1:1/mcp", forward_caller_token=True), prefix="up")
+    with caplog.at_level(logging.WARNING, logger="toolweave.upstream"):
+        root.http_app()
+        unverified = [record.getMessage() for record in caplog.records]
+        caplog.clear()
+        root.http_app(auth=JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE))
+    assert unverified == [
+        "[up] forwards the caller's token, and the server is served over HTTP without auth= or "
+        "authenticate=, where no caller is verified: its calls, prompts and reads will fail"
+    ]
+    assert not caplog.records

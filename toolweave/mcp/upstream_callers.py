@@ -36,7 +36,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Generator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpx2
@@ -54,6 +54,19 @@ CLOSE_TIMEOUT = 2.0
 """Seconds closing one caller session (telling the upstream) may take, the server's stop included."""
 REFUSED_STATUSES = (401, 403)
 """HTTP answers by which an upstream refuses a caller's token."""
+
+
+def warn_without_callers(server: Any, served: str) -> None:
+    """Warn (once per remote) that a remote of `server` that forwards the caller's token is served
+    where no caller is verified (`served`: "over stdio", ...): its requests will all fail."""
+    for remote in server.remotes():
+        if getattr(remote, "forward_caller_token", False):
+            logger.warning(
+                "[%s] forwards the caller's token, and the server is served %s, where no caller is "
+                "verified: its calls, prompts and reads will fail",
+                remote.name,
+                served,
+            )
 
 
 class CallerToken(httpx2.Auth):
