@@ -106,7 +106,7 @@ async def collect(quick: bool) -> list[Row]:
         rows.append(Row(GROUP, seen, times[seen], baseline=fastmcp))
         rows.append(Row(GROUP, fastmcp, times[fastmcp]))
     gated, open_ = _catalog(True).catalog, _catalog(False).catalog
-    caller = AuthInfo(subject="ada", scopes=("a",), claims={"tenant": "acme"})
+    caller = AuthInfo(subject="ada", scopes=("a",), claims={"tenant": "acme"}, token="verified-token")
     plain, ruled = "toolweave: tools/list view, no rules (1,000 tools)", "toolweave: tools/list view, 3 rules"
 
     async def view_gated() -> Any:

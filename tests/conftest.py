@@ -43,3 +43,10 @@ def wait_for_port(port: int, timeout: float = 20.0) -> None:
 def python() -> str:
     """The interpreter running the tests, for subprocess servers."""
     return sys.executable
+
+
+@pytest.fixture
+def untraced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Catalogs compile as without an OpenTelemetry SDK, even after a test installed one (the
+    global tracer provider cannot be unset; a traced mount wraps each level in a span)."""
+    monkeypatch.setattr("toolweave.server.mount.tracing_configured", lambda: False)

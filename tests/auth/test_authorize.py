@@ -152,6 +152,16 @@ async def test_the_list_is_built_once_per_grant_not_per_request() -> None:
     assert open_server.catalog.view("tools", open_server.catalog.tools, writer) == ("tools", open_server.catalog.tools)
 
 
+async def test_each_token_keeps_its_own_grant() -> None:
+    catalog = billing_server().catalog
+    writer = AuthInfo(subject="ada", scopes=("billing:write",), token="token-ada")
+    reader = AuthInfo(subject="bob", scopes=("billing:read",), token="token-bob")
+    for _ in range(2):  # the second round answers from the remembered grants
+        assert catalog.view("tools", catalog.tools, writer)[0] == "tools@1"
+        assert catalog.view("tools", catalog.tools, reader)[0] == "tools@0"
+    assert catalog.view("tools", catalog.tools, None)[0] == "tools@0"
+
+
 @asynccontextmanager
 async def protected_billing(issuer: Issuer) -> AsyncIterator[str]:
     verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE, required_scopes=["tools"])

@@ -17,12 +17,20 @@ def max_threads() -> int:
     return int(anyio.to_thread.current_default_thread_limiter().total_tokens)
 
 
-def stuck_server(release: threading.Event, seconds: float = 0.2) -> Server:
+def worker_threads() -> set[threading.Thread]:
+    """The worker threads alive now (anyio's `WorkerThread`s; other threads of the process, such as
+    a library's background thread, are not the thread pool this test bounds)."""
+    return {thread for thread in threading.enumerate() if type(thread).__name__ == "WorkerThread"}
+
+
+def stuck_server(release: threading.Event, seconds: float = 0.2, ran: set[threading.Thread] | None = None) -> Server:
     server = Server("slow", middleware=[Timeout(seconds)])
 
     @server.tool
     def stuck(n: int) -> int:
         """Block until released (a C call that ignores cancellation)."""
+        if ran is not None:
+            ran.add(threading.current_thread())
         release.wait(timeout=30)
         return n
 
@@ -30,14 +38,14 @@ def stuck_server(release: threading.Event, seconds: float = 0.2) -> Server:
 
 
 async def _burst(server: Server, calls: int, texts: list[str]) -> int:
-    """Make `calls` concurrent calls; the most threads alive at once while they ran."""
-    peak = threading.active_count()
+    """Make `calls` concurrent calls; the most worker threads alive at once while they ran."""
+    peak = len(worker_threads())
 
     async def call(n: int) -> None:
         nonlocal peak
         result = await server.call_tool("stuck", {"n": n})
         texts.append(result.text)
-        peak = max(peak, threading.active_count())
+        peak = max(peak, len(worker_threads()))
 
     async with anyio.create_task_group() as tasks:
         for n in range(calls):
@@ -53,8 +61,9 @@ async def _drained() -> None:
 
 async def test_a_burst_of_timed_out_sync_calls_never_holds_more_threads_than_the_limit() -> None:
     release = threading.Event()
-    server = stuck_server(release)
-    baseline = threading.active_count()
+    ran: set[threading.Thread] = set()
+    server = stuck_server(release, ran=ran)
+    baseline = len(worker_threads())  # idle workers of earlier tests' loops, which end on their own
     texts: list[str] = []
     try:
         peak = await _burst(server, 120, texts)
@@ -63,11 +72,13 @@ async def test_a_burst_of_timed_out_sync_calls_never_holds_more_threads_than_the
         refused = sum(text.startswith("The server is busy") for text in texts)
         # 40 ran and timed out; the others waited for a slot, then timed out or were refused
         assert timed_out >= 40 and timed_out + refused == 120
+        assert len(ran) == max_threads()  # each stuck call held a thread of its own, no more
         # a second wave while the first wave's threads are still stuck: refused at once, no thread started
         texts.clear()
         with anyio.fail_after(1):
             second = await _burst(server, 200, texts)
         assert all(text.startswith("The server is busy") for text in texts) and len(texts) == 200
+        assert len(ran) == max_threads()  # the refused wave ran nothing
         assert max(peak, second) - baseline <= max_threads()
     finally:
         release.set()

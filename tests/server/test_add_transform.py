@@ -63,6 +63,7 @@ async def test_transforms_apply_to_mounted_tools_by_their_exposed_name() -> None
     assert seen == [{"q": "x", "api_key": "gateway-key"}, {"url": "u", "api_key": "gateway-key"}]
 
 
+@pytest.mark.usefixtures("untraced")
 async def test_child_and_parent_transforms_fuse_across_a_mount_without_middleware() -> None:
     seen: list[dict[str, Any]] = []
     child = make_server(seen)

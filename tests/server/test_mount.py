@@ -64,6 +64,7 @@ async def test_nested_mounts_route_to_the_deepest_tool(mode: str, depth: int) ->
     assert result.content[0].text == "pong hi"
 
 
+@pytest.mark.usefixtures("untraced")
 async def test_nested_mount_routes_from_one_catalog_entry() -> None:
     top, deepest = chain(3)
     entry = top.catalog.get("l0_l1_l2_ping")

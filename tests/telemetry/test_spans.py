@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import httpx2
 import mcp
+import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
@@ -278,3 +279,45 @@ async def test_trace_context_reaches_an_http_upstream_in_its_request_meta(spans:
     assert child_of(mounted, served) and child_of(client_side, mounted)
     assert child_of(sent, client_side) and child_of(server_side, sent)
     assert server_side.context.trace_id == served.context.trace_id
+
+
+async def test_prompts_and_resources_through_a_mount_run_in_its_span(spans: Spans) -> None:
+    docs = Server("docs")
+
+    @docs.prompt
+    def greet(name: str) -> str:
+        """Say hello."""
+        return f"Hello {name}"
+
+    @docs.resource("docs://readme")
+    def readme() -> str:
+        return "read me"
+
+    @docs.resource("docs://broken")
+    def broken() -> str:
+        raise RuntimeError("disk gone")
+
+    gateway = Server("gateway")
+    gateway.mount(docs, prefix="docs")
+    async with mcp.Client(gateway.as_mcp()) as client:
+        prompt = (await client.list_prompts()).prompts[0].name
+        await client.get_prompt(prompt, {"name": "Ada"})
+        uris = sorted(str(resource.uri) for resource in (await client.list_resources()).resources)
+        await client.read_resource(next(uri for uri in uris if uri.endswith("readme")))
+        with pytest.raises(mcp.MCPError):
+            await client.read_resource(next(uri for uri in uris if uri.endswith("broken")))
+
+    mounted = [span for span in spans.all() if span.name == "mount docs"]
+    by_target = {
+        span.attributes.get("gen_ai.prompt.name") or span.attributes.get("mcp.resource.uri"): span
+        for span in mounted
+        if span.attributes is not None
+    }
+    assert set(by_target) == {"greet", "docs://readme", "docs://broken"}
+    served = {span.name: span for span in spans.all() if span.kind is SpanKind.SERVER}
+    assert child_of(by_target["greet"], served[f"prompts/get {prompt}"])
+    assert by_target["greet"].attributes is not None and by_target["greet"].attributes["toolweave.outcome"] == "ok"
+    failed = by_target["docs://broken"]
+    assert failed.status.status_code is StatusCode.ERROR and failed.attributes is not None
+    assert failed.attributes["error.type"] == "RuntimeError" and "toolweave.incident" in failed.attributes
+    assert all("disk gone" not in str(span.attributes) + str(span.status.description) for span in spans.all())

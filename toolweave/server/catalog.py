@@ -43,6 +43,9 @@ E = TypeVar("E", bound="Entry[Any]")
 Listener = Callable[[], None]
 security = logging.getLogger("toolweave.security")
 _RULES = "access.rules"
+_GRANTS = "access.grants"
+_MAX_GRANTS = 4096
+"""Tokens whose grant a catalog remembers (forgotten all at once when full)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,11 +115,27 @@ class Catalog(Generic[E]):
         rules = self.rules()
         if not rules:
             return key, components
-        key = f"{key}@{grant(rules, auth):x}"
+        key = f"{key}@{self._grant(rules, auth):x}"
         visible: Sequence[C] | None = self.cache.get(key)
         if visible is None:
             visible = self.cache[key] = tuple(item for item in components if _admits(item, auth))
         return key, visible
+
+
+    def _grant(self, rules: tuple[Access, ...], auth: AuthInfo | None) -> int:
+        """`grant(rules, auth)`, remembered per bearer token: a token's scopes and claims are fixed
+        for its life (signed into a JWT, cached from introspection; an `authenticate` hook that
+        sets `AuthInfo.token` keeps to the same). A caller without a token is checked each time."""
+        token = auth.token if auth is not None else None
+        if token is None:
+            return grant(rules, auth)
+        grants: dict[str, int] | None = self.cache.get(_GRANTS)
+        if grants is None or len(grants) >= _MAX_GRANTS:
+            grants = self.cache[_GRANTS] = {}
+        bits = grants.get(token)
+        if bits is None:
+            bits = grants[token] = grant(rules, auth)
+        return bits
 
 
 def _admits(component: Any, auth: AuthInfo | None) -> bool:

@@ -33,15 +33,15 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, ParamSpec, Protocol, TypeVar
 
 from toolweave.core.names import check_name, check_separator
 from toolweave.core.tool import Tool
 from toolweave.server.uri_prefix import UriPrefix
 from toolweave.telemetry.providers import tracing_configured
-from toolweave.telemetry.spans import Run, traced_mount
+from toolweave.telemetry.spans import traced_mount
 
 
 class Child(Protocol):
@@ -97,6 +97,8 @@ class Prefix:
 
 
 S = TypeVar("S", bound=Child)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class Mount(Generic[S]):
@@ -132,12 +134,15 @@ class Mount(Generic[S]):
         """How messages name this mount: `mount 'gh'`, or `mount without prefix`."""
         return f"mount {self.prefix!r}" if self.prefix is not None else "mount without prefix"
 
-    def traced(self, run: Run, tool: str) -> Run:
-        """`run` (the child's call path for its tool `tool`) in a `mount` span, when tracing is
-        configured as the catalog compiles (`toolweave.telemetry.spans.traced_mount`)."""
+    def traced(
+        self, run: Callable[P, Awaitable[R]], target: tuple[str, str], failed: Callable[[R], bool] | None = None
+    ) -> Callable[P, Awaitable[R]]:
+        """`run` (the child's path for the component `target` names, e.g. `(TOOL_NAME, "search")`)
+        in a `mount` span, when tracing is configured as the catalog compiles
+        (`toolweave.telemetry.spans.traced_mount`)."""
         if not tracing_configured():
             return run
-        return traced_mount(run, prefix=self.prefix, server=self.child.name, tool=tool)
+        return traced_mount(run, prefix=self.prefix, server=self.child.name, target=target, failed=failed)
 
     def follow(self, kind: str, listener: Callable[[], None]) -> None:
         """Call `listener` whenever the child's exposed components of `kind` change."""

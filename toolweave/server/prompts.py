@@ -34,6 +34,7 @@ from toolweave.server.catalog import Catalog, Entry, guarded
 from toolweave.server.functions import PromptFunction, original
 from toolweave.server.mount import Mount
 from toolweave.server.registry import Registry
+from toolweave.telemetry.spans import PROMPT_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +108,7 @@ class PromptRegistry(Registry[Prompt, PromptCatalog]):
             result: PromptResult = await handler(PromptCall(prompt, arguments, ctx))
             return result
 
-        return prompt.replace(name=mount.rename.name(prompt.name), run=run)
+        return prompt.replace(name=mount.rename.name(prompt.name), run=mount.traced(run, (PROMPT_NAME, prompt.name)))
 
     def build_entry(self, component: Prompt, origin: str) -> PromptEntry:
         chain = tuple(layer for layer in self.owner.middleware if layer.applies_to_prompt(component))

@@ -36,6 +36,7 @@ from toolweave.server.catalog import Catalog, Entry, guarded
 from toolweave.server.functions import ResourceFunction, original
 from toolweave.server.mount import Mount
 from toolweave.server.registry import Registry
+from toolweave.telemetry.spans import RESOURCE_URI
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +142,7 @@ class ResourceRegistry(Registry[Resource, ResourceCatalog]):
             result = await handler(ResourceRead(resource, child_uri, params, ctx))
             return uris.relabel(result, child_uri, uri)
 
-        return resource.replace(uri=uris.apply(resource.uri), run=run)
+        return resource.replace(uri=uris.apply(resource.uri), run=mount.traced(run, (RESOURCE_URI, resource.uri)))
 
     def build_entry(self, component: Resource, origin: str) -> ResourceEntry:
         chain = tuple(layer for layer in self.owner.middleware if layer.applies_to_resource(component))

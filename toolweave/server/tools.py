@@ -37,6 +37,7 @@ from toolweave.server.catalog import Catalog, Entry, guarded, security
 from toolweave.server.fronts import fronted
 from toolweave.server.mount import Mount
 from toolweave.server.registry import Owner, Registry
+from toolweave.telemetry.spans import TOOL_NAME
 from toolweave.transforms.catalog import CatalogTransform, Components
 
 
@@ -161,7 +162,8 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         check_name(component.name)
 
     def exposed(self, entry: Entry[Tool], mount: Mount[Any]) -> Tool:
-        return mount.rename.apply(entry.component).replace(run=mount.traced(through_chain(entry), entry.component.name))
+        run = mount.traced(through_chain(entry), (TOOL_NAME, entry.component.name), failed=_is_error)
+        return mount.rename.apply(entry.component).replace(run=run)
 
     def build_entry(self, component: Tool, origin: str) -> ToolEntry:
         middleware = self.owner.middleware
@@ -187,3 +189,7 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         )
         fronts = owner.catalog_transforms
         return fronted(catalog, fronts, owner, self.bare_entry) if fronts else catalog
+
+
+def _is_error(result: ToolResult) -> bool:
+    return result.is_error

@@ -7,7 +7,8 @@ in a CLIENT span, injecting W3C trace context (`traceparent`, `tracestate`) into
 
 - the call span (the SDK's server span) gets `toolweave.origin`, `toolweave.tool.original_name`,
   `toolweave.outcome` and, for a masked failure, `toolweave.incident` (see `toolweave.telemetry.calls`);
-- a call through a mounted server runs in an INTERNAL span `mount <prefix>` (`traced_mount`);
+- a call, prompt or resource read through a mounted server runs in an INTERNAL span
+  `mount <prefix>` (`traced_mount`);
 - a call to a remote upstream runs in a CLIENT span `tools/call <name>` (`UpstreamSpan`), the
   parent of the SDK's own send span, whose trace context reaches the upstream in `_meta`;
 - middleware that changes the outcome adds an event to the span it runs in
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, StatusCode
@@ -43,6 +44,8 @@ TRACER = trace.get_tracer("toolweave", VERSION)
 MCP_METHOD = "mcp.method.name"
 OPERATION = "gen_ai.operation.name"
 TOOL_NAME = "gen_ai.tool.name"
+PROMPT_NAME = "gen_ai.prompt.name"
+RESOURCE_URI = "mcp.resource.uri"
 ERROR_TYPE = "error.type"
 NETWORK_TRANSPORT = "network.transport"
 ORIGIN = "toolweave.origin"
@@ -56,6 +59,8 @@ MOUNTED_SERVER = "toolweave.mount.server"
 UPSTREAM = "toolweave.upstream"
 
 Run = Callable[[dict[str, Any], Context], Awaitable[ToolResult]]
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def span_name(method: str, target: str | None) -> str:
@@ -81,7 +86,7 @@ def record_failure(span: Span, error: BaseException) -> None:
 
 
 def record_outcome(span: Span, is_error: bool) -> None:
-    """Mark `span` with what a call answered (an `isError` result is a `tool_error`)."""
+    """Mark `span` with what was answered (a tool's `isError` result is a `tool_error`)."""
     if is_error:
         span.set_attributes({OUTCOME: "tool_error", ERROR_TYPE: "tool_error"})
         span.set_status(StatusCode.ERROR)
@@ -89,32 +94,41 @@ def record_outcome(span: Span, is_error: bool) -> None:
         span.set_attribute(OUTCOME, "ok")
 
 
-def traced_mount(run: Run, *, prefix: str | None, server: str, tool: str) -> Run:
+def traced_mount(
+    run: Callable[P, Awaitable[R]],
+    *,
+    prefix: str | None,
+    server: str,
+    target: tuple[str, str],
+    failed: Callable[[R], bool] | None = None,
+) -> Callable[P, Awaitable[R]]:
     """`run` (a mounted child's call path) inside an INTERNAL span `mount <prefix>` when traced.
 
     Args:
         prefix: The mount prefix (`None`: mounted without one; the span is named for the server).
         server: The mounted server's name.
-        tool: The tool's name in the mounted server.
+        target: What is run, as its attribute: `(TOOL_NAME, name)`, `(PROMPT_NAME, name)`,
+            `(RESOURCE_URI, uri)` — the child's own name or URI.
+        failed: Whether a result is a failure (a tool's `isError` result); raising always is.
     """
     name = f"mount {prefix if prefix is not None else server}"
-    attributes = {MOUNTED_SERVER: server, TOOL_NAME: tool}
+    attributes = {MOUNTED_SERVER: server, target[0]: target[1]}
     if prefix is not None:
         attributes[MOUNT_PREFIX] = prefix
     get_current_span = trace.get_current_span
 
-    async def run_mounted(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+    async def run_mounted(*args: P.args, **kwargs: P.kwargs) -> R:
         if not get_current_span().is_recording():
-            return await run(arguments, ctx)
+            return await run(*args, **kwargs)
         with TRACER.start_as_current_span(
             name, attributes=attributes, record_exception=False, set_status_on_exception=False
         ) as span:
             try:
-                result = await run(arguments, ctx)
+                result = await run(*args, **kwargs)
             except BaseException as error:
                 record_failure(span, error)
                 raise
-            record_outcome(span, result.is_error)
+            record_outcome(span, failed is not None and failed(result))
             return result
 
     return run_mounted
