@@ -233,6 +233,20 @@ async def test_in_process_and_stdio_requests_have_no_caller_token_to_forward() -
     assert seen.calls == ["Bearer tok-in-process"]
 
 
+async def test_the_callers_token_replaces_a_static_authorization_header_of_the_mount() -> None:
+    seen = Seen()
+    async with upstream_at(seen) as url:
+        remote = RemoteServer.http(url, {"Authorization": "Bearer gateway-static"}, forward_caller_token=True)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        async with root:
+            forwarded = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
+    assert forwarded.text == "Bearer tok-a"
+    sessions = seen.sessions_of("Bearer tok-a")
+    assert sessions and all(auth == "Bearer tok-a" for _, auth, session in seen.requests if session in sessions)
+    assert seen.sessions_of("Bearer gateway-static")  # the gateway's own session keeps its header
+
+
 async def test_concurrent_first_requests_of_one_caller_open_one_session() -> None:
     seen = Seen()
     async with upstream_at(seen) as url:
