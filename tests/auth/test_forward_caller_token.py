@@ -6,6 +6,7 @@ and every call it received), the gateway on HTTP with JWT auth, the official `mc
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -359,6 +360,23 @@ async def test_an_idle_caller_session_is_closed_and_a_later_call_opens_another()
             again = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
     assert again.text == "Bearer tok-a"
     assert len(seen.sessions_of("Bearer tok-a")) == 2
+
+
+async def test_a_session_closes_when_its_token_expires_and_the_renewed_token_gets_another() -> None:
+    seen = Seen()
+    async with upstream_at(seen) as url:
+        remote = RemoteServer.http(url, forward_caller_token=True)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        async with root:
+            expiring = Context(auth=AuthInfo(subject="ada", token="tok-old", expires_at=int(time.time())))
+            await root.call_tool("up_whose", {}, ctx=expiring)
+            await seen.until(seen.closed)  # closed at its expiry (here: once the call ended)
+            assert remote.caller_session_count == 0
+            renewed = await root.call_tool("up_whose", {}, ctx=caller("tok-new"))
+            assert remote.caller_session_count == 1
+    assert renewed.text == "Bearer tok-new"
+    assert seen.closed() >= seen.sessions_of("Bearer tok-old")
 
 
 async def test_sessions_are_closed_when_the_gateway_stops() -> None:

@@ -116,10 +116,17 @@ class _CallerSession:
         if not self.in_flight:
             self.closing.set()
 
-    def stale(self, now: float, idle_timeout: float) -> bool:
-        """Unused for `idle_timeout` seconds, or its token has expired."""
-        expired = self.expires_at is not None and time.time() >= self.expires_at
-        return expired or (not self.in_flight and now - self.last_used >= idle_timeout)
+    def idle(self, now: float, idle_timeout: float) -> bool:
+        """Unused for `idle_timeout` seconds."""
+        return not self.in_flight and now - self.last_used >= idle_timeout
+
+    async def until_closing_or_expired(self) -> None:
+        """Wait until the session is to close, or its token expires (`expires_at`)."""
+        if self.expires_at is None:
+            await self.closing.wait()
+            return
+        with anyio.move_on_after(max(self.expires_at - time.time(), 0)):
+            await self.closing.wait()
 
 
 class CallerSessions:
@@ -163,7 +170,7 @@ class CallerSessions:
         while True:
             await anyio.sleep(min(self.idle_timeout / 2, 30.0))
             now = anyio.current_time()
-            for entry in [entry for entry in self._sessions.values() if entry.stale(now, self.idle_timeout)]:
+            for entry in [entry for entry in self._sessions.values() if entry.idle(now, self.idle_timeout)]:
                 self._drop(entry)
 
     async def _close_all(self) -> None:
@@ -271,6 +278,8 @@ class CallerSessions:
                     entry.session = session
                     entry.opened.set()
                     logger.debug("[%s] opened a session for a caller (%d pooled)", label, len(self._sessions))
+                    await entry.until_closing_or_expired()
+                    self._drop(entry)  # expired: closed once its requests in flight have ended
                     await entry.closing.wait()
                     entry.session = None
         except Exception as error:
