@@ -16,17 +16,20 @@ from typing import Any
 import anyio
 import mcp.types as mt
 import pytest
+import uvicorn
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tests.auth.issuer import AUDIENCE, INTROSPECTION_CLIENT, ISSUER, Issuer
 from tests.auth.test_http_auth import connected
+from tests.conftest import free_port
 from tests.serving import serving
 from toolweave import AuthInfo, Context, RemoteServer, Server
 from toolweave.auth import Bearer, IntrospectionVerifier, JWTVerifier
 from toolweave.config import build
 from toolweave.config.models import Config
+from toolweave.server.remote import Backoff
 
 
 @dataclass
@@ -377,6 +380,43 @@ async def test_a_session_closes_when_its_token_expires_and_the_renewed_token_get
             assert remote.caller_session_count == 1
     assert renewed.text == "Bearer tok-new"
     assert seen.closed() >= seen.sessions_of("Bearer tok-old")
+
+
+@asynccontextmanager
+async def upstream_on(seen: Seen, port: int) -> AsyncIterator[str]:
+    """A recording upstream on a given port, stopped (its connections closed) when the block ends."""
+    server = uvicorn.Server(uvicorn.Config(seen.wrap(upstream(seen).http_app()), host="127.0.0.1", port=port))
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(server.serve)
+        with anyio.fail_after(20):
+            while not server.started:  # uvicorn offers no event to wait on  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+        try:
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            server.should_exit = True
+
+
+async def test_a_caller_whose_upstream_went_away_gets_a_new_session_once_it_is_back() -> None:
+    seen, port = Seen(), free_port()
+    root = Server("gateway")
+    remote = RemoteServer.http(f"http://127.0.0.1:{port}/mcp", forward_caller_token=True, backoff=Backoff(0.05))
+    root.mount(remote, prefix="up")
+    async with root:
+        async with upstream_on(seen, port):
+            await remote.wait_connected()
+            before = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
+        gone = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
+        async with upstream_on(seen, port):
+            with anyio.fail_after(10):
+                while True:  # until the gateway has reconnected
+                    after = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
+                    if not after.is_error:
+                        break
+                    await anyio.sleep(0.05)
+    assert before.text == after.text == "Bearer tok-a"
+    assert gone.is_error and gone.text.startswith("upstream 'up' ")  # went away, or is not connected
+    assert len(seen.sessions_of("Bearer tok-a")) == 2  # the lost session was dropped, a new one opened
 
 
 async def test_sessions_are_closed_when_the_gateway_stops() -> None:

@@ -283,8 +283,12 @@ class CallerSessions:
                     await entry.closing.wait()
                     entry.session = None
         except Exception as error:
+            while isinstance(error, ExceptionGroup) and error.exceptions:  # task groups wrap failures
+                error = error.exceptions[0]
             failure = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-            if entry.auth.refused is None:
+            if entry.opened.is_set():  # ending a session that was up (its upstream went away)
+                logger.debug("[%s] a caller session ended: %s", label, failure)
+            elif entry.auth.refused is None:
                 logger.warning("[%s] could not open a session for a caller: %s", label, failure)
         finally:
             entry.session = None
