@@ -14,10 +14,13 @@ id to the user who opened it.
 - Sessions are pooled by a keyed digest of the token (the token itself is never a key, a log
   line or a `repr`); at most `max_sessions` are kept: opening one more retires the least recently
   used (closed once its requests in flight have ended). A session is closed after `idle_timeout`
-  seconds unused, once its token has expired (`ctx.auth.expires_at`), when its connection is lost,
-  and when the server stops. A renewed token simply gets a new session.
+  seconds unused, when its token expires (`ctx.auth.expires_at`), when its connection is lost,
+  and when the server stops (then too the upstream hears the session end, within
+  `CLOSE_TIMEOUT`). A renewed token simply gets a new session.
 - An upstream that refuses the caller's token (HTTP 401 or 403, when opening the session or on
   a later request) fails that request with `UpstreamError` saying so; the session is dropped.
+- Served where no caller is verified (stdio, HTTP without `auth=`), such a mount only fails:
+  `warn_without_callers` tells the operator at startup.
 
 Example:
     callers = CallerSessions(upstream, max_sessions=64, idle_timeout=300)
