@@ -1,20 +1,38 @@
-"""Serve an ASGI app with uvicorn on a free loopback port for the length of a block.
+"""Serve on a free loopback port for the length of a block: the one place tests start HTTP servers.
 
-`serving(app)` runs it in the test's own event loop (for use inside a test); `served(app)` runs
-it in a thread with its own loop (for fixtures, whose setup and teardown run in different tasks).
+- `serving(app)` runs an ASGI app with uvicorn in the test's own event loop (inside a test);
+- `served(app)` runs it in a thread with its own loop (for fixtures, whose setup and teardown run
+  in different tasks, and for code that blocks, such as fetching an OpenAPI document);
+- `spawned(*command)` runs a server process (a script, `python -m ...`), each `PORT` in its
+  command replaced by the port; `toolweave_served(config, *options)` is `toolweave serve CONFIG
+  --transport http` that way, as an operator runs it;
+- `toolweave_announced(config, *options)` is `toolweave serve` on `--port 0`: the URL is the one
+  it announces on stderr (for `--workers`, whose parent picks the port).
+
+Each yields once the server accepts connections; a process that exits before it listens fails the
+test with its exit status and the end of its stderr.
 """
 
 from __future__ import annotations
 
+import re
+import subprocess
+import tempfile
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
+from typing import IO, Any
 
 import anyio
 import uvicorn
 
-from tests.conftest import free_port, wait_for_port
+from tests.acceptance.cli_helpers import COMMAND
+from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
+
+PORT = "{port}"
+"""Stands in a `spawned` command for the port the server is to listen on."""
+START_TIMEOUT = 20.0
 
 
 def _server(app: Any, config: dict[str, Any]) -> tuple[uvicorn.Server, str]:
@@ -29,7 +47,7 @@ async def serving(app: Any, **config: Any) -> AsyncIterator[str]:
     server, url = _server(app, config)
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(server.serve)
-        with anyio.fail_after(20):
+        with anyio.fail_after(START_TIMEOUT):
             while not server.started:  # uvicorn offers no event to wait on  # noqa: ASYNC110
                 await anyio.sleep(0.01)
         try:
@@ -45,8 +63,105 @@ def served(app: Any, **config: Any) -> Iterator[str]:
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
-        wait_for_port(int(url.rsplit(":", 1)[1]))
+        wait_for_port(int(url.rsplit(":", 1)[1]), START_TIMEOUT)
         yield url
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+class Spawned:
+    """A server process listening on `port`: `url` is `http://127.0.0.1:<port>`, `process` the one
+    running now (`restart()` starts the command again on the same port after it has ended)."""
+
+    def __init__(self, command: tuple[str, ...], options: dict[str, Any]) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.command = [part.replace(PORT, str(self.port)) for part in command]
+        self.stderr: Any = options.pop("stderr", None)
+        self.options = {"cwd": ROOT, "env": subprocess_env(), "stdout": subprocess.DEVNULL} | options
+        self.process: subprocess.Popen[Any]
+
+    def start(self) -> None:
+        """Start the command and return once it accepts connections."""
+        with tempfile.TemporaryFile() as log:  # the child keeps writing to it; read if it fails to start
+            stderr = log if self.stderr is None else self.stderr
+            self.process = subprocess.Popen(self.command, stderr=stderr, **self.options)
+            try:
+                self._wait_listening(log)
+            except BaseException:
+                self.stop()
+                raise
+
+    def restart(self) -> None:
+        """The command again on the same port, once the process before it has ended."""
+        self.process.wait(10)
+        self.start()
+
+    def stop(self) -> None:
+        """Terminate the process (if it still runs), reap it and close its pipes."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        for pipe in (self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                pipe.close()
+
+    def _wait_listening(self, log: IO[bytes]) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                log.seek(0)
+                tail = log.read().decode(errors="replace")[-2000:]
+                raise RuntimeError(f"{self.command} exited with {self.process.returncode} before listening:\n{tail}")
+            try:
+                wait_for_port(self.port, timeout=0.2)
+                return
+            except TimeoutError:
+                continue
+        raise TimeoutError(f"{self.command} did not listen on port {self.port} within {START_TIMEOUT}s")
+
+
+@contextmanager
+def spawned(*command: str, **popen: Any) -> Iterator[Spawned]:
+    """`command` (`PORT` in it replaced by a free port) running from the repository root until the
+    block ends; `popen` overrides `subprocess.Popen`'s options (stdout and stderr: discarded)."""
+    server = Spawned(command, popen)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@contextmanager
+def toolweave_served(config: Any, *options: str, **popen: Any) -> Iterator[Spawned]:
+    """`toolweave serve CONFIG --transport http` on a free port, `options` appended, until the block ends."""
+    command = [*COMMAND, "serve", str(config), "--transport", "http", "--port", PORT, *options]
+    with spawned(*command, **popen) as server:
+        yield server
+
+
+@contextmanager
+def toolweave_announced(config: Any, *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`toolweave serve CONFIG --transport http --port 0`, `options` appended: the MCP URL it
+    announces once it listens, and the process, until the block ends."""
+    command = [*COMMAND, "serve", str(config), "--transport", "http", "--port", "0", *options]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=subprocess_env())
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            found = re.search(r"at (http://\S+/mcp)", line)
+            if found:
+                yield found.group(1), process
+                return
+        raise RuntimeError(f"toolweave serve did not start (status {process.wait(timeout=10)})")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()

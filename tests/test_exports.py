@@ -24,6 +24,7 @@ PACKAGES = [
     "toolweave.middleware",
     "toolweave.tasks",
     "toolweave.openapi",
+    "toolweave.store",
     "toolweave.transforms",
 ]
 

@@ -7,6 +7,9 @@ Example:
     ... def greet(name: str) -> str:
     ...     '''Say hello.'''
     ...     return f"Hello, {name}!"
+    >>> import anyio
+    >>> anyio.run(server.call_tool, "greet", {"name": "Ada"}).text
+    'Hello, Ada!'
 """
 
 from toolweave.core.content import (

@@ -14,8 +14,12 @@ An invalid config prints what is wrong (file, key path, reason) and exits with s
 nothing is started.
 
 Example:
-    main(["--version"])
-    # -> toolweave 0.1.0
+    >>> try:  # doctest: +ELLIPSIS
+    ...     main(["--version"])
+    ... except SystemExit as done:
+    ...     print("exit status", done.code)
+    toolweave ...
+    exit status 0
 """
 
 from __future__ import annotations

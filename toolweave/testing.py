@@ -38,8 +38,15 @@ class RecordingMiddleware(Middleware):
     """Records every call it sees (`calls`) and the order it was entered in (`log`, shared).
 
     Example:
+        >>> import anyio
         >>> log: list[str] = []
         >>> outer, inner = RecordingMiddleware("outer", log), RecordingMiddleware("inner", log)
+        >>> server = Server("demo", middleware=[outer, inner])
+        >>> _ = server.add_tool(lambda: "done", name="work")
+        >>> anyio.run(server.call_tool, "work").text, [call.tool.name for call in outer.calls]
+        ('done', ['work'])
+        >>> log
+        ['enter outer', 'enter inner', 'exit inner', 'exit outer']
     """
 
     label: str = "recorder"

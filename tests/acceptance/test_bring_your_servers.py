@@ -21,7 +21,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.sse import sse_client
 
 from tests.acceptance.cli_helpers import COMMAND, ROOT
-from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.conftest import subprocess_env
+from tests.serving import PORT, spawned, toolweave_served
 from toolweave.config.from_client import build_client
 from toolweave.testing import connect
 
@@ -29,24 +30,11 @@ SDK_UPSTREAM = str(ROOT / "tests" / "server" / "upstreams" / "sdk_upstream.py")
 PYTHON = sys.executable
 
 
-def start(transport: str) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    process = subprocess.Popen([PYTHON, SDK_UPSTREAM, transport, str(port)], stderr=subprocess.DEVNULL)
-    wait_for_port(port)
-    return process, port
-
-
 @pytest.fixture(scope="module")
 def urls() -> Iterator[dict[str, str]]:
     """A streamable HTTP and a legacy SSE upstream for the whole module."""
-    http, http_port = start("http")
-    sse, sse_port = start("sse")
-    try:
-        yield {"http": f"http://127.0.0.1:{http_port}/mcp", "sse": f"http://127.0.0.1:{sse_port}/sse"}
-    finally:
-        for process in (http, sse):
-            process.terminate()
-            process.wait(10)
+    with spawned(PYTHON, SDK_UPSTREAM, "http", PORT) as http, spawned(PYTHON, SDK_UPSTREAM, "sse", PORT) as sse:
+        yield {"http": f"{http.url}/mcp", "sse": f"{sse.url}/sse"}
 
 
 def put(path: Path, data: Any) -> None:
@@ -215,31 +203,24 @@ def test_usage_mistakes_exit_2_saying_what_to_do(tmp_path: Path, args: list[str]
 # -- serving the legacy SSE transport --------------------------------------------------------------
 
 
-def background(args: list[str], cwd: Path) -> subprocess.Popen[str]:
-    """`toolweave *args` running in the background, its stderr captured."""
-    return subprocess.Popen([*COMMAND, *args], cwd=cwd, env=subprocess_env(), stderr=subprocess.PIPE, text=True)
-
-
 async def test_serve_legacy_sse_answers_the_sdk_sse_client_and_stops_with_a_client_connected(
     tmp_path: Path, urls: dict[str, str]
 ) -> None:
     config = tmp_path / "gateway.json"
     put(config, {"server": {"name": "bridge"}, "mcpServers": {"modern": {"url": urls["http"], "prefix": "m"}}})
-    port = free_port()
-    process = background(["serve", str(config), "--transport", "http", "--port", str(port), "--legacy-sse"], tmp_path)
-    try:
-        await anyio.to_thread.run_sync(wait_for_port, port)
-        async with sse_client(f"http://127.0.0.1:{port}/sse") as (read, write), ClientSession(read, write) as session:
-            init = await session.initialize()
-            result = await session.call_tool("m_add", {"a": 19, "b": 23})
-            process.send_signal(signal.SIGINT)  # a connected legacy client must not hold the shutdown
-            code = await anyio.to_thread.run_sync(lambda: process.wait(15))
-    finally:
-        if process.poll() is None:
-            process.kill()
-        assert process.stderr is not None
-        err = process.stderr.read()
-        process.stderr.close()
+    with toolweave_served(config, "--legacy-sse", cwd=tmp_path, stderr=subprocess.PIPE, text=True) as server:
+        port, process = server.port, server.process
+        try:
+            async with sse_client(f"{server.url}/sse") as (read, write), ClientSession(read, write) as session:
+                init = await session.initialize()
+                result = await session.call_tool("m_add", {"a": 19, "b": 23})
+                process.send_signal(signal.SIGINT)  # a connected legacy client must not hold the shutdown
+                code = await anyio.to_thread.run_sync(lambda: process.wait(15))
+        finally:
+            if process.poll() is None:
+                process.kill()
+            assert process.stderr is not None
+            err = process.stderr.read()
     assert init.server_info.name == "bridge"
     assert result.structured_content == {"result": 42}
     assert code == 0

@@ -14,7 +14,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.acceptance.cli_helpers import COMMAND, FIXTURES, ROOT
-from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.conftest import subprocess_env
+from tests.serving import toolweave_served
 
 BASIC = str(FIXTURES / "basic.yaml")
 
@@ -47,25 +48,8 @@ async def test_serve_stdio_answers_a_handshake_era_session() -> None:
 
 @pytest.fixture
 def http_server() -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    port = free_port()
-    process = subprocess.Popen(
-        [*COMMAND, "serve", BASIC, "--transport", "http", "--port", str(port)],
-        cwd=ROOT,
-        env=subprocess_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp", process
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        if process.stdout:
-            process.stdout.close()
-        if process.stderr:
-            process.stderr.close()
+    with toolweave_served(BASIC, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as server:
+        yield f"{server.url}/mcp", server.process
 
 
 async def test_serve_http_answers_the_mcp_client(http_server: tuple[str, subprocess.Popen[str]]) -> None:

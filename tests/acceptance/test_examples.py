@@ -7,7 +7,6 @@ reason, until the feature it needs is merged.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -19,7 +18,8 @@ from mcp import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.acceptance.cli_helpers import COMMAND, EXAMPLES, ROOT, run_cli
-from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.conftest import subprocess_env
+from tests.serving import toolweave_served
 
 WRAP = str(EXAMPLES / "wrap.yaml")
 GATEWAY = str(EXAMPLES / "gateway.yaml")
@@ -121,20 +121,8 @@ async def test_gateway_serves_over_stdio() -> None:
 
 @pytest.fixture
 def identity_url() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [*COMMAND, "serve", IDENTITY, "--transport", "http", "--port", str(port)],
-        cwd=ROOT,
-        env=subprocess_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with toolweave_served(IDENTITY) as server:
+        yield f"{server.url}/mcp"
 
 
 @asynccontextmanager

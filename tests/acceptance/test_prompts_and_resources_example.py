@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import mcp
 import pytest
 from mcp import StdioServerParameters
 
-from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
+from tests.conftest import ROOT, subprocess_env
+from tests.serving import PORT, spawned
 
 EXAMPLE = ROOT / "examples" / "prompts_and_resources.py"
 
@@ -50,20 +49,8 @@ async def test_over_stdio(mode: str) -> None:
 
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(EXAMPLE), "http", str(port)],
-        env=subprocess_env(),
-        cwd=Path(ROOT),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with spawned(sys.executable, str(EXAMPLE), "http", PORT) as server:
+        yield f"{server.url}/mcp"
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

@@ -8,14 +8,13 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
 from tests.node import node_tool
+from tests.serving import PORT, spawned
 
 
 @pytest.fixture(scope="session")
@@ -27,16 +26,5 @@ def node_tools() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def interop_url() -> Iterator[str]:
     """`tests.interop.servers` over streamable HTTP, for the whole module."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.interop.servers", "http", str(port)],
-        cwd=ROOT,
-        env=subprocess_env(),
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with spawned(sys.executable, "-m", "tests.interop.servers", "http", PORT) as server:
+        yield f"{server.url}/mcp"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -15,7 +14,8 @@ import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from pydantic import BaseModel
 
-from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
+from tests.conftest import ROOT, subprocess_env
+from tests.serving import PORT, spawned
 from toolweave import Context, Server, Tool, ToolResult
 from toolweave.middleware import Middleware
 
@@ -125,14 +125,8 @@ async def test_a_request_the_sdk_refuses_stays_invalid_params(mode: str) -> None
 
 @pytest.fixture(scope="module")
 def guarded_http_url() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, GUARDED, "http", str(port)], env=subprocess_env())
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with spawned(sys.executable, GUARDED, "http", PORT) as server:
+        yield f"{server.url}/mcp"
 
 
 async def _failures_are_masked_on_the_wire(target: Any, mode: str) -> None:

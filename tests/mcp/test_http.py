@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -11,24 +10,14 @@ import pytest
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
-from tests.serving import serving
+from tests.conftest import ROOT
+from tests.serving import PORT, serving, spawned
 
 
 @pytest.fixture(scope="module")
 def quickstart_url() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "examples" / "quickstart.py"), "--http", str(port)],
-        env=subprocess_env(),
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with spawned(sys.executable, str(ROOT / "examples" / "quickstart.py"), "--http", PORT) as server:
+        yield f"{server.url}/mcp"
 
 
 async def test_2026_clients_list_and_call_over_http(quickstart_url: str) -> None:

@@ -8,7 +8,8 @@ import pytest
 
 from toolweave.core.tool import ToolAnnotations
 from toolweave.mcp.convert import annotations_from_mcp
-from toolweave.mcp.upstream import _describe, _Watched
+from toolweave.mcp.read_stream import WatchedStream
+from toolweave.mcp.upstream import _describe
 
 
 def test_upstream_annotations_become_toolannotations_from_mcp() -> None:
@@ -32,7 +33,7 @@ def test_a_failure_is_described_by_its_innermost_cause() -> None:
 async def test_watched_stream_reports_the_end_of_the_connection(close_sender: bool) -> None:
     ended: list[bool] = []
     send, receive = anyio.create_memory_object_stream[int](1)
-    watched = _Watched(receive, lambda: ended.append(True))
+    watched = WatchedStream(receive, lambda: ended.append(True))
     await send.send(1)
     assert await watched.receive() == 1
     assert ended == []

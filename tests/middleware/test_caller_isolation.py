@@ -3,7 +3,6 @@ never crosses an injected tenant."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -14,9 +13,9 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.acceptance.cli_helpers import COMMAND, FIXTURES, ROOT
-from tests.conftest import free_port, subprocess_env, wait_for_port
-from tests.serving import serving
+from tests.acceptance.cli_helpers import FIXTURES
+from tests.conftest import subprocess_env
+from tests.serving import serving, toolweave_served
 from toolweave import Context, Server, Tool
 from toolweave.middleware import Cache, RateLimit
 from toolweave.transforms import FromHeader, InjectArgs
@@ -148,18 +147,11 @@ async def test_a_repeated_header_nobody_reads_does_not_refuse_the_call() -> None
 @contextmanager
 def toolweave_serve(**env: str) -> Iterator[str]:
     """`toolweave serve` over HTTP (a rate limit of 3 calls per caller), as an operator runs it."""
-    port = free_port()
     environment = subprocess_env(**env)
     if "FORWARDED_ALLOW_IPS" not in env:
         environment.pop("FORWARDED_ALLOW_IPS", None)
-    command = [*COMMAND, "serve", str(FIXTURES / "rate_limited.yaml"), "--transport", "http", "--port", str(port)]
-    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with toolweave_served(FIXTURES / "rate_limited.yaml", env=environment) as server:
+        yield f"{server.url}/mcp"
 
 
 async def _limited_calls(url: str, forwarded_for: list[str], mode: str = "auto") -> list[bool]:

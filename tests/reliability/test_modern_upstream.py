@@ -3,15 +3,15 @@ list changes still reach the gateway's clients."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Iterator
 
 import anyio
 import pytest
 
-from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.conftest import subprocess_env
 from tests.server.changes import names, watched
+from tests.serving import PORT, spawned
 from toolweave import Server
 from toolweave.server.remote import RemoteServer
 
@@ -22,16 +22,8 @@ SCRIPT = str(SERVERS / "modern_only.py")
 
 @pytest.fixture
 def modern_http() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, SCRIPT, "http", str(port)], env=subprocess_env(), stderr=subprocess.DEVNULL
-    )
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with spawned(sys.executable, SCRIPT, "http", PORT) as server:
+        yield f"{server.url}/mcp"
 
 
 def gateway(remote: RemoteServer) -> Server:

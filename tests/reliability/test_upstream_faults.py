@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -17,7 +16,8 @@ import anyio
 import pytest
 from mcp import MCPError
 
-from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.conftest import free_port, subprocess_env
+from tests.serving import PORT, spawned
 from toolweave import Server
 from toolweave.server.remote import Backoff, RemoteServer
 from toolweave.testing import connect
@@ -37,18 +37,8 @@ def stdio(script: str = "target.py", **options: Any) -> RemoteServer:
 
 @pytest.fixture
 def http_fault(request: pytest.FixtureRequest) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(SERVERS / "http_faults.py"), request.param, str(port)],
-        env=subprocess_env(),
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with spawned(sys.executable, str(SERVERS / "http_faults.py"), request.param, PORT) as server:
+        yield f"{server.url}/mcp"
 
 
 @asynccontextmanager

@@ -3,7 +3,6 @@ own CancelledError) fails that call, masked, and the server keeps serving — ov
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -11,8 +10,9 @@ from typing import Any
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
-from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
+from tests.conftest import ROOT, subprocess_env
 from tests.servers.fatal import FATAL_TOOLS
+from tests.serving import PORT, spawned
 
 SCRIPT = str(ROOT / "tests" / "servers" / "fatal.py")
 ARGUMENTS = {"parse_flags": {"flags": "--count many"}}
@@ -20,15 +20,9 @@ ARGUMENTS = {"parse_flags": {"flags": "--count many"}}
 
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, SCRIPT, "http", str(port)], env=subprocess_env())
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-    assert process.returncode is not None
+    with spawned(sys.executable, SCRIPT, "http", PORT) as server:
+        yield f"{server.url}/mcp"
+    assert server.process.returncode is not None
 
 
 async def _every_fatal_call_is_masked(target: Any, mode: str) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,7 +15,8 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.conftest import subprocess_env
+from tests.serving import PORT, spawned
 from toolweave import Context, Server, Tool
 from toolweave.server.remote import Backoff, RemoteServer
 from toolweave.testing import RecordingMiddleware, connect
@@ -347,17 +347,8 @@ async def test_http_upstream_tools_are_listed_called_and_report_progress(http_up
 
 
 async def test_killed_http_upstream_fails_the_call_and_is_reconnected_when_back(tmp_path: Path) -> None:
-    port = free_port()
-    command = [sys.executable, str(UPSTREAMS / "tw_upstream.py"), "http", str(port)]
-
-    def start() -> subprocess.Popen[bytes]:
-        process = subprocess.Popen(command, env=subprocess_env(), stderr=subprocess.DEVNULL)
-        wait_for_port(port)
-        return process
-
-    process = start()
-    remote = RemoteServer.http(f"http://127.0.0.1:{port}/mcp", backoff=Backoff(initial=0.1, maximum=0.2))
-    try:
+    with spawned(sys.executable, str(UPSTREAMS / "tw_upstream.py"), "http", PORT) as upstream:
+        remote = RemoteServer.http(f"{upstream.url}/mcp", backoff=Backoff(initial=0.1, maximum=0.2))
         async with running(remote) as client:
             outcome: list[Any] = []
 
@@ -370,18 +361,14 @@ async def test_killed_http_upstream_fails_the_call_and_is_reconnected_when_back(
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(slow_call)
                     await wait_for_file(started)
-                    process.kill()
+                    upstream.process.kill()
             assert outcome[0].is_error and "upstream 'up'" in outcome[0].content[0].text
             assert (await client.call_tool("local", {})).content[0].text == "local ok"
-            process.wait()
-            process = await anyio.to_thread.run_sync(start)
+            await anyio.to_thread.run_sync(upstream.restart)
             with anyio.fail_after(10):
                 await remote.wait_connected()
             back = await client.call_tool("up_echo", {"text": "back"})
             assert back.structured_content == {"echo": "back"}
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def test_http_url_must_be_http() -> None:

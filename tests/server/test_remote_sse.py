@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -12,32 +12,24 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.conftest import free_port
+from tests.serving import PORT, Spawned, spawned
 from toolweave.server.remote import Backoff, RemoteServer, SseTarget
 
 from .changes import names
 from .test_remote import UPSTREAMS, running, wait_for_file
 
 
-def start_sse(script: str, port: int) -> subprocess.Popen[bytes]:
-    """`script` serving the legacy SSE transport on `port` (`/sse`, `/messages/`), once it listens."""
-    process = subprocess.Popen(
-        [sys.executable, str(UPSTREAMS / script), "sse", str(port)], env=subprocess_env(), stderr=subprocess.DEVNULL
-    )
-    wait_for_port(port)
-    return process
+def sse(script: str) -> AbstractContextManager[Spawned]:
+    """`script` serving the legacy SSE transport (`/sse`, `/messages/`) until the block ends."""
+    return spawned(sys.executable, str(UPSTREAMS / script), "sse", PORT)
 
 
 @pytest.fixture(params=["ll_upstream.py", "sdk_upstream.py"])
 def sse_upstream(request: pytest.FixtureRequest) -> Iterator[str]:
     """The SSE URL of an upstream built on the SDK (low-level server, then `MCPServer`)."""
-    port = free_port()
-    process = start_sse(request.param, port)
-    try:
-        yield f"http://127.0.0.1:{port}/sse"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with sse(request.param) as upstream:
+        yield f"{upstream.url}/sse"
 
 
 async def test_an_sse_upstream_is_listed_and_called_under_its_prefix(sse_upstream: str) -> None:
@@ -54,46 +46,34 @@ async def test_an_sse_upstream_is_listed_and_called_under_its_prefix(sse_upstrea
 
 
 async def test_sse_upstream_headers_reach_the_upstream_and_stay_out_of_what_is_shown() -> None:
-    port = free_port()
-    process = start_sse("sdk_upstream.py", port)
-    remote = RemoteServer.sse(f"http://127.0.0.1:{port}/sse", headers={"x-api-key": "k-12345678"})
-    try:
+    with sse("sdk_upstream.py") as upstream:
+        remote = RemoteServer.sse(f"{upstream.url}/sse", headers={"x-api-key": "k-12345678"})
         async with running(remote) as client:
             result = await client.call_tool("up_header", {"name": "x-api-key"})
-    finally:
-        process.terminate()
-        process.wait(10)
     assert result.content[0].text == "k-12345678"
     assert "k-12345678" not in repr(remote) + repr(remote.target) + remote.target.describe()
     assert isinstance(remote.target, SseTarget)
 
 
 async def test_sse_upstream_prompts_resources_and_progress_pass_through() -> None:
-    port = free_port()
-    process = start_sse("ll_upstream.py", port)
     seen: list[float] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append(progress)
 
-    try:
-        async with running(RemoteServer.sse(f"http://127.0.0.1:{port}/sse")) as client:
+    with sse("ll_upstream.py") as upstream:
+        async with running(RemoteServer.sse(f"{upstream.url}/sse")) as client:
             await client.call_tool("up_echo", {"text": "p", "steps": 3}, progress_callback=on_progress)
             prompts = [prompt.name for prompt in (await client.list_prompts()).prompts]
             [note] = (await client.read_resource("note://up/1/text")).contents
-    finally:
-        process.terminate()
-        process.wait(10)
     assert seen == [1, 2, 3]
     assert "up_greet" in prompts
     assert getattr(note, "text", None) == "first note"
 
 
 async def test_a_killed_sse_upstream_fails_its_calls_and_is_reconnected_when_back(tmp_path: Path) -> None:
-    port = free_port()
-    process = start_sse("ll_upstream.py", port)
-    remote = RemoteServer.sse(f"http://127.0.0.1:{port}/sse", backoff=Backoff(initial=0.1, maximum=0.2))
-    try:
+    with sse("ll_upstream.py") as upstream:
+        remote = RemoteServer.sse(f"{upstream.url}/sse", backoff=Backoff(initial=0.1, maximum=0.2))
         async with running(remote) as client:
             outcome: list[Any] = []
             started = tmp_path / "started"
@@ -105,22 +85,19 @@ async def test_a_killed_sse_upstream_fails_its_calls_and_is_reconnected_when_bac
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(slow_call)
                     await wait_for_file(started)
-                    process.kill()
+                    upstream.process.kill()
             assert outcome[0].is_error and "upstream 'up'" in outcome[0].content[0].text
-            process.wait()
+            upstream.process.wait()
             while remote.connected:  # noqa: ASYNC110 - the supervisor notices the loss on its own
                 await anyio.sleep(0.02)
             down = await client.call_tool("up_echo", {"text": "x"})
             assert down.is_error and "not connected" in down.content[0].text
             assert (await client.call_tool("local", {})).content[0].text == "local ok"
-            process = await anyio.to_thread.run_sync(start_sse, "ll_upstream.py", port)
+            await anyio.to_thread.run_sync(upstream.restart)
             with anyio.fail_after(15):
                 await remote.wait_connected()
             back = await client.call_tool("up_echo", {"text": "back"})
             assert back.structured_content == {"echo": "back"}
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 async def test_an_unreachable_sse_upstream_is_down_with_its_error_and_the_gateway_serves() -> None:

@@ -11,9 +11,11 @@ import anyio
 import httpx2
 import pytest
 
-from tests.serving import serving
+from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
+from tests.serving import served, serving
 from tests.store.redis_server import RedisServer
 from toolweave import Server
+from toolweave.auth import JWTVerifier
 from toolweave.mcp.events import MemoryEventStore
 from toolweave.store import RedisStore
 
@@ -94,3 +96,70 @@ async def test_a_session_resumes_its_stream_and_another_session_gets_none_of_it(
             leaked = await next_change(stream, seconds=1)
     assert replayed is not None and replayed != seen
     assert leaked is None
+
+
+async def test_a_session_resumes_its_stream_on_a_replica_that_never_held_it(redis: RedisServer) -> None:
+    replicas = [Server("gw", store=RedisStore(redis.url, timeout=5)) for _ in range(2)]
+    for server in replicas:
+        server.add_tool(lambda: "x", name="lookup")
+    first, second = replicas
+    async with (
+        serving(first.http_app()) as base,
+        serving(second.http_app()) as other_base,
+        httpx2.AsyncClient(timeout=10) as http,
+    ):
+        url, other_url = f"{base}/mcp", f"{other_base}/mcp"
+        mine = await session(http, url)
+        async with events(http, url, mine) as stream:
+            await anyio.sleep(0.2)  # the stream is attached
+            first.disable("lookup")
+            seen = await next_change(stream)
+        assert seen is not None
+        first.enable("lookup")  # sent while the client is away: stored in Redis
+        await anyio.sleep(0.2)
+        async with events(http, other_url, mine, last=seen) as stream:  # its replica is gone, say
+            replayed = [(event_id, json.loads(data)["method"]) async for event_id, data in stream]  # then it ends
+        changes = [f"notifications/{kind}/list_changed" for kind in ("tools", "prompts", "resources")]
+        assert [method for _, method in replayed][-3:] == changes  # the enable's, and all after `seen`
+        headers = {"Accept": "text/event-stream", "MCP-Protocol-Version": VERSION}
+        last = replayed[-1][0]
+        caught_up = await http.get(other_url, headers=headers | {"Mcp-Session-Id": mine, "Last-Event-ID": last})
+        forged = await http.get(other_url, headers=headers | {"Mcp-Session-Id": "f" * 32, "Last-Event-ID": seen})
+        stranger = await session(http, other_url)  # a session of its own, presenting another's event id
+        async with events(http, other_url, stranger, last=seen) as stream:
+            leaked = await next_change(stream, seconds=1)
+    assert caught_up.status_code == forged.status_code == 404  # nothing more here: open a new session
+    assert caught_up.json()["error"]["message"] == "Session not found"
+    assert leaked is None
+
+
+async def test_on_another_replica_a_session_replays_only_to_the_caller_who_opened_it(redis: RedisServer) -> None:
+    issuer = Issuer()
+    with served(issuer.app()) as issuer_url:
+        issuer.base_url = issuer_url
+        verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
+        first, second = (Server("gw", store=RedisStore(redis.url, timeout=5)) for _ in range(2))
+        for server in (first, second):
+            server.add_tool(lambda: "x", name="lookup")
+        ada, bob = ({"Authorization": f"Bearer {issuer.token(sub=name)}"} for name in ("ada", "bob"))
+        async with (
+            serving(first.http_app(auth=verifier)) as base,
+            serving(second.http_app(auth=verifier)) as other_base,
+            httpx2.AsyncClient(timeout=10, headers=ada) as as_ada,
+            httpx2.AsyncClient(timeout=10, headers=bob) as as_bob,
+        ):
+            url, other_url = f"{base}/mcp", f"{other_base}/mcp"
+            mine = await session(as_ada, url)
+            async with events(as_ada, url, mine) as stream:
+                await anyio.sleep(0.2)  # the stream is attached
+                first.disable("lookup")
+                seen = await next_change(stream)
+            assert seen is not None
+            first.enable("lookup")
+            await anyio.sleep(0.2)
+            headers = {"Accept": "text/event-stream", "MCP-Protocol-Version": VERSION}
+            stolen = await as_bob.get(other_url, headers=headers | {"Mcp-Session-Id": mine, "Last-Event-ID": seen})
+            async with events(as_ada, other_url, mine, last=seen) as stream:
+                replayed = await next_change(stream)
+    assert stolen.status_code == 404  # bob holds ada's session id and event id: nothing of hers
+    assert replayed is not None and replayed != seen

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -12,7 +9,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.conftest import subprocess_env
+from tests.serving import toolweave_announced
 from tests.store.redis_server import RedisServer
 
 pytestmark = pytest.mark.timeout(240)  # two serve processes start on a loaded machine
@@ -47,27 +44,7 @@ def replicas(tmp_path: Path, redis: RedisServer) -> Iterator[list[str]]:
         "middleware:\n  rate_limit: {rate: 0.001, burst: 3, tools: limited}\n  cache: {ttl: 60}\n"
     )
     with ExitStack() as stack:
-        urls = []
-        for _ in range(2):
-            command = [sys.executable, "-m", "toolweave", "serve", str(config), "--transport", "http", "--port", "0"]
-            process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=subprocess_env())
-            stack.callback(_stop, process)
-            assert process.stderr is not None
-            for line in process.stderr:
-                found = re.search(r"at (http://\S+/mcp)", line)
-                if found:
-                    urls.append(found.group(1))
-                    break
-            else:
-                pytest.fail(f"toolweave serve did not start (status {process.wait(timeout=10)})")
-        yield urls
-
-
-def _stop(process: subprocess.Popen[str]) -> None:
-    process.terminate()
-    process.wait(timeout=30)
-    if process.stderr is not None:
-        process.stderr.close()
+        yield [stack.enter_context(toolweave_announced(config))[0] for _ in range(2)]
 
 
 async def test_two_serve_processes_share_one_rate_limit_and_one_cache(replicas: list[str]) -> None:

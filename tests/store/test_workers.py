@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,6 +11,7 @@ import pytest
 from mcp import Client
 
 from tests.conftest import subprocess_env
+from tests.serving import toolweave_announced
 from tests.store.redis_server import RedisServer
 
 pytestmark = pytest.mark.timeout(240)  # two worker processes start on a loaded machine
@@ -48,22 +48,8 @@ def config(tmp_path: Path, redis: RedisServer, burst: int) -> Path:
 
 @pytest.fixture
 def two_workers(tmp_path: Path, redis: RedisServer) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    command = [sys.executable, "-m", "toolweave", "serve", str(config(tmp_path, redis, burst=6))]
-    command += ["--transport", "http", "--port", "0", "--workers", "2"]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=subprocess_env())
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            found = re.search(r"at (http://\S+/mcp)", line)
-            if found:
-                yield found.group(1), process
-                return
-        pytest.fail(f"toolweave serve --workers 2 did not start (status {process.wait(timeout=10)})")
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        if process.stderr is not None:
-            process.stderr.close()
+    with toolweave_announced(config(tmp_path, redis, burst=6), "--workers", "2") as served:
+        yield served
 
 
 async def test_two_workers_serve_one_port_and_share_one_rate_limit(two_workers: tuple[str, object]) -> None:

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
+from tests.conftest import subprocess_env
 from tests.node import node_tool
+from tests.serving import PORT, spawned
 
 # The first test may install Node 22 and the suite into .cache/ (about 20 s on a cold cache).
 pytestmark = [pytest.mark.node, pytest.mark.timeout(600)]
@@ -42,19 +43,8 @@ def conformance() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def fixture_url() -> Iterator[str]:
     """`tests.tasks.conformance_fixture` over streamable HTTP, for the whole module."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.tasks.conformance_fixture", str(port)],
-        cwd=ROOT,
-        env=subprocess_env(),
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with spawned(sys.executable, "-m", "tests.tasks.conformance_fixture", PORT) as server:
+        yield f"{server.url}/mcp"
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

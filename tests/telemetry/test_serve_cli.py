@@ -7,23 +7,18 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import httpx2
 import mcp
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.acceptance.cli_helpers import COMMAND, FIXTURES, ROOT, run_cli
-from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.acceptance.cli_helpers import FIXTURES, ROOT, run_cli
+from tests.conftest import subprocess_env
+from tests.serving import toolweave_served
 from tests.telemetry.conftest import Spans
 
 BASIC = str(FIXTURES / "basic.yaml")
-
-
-def serve(port: int, stderr: IO[str], *options: str) -> subprocess.Popen[bytes]:
-    """`toolweave serve` the basic config over HTTP on `port`, its stderr to `stderr`."""
-    command = [*COMMAND, "serve", BASIC, "--transport", "http", "--port", str(port), *options]
-    return subprocess.Popen(command, cwd=ROOT, env=subprocess_env(), stdout=subprocess.DEVNULL, stderr=stderr)
 
 
 def call_lines(stderr: str) -> list[dict[str, Any]]:
@@ -34,21 +29,17 @@ def call_lines(stderr: str) -> list[dict[str, Any]]:
 async def test_json_logs_have_one_line_per_call_with_its_trace_id_and_metrics_are_served(
     spans: Spans, tmp_path: Path
 ) -> None:
-    port = free_port()
     errors = tmp_path / "stderr.log"
-    with errors.open("w") as stderr:
-        process = serve(port, stderr, "--metrics", "--log-format", "json")
-        try:
-            wait_for_port(port)
-            base = f"http://127.0.0.1:{port}"
-            async with mcp.Client(base + "/mcp") as client:
-                await client.call_tool("calc_add", {"a": 20, "b": 22})
-                await client.call_tool("calc_divide", {"a": 1, "b": 0})
-            async with httpx2.AsyncClient() as http:
-                scraped = await http.get(base + "/metrics")
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+    with (
+        errors.open("w") as stderr,
+        toolweave_served(BASIC, "--metrics", "--log-format", "json", stderr=stderr) as server,
+    ):
+        base = server.url
+        async with mcp.Client(base + "/mcp") as client:
+            await client.call_tool("calc_add", {"a": 20, "b": 22})
+            await client.call_tool("calc_divide", {"a": 1, "b": 0})
+        async with httpx2.AsyncClient() as http:
+            scraped = await http.get(base + "/metrics")
 
     sent = spans.named("MCP send tools/call calc_add")
     logged = call_lines(errors.read_text())

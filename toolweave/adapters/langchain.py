@@ -6,8 +6,17 @@ the text for the model and the structured content as the artifact. An `isError` 
 `ToolException` that the tool hands back to the model as its message.
 
 Example:
-    tools = structured_tools(gateway, context=lambda config: Context(auth=config["configurable"]["user"]))
-    agent = create_agent(model, tools)
+    >>> import anyio
+    >>> from toolweave import AuthInfo, Context
+    >>> gateway = Server("ops")
+    >>> @gateway.tool
+    ... def whoami(ctx: Context) -> str:
+    ...     return ctx.auth.subject if ctx.auth else "nobody"
+    >>> def per_user(config: RunnableConfig) -> Context:
+    ...     return Context(auth=AuthInfo(subject=config["configurable"]["user"]))
+    >>> [tool] = structured_tools(gateway, context=per_user)  # for an agent: create_agent(model, tools)
+    >>> anyio.run(lambda: tool.ainvoke({}, config={"configurable": {"user": "ada"}}))
+    'ada'
 """
 
 from __future__ import annotations

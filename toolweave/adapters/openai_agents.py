@@ -6,7 +6,18 @@ so the model reads why). `context` gets the SDK's `ToolContext` (`ctx.context` i
 run context).
 
 Example:
-    agent = Agent(name="ops", tools=function_tools(gateway, context=lambda ctx: Context(auth=ctx.context.user)))
+    >>> import anyio
+    >>> from toolweave import AuthInfo, Context
+    >>> def per_user(ctx: ToolContext[Any]) -> Context:  # `ctx.context` is the agent's run context
+    ...     return Context(auth=AuthInfo(subject=ctx.context["user"]))
+    >>> crm = Server("crm")
+    >>> @crm.tool
+    ... def my_accounts(ctx: Context) -> list[str]:
+    ...     return [f"{ctx.auth.subject}-main"] if ctx.auth else []
+    >>> [tool] = function_tools(crm, context=per_user)  # for an agent: Agent(name="crm", tools=[tool])
+    >>> run = ToolContext(context={"user": "ada"}, tool_name=tool.name, tool_call_id="c1", tool_arguments="{}")
+    >>> anyio.run(tool.on_invoke_tool, run, "{}")  # as the agent's runner calls it
+    '["ada-main"]'
 """
 
 from __future__ import annotations

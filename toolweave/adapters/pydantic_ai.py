@@ -6,7 +6,18 @@ model reads the message and may try again; entering the toolset (as an agent doe
 server.
 
 Example:
-    agent = Agent(model, toolsets=[ToolweaveToolset(gateway, context=lambda run: Context(auth=run.deps))])
+    >>> from pydantic_ai import Agent
+    >>> from pydantic_ai.models.test import TestModel  # a model that calls each tool once, no LLM
+    >>> from toolweave import AuthInfo, Context
+    >>> support = Server("support")
+    >>> @support.tool
+    ... def greeting(ctx: Context) -> str:
+    ...     return f"Hello, {ctx.auth.subject if ctx.auth else 'stranger'}!"
+    >>> toolset = ToolweaveToolset(support, context=lambda run: Context(auth=AuthInfo(subject=run.deps)))
+    >>> agent = Agent(TestModel(), deps_type=str, toolsets=[toolset])
+    >>> import anyio
+    >>> anyio.run(lambda: agent.run("Greet me", deps="ada")).output
+    '{"greeting":"Hello, ada!"}'
 """
 
 from __future__ import annotations

@@ -1,9 +1,14 @@
 """Declarative config files: load, validate, and build a `Server` from them.
 
 Example:
+    >>> import pathlib, tempfile
     >>> from toolweave.config import build_file
-    >>> composed = build_file("examples/wrap.yaml")     # doctest: +SKIP
-    >>> composed.server.run()                           # doctest: +SKIP
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "gateway.yaml"  # e.g. examples/wrap.yaml
+    >>> _ = path.write_text("{server: {name: gateway}, middleware: {timeout: 30}}")
+    >>> composed = build_file(path)
+    >>> composed.server
+    Server('gateway')
+    >>> composed.server.run()  # serves over stdio until interrupted  # doctest: +SKIP
 """
 
 from __future__ import annotations

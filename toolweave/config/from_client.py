@@ -9,9 +9,19 @@ themselves keep servers apart. `layered(...)` adds a toolweave file on top — i
 `transforms`, `server` settings, `python` imports and more servers.
 
 Example:
-    config = client_config("claude-desktop")                   # the file where Claude Desktop keeps it
-    config = client_config("cursor", "~/work/.cursor/mcp.json")  # or this one
-    composed = build_client("vscode", with_file="policies.yaml", inputs={"github_token": "..."})
+    >>> import json, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> path = folder / "claude_desktop_config.json"  # a client's own file
+    >>> github = {"command": "github-mcp-server", "args": ["stdio"], "env": {"TOKEN": "${input:token}"}}
+    >>> _ = path.write_text(json.dumps({"mcpServers": {"github": github}}))
+    >>> config = client_config("claude-desktop", path, inputs={"token": "t-1"})  # no path: Claude's own file
+    >>> entry = config.mcp_servers["github"]
+    >>> entry.prefix, entry.command, entry.env
+    ('github', 'github-mcp-server', {'TOKEN': 't-1'})
+    >>> _ = (folder / "policies.yaml").write_text("middleware: {timeout: 30}")
+    >>> composed = build_client("claude-desktop", path, with_file=folder / "policies.yaml", inputs={"token": "t-1"})
+    >>> composed.remotes  # built, not started
+    [RemoteServer('github', 'github-mcp-server stdio')]
 """
 
 from __future__ import annotations

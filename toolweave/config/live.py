@@ -16,9 +16,23 @@ the build's `server` settings are its own) and holds every upstream MCP server i
 Python modules the config imports are not imported again (a code change needs a restart).
 
 Example:
-    live = LiveServer(build_file("gateway.yaml"), file="gateway.yaml")
-    async with live:
-        await live.reload()              # the file again, e.g. after an edit
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "gateway.yaml"
+    >>> _ = path.write_text("server: {name: gateway, instructions: first}")
+    >>> live = LiveServer(build_file(path), file=path)
+    >>> async def edited() -> tuple[str | None, int]:
+    ...     async with live:
+    ...         _ = path.write_text("server: {name: gateway, instructions: second}")
+    ...         await live.reload()  # the file again, after an edit
+    ...         return live.instructions, live.reloads
+    >>> anyio.run(edited)
+    ('second', 1)
+    >>> _ = path.write_text("server: {name: gateway, instructions: [")
+    >>> anyio.run(live.reload)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    toolweave.core.errors.ConfigError: ...
+    >>> live.instructions  # the previous build keeps serving
+    'second'
 """
 
 from __future__ import annotations

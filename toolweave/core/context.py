@@ -8,6 +8,9 @@ Example:
     >>> async def whoami(ctx: Context) -> str:
     ...     await ctx.info("looking up the caller")
     ...     return ctx.auth.subject if ctx.auth else "anonymous"
+    >>> import anyio
+    >>> anyio.run(whoami, Context(auth=AuthInfo(subject="ada")))
+    'ada'
 """
 
 from __future__ import annotations

@@ -56,6 +56,13 @@ class ToolError(ToolweaveError):
         ...     if b == 0:
         ...         raise ToolError("b must not be zero")
         ...     return a / b
+        >>> import anyio
+        >>> from toolweave import Server
+        >>> server = Server("calc")
+        >>> _ = server.add_tool(divide)
+        >>> result = anyio.run(server.call_tool, "divide", {"a": 1, "b": 0})
+        >>> result.is_error, result.text
+        (True, 'b must not be zero')
     """
 
     tool: str | None = None
@@ -201,10 +208,15 @@ class MissingCapability(ToolweaveError):
     what is missing in the wire's `ClientCapabilities` shape, e.g. `{"sampling": {}}`.
 
     Example:
+        >>> import anyio
+        >>> from toolweave.core.context import Context
         >>> async def summarize(text: str, ctx: Context) -> str:
         ...     if "sampling" not in ctx.client_capabilities:
         ...         raise MissingCapability("sampling")
         ...     ...
+        >>> anyio.run(summarize, "a long text", Context())  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        toolweave.core.errors.MissingCapability: ...sampling...
     """
 
     def __init__(self, *names: str, message: str | None = None) -> None:

@@ -10,11 +10,20 @@ dicts) and the state it chose in `ctx.request_state`. One way of writing it serv
   `roots/list` requests), and toolweave re-runs the tool with their answers.
 
 Example:
+    >>> from toolweave import Context, InputRequired
     >>> async def book(city: str, ctx: Context) -> str:
     ...     answer = ctx.input_responses.get("confirm")
     ...     if answer is None:
     ...         raise InputRequired({"confirm": elicit(f"Book {city}?", {"type": "object"})})
     ...     return "booked" if answer["action"] == "accept" else "cancelled"
+    >>> import anyio
+    >>> try:
+    ...     anyio.run(book, "Lima", Context())
+    ... except InputRequired as asked:
+    ...     print(asked.requests["confirm"].method)
+    elicitation/create
+    >>> anyio.run(book, "Lima", Context(input_responses={"confirm": {"action": "accept"}}))  # asked again
+    'booked'
 """
 
 from __future__ import annotations

@@ -15,9 +15,15 @@
   publish `ToolsListChanged` to 2026-era `subscriptions/listen` streams.
 
 Example:
+    >>> import anyio
     >>> import mcp
-    >>> async with mcp.Client(server.as_mcp()) as client:   # doctest: +SKIP
-    ...     await client.call_tool("add", {"a": 1, "b": 2})
+    >>> server = Server("calc")
+    >>> _ = server.add_tool(lambda a, b: a + b, name="add")
+    >>> async def added() -> str:
+    ...     async with mcp.Client(server.as_mcp()) as client:  # in memory
+    ...         return (await client.call_tool("add", {"a": 1, "b": 2})).content[0].text
+    >>> anyio.run(added)
+    '3'
 """
 
 from __future__ import annotations

@@ -3,7 +3,21 @@
 A prompt or resource the caller may not see (`Authorize`) completes to nothing, as an unknown one.
 
 Example:
-    LowLevelServer(..., on_completion=CompletionHandler(server))
+    >>> import anyio
+    >>> from toolweave.testing import connect
+    >>> server = Server("travel")
+    >>> @server.prompt
+    ... def trip(city: str) -> str:
+    ...     return f"Plan a trip to {city}."
+    >>> @server.completion
+    ... def cities(request: CompletionRequest) -> list[str]:
+    ...     return [city for city in ("Paris", "Parma", "Lima") if city.startswith(request.value)]
+    >>> async def suggested() -> list[str]:  # `completion/complete`, answered by CompletionHandler(server)
+    ...     async with connect(server) as client:
+    ...         ref = mt.PromptReference(type="ref/prompt", name="trip")
+    ...         return (await client.complete(ref, {"name": "city", "value": "Pa"})).completion.values
+    >>> anyio.run(suggested)
+    ['Paris', 'Parma']
 """
 
 from __future__ import annotations

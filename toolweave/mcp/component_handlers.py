@@ -12,8 +12,18 @@
   otherwise is `-32603` with the `UpstreamError` message.
 
 Example:
-    handlers = ComponentHandlers(adapter)
-    LowLevelServer(..., on_list_prompts=handlers.list_prompts)
+    >>> import anyio
+    >>> from toolweave import Server
+    >>> from toolweave.testing import connect
+    >>> server = Server("notes")
+    >>> @server.prompt
+    ... def greet(name: str) -> str:
+    ...     return f"Hello, {name}!"
+    >>> async def rendered() -> str:  # `prompts/get`, answered by ComponentHandlers(adapter).get_prompt
+    ...     async with connect(server) as client:
+    ...         return (await client.get_prompt("greet", {"name": "Ada"})).messages[0].content.text
+    >>> anyio.run(rendered)
+    'Hello, Ada!'
 """
 
 from __future__ import annotations

@@ -8,8 +8,20 @@ revision dropped resumability; 2026 clients are not affected.) Streams are kept 
 names.
 
 Example:
+    >>> import anyio
+    >>> from mcp.types import JSONRPCNotification
     >>> store = MemoryEventStore(max_events=1000)
-    >>> server.run("http", port=8000, event_store=store, retry_interval=1000)   # doctest: +SKIP
+    >>> async def missed() -> list[str]:  # a client that saw the first event reconnects with its id
+    ...     first = await store.store_event("stream-1", None)  # the priming event
+    ...     await store.store_event("stream-1", JSONRPCNotification(jsonrpc="2.0", method="notifications/progress"))
+    ...     sent: list[str] = []
+    ...     async def send(event):
+    ...         sent.append(event.event_id)
+    ...     await store.replay_events_after(first, send)
+    ...     return sent
+    >>> anyio.run(missed)
+    ['2']
+    >>> server.run("http", event_store=store, retry_interval=1000)  # serves until interrupted  # doctest: +SKIP
 """
 
 from __future__ import annotations

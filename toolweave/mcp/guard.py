@@ -13,7 +13,21 @@ deliberate protocol errors (`MCPError`), the SDK refusing the client's request (
 cancellation.
 
 Example:
-    lowlevel.middleware.insert(1, guard)   # just inside the SDK's OpenTelemetry span
+    >>> import anyio
+    >>> from toolweave import Server
+    >>> from toolweave.middleware import Middleware
+    >>> from toolweave.testing import connect
+    >>> class Broken(Middleware):
+    ...     async def on_list_tools(self, tools, ctx):
+    ...         raise RuntimeError("https://user:secret@db.example is down")
+    >>> async def listed() -> str:  # the adapter installs `guard` just inside the SDK's OpenTelemetry span
+    ...     async with connect(Server("demo", middleware=[Broken()])) as client:
+    ...         try:
+    ...             await client.list_tools()
+    ...         except MCPError as error:
+    ...             return error.error.message
+    >>> anyio.run(listed)  # doctest: +ELLIPSIS
+    'Internal error (incident ...)'
 """
 
 from __future__ import annotations

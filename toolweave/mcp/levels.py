@@ -5,10 +5,16 @@ not sent on its connection. (The 2026-07-28 revision removed the method: a moder
 `io.modelcontextprotocol/logLevel` in each request's `_meta`, and the SDK filters for us.)
 
 Example:
+    >>> from contextlib import ExitStack
+    >>> from types import SimpleNamespace
+    >>> connection = SimpleNamespace(exit_stack=ExitStack())  # what the SDK keeps per connection
     >>> levels = ConnectionLevels()
-    >>> levels.set(connection, "warning")           # doctest: +SKIP
-    >>> levels.allows(connection, "info")           # doctest: +SKIP
-    False
+    >>> levels.set(connection, "warning")
+    >>> levels.allows(connection, "info"), levels.allows(connection, "error")
+    (False, True)
+    >>> connection.exit_stack.close()  # the connection closes: its level is forgotten
+    >>> levels.allows(connection, "info")
+    True
 """
 
 from __future__ import annotations

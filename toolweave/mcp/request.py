@@ -7,7 +7,19 @@ and peer address, the progress and log sinks of the session, and `hard_deadline`
 its answer by a `Timeout`'s deadline).
 
 Example:
-    context = request_context(ctx, server, levels)   # in an SDK request handler
+    >>> import anyio
+    >>> from mcp.types import Implementation
+    >>> from toolweave import Server
+    >>> from toolweave.testing import connect
+    >>> server = Server("who")
+    >>> @server.tool
+    ... def client_name(ctx: Context) -> str:  # `ctx` is request_context(...) of the `tools/call`
+    ...     return ctx.client.name if ctx.client else "unknown"
+    >>> async def called() -> str:
+    ...     async with connect(server, client_info=Implementation(name="notes-app", version="1.0")) as client:
+    ...         return (await client.call_tool("client_name", {})).content[0].text
+    >>> anyio.run(called)
+    'notes-app'
 """
 
 from __future__ import annotations

@@ -11,8 +11,20 @@ connection), are passed on to `server.subscribe_resource` / `unsubscribe_resourc
 mounted or remote server that owns the resource.
 
 Example:
-    updates = ResourceUpdates(bus)
-    LowLevelServer(...).add_request_handler("resources/subscribe", ..., updates.subscribe)
+    >>> from toolweave import Server
+    >>> from toolweave.testing import connect
+    >>> server = Server("notes")
+    >>> @server.resource("notes://today")
+    ... def today() -> str:
+    ...     return "nothing yet"
+    >>> async def heard() -> str:  # a 2026-era client names the URIs it listens to
+    ...     async with connect(server) as client, client.listen(resource_subscriptions=["notes://today"]) as events:
+    ...         server.resource_updated("notes://today")  # reaches ResourceUpdates.deliver
+    ...         with anyio.fail_after(5):
+    ...             async for event in events:
+    ...                 return event.uri
+    >>> anyio.run(heard)
+    'notes://today'
 """
 
 from __future__ import annotations

@@ -1,9 +1,18 @@
 """Serving a toolweave `Server` over stdio and streamable HTTP.
 
 Example:
-    server.run()                                     # stdio
-    server.run("http", host="127.0.0.1", port=8000)  # http://127.0.0.1:8000/mcp
-    server.run("http", legacy_sse=True)               # ... and the legacy SSE transport at /sse
+    >>> server = Server("demo")
+    >>> sorted(route.path for route in http_app(server).routes)  # what `server.run("http")` serves
+    ['/healthz', '/mcp', '/readyz']
+    >>> server.run("carrier-pigeon")
+    Traceback (most recent call last):
+    ValueError: transport must be 'stdio' or 'http', not 'carrier-pigeon'
+
+    Each of these serves until interrupted, so the examples do not run them:
+
+    >>> server.run()                                     # stdio  # doctest: +SKIP
+    >>> server.run("http", host="127.0.0.1", port=8000)  # http://127.0.0.1:8000/mcp  # doctest: +SKIP
+    >>> server.run("http", legacy_sse=True)              # ... and legacy SSE at /sse  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -125,7 +134,7 @@ def http_app(
         max_request_body_size=max_request_body_size,
     )
     if event_store is not None:  # replays stay inside the session that stored the events
-        app.add_middleware(EventScopes, max_sessions=10 * (max_sessions or 1000))
+        app.add_middleware(EventScopes, max_sessions=10 * (max_sessions or 1000), event_store=event_store, path=path)
     if auth is None and authenticate is None:
         warn_without_callers(server, "over HTTP without auth= or authenticate=")
     else:

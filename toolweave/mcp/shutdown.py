@@ -14,9 +14,22 @@ the grace period). After it the transport ends, the server's lifespan closes eve
 session, and the SDK terminates and reaps each upstream process.
 
 Example:
-    drain = Drain()
-    with drain.installed(lowlevel):
-        ...  # serve; on SIGTERM: await drain.drain(10)
+    >>> from toolweave import Server
+    >>> from toolweave.mcp.adapter import adapter_for
+    >>> from toolweave.testing import connect
+    >>> server = Server("demo")
+    >>> _ = server.add_tool(lambda: "pong", name="ping")
+    >>> drain = Drain()
+    >>> async def shut_down() -> str:
+    ...     with drain.installed(adapter_for(server).lowlevel):
+    ...         async with connect(server) as client:
+    ...             await drain.drain(10)  # what SIGTERM does; nothing is in flight, so at once
+    ...             try:
+    ...                 await client.call_tool("ping", {})
+    ...             except MCPError as error:
+    ...                 return error.error.message
+    >>> anyio.run(shut_down)
+    'the server is shutting down and takes no new requests'
 """
 
 from __future__ import annotations

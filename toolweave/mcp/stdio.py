@@ -14,8 +14,13 @@ SDK transport is kept (its stdout claim, framing and writer) and fed from a read
   child process reading stdin gets end-of-file instead of the client's messages.
 
 Example:
-    async with stdio_streams() as (read, write):
-        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+    >>> MAX_MESSAGE_SIZE // 2**20  # MiB, the longest line read
+    4
+
+    Serving takes this process's stdin and stdout, so the example does not run it:
+
+    >>> async with stdio_streams() as (read, write):  # takes over stdin/stdout  # doctest: +SKIP
+    ...     await lowlevel.run(read, write, lowlevel.create_initialization_options())
 """
 
 from __future__ import annotations
@@ -26,7 +31,6 @@ import os
 import stat
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from types import TracebackType
 from typing import Any
 
 import anyio
@@ -36,6 +40,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from toolweave.mcp.malformed import answer, notification_answer, top_level_id
+from toolweave.mcp.read_stream import ReadStream
 
 MAX_MESSAGE_SIZE = 4 * 1024 * 1024
 """The longest line (bytes) read as one message, as the HTTP transport bounds a body."""
@@ -168,16 +173,13 @@ def _reason(error: Exception) -> str:
     return "the message cannot be read"
 
 
-class _Answering:
+class _Answering(ReadStream):
     """The SDK's read stream, answering (instead of passing on) each message it could not read."""
 
     def __init__(self, stream: Any, lines: _Lines, send: Answer) -> None:
-        self._stream = stream
+        super().__init__(stream)
         self._lines = lines
         self._send = send
-
-    def __getattr__(self, name: str) -> Any:  # e.g. `last_context`
-        return getattr(self._stream, name)
 
     def stop_reading(self) -> None:
         """Take no more messages from stdin; the stream ends once those already read are through."""
@@ -197,26 +199,6 @@ class _Answering:
                 return item
             if error is not None:
                 await self._send(error)
-
-    def __aiter__(self) -> _Answering:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-    async def __aenter__(self) -> _Answering:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
 
 
 @asynccontextmanager

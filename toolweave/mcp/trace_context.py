@@ -9,7 +9,13 @@ Only HTTP apps install it (`read_http_trace_context`): stdio and in-memory reque
 headers, and skip the layer entirely.
 
 Example:
-    >>> read_http_trace_context(adapter.lowlevel)   # doctest: +SKIP
+    >>> from toolweave import Server
+    >>> from toolweave.mcp.adapter import adapter_for
+    >>> lowlevel = adapter_for(Server("demo")).lowlevel
+    >>> read_http_trace_context(lowlevel)
+    >>> read_http_trace_context(lowlevel)  # installed once, first
+    >>> lowlevel.middleware.count(trace_context_from_headers), lowlevel.middleware[0] is trace_context_from_headers
+    (1, True)
 """
 
 from __future__ import annotations

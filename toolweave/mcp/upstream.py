@@ -27,8 +27,11 @@ it is lost; then it reconnects with backoff. Every call, `prompts/get` and `reso
 - on shutdown the SDK closes stdin, then terminates and kills the process group, and reaps it.
 
 Example:
-    upstream = Upstream(remote)
-    await upstream.start(task_group)
+    >>> from toolweave.server.remote import RemoteServer
+    >>> upstream = Upstream(RemoteServer.stdio("github-mcp-server", ["stdio"], name="gh"))
+    >>> upstream.label, upstream.health  # nothing runs until the server holding it starts
+    ('gh', 'stopped')
+    >>> await upstream.start(task_group)  # starts github-mcp-server  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -40,7 +43,6 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, nullcontext
 from dataclasses import fields
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -56,6 +58,7 @@ from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
 from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp, from_mcp_result
+from toolweave.mcp.read_stream import WatchedStream
 from toolweave.mcp.upstream_callers import CallerSessions
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 from toolweave.telemetry import events
@@ -83,45 +86,6 @@ _NO_PROGRESS = next(f.default for f in fields(Context) if f.name == "progress_si
 
 class _Renegotiate(Exception):
     """The upstream refused the 2025 handshake and this connection cannot switch era: connect again."""
-
-
-class _Watched:
-    """A transport read stream that calls `on_end()` when the connection ends."""
-
-    def __init__(self, stream: Any, on_end: Callable[[], None]) -> None:
-        self._stream = stream
-        self._on_end = on_end
-
-    def __getattr__(self, name: str) -> Any:  # e.g. `last_context`
-        return getattr(self._stream, name)
-
-    async def receive(self) -> Any:
-        try:
-            return await self._stream.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            self._on_end()
-            raise
-
-    def __aiter__(self) -> _Watched:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        self._on_end()
-        await self._stream.aclose()
-
-    async def __aenter__(self) -> _Watched:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
 
 
 def _wants_progress(ctx: Context) -> bool:
@@ -231,7 +195,7 @@ class Upstream:
             read, write = await stack.enter_async_context(self._transport(auth))
             session = await stack.enter_async_context(
                 ClientSession(
-                    _Watched(read, on_end),
+                    WatchedStream(read, on_end),
                     write,
                     message_handler=self._on_message,
                     logging_callback=self._on_log,

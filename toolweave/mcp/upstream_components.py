@@ -25,8 +25,14 @@ The converted objects run over the upstream's session:
   without a scheme, a template beyond `{name}` expressions) is skipped with a warning.
 
 Example:
-    components = UpstreamComponents(upstream)
-    await components.refresh(session)
+    >>> pages = {  # an upstream's `prompts/list`, in two pages
+    ...     None: mt.ListPromptsResult(prompts=[mt.Prompt(name="greet")], next_cursor="2"),
+    ...     "2": mt.ListPromptsResult(prompts=[mt.Prompt(name="summarize")]),
+    ... }
+    >>> async def list_prompts(params: mt.PaginatedRequestParams | None) -> mt.ListPromptsResult:
+    ...     return pages[params.cursor if params else None]
+    >>> [prompt.name for prompt in anyio.run(all_pages, list_prompts, "prompts")]  # as `refresh` lists
+    ['greet', 'summarize']
 """
 
 from __future__ import annotations

@@ -16,12 +16,11 @@ folds around it) and the catalog (what a call or read is, what a failure becomes
 Example:
     >>> from toolweave.server.server import Server
     >>> server = Server("demo")
-    >>> @server.prompt
-    ... def greet(name: str) -> str:
-    ...     '''Greet someone.'''
-    ...     return f"Say hello to {name}."
+    >>> for name in ("greet", "summarize"):
+    ...     _ = server.add_prompt(lambda: "Hello.", name=name)
+    >>> server.prompts.set_enabled("summarize", False)  # compiled again on the next use
     >>> list(server.prompts.local), [p.name for p in server.prompts.catalog.prompts]
-    (['greet'], ['greet'])
+    (['greet', 'summarize'], ['greet'])
 """
 
 from __future__ import annotations

@@ -28,7 +28,14 @@ Example:
     >>> gateway = Server("gateway")
     >>> github = RemoteServer.stdio("github-mcp-server", ["stdio"], env={"GITHUB_TOKEN": "..."})
     >>> mounted = gateway.mount(github, prefix="gh")
-    >>> async with gateway:                                   # doctest: +SKIP
+    >>> github  # the token stays out of what is shown
+    RemoteServer('gh', 'github-mcp-server stdio')
+    >>> github.state  # nothing runs until the gateway does
+    'not started'
+
+    Running the gateway starts github-mcp-server, so the example does not run it:
+
+    >>> async with gateway:  # starts github-mcp-server  # doctest: +SKIP
     ...     await gateway.call_tool("gh_search_issues", {"query": "anyio"})
 """
 
@@ -273,8 +280,15 @@ class RemoteServer(Server):
         operation, called at `base_url` through one pooled client (see `toolweave.openapi`).
 
         Example:
-            api = RemoteServer.openapi("petstore.yaml", base_url="https://petstore.example",
-                                       headers={"x-api-key": FromEnv("PETSTORE_KEY")})
+            >>> import anyio
+            >>> from toolweave.transforms import FromEnv
+            >>> ok = {"200": {"description": "the pets"}}
+            >>> spec = {"openapi": "3.0.3", "info": {"title": "Pets", "version": "1"},  # or "petstore.yaml"
+            ...         "paths": {"/pets": {"get": {"operationId": "list_pets", "responses": ok}}}}
+            >>> api = RemoteServer.openapi(spec, base_url="https://petstore.example",
+            ...                            headers={"x-api-key": FromEnv("PETSTORE_KEY")})
+            >>> [tool.name for tool in anyio.run(api.list_tools)]  # no request until a call
+            ['list_pets']
         """
         from toolweave.openapi.server import OpenAPIServer  # httpx is imported only when used
 

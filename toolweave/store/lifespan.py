@@ -2,11 +2,18 @@
 
 Example:
     >>> from toolweave.store import MemoryStore
+    >>> class Noted(MemoryStore):
+    ...     def enter(self):
+    ...         print("entered")
+    ...     async def leave(self):
+    ...         print("left: the last server closes its connections")
     >>> async def main():
     ...     async with anyio.create_task_group() as tasks:
-    ...         await tasks.start(hold_store, MemoryStore(), None, print)
+    ...         await tasks.start(hold_store, Noted(), None, print)
     ...         tasks.cancel_scope.cancel()
     >>> anyio.run(main)
+    entered
+    left: the last server closes its connections
 """
 
 from __future__ import annotations

@@ -10,7 +10,16 @@ caller gives up (its await is cancelled). A `failed` task raises its JSON-RPC er
 
 Example:
     >>> import mcp
-    >>> client = mcp.Client("http://127.0.0.1:8000/mcp", extensions=[TasksExtension()])  # connects when entered
+    >>> from toolweave import Server
+    >>> server = Server("ci")
+    >>> @server.tool(task_support="required")  # answered only with a task
+    ... async def build(target: str) -> str:
+    ...     return f"built {target}"
+    >>> async def built() -> str:  # in memory; over HTTP: mcp.Client("http://127.0.0.1:8000/mcp", ...)
+    ...     async with mcp.Client(server.as_mcp(), extensions=[TasksExtension()]) as client:
+    ...         return (await client.call_tool("build", {"target": "docs"})).content[0].text
+    >>> anyio.run(built)
+    'built docs'
 """
 
 from __future__ import annotations

@@ -19,9 +19,18 @@ class RunAsTask:
     `"required"` (only as tasks) or `"none"` (never).
 
     Example:
+        >>> import anyio
         >>> from toolweave import Server
         >>> server = Server("ci")
+        >>> @server.tool(tags={"slow"})
+        ... def deploy() -> str:
+        ...     return "deployed"
+        >>> @server.tool
+        ... def lint() -> str:
+        ...     return "clean"
         >>> server.add_transform(RunAsTask("required"), tags={"slow"})
+        >>> [(tool.name, tool.task_support) for tool in anyio.run(server.list_tools)]
+        [('deploy', 'required'), ('lint', 'none')]
     """
 
     support: TaskSupport = "optional"

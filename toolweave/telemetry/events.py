@@ -13,7 +13,16 @@ nothing, and a decision costs nothing per call that goes through.
 | `toolweave.circuit_open` | `CircuitBreaker` turning a call away | `toolweave.circuit.state` |
 
 Example:
-    >>> timed_out("search", 2.0)   # no span is recording here: only the counter moves
+    >>> from opentelemetry.sdk.trace import TracerProvider
+    >>> from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    >>> from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    >>> exporter = InMemorySpanExporter()
+    >>> provider = TracerProvider()
+    >>> provider.add_span_processor(SimpleSpanProcessor(exporter))
+    >>> with provider.get_tracer("demo").start_as_current_span("tools/call search"):
+    ...     timed_out("search", 2.0)  # `Timeout` cancelled the call
+    >>> [(event.name, dict(event.attributes or {})) for event in exporter.get_finished_spans()[0].events]
+    [('toolweave.timeout', {'toolweave.timeout': 2.0})]
 """
 
 from __future__ import annotations

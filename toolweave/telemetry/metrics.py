@@ -19,7 +19,15 @@ Tool names are those of the catalog (a name no tool has is counted as `(unknown)
 cannot grow the label set); no argument, result or caller identity is ever a label.
 
 Example:
-    >>> INSTRUMENTS.calls.add(1, {"gen_ai.tool.name": "search", "toolweave.origin": "local", "toolweave.outcome": "ok"})
+    >>> from opentelemetry.sdk.metrics import MeterProvider
+    >>> from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    >>> reader = InMemoryMetricReader()
+    >>> instruments = Instruments(MeterProvider(metric_readers=[reader]).get_meter("toolweave"))  # or INSTRUMENTS
+    >>> instruments.calls.add(1, {"gen_ai.tool.name": "search", "toolweave.origin": "local", "toolweave.outcome": "ok"})
+    >>> [metric] = [m for m in reader.get_metrics_data().resource_metrics[0].scope_metrics[0].metrics
+    ...             if m.name == "toolweave.tool.calls"]
+    >>> [(point.attributes["gen_ai.tool.name"], point.value) for point in metric.data.data_points]
+    [('search', 1)]
 """
 
 from __future__ import annotations

@@ -139,7 +139,9 @@ class UpstreamSpan:
 
     Example:
         >>> with UpstreamSpan("github", "search", transport="pipe") as span:
-        ...     pass
+        ...     span.answered(is_error=False)
+        >>> span.span is None  # no span is recording here, so none is started
+        True
     """
 
     __slots__ = ("_context", "_method", "_tool", "_transport", "_upstream", "span")

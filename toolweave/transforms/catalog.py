@@ -17,6 +17,18 @@ Example:
     >>> class OnlyReadOnly(CatalogTransform):
     ...     def front(self, catalog):
     ...         return [t for t in catalog.tools if t.annotations and t.annotations.read_only_hint]
+    >>> import anyio
+    >>> from toolweave import Server, ToolAnnotations
+    >>> server = Server("files")
+    >>> @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    ... def read(path: str) -> str:
+    ...     return "contents"
+    >>> @server.tool
+    ... def delete(path: str) -> str:
+    ...     return "deleted"
+    >>> server.add_transform(OnlyReadOnly())
+    >>> [tool.name for tool in anyio.run(server.list_tools)]
+    ['read']
 """
 
 from __future__ import annotations

@@ -61,8 +61,18 @@ async def forward(**kwargs: Any) -> ToolResult:
     """Call the parent tool with its exposed argument names (validated, then mapped by its transforms).
 
     Example:
+        >>> import anyio
+        >>> from toolweave import Server
+        >>> from toolweave.transforms import Forward
+        >>> server = Server("demo")
+        >>> @server.tool
+        ... def echo(text: str) -> str:
+        ...     return text
         >>> async def shout(text: str):
         ...     return await forward(text=text.upper())
+        >>> server.add_transform(Forward(shout), tools="echo")
+        >>> anyio.run(server.call_tool, "echo", {"text": "hi"}).text
+        'HI'
     """
     parent, ctx = _current("forward")
     return await _call(parent, parent.run, parent.validator, ctx, kwargs)
@@ -72,8 +82,19 @@ async def forward_raw(**kwargs: Any) -> ToolResult:
     """Call the tool under the parent's argument transforms, with that tool's own argument names.
 
     Example:
+        >>> import anyio
+        >>> from toolweave import Server
+        >>> from toolweave.transforms import Forward, TransformArgs
+        >>> server = Server("demo")
+        >>> @server.tool
+        ... def search(q: str, limit: int = 10) -> str:
+        ...     return f"{limit} results for {q}"
+        >>> server.add_transform(TransformArgs({"q": "query"}), tools="search")  # exposed as `query`
         >>> async def raw(text: str):
-        ...     return await forward_raw(original_name=text)
+        ...     return await forward_raw(q=text, limit=1)  # the tool's own names
+        >>> server.add_transform(Forward(raw), tools="search")
+        >>> anyio.run(server.call_tool, "search", {"text": "anyio"}).text
+        '1 results for anyio'
     """
     parent, ctx = _current("forward_raw")
     mapped = MappedRun.of(parent.run)

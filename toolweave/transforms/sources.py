@@ -83,6 +83,8 @@ class FromContext(Source):
     Example:
         >>> from toolweave.transforms import InjectArgs
         >>> per_user = InjectArgs(user_id=FromContext("auth.subject"))
+        >>> FromContext("client.name", default="unknown").get(Context())  # in-process: no client
+        'unknown'
     """
 
     path: str
@@ -108,18 +110,25 @@ class FromContext(Source):
 
 
 @dataclass(frozen=True, slots=True)
-class FromHeader(Source):
-    """An HTTP request header (case-insensitive); missing on stdio and in-process calls.
-
-    Example:
-        >>> from toolweave.transforms import InjectArgs
-        >>> per_tenant = InjectArgs(tenant=FromHeader("x-tenant"))
-    """
+class _Named(Source):
+    """A source of one value found by name (a header, a claim, an environment variable)."""
 
     name: str
     default: Any = NOT_SET
     secret: ClassVar[bool] = False
     varies: ClassVar[bool | None] = True
+
+
+@dataclass(frozen=True, slots=True)
+class FromHeader(_Named):
+    """An HTTP request header (case-insensitive); missing on stdio and in-process calls.
+
+    Example:
+        >>> from toolweave.transforms import InjectArgs
+        >>> per_tenant = InjectArgs(tenant=FromHeader("x-tenant"))
+        >>> FromHeader("X-Tenant").get(Context(headers={"x-tenant": "acme"}))
+        'acme'
+    """
 
     @property
     def label(self) -> str:
@@ -135,18 +144,16 @@ class FromHeader(Source):
 
 
 @dataclass(frozen=True, slots=True)
-class FromClaim(Source):
+class FromClaim(_Named):
     """A claim of the authenticated caller's token (`ctx.auth.claims[name]`).
 
     Example:
+        >>> from toolweave.core.context import AuthInfo
         >>> from toolweave.transforms import InjectArgs
         >>> per_org = InjectArgs(org=FromClaim("org_id"))
+        >>> FromClaim("org_id").get(Context(auth=AuthInfo(subject="u-1", claims={"org_id": "o-7"})))
+        'o-7'
     """
-
-    name: str
-    default: Any = NOT_SET
-    secret: ClassVar[bool] = False
-    varies: ClassVar[bool | None] = True
 
     @property
     def label(self) -> str:
@@ -159,16 +166,18 @@ class FromClaim(Source):
 
 
 @dataclass(frozen=True, slots=True)
-class FromEnv(Source):
+class FromEnv(_Named):
     """An environment variable, read at every call (so rotating it needs no restart).
 
     Example:
         >>> from toolweave.transforms import InjectArgs
         >>> keyed = InjectArgs(api_key=FromEnv("WEATHER_API_KEY"))
+        >>> FromEnv("TOOLWEAVE_EXAMPLE_UNSET").get(Context())  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        toolweave.core.errors.InjectionError: ...the environment variable 'TOOLWEAVE_EXAMPLE_UNSET'...
     """
 
-    name: str
-    default: Any = NOT_SET
+    secret: ClassVar[bool] = True
     varies: ClassVar[bool | None] = False
 
     @property

@@ -1,0 +1,79 @@
+"""A transport's read stream, passed through: the base of the streams that watch or answer what they read.
+
+The SDK hands a session its read stream (an anyio memory receive stream of `SessionMessage`s or
+exceptions). `ReadStream` wraps one and passes everything through (`receive`, iteration, closing,
+attributes such as `last_context`); a variant overrides only what it changes: `WatchedStream`
+reports the end of the connection, and the stdio transport's reader answers malformed messages.
+
+Example:
+    >>> import anyio
+    >>> async def demo() -> list[str]:
+    ...     ended: list[str] = []
+    ...     send, receive = anyio.create_memory_object_stream[str](1)
+    ...     async with WatchedStream(receive, lambda: ended.append("ended")) as watched:
+    ...         await send.send("hello")
+    ...         await send.aclose()
+    ...         return [message async for message in watched] + ended
+    >>> anyio.run(demo)
+    ['hello', 'ended']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+
+
+class ReadStream:
+    """A read stream passing everything through to `stream`; subclasses override `receive`."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str) -> Any:  # e.g. `last_context`
+        return getattr(self._stream, name)
+
+    async def receive(self) -> Any:
+        return await self._stream.receive()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+class WatchedStream(ReadStream):
+    """A read stream that calls `on_end()` when the connection ends (or the stream is closed)."""
+
+    def __init__(self, stream: Any, on_end: Callable[[], None]) -> None:
+        super().__init__(stream)
+        self._on_end = on_end
+
+    async def receive(self) -> Any:
+        try:
+            return await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        self._on_end()
+        await self._stream.aclose()
