@@ -23,10 +23,16 @@ id to the user who opened it.
   `warn_without_callers` tells the operator at startup.
 
 Example:
-    callers = CallerSessions(upstream, max_sessions=64, idle_timeout=300)
-    await tasks.start(callers.run)              # in the lifespan's task group
-    async with callers.use(ctx, subject="tool 'search'", tool="search") as session:
-        await session.send_request(request, mt.CallToolResult)
+    >>> from toolweave.mcp.upstream import Upstream
+    >>> from toolweave.server.remote import RemoteServer
+    >>> upstream = Upstream(RemoteServer.http("https://notes.example/mcp", forward_caller_token=True))
+    >>> upstream.callers.max_sessions, len(upstream.callers)  # sessions open as callers arrive
+    (64, 0)
+    >>> import httpx2
+    >>> request = httpx2.Request("POST", "https://notes.example/mcp")
+    >>> next(CallerToken("the-callers-token").auth_flow(request)).headers["authorization"]
+    'Bearer the-callers-token'
+    >>> await tasks.start(upstream.callers.run)  # in the server's lifespan  # doctest: +SKIP
 """
 
 from __future__ import annotations
