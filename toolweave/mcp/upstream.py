@@ -233,12 +233,13 @@ class Upstream:
                     self._up = anyio.Event()
             self._failed("the connection was lost")
 
-    @property
-    def _transport_kind(self) -> str:
-        """The `network.transport` of the upstream: `pipe` (stdio) or `tcp` (HTTP)."""
+    def traced(self, method: str, target: str) -> UpstreamSpan:
+        """The CLIENT span of one request to this upstream (`method` about `target`), whose
+        `network.transport` is `pipe` (stdio) or `tcp` (HTTP)."""
         from toolweave.server.remote import StdioTarget
 
-        return "pipe" if isinstance(self.remote.target, StdioTarget) else "tcp"
+        transport = "pipe" if isinstance(self.remote.target, StdioTarget) else "tcp"
+        return UpstreamSpan(self.label, target, transport=transport, method=method)
 
     async def _negotiate(self, session: ClientSession) -> None:
         """The 2025 handshake, or `server/discover` for an upstream that refuses it (see the module docstring)."""
@@ -474,7 +475,7 @@ class Upstream:
         # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
         # it (our own clients validate structured content against the schema we list).
         request = mt.CallToolRequest(params=mt.CallToolRequestParams(name=name, arguments=arguments))
-        with UpstreamSpan(self.label, name, transport=self._transport_kind) as span:  # its context goes in `_meta`
+        with self.traced("tools/call", name) as span:  # its context goes in `_meta`
             result = await self.request(
                 request,
                 mt.CallToolResult,
