@@ -321,3 +321,41 @@ async def test_prompts_and_resources_through_a_mount_run_in_its_span(spans: Span
     assert failed.status.status_code is StatusCode.ERROR and failed.attributes is not None
     assert failed.attributes["error.type"] == "RuntimeError" and "toolweave.incident" in failed.attributes
     assert all("disk gone" not in str(span.attributes) + str(span.status.description) for span in spans.all())
+
+
+async def test_prompts_and_resources_of_a_remote_upstream_get_client_spans(spans: Spans) -> None:
+    upstream = Server("upstream")
+
+    @upstream.prompt
+    def greet(name: str) -> str:
+        """Say hello."""
+        return f"Hello {name}"
+
+    @upstream.resource("docs://readme")
+    def readme() -> str:
+        return "read me"
+
+    async with serving(upstream.http_app()) as base:
+        gateway = Server("gateway")
+        gateway.mount(RemoteServer.http(base + "/mcp"), prefix="up")
+        async with mcp.Client(gateway.as_mcp()) as client:
+            await client.get_prompt("up_greet", {"name": "Ada"})
+            await client.read_resource("docs://up/readme")
+
+    def client_span(name: str) -> ReadableSpan:
+        return next(span for span in spans.all() if span.name == name and span.kind is SpanKind.CLIENT)
+
+    def parent_of(span: ReadableSpan) -> ReadableSpan:
+        return next(parent for parent in spans.all() if child_of(span, parent))
+
+    prompt, read = client_span("prompts/get greet"), client_span("resources/read docs://readme")
+    for span, served, target in (
+        (prompt, "prompts/get up_greet", ("gen_ai.prompt.name", "greet")),
+        (read, "resources/read", ("mcp.resource.uri", "docs://readme")),
+    ):
+        assert span.attributes is not None
+        assert span.attributes[target[0]] == target[1] and span.attributes["toolweave.outcome"] == "ok"
+        assert span.attributes["network.transport"] == "tcp" and "toolweave.upstream" in span.attributes
+        mounted = parent_of(span)
+        assert mounted.name == "mount up" and parent_of(mounted).name == served  # the gateway's request
+        assert parent_of(mounted).kind is SpanKind.SERVER and parent_of(mounted).parent is None

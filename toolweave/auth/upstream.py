@@ -1,8 +1,9 @@
-"""Credentials toolweave presents to an upstream: its own, never the caller's.
+"""Credentials toolweave presents to an upstream: its own, never the caller's by default.
 
 A gateway that verifies its callers must not pass their tokens on (the MCP authorization spec
-forbids token passthrough: the token's audience is the gateway). An upstream that needs
-credentials gets the gateway's own, as an `httpx` auth on the upstream's HTTP client:
+forbids token passthrough: the token's audience is the gateway); only a mount that says
+`forward_caller_token=True` does, over per-caller sessions (`toolweave.mcp.upstream_callers`). An
+upstream that needs credentials gets the gateway's own, as an `httpx` auth on its HTTP client:
 
 - `Bearer(token)`: a fixed or rotating token — a string, `FromEnv("GH_TOKEN")` (read on every
   request, so rotating it needs no restart), a `Secret`, or a function returning the token;

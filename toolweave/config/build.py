@@ -361,6 +361,12 @@ def remote_source(
         make = RemoteServer.http if entry.transport == "http" else RemoteServer.sse
         if entry.auth is not None:
             extra["auth"] = upstream_auth(entry.auth, where=f"{where}.auth")
+        if entry.forward_caller_token:
+            extra["forward_caller_token"] = True
+        if entry.caller_sessions is not None:
+            extra["caller_sessions"] = entry.caller_sessions
+        if entry.caller_session_idle is not None:
+            extra["caller_session_idle"] = entry.caller_session_idle
         return _call(make, entry.endpoint, where=where, headers=entry.headers, name=name, **extra)
     cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
     env = entry.env

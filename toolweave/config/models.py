@@ -271,6 +271,18 @@ class McpServerEntry(SourceOptions):
     server_url: str | None = Field(None, alias="serverUrl", description="The same as `url`, as Windsurf spells it.")
     headers: dict[str, str] | None = Field(None, description="HTTP headers sent with every request (HTTP).")
     auth: UpstreamAuthSpec | None = Field(None, description="The gateway's own credentials for this upstream (HTTP).")
+    forward_caller_token: StrictBool = Field(
+        False,
+        description="Send each verified caller's own bearer token to this upstream, over one upstream "
+        "session per caller (HTTP); `auth` then serves only to list the catalog. A request without a "
+        "verified caller fails.",
+    )
+    caller_sessions: PositiveInt | None = Field(
+        None, description="With forward_caller_token: the most caller sessions kept open at once (default 64)."
+    )
+    caller_session_idle: PositiveFloat | None = Field(
+        None, description="With forward_caller_token: seconds after which an unused caller session is closed (300)."
+    )
     disabled: StrictBool = Field(False, description="Skip this server (as some clients' config files allow).")
     required: StrictBool = Field(
         False, description="The gateway is not ready (`/readyz` answers 503) while this server is not connected."
@@ -311,6 +323,11 @@ class McpServerEntry(SourceOptions):
                 raise ValueError(f"{', '.join(stdio_only)} only apply to stdio servers ('command'), not to 'url'")
         if self.command is not None and self.headers is not None:
             raise ValueError("'headers' only apply to HTTP servers ('url'), not to 'command'")
+        if self.command is not None and self.forward_caller_token:
+            raise ValueError("forward_caller_token only applies to HTTP servers ('url'): a 'command' gets no token")
+        pool = [key for key in ("caller_sessions", "caller_session_idle") if getattr(self, key) is not None]
+        if pool and not self.forward_caller_token:
+            raise ValueError(f"{', '.join(pool)} needs forward_caller_token: true")
         if self.command is not None and declared & {"http", "sse"}:
             raise ValueError(f"type {given[0]!r} needs 'url', not 'command'")
         if url is not None and declared == {"stdio"}:

@@ -36,6 +36,7 @@ from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
 from toolweave.mcp.redis_events import RedisEventStore
 from toolweave.mcp.shutdown import FLUSH_SECONDS, Drain, on_signals
 from toolweave.mcp.trace_context import read_http_trace_context
+from toolweave.mcp.upstream_callers import warn_without_callers
 from toolweave.server.server import Server
 from toolweave.store import RedisStore
 
@@ -134,7 +135,9 @@ def http_app(
     )
     if event_store is not None:  # replays stay inside the session that stored the events
         app.add_middleware(EventScopes, max_sessions=10 * (max_sessions or 1000), event_store=event_store, path=path)
-    if auth is not None or authenticate is not None:
+    if auth is None and authenticate is None:
+        warn_without_callers(server, "over HTTP without auth= or authenticate=")
+    else:
         protect(
             app,
             paths=guarded,
@@ -158,6 +161,7 @@ async def serve_stdio(server: Server, *, grace: float | None = GRACE) -> None:
     from toolweave.mcp.stdio import stdio_streams
 
     lowlevel = adapter_for(server).lowlevel
+    warn_without_callers(server, "over stdio")
     with Drain().installed(lowlevel) as drain:
         drain.track_answers()  # the transport stops right after the drain: wait for the answers
         async with stdio_streams(written=drain.written) as (read, write), anyio.create_task_group() as tasks:

@@ -4,7 +4,8 @@
 the official `mcp` client (`ClientSession` over `stdio_client`, `streamable_http_client` or the
 legacy `sse_client`), negotiates the protocol era, lists the tools (and the prompts and resources
 the upstream advertises, see `toolweave.mcp.upstream_components`), and keeps the session until
-it is lost; then it reconnects with backoff. Every call, `prompts/get` and `resources/read` shares the one session.
+it is lost; then it reconnects with backoff. Every call, `prompts/get` and `resources/read` shares the one session
+(with `forward_caller_token`, each caller's go over its own, see `toolweave.mcp.upstream_callers`).
 
 - the era: the 2025 `initialize` handshake first (the upstream's `notifications/*/list_changed`
   then arrive on the connection); an upstream that refuses it (method not found, unsupported
@@ -40,7 +41,7 @@ import math
 import os
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, nullcontext
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,7 @@ from toolweave.core.result import ToolResult
 from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
 from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp, from_mcp_result
 from toolweave.mcp.read_stream import WatchedStream
+from toolweave.mcp.upstream_callers import CallerSessions
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 from toolweave.telemetry import events
 from toolweave.telemetry.metrics import watch_upstream
@@ -115,6 +117,12 @@ class Upstream:
         self.in_flight = 0
         """How many requests are waiting for the upstream's answer now."""
         self._settled: anyio.Event | None = None
+        self.callers: CallerSessions | None = None
+        """The per-caller sessions, when the mount forwards the caller's token."""
+        if remote.forward_caller_token:
+            self.callers = CallerSessions(
+                self, max_sessions=remote.caller_sessions, idle_timeout=remote.caller_session_idle
+            )
         watch_upstream(self)
 
     @property
@@ -137,6 +145,8 @@ class Upstream:
     async def start(self, tasks: TaskGroup) -> None:
         """Start the supervisor in `tasks`; return after the first attempt to connect (or the timeout)."""
         first = anyio.Event()
+        if self.callers is not None:
+            await tasks.start(self.callers.run, name=f"toolweave caller sessions of {self.label!r}")
         tasks.start_soon(self._supervise, first, name=f"toolweave upstream {self.label!r}")
         with anyio.move_on_after(self.remote.connect_timeout):
             await first.wait()
@@ -177,13 +187,15 @@ class Upstream:
             self.restarting = True
             events.upstream_restarted(self.label)
 
-    async def _connect_once(self, first: anyio.Event) -> None:
-        lost = self._lost = anyio.Event()
+    @asynccontextmanager
+    async def open_session(self, on_end: Callable[[], None], auth: Any = None) -> AsyncIterator[ClientSession]:
+        """A new session to the upstream, its handshake done (within `connect_timeout`); `on_end()`
+        is called when its connection ends. `auth` (HTTP) replaces the mount's own credentials."""
         async with AsyncExitStack() as stack:
-            read, write = await stack.enter_async_context(self._transport())
+            read, write = await stack.enter_async_context(self._transport(auth))
             session = await stack.enter_async_context(
                 ClientSession(
-                    WatchedStream(read, lambda: self._ended(lost)),
+                    WatchedStream(read, on_end),
                     write,
                     message_handler=self._on_message,
                     logging_callback=self._on_log,
@@ -192,6 +204,12 @@ class Upstream:
             )
             with anyio.fail_after(self.remote.connect_timeout):  # a silent upstream is restarted too
                 await self._negotiate(session)
+            yield session
+
+    async def _connect_once(self, first: anyio.Event) -> None:
+        lost = self._lost = anyio.Event()
+        async with self.open_session(lambda: self._ended(lost)) as session:
+            with anyio.fail_after(self.remote.connect_timeout):
                 await self._list_tools(session)
                 await self.components.refresh(session)
                 await self.components.resubscribe(session)
@@ -215,12 +233,13 @@ class Upstream:
                     self._up = anyio.Event()
             self._failed("the connection was lost")
 
-    @property
-    def _transport_kind(self) -> str:
-        """The `network.transport` of the upstream: `pipe` (stdio) or `tcp` (HTTP)."""
+    def traced(self, method: str, target: str) -> UpstreamSpan:
+        """The CLIENT span of one request to this upstream (`method` about `target`), whose
+        `network.transport` is `pipe` (stdio) or `tcp` (HTTP)."""
         from toolweave.server.remote import StdioTarget
 
-        return "pipe" if isinstance(self.remote.target, StdioTarget) else "tcp"
+        transport = "pipe" if isinstance(self.remote.target, StdioTarget) else "tcp"
+        return UpstreamSpan(self.label, target, transport=transport, method=method)
 
     async def _negotiate(self, session: ClientSession) -> None:
         """The 2025 handshake, or `server/discover` for an upstream that refuses it (see the module docstring)."""
@@ -285,15 +304,15 @@ class Upstream:
         except Exception as error:
             logger.warning("[%s] no list changes from the upstream: subscriptions/listen failed: %s", self.label, error)
 
-    def _transport(self) -> Any:
+    def _transport(self, auth: Any = None) -> Any:
         from toolweave.server.remote import SseTarget, StdioTarget
 
         target = self.remote.target
         if isinstance(target, StdioTarget):
             return self._stdio(target)
         if isinstance(target, SseTarget):
-            return self._sse(target)
-        return self._http(target)
+            return self._sse(target, auth or target.auth)
+        return self._http(target, auth or target.auth)
 
     @asynccontextmanager
     async def _stdio(self, target: StdioTarget) -> AsyncIterator[Any]:
@@ -324,22 +343,22 @@ class Upstream:
                 tasks.cancel_scope.cancel()
 
     @asynccontextmanager
-    async def _http(self, target: HttpTarget) -> AsyncIterator[Any]:
+    async def _http(self, target: HttpTarget, auth: Any) -> AsyncIterator[Any]:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
         timeout = httpx2.Timeout(30.0, read=300.0)
-        client = httpx2.AsyncClient(headers=dict(target.headers or {}), timeout=timeout, auth=target.auth)
+        client = httpx2.AsyncClient(headers=dict(target.headers or {}), timeout=timeout, auth=auth)
         async with client, streamable_http_client(target.url, http_client=client) as streams:
             yield streams
 
     @asynccontextmanager
-    async def _sse(self, target: SseTarget) -> AsyncIterator[Any]:
+    async def _sse(self, target: SseTarget, auth: Any) -> AsyncIterator[Any]:
         from mcp.client.sse import sse_client
 
         # a stream silent for 300 s (the SDK's read timeout; servers ping while idle) counts as lost
         headers = dict(target.headers or {})
-        async with sse_client(target.url, headers=headers, timeout=30.0, auth=target.auth) as streams:
+        async with sse_client(target.url, headers=headers, timeout=30.0, auth=auth) as streams:
             yield streams
 
     async def _pump_stderr(self, fd: int, done: anyio.Event) -> None:
@@ -456,7 +475,7 @@ class Upstream:
         # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
         # it (our own clients validate structured content against the schema we list).
         request = mt.CallToolRequest(params=mt.CallToolRequestParams(name=name, arguments=arguments))
-        with UpstreamSpan(self.label, name, transport=self._transport_kind) as span:  # its context goes in `_meta`
+        with self.traced("tools/call", name) as span:  # its context goes in `_meta`
             result = await self.request(
                 request,
                 mt.CallToolResult,
@@ -481,9 +500,11 @@ class Upstream:
         progress: Callable[..., Any] | None = None,
         timed_out: Callable[[float], Exception] | None = None,
         tool: str | None = None,
+        for_caller: bool = True,
     ) -> Any:
-        """Send `request` over the shared session, within the caller's deadline (`ctx.deadline`)
-        and the remote's own `timeout`, whichever comes first.
+        """Send `request` over the shared session (or, for a mount that forwards the caller's
+        token and `for_caller`, over the caller's own session), within the caller's deadline
+        (`ctx.deadline`) and the remote's own `timeout`, whichever comes first.
 
         Args:
             subject: What is unavailable while the session is down (`"prompt 'greet'"`).
@@ -491,6 +512,8 @@ class Upstream:
             timed_out: The error for a missed deadline (by default an `UpstreamError`).
             tool: The name the errors quote (a tool's or prompt's name, a resource's URI), which
                 the server's boundary changes to the name the client used.
+            for_caller: Whether the request is made for the caller of `ctx` (a call, a prompt, a
+                read), not for the gateway itself (a completion, a subscription).
 
         Raises:
             UpstreamError: the session is down (at once), went away during the request, or the
@@ -510,12 +533,14 @@ class Upstream:
         self.in_flight += 1
         with anyio.move_on_after(math.inf if timeout is None else timeout) as bound:
             try:
-                return await session.send_request(request, result_type, progress_callback=progress)
-            except MCPError as error:
-                raise self._translate(session, action, error, tool) from None
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-                self._lose(session)
-                raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
+                async with self._session_for(ctx, session, for_caller, subject, tool) as used:
+                    try:
+                        return await used.send_request(request, result_type, progress_callback=progress)
+                    except MCPError as error:
+                        raise self._translate(used, action, error, tool) from None
+                    except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                        self._lose(used)
+                        raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
             finally:
                 self.in_flight -= 1
                 if not self.in_flight and self._settled is not None:
@@ -524,6 +549,14 @@ class Upstream:
         if timed_out is not None:
             raise timed_out(timeout)
         raise UpstreamError(f"upstream {self.label!r} did not answer {action} within {timeout:g}s", tool=tool)
+
+    def _session_for(
+        self, ctx: Context, session: ClientSession, for_caller: bool, subject: str, tool: str | None
+    ) -> AbstractAsyncContextManager[ClientSession]:
+        """The shared `session`, or the caller's own one for a mount that forwards its token."""
+        if for_caller and self.callers is not None:
+            return self.callers.use(ctx, subject=subject, tool=tool)
+        return nullcontext(session)
 
     def _translate(
         self, session: ClientSession, action: str, error: MCPError, tool: str | None
@@ -542,6 +575,8 @@ class Upstream:
     def _lose(self, session: ClientSession) -> None:
         if self.session is session:
             self._ended(self._lost)
+        elif self.callers is not None:
+            self.callers.lose(session)
 
     def _ended(self, lost: anyio.Event) -> None:
         """The connection behind `lost` is gone: calls fail at once from now on."""

@@ -154,18 +154,22 @@ class UpstreamComponents:
         strings = {key: value if isinstance(value, str) else str(value) for key, value in arguments.items()}
         request = mt.GetPromptRequest(params=mt.GetPromptRequestParams(name=name, arguments=strings))
         subject = f"prompt {name!r}"
-        result = await self.upstream.request(
-            request, mt.GetPromptResult, ctx, subject=subject, action=subject, tool=name
-        )
+        with self.upstream.traced("prompts/get", name) as span:
+            result = await self.upstream.request(
+                request, mt.GetPromptResult, ctx, subject=subject, action=subject, tool=name
+            )
+            span.answered(is_error=False)
         return from_mcp_prompt_result(result)
 
     async def read_resource(self, uri: str, ctx: Context) -> ResourceResult:
         """Read the upstream's resource `uri` (`resources/read`); the contents pass through unchanged."""
         request = mt.ReadResourceRequest(params=mt.ReadResourceRequestParams(uri=uri))
         subject = f"resource {uri!r}"
-        result = await self.upstream.request(
-            request, mt.ReadResourceResult, ctx, subject=subject, action=subject, tool=uri
-        )
+        with self.upstream.traced("resources/read", uri) as span:
+            result = await self.upstream.request(
+                request, mt.ReadResourceResult, ctx, subject=subject, action=subject, tool=uri
+            )
+            span.answered(is_error=False)
         return from_mcp_read_result(result)
 
     async def complete(self, request: CompletionRequest) -> Completion:
@@ -187,7 +191,12 @@ class UpstreamComponents:
         subject = f"completion of {request.kind} {request.name!r}"
         try:
             result = await self.upstream.request(
-                mt.CompleteRequest(params=params), mt.CompleteResult, Context(), subject=subject, action=subject
+                mt.CompleteRequest(params=params),
+                mt.CompleteResult,
+                Context(),
+                subject=subject,
+                action=subject,
+                for_caller=False,
             )
         except (UpstreamError, UpstreamFailed) as error:
             logger.warning("[%s] no completion values: %s", self.upstream.label, error)
@@ -233,7 +242,9 @@ class UpstreamComponents:
             request = mt.UnsubscribeRequest(params=mt.UnsubscribeRequestParams(uri=uri))
         verb = "subscribe to" if subscribe else "unsubscribe from"
         try:
-            await self.upstream.request(request, mt.EmptyResult, Context(), subject=uri, action=f"{verb} {uri!r}")
+            await self.upstream.request(
+                request, mt.EmptyResult, Context(), subject=uri, action=f"{verb} {uri!r}", for_caller=False
+            )
         except (UpstreamError, UpstreamFailed) as error:
             logger.warning("[%s] could not %s %r: %s", self.upstream.label, verb, uri, error)
 

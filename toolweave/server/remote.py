@@ -20,6 +20,9 @@ upstream's own URI.
 - When the upstream dies, calls in flight fail with `UpstreamError`, the lists keep the last
   known tools, prompts and resources, and the upstream is restarted with exponential backoff.
 - A call, prompt or read while the session is down fails at once with `UpstreamError`.
+- `RemoteServer.http(url, forward_caller_token=True)` sends each verified caller's own token to
+  the upstream: its calls, prompts and reads go over a session of its own (see
+  `toolweave.mcp.upstream_callers`); the lists still come over the gateway's session.
 
 Example:
     >>> gateway = Server("gateway")
@@ -129,6 +132,18 @@ class Backoff:
             delay = min(delay * self.factor, self.maximum)
 
 
+def _check_forwarding(target: Any, forward: bool, sessions: int, idle: float) -> None:
+    if forward and isinstance(target, StdioTarget):
+        raise ValueError(
+            f"forward_caller_token needs an HTTP upstream; {target.describe()!r} is a stdio process, "
+            "which never receives a caller's token (give it its own credentials with env=)"
+        )
+    if not isinstance(sessions, int) or isinstance(sessions, bool) or sessions < 1:
+        raise ValueError(f"caller_sessions must be a whole number of at least 1, not {sessions!r}")
+    if not idle > 0:
+        raise ValueError(f"caller_session_idle must be a positive number of seconds, not {idle!r}")
+
+
 def _checked(url: str) -> str:
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"remote server URL must start with http:// or https://, not {shown_url(url)!r}")
@@ -151,6 +166,12 @@ class RemoteServer(Server):
         backoff: How restarts are spaced.
         required: The server is not ready without this upstream: `/readyz` answers 503 while it
             is not connected.
+        forward_caller_token: Send each verified caller's own bearer token to this HTTP upstream,
+            over one upstream session per caller (see `toolweave.mcp.upstream_callers`); the
+            catalog is still listed over the gateway's own session (`auth=` of the target).
+        caller_sessions: The most caller sessions kept open at once (the least recently used
+            one is closed to open another).
+        caller_session_idle: Seconds after which an unused caller session is closed.
         **options: `Server` options (e.g. `mask_error_details`, `middleware`).
     """
 
@@ -165,14 +186,21 @@ class RemoteServer(Server):
         timeout: float | None = 60.0,
         backoff: Backoff | None = None,
         required: bool = False,
+        forward_caller_token: bool = False,
+        caller_sessions: int = 64,
+        caller_session_idle: float = 300.0,
         **options: Any,
     ) -> None:
+        _check_forwarding(target, forward_caller_token, caller_sessions, caller_session_idle)
         super().__init__(name or target.default_name(), **options)
         self.target = target
         self.connect_timeout = connect_timeout
         self.timeout = timeout
         self.backoff = backoff or Backoff()
         self.required = required
+        self.forward_caller_token = forward_caller_token
+        self.caller_sessions = caller_sessions
+        self.caller_session_idle = caller_session_idle
         self._named = name is not None
         self._upstream: Upstream | None = None
 
@@ -224,7 +252,8 @@ class RemoteServer(Server):
         Args:
             auth: The gateway's own credentials for the upstream, e.g.
                 `toolweave.auth.Bearer(FromEnv("GH_TOKEN"))` or `OAuthClientCredentials(...)`
-                (any `httpx` auth). A caller's token is never passed on.
+                (any `httpx` auth). A caller's token is never passed on, unless
+                `forward_caller_token=True` (then `auth=` serves only to list the catalog).
             secrets: Values in `url` never to show in logs or `explain` (a URL's password and
                 secret-looking query parameters are hidden anyway).
         """
@@ -290,6 +319,12 @@ class RemoteServer(Server):
         `"2026"` (`server/discover`, for an upstream that speaks only 2026-07-28), or None before."""
         return self._upstream.era if self._upstream is not None else None
 
+    @property
+    def caller_session_count(self) -> int:
+        """How many per-caller sessions are open now (always 0 without `forward_caller_token`)."""
+        callers = self._upstream.callers if self._upstream is not None else None
+        return len(callers) if callers is not None else 0
+
     async def wait_connected(self) -> None:
         """Wait until a session to the upstream is open (e.g. after a restart)."""
         if self._upstream is None:
@@ -302,8 +337,11 @@ class RemoteServer(Server):
         if type(other) is not type(self):
             return False
         assert isinstance(other, RemoteServer)
-        mine = (self.name, self.target, self.connect_timeout, self.timeout, self.backoff)
-        return mine == (other.name, other.target, other.connect_timeout, other.timeout, other.backoff)
+        return self._options() == other._options()
+
+    def _options(self) -> tuple[Any, ...]:
+        forwarding = (self.forward_caller_token, self.caller_sessions, self.caller_session_idle)
+        return (self.name, self.target, self.connect_timeout, self.timeout, self.backoff, *forwarding)
 
     async def settled(self) -> None:
         """Wait until no request is waiting for the upstream's answer."""

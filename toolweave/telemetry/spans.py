@@ -9,8 +9,9 @@ in a CLIENT span, injecting W3C trace context (`traceparent`, `tracestate`) into
   `toolweave.outcome` and, for a masked failure, `toolweave.incident` (see `toolweave.telemetry.calls`);
 - a call, prompt or resource read through a mounted server runs in an INTERNAL span
   `mount <prefix>` (`traced_mount`);
-- a call to a remote upstream runs in a CLIENT span `tools/call <name>` (`UpstreamSpan`), the
-  parent of the SDK's own send span, whose trace context reaches the upstream in `_meta`;
+- a request to a remote upstream runs in a CLIENT span `tools/call <name>` (`prompts/get`,
+  `resources/read`; `UpstreamSpan`), the parent of the SDK's own send span, whose trace context
+  reaches the upstream in `_meta`;
 - middleware that changes the outcome adds an event to the span it runs in
   (`toolweave.telemetry.events`).
 
@@ -134,8 +135,18 @@ def traced_mount(
     return run_mounted
 
 
+TARGETS = {"tools/call": TOOL_NAME, "prompts/get": PROMPT_NAME, "resources/read": RESOURCE_URI}
+"""The attribute that names what a request is about, by method."""
+
+
 class UpstreamSpan:
     """A CLIENT span around one request to a remote upstream (only under a recording span).
+
+    Args:
+        upstream: The upstream's label.
+        target: The tool or prompt name, or the resource URI, in the upstream's own terms.
+        transport: `pipe` (stdio) or `tcp`.
+        method: `tools/call`, `prompts/get` or `resources/read`.
 
     Example:
         >>> with UpstreamSpan("github", "search", transport="pipe") as span:
@@ -144,10 +155,10 @@ class UpstreamSpan:
         True
     """
 
-    __slots__ = ("_context", "_method", "_tool", "_transport", "_upstream", "span")
+    __slots__ = ("_context", "_method", "_target", "_transport", "_upstream", "span")
 
-    def __init__(self, upstream: str, tool: str, *, transport: str, method: str = "tools/call") -> None:
-        self._upstream, self._tool, self._transport, self._method = upstream, tool, transport, method
+    def __init__(self, upstream: str, target: str, *, transport: str, method: str = "tools/call") -> None:
+        self._upstream, self._target, self._transport, self._method = upstream, target, transport, method
         self._context: Any = None
         self.span: Span | None = None
 
@@ -155,13 +166,14 @@ class UpstreamSpan:
         if trace.get_current_span().is_recording():
             attributes = {
                 MCP_METHOD: self._method,
-                OPERATION: "execute_tool",
-                TOOL_NAME: self._tool,
+                TARGETS[self._method]: self._target,
                 UPSTREAM: self._upstream,
                 NETWORK_TRANSPORT: self._transport,
             }
+            if self._method == "tools/call":
+                attributes[OPERATION] = "execute_tool"
             self._context = TRACER.start_as_current_span(
-                span_name(self._method, self._tool),
+                span_name(self._method, self._target),
                 kind=SpanKind.CLIENT,
                 attributes=attributes,
                 record_exception=False,
