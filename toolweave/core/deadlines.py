@@ -281,7 +281,8 @@ def _anyio_task_states() -> Any:
         from anyio._backends._asyncio import CancelScope, _task_states
     except ImportError:
         return None
-    if not all(name in CancelScope.__slots__ for name in ("_shield", "_parent_scope")):
+    probe = CancelScope()  # the backend's class: no running loop needed, nothing entered
+    if not all(hasattr(probe, name) for name in ("_shield", "_parent_scope")):
         return None
     return _task_states
 
