@@ -17,8 +17,8 @@ from typing import Any
 import anyio
 import mcp
 
-from benchmarks.bench_mounts import _interleaved, _print
-from benchmarks.timing import Row
+from benchmarks.bench_mounts import _print
+from benchmarks.timing import Row, interleaved
 from toolweave import Server
 from toolweave.tasks import TasksExtension
 from toolweave.tasks.client import CreateTaskResult, GetTask, TaskState
@@ -59,15 +59,16 @@ async def collect(quick: bool) -> list[Row]:
             while (await tasks.session.send_request(request, TaskState)).status != "completed":
                 await anyio.lowlevel.checkpoint()
 
-        timings = await _interleaved(
+        timings = await interleaved(
             {
                 "plain": lambda: plain.call_tool("echo", args),
                 "create": create,
                 "long": lambda: create("ten_seconds", {}),
                 "complete": create_and_complete,
             },
-            calls,
-            rounds,
+            rounds=rounds,
+            number=calls,
+            warmup=20,
         )
     base = "plain call (client did not opt in)"
     return [
