@@ -39,6 +39,19 @@ async def test_calling_without_a_lifespan_reaches_the_upstream_and_leaves_no_pro
     assert not alive(pid)
 
 
+async def test_a_remote_mounted_deeper_after_a_first_use_is_connected_for_the_next() -> None:
+    root, middle = Server("root"), Server("middle")
+    middle.add_tool(lambda: "local", name="here")
+    root.mount(middle, prefix="mid")
+    assert (await root.call_tool("mid_here", {})).text == "local"  # nothing remote yet
+    middle.mount(
+        RemoteServer.stdio(sys.executable, [str(UPSTREAMS / "tw_upstream.py")], env=subprocess_env()), prefix="up"
+    )
+    result = await root.call_tool("mid_up_echo", {"text": "deep"})
+    assert result.structured_content == {"echo": "deep"}
+    assert not root.running
+
+
 async def test_prompts_and_resources_without_a_lifespan_reach_the_upstream() -> None:
     root = gateway()
     assert "up_review" in [prompt.name for prompt in await root.list_prompts()]

@@ -63,6 +63,20 @@ logger = logging.getLogger("toolweave.server")
 T = TypeVar("T")
 
 
+
+class _Topology:
+    """A version of every server's mounts and imports, bumped by any change anywhere."""
+
+    version = 0
+
+    @classmethod
+    def changed(cls) -> None:
+        cls.version += 1
+
+
+_TOPOLOGY = _Topology
+
+
 class Server:
     """A composable MCP server.
 
@@ -121,6 +135,7 @@ class Server:
         self._bind(middleware)
         self._mounts: list[Mount[Server]] = []
         self._imported_from: list[Server] = []
+        self._holds_remote = (-1, False)  # (topology version, whether a remote is held at any depth)
         self._life = Lifespan(self.held_children, self._hold_open)
         self._entered: list[AbstractAsyncContextManager[Server]] = []
         self._update_listeners = Listeners()
@@ -317,6 +332,7 @@ class Server:
         self._refuse_cycle(child)
         if prefix is not None:
             child.named_by_mount(prefix)
+        _TOPOLOGY.changed()
         self._mounts.append(mounted)
         self.changed()
         try:
@@ -352,6 +368,7 @@ class Server:
         for tool in copies:
             self.tools.add(tool)
         if child not in self._imported_from:
+            _TOPOLOGY.changed()
             self._imported_from.append(child)
         return copies
 
@@ -359,6 +376,7 @@ class Server:
         """Remove a mount: its components leave this server's catalogs (clients get `list_changed`)
         and the child is no longer started with this server (stopped now, if this server started it).
         Calls already running on the child's components finish."""
+        _TOPOLOGY.changed()
         self._mounts.remove(mounted)
         mounted.close()
         self._all_changed()
@@ -545,7 +563,15 @@ class Server:
         return result
 
     def _needs_start(self) -> bool:
-        return not self._life.started and bool(self.remotes())
+        """Whether an in-process use must connect remote servers first (not running, holds one);
+        the walk over the mount tree is redone only after a mount, unmount or import anywhere."""
+        if self._life.started:
+            return False
+        version, holds = self._holds_remote
+        if version != _TOPOLOGY.version:
+            holds = bool(self.remotes())
+            self._holds_remote = (_TOPOLOGY.version, holds)
+        return holds
 
     def down_remotes(self) -> list[str]:
         """The remote servers held here that have no session now, as `'name' (state: why)`."""
