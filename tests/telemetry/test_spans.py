@@ -281,8 +281,9 @@ async def test_trace_context_reaches_an_http_upstream_in_its_request_meta(spans:
     assert server_side.context.trace_id == served.context.trace_id
 
 
-async def test_prompts_and_resources_through_a_mount_run_in_its_span(spans: Spans) -> None:
-    docs = Server("docs")
+def docs_server(name: str) -> Server:
+    """A server with a prompt `greet` and a resource `docs://readme`."""
+    docs = Server(name)
 
     @docs.prompt
     def greet(name: str) -> str:
@@ -292,6 +293,12 @@ async def test_prompts_and_resources_through_a_mount_run_in_its_span(spans: Span
     @docs.resource("docs://readme")
     def readme() -> str:
         return "read me"
+
+    return docs
+
+
+async def test_prompts_and_resources_through_a_mount_run_in_its_span(spans: Spans) -> None:
+    docs = docs_server("docs")
 
     @docs.resource("docs://broken")
     def broken() -> str:
@@ -324,17 +331,7 @@ async def test_prompts_and_resources_through_a_mount_run_in_its_span(spans: Span
 
 
 async def test_prompts_and_resources_of_a_remote_upstream_get_client_spans(spans: Spans) -> None:
-    upstream = Server("upstream")
-
-    @upstream.prompt
-    def greet(name: str) -> str:
-        """Say hello."""
-        return f"Hello {name}"
-
-    @upstream.resource("docs://readme")
-    def readme() -> str:
-        return "read me"
-
+    upstream = docs_server("upstream")
     async with serving(upstream.http_app()) as base:
         gateway = Server("gateway")
         gateway.mount(RemoteServer.http(base + "/mcp"), prefix="up")
