@@ -70,6 +70,27 @@ async def next_change(stream: Any, seconds: float = 5) -> str | None:
     return None
 
 
+async def a_change_missed(http: httpx2.AsyncClient, url: str, sid: str, server: Server) -> str:
+    """Watch the session's stream until `lookup` is disabled, then enable it while the client is
+    away (that change is stored, for a replay); the id of the last event the client saw."""
+    async with events(http, url, sid) as stream:
+        await anyio.sleep(0.2)  # the stream is attached
+        server.disable("lookup")
+        seen = await next_change(stream)
+    assert seen is not None
+    server.enable("lookup")  # sent while the client is away: stored, replayed on resume
+    await anyio.sleep(0.2)
+    return seen
+
+
+def replicas(redis: RedisServer) -> list[Server]:
+    """Two replicas of one gateway sharing `redis`, each with a tool `lookup`."""
+    pair = [Server("gw", store=RedisStore(redis.url, timeout=5)) for _ in range(2)]
+    for server in pair:
+        server.add_tool(lambda: "x", name="lookup")
+    return pair
+
+
 @pytest.mark.parametrize("kept", ["memory", "redis"])
 async def test_a_session_resumes_its_stream_and_another_session_gets_none_of_it(redis: RedisServer, kept: str) -> None:
     server = Server("gw", store=RedisStore(redis.url, timeout=5) if kept == "redis" else None)
@@ -82,13 +103,7 @@ async def test_a_session_resumes_its_stream_and_another_session_gets_none_of_it(
     async with serving(server.http_app(**options)) as base, httpx2.AsyncClient(timeout=10) as http:
         url = f"{base}/mcp"
         mine = await session(http, url)
-        async with events(http, url, mine) as stream:
-            await anyio.sleep(0.2)  # the stream is attached
-            server.disable("lookup")
-            seen = await next_change(stream)
-        assert seen is not None
-        server.enable("lookup")  # sent while the client is away: stored, replayed on resume
-        await anyio.sleep(0.2)
+        seen = await a_change_missed(http, url, mine, server)
         async with events(http, url, mine, last=seen) as stream:
             replayed = await next_change(stream)
         other = await session(http, url)
@@ -99,10 +114,7 @@ async def test_a_session_resumes_its_stream_and_another_session_gets_none_of_it(
 
 
 async def test_a_session_resumes_its_stream_on_a_replica_that_never_held_it(redis: RedisServer) -> None:
-    replicas = [Server("gw", store=RedisStore(redis.url, timeout=5)) for _ in range(2)]
-    for server in replicas:
-        server.add_tool(lambda: "x", name="lookup")
-    first, second = replicas
+    first, second = replicas(redis)
     async with (
         serving(first.http_app()) as base,
         serving(second.http_app()) as other_base,
@@ -110,13 +122,7 @@ async def test_a_session_resumes_its_stream_on_a_replica_that_never_held_it(redi
     ):
         url, other_url = f"{base}/mcp", f"{other_base}/mcp"
         mine = await session(http, url)
-        async with events(http, url, mine) as stream:
-            await anyio.sleep(0.2)  # the stream is attached
-            first.disable("lookup")
-            seen = await next_change(stream)
-        assert seen is not None
-        first.enable("lookup")  # sent while the client is away: stored in Redis
-        await anyio.sleep(0.2)
+        seen = await a_change_missed(http, url, mine, first)  # stored in Redis
         async with events(http, other_url, mine, last=seen) as stream:  # its replica is gone, say
             replayed = [(event_id, json.loads(data)["method"]) async for event_id, data in stream]  # then it ends
         changes = [f"notifications/{kind}/list_changed" for kind in ("tools", "prompts", "resources")]
@@ -138,9 +144,7 @@ async def test_on_another_replica_a_session_replays_only_to_the_caller_who_opene
     with served(issuer.app()) as issuer_url:
         issuer.base_url = issuer_url
         verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
-        first, second = (Server("gw", store=RedisStore(redis.url, timeout=5)) for _ in range(2))
-        for server in (first, second):
-            server.add_tool(lambda: "x", name="lookup")
+        first, second = replicas(redis)
         ada, bob = ({"Authorization": f"Bearer {issuer.token(sub=name)}"} for name in ("ada", "bob"))
         async with (
             serving(first.http_app(auth=verifier)) as base,
@@ -150,13 +154,7 @@ async def test_on_another_replica_a_session_replays_only_to_the_caller_who_opene
         ):
             url, other_url = f"{base}/mcp", f"{other_base}/mcp"
             mine = await session(as_ada, url)
-            async with events(as_ada, url, mine) as stream:
-                await anyio.sleep(0.2)  # the stream is attached
-                first.disable("lookup")
-                seen = await next_change(stream)
-            assert seen is not None
-            first.enable("lookup")
-            await anyio.sleep(0.2)
+            seen = await a_change_missed(as_ada, url, mine, first)
             headers = {"Accept": "text/event-stream", "MCP-Protocol-Version": VERSION}
             stolen = await as_bob.get(other_url, headers=headers | {"Mcp-Session-Id": mine, "Last-Event-ID": seen})
             async with events(as_ada, other_url, mine, last=seen) as stream:
