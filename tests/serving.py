@@ -165,3 +165,14 @@ def toolweave_announced(config: Any, *options: str) -> Iterator[tuple[str, subpr
         process.wait(timeout=30)
         if process.stderr is not None:
             process.stderr.close()
+
+
+RAW_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+"""The headers of a raw streamable-HTTP request (a client that accepts both answer forms)."""
+RAW_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+}
+"""A handshake-era `initialize`, for tests that speak raw HTTP."""

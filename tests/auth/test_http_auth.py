@@ -14,18 +14,12 @@ from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey, unsigned
+from tests.serving import RAW_HEADERS as MCP_HEADERS
+from tests.serving import RAW_INITIALIZE as INITIALIZE
 from tests.serving import serving
 from toolweave import AuthInfo, Context, Server, Tool
 from toolweave.auth import JWTVerifier
 from toolweave.transforms import FromClaim, InjectArgs
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
-}
-MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
 def notes_server() -> Server:

@@ -8,16 +8,10 @@ import socket
 import anyio
 import httpx2
 
+from tests.serving import RAW_HEADERS as HEADERS
+from tests.serving import RAW_INITIALIZE as INITIALIZE
 from tests.serving import serving
 from toolweave import Server
-
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
-}
 
 
 def small_server() -> Server:

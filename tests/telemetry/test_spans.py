@@ -16,6 +16,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
 from tests.conftest import subprocess_env
+from tests.serving import RAW_HEADERS as HEADERS
+from tests.serving import RAW_INITIALIZE as INITIALIZE
 from tests.serving import serving
 from tests.telemetry.conftest import Spans
 from toolweave import RemoteServer, Server
@@ -216,13 +218,6 @@ async def test_trace_context_in_the_request_meta_parents_the_call(spans: Spans) 
     assert served.status.status_code is not StatusCode.ERROR
 
 
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
-}
 
 
 async def test_trace_context_in_http_headers_parents_the_call(spans: Spans) -> None:
