@@ -3,6 +3,7 @@ while every slot is held by one, new sync calls are refused without starting a t
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import anyio
@@ -18,9 +19,15 @@ def max_threads() -> int:
 
 
 def worker_threads() -> set[threading.Thread]:
-    """The worker threads alive now (anyio's `WorkerThread`s; other threads of the process, such as
-    a library's background thread, are not the thread pool this test bounds)."""
-    return {thread for thread in threading.enumerate() if type(thread).__name__ == "WorkerThread"}
+    """The worker threads of this event loop alive now (anyio's `WorkerThread`s serving the running
+    loop; a library's background thread, or the pool of another test's loop still winding down in
+    a thread, is not the thread pool this test bounds)."""
+    loop = asyncio.get_running_loop()
+    return {
+        thread
+        for thread in threading.enumerate()
+        if type(thread).__name__ == "WorkerThread" and getattr(thread, "loop", None) is loop
+    }
 
 
 def stuck_server(release: threading.Event, seconds: float = 0.2, ran: set[threading.Thread] | None = None) -> Server:
@@ -79,6 +86,7 @@ async def test_a_burst_of_timed_out_sync_calls_never_holds_more_threads_than_the
             second = await _burst(server, 200, texts)
         assert all(text.startswith("The server is busy") for text in texts) and len(texts) == 200
         assert len(ran) == max_threads()  # the refused wave ran nothing
+        assert ran <= worker_threads()  # the stuck threads are this loop's pool, counted in the peak
         assert max(peak, second) - baseline <= max_threads()
     finally:
         release.set()
