@@ -766,9 +766,9 @@ def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
 
 def _result_json(result: ToolResult) -> Any:
     """The result exactly as MCP sends it (`content`, `structuredContent`, `isError`)."""
-    from toolweave.mcp.convert import to_mcp_result
+    from toolweave.mcp.convert import wire_result
 
-    return to_mcp_result(result).model_dump(mode="json", by_alias=True, exclude_none=True)
+    return wire_result(result)
 
 
 def print_result(result: ToolResult, as_json: bool) -> None:

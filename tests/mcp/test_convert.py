@@ -1,4 +1,4 @@
-"""The directly built wire dict of a tool is what the SDK's `mt.Tool` dumps to."""
+"""The directly built wire dicts of a tool and of a call's result are what the SDK's models dump to."""
 
 from __future__ import annotations
 
@@ -7,8 +7,16 @@ from typing import Any
 import mcp.types as mt
 import pytest
 
-from toolweave import Tool, ToolAnnotations
-from toolweave.mcp.convert import TAGS_META_KEY, _wire_output_schema, wire_tool
+from toolweave import Tool, ToolAnnotations, ToolResult
+from toolweave.core.content import (
+    AudioContent,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+from toolweave.mcp.convert import TAGS_META_KEY, _wire_output_schema, to_mcp_content, wire_result, wire_tool
 from toolweave.testing import fake_tool
 
 
@@ -63,3 +71,32 @@ def test_only_wrapped_output_schemas_carry_the_fastmcp_marker() -> None:
     wrapped, plain = wire_tool(Tool.from_function(count)), wire_tool(Tool.from_function(stats))
     assert wrapped["outputSchema"][FASTMCP_WRAP_KEY] is True
     assert FASTMCP_WRAP_KEY not in plain["outputSchema"]
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        ToolResult([TextContent("3")], structured_content={"result": 3}),
+        ToolResult([TextContent("boom")], is_error=True),
+        ToolResult([], structured_content={"rows": [1, 2]}, meta={"trace": "t"}),
+        ToolResult(
+            [
+                TextContent("noted", meta={"k": 1}),
+                TextContent("for you", annotations={"audience": ["user"], "priority": 0.5}),
+                ImageContent("aGk=", "image/png"),
+                AudioContent("aGk=", "audio/wav", meta={"k": 2}),
+                EmbeddedResource(TextResourceContents("file:///a.txt", "hi", "text/plain")),
+                ResourceLink(uri="file:///b.txt", name="b", size=2),
+            ]
+        ),
+    ],
+    ids=["text and structured", "error", "structured and meta", "every block"],
+)
+def test_the_wire_result_is_the_sdk_result_dump(result: ToolResult) -> None:
+    model = mt.CallToolResult(
+        content=[to_mcp_content(block) for block in result.content],
+        structured_content=result.structured_content,
+        is_error=result.is_error,
+        _meta=result.meta,
+    )
+    assert wire_result(result) == model.model_dump(by_alias=True, mode="json", exclude_none=True)

@@ -56,7 +56,7 @@ from toolweave.core.errors import MissingCapability, UnknownTool
 from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
-from toolweave.mcp.convert import to_mcp_result, wire_tool
+from toolweave.mcp.convert import wire_result, wire_tool
 from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.guard import guard
 from toolweave.mcp.levels import ConnectionLevels
@@ -202,20 +202,20 @@ class McpAdapter:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams
-    ) -> mt.CallToolResult | mt.InputRequiredResult | dict[str, Any]:
+    ) -> mt.InputRequiredResult | dict[str, Any]:
         observed = self.observer.start(self.server.catalog, params.name) if self.observer is not None else None
         failed = observed.failed if observed is not None else None
 
-        async def attempt(context: Context) -> mt.CallToolResult:
+        async def attempt(context: Context) -> dict[str, Any]:
             try:
                 result = await self.server.catalog.call(params.name, params.arguments, context, failed=failed)
-                return to_mcp_result(result)
+                return wire_result(result)
             except (UnknownTool, MissingCapability) as error:
                 if failed is not None:
                     failed(error)
                 raise protocol_error(error) from None
 
-        async def attempt_or_task(context: Context) -> mt.CallToolResult | dict[str, Any]:
+        async def attempt_or_task(context: Context) -> dict[str, Any]:
             task = await self.tasks.offer(ctx, params, context, attempt)
             return task if task is not None else await attempt(context)
 
@@ -224,7 +224,8 @@ class McpAdapter:
             return await input_required.with_input(ctx, params, context, attempt_or_task)
         with observed:  # a call answered with a task is observed until the task is handed out
             answer = await input_required.with_input(ctx, params, context, attempt_or_task)
-            observed.answered(getattr(answer, "is_error", False) is True, isinstance(answer, mt.InputRequiredResult))
+            is_error = isinstance(answer, dict) and answer.get("isError") is True
+            observed.answered(is_error, isinstance(answer, mt.InputRequiredResult))
             return answer
 
     async def _set_level(

@@ -119,7 +119,7 @@ async def with_input(
     `context` gets the request's `inputResponses` and `requestState`. A 2026 request answers an
     `InputRequiredResult`; a handshake-era one asks the client and runs `attempt` again.
     """
-    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS and (params.input_responses or params.request_state):
         context.input_responses, context.request_state = _answered_round(params)
     for _ in range(MAX_ROUNDS):
         token = enter_context(context)

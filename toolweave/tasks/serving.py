@@ -155,7 +155,7 @@ class TaskService:
         ctx: ServerRequestContext[Any],
         params: mt.CallToolRequestParams,
         context: Context,
-        attempt: Callable[[Context], Awaitable[mt.CallToolResult]],
+        attempt: Callable[[Context], Awaitable[dict[str, Any]]],
     ) -> dict[str, Any] | None:
         """A `CreateTaskResult` for this call if it runs as a task, else `None` (a plain call).
 
@@ -182,11 +182,7 @@ class TaskService:
             except UnknownTool as error:
                 raise protocol_error(error) from None
 
-        async def run(task_context: Context) -> dict[str, Any]:
-            result = await attempt(task_context)
-            return result.model_dump(by_alias=True, mode="json", exclude_none=True)
-
-        started = await self.runner.start(caller_key(context), params.name, context, run)
+        started = await self.runner.start(caller_key(context), params.name, context, attempt)
         if isinstance(started, TaskRecord):
             return {"resultType": "task", **started.to_wire()}
         return started

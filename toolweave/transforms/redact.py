@@ -76,7 +76,8 @@ class RedactingRun:
         ]
         if not secrets:
             return await self.inner(arguments, ctx)
-        secrets.sort(key=len, reverse=True)  # a secret containing another goes first
+        if len(secrets) > 1:
+            secrets.sort(key=len, reverse=True)  # a secret containing another goes first
         try:
             result = await self.inner(arguments, _scrubbing_sinks(ctx, secrets))
         except BaseException as error:
@@ -98,34 +99,70 @@ def wrap(inner: Run, names: Iterable[str]) -> Run:
 
 
 def scrub(value: Any, secrets: list[str]) -> Any:
-    """`value` (text, or JSON-like data) with every secret replaced by `[redacted]`."""
+    """`value` (text, or JSON-like data) with every secret replaced by `[redacted]`; a value that
+    holds none is returned as it is (no copy)."""
+    return _replaced(value, secrets) if holds_secret(value, secrets) else value
+
+
+def holds_secret(value: Any, secrets: list[str]) -> bool:
+    """Whether `value` (text, or JSON-like data, keys included) contains one of `secrets`.
+
+    Every result of a call with an injected secret passes here: plain loops, since a generator
+    per value (`any(...)`) costs a call ~0.7 µs more.
+    """
+    if isinstance(value, str):
+        for secret in secrets:  # noqa: SIM110
+            if secret in value:
+                return True
+        return False
+    if isinstance(value, dict):
+        for key, item in value.items():  # noqa: SIM110
+            if holds_secret(key, secrets) or holds_secret(item, secrets):
+                return True
+        return False
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            if holds_secret(item, secrets):
+                return True
+    return False
+
+
+def _replaced(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
         for secret in secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
+            value = value.replace(secret, REDACTED)
         return value
     if isinstance(value, dict):
-        pairs = [(scrub(key, secrets), scrub(item, secrets)) for key, item in value.items()]
-        same = all(new[0] is key and new[1] is item for new, (key, item) in zip(pairs, value.items(), strict=True))
-        return value if same else dict(pairs)  # unchanged: the same object (no copy of the result)
-    if isinstance(value, list | tuple):
-        items = [scrub(item, secrets) for item in value]
-        return value if all(new is old for new, old in zip(items, value, strict=True)) else type(value)(items)
+        return {_replaced(key, secrets): _replaced(item, secrets) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_replaced(item, secrets) for item in value)
     return value
 
 
 def scrub_result(result: ToolResult, secrets: list[str]) -> ToolResult:
-    """`result` with the secrets scrubbed from its text blocks, embedded text, structured content and `_meta`."""
-    content = [_scrub_block(block, secrets) for block in result.content]
-    structured = scrub(result.structured_content, secrets)
-    meta = scrub(result.meta, secrets)
-    if (
-        structured is result.structured_content
-        and meta is result.meta
-        and all(a is b for a, b in zip(content, result.content, strict=True))
-    ):
+    """`result` with the secrets scrubbed from its text blocks, embedded text, structured content and
+    `_meta`; a result that holds none is returned as it is."""
+    clean = not (holds_secret(result.structured_content, secrets) or holds_secret(result.meta, secrets))
+    for block in result.content:
+        if not clean:
+            break
+        clean = not holds_secret(_text_of(block), secrets)
+    if clean:
         return result
-    return dataclasses.replace(result, content=content, structured_content=structured, meta=meta)
+    return dataclasses.replace(
+        result,
+        content=[_scrub_block(block, secrets) for block in result.content],
+        structured_content=scrub(result.structured_content, secrets),
+        meta=scrub(result.meta, secrets),
+    )
+
+
+def _text_of(block: Any) -> Any:
+    """A content block's text, or its embedded resource's text (None for other blocks)."""
+    text = getattr(block, "text", None)
+    if text is None and (inner := getattr(block, "resource", None)) is not None:
+        return getattr(inner, "text", None)
+    return text
 
 
 def _scrub_block(block: Any, secrets: list[str]) -> Any:
