@@ -125,11 +125,10 @@ def wire_result(result: ToolResult) -> dict[str, Any]:
 
 def _wire_block(block: ContentBlock) -> dict[str, Any]:
     if type(block) is TextContent and block.annotations is None:  # the common block, built directly
-        return {"type": "text", "text": block.text} if block.meta is None else {
-            "type": "text",
-            "text": block.text,
-            "_meta": block.meta,
-        }
+        text: dict[str, Any] = {"type": "text", "text": block.text}
+        if block.meta is not None:
+            text["_meta"] = block.meta
+        return text
     dumped: dict[str, Any] = to_mcp_content(block).model_dump(by_alias=True, mode="json", exclude_none=True)
     return dumped
 

@@ -142,12 +142,11 @@ def _replaced(value: Any, secrets: list[str]) -> Any:
 def scrub_result(result: ToolResult, secrets: list[str]) -> ToolResult:
     """`result` with the secrets scrubbed from its text blocks, embedded text, structured content and
     `_meta`; a result that holds none is returned as it is."""
-    clean = not (holds_secret(result.structured_content, secrets) or holds_secret(result.meta, secrets))
-    for block in result.content:
-        if not clean:
-            break
-        clean = not holds_secret(_text_of(block), secrets)
-    if clean:
+    if not (
+        holds_secret(result.structured_content, secrets)
+        or holds_secret(result.meta, secrets)
+        or holds_secret([_text_of(block) for block in result.content], secrets)
+    ):
         return result
     return dataclasses.replace(
         result,
