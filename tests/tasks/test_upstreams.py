@@ -1,7 +1,9 @@
 """Tasks through a remote upstream: a toolweave server on stdio whose tool is task-capable.
 
-Upstream sessions speak the 2025-11-25 handshake, where the tasks extension does not exist: the
-gateway calls the upstream's tool as a plain call, inside a task of its own.
+A handshake-era upstream (2025-11-25) cannot answer with a task: the gateway calls its tool as a
+plain call (inside a task of its own, when its client asked for one). A 2026-era upstream is told
+the gateway takes tasks; the call it answers with a task is polled to its end behind the
+gateway's call, and cancelled with it.
 """
 
 from __future__ import annotations
@@ -21,11 +23,17 @@ from toolweave.server.remote import Backoff, RemoteServer
 UPSTREAM = Path(__file__).parent / "upstreams" / "task_upstream.py"
 
 
-def gateway(**options: object) -> Server:
-    remote = RemoteServer.stdio(sys.executable, [str(UPSTREAM)], env=subprocess_env(), **options)  # type: ignore[arg-type]
+def gateway(*args: str, **options: object) -> Server:
+    remote = RemoteServer.stdio(sys.executable, [str(UPSTREAM), *args], env=subprocess_env(), **options)  # type: ignore[arg-type]
     server = Server("gateway")
     server.mount(remote, prefix="up")
     return server
+
+
+def era(server: Server) -> str | None:
+    remote = server.mounts[0].child
+    assert isinstance(remote, RemoteServer)
+    return remote.era
 
 
 async def test_an_upstream_tool_keeps_its_task_support_at_the_gateway() -> None:
@@ -49,3 +57,54 @@ async def test_an_upstream_killed_mid_task_ends_the_task_with_its_error() -> Non
             done = await until(client, created.task_id, "completed", "failed")
     assert done.status == "completed" and done.result is not None and done.result["isError"] is True
     assert "upstream 'up' went away" in done.result["content"][0]["text"]
+
+
+async def test_a_2026_upstream_answers_a_long_call_with_a_task_the_gateway_polls() -> None:
+    # each request to the upstream must answer within 1 s: a 2-second call held open as one
+    # request times out, while a task's polls each answer at once
+    modern, legacy = gateway("modern", timeout=1), gateway(timeout=1)
+    async with modern, legacy:
+        polled = await modern.call_tool("up_deploy", {"env": "prod", "seconds": 2})
+        held = await legacy.call_tool("up_deploy", {"env": "prod", "seconds": 2})
+        eras = era(modern), era(legacy)
+    assert eras == ("2026", "2025")
+    assert not polled.is_error and polled.text == "deployed to prod"
+    assert held.is_error and "timed out" in held.text
+
+
+async def test_cancelling_the_call_cancels_the_upstream_task(tmp_path: Path) -> None:
+    marker = tmp_path / "cleaned-up"
+    server = gateway("modern")
+    async with server:
+        with anyio.move_on_after(1):
+            await server.call_tool("up_deploy", {"env": "prod", "seconds": 30, "marker": str(marker)})
+        with anyio.fail_after(5):  # the upstream's task was cancelled, and its `finally` ran
+            while not marker.exists():  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+    assert marker.read_text() == "cleaned up"
+
+
+async def test_a_gateway_task_runs_the_upstream_task_to_its_end() -> None:
+    server = gateway("modern", timeout=1)
+    async with task_client(server) as client:
+        created = await create(client, "up_deploy", {"env": "staging", "seconds": 1.5})
+        done = await until(client, created.task_id, "completed", "failed")
+    assert done.status == "completed" and done.result is not None and not done.result["isError"]
+    assert done.result["content"][0]["text"] == "deployed to staging"
+
+
+async def test_an_upstream_killed_while_its_task_runs_fails_the_call() -> None:
+    server = gateway("modern", timeout=10, backoff=Backoff(initial=30))
+    async with server:
+        pid = int((await server.call_tool("up_pid", {})).text)
+        results = []
+
+        async def call() -> None:
+            results.append(await server.call_tool("up_deploy", {"env": "prod", "seconds": 30}))
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(call)
+                await anyio.sleep(0.5)
+                os.kill(pid, signal.SIGKILL)
+    assert results[0].is_error and "upstream 'up' went away" in results[0].text

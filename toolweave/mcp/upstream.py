@@ -18,7 +18,9 @@ it is lost; then it reconnects with backoff. Every call, `prompts/get` and `reso
 - every request, sending included, ends within the remote's `timeout` (default 60 s) or the
   caller's tighter `ctx.deadline`: a hung or stopped upstream answers with a timeout
   (`ToolTimeout` for a call), never holds its caller;
-- results (content, structured content, `isError`) pass through unchanged;
+- results (content, structured content, `isError`) pass through unchanged; a 2026-era upstream,
+  told the gateway takes tasks, may answer a call with a task, polled here to its result (each
+  poll bounded like any request) and cancelled upstream when the call is;
 - a lost connection fails the calls in flight with `UpstreamError` naming the upstream; calls
   while it is down fail at once; the last known tools, prompts and resources stay listed;
 - the upstream's stderr is logged line by line on `toolweave.upstream` (INFO), prefixed
@@ -43,7 +45,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, nullcontext
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import mcp.types as mt
@@ -51,6 +53,7 @@ from anyio.abc import TaskGroup
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.subscriptions import listen
 from mcp.shared.subscriptions import ResourceUpdated
+from pydantic import Discriminator, Tag, TypeAdapter
 
 from toolweave.core.context import Context
 from toolweave.core.errors import ToolTimeout, UpstreamError, UpstreamFailed
@@ -61,6 +64,8 @@ from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotati
 from toolweave.mcp.read_stream import WatchedStream
 from toolweave.mcp.upstream_callers import CallerSessions
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
+from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, drive_task
+from toolweave.tasks.serving import EXTENSION
 from toolweave.telemetry import events
 from toolweave.telemetry.metrics import watch_upstream
 from toolweave.telemetry.spans import UpstreamSpan
@@ -82,6 +87,17 @@ _NOTIFIED: dict[type[Any], str] = {
     mt.ResourceListChangedNotification: "resources",
 }
 _NO_PROGRESS = next(f.default for f in fields(Context) if f.name == "progress_sink")
+_CALL_OR_TASK: TypeAdapter[mt.CallToolResult | CreateTaskResult] = TypeAdapter(
+    Annotated[
+        Annotated[mt.CallToolResult, Tag("result")] | Annotated[CreateTaskResult, Tag("task")],
+        Discriminator(lambda raw: "task" if _result_type(raw) == "task" else "result"),
+    ]
+)
+"""A `tools/call` answer: a result, or (from a 2026-era upstream serving tasks) a task."""
+
+
+def _result_type(raw: Any) -> Any:
+    return raw.get("resultType") if isinstance(raw, dict) else getattr(raw, "result_type", None)
 
 
 class _Renegotiate(Exception):
@@ -200,6 +216,9 @@ class Upstream:
                     message_handler=self._on_message,
                     logging_callback=self._on_log,
                     client_info=mt.Implementation(name="toolweave", version=VERSION),
+                    # declared on 2026-era sessions only (the SDK drops it from handshake-era ones)
+                    extensions={EXTENSION: {}},
+                    result_claims={EXTENSION: TasksExtension().claims()},
                 )
             )
             with anyio.fail_after(self.remote.connect_timeout):  # a silent upstream is restarted too
@@ -475,19 +494,39 @@ class Upstream:
         # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
         # it (our own clients validate structured content against the schema we list).
         request = mt.CallToolRequest(params=mt.CallToolRequestParams(name=name, arguments=arguments))
-        with self.traced("tools/call", name) as span:  # its context goes in `_meta`
-            result = await self.request(
+        subject, action = f"tool {name!r}", f"the call to {name!r}"
+
+        async def send(request: Any, result_type: Any) -> Any:
+            return await self.request(
                 request,
-                mt.CallToolResult,
+                result_type,
                 ctx,
-                subject=f"tool {name!r}",
-                action=f"the call to {name!r}",
+                subject=subject,
+                action=action,
                 progress=ctx.report_progress if _wants_progress(ctx) else None,
                 timed_out=lambda seconds: ToolTimeout(name, seconds),
                 tool=name,
             )
+
+        with self.traced("tools/call", name) as span:  # its context goes in `_meta`
+            answer = await send(request, _CALL_OR_TASK)
+            result = await self._task_result(answer, send) if isinstance(answer, CreateTaskResult) else answer
             span.answered(result.is_error is True)
         return from_mcp_result(result)
+
+    async def _task_result(self, created: CreateTaskResult, send: Send) -> mt.CallToolResult:
+        """Drive a task the upstream answered a call with (2026-era upstreams that serve the tasks
+        extension) to its result: polled with `tasks/get`, each request bounded like any other,
+        the whole by the caller's deadline only; cancelling the call cancels the upstream's task.
+        Input the upstream's task asks for is refused (the gateway does not forward upstream
+        input requests)."""
+        session = self.session
+        if session is None:
+            raise UpstreamError(f"upstream {self.label!r} went away before its task {created.task_id} ended")
+        try:
+            return await drive_task(session, created, send=send)
+        except MCPError as error:  # the task failed, was cancelled upstream, or asked for input
+            raise UpstreamFailed(f"upstream {self.label!r} task {created.task_id}: {error.error.message}") from None
 
     async def request(
         self,

@@ -24,7 +24,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Literal
 
 import anyio
@@ -100,15 +100,28 @@ class TasksExtension(ClientExtension):
         return await drive_task(ctx.session, created, max_poll_interval=self.max_poll_interval)
 
 
+Send = Callable[[Any, Any], Awaitable[Any]]
+"""How `drive_task` sends its requests: `send(request, result_type)`, like `ClientSession.send_request`."""
+
+
 async def drive_task(
-    session: ClientSession, created: CreateTaskResult, *, max_poll_interval: float = 5.0
+    session: ClientSession,
+    created: CreateTaskResult,
+    *,
+    max_poll_interval: float = 5.0,
+    send: Send | None = None,
 ) -> mt.CallToolResult:
-    """Poll the task `created` to its end and return its `CallToolResult` (see the module)."""
+    """Poll the task `created` to its end and return its `CallToolResult` (see the module).
+
+    `send` replaces `session.send_request` for the task's requests (a gateway bounds each one
+    and turns a lost upstream into its own error); input requests still go to `session`'s callbacks.
+    """
+    send = send or session.send_request
     task_id, interval, answered = created.task_id, created.poll_interval_ms, set[str]()
     try:
         while True:
             await anyio.sleep(min((interval or 500) / 1000, max_poll_interval))
-            state = await session.send_request(GetTask(params=GetTaskParams(taskId=task_id)), TaskState)
+            state = await send(GetTask(params=GetTaskParams(taskId=task_id)), TaskState)
             interval = state.poll_interval_ms or interval
             if state.status == "completed":
                 return mt.CallToolResult.model_validate(state.result or {"content": []}, by_name=False)
@@ -119,15 +132,15 @@ async def drive_task(
             if state.status == "cancelled":
                 raise MCPError(mt.INTERNAL_ERROR, f"task {task_id} was cancelled")
             if state.status == "input_required":
-                await _answer(session, task_id, state.input_requests or {}, answered)
+                await _answer(session, send, task_id, state.input_requests or {}, answered)
     except anyio.get_cancelled_exc_class():
         with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_SECONDS):
-            await session.send_request(CancelTask(params=GetTaskParams(taskId=task_id)), mt.EmptyResult)
+            await send(CancelTask(params=GetTaskParams(taskId=task_id)), mt.EmptyResult)
         raise
 
 
 async def _answer(
-    session: ClientSession, task_id: str, requests: dict[str, dict[str, Any]], answered: set[str]
+    session: ClientSession, send: Send, task_id: str, requests: dict[str, dict[str, Any]], answered: set[str]
 ) -> None:
     """Answer the input requests not answered yet, through the client's own callbacks."""
     responses: dict[str, dict[str, Any]] = {}
@@ -143,4 +156,4 @@ async def _answer(
         answered.add(key)
     if responses:
         params = UpdateTaskParams(taskId=task_id, inputResponses=responses)
-        await session.send_request(UpdateTask(params=params), mt.EmptyResult)
+        await send(UpdateTask(params=params), mt.EmptyResult)

@@ -1,10 +1,19 @@
-"""A toolweave server on stdio with a task-capable tool (a remote upstream for the gateway tests)."""
+"""A toolweave server on stdio with a task-capable tool (a remote upstream for the gateway tests).
+
+Usage: python task_upstream.py [modern]. With `modern` it speaks only the 2026-07-28 protocol
+(`initialize` is refused), so a gateway's calls reach it in the era where it can answer with tasks.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
+from typing import Any
 
 import anyio
+import mcp.types as mt
+from mcp import MCPError
 
 from toolweave import Server
 
@@ -12,10 +21,14 @@ server = Server("task-upstream")
 
 
 @server.tool(task_support="optional")
-async def deploy(env: str, seconds: float = 0.0) -> str:
-    """Deploy to an environment (takes `seconds`)."""
-    await anyio.sleep(seconds)
-    return f"deployed to {env}"
+async def deploy(env: str, seconds: float = 0.0, marker: str = "") -> str:
+    """Deploy to an environment (takes `seconds`); its cleanup writes `marker`, a file, if given."""
+    try:
+        await anyio.sleep(seconds)
+        return f"deployed to {env}"
+    finally:
+        if marker:
+            Path(marker).write_text("cleaned up")
 
 
 @server.tool
@@ -24,7 +37,16 @@ def pid() -> int:
     return os.getpid()
 
 
+async def refuse_handshake(ctx: Any, call_next: Any) -> Any:
+    if ctx.method == "initialize":
+        raise MCPError(mt.UNSUPPORTED_PROTOCOL_VERSION, "this server speaks only 2026-07-28", {"supported": ["2026-07-28"]})
+    return await call_next(ctx)
+
+
 if __name__ == "__main__":
     from toolweave.mcp.serve import serve_stdio
+
+    if sys.argv[1:] == ["modern"]:
+        server.as_mcp().middleware.insert(0, refuse_handshake)
 
     anyio.run(serve_stdio, server)
