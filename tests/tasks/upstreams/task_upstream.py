@@ -28,7 +28,7 @@ async def deploy(env: str, seconds: float = 0.0, marker: str = "") -> str:
         return f"deployed to {env}"
     finally:
         if marker:
-            Path(marker).write_text("cleaned up")
+            Path(marker).write_text("cleaned up")  # noqa: ASYNC240 (a cancelled task's cleanup cannot await)
 
 
 @server.tool
@@ -39,7 +39,8 @@ def pid() -> int:
 
 async def refuse_handshake(ctx: Any, call_next: Any) -> Any:
     if ctx.method == "initialize":
-        raise MCPError(mt.UNSUPPORTED_PROTOCOL_VERSION, "this server speaks only 2026-07-28", {"supported": ["2026-07-28"]})
+        data = {"supported": ["2026-07-28"]}
+        raise MCPError(mt.UNSUPPORTED_PROTOCOL_VERSION, "this server speaks only 2026-07-28", data)
     return await call_next(ctx)
 
 
