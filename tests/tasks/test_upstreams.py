@@ -3,7 +3,8 @@
 A handshake-era upstream (2025-11-25) cannot answer with a task: the gateway calls its tool as a
 plain call (inside a task of its own, when its client asked for one). A 2026-era upstream is told
 the gateway takes tasks; the call it answers with a task is polled to its end behind the
-gateway's call, and cancelled with it.
+gateway's call, and cancelled with it. Input such an upstream asks for, in a plain call or in its
+task, is asked of the gateway's client, and the answers go back to the upstream.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import sys
 from pathlib import Path
 
 import anyio
+import mcp
+import mcp.types as mt
+import pytest
 
 from tests.conftest import subprocess_env
 from tests.tasks.servers import create, task_client, until
@@ -108,3 +112,23 @@ async def test_an_upstream_killed_while_its_task_runs_fails_the_call() -> None:
                 await anyio.sleep(0.5)
                 os.kill(pid, signal.SIGKILL)
     assert results[0].is_error and "upstream 'up' went away" in results[0].text
+
+
+async def answer_ada(context: object, params: mt.ElicitRequestParams) -> mt.ElicitResult:
+    return mt.ElicitResult(action="accept", content={"name": "Ada"})
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("tool", ["up_approve", "up_approve_now"], ids=["in its task", "in a plain call"])
+async def test_input_a_2026_upstream_asks_for_is_asked_of_the_gateways_client(mode: str, tool: str) -> None:
+    server = gateway("modern")
+    async with mcp.Client(server.as_mcp(), mode=mode, elicitation_callback=answer_ada) as client:  # type: ignore[arg-type]
+        result = await client.call_tool(tool, {})
+    assert not result.is_error and result.content[0].text == "approved by Ada (asked)"  # type: ignore[union-attr]
+
+
+async def test_a_gateway_task_forwards_the_input_its_upstream_task_asks_for() -> None:
+    server = gateway("modern")
+    async with task_client(server, elicitation_callback=answer_ada) as client:
+        result = await client.call_tool("up_approve", {})
+    assert result.content[0].text == "approved by Ada (asked)"  # type: ignore[union-attr]

@@ -20,7 +20,8 @@ it is lost; then it reconnects with backoff. Every call, `prompts/get` and `reso
   (`ToolTimeout` for a call), never holds its caller;
 - results (content, structured content, `isError`) pass through unchanged; a 2026-era upstream,
   told the gateway takes tasks, may answer a call with a task, polled here to its result (each
-  poll bounded like any request) and cancelled upstream when the call is;
+  poll bounded like any request) and cancelled upstream when the call is; input it asks for
+  (in the call, or in its task) is the call's `InputRequired`, answered back upstream next round;
 - a lost connection fails the calls in flight with `UpstreamError` naming the upstream; calls
   while it is down fail at once; the last known tools, prompts and resources stay listed;
 - the upstream's stderr is logged line by line on `toolweave.upstream` (INFO), prefixed
@@ -38,11 +39,12 @@ Example:
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, nullcontext
 from dataclasses import fields
 from typing import TYPE_CHECKING, Annotated, Any
@@ -56,7 +58,8 @@ from mcp.shared.subscriptions import ResourceUpdated
 from pydantic import Discriminator, Tag, TypeAdapter
 
 from toolweave.core.context import Context
-from toolweave.core.errors import ToolTimeout, UpstreamError, UpstreamFailed
+from toolweave.core.errors import InputRequired, ToolTimeout, UpstreamError, UpstreamFailed
+from toolweave.core.input import InputRequest
 from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
@@ -64,8 +67,8 @@ from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotati
 from toolweave.mcp.read_stream import WatchedStream
 from toolweave.mcp.upstream_callers import CallerSessions
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
-from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, drive_task
-from toolweave.tasks.serving import EXTENSION
+from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask, drive_task
+from toolweave.tasks.serving import EXTENSION, UpdateTaskParams
 from toolweave.telemetry import events
 from toolweave.telemetry.metrics import watch_upstream
 from toolweave.telemetry.spans import UpstreamSpan
@@ -87,17 +90,38 @@ _NOTIFIED: dict[type[Any], str] = {
     mt.ResourceListChangedNotification: "resources",
 }
 _NO_PROGRESS = next(f.default for f in fields(Context) if f.name == "progress_sink")
-_CALL_OR_TASK: TypeAdapter[mt.CallToolResult | CreateTaskResult] = TypeAdapter(
+_ANSWER: TypeAdapter[mt.CallToolResult | mt.InputRequiredResult | CreateTaskResult] = TypeAdapter(
     Annotated[
-        Annotated[mt.CallToolResult, Tag("result")] | Annotated[CreateTaskResult, Tag("task")],
-        Discriminator(lambda raw: "task" if _result_type(raw) == "task" else "result"),
+        Annotated[mt.CallToolResult | mt.InputRequiredResult, Tag("core")] | Annotated[CreateTaskResult, Tag("task")],
+        Discriminator(lambda raw: "task" if _result_type(raw) == "task" else "core"),
     ]
 )
-"""A `tools/call` answer: a result, or (from a 2026-era upstream serving tasks) a task."""
+"""A `tools/call` answer: a result; from a 2026-era upstream, a request for input, or a task."""
+_RESUME = "io.toolweave/upstream"
+"""The key of the state a call that an upstream asked input for resumes from."""
+_NO_ANSWERS: Mapping[str, Any] = {}
 
 
 def _result_type(raw: Any) -> Any:
     return raw.get("resultType") if isinstance(raw, dict) else getattr(raw, "result_type", None)
+
+
+def _asked(requests: Mapping[str, Mapping[str, Any]], label: str, tool: str, **resume: Any) -> InputRequired:
+    """The client is asked what the upstream asks (wire requests by key); the next round resumes
+    from `resume` (the upstream's `state`, or its `task`)."""
+    asked = {key: InputRequest(wire["method"], wire.get("params") or {}) for key, wire in requests.items()}
+    return InputRequired(asked, state=json.dumps({_RESUME: [label, tool], **resume}))
+
+
+def _resumed(ctx: Context, label: str, tool: str) -> dict[str, Any] | None:
+    """What an earlier round of this call to `label`'s `tool` left to resume from, if anything."""
+    if not ctx.request_state:
+        return None
+    try:
+        state = json.loads(ctx.request_state)
+    except ValueError:
+        return None
+    return state if isinstance(state, dict) and state.get(_RESUME) == [label, tool] else None
 
 
 class _Renegotiate(Exception):
@@ -491,9 +515,6 @@ class Upstream:
 
     async def call(self, name: str, arguments: dict[str, Any], ctx: Context) -> ToolResult:
         """Call the upstream's tool `name` over the shared session; see the module docstring."""
-        # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
-        # it (our own clients validate structured content against the schema we list).
-        request = mt.CallToolRequest(params=mt.CallToolRequestParams(name=name, arguments=arguments))
         subject, action = f"tool {name!r}", f"the call to {name!r}"
 
         async def send(request: Any, result_type: Any) -> Any:
@@ -508,24 +529,65 @@ class Upstream:
                 tool=name,
             )
 
+        needed: InputRequired | None = None
         with self.traced("tools/call", name) as span:  # its context goes in `_meta`
-            answer = await send(request, _CALL_OR_TASK)
-            result = await self._task_result(answer, send) if isinstance(answer, CreateTaskResult) else answer
-            span.answered(result.is_error is True)
+            try:
+                result = await self._exchange(name, arguments, ctx, send)
+                span.answered(result.is_error is True)
+            except InputRequired as asked:  # not a failure: the call goes on once the client answers
+                needed = asked
+        if needed is not None:
+            raise needed
         return from_mcp_result(result)
 
-    async def _task_result(self, created: CreateTaskResult, send: Send) -> mt.CallToolResult:
+    async def _exchange(self, name: str, arguments: dict[str, Any], ctx: Context, send: Send) -> mt.CallToolResult:
+        """The upstream's result for the call: asked for, or resumed with the answers to the input
+        the upstream asked for in an earlier round (its own `requestState`, or its task).
+
+        Raises:
+            InputRequired: the upstream (or its task) asks the client for input; the state says
+                where to resume.
+        """
+        resumed = _resumed(ctx, self.label, name)
+        task_id = resumed.get("task") if resumed is not None else None
+        if isinstance(task_id, str):
+            responses = dict(ctx.input_responses)
+            await send(UpdateTask(params=UpdateTaskParams(taskId=task_id, inputResponses=responses)), mt.EmptyResult)
+            return await self._task_result(CreateTaskResult(task_id=task_id, status="working"), send, name, responses)
+        # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
+        # it (our own clients validate structured content against the schema we list).
+        params = mt.CallToolRequestParams(name=name, arguments=arguments)
+        if resumed is not None:
+            wire = {"name": name, "arguments": arguments, "inputResponses": dict(ctx.input_responses)}
+            params = mt.CallToolRequestParams.model_validate({**wire, "requestState": resumed.get("state")})
+        answer: mt.CallToolResult | mt.InputRequiredResult | CreateTaskResult
+        answer = await send(mt.CallToolRequest(params=params), _ANSWER)
+        if isinstance(answer, mt.InputRequiredResult):
+            requests = answer.input_requests or {}
+            asked = {key: it.model_dump(by_alias=True, mode="json", exclude_none=True) for key, it in requests.items()}
+            raise _asked(asked, self.label, name, state=answer.request_state)
+        if isinstance(answer, CreateTaskResult):
+            return await self._task_result(answer, send, name)
+        return answer
+
+    async def _task_result(
+        self, created: CreateTaskResult, send: Send, name: str, answered: Mapping[str, Any] = _NO_ANSWERS
+    ) -> mt.CallToolResult:
         """Drive a task the upstream answered a call with (2026-era upstreams that serve the tasks
         extension) to its result: polled with `tasks/get`, each request bounded like any other,
         the whole by the caller's deadline only; cancelling the call cancels the upstream's task.
-        Input the upstream's task asks for is refused (the gateway does not forward upstream
-        input requests)."""
+        Input the task asks for is asked of the gateway's client (`InputRequired`); the call's
+        next round sends the answers with `tasks/update` and polls on."""
         session = self.session
         if session is None:
             raise UpstreamError(f"upstream {self.label!r} went away before its task {created.task_id} ended")
+
+        async def ask(task_id: str, requests: dict[str, dict[str, Any]]) -> None:
+            raise _asked(requests, self.label, name, task=task_id)
+
         try:
-            return await drive_task(session, created, send=send)
-        except MCPError as error:  # the task failed, was cancelled upstream, or asked for input
+            return await drive_task(session, created, send=send, ask=ask, answered=set(answered))
+        except MCPError as error:  # the task failed, or was cancelled upstream
             raise UpstreamFailed(f"upstream {self.label!r} task {created.task_id}: {error.error.message}") from None
 
     async def request(

@@ -102,6 +102,8 @@ class TasksExtension(ClientExtension):
 
 Send = Callable[[Any, Any], Awaitable[Any]]
 """How `drive_task` sends its requests: `send(request, result_type)`, like `ClientSession.send_request`."""
+Ask = Callable[[str, dict[str, dict[str, Any]]], Awaitable[None]]
+"""How `drive_task` gets a task's input: `ask(task_id, requests)` answers them (or raises)."""
 
 
 async def drive_task(
@@ -110,14 +112,19 @@ async def drive_task(
     *,
     max_poll_interval: float = 5.0,
     send: Send | None = None,
+    ask: Ask | None = None,
+    answered: set[str] | None = None,
 ) -> mt.CallToolResult:
     """Poll the task `created` to its end and return its `CallToolResult` (see the module).
 
-    `send` replaces `session.send_request` for the task's requests (a gateway bounds each one
-    and turns a lost upstream into its own error); input requests still go to `session`'s callbacks.
+    A gateway driving an upstream's task passes `send` (instead of `session.send_request`: it
+    bounds each request and turns a lost upstream into its own error) and `ask` (instead of
+    answering input requests through `session`'s callbacks), and the keys of the requests it
+    already answered (`answered`), which a poll may still list for a moment.
     """
     send = send or session.send_request
-    task_id, interval, answered = created.task_id, created.poll_interval_ms, set[str]()
+    ask = ask or (lambda task_id, requests: _answer(session, send, task_id, requests))
+    task_id, interval, answered = created.task_id, created.poll_interval_ms, set(answered or ())
     try:
         while True:
             await anyio.sleep(min((interval or 500) / 1000, max_poll_interval))
@@ -131,29 +138,24 @@ async def drive_task(
                 raise MCPError(code, str(error.get("message", "")), error.get("data"))
             if state.status == "cancelled":
                 raise MCPError(mt.INTERNAL_ERROR, f"task {task_id} was cancelled")
-            if state.status == "input_required":
-                await _answer(session, send, task_id, state.input_requests or {}, answered)
+            unanswered = {key: wire for key, wire in (state.input_requests or {}).items() if key not in answered}
+            if state.status == "input_required" and unanswered:
+                await ask(task_id, unanswered)
+                answered.update(unanswered)
     except anyio.get_cancelled_exc_class():
         with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_SECONDS):
             await send(CancelTask(params=GetTaskParams(taskId=task_id)), mt.EmptyResult)
         raise
 
 
-async def _answer(
-    session: ClientSession, send: Send, task_id: str, requests: dict[str, dict[str, Any]], answered: set[str]
-) -> None:
-    """Answer the input requests not answered yet, through the client's own callbacks."""
+async def _answer(session: ClientSession, send: Send, task_id: str, requests: dict[str, dict[str, Any]]) -> None:
+    """Answer a task's input requests through the client's own callbacks, with one `tasks/update`."""
     responses: dict[str, dict[str, Any]] = {}
     for key, wire in requests.items():
-        if key in answered:
-            continue
         request = _INPUT_REQUEST.validate_python(wire, by_name=False)
         context = ClientRequestContext(session=session, request_id=key, meta=None)
         response = await session.dispatch_input_request(context, request)
         if isinstance(response, mt.ErrorData):
             raise MCPError.from_error_data(response)
         responses[key] = response.model_dump(by_alias=True, mode="json", exclude_none=True)
-        answered.add(key)
-    if responses:
-        params = UpdateTaskParams(taskId=task_id, inputResponses=responses)
-        await send(UpdateTask(params=params), mt.EmptyResult)
+    await send(UpdateTask(params=UpdateTaskParams(taskId=task_id, inputResponses=responses)), mt.EmptyResult)

@@ -15,7 +15,7 @@ import anyio
 import mcp.types as mt
 from mcp import MCPError
 
-from toolweave import Server
+from toolweave import Context, InputRequired, Server, elicit
 
 server = Server("task-upstream")
 
@@ -29,6 +29,28 @@ async def deploy(env: str, seconds: float = 0.0, marker: str = "") -> str:
     finally:
         if marker:
             Path(marker).write_text("cleaned up")  # noqa: ASYNC240 (a cancelled task's cleanup cannot await)
+
+
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+def approval(ctx: Context) -> str:
+    answer = ctx.input_responses.get("who")
+    if answer is None:
+        raise InputRequired({"who": elicit("Who approves?", NAME_FORM)}, state="asked")
+    return f"approved by {answer['content']['name']} ({ctx.request_state})"
+
+
+@server.tool(task_support="optional")
+def approve(ctx: Context) -> str:
+    """Ask who approves, then approve (a task-capable tool)."""
+    return approval(ctx)
+
+
+@server.tool
+def approve_now(ctx: Context) -> str:
+    """Ask who approves, then approve (never a task)."""
+    return approval(ctx)
 
 
 @server.tool
