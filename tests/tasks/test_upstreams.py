@@ -20,7 +20,7 @@ import mcp.types as mt
 import pytest
 
 from tests.conftest import subprocess_env
-from tests.tasks.servers import create, task_client, until
+from tests.tasks.servers import create, get, task_client, until
 from toolweave import Server
 from toolweave.server.remote import Backoff, RemoteServer
 
@@ -132,3 +132,14 @@ async def test_a_gateway_task_forwards_the_input_its_upstream_task_asks_for() ->
     async with task_client(server, elicitation_callback=answer_ada) as client:
         result = await client.call_tool("up_approve", {})
     assert result.content[0].text == "approved by Ada (asked)"  # type: ignore[union-attr]
+
+
+async def test_an_upstream_tasks_status_messages_reach_the_gateways_task() -> None:
+    server = gateway("modern")
+    async with task_client(server) as client:
+        created = await create(client, "up_build", {"seconds": 1.5})
+        with anyio.fail_after(5):  # the upstream's "1/2: compiling", as the gateway task's progress
+            while "1/2: compiling" not in ((await get(client, created.task_id)).status_message or ""):  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+        done = await until(client, created.task_id, "completed", "failed")
+    assert done.status == "completed" and done.result is not None and done.result["content"][0]["text"] == "built"

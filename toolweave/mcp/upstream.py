@@ -553,7 +553,8 @@ class Upstream:
         if isinstance(task_id, str):
             responses = dict(ctx.input_responses)
             await send(UpdateTask(params=UpdateTaskParams(taskId=task_id, inputResponses=responses)), mt.EmptyResult)
-            return await self._task_result(CreateTaskResult(task_id=task_id, status="working"), send, name, responses)
+            resumed_task = CreateTaskResult(task_id=task_id, status="working")
+            return await self._task_result(resumed_task, send, name, ctx, responses)
         # `send_request`, not `call_tool`: the result passes through exactly as the upstream sent
         # it (our own clients validate structured content against the schema we list).
         params = mt.CallToolRequestParams(name=name, arguments=arguments)
@@ -567,15 +568,16 @@ class Upstream:
             asked = {key: it.model_dump(by_alias=True, mode="json", exclude_none=True) for key, it in requests.items()}
             raise _asked(asked, self.label, name, state=answer.request_state)
         if isinstance(answer, CreateTaskResult):
-            return await self._task_result(answer, send, name)
+            return await self._task_result(answer, send, name, ctx)
         return answer
 
     async def _task_result(
-        self, created: CreateTaskResult, send: Send, name: str, answered: Mapping[str, Any] = _NO_ANSWERS
+        self, created: CreateTaskResult, send: Send, name: str, ctx: Context, answered: Mapping[str, Any] = _NO_ANSWERS
     ) -> mt.CallToolResult:
         """Drive a task the upstream answered a call with (2026-era upstreams that serve the tasks
         extension) to its result: polled with `tasks/get`, each request bounded like any other,
-        the whole by the caller's deadline only; cancelling the call cancels the upstream's task.
+        the whole by the caller's deadline only; cancelling the call cancels the upstream's task;
+        its status messages are the call's progress.
         Input the task asks for is asked of the gateway's client (`InputRequired`); the call's
         next round sends the answers with `tasks/update` and polls on."""
         session = self.session
@@ -585,8 +587,16 @@ class Upstream:
         async def ask(task_id: str, requests: dict[str, dict[str, Any]]) -> None:
             raise _asked(requests, self.label, name, task=task_id)
 
+        updates = 0
+
+        async def on_status(message: str) -> None:  # the upstream task's news, as the call's progress
+            nonlocal updates
+            updates += 1
+            await ctx.report_progress(updates, None, message)
+
+        status = on_status if _wants_progress(ctx) else None
         try:
-            return await drive_task(session, created, send=send, ask=ask, answered=set(answered))
+            return await drive_task(session, created, send=send, ask=ask, answered=set(answered), on_status=status)
         except MCPError as error:  # the task failed, or was cancelled upstream
             raise UpstreamFailed(f"upstream {self.label!r} task {created.task_id}: {error.error.message}") from None
 

@@ -114,22 +114,28 @@ async def drive_task(
     send: Send | None = None,
     ask: Ask | None = None,
     answered: set[str] | None = None,
+    on_status: Callable[[str], Awaitable[None]] | None = None,
 ) -> mt.CallToolResult:
     """Poll the task `created` to its end and return its `CallToolResult` (see the module).
 
     A gateway driving an upstream's task passes `send` (instead of `session.send_request`: it
     bounds each request and turns a lost upstream into its own error) and `ask` (instead of
     answering input requests through `session`'s callbacks), and the keys of the requests it
-    already answered (`answered`), which a poll may still list for a moment.
+    already answered (`answered`), which a poll may still list for a moment; `on_status` hears
+    each new `statusMessage` of the task.
     """
     send = send or session.send_request
     ask = ask or (lambda task_id, requests: _answer(session, send, task_id, requests))
     task_id, interval, answered = created.task_id, created.poll_interval_ms, set(answered or ())
+    status = created.status_message
     try:
         while True:
             await anyio.sleep(min((interval or 500) / 1000, max_poll_interval))
             state = await send(GetTask(params=GetTaskParams(taskId=task_id)), TaskState)
             interval = state.poll_interval_ms or interval
+            if on_status is not None and state.status_message and state.status_message != status:
+                status = state.status_message
+                await on_status(status)
             if state.status == "completed":
                 return mt.CallToolResult.model_validate(state.result or {"content": []}, by_name=False)
             if state.status == "failed":

@@ -31,6 +31,14 @@ async def deploy(env: str, seconds: float = 0.0, marker: str = "") -> str:
             Path(marker).write_text("cleaned up")  # noqa: ASYNC240 (a cancelled task's cleanup cannot await)
 
 
+@server.tool(task_support="optional")
+async def build(ctx: Context, seconds: float = 1.0) -> str:
+    """Report a step, then take `seconds`."""
+    await ctx.report_progress(1, 2, "compiling")
+    await anyio.sleep(seconds)
+    return "built"
+
+
 NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
