@@ -24,6 +24,14 @@ class Gate:
         self.cleaned_up = anyio.Event()
 
 
+def approval(ctx: Context) -> str:
+    """Ask who approves (the first round), then approve with the answer and the round's state."""
+    answer = ctx.input_responses.get("who")
+    if answer is None:
+        raise InputRequired({"who": elicit("Who approves?", NAME_FORM)}, state="asked")
+    return f"approved by {answer['content']['name']} ({ctx.request_state})"
+
+
 def tasks_server(gate: Gate | None = None, name: str = "jobs", **options: Any) -> Server:
     gate = gate or Gate()
     server = Server(name, **options)
@@ -47,10 +55,7 @@ def tasks_server(gate: Gate | None = None, name: str = "jobs", **options: Any) -
     @server.tool(task_support="optional")
     def approve(ctx: Context) -> str:
         """Ask who approves, then approve."""
-        answer = ctx.input_responses.get("who")
-        if answer is None:
-            raise InputRequired({"who": elicit("Who approves?", NAME_FORM)}, state="asked")
-        return f"approved by {answer['content']['name']} ({ctx.request_state})"
+        return approval(ctx)
 
     @server.tool(task_support="optional")
     def refuse(reason: str) -> str:

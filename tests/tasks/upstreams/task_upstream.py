@@ -15,7 +15,8 @@ import anyio
 import mcp.types as mt
 from mcp import MCPError
 
-from toolweave import Context, InputRequired, Server, elicit
+from tests.tasks.servers import approval
+from toolweave import Context, Server
 
 server = Server("task-upstream")
 
@@ -37,16 +38,6 @@ async def build(ctx: Context, seconds: float = 1.0) -> str:
     await ctx.report_progress(1, 2, "compiling")
     await anyio.sleep(seconds)
     return "built"
-
-
-NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-
-
-def approval(ctx: Context) -> str:
-    answer = ctx.input_responses.get("who")
-    if answer is None:
-        raise InputRequired({"who": elicit("Who approves?", NAME_FORM)}, state="asked")
-    return f"approved by {answer['content']['name']} ({ctx.request_state})"
 
 
 @server.tool(task_support="optional")
