@@ -30,7 +30,9 @@ def worker_threads() -> set[threading.Thread]:
     }
 
 
-def stuck_server(release: threading.Event, seconds: float = 0.2, ran: set[threading.Thread] | None = None) -> Server:
+def stuck_server(release: threading.Event, seconds: float = 1.0, ran: set[threading.Thread] | None = None) -> Server:
+    """A server whose one sync tool blocks until `release`; `seconds` is long enough for every call
+    of a burst to reach its thread before it times out, even on a loaded machine."""
     server = Server("slow", middleware=[Timeout(seconds)])
 
     @server.tool
@@ -67,6 +69,7 @@ async def _drained() -> None:
 
 
 async def test_a_burst_of_timed_out_sync_calls_never_holds_more_threads_than_the_limit() -> None:
+    await _drained()  # slots are process-wide: abandoned threads of earlier tests end first
     release = threading.Event()
     ran: set[threading.Thread] = set()
     server = stuck_server(release, ran=ran)
@@ -75,7 +78,7 @@ async def test_a_burst_of_timed_out_sync_calls_never_holds_more_threads_than_the
     try:
         peak = await _burst(server, 120, texts)
         assert busy_threads() == abandoned_threads() == max_threads() == 40
-        timed_out = sum("timed out after 0.2s" in text for text in texts)
+        timed_out = sum("timed out after 1s" in text for text in texts)
         refused = sum(text.startswith("The server is busy") for text in texts)
         # 40 ran and timed out; the others waited for a slot, then timed out or were refused
         assert timed_out >= 40 and timed_out + refused == 120
@@ -116,8 +119,9 @@ async def test_calls_beyond_the_limit_wait_for_a_slot_instead_of_being_refused()
 
 
 async def test_a_sync_call_is_refused_while_every_slot_is_held_by_an_abandoned_thread() -> None:
+    await _drained()  # slots are process-wide: abandoned threads of earlier tests end first
     release = threading.Event()
-    server = stuck_server(release, seconds=0.2)
+    server = stuck_server(release)
     texts: list[str] = []
     try:
         await _burst(server, max_threads(), texts)  # every slot now held by an abandoned thread
