@@ -130,6 +130,25 @@ class Middleware:
         """
         return bind(self.on_call_tool, call_next)
 
+    def bind_skippable(
+        self,
+        own: type[Middleware],
+        call_next: Handler,
+        idle: Callable[[ToolCall], bool],
+        work: Callable[[ToolCall, Handler], Awaitable[ToolResult]],
+    ) -> Handler:
+        """`bind_tool` for a built-in (`own`, the class whose `on_call_tool` it is) that has nothing
+        to do for some calls: those (`idle(call)`) go straight on, without a coroutine of its own;
+        the others run `work(call, call_next)`. A subclass overriding `on_call_tool` keeps the
+        generic step."""
+        if type(self).on_call_tool is not own.on_call_tool:
+            return bind(self.on_call_tool, call_next)
+
+        def step(call: ToolCall) -> Awaitable[ToolResult]:
+            return call_next(call) if idle(call) else work(call, call_next)
+
+        return step
+
     def use_store(self, store: Store, scope: str) -> None:
         """Called when added to a server: take shared state from its `store` (`scope` names this
         middleware on that server). The default keeps no state; stateful built-ins override it."""

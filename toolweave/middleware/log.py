@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import anyio
@@ -92,22 +92,14 @@ class Logging(Middleware):
         self.payload_sizes = payload_sizes
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
-        if not self.logger.isEnabledFor(self.level):
-            return await call_next(call)
-        return await self._logged(call, call_next)
+        return await (call_next(call) if self._off(call) else self._logged(call, call_next))
 
     def bind_tool(self, call_next: Handler) -> Handler:
         """A call passes straight through (no coroutine of its own) while the logger is off."""
-        if type(self).on_call_tool is not Logging.on_call_tool:  # a subclass's own hook
-            return super().bind_tool(call_next)
-        logged = self._logged
+        return self.bind_skippable(Logging, call_next, self._off, self._logged)
 
-        def step(call: ToolCall) -> Awaitable[ToolResult]:
-            if not self.logger.isEnabledFor(self.level):
-                return call_next(call)
-            return logged(call, call_next)
-
-        return step
+    def _off(self, call: ToolCall) -> bool:
+        return not self.logger.isEnabledFor(self.level)
 
     async def _logged(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         start = time.perf_counter()

@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from collections.abc import Awaitable
 from typing import Any
 
 import anyio
@@ -64,22 +63,11 @@ class Progress(Middleware):
         self.heartbeat = heartbeat
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
-        if call.ctx.progress_sink is _NO_SINK:  # nobody to tell (an in-process call without a sink)
-            return await call_next(call)
-        return await self._throttled(call, call_next)
+        return await (call_next(call) if _unheard(call) else self._throttled(call, call_next))
 
     def bind_tool(self, call_next: Handler) -> Handler:
         """A call without a progress sink passes straight through (no coroutine of its own)."""
-        if type(self).on_call_tool is not Progress.on_call_tool:  # a subclass's own hook
-            return super().bind_tool(call_next)
-        throttled = self._throttled
-
-        def step(call: ToolCall) -> Awaitable[ToolResult]:
-            if call.ctx.progress_sink is _NO_SINK:
-                return call_next(call)
-            return throttled(call, call_next)
-
-        return step
+        return self.bind_skippable(Progress, call_next, _unheard, self._throttled)
 
     async def _throttled(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         ctx = call.ctx
@@ -193,3 +181,8 @@ class Throttle:
             await self.sink(*item)
         finally:
             self.sending = False
+
+
+def _unheard(call: ToolCall) -> bool:
+    """Nobody to tell: an in-process call without a progress sink."""
+    return call.ctx.progress_sink is _NO_SINK
