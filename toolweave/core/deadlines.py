@@ -122,22 +122,14 @@ class TaskDeadline(Watch):
     task: asyncio.Task[Any]
 
     def __init__(self, dog: Watchdog, seconds: float) -> None:
-        loop = dog.loop
-        self.when = when = loop.time() + seconds
-        queue = dog._queues.get(seconds)
-        if queue is None:
-            queue = dog._queues[seconds] = deque()
-        self.queue = queue
-        self.action = _pending
+        Watch.__init__(self, dog.loop.time() + seconds, _pending, dog.queue(seconds))
         self.dog = dog
-        self.task = task = asyncio.current_task(loop)  # type: ignore[assignment]  # (made in a task)
+        self.task = task = asyncio.current_task(dog.loop)  # type: ignore[assignment]  # (made in a task)
         state = dog.task_states.get(task)
         self.scope = None if state is None else state.cancel_scope  # where this call sits in anyio's scopes
         self.at_enter = self.task.cancelling()
         self.fired: Cancelling | None = None
-        queue.append(self)
-        if when < dog._armed_at:
-            dog._arm(when)
+        dog.register(self)
 
     def fire(self) -> None:
         if self.action is not None:
@@ -150,10 +142,7 @@ class TaskDeadline(Watch):
         Returns whether a cancellation now propagating is this deadline's alone: it passed and
         nobody else (an outer scope, a client) has asked the task to cancel.
         """
-        self.action = None
-        queue = self.queue
-        while queue and queue[0].action is None:
-            queue.popleft()
+        self.done()
         fired = self.fired
         if fired is None:
             return False
@@ -226,15 +215,22 @@ class Watchdog:
 
     def watch(self, seconds: float, action: Action) -> Watch:
         """Run `action()` `seconds` from now, unless the returned watch is `done()` before."""
-        when = self.loop.time() + seconds
+        watch = Watch(self.loop.time() + seconds, action, self.queue(seconds))
+        self.register(watch)
+        return watch
+
+    def queue(self, seconds: float) -> deque[Watch]:
+        """The queue of the watches of limit `seconds` (they arrive in deadline order)."""
         queue = self._queues.get(seconds)
         if queue is None:
             queue = self._queues[seconds] = deque()
-        watch = Watch(when, action, queue)
-        queue.append(watch)
-        if when < self._armed_at:
-            self._arm(when)
-        return watch
+        return queue
+
+    def register(self, watch: Watch) -> None:
+        """Queue `watch` (made with `queue(...)`); the timer moves if it is now the earliest."""
+        watch.queue.append(watch)
+        if watch.when < self._armed_at:
+            self._arm(watch.when)
 
     def deadline(self, seconds: float) -> TaskDeadline:
         """A `TaskDeadline` on the current task's call, `seconds` from now (needs `native`)."""
