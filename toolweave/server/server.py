@@ -63,7 +63,6 @@ logger = logging.getLogger("toolweave.server")
 T = TypeVar("T")
 
 
-
 class _Topology:
     """A version of every server's mounts and imports, bumped by any change anywhere."""
 
@@ -72,9 +71,6 @@ class _Topology:
     @classmethod
     def changed(cls) -> None:
         cls.version += 1
-
-
-_TOPOLOGY = _Topology
 
 
 class Server:
@@ -332,7 +328,7 @@ class Server:
         self._refuse_cycle(child)
         if prefix is not None:
             child.named_by_mount(prefix)
-        _TOPOLOGY.changed()
+        _Topology.changed()
         self._mounts.append(mounted)
         self.changed()
         try:
@@ -368,7 +364,7 @@ class Server:
         for tool in copies:
             self.tools.add(tool)
         if child not in self._imported_from:
-            _TOPOLOGY.changed()
+            _Topology.changed()
             self._imported_from.append(child)
         return copies
 
@@ -376,7 +372,7 @@ class Server:
         """Remove a mount: its components leave this server's catalogs (clients get `list_changed`)
         and the child is no longer started with this server (stopped now, if this server started it).
         Calls already running on the child's components finish."""
-        _TOPOLOGY.changed()
+        _Topology.changed()
         self._mounts.remove(mounted)
         mounted.close()
         self._all_changed()
@@ -568,9 +564,9 @@ class Server:
         if self._life.started:
             return False
         version, holds = self._holds_remote
-        if version != _TOPOLOGY.version:
+        if version != _Topology.version:
             holds = bool(self.remotes())
-            self._holds_remote = (_TOPOLOGY.version, holds)
+            self._holds_remote = (_Topology.version, holds)
         return holds
 
     def down_remotes(self) -> list[str]:
