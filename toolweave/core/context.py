@@ -187,11 +187,8 @@ def get_context() -> Context:
     return ctx
 
 
-def enter_context(ctx: Context) -> Token[Context | None]:
-    """Make `ctx` the current context (edges only); undo with `exit_context(token)`."""
-    return _current.set(ctx)
-
-
-def exit_context(token: Token[Context | None]) -> None:
-    """Restore the context that was current before `enter_context`."""
-    _current.reset(token)
+enter_context: Callable[[Context], Token[Context | None]] = _current.set
+"""`enter_context(ctx)`: make `ctx` the current context (edges only); undo with `exit_context(token)`.
+(The context variable's own methods: every call pays for them, and a wrapper would double that.)"""
+exit_context: Callable[[Token[Context | None]], None] = _current.reset
+"""`exit_context(token)`: restore the context that was current before `enter_context`."""
