@@ -96,10 +96,41 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
     return None
 
 
-def _json_default(value: Any) -> bool:
+def json_default(value: Any) -> bool:
+    """Whether a parameter default is JSON the schema can carry as is (a finite number, a string,
+    a flag or null)."""
     if type(value) is float:
         return math.isfinite(value)
     return type(value) in _JSON_DEFAULTS
+
+
+def describable(annotation: Any) -> bool:
+    """Whether every type in `annotation` is one this module writes a schema for, checked without
+    building one (registration asks this of every parameter; the schema waits for the listing).
+
+    Where it answers yes, pydantic can describe the annotation too: a union whose members
+    describe alike (which `fast_input_schema` leaves to pydantic) is the only case it accepts
+    that the direct writer does not.
+
+    Example:
+        >>> describable(list[str] | None), describable(list[complex])
+        (True, False)
+    """
+    if type(annotation) is type:
+        return annotation in _SCALARS or annotation is list or annotation is dict
+    if annotation is Any or annotation is None:
+        return True
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin is list:
+        return len(args) == 1 and describable(args[0])
+    if origin is dict:
+        return len(args) == 2 and args[0] is str and describable(args[1])
+    if origin is Literal:
+        return _literal(args) is not None
+    if origin in _UNIONS:
+        return Any not in args and all(describable(arg) for arg in args)
+    return False
 
 
 def fast_input_schema(params: Iterable[Parameter]) -> dict[str, Any] | None:
@@ -113,7 +144,7 @@ def fast_input_schema(params: Iterable[Parameter]) -> dict[str, Any] | None:
         extra: list[tuple[str, Any]] = []
         if param.default is ...:
             required.append(param.name)
-        elif _json_default(param.default):
+        elif json_default(param.default):
             extra.append(("default", param.default))
         else:
             return None

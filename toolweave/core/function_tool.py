@@ -1,5 +1,13 @@
 """Build a `Tool` from a Python function: schema from the signature, description from the docstring.
 
+A plain function whose parameters all have types the direct schema writer knows (strings,
+numbers, flags, lists, string-keyed dicts, optionals and choices of those, with JSON defaults)
+is read lazily: building its tool takes the name and the options and decides everything that
+could fail (its parameter kinds, its types, its defaults, its return type), and a
+`FunctionTool` reads its docstring and writes its input schema the first time the description
+or the schema is needed (the tool is listed, explained or transformed), and makes its invoker
+and validator on its first call. Any other callable is read at once, as before.
+
 Example:
     >>> def add(a: int, b: int = 2) -> int:
     ...     '''Add two numbers.
@@ -16,32 +24,38 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import MISSING, fields
 from typing import Any
 
 from pydantic import BaseModel
 
 from toolweave.core.context import Context
-from toolweave.core.fast_schema import fast_input_schema
+from toolweave.core.fast_schema import describable, fast_input_schema, json_default
 from toolweave.core.invoke import make_invoker
+from toolweave.core.plain_signature import plain_parameters, plain_type_hints, settled
 from toolweave.core.reading import (
     Parameter,
     build_model,
     callable_name,
     has_default,
     infer_output_schema,
+    is_context,
     model_schema,
     parameters,
+    returned_schema,
+    split_annotated,
     target,
     type_hints,
 )
 from toolweave.core.result import ResultConverter
-from toolweave.core.tool import Origin, Tool, ToolAnnotations
+from toolweave.core.tool import Origin, Tool, ToolAnnotations, settle_fields
 from toolweave.core.validation import LazyModelValidator, ModelValidator
 
 INFER: Any = object()
 """Default of `output_schema=`: infer it from the return annotation."""
 
 _NO_TAGS: frozenset[str] = frozenset()
+_CONTEXT = {"Context": Context}  # `Context` resolves even where the module imported it locally
 
 
 def _input_schema_and_validator(
@@ -75,12 +89,6 @@ class _ModelWhenCalled(LazyModelValidator):
 
 def _built_by_the_subclass() -> tuple[type[BaseModel], Mapping[str, str] | None]:
     raise AssertionError("_ModelWhenCalled builds its model itself")
-
-
-def _make_run(
-    fn: Callable[..., Any], context_param: str | None, run_in_thread: bool, convert: ResultConverter
-) -> Callable[[dict[str, Any], Context], Any]:
-    return make_invoker(fn, context_param, run_in_thread=run_in_thread, convert=convert)
 
 
 def tool_from_function(
@@ -117,6 +125,36 @@ def tool_from_function(
             an excluded argument that does not exist or has no default, or unschematisable types.
     """
     tool_name = name or callable_name(fn)
+    hints = None if exclude_args else readable_later(fn)
+    known: dict[str, Any] = {
+        "name": tool_name,
+        "title": title,
+        "annotations": ToolAnnotations.coerce(annotations),
+        "tags": frozenset(tags) if tags else _NO_TAGS,
+        "meta": dict(meta) if meta else None,
+        "enabled": enabled,
+        "fn": fn,
+    }
+    if description is not None:
+        known["description"] = description
+    if hints is not None:
+        if output_schema is INFER:
+            output_schema = returned_schema(hints.get("return", Any))
+            known["output_checked"] = output_schema is not None
+        known["output_schema"] = output_schema
+        return FunctionTool.reading(known, run_in_thread)
+    return _read_now(fn, known, exclude_args, output_schema, run_in_thread)
+
+
+def _read_now(
+    fn: Callable[..., Any],
+    known: dict[str, Any],
+    exclude_args: Iterable[str],
+    output_schema: Mapping[str, Any] | None,
+    run_in_thread: bool,
+) -> Tool:
+    """The tool of any callable, its signature, docstring and schemas read now."""
+    tool_name = known["name"]
     hints = type_hints(target(fn))
     params, context_param, doc_description = parameters(fn, tool_name, hints=hints)
     excluded = set(exclude_args)
@@ -134,20 +172,166 @@ def tool_from_function(
         output_schema = infer_output_schema(fn, hints)
         if output_schema is not None:
             returns = hints.get("return", Any)
+    convert = ResultConverter.shared(output_schema, returns)
     return Tool(
-        name=tool_name,
-        title=title,
-        description=description if description is not None else doc_description,
+        **known,
+        **({} if "description" in known else {"description": doc_description}),
         input_schema=input_schema,
         output_schema=output_schema,
-        annotations=ToolAnnotations.coerce(annotations),
-        tags=frozenset(tags) if tags else _NO_TAGS,
-        meta=dict(meta) if meta else None,
-        enabled=enabled,
-        run=_make_run(fn, context_param, run_in_thread, ResultConverter.shared(output_schema, returns)),
+        run=make_invoker(fn, context_param, run_in_thread=run_in_thread, convert=convert),
         validator=validator,
         hidden=hidden,
         output_checked=returns is not None,
-        origin=Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", tool_name)),
-        fn=fn,
+        origin=_origin(fn, tool_name),
     )
+
+
+def _origin(fn: Callable[..., Any], tool_name: str) -> Origin:
+    return Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", tool_name))
+
+
+def readable_later(fn: Callable[..., Any]) -> Mapping[str, Any] | None:
+    """The type hints of `fn` if reading it can wait, else `None` (it is read at once).
+
+    It can wait for a plain function with named parameters only, whose every parameter the
+    direct schema writer can describe (or is the `Context`) with a JSON default if any: reading
+    it later cannot fail, so every error a function can cause is still raised at registration.
+    Annotations without forward references are their own type hints (no copy is made).
+
+    Example:
+        >>> def search(q: str, limit: int = 10) -> list[str]: ...
+        >>> def load(path: complex) -> str: ...
+        >>> readable_later(search) is not None, readable_later(load)
+        (True, None)
+    """
+    found = plain_parameters(fn)
+    if found is None:
+        return None
+    hints: Mapping[str, Any] | None = fn.__annotations__
+    assert hints is not None
+    returns = hints.get("return", Any)
+    if returns is None or any(type(annotation) is str for annotation in hints.values()) or not settled(returns):
+        hints = plain_type_hints(fn, _CONTEXT)  # (`-> None`, forward references: resolved)
+        if hints is None:
+            return None
+    for param_name, default in found:
+        annotation = hints.get(param_name, Any)
+        if not describable(annotation):
+            if is_context(annotation):
+                continue
+            base, inline_doc = split_annotated(annotation)
+            if inline_doc is None or not describable(base):
+                return None
+        if default is not ... and not json_default(default):
+            return None
+    return hints
+
+
+_SET = object.__setattr__
+_READ = object.__getattribute__
+
+
+class FunctionTool(Tool):
+    """A `Tool` made from a plain function, read the first time anything needs what reading gives.
+
+    Until then the fields reading fills are unset slots, and the first read of one falls through
+    to `__getattr__` (as in `LazyModelValidator`): `description` (unless given) and
+    `input_schema` read the docstring and write the schema; `run` and `validator` make the
+    invoker and the (itself lazy) validator; `origin` names the function. After that they are
+    plain slot reads. `replace` of fields the tool was registered with (`enabled`, `tags`,
+    `task_support`, ...) keeps it unread; any other change (a transform's) reads it and makes an
+    ordinary `Tool`.
+    """
+
+    __slots__ = ("_in_thread",)
+
+    def __new__(cls, *args: Any, **changes: Any) -> Any:
+        if args or changes:  # `dataclasses.replace` of a read tool: an ordinary `Tool`
+            return Tool(*args, **changes)
+        return super().__new__(cls)
+
+    @classmethod
+    def reading(cls, known: Mapping[str, Any], run_in_thread: bool) -> FunctionTool:
+        """A tool of `known["fn"]` with the `known` fields (the others wait for a reading)."""
+        tool = object.__new__(cls)
+        for field_name, value in _DEFAULTS.items():
+            _SET(tool, field_name, value)
+        for field_name, value in known.items():
+            _SET(tool, field_name, value)
+        _SET(tool, "_in_thread", run_in_thread)
+        return tool
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: a field not read yet, or a probe for an
+        # attribute no tool has.
+        fill = _FILLS.get(name)
+        if fill is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        try:
+            fill(self)
+        except AttributeError as error:  # (inside `__getattr__` it would read as "no such field")
+            raise TypeError(f"tool {_READ(self, 'name')!r}: cannot read its function: {error}") from error
+        return _READ(self, name)
+
+    def replace(self, **changes: Any) -> Tool:
+        """A copy with some fields changed: still unread if only registration's fields change."""
+        if not _KNOWN.issuperset(changes):
+            return super().replace(**changes)
+        copy = object.__new__(type(self))
+        for slot in _SLOTS:
+            try:
+                _SET(copy, slot, changes[slot] if slot in changes else _READ(self, slot))
+            except AttributeError:  # not read yet: the copy reads it when needed
+                continue
+        settle_fields(copy)
+        return copy
+
+    @property
+    def read(self) -> bool:
+        """Whether the docstring and the input schema have been read."""
+        try:
+            _READ(self, "input_schema")
+        except AttributeError:
+            return False
+        return True
+
+    def _read_listing(self) -> None:
+        """Read the docstring and write the input schema."""
+        fn, name = self.fn, self.name
+        assert fn is not None
+        params, _, doc_description = parameters(fn, name, hints=type_hints(fn))
+        schema = fast_input_schema(params)
+        if schema is None:  # a union whose members describe alike: pydantic merges them
+            schema = model_schema(name, build_model(name, params)[0])
+        _SET(self, "input_schema", schema)
+        try:
+            _READ(self, "description")
+        except AttributeError:
+            _SET(self, "description", doc_description)
+
+    def _read_call(self) -> None:
+        """Make the invoker and the validator."""
+        fn, name = self.fn, self.name
+        assert fn is not None
+        hints = type_hints(fn)
+        context_param = next((key for key, hint in hints.items() if key != "return" and is_context(hint)), None)
+        returns = hints.get("return", Any) if self.output_checked else None
+        convert = ResultConverter.shared(self.output_schema, returns)
+        _SET(self, "run", make_invoker(fn, context_param, run_in_thread=self._in_thread, convert=convert))
+        _SET(self, "validator", _ModelWhenCalled(fn, name, self.hidden))
+
+    def _read_origin(self) -> None:
+        assert self.fn is not None
+        _SET(self, "origin", _origin(self.fn, self.name))
+
+
+_FILLS: dict[str, Callable[[FunctionTool], None]] = {
+    "description": FunctionTool._read_listing,
+    "input_schema": FunctionTool._read_listing,
+    "run": FunctionTool._read_call,
+    "validator": FunctionTool._read_call,
+    "origin": FunctionTool._read_origin,
+}
+_SLOTS = (*(item.name for item in fields(Tool)), "_in_thread")
+_KNOWN = frozenset(_SLOTS) - _FILLS.keys()
+_DEFAULTS = {item.name: item.default for item in fields(Tool) if item.default is not MISSING and item.name in _KNOWN}

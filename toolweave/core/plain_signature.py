@@ -57,7 +57,7 @@ def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
 _GENERIC_KINDS = (types.GenericAlias, types.UnionType, type(typing.List[int]))  # noqa: UP006 - typing._GenericAlias
 
 
-def _settled(annotation: Any) -> bool:
+def settled(annotation: Any) -> bool:
     """Whether `typing.get_type_hints` would give back `annotation` (or an equal rebuild) as is."""
     if type(annotation) is type:
         return True
@@ -65,7 +65,7 @@ def _settled(annotation: Any) -> bool:
         return False
     if isinstance(annotation, _GENERIC_KINDS):
         args: tuple[Any, ...] = getattr(annotation, "__args__", ())
-        return get_origin(annotation) is Literal or all(_settled(arg) for arg in args)
+        return get_origin(annotation) is Literal or all(settled(arg) for arg in args)
     return True
 
 
@@ -102,7 +102,7 @@ def plain_type_hints(fn: Callable[..., Any], localns: dict[str, Any] | None = No
                 hints[name] = type(None)
             elif isinstance(annotation, str):
                 hints[name] = _eval_type(_forward_ref(annotation, globalns), globalns, local)
-            elif not _settled(annotation):
+            elif not settled(annotation):
                 hints[name] = _eval_type(annotation, globalns, local)
     except Exception:
         return None

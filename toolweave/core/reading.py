@@ -106,7 +106,7 @@ def type_hints(target: Callable[..., Any]) -> dict[str, Any]:
     return hints
 
 
-def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
+def split_annotated(annotation: Any) -> tuple[Any, str | None]:
     """`Annotated[T, "doc", ...]` → the annotation without plain strings, and the string."""
     if type(annotation) is type or get_origin(annotation) is not Annotated:
         return annotation, None
@@ -168,7 +168,7 @@ def parameters(
         elif is_context(annotation):
             context_param = param_name
             continue
-        annotation, inline_doc = _split_annotated(annotation)
+        annotation, inline_doc = split_annotated(annotation)
         params.append(Parameter(param_name, annotation, default, inline_doc or doc.params.get(param_name)))
     return params, context_param, doc.description
 
@@ -223,7 +223,29 @@ def model_schema(tool_name: str, model: type[BaseModel]) -> dict[str, Any]:
 
 
 def infer_output_schema(fn: Callable[..., Any], hints: dict[str, Any] | None = None) -> dict[str, Any] | None:
-    annotation = (type_hints(target(fn)) if hints is None else hints).get("return", Any)
+    """The output schema of `fn`'s return annotation (`None`: results go out as content only)."""
+    return returned_schema((type_hints(target(fn)) if hints is None else hints).get("return", Any))
+
+
+_RETURNED: dict[Any, dict[str, Any] | None] = {}
+
+
+def returned_schema(annotation: Any) -> dict[str, Any] | None:
+    """The output schema of a return annotation, or `None`; worked out once per annotation (many
+    tools return the same type; the schema is shared, never edited in place)."""
+    try:
+        return _RETURNED[annotation]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable annotation (e.g. `Annotated` with a list in it)
+        return _returned_schema(annotation)
+    if len(_RETURNED) >= 1024:  # bounded: annotations of removed tools must not pile up
+        _RETURNED.clear()
+    schema = _RETURNED[annotation] = _returned_schema(annotation)
+    return schema
+
+
+def _returned_schema(annotation: Any) -> dict[str, Any] | None:
     if isinstance(annotation, str):
         return None
     base = get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation

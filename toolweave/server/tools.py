@@ -55,7 +55,7 @@ Failed = Callable[[BaseException], None]
 class ToolEntry(Entry[Tool]):
     """One exposed tool; `check` is what its successful results must be to go out."""
 
-    check: OutputCheck = field(default_factory=lambda: OutputCheck(None, validate=False))
+    check: OutputCheck = field(default_factory=lambda: OutputCheck.of(None, validate=False))
 
     @property
     def tool(self) -> Tool:
@@ -170,13 +170,13 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         chain = chain_for(middleware, component) if middleware else ()
         handler = build_chain(chain, tool_runner(component)) if chain else None
         errors = component.error_policy or self.owner.error_policy
-        check = OutputCheck(component.output_schema, validate=not component.output_checked)
+        check = OutputCheck.of(component.output_schema, validate=not component.output_checked)
         return ToolEntry(component, origin, chain, handler, errors, check)
 
     def bare_entry(self, component: Tool, origin: str) -> ToolEntry:
         """The entry of a tool a catalog transform adds: no middleware of its own."""
         errors = component.error_policy or self.owner.error_policy
-        check = OutputCheck(component.output_schema, validate=not component.output_checked)
+        check = OutputCheck.of(component.output_schema, validate=not component.output_checked)
         return ToolEntry(component, origin, (), None, errors, check)
 
     def build_catalog(self, entries: dict[str, Entry[Tool]]) -> ToolCatalog:
