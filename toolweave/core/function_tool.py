@@ -173,9 +173,10 @@ def _read_now(
         if output_schema is not None:
             returns = hints.get("return", Any)
     convert = ResultConverter.shared(output_schema, returns)
+    described: dict[str, Any] = {} if "description" in known else {"description": doc_description}
     return Tool(
         **known,
-        **({} if "description" in known else {"description": doc_description}),
+        **described,
         input_schema=input_schema,
         output_schema=output_schema,
         run=make_invoker(fn, context_param, run_in_thread=run_in_thread, convert=convert),
