@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import types
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
 if TYPE_CHECKING:
     from toolweave.core.reading import Parameter
@@ -41,6 +41,7 @@ _ANY_DICT: dict[str, Any] = {"additionalProperties": True, "type": "object"}
 _ANYTHING: dict[str, Any] = {}
 _JSON_DEFAULTS = (str, int, bool, type(None))
 _UNIONS = (Union, types.UnionType)
+_ANNOTATED = type(Annotated[int, ""])
 
 
 def _literal(values: tuple[Any, ...]) -> dict[str, Any] | None:
@@ -116,21 +117,29 @@ def describable(annotation: Any) -> bool:
         >>> describable(list[str] | None), describable(list[complex])
         (True, False)
     """
-    if type(annotation) is type:
+    kind = type(annotation)
+    if kind is type:
         return annotation in _SCALARS or annotation is list or annotation is dict
     if annotation is Any or annotation is None:
         return True
-    origin = get_origin(annotation)
-    args = get_args(annotation)
+    if kind is types.UnionType:
+        return _describable_union(annotation.__args__)
+    # (`__origin__`, not `typing.get_origin`, which costs more than the rest of this check)
+    origin = getattr(annotation, "__origin__", None)
+    if origin is None or kind is _ANNOTATED:
+        return False
+    args = getattr(annotation, "__args__", ())
     if origin is list:
         return len(args) == 1 and describable(args[0])
     if origin is dict:
         return len(args) == 2 and args[0] is str and describable(args[1])
     if origin is Literal:
         return _literal(args) is not None
-    if origin in _UNIONS:
-        return Any not in args and all(describable(arg) for arg in args)
-    return False
+    return origin is Union and _describable_union(args)
+
+
+def _describable_union(args: tuple[Any, ...]) -> bool:
+    return Any not in args and all(describable(arg) for arg in args)
 
 
 def fast_input_schema(params: Iterable[Parameter]) -> dict[str, Any] | None:

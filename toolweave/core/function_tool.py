@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import MISSING, fields
+from dataclasses import fields
 from typing import Any
 
 from pydantic import BaseModel
@@ -48,7 +48,7 @@ from toolweave.core.reading import (
     type_hints,
 )
 from toolweave.core.result import ResultConverter
-from toolweave.core.tool import Origin, Tool, ToolAnnotations, settle_fields
+from toolweave.core.tool import Origin, TaskSupport, Tool, ToolAnnotations, settle_fields
 from toolweave.core.validation import LazyModelValidator, ModelValidator
 
 INFER: Any = object()
@@ -104,6 +104,7 @@ def tool_from_function(
     output_schema: Mapping[str, Any] | None = INFER,
     enabled: bool = True,
     run_in_thread: bool = True,
+    task_support: TaskSupport = "none",
 ) -> Tool:
     """A `Tool` that calls `fn`.
 
@@ -119,6 +120,7 @@ def tool_from_function(
         output_schema: An explicit output schema, `None` for none, or inferred by default.
         enabled: Whether the tool starts enabled.
         run_in_thread: Run a sync function in a worker thread (default) or inline.
+        task_support: Whether calls may run as MCP tasks: `"none"`, `"optional"`, `"required"`.
 
     Raises:
         TypeError: for `*args`/`**kwargs`, positional-only parameters, a lambda without a name,
@@ -126,24 +128,32 @@ def tool_from_function(
     """
     tool_name = name or callable_name(fn)
     hints = None if exclude_args else readable_later(fn)
-    known: dict[str, Any] = {
-        "name": tool_name,
-        "title": title,
-        "annotations": ToolAnnotations.coerce(annotations),
-        "tags": frozenset(tags) if tags else _NO_TAGS,
-        "meta": dict(meta) if meta else None,
-        "enabled": enabled,
-        "fn": fn,
-    }
+    if hints is None:
+        known: dict[str, Any] = {"description": description} if description is not None else {}
+        known.update(
+            name=tool_name,
+            title=title,
+            annotations=ToolAnnotations.coerce(annotations),
+            tags=_tags(tags),
+            meta=_meta(meta),
+            enabled=enabled,
+            fn=fn,
+            task_support=task_support,
+        )
+        return _read_now(fn, known, exclude_args, output_schema, run_in_thread)
+    output_checked = False
+    if output_schema is INFER:
+        output_schema = returned_schema(hints.get("return", Any))
+        output_checked = output_schema is not None
+    tool = FunctionTool.reading(
+        fn, tool_name, title, annotations, tags, meta, enabled, output_schema, output_checked, run_in_thread
+    )
     if description is not None:
-        known["description"] = description
-    if hints is not None:
-        if output_schema is INFER:
-            output_schema = returned_schema(hints.get("return", Any))
-            known["output_checked"] = output_schema is not None
-        known["output_schema"] = output_schema
-        return FunctionTool.reading(known, run_in_thread)
-    return _read_now(fn, known, exclude_args, output_schema, run_in_thread)
+        _SET(tool, "description", description)
+    if task_support != "none":
+        _SET(tool, "task_support", task_support)
+        settle_fields(tool)
+    return tool
 
 
 def _read_now(
@@ -173,10 +183,8 @@ def _read_now(
         if output_schema is not None:
             returns = hints.get("return", Any)
     convert = ResultConverter.shared(output_schema, returns)
-    described: dict[str, Any] = {} if "description" in known else {"description": doc_description}
     return Tool(
-        **known,
-        **described,
+        **{"description": doc_description, **known},
         input_schema=input_schema,
         output_schema=output_schema,
         run=make_invoker(fn, context_param, run_in_thread=run_in_thread, convert=convert),
@@ -185,6 +193,14 @@ def _read_now(
         output_checked=returns is not None,
         origin=_origin(fn, tool_name),
     )
+
+
+def _tags(tags: Iterable[str]) -> frozenset[str]:
+    return frozenset(tags) if tags else _NO_TAGS
+
+
+def _meta(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    return dict(meta) if meta else None
 
 
 def _origin(fn: Callable[..., Any], tool_name: str) -> Origin:
@@ -252,14 +268,33 @@ class FunctionTool(Tool):
         return super().__new__(cls)
 
     @classmethod
-    def reading(cls, known: Mapping[str, Any], run_in_thread: bool) -> FunctionTool:
-        """A tool of `known["fn"]` with the `known` fields (the others wait for a reading)."""
+    def reading(
+        cls,
+        fn: Callable[..., Any],
+        name: str,
+        title: str | None,
+        annotations: ToolAnnotations | Mapping[str, Any] | None,
+        tags: Iterable[str],
+        meta: Mapping[str, Any] | None,
+        enabled: bool,
+        output_schema: Mapping[str, Any] | None,
+        output_checked: bool,
+        run_in_thread: bool,
+    ) -> FunctionTool:
+        """An unread tool of `fn` with what registration knows (see `tool_from_function`)."""
         tool = object.__new__(cls)
-        for field_name, value in _DEFAULTS.items():
-            _SET(tool, field_name, value)
-        for field_name, value in known.items():
-            _SET(tool, field_name, value)
+        _SET(tool, "fn", fn)
+        _SET(tool, "name", name)
+        _SET(tool, "title", title)
+        _SET(tool, "annotations", ToolAnnotations.coerce(annotations))
+        _SET(tool, "tags", _tags(tags))
+        _SET(tool, "meta", _meta(meta))
+        _SET(tool, "enabled", enabled)
+        _SET(tool, "output_schema", output_schema)
+        _SET(tool, "output_checked", output_checked)
         _SET(tool, "_in_thread", run_in_thread)
+        for field_name, value in _DEFAULTS:
+            _SET(tool, field_name, value)
         return tool
 
     def __getattr__(self, name: str) -> Any:
@@ -335,4 +370,9 @@ _FILLS: dict[str, Callable[[FunctionTool], None]] = {
 }
 _SLOTS = (*(item.name for item in fields(Tool)), "_in_thread")
 _KNOWN = frozenset(_SLOTS) - _FILLS.keys()
-_DEFAULTS = {item.name: item.default for item in fields(Tool) if item.default is not MISSING and item.name in _KNOWN}
+_SET_BY_READING = frozenset(
+    {"fn", "name", "title", "annotations", "tags", "meta", "enabled", "output_schema", "output_checked"}
+)
+_DEFAULTS = tuple(
+    (item.name, item.default) for item in fields(Tool) if item.name in _KNOWN and item.name not in _SET_BY_READING
+)

@@ -157,9 +157,7 @@ class Tool:
         """
         from toolweave.core.function_tool import tool_from_function
 
-        task_support = options.pop("task_support", "none")
-        tool = tool_from_function(fn, **options)
-        return tool if task_support == "none" else tool.replace(task_support=task_support)
+        return tool_from_function(fn, **options)
 
     def replace(self, **changes: Any) -> Tool:
         """A copy with some fields changed (`dataclasses.replace`)."""
