@@ -128,7 +128,7 @@ def describable(annotation: Any) -> bool:
     origin = getattr(annotation, "__origin__", None)
     if origin is None or kind is _ANNOTATED:
         return False
-    args = getattr(annotation, "__args__", ())
+    args: tuple[Any, ...] = getattr(annotation, "__args__", ())
     if origin is list:
         return len(args) == 1 and describable(args[0])
     if origin is dict:
