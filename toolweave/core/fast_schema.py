@@ -9,8 +9,10 @@ dataclasses, enums, constraints, `Field(...)`, non-JSON defaults) returns `None`
 builds the model at once, as before. `tests/core/test_fast_schema.py` checks the two agree.
 
 Schemas are JSON data that nothing edits in place (transforms copy what they change), so the
-schema of a bare type (`{"type": "string"}`) is one object shared by every property that has
-neither a default nor a description: thousands of tools do not each hold their own copy.
+schema of a bare type (`{"type": "string"}`), and of the common generic ones (`list[str]`,
+`str | None`, `Literal["asc", "desc"]`), is one object shared by every property that has
+neither a default nor a description, and by the properties that do: thousands of tools do not
+each hold their own copy.
 
 Example:
     >>> from toolweave.core.reading import Parameter
@@ -77,6 +79,36 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
         return _ANYTHING
     origin = get_origin(annotation)
     args = get_args(annotation)
+    key = _sharing_key(origin, args)
+    if key is None:
+        return _generic_schema(origin, args)
+    schema = _SHARED.get(key, _UNSEEN)
+    if schema is _UNSEEN:
+        if len(_SHARED) >= 4096:  # bounded: annotations of removed tools must not pile up
+            _SHARED.clear()
+        schema = _SHARED[key] = _generic_schema(origin, args)
+    return schema
+
+
+_SHARED: dict[tuple[Any, ...], Any] = {}
+_UNSEEN: Any = object()
+
+
+def _sharing_key(origin: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """A key equal only for annotations whose schemas are equal, their order included; `None` for
+    any but the common `list[str]`, `dict[str, int]`, `str | None`, `Literal["a", "b"]` shapes.
+
+    (Typing compares unions and literals regardless of order, but their schemas keep it, so the
+    annotation itself is not a key; a tuple of plain classes compared by identity is.)
+    """
+    if origin is Literal:
+        return (origin, args, tuple(map(type, args)))
+    if all(type(arg) is type for arg in args):
+        return (origin, args)
+    return None
+
+
+def _generic_schema(origin: Any, args: tuple[Any, ...]) -> dict[str, Any] | None:
     if origin is list and len(args) == 1:
         items = _type_schema(args[0])
         return None if items is None else {"items": items, "type": "array"}
