@@ -82,7 +82,7 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
     key = _sharing_key(origin, args)
     if key is None:
         return _generic_schema(origin, args)
-    schema = _SHARED.get(key, _UNSEEN)
+    schema: dict[str, Any] | None = _SHARED.get(key, _UNSEEN)
     if schema is _UNSEEN:
         if len(_SHARED) >= 4096:  # bounded: annotations of removed tools must not pile up
             _SHARED.clear()
