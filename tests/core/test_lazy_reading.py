@@ -109,6 +109,19 @@ def test_every_field_of_an_unread_tool_can_be_read() -> None:
         tool.nothing  # type: ignore[attr-defined]  # noqa: B018 - the read under test
 
 
+def test_an_unread_tool_has_the_defaults_of_any_tool() -> None:
+    tool = Tool.from_function(flag)
+    read_or_known = {"name", "description", "validator", "origin", "fn", "output_schema", "output_checked"}
+    defaults = {item.name: item.default for item in dataclasses.fields(Tool) if item.name not in read_or_known}
+    assert {name: getattr(tool, name) for name in defaults if default_set(defaults[name])} == {
+        name: value for name, value in defaults.items() if default_set(value)
+    }
+
+
+def default_set(value: Any) -> bool:
+    return value is not dataclasses.MISSING
+
+
 def test_replacing_a_registration_field_keeps_the_tool_unread_and_anything_else_reads_it() -> None:
     tool = Tool.from_function(search)
     disabled = tool.replace(enabled=False, tags=["x"])

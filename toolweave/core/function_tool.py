@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from toolweave.core.context import Context
 from toolweave.core.fast_schema import describable, fast_input_schema, json_default
 from toolweave.core.invoke import make_invoker
-from toolweave.core.plain_signature import plain_parameters, plain_type_hints, settled
+from toolweave.core.plain_signature import plain_names, plain_type_hints, settled
 from toolweave.core.reading import (
     Parameter,
     build_model,
@@ -221,27 +221,37 @@ def readable_later(fn: Callable[..., Any]) -> Mapping[str, Any] | None:
         >>> readable_later(search) is not None, readable_later(load)
         (True, None)
     """
-    found = plain_parameters(fn)
-    if found is None:
+    names = plain_names(fn)
+    if names is None or not _json_defaults(fn):
         return None
     hints: Mapping[str, Any] | None = fn.__annotations__
     assert hints is not None
     returns = hints.get("return", Any)
-    if returns is None or any(type(annotation) is str for annotation in hints.values()) or not settled(returns):
-        hints = plain_type_hints(fn, _CONTEXT)  # (`-> None`, forward references: resolved)
-        if hints is None:
-            return None
-    for param_name, default in found:
-        annotation = hints.get(param_name, Any)
-        if not describable(annotation):
-            if is_context(annotation):
-                continue
-            base, inline_doc = split_annotated(annotation)
-            if inline_doc is None or not describable(base):
-                return None
-        if default is not ... and not json_default(default):
+    if returns is None or not (type(returns) is type or settled(returns)) or not _describable(names, hints):
+        # (string annotations, forward references, `-> None`: resolved, then checked again)
+        hints = plain_type_hints(fn, _CONTEXT)
+        if hints is None or not _describable(names, hints):
             return None
     return hints
+
+
+def _describable(names: tuple[str, ...], hints: Mapping[str, Any]) -> bool:
+    """Whether the direct schema writer describes every parameter (the `Context` aside)."""
+    for param_name in names:
+        annotation = hints.get(param_name, Any)
+        if describable(annotation) or is_context(annotation):
+            continue
+        base, inline_doc = split_annotated(annotation)
+        if inline_doc is None or not describable(base):
+            return False
+    return True
+
+
+def _json_defaults(fn: Any) -> bool:
+    """Whether every default of `fn` is JSON a schema can carry."""
+    keyword = fn.__kwdefaults__
+    defaults = (*(fn.__defaults__ or ()), *(keyword.values() if keyword else ()))
+    return all(default is ... or json_default(default) for default in defaults)
 
 
 _SET = object.__setattr__
@@ -293,8 +303,13 @@ class FunctionTool(Tool):
         _SET(tool, "output_schema", output_schema)
         _SET(tool, "output_checked", output_checked)
         _SET(tool, "_in_thread", run_in_thread)
-        for field_name, value in _DEFAULTS:
-            _SET(tool, field_name, value)
+        _SET(tool, "hidden", _NO_TAGS)
+        _SET(tool, "error_policy", None)
+        _SET(tool, "varies_with", ())
+        _SET(tool, "access", None)
+        _SET(tool, "task_support", "none")
+        _SET(tool, "parent", None)
+        _SET(tool, "transforms", ())
         return tool
 
     def __getattr__(self, name: str) -> Any:
@@ -370,9 +385,3 @@ _FILLS: dict[str, Callable[[FunctionTool], None]] = {
 }
 _SLOTS = (*(item.name for item in fields(Tool)), "_in_thread")
 _KNOWN = frozenset(_SLOTS) - _FILLS.keys()
-_SET_BY_READING = frozenset(
-    {"fn", "name", "title", "annotations", "tags", "meta", "enabled", "output_schema", "output_checked"}
-)
-_DEFAULTS = tuple(
-    (item.name, item.default) for item in fields(Tool) if item.name in _KNOWN and item.name not in _SET_BY_READING
-)

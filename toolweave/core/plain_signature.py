@@ -28,8 +28,8 @@ _UNSUPPORTED_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 _ABSENT: Any = object()
 
 
-def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
-    """`[(name, default or ...)]` of a plain function with named parameters only, else `None`."""
+def plain_names(fn: Callable[..., Any]) -> tuple[str, ...] | None:
+    """The parameter names of a plain function with named parameters only, else `None`."""
     if type(fn) is not types.FunctionType:
         return None
     # (attribute look-ups, not `fn.__dict__`: reading that gives every function a dict of its own)
@@ -38,8 +38,15 @@ def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
     code = fn.__code__
     if code.co_flags & _UNSUPPORTED_FLAGS or code.co_posonlyargcount:
         return None
-    positional = code.co_argcount
-    names = code.co_varnames[: positional + code.co_kwonlyargcount]
+    return code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+
+
+def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
+    """`[(name, default or ...)]` of a plain function with named parameters only, else `None`."""
+    names = plain_names(fn)
+    if names is None:
+        return None
+    positional = fn.__code__.co_argcount
     found: list[tuple[str, Any]] = [(name, ...) for name in names]
     defaults = fn.__defaults__
     if defaults:
