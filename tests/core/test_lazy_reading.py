@@ -99,6 +99,27 @@ async def test_a_lazily_read_tool_equals_the_one_read_at_once(fn: Any) -> None:
     assert results[0] == results[1]
 
 
+RAW_SOURCES = [  # annotations as objects (no `from __future__ import annotations`): used as they are
+    'def f(query: str, limit: int = 10, tags: list[str] | None = None) -> list[str]:\n'
+    '    """Find.\n\n    Args:\n        query: what\n    """\n    return [query]',
+    "def f(nothing: None = None, mode: Literal['a', 'b'] = 'a') -> str:\n    return mode",
+    "def f(nothing: None = None) -> None:\n    return None",
+    "def f(ctx: Context, counts: dict[str, int]) -> dict[str, int]:\n    return counts",
+]
+
+
+@pytest.mark.parametrize("source", RAW_SOURCES)
+async def test_a_function_with_annotation_objects_reads_like_one_read_at_once(source: str) -> None:
+    namespace: dict[str, Any] = {"Literal": Literal, "Context": Context}
+    exec(source, namespace)
+    fn = namespace["f"]
+    lazy, eager = Tool.from_function(fn), Tool.from_function(plain_copy(fn))
+    assert unread(lazy) and wire_tool(lazy) == wire_tool(eager)
+    arguments = {"query": "q"} if "query" in source else {"counts": {"a": 1}} if "counts" in source else {}
+    results = [await tool.run(tool.validator.validate(arguments), Context()) for tool in (lazy, eager)]
+    assert results[0] == results[1]
+
+
 def test_every_field_of_an_unread_tool_can_be_read() -> None:
     tool = Tool.from_function(search, tags={"find"}, task_support="optional")
     values = {item.name: getattr(tool, item.name) for item in dataclasses.fields(Tool)}

@@ -77,6 +77,8 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
         return None
     if annotation is Any:
         return _ANYTHING
+    if annotation is None:  # (as written: type hints make it `NoneType`)
+        return _SCALARS[type(None)]
     origin = get_origin(annotation)
     args = get_args(annotation)
     key = _sharing_key(origin, args)
@@ -174,6 +176,13 @@ def _describable_union(args: tuple[Any, ...]) -> bool:
     return Any not in args and all(describable(arg) for arg in args)
 
 
+def _with(schema: dict[str, Any], extra: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`schema` with `extra` keys, all in sorted order (as pydantic writes them)."""
+    if len(schema) == 1 and "type" in schema:  # a scalar: `default` and `description` sort before `type`
+        return {**dict(extra), "type": schema["type"]}
+    return dict(sorted([*schema.items(), *extra]))
+
+
 def fast_input_schema(params: Iterable[Parameter]) -> dict[str, Any] | None:
     """The tool input schema of `params`, or `None` when a parameter needs pydantic to describe it."""
     properties: dict[str, Any] = {}
@@ -191,7 +200,7 @@ def fast_input_schema(params: Iterable[Parameter]) -> dict[str, Any] | None:
             return None
         if param.description:
             extra.append(("description", param.description))
-        properties[param.name] = dict(sorted([*schema.items(), *extra])) if extra else schema
+        properties[param.name] = _with(schema, extra) if extra else schema
     out: dict[str, Any] = {"properties": properties}
     if required:
         out["required"] = required

@@ -148,6 +148,8 @@ def tool_from_function(
     tool = FunctionTool.reading(
         fn, tool_name, title, annotations, tags, meta, enabled, output_schema, output_checked, run_in_thread
     )
+    if hints is getattr(fn, "__annotations__", None):  # its own annotations, resolved as they are
+        _SET(tool, "_hints", hints)
     if description is not None:
         _SET(tool, "description", description)
     if task_support != "none":
@@ -270,7 +272,7 @@ class FunctionTool(Tool):
     ordinary `Tool`.
     """
 
-    __slots__ = ("_in_thread",)
+    __slots__ = ("_hints", "_in_thread")
 
     def __new__(cls, *args: Any, **changes: Any) -> Any:
         if args or changes:  # `dataclasses.replace` of a read tool: an ordinary `Tool`
@@ -303,6 +305,7 @@ class FunctionTool(Tool):
         _SET(tool, "output_schema", output_schema)
         _SET(tool, "output_checked", output_checked)
         _SET(tool, "_in_thread", run_in_thread)
+        _SET(tool, "_hints", None)
         _SET(tool, "hidden", _NO_TAGS)
         _SET(tool, "error_policy", None)
         _SET(tool, "varies_with", ())
@@ -350,7 +353,7 @@ class FunctionTool(Tool):
         """Read the docstring and write the input schema."""
         fn, name = self.fn, self.name
         assert fn is not None
-        params, _, doc_description = parameters(fn, name, hints=type_hints(fn))
+        params, _, doc_description = parameters(fn, name, hints=self._type_hints())
         schema = fast_input_schema(params)
         if schema is None:  # a union whose members describe alike: pydantic merges them
             schema = model_schema(name, build_model(name, params)[0])
@@ -364,12 +367,21 @@ class FunctionTool(Tool):
         """Make the invoker and the validator."""
         fn, name = self.fn, self.name
         assert fn is not None
-        hints = type_hints(fn)
+        hints = self._type_hints()
         context_param = next((key for key, hint in hints.items() if key != "return" and is_context(hint)), None)
         returns = hints.get("return", Any) if self.output_checked else None
         convert = ResultConverter.shared(self.output_schema, returns)
         _SET(self, "run", make_invoker(fn, context_param, run_in_thread=self._in_thread, convert=convert))
         _SET(self, "validator", _ModelWhenCalled(fn, name, self.hidden))
+
+    def _type_hints(self) -> Mapping[str, Any]:
+        """The function's type hints: its annotations themselves where registration found them
+        resolved (no copy, no second look), else resolved now."""
+        hints: Mapping[str, Any] | None = self._hints
+        if hints is None:
+            assert self.fn is not None
+            hints = type_hints(self.fn)
+        return hints
 
     def _read_origin(self) -> None:
         assert self.fn is not None
@@ -383,5 +395,5 @@ _FILLS: dict[str, Callable[[FunctionTool], None]] = {
     "validator": FunctionTool._read_call,
     "origin": FunctionTool._read_origin,
 }
-_SLOTS = (*(item.name for item in fields(Tool)), "_in_thread")
+_SLOTS = (*(item.name for item in fields(Tool)), "_hints", "_in_thread")
 _KNOWN = frozenset(_SLOTS) - _FILLS.keys()

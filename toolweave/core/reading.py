@@ -29,7 +29,7 @@ import keyword
 import types
 import typing
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
@@ -47,6 +47,8 @@ from toolweave.core.schema import object_schema, output_schema_for, prune_titles
 _NO_OUTPUT_SCHEMA = (str, bytes, ToolResult, type(None), Any, *CONTENT_TYPES, *MEDIA_HELPERS)
 _SENT_AS_CONTENT = (ToolResult, *CONTENT_TYPES, *MEDIA_HELPERS)
 _BASEMODEL_NAMES = frozenset(dir(BaseModel))
+_ANNOTATED = type(Annotated[int, ""])
+_EMPTY = inspect.Parameter.empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +81,9 @@ def is_context(annotation: Any) -> bool:
         return True
     if type(annotation) is type:  # any other plain class (the common case, answered quickly)
         return False
-    if get_origin(annotation) in (typing.Union, types.UnionType):
-        args = [arg for arg in get_args(annotation) if arg is not type(None)]
+    # (`__origin__`, not `typing.get_origin`: this runs for every parameter of every tool read)
+    if type(annotation) is types.UnionType or getattr(annotation, "__origin__", None) is typing.Union:
+        args = [arg for arg in annotation.__args__ if arg is not type(None)]
         return len(args) == 1 and args[0] is Context
     return False
 
@@ -108,7 +111,7 @@ def type_hints(target: Callable[..., Any]) -> dict[str, Any]:
 
 def split_annotated(annotation: Any) -> tuple[Any, str | None]:
     """`Annotated[T, "doc", ...]` → the annotation without plain strings, and the string."""
-    if type(annotation) is type or get_origin(annotation) is not Annotated:
+    if type(annotation) is not _ANNOTATED:
         return annotation, None
     base, *metadata = get_args(annotation)
     docs = [item for item in metadata if isinstance(item, str)]
@@ -141,7 +144,7 @@ def _signature_parameters(
 
 
 def parameters(
-    fn: Callable[..., Any], name: str, what: str = "tool", hints: dict[str, Any] | None = None
+    fn: Callable[..., Any], name: str, what: str = "tool", hints: Mapping[str, Any] | None = None
 ) -> tuple[list[Parameter], str | None, str | None]:
     """The schema parameters, the name of the `Context` parameter, and the docstring description.
 
@@ -153,7 +156,7 @@ def parameters(
     if plain is None:
         found = _signature_parameters(fn, reads, name, what)
     else:  # every annotation of a plain function is in its type hints
-        found = [(param_name, default, inspect.Parameter.empty) for param_name, default in plain]
+        found = [(param_name, default, _EMPTY) for param_name, default in plain]
     if hints is None:
         hints = type_hints(reads)
     raw_doc = reads.__doc__
@@ -163,7 +166,7 @@ def parameters(
     context_param = None
     for param_name, default, raw_annotation in found:
         annotation = hints.get(param_name, raw_annotation)
-        if annotation is inspect.Parameter.empty:
+        if annotation is _EMPTY:
             annotation = Any
         elif is_context(annotation):
             context_param = param_name
