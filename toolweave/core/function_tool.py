@@ -270,6 +270,16 @@ class FunctionTool(Tool):
     plain slot reads. `replace` of fields the tool was registered with (`enabled`, `tags`,
     `task_support`, ...) keeps it unread; any other change (a transform's) reads it and makes an
     ordinary `Tool`.
+
+    Example:
+        >>> def search(query: str, limit: int = 10) -> str:
+        ...     '''Search the index.'''
+        ...     return query
+        >>> tool = Tool.from_function(search)
+        >>> tool.read, tool.replace(enabled=False).read
+        (False, False)
+        >>> tool.description, tool.read
+        ('Search the index.', True)
     """
 
     __slots__ = ("_hints", "_in_thread")
