@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import jwt
@@ -43,6 +44,13 @@ def test_malformed_tokens_are_decode_errors(token: str) -> None:
         Compact.parse(token)
 
 
+@pytest.mark.parametrize("payload", [b'{"exp": NaN}', b'{"exp": -Infinity}'], ids=["NaN", "Infinity"])
+def test_a_payload_with_non_json_numbers_is_a_decode_error(payload: bytes) -> None:
+    segment = base64.urlsafe_b64encode(payload).decode().rstrip("=")
+    with pytest.raises(jwt.DecodeError, match="not JSON"):
+        Compact.parse(f"eyJhbGciOiJSUzI1NiJ9.{segment}.c2ln")
+
+
 def test_a_critical_header_is_refused() -> None:
     key = SigningKey.rsa()
     token = jwt.encode(claims(), key.private, algorithm="RS256", headers={"crit": ["b64"], "b64": True})
@@ -57,6 +65,8 @@ def test_a_critical_header_is_refused() -> None:
         (claims(exp=NOW - 31), jwt.ExpiredSignatureError),
         (claims(exp="soon"), jwt.DecodeError),
         (claims(exp=True), jwt.DecodeError),
+        (claims(exp=float("inf")), jwt.DecodeError),
+        (claims(exp=10**400), jwt.DecodeError),
         (claims(nbf=NOW + 31), jwt.ImmatureSignatureError),
         (claims(iat=NOW + 31), jwt.ImmatureSignatureError),
         (claims(iss="https://evil.test/"), jwt.InvalidIssuerError),
@@ -69,6 +79,8 @@ def test_a_critical_header_is_refused() -> None:
         "expired",
         "exp not a number",
         "exp a boolean",
+        "exp infinite",
+        "exp beyond any float",
         "nbf ahead",
         "iat ahead",
         "iss",

@@ -50,7 +50,7 @@ async def test_an_upstream_tool_keeps_its_task_support_at_the_gateway() -> None:
     assert done.result is not None and done.result["content"][0]["text"] == "deployed to staging"
 
 
-async def test_an_upstream_killed_mid_task_ends_the_task_with_its_error() -> None:
+async def test_an_upstream_killed_mid_task_fails_the_task_with_its_error() -> None:
     server = gateway(timeout=10, backoff=Backoff(initial=30))
     async with task_client(server) as client:
         pid = int((await client.call_tool("up_pid", {})).content[0].text)
@@ -59,8 +59,8 @@ async def test_an_upstream_killed_mid_task_ends_the_task_with_its_error() -> Non
         os.kill(pid, signal.SIGKILL)
         with anyio.fail_after(10):
             done = await until(client, created.task_id, "completed", "failed")
-    assert done.status == "completed" and done.result is not None and done.result["isError"] is True
-    assert "upstream 'up' went away" in done.result["content"][0]["text"]
+    assert done.status == "failed" and done.result is None and done.error is not None
+    assert done.error["code"] == mt.INTERNAL_ERROR and "upstream 'up' went away" in done.error["message"]
 
 
 async def test_a_2026_upstream_answers_a_long_call_with_a_task_the_gateway_polls() -> None:

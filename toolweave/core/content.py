@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextContent:
     """Plain text for the model."""
 
@@ -27,7 +27,7 @@ class TextContent:
     type: Literal["text"] = field(default="text", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ImageContent:
     """An image, base64-encoded in `data`."""
 
@@ -38,7 +38,7 @@ class ImageContent:
     type: Literal["image"] = field(default="image", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AudioContent:
     """An audio clip, base64-encoded in `data`."""
 
@@ -49,7 +49,7 @@ class AudioContent:
     type: Literal["audio"] = field(default="audio", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextResourceContents:
     """The text of a resource."""
 
@@ -59,7 +59,7 @@ class TextResourceContents:
     meta: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BlobResourceContents:
     """The bytes of a resource, base64-encoded in `blob`."""
 
@@ -72,7 +72,7 @@ class BlobResourceContents:
 ResourceContents = TextResourceContents | BlobResourceContents
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EmbeddedResource:
     """A resource carried inside the result."""
 
@@ -82,7 +82,7 @@ class EmbeddedResource:
     type: Literal["resource"] = field(default="resource", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ResourceLink:
     """A pointer to a resource the client can read."""
 
@@ -121,7 +121,7 @@ def _guess_mime(path: str | Path | None, format: str | None, kind: str, default:
     return default
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Image:
     """Return an image from a tool: `Image(path="chart.png")` or `Image(data=..., format="png")`."""
 
@@ -135,7 +135,7 @@ class Image:
         return ImageContent(data=_b64(_read(self.data, self.path)), mime_type=mime)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Audio:
     """Return audio from a tool: `Audio(path="hello.wav")` or `Audio(data=..., format="wav")`."""
 
@@ -149,7 +149,7 @@ class Audio:
         return AudioContent(data=_b64(_read(self.data, self.path)), mime_type=mime)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class File:
     """Return a file from a tool, as an embedded resource (text when it decodes as UTF-8)."""
 

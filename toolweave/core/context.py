@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -25,6 +25,31 @@ LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "a
 ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
 LogSink = Callable[[LogLevel, Any, str | None], Awaitable[None]]
 _request_ids = itertools.count(1)
+
+
+class _Nothing(Mapping[str, Any]):
+    """The empty, read-only mapping a request without capabilities, answers, meta or headers
+    holds (one shared object, a constant default: cheaper per request than a fresh dict)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+
+_NOTHING: Any = _Nothing()
 
 
 class ServerLike(Protocol):
@@ -106,14 +131,14 @@ class Context:
         server: The server that received the request.
     """
 
-    request_id: str | int = field(default_factory=lambda: next(_request_ids))
+    request_id: str | int = field(default_factory=_request_ids.__next__)
     client: ClientInfo | None = None
-    client_capabilities: Mapping[str, Any] = field(default_factory=dict)
-    input_responses: Mapping[str, Any] = field(default_factory=dict)
+    client_capabilities: Mapping[str, Any] = _NOTHING
+    input_responses: Mapping[str, Any] = _NOTHING
     request_state: str | None = None
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = _NOTHING
     auth: AuthInfo | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = _NOTHING
     peer: str | None = None
     state: dict[str, Any] = field(default_factory=dict)
     deadline: float | None = None
@@ -162,11 +187,8 @@ def get_context() -> Context:
     return ctx
 
 
-def enter_context(ctx: Context) -> Token[Context | None]:
-    """Make `ctx` the current context (edges only); undo with `exit_context(token)`."""
-    return _current.set(ctx)
-
-
-def exit_context(token: Token[Context | None]) -> None:
-    """Restore the context that was current before `enter_context`."""
-    _current.reset(token)
+enter_context: Callable[[Context], Token[Context | None]] = _current.set
+"""`enter_context(ctx)`: make `ctx` the current context (edges only); undo with `exit_context(token)`.
+(The context variable's own methods: every call pays for them, and a wrapper would double that.)"""
+exit_context: Callable[[Token[Context | None]], None] = _current.reset
+"""`exit_context(token)`: restore the context that was current before `enter_context`."""

@@ -70,6 +70,8 @@ import anyio
 
 logger = logging.getLogger("toolweave.calls")
 Action = Callable[[], object]
+_current_task = asyncio.current_task
+_running_loop = asyncio.get_running_loop
 _RESOLUTION = time.get_clock_info("monotonic").resolution
 """asyncio runs a timer up to one clock tick early: a deadline within it is due."""
 SHIELD_POLL = 0.005
@@ -122,10 +124,13 @@ class TaskDeadline(Watch):
     task: asyncio.Task[Any]
 
     def __init__(self, dog: Watchdog, seconds: float) -> None:
-        Watch.__init__(self, dog.loop.time() + seconds, _pending, dog.queue(seconds))
+        loop = dog.loop
+        self.when = loop.time() + seconds
+        self.action = _pending
+        self.queue = dog.queue(seconds)
         self.dog = dog
-        self.task = task = asyncio.current_task(dog.loop)  # type: ignore[assignment]  # (made in a task)
-        state = dog.task_states.get(task)
+        self.task = _current_task(loop)  # type: ignore[assignment]  # (made in a task)
+        state = dog.task_states.get(self.task)
         self.scope = None if state is None else state.cancel_scope  # where this call sits in anyio's scopes
         self.at_enter = self.task.cancelling()
         self.fired: Cancelling | None = None
@@ -292,7 +297,7 @@ def watchdog() -> Watchdog | None:
     """The running asyncio loop's watchdog (made on first use), or `None` off asyncio."""
     global _last
     try:
-        loop = asyncio.get_running_loop()
+        loop = _running_loop()
     except RuntimeError:  # another backend (trio)
         return None
     last_loop, dog = _last

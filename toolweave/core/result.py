@@ -44,7 +44,7 @@ WRAP_KEY = "x-toolweave-wrap-result"
 """Marks an output schema whose value sits under `"result"` (a non-object return type)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolResult:
     """What a tool call returns: content blocks, optional structured content, an error flag.
 

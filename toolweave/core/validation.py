@@ -121,7 +121,10 @@ class ModelValidator(_NameCheck):
         return self._renamed
 
     def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
-        arguments, problems = self.check(arguments, reject_extra)
+        if self.allowed.issuperset(arguments):  # every name known: the usual call, in one step
+            problems: list[ArgumentProblem] = []
+        else:
+            arguments, problems = self.check(arguments, reject_extra)
         try:
             values: dict[str, Any] = self._validate(arguments).__dict__
         except ValidationError as error:

@@ -38,6 +38,7 @@ from typing import Any, cast
 import anyio
 import anyio.from_thread
 import mcp.types as mt
+from mcp import MCPError
 from mcp.server import NotificationOptions, ServerRequestContext
 from mcp.server import Server as LowLevelServer
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
@@ -52,7 +53,7 @@ from mcp.server.subscriptions import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolweave.core.context import Context
-from toolweave.core.errors import MissingCapability, UnknownTool
+from toolweave.core.errors import MissingCapability, UnknownTool, UpstreamError
 from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
@@ -64,6 +65,7 @@ from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.request import caller, connection_of, request_context
 from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.server.server import Server
+from toolweave.server.tools import Failed
 from toolweave.tasks.serving import TaskService
 from toolweave.telemetry.calls import CallObserver
 from toolweave.version import VERSION
@@ -206,7 +208,7 @@ class McpAdapter:
         observed = self.observer.start(self.server.catalog, params.name) if self.observer is not None else None
         failed = observed.failed if observed is not None else None
 
-        async def attempt(context: Context) -> dict[str, Any]:
+        async def attempt(context: Context, failed: Failed | None = failed) -> dict[str, Any]:
             try:
                 result = await self.server.catalog.call(params.name, params.arguments, context, failed=failed)
                 return wire_result(result)
@@ -215,8 +217,24 @@ class McpAdapter:
                     failed(error)
                 raise protocol_error(error) from None
 
+        async def as_task(context: Context) -> dict[str, Any]:
+            """The call as a task's work: one whose upstream was lost on the way fails the task
+            (`failed`, with the message the plain call's `isError` result carries)."""
+            lost: list[BaseException] = []
+
+            def noted(error: BaseException) -> None:
+                if failed is not None:
+                    failed(error)
+                if isinstance(error, UpstreamError) and error.code is None:
+                    lost.append(error)
+
+            answer = await attempt(context, noted)
+            if lost and answer.get("isError"):
+                raise MCPError(mt.INTERNAL_ERROR, answer["content"][0]["text"])
+            return answer
+
         async def attempt_or_task(context: Context) -> dict[str, Any]:
-            task = await self.tasks.offer(ctx, params, context, attempt)
+            task = await self.tasks.offer(ctx, params, context, as_task)
             return task if task is not None else await attempt(context)
 
         context = self.request_context(ctx)

@@ -109,18 +109,27 @@ def _per_connection(ctx: ServerRequestContext[Any], key: str, source: Any, build
     return value
 
 
-def _client_info(params: Any) -> ClientInfo | None:
-    if params is None or params.client_info is None:
-        return None
-    return ClientInfo(params.client_info.name, params.client_info.version)
 
 
 def _wire_dump(model: Any) -> dict[str, Any]:
     return model.model_dump(by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
 
 
+_clients: dict[tuple[str, str], ClientInfo] = {}
+"""One `ClientInfo` per name and version announced (a 2026-era request announces them anew)."""
+
+
 def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
-    return _per_connection(ctx, "toolweave.client", ctx.session.client_params, _client_info)  # type: ignore[no-any-return]
+    params = ctx.session.client_params
+    if params is None or params.client_info is None:
+        return None
+    key = (params.client_info.name, params.client_info.version)
+    found = _clients.get(key)
+    if found is None:
+        if len(_clients) >= 256:  # clients inventing names cannot grow this without bound
+            _clients.clear()
+        found = _clients[key] = ClientInfo(*key)
+    return found
 
 
 _ENVELOPE_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"

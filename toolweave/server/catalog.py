@@ -143,14 +143,18 @@ def _admits(component: Any, auth: AuthInfo | None) -> bool:
     return access is None or access.allows(auth)
 
 
+def is_failure(error: BaseException) -> bool:
+    """Whether `error`, raised by a component or its chain, is a failure to answer with (masked):
+    any exception — `SystemExit` and other `BaseException`s included — except a request for
+    client input and the task's real cancellation, which propagate."""
+    return not isinstance(error, PROTOCOL_ANSWERS) and not is_cancellation(error)
+
+
 async def guarded(run: Awaitable[R], fail: Callable[[BaseException], R]) -> R:
-    """`await run`, with any failure — `SystemExit` and other `BaseException`s included — turned
-    into `fail(error)`; a request for client input and the task's real cancellation propagate."""
+    """`await run`, with a failure (`is_failure`) turned into `fail(error)`."""
     try:
         return await run
-    except PROTOCOL_ANSWERS:
-        raise
     except BaseException as error:
-        if is_cancellation(error):
+        if not is_failure(error):
             raise
         return fail(error)

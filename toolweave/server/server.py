@@ -561,13 +561,11 @@ class Server:
     def _needs_start(self) -> bool:
         """Whether an in-process use must connect remote servers first (not running, holds one);
         the walk over the mount tree is redone only after a mount, unmount or import anywhere."""
-        if self._life.started:
-            return False
         version, holds = self._holds_remote
         if version != _Topology.version:
             holds = bool(self.remotes())
             self._holds_remote = (_Topology.version, holds)
-        return holds
+        return holds and not self._life.started
 
     def down_remotes(self) -> list[str]:
         """The remote servers held here that have no session now, as `'name' (state: why)`."""
@@ -605,7 +603,7 @@ class Server:
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
-            return await self.catalog.call(name, arguments, ctx)
+            return await self.tools.catalog.call(name, arguments, ctx)
         except UnknownTool as error:
             down = self.down_remotes()
             if not down:

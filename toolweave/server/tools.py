@@ -33,7 +33,7 @@ from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_for, tool_runner
 from toolweave.middleware.keys import caller_key
-from toolweave.server.catalog import Catalog, Entry, guarded, security
+from toolweave.server.catalog import Catalog, Entry, is_failure, security
 from toolweave.server.fronts import fronted
 from toolweave.server.mount import Mount
 from toolweave.server.registry import Owner, Registry
@@ -90,10 +90,11 @@ class ToolCatalog(Catalog[ToolEntry]):
         entry = self.entries.get(name)
         if entry is None:
             raise UnknownTool(name)
-        if entry.component.access is not None:
+        tool = entry.component
+        if tool.access is not None:
             self.admitted(entry, name, ctx)
         try:
-            validated = entry.component.validator.validate(arguments or {}, reject_extra=self.reject_extra)
+            validated = tool.validator.validate(arguments or {}, reject_extra=self.reject_extra)
         except ArgumentErrors as problems:
             if problems.spoofed:
                 _spoofing(name, problems.spoofed, ctx)
@@ -101,9 +102,19 @@ class ToolCatalog(Catalog[ToolEntry]):
             if failed is not None:
                 failed(refused)
             return ToolResult.error(str(refused))
-        if failed is None:
-            return await guarded(_run(entry, validated, ctx), lambda error: entry.errors.to_result(name, error))
-        return await guarded(_run(entry, validated, ctx), lambda error: _failure(entry, name, error, failed))
+        try:  # one frame for the chain, the tool and the check: this is every call's path
+            if entry.handler is None:
+                result: ToolResult = await tool.run(validated, ctx)
+            else:
+                result = await entry.handler(ToolCall(tool, validated, ctx))
+            entry.check(result)
+            return result
+        except BaseException as error:
+            if not is_failure(error):
+                raise
+            if failed is not None:
+                failed(error)
+            return entry.errors.to_result(name, error)
 
     async def list_tools(self, ctx: Context) -> list[Tool]:
         """The tools this request's caller may see, after per-request middleware filters (if any)."""
@@ -111,20 +122,6 @@ class ToolCatalog(Catalog[ToolEntry]):
         for layer in self.list_middleware:
             tools = await layer.on_list_tools(tools, ctx)
         return tools
-
-
-async def _run(entry: ToolEntry, arguments: dict[str, Any], ctx: Context) -> ToolResult:
-    if entry.handler is None:
-        result = await entry.component.run(arguments, ctx)
-    else:
-        result = await entry.handler(ToolCall(entry.component, arguments, ctx))
-    entry.check(result)
-    return result
-
-
-def _failure(entry: ToolEntry, name: str, error: BaseException, failed: Failed) -> ToolResult:
-    failed(error)
-    return entry.errors.to_result(name, error)
 
 
 def _spoofing(tool: str, names: tuple[str, ...], ctx: Context) -> None:

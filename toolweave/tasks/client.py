@@ -32,11 +32,10 @@ import mcp.types as mt
 from mcp import MCPError
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.session import ClientRequestContext, ClientSession
-from pydantic import TypeAdapter
 
+from toolweave.mcp.input_required import input_requests
 from toolweave.tasks.serving import EXTENSION, GetTaskParams, UpdateTaskParams
 
-_INPUT_REQUEST: TypeAdapter[Any] = TypeAdapter(mt.InputRequest)
 _CANCEL_SECONDS = 5.0
 
 
@@ -158,7 +157,7 @@ async def _answer(session: ClientSession, send: Send, task_id: str, requests: di
     """Answer a task's input requests through the client's own callbacks, with one `tasks/update`."""
     responses: dict[str, dict[str, Any]] = {}
     for key, wire in requests.items():
-        request = _INPUT_REQUEST.validate_python(wire, by_name=False)
+        request = input_requests().validate_python(wire, by_name=False)
         context = ClientRequestContext(session=session, request_id=key, meta=None)
         response = await session.dispatch_input_request(context, request)
         if isinstance(response, mt.ErrorData):

@@ -69,11 +69,11 @@ class RedactingRun:
         return f"RedactingRun({sorted(self.names)!r})"
 
     async def __call__(self, arguments: dict[str, Any], ctx: Context) -> ToolResult:
-        secrets = [
-            value
-            for name in self.names
-            if isinstance(value := arguments.get(name), str) and len(value) >= MIN_SECRET_LENGTH
-        ]
+        secrets = []
+        for name in self.names:  # a plain loop: every call of such a tool passes here
+            value = arguments.get(name)
+            if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
+                secrets.append(value)
         if not secrets:
             return await self.inner(arguments, ctx)
         if len(secrets) > 1:
@@ -142,12 +142,12 @@ def _replaced(value: Any, secrets: list[str]) -> Any:
 def scrub_result(result: ToolResult, secrets: list[str]) -> ToolResult:
     """`result` with the secrets scrubbed from its text blocks, embedded text, structured content and
     `_meta`; a result that holds none is returned as it is."""
-    if not (
-        holds_secret(result.structured_content, secrets)
-        or holds_secret(result.meta, secrets)
-        or holds_secret([_text_of(block) for block in result.content], secrets)
-    ):
-        return result
+    for block in result.content:
+        if holds_secret(_text_of(block), secrets):
+            break
+    else:
+        if not (holds_secret(result.structured_content, secrets) or holds_secret(result.meta, secrets)):
+            return result
     return dataclasses.replace(
         result,
         content=[_scrub_block(block, secrets) for block in result.content],
