@@ -77,8 +77,6 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
         return None
     if annotation is Any:
         return _ANYTHING
-    if annotation is None:  # (as written: type hints make it `NoneType`)
-        return _SCALARS[type(None)]
     origin = get_origin(annotation)
     args = get_args(annotation)
     key = _sharing_key(origin, args)
@@ -154,7 +152,7 @@ def describable(annotation: Any) -> bool:
     kind = type(annotation)
     if kind is type:
         return annotation in _SCALARS or annotation is list or annotation is dict
-    if annotation is Any or annotation is None:
+    if annotation is Any:
         return True
     if kind is types.UnionType:
         return _describable_union(annotation.__args__)

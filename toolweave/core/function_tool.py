@@ -230,7 +230,7 @@ def readable_later(fn: Callable[..., Any]) -> Mapping[str, Any] | None:
     assert hints is not None
     returns = hints.get("return", Any)
     if returns is None or not (type(returns) is type or settled(returns)) or not _describable(names, hints):
-        # (string annotations, forward references, `-> None`: resolved, then checked again)
+        # (string annotations, forward references, `None` for `NoneType`: resolved, checked again)
         hints = plain_type_hints(fn, _CONTEXT)
         if hints is None or not _describable(names, hints):
             return None
