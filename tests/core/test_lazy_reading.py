@@ -150,6 +150,8 @@ def test_replacing_a_registration_field_keeps_the_tool_unread_and_anything_else_
     described = tool.replace(description="Find things.")
     assert type(described) is Tool and described.description == "Find things."
     assert described.input_schema == wire_tool(tool)["inputSchema"]
+    unchecked = Tool.from_function(search).replace(output_schema=None)  # the invoker depends on it
+    assert type(unchecked) is Tool and unchecked.output_schema is None
 
 
 def test_a_transform_makes_an_ordinary_tool_from_an_unread_one() -> None:

@@ -339,7 +339,7 @@ class FunctionTool(Tool):
 
     def replace(self, **changes: Any) -> Tool:
         """A copy with some fields changed: still unread if only registration's fields change."""
-        if not _KNOWN.issuperset(changes):
+        if not _KEEPS_UNREAD.issuperset(changes):
             return super().replace(**changes)
         copy = object.__new__(type(self))
         for slot in _SLOTS:
@@ -406,4 +406,7 @@ _FILLS: dict[str, Callable[[FunctionTool], None]] = {
     "origin": FunctionTool._read_origin,
 }
 _SLOTS = (*(item.name for item in fields(Tool)), "_hints", "_in_thread")
-_KNOWN = frozenset(_SLOTS) - _FILLS.keys()
+_KEEPS_UNREAD = frozenset(  # what reading does not depend on (`fn`, `hidden`, the output schema: it does)
+    {"name", "title", "annotations", "tags", "meta", "enabled", "error_policy", "varies_with", "access"}
+    | {"task_support", "parent", "transforms"}
+)
