@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import types
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 if TYPE_CHECKING:
     from toolweave.core.reading import Parameter
@@ -77,8 +77,10 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
         return None
     if annotation is Any:
         return _ANYTHING
-    origin = get_origin(annotation)
-    args = get_args(annotation)
+    shape = _shape(annotation)
+    if shape is None:
+        return None
+    origin, args = shape
     key = _sharing_key(origin, args)
     if key is None:
         return _generic_schema(origin, args)
@@ -88,6 +90,21 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
             _SHARED.clear()
         schema = _SHARED[key] = _generic_schema(origin, args)
     return schema
+
+
+def _shape(annotation: Any) -> tuple[Any, tuple[Any, ...]] | None:
+    """`(get_origin(annotation), get_args(annotation))` for the generic shapes this module writes
+    (lists, dicts, literals, unions), read from the annotation's own attributes (`typing`'s
+    functions cost more than the rest of a property); `None` for any other annotation."""
+    if type(annotation) is types.UnionType:
+        return types.UnionType, annotation.__args__
+    if type(annotation) is _ANNOTATED:
+        return None
+    origin = getattr(annotation, "__origin__", None)
+    if not (origin is list or origin is dict or origin is Literal or origin is Union):
+        return None
+    args = getattr(annotation, "__args__", ())
+    return origin, args if type(args) is tuple else ()
 
 
 _SHARED: dict[tuple[Any, ...], Any] = {}
@@ -103,9 +120,10 @@ def _sharing_key(origin: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     """
     if origin is Literal:
         return (origin, args, tuple(map(type, args)))
-    if all(type(arg) is type for arg in args):
-        return (origin, args)
-    return None
+    for arg in args:
+        if type(arg) is not type:
+            return None
+    return (origin, args)
 
 
 def _generic_schema(origin: Any, args: tuple[Any, ...]) -> dict[str, Any] | None:
@@ -154,20 +172,19 @@ def describable(annotation: Any) -> bool:
         return annotation in _SCALARS or annotation is list or annotation is dict
     if annotation is Any:
         return True
-    if kind is types.UnionType:
+    if kind is types.UnionType:  # (the commonest generic shape, `str | None`, without a call)
         return _describable_union(annotation.__args__)
-    # (`__origin__`, not `typing.get_origin`, which costs more than the rest of this check)
-    origin = getattr(annotation, "__origin__", None)
-    if origin is None or kind is _ANNOTATED:
+    shape = _shape(annotation)
+    if shape is None:
         return False
-    args: tuple[Any, ...] = getattr(annotation, "__args__", ())
+    origin, args = shape
     if origin is list:
         return len(args) == 1 and describable(args[0])
     if origin is dict:
         return len(args) == 2 and args[0] is str and describable(args[1])
     if origin is Literal:
         return _literal(args) is not None
-    return origin is Union and _describable_union(args)
+    return _describable_union(args)  # (a union: `_shape` knows no other origin)
 
 
 def _describable_union(args: tuple[Any, ...]) -> bool:
