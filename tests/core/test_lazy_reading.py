@@ -12,7 +12,7 @@ import pytest
 from toolweave import Context, Server, Tool
 from toolweave.core.function_tool import FunctionTool, readable_later
 from toolweave.mcp.convert import wire_tool
-from toolweave.testing import connect
+from toolweave.testing import RecordingMiddleware, connect
 from toolweave.transforms import Rename
 
 
@@ -86,6 +86,16 @@ async def test_the_first_call_makes_the_invoker_and_validator_without_reading_th
     server.add_tool(counts)
     assert (await server.call_tool("counts", {"words": ["a", "b", "a"]})).structured_content == {"a": 2, "b": 1}
     assert unread(server.catalog.tools[0])
+
+
+async def test_compiling_chains_of_middleware_makes_no_invoker_before_the_first_call() -> None:
+    recorder = RecordingMiddleware()
+    server = Server("lazy", middleware=[recorder])
+    server.add_tool(flag)
+    tool = server.catalog.tools[0]
+    assert isinstance(tool, FunctionTool) and not tool.prepared and not tool.read
+    assert (await server.call_tool("flag", {"on": True})).structured_content == {"result": True}
+    assert tool.prepared and [call.tool.name for call in recorder.calls] == ["flag"]
 
 
 @pytest.mark.parametrize("fn", [search, counts, flag])

@@ -23,7 +23,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import fields
 from typing import Any
 
@@ -350,11 +350,29 @@ class FunctionTool(Tool):
         settle_fields(copy)
         return copy
 
+    def runner(self) -> Callable[[Any], Awaitable[Any]]:
+        """The innermost handler of a middleware chain around this tool: `run(arguments, ctx)` of
+        the call, `run` looked up per call (a slot read), so that compiling the chains of thousands
+        of tools does not make every tool's invoker before its first call."""
+
+        def innermost(call: Any) -> Awaitable[Any]:
+            return self.run(call.arguments, call.ctx)
+
+        return innermost
+
     @property
     def read(self) -> bool:
         """Whether the docstring and the input schema have been read."""
+        return self._filled("input_schema")
+
+    @property
+    def prepared(self) -> bool:
+        """Whether the invoker and the validator have been made (its first call, or a read of `run`)."""
+        return self._filled("run")
+
+    def _filled(self, slot: str) -> bool:
         try:
-            _READ(self, "input_schema")
+            _READ(self, slot)
         except AttributeError:
             return False
         return True

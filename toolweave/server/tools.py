@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InvalidArguments, UnknownTool
+from toolweave.core.function_tool import FunctionTool
 from toolweave.core.names import check_name
 from toolweave.core.output import OutputCheck
 from toolweave.core.result import ToolResult
@@ -165,7 +166,8 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
     def build_entry(self, component: Tool, origin: str) -> ToolEntry:
         middleware = self.owner.middleware
         chain = chain_for(middleware, component) if middleware else ()
-        handler = build_chain(chain, tool_runner(component)) if chain else None
+        inner = component.runner() if isinstance(component, FunctionTool) else tool_runner(component)
+        handler = build_chain(chain, inner) if chain else None
         errors = component.error_policy or self.owner.error_policy
         check = OutputCheck.of(component.output_schema, validate=not component.output_checked)
         return ToolEntry(component, origin, chain, handler, errors, check)
