@@ -265,9 +265,12 @@ class FunctionTool(Tool):
 
     Until then the fields reading fills are unset slots, and the first read of one falls through
     to `__getattr__` (as in `LazyModelValidator`): `description` (unless given) and
-    `input_schema` read the docstring and write the schema; `run` and `validator` make the
-    invoker and the (itself lazy) validator; `origin` names the function. After that they are
-    plain slot reads. `replace` of fields the tool was registered with (`enabled`, `tags`,
+    `input_schema` read the docstring and write the schema (a listing); `origin` names the
+    function; `run` and `validator` (its first call) read everything left and make the invoker
+    and the (itself lazy) validator. After that they are plain slot reads, and the tool, now
+    complete, changes to a class without `__getattr__` (same slots), since CPython does not
+    specialise attribute reads on a class that has one: the call path reads a called tool as
+    fast as any `Tool`. `replace` of fields the tool was registered with (`enabled`, `tags`,
     `task_support`, ...) keeps it unread; any other change (a transform's) reads it and makes an
     ordinary `Tool`.
 
@@ -283,6 +286,8 @@ class FunctionTool(Tool):
     """
 
     __slots__ = ("_hints", "_in_thread")
+    _hints: Mapping[str, Any] | None  # the function's own annotations, when they are its type hints
+    _in_thread: bool
 
     def __new__(cls, *args: Any, **changes: Any) -> Any:
         if args or changes:  # `dataclasses.replace` of a read tool: an ordinary `Tool`
@@ -304,7 +309,7 @@ class FunctionTool(Tool):
         run_in_thread: bool,
     ) -> FunctionTool:
         """An unread tool of `fn` with what registration knows (see `tool_from_function`)."""
-        tool = object.__new__(cls)
+        tool = object.__new__(_Unread)
         _SET(tool, "fn", fn)
         _SET(tool, "name", name)
         _SET(tool, "title", title)
@@ -324,18 +329,6 @@ class FunctionTool(Tool):
         _SET(tool, "parent", None)
         _SET(tool, "transforms", ())
         return tool
-
-    def __getattr__(self, name: str) -> Any:
-        # Only reached when normal lookup fails: a field not read yet, or a probe for an
-        # attribute no tool has.
-        fill = _FILLS.get(name)
-        if fill is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        try:
-            fill(self)
-        except AttributeError as error:  # (inside `__getattr__` it would read as "no such field")
-            raise TypeError(f"tool {_READ(self, 'name')!r}: cannot read its function: {error}") from error
-        return _READ(self, name)
 
     def replace(self, **changes: Any) -> Tool:
         """A copy with some fields changed: still unread if only registration's fields change."""
@@ -391,8 +384,12 @@ class FunctionTool(Tool):
         except AttributeError:
             _SET(self, "description", doc_description)
 
-    def _read_call(self) -> None:
-        """Make the invoker and the validator."""
+    def _read_for_call(self) -> None:
+        """Read what is left (a called tool is read whole, once) and make the invoker and the validator."""
+        if not self._filled("input_schema"):
+            self._read_listing()
+        if not self._filled("origin"):
+            self._read_origin()
         fn, name = self.fn, self.name
         assert fn is not None
         hints = self._type_hints()
@@ -416,12 +413,38 @@ class FunctionTool(Tool):
         _SET(self, "origin", _origin(self.fn, self.name))
 
 
+class _Unread(FunctionTool):
+    """A function tool with fields still to read: `__getattr__` reads them."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: a field not read yet, or a probe for an
+        # attribute no tool has.
+        fill = _FILLS.get(name)
+        if fill is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        try:
+            fill(self)
+        except AttributeError as error:  # (inside `__getattr__` it would read as "no such field")
+            raise TypeError(f"tool {_READ(self, 'name')!r}: cannot read its function: {error}") from error
+        if all(self._filled(field_name) for field_name in _FILLS):
+            _SET(self, "__class__", _Read)  # complete: plain slot reads from now on
+        return _READ(self, name)
+
+
+class _Read(FunctionTool):
+    """A function tool read whole: an ordinary `Tool` with the function tool's two slots."""
+
+    __slots__ = ()
+
+
 _FILLS: dict[str, Callable[[FunctionTool], None]] = {
     "description": FunctionTool._read_listing,
     "input_schema": FunctionTool._read_listing,
-    "run": FunctionTool._read_call,
-    "validator": FunctionTool._read_call,
     "origin": FunctionTool._read_origin,
+    "run": FunctionTool._read_for_call,
+    "validator": FunctionTool._read_for_call,
 }
 _SLOTS = (*(item.name for item in fields(Tool)), "_hints", "_in_thread")
 _KEEPS_UNREAD = frozenset(  # what reading does not depend on (`fn`, `hidden`, the output schema: it does)
