@@ -398,6 +398,7 @@ class FunctionTool(Tool):
         convert = ResultConverter.shared(self.output_schema, returns)
         _SET(self, "run", make_invoker(fn, context_param, run_in_thread=self._in_thread, convert=convert))
         _SET(self, "validator", _ModelWhenCalled(fn, name, self.hidden))
+        _SET(self, "__class__", _Read)  # read whole: plain slot reads from now on
 
     def _type_hints(self) -> Mapping[str, Any]:
         """The function's type hints: its annotations themselves where registration found them
@@ -428,8 +429,6 @@ class _Unread(FunctionTool):
             fill(self)
         except AttributeError as error:  # (inside `__getattr__` it would read as "no such field")
             raise TypeError(f"tool {_READ(self, 'name')!r}: cannot read its function: {error}") from error
-        if all(self._filled(field_name) for field_name in _FILLS):
-            _SET(self, "__class__", _Read)  # complete: plain slot reads from now on
         return _READ(self, name)
 
 

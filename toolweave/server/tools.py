@@ -166,8 +166,7 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
     def build_entry(self, component: Tool, origin: str) -> ToolEntry:
         middleware = self.owner.middleware
         chain = chain_for(middleware, component) if middleware else ()
-        inner = component.runner() if isinstance(component, FunctionTool) else tool_runner(component)
-        handler = build_chain(chain, inner) if chain else None
+        handler = build_chain(chain, _innermost(component)) if chain else None
         errors = component.error_policy or self.owner.error_policy
         check = OutputCheck.of(component.output_schema, validate=not component.output_checked)
         return ToolEntry(component, origin, chain, handler, errors, check)
@@ -188,6 +187,11 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         )
         fronts = owner.catalog_transforms
         return fronted(catalog, fronts, owner, self.bare_entry) if fronts else catalog
+
+
+def _innermost(tool: Tool) -> Callable[[ToolCall], Any]:
+    """The innermost handler of `tool`'s chain (a function tool's makes its invoker on the first call)."""
+    return tool.runner() if isinstance(tool, FunctionTool) else tool_runner(tool)
 
 
 def _is_error(result: ToolResult) -> bool:
