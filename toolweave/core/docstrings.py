@@ -27,6 +27,7 @@ _GOOGLE_PARAM = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 _SPHINX_PARAM = re.compile(r"^:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
 _SPHINX_ANY = re.compile(r"^:(param|type|returns?|rtype|raises?)\b")
 _NUMPY_RULE = re.compile(r"^-{3,}\s*$")
+_ARG_SECTIONS = ("Args", "Arguments", "Parameters", "Params", "Keyword Args")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,25 +44,28 @@ def _join(lines: list[str]) -> str:
 
 def _google(lines: list[str]) -> Docstring | None:
     # (a header starts its line, so only unindented lines are matched; `\s*$` allows trailing blanks)
-    starts = [i for i, line in enumerate(lines) if not line[:1].isspace() and _GOOGLE_SECTIONS.match(line)]
+    starts = [i for i, line in enumerate(lines) if line and not line[0].isspace() and _GOOGLE_SECTIONS.match(line)]
     if not starts:
         return None
     params: dict[str, str] = {}
     for start in starts:
-        if lines[start].strip().rstrip(":") not in ("Args", "Arguments", "Parameters", "Params", "Keyword Args"):
+        if lines[start].strip().rstrip(":") not in _ARG_SECTIONS:
             continue
         current: str | None = None
         base_indent = 0
         for line in lines[start + 1 :]:
-            if line.strip() and not line[:1].isspace():
-                break
-            match = _GOOGLE_PARAM.match(line.strip())
+            text = line.strip()
+            if not text:
+                continue
             indent = len(line) - len(line.lstrip())
+            if not indent:  # the next section
+                break
+            match = _GOOGLE_PARAM.match(text)
             if match and (current is None or indent <= base_indent):
                 current, base_indent = match.group(1).lstrip("*"), indent
                 params[current] = match.group(2).strip()
-            elif current and line.strip():
-                params[current] = f"{params[current]} {line.strip()}".strip()
+            elif current:
+                params[current] = f"{params[current]} {text}".strip()
     return Docstring("\n".join(lines[: starts[0]]).strip() or None, params)
 
 

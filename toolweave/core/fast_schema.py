@@ -9,8 +9,10 @@ dataclasses, enums, constraints, `Field(...)`, non-JSON defaults) returns `None`
 builds the model at once, as before. `tests/core/test_fast_schema.py` checks the two agree.
 
 Schemas are JSON data that nothing edits in place (transforms copy what they change), so the
-schema of a bare type (`{"type": "string"}`) is one object shared by every property that has
-neither a default nor a description: thousands of tools do not each hold their own copy.
+schema of a bare type (`{"type": "string"}`), and of the common generic ones (`list[str]`,
+`str | None`, `Literal["asc", "desc"]`), is one object shared by every property that has
+neither a default nor a description, and by the properties that do: thousands of tools do not
+each hold their own copy.
 
 Example:
     >>> from toolweave.core.reading import Parameter
@@ -24,7 +26,7 @@ from __future__ import annotations
 import math
 import types
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 if TYPE_CHECKING:
     from toolweave.core.reading import Parameter
@@ -41,6 +43,7 @@ _ANY_DICT: dict[str, Any] = {"additionalProperties": True, "type": "object"}
 _ANYTHING: dict[str, Any] = {}
 _JSON_DEFAULTS = (str, int, bool, type(None))
 _UNIONS = (Union, types.UnionType)
+_ANNOTATED = type(Annotated[int, ""])
 
 
 def _literal(values: tuple[Any, ...]) -> dict[str, Any] | None:
@@ -74,8 +77,56 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
         return None
     if annotation is Any:
         return _ANYTHING
-    origin = get_origin(annotation)
-    args = get_args(annotation)
+    shape = _shape(annotation)
+    if shape is None:
+        return None
+    origin, args = shape
+    key = _sharing_key(origin, args)
+    if key is None:
+        return _generic_schema(origin, args)
+    schema: dict[str, Any] | None = _SHARED.get(key, _UNSEEN)
+    if schema is _UNSEEN:
+        if len(_SHARED) >= 4096:  # bounded: annotations of removed tools must not pile up
+            _SHARED.clear()
+        schema = _SHARED[key] = _generic_schema(origin, args)
+    return schema
+
+
+def _shape(annotation: Any) -> tuple[Any, tuple[Any, ...]] | None:
+    """`(get_origin(annotation), get_args(annotation))` for the generic shapes this module writes
+    (lists, dicts, literals, unions), read from the annotation's own attributes (`typing`'s
+    functions cost more than the rest of a property); `None` for any other annotation."""
+    if type(annotation) is types.UnionType:
+        return types.UnionType, annotation.__args__
+    if type(annotation) is _ANNOTATED:
+        return None
+    origin = getattr(annotation, "__origin__", None)
+    if not (origin is list or origin is dict or origin is Literal or origin is Union):
+        return None
+    args = getattr(annotation, "__args__", ())
+    return origin, args if type(args) is tuple else ()
+
+
+_SHARED: dict[tuple[Any, ...], Any] = {}
+_UNSEEN: Any = object()
+
+
+def _sharing_key(origin: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """A key equal only for annotations whose schemas are equal, their order included; `None` for
+    any but the common `list[str]`, `dict[str, int]`, `str | None`, `Literal["a", "b"]` shapes.
+
+    (Typing compares unions and literals regardless of order, but their schemas keep it, so the
+    annotation itself is not a key; a tuple of plain classes compared by identity is.)
+    """
+    if origin is Literal:
+        return (origin, args, tuple(map(type, args)))
+    for arg in args:
+        if type(arg) is not type:
+            return None
+    return (origin, args)
+
+
+def _generic_schema(origin: Any, args: tuple[Any, ...]) -> dict[str, Any] | None:
     if origin is list and len(args) == 1:
         items = _type_schema(args[0])
         return None if items is None else {"items": items, "type": "array"}
@@ -96,10 +147,55 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
     return None
 
 
-def _json_default(value: Any) -> bool:
+def json_default(value: Any) -> bool:
+    """Whether a parameter default is JSON the schema can carry as is (a finite number, a string,
+    a flag or null)."""
     if type(value) is float:
         return math.isfinite(value)
     return type(value) in _JSON_DEFAULTS
+
+
+def describable(annotation: Any) -> bool:
+    """Whether every type in `annotation` is one this module writes a schema for, checked without
+    building one (registration asks this of every parameter; the schema waits for the listing).
+
+    Where it answers yes, pydantic can describe the annotation too: a union whose members
+    describe alike (which `fast_input_schema` leaves to pydantic) is the only case it accepts
+    that the direct writer does not.
+
+    Example:
+        >>> describable(list[str] | None), describable(list[complex])
+        (True, False)
+    """
+    kind = type(annotation)
+    if kind is type:
+        return annotation in _SCALARS or annotation is list or annotation is dict
+    if annotation is Any:
+        return True
+    if kind is types.UnionType:  # (the commonest generic shape, `str | None`, without a call)
+        return _describable_union(annotation.__args__)
+    shape = _shape(annotation)
+    if shape is None:
+        return False
+    origin, args = shape
+    if origin is list:
+        return len(args) == 1 and describable(args[0])
+    if origin is dict:
+        return len(args) == 2 and args[0] is str and describable(args[1])
+    if origin is Literal:
+        return _literal(args) is not None
+    return _describable_union(args)  # (a union: `_shape` knows no other origin)
+
+
+def _describable_union(args: tuple[Any, ...]) -> bool:
+    return Any not in args and all(describable(arg) for arg in args)
+
+
+def _with(schema: dict[str, Any], extra: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`schema` with `extra` keys, all in sorted order (as pydantic writes them)."""
+    if len(schema) == 1 and "type" in schema:  # a scalar: `default` and `description` sort before `type`
+        return {**dict(extra), "type": schema["type"]}
+    return dict(sorted([*schema.items(), *extra]))
 
 
 def fast_input_schema(params: Iterable[Parameter]) -> dict[str, Any] | None:
@@ -113,13 +209,13 @@ def fast_input_schema(params: Iterable[Parameter]) -> dict[str, Any] | None:
         extra: list[tuple[str, Any]] = []
         if param.default is ...:
             required.append(param.name)
-        elif _json_default(param.default):
+        elif json_default(param.default):
             extra.append(("default", param.default))
         else:
             return None
         if param.description:
             extra.append(("description", param.description))
-        properties[param.name] = dict(sorted([*schema.items(), *extra])) if extra else schema
+        properties[param.name] = _with(schema, extra) if extra else schema
     out: dict[str, Any] = {"properties": properties}
     if required:
         out["required"] = required

@@ -1,5 +1,13 @@
 """Build a `Tool` from a Python function: schema from the signature, description from the docstring.
 
+A plain function whose parameters all have types the direct schema writer knows (strings,
+numbers, flags, lists, string-keyed dicts, optionals and choices of those, with JSON defaults)
+is read lazily: building its tool takes the name and the options and decides everything that
+could fail (its parameter kinds, its types, its defaults, its return type), and a
+`FunctionTool` reads its docstring and writes its input schema the first time the description
+or the schema is needed (the tool is listed, explained or transformed), and makes its invoker
+and validator on its first call. Any other callable is read at once, as before.
+
 Example:
     >>> def add(a: int, b: int = 2) -> int:
     ...     '''Add two numbers.
@@ -15,33 +23,39 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import fields
 from typing import Any
 
 from pydantic import BaseModel
 
 from toolweave.core.context import Context
-from toolweave.core.fast_schema import fast_input_schema
+from toolweave.core.fast_schema import describable, fast_input_schema, json_default
 from toolweave.core.invoke import make_invoker
+from toolweave.core.plain_signature import plain_names, plain_type_hints, settled
 from toolweave.core.reading import (
     Parameter,
     build_model,
     callable_name,
     has_default,
     infer_output_schema,
+    is_context,
     model_schema,
     parameters,
+    returned_schema,
+    split_annotated,
     target,
     type_hints,
 )
 from toolweave.core.result import ResultConverter
-from toolweave.core.tool import Origin, Tool, ToolAnnotations
+from toolweave.core.tool import Origin, TaskSupport, Tool, ToolAnnotations, settle_fields
 from toolweave.core.validation import LazyModelValidator, ModelValidator
 
 INFER: Any = object()
 """Default of `output_schema=`: infer it from the return annotation."""
 
 _NO_TAGS: frozenset[str] = frozenset()
+_CONTEXT = {"Context": Context}  # `Context` resolves even where the module imported it locally
 
 
 def _input_schema_and_validator(
@@ -77,12 +91,6 @@ def _built_by_the_subclass() -> tuple[type[BaseModel], Mapping[str, str] | None]
     raise AssertionError("_ModelWhenCalled builds its model itself")
 
 
-def _make_run(
-    fn: Callable[..., Any], context_param: str | None, run_in_thread: bool, convert: ResultConverter
-) -> Callable[[dict[str, Any], Context], Any]:
-    return make_invoker(fn, context_param, run_in_thread=run_in_thread, convert=convert)
-
-
 def tool_from_function(
     fn: Callable[..., Any],
     *,
@@ -96,6 +104,7 @@ def tool_from_function(
     output_schema: Mapping[str, Any] | None = INFER,
     enabled: bool = True,
     run_in_thread: bool = True,
+    task_support: TaskSupport = "none",
 ) -> Tool:
     """A `Tool` that calls `fn`.
 
@@ -111,12 +120,53 @@ def tool_from_function(
         output_schema: An explicit output schema, `None` for none, or inferred by default.
         enabled: Whether the tool starts enabled.
         run_in_thread: Run a sync function in a worker thread (default) or inline.
+        task_support: Whether calls may run as MCP tasks: `"none"`, `"optional"`, `"required"`.
 
     Raises:
         TypeError: for `*args`/`**kwargs`, positional-only parameters, a lambda without a name,
             an excluded argument that does not exist or has no default, or unschematisable types.
     """
     tool_name = name or callable_name(fn)
+    hints = None if exclude_args else readable_later(fn)
+    if hints is None:
+        known: dict[str, Any] = {"description": description} if description is not None else {}
+        known.update(
+            name=tool_name,
+            title=title,
+            annotations=ToolAnnotations.coerce(annotations),
+            tags=_tags(tags),
+            meta=_meta(meta),
+            enabled=enabled,
+            fn=fn,
+            task_support=task_support,
+        )
+        return _read_now(fn, known, exclude_args, output_schema, run_in_thread)
+    output_checked = False
+    if output_schema is INFER:
+        output_schema = returned_schema(hints.get("return", Any))
+        output_checked = output_schema is not None
+    tool = FunctionTool.reading(
+        fn, tool_name, title, annotations, tags, meta, enabled, output_schema, output_checked, run_in_thread
+    )
+    if hints is getattr(fn, "__annotations__", None):  # its own annotations, resolved as they are
+        _SET(tool, "_hints", hints)
+    if description is not None:
+        _SET(tool, "description", description)
+    if task_support != "none":
+        _SET(tool, "task_support", task_support)
+        settle_fields(tool)
+    return tool
+
+
+def _read_now(
+    fn: Callable[..., Any],
+    known: dict[str, Any],
+    exclude_args: Iterable[str],
+    output_schema: Mapping[str, Any] | None,
+    run_in_thread: bool,
+) -> Tool:
+    """The tool of any callable, its signature, docstring and schemas read now."""
+    tool_name = known["name"]
     hints = type_hints(target(fn))
     params, context_param, doc_description = parameters(fn, tool_name, hints=hints)
     excluded = set(exclude_args)
@@ -134,20 +184,269 @@ def tool_from_function(
         output_schema = infer_output_schema(fn, hints)
         if output_schema is not None:
             returns = hints.get("return", Any)
+    convert = ResultConverter.shared(output_schema, returns)
     return Tool(
-        name=tool_name,
-        title=title,
-        description=description if description is not None else doc_description,
+        **{"description": doc_description, **known},
         input_schema=input_schema,
         output_schema=output_schema,
-        annotations=ToolAnnotations.coerce(annotations),
-        tags=frozenset(tags) if tags else _NO_TAGS,
-        meta=dict(meta) if meta else None,
-        enabled=enabled,
-        run=_make_run(fn, context_param, run_in_thread, ResultConverter.shared(output_schema, returns)),
+        run=make_invoker(fn, context_param, run_in_thread=run_in_thread, convert=convert),
         validator=validator,
         hidden=hidden,
         output_checked=returns is not None,
-        origin=Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", tool_name)),
-        fn=fn,
+        origin=_origin(fn, tool_name),
     )
+
+
+def _tags(tags: Iterable[str]) -> frozenset[str]:
+    return frozenset(tags) if tags else _NO_TAGS
+
+
+def _meta(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    return dict(meta) if meta else None
+
+
+def _origin(fn: Callable[..., Any], tool_name: str) -> Origin:
+    return Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", tool_name))
+
+
+def readable_later(fn: Callable[..., Any]) -> Mapping[str, Any] | None:
+    """The type hints of `fn` if reading it can wait, else `None` (it is read at once).
+
+    It can wait for a plain function with named parameters only, whose every parameter the
+    direct schema writer can describe (or is the `Context`) with a JSON default if any: reading
+    it later cannot fail, so every error a function can cause is still raised at registration.
+    Annotations without forward references are their own type hints (no copy is made).
+
+    Example:
+        >>> def search(q: str, limit: int = 10) -> list[str]: ...
+        >>> def load(path: complex) -> str: ...
+        >>> readable_later(search) is not None, readable_later(load)
+        (True, None)
+    """
+    names = plain_names(fn)
+    if names is None or not _json_defaults(fn):
+        return None
+    hints: Mapping[str, Any] | None = fn.__annotations__
+    assert hints is not None
+    returns = hints.get("return", Any)
+    if returns is None or not (type(returns) is type or settled(returns)) or not _describable(names, hints):
+        # (string annotations, forward references, `None` for `NoneType`: resolved, checked again)
+        hints = plain_type_hints(fn, _CONTEXT)
+        if hints is None or not _describable(names, hints):
+            return None
+    return hints
+
+
+def _describable(names: tuple[str, ...], hints: Mapping[str, Any]) -> bool:
+    """Whether the direct schema writer describes every parameter (the `Context` aside)."""
+    for param_name in names:
+        annotation = hints.get(param_name, Any)
+        if describable(annotation) or is_context(annotation):
+            continue
+        base, inline_doc = split_annotated(annotation)
+        if inline_doc is None or not describable(base):
+            return False
+    return True
+
+
+def _json_defaults(fn: Any) -> bool:
+    """Whether every default of `fn` is JSON a schema can carry."""
+    keyword = fn.__kwdefaults__
+    defaults = (*(fn.__defaults__ or ()), *(keyword.values() if keyword else ()))
+    return all(default is ... or json_default(default) for default in defaults)
+
+
+_SET = object.__setattr__
+_READ = object.__getattribute__
+
+
+class FunctionTool(Tool):
+    """A `Tool` made from a plain function, read the first time anything needs what reading gives.
+
+    Until then the fields reading fills are unset slots, and the first read of one falls through
+    to `__getattr__` (as in `LazyModelValidator`): `description` (unless given) and
+    `input_schema` read the docstring and write the schema (a listing); `origin` names the
+    function; `run` and `validator` (its first call) read everything left and make the invoker
+    and the (itself lazy) validator. After that they are plain slot reads, and the tool, now
+    complete, changes to a class without `__getattr__` (same slots), since CPython does not
+    specialise attribute reads on a class that has one: the call path reads a called tool as
+    fast as any `Tool`. `replace` of fields the tool was registered with (`enabled`, `tags`,
+    `task_support`, ...) keeps it unread; any other change (a transform's) reads it and makes an
+    ordinary `Tool`.
+
+    Example:
+        >>> def search(query: str, limit: int = 10) -> str:
+        ...     '''Search the index.'''
+        ...     return query
+        >>> tool = Tool.from_function(search)
+        >>> tool.read, tool.replace(enabled=False).read
+        (False, False)
+        >>> tool.description, tool.read
+        ('Search the index.', True)
+    """
+
+    __slots__ = ("_hints", "_in_thread")
+    _hints: Mapping[str, Any] | None  # the function's own annotations, when they are its type hints
+    _in_thread: bool
+
+    def __new__(cls, *args: Any, **changes: Any) -> Any:
+        if args or changes:  # `dataclasses.replace` of a read tool: an ordinary `Tool`
+            return Tool(*args, **changes)
+        return super().__new__(cls)
+
+    @classmethod
+    def reading(
+        cls,
+        fn: Callable[..., Any],
+        name: str,
+        title: str | None,
+        annotations: ToolAnnotations | Mapping[str, Any] | None,
+        tags: Iterable[str],
+        meta: Mapping[str, Any] | None,
+        enabled: bool,
+        output_schema: Mapping[str, Any] | None,
+        output_checked: bool,
+        run_in_thread: bool,
+    ) -> FunctionTool:
+        """An unread tool of `fn` with what registration knows (see `tool_from_function`)."""
+        tool = object.__new__(_Unread)
+        _SET(tool, "fn", fn)
+        _SET(tool, "name", name)
+        _SET(tool, "title", title)
+        _SET(tool, "annotations", ToolAnnotations.coerce(annotations))
+        _SET(tool, "tags", _tags(tags))
+        _SET(tool, "meta", _meta(meta))
+        _SET(tool, "enabled", enabled)
+        _SET(tool, "output_schema", output_schema)
+        _SET(tool, "output_checked", output_checked)
+        _SET(tool, "_in_thread", run_in_thread)
+        _SET(tool, "_hints", None)
+        _SET(tool, "hidden", _NO_TAGS)
+        _SET(tool, "error_policy", None)
+        _SET(tool, "varies_with", ())
+        _SET(tool, "access", None)
+        _SET(tool, "task_support", "none")
+        _SET(tool, "parent", None)
+        _SET(tool, "transforms", ())
+        return tool
+
+    def replace(self, **changes: Any) -> Tool:
+        """A copy with some fields changed: still unread if only registration's fields change."""
+        if not _KEEPS_UNREAD.issuperset(changes):
+            return super().replace(**changes)
+        copy = object.__new__(type(self))
+        for slot in _SLOTS:
+            try:
+                _SET(copy, slot, changes[slot] if slot in changes else _READ(self, slot))
+            except AttributeError:  # not read yet: the copy reads it when needed
+                continue
+        settle_fields(copy)
+        return copy
+
+    def runner(self) -> Callable[[Any], Awaitable[Any]]:
+        """The innermost handler of a middleware chain around this tool: `run(arguments, ctx)` of
+        the call, `run` looked up per call (a slot read), so that compiling the chains of thousands
+        of tools does not make every tool's invoker before its first call."""
+
+        def innermost(call: Any) -> Awaitable[Any]:
+            return self.run(call.arguments, call.ctx)
+
+        return innermost
+
+    @property
+    def read(self) -> bool:
+        """Whether the docstring and the input schema have been read."""
+        return self._filled("input_schema")
+
+    @property
+    def prepared(self) -> bool:
+        """Whether the invoker and the validator have been made (its first call, or a read of `run`)."""
+        return self._filled("run")
+
+    def _filled(self, slot: str) -> bool:
+        try:
+            _READ(self, slot)
+        except AttributeError:
+            return False
+        return True
+
+    def _read_listing(self) -> None:
+        """Read the docstring and write the input schema."""
+        fn, name = self.fn, self.name
+        assert fn is not None
+        params, _, doc_description = parameters(fn, name, hints=self._type_hints())
+        schema = fast_input_schema(params)
+        if schema is None:  # a union whose members describe alike: pydantic merges them
+            schema = model_schema(name, build_model(name, params)[0])
+        _SET(self, "input_schema", schema)
+        try:
+            _READ(self, "description")
+        except AttributeError:
+            _SET(self, "description", doc_description)
+
+    def _read_for_call(self) -> None:
+        """Read what is left (a called tool is read whole, once) and make the invoker and the validator."""
+        if not self._filled("input_schema"):
+            self._read_listing()
+        if not self._filled("origin"):
+            self._read_origin()
+        fn, name = self.fn, self.name
+        assert fn is not None
+        hints = self._type_hints()
+        context_param = next((key for key, hint in hints.items() if key != "return" and is_context(hint)), None)
+        returns = hints.get("return", Any) if self.output_checked else None
+        convert = ResultConverter.shared(self.output_schema, returns)
+        _SET(self, "run", make_invoker(fn, context_param, run_in_thread=self._in_thread, convert=convert))
+        _SET(self, "validator", _ModelWhenCalled(fn, name, self.hidden))
+        _SET(self, "__class__", _Read)  # read whole: plain slot reads from now on
+
+    def _type_hints(self) -> Mapping[str, Any]:
+        """The function's type hints: its annotations themselves where registration found them
+        resolved (no copy, no second look), else resolved now."""
+        hints: Mapping[str, Any] | None = self._hints
+        if hints is None:
+            assert self.fn is not None
+            hints = type_hints(self.fn)
+        return hints
+
+    def _read_origin(self) -> None:
+        assert self.fn is not None
+        _SET(self, "origin", _origin(self.fn, self.name))
+
+
+class _Unread(FunctionTool):
+    """A function tool with fields still to read: `__getattr__` reads them."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: a field not read yet, or a probe for an
+        # attribute no tool has.
+        fill = _FILLS.get(name)
+        if fill is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        try:
+            fill(self)
+        except AttributeError as error:  # (inside `__getattr__` it would read as "no such field")
+            raise TypeError(f"tool {_READ(self, 'name')!r}: cannot read its function: {error}") from error
+        return _READ(self, name)
+
+
+class _Read(FunctionTool):
+    """A function tool read whole: an ordinary `Tool` with the function tool's two slots."""
+
+    __slots__ = ()
+
+
+_FILLS: dict[str, Callable[[FunctionTool], None]] = {
+    "description": FunctionTool._read_listing,
+    "input_schema": FunctionTool._read_listing,
+    "origin": FunctionTool._read_origin,
+    "run": FunctionTool._read_for_call,
+    "validator": FunctionTool._read_for_call,
+}
+_SLOTS = (*(item.name for item in fields(Tool)), "_hints", "_in_thread")
+_KEEPS_UNREAD = frozenset(  # what reading does not depend on (`fn`, `hidden`, the output schema: it does)
+    {"name", "title", "annotations", "tags", "meta", "enabled", "error_policy", "varies_with", "access"}
+    | {"task_support", "parent", "transforms"}
+)

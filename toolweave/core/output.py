@@ -84,6 +84,19 @@ class OutputCheck:
         self._validator: Any = None
         self._quick: Any = NOT_COMPILED
 
+    @classmethod
+    def of(cls, schema: Mapping[str, Any] | None, *, validate: bool) -> OutputCheck:
+        """The check for a tool with this output schema: one shared object for every tool whose
+        results are not validated here (the common case), a check of its own otherwise.
+
+        Example:
+            >>> OutputCheck.of({"type": "object"}, validate=False) is OutputCheck.of({}, validate=False)
+            True
+        """
+        if validate and schema is not None:
+            return cls(schema, validate=True)
+        return _WITHOUT_SCHEMA if schema is None else _UNVALIDATED
+
     def __call__(self, result: ToolResult) -> None:
         """Return if `result` may go out; raise `InvalidResult` saying why not."""
         if result.is_error:
@@ -114,3 +127,7 @@ class OutputCheck:
 
             self._validator = Draft202012Validator(dict(self.schema or {}))
         return self._validator
+
+
+_WITHOUT_SCHEMA = OutputCheck(None, validate=False)
+_UNVALIDATED = OutputCheck({}, validate=False)  # (only whether there is a schema matters unvalidated)

@@ -28,8 +28,8 @@ _UNSUPPORTED_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 _ABSENT: Any = object()
 
 
-def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
-    """`[(name, default or ...)]` of a plain function with named parameters only, else `None`."""
+def plain_names(fn: Callable[..., Any]) -> tuple[str, ...] | None:
+    """The parameter names of a plain function with named parameters only, else `None`."""
     if type(fn) is not types.FunctionType:
         return None
     # (attribute look-ups, not `fn.__dict__`: reading that gives every function a dict of its own)
@@ -38,8 +38,15 @@ def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
     code = fn.__code__
     if code.co_flags & _UNSUPPORTED_FLAGS or code.co_posonlyargcount:
         return None
-    positional = code.co_argcount
-    names = code.co_varnames[: positional + code.co_kwonlyargcount]
+    return code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+
+
+def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
+    """`[(name, default or ...)]` of a plain function with named parameters only, else `None`."""
+    names = plain_names(fn)
+    if names is None:
+        return None
+    positional = fn.__code__.co_argcount
     found: list[tuple[str, Any]] = [(name, ...) for name in names]
     defaults = fn.__defaults__
     if defaults:
@@ -57,7 +64,7 @@ def plain_parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]] | None:
 _GENERIC_KINDS = (types.GenericAlias, types.UnionType, type(typing.List[int]))  # noqa: UP006 - typing._GenericAlias
 
 
-def _settled(annotation: Any) -> bool:
+def settled(annotation: Any) -> bool:
     """Whether `typing.get_type_hints` would give back `annotation` (or an equal rebuild) as is."""
     if type(annotation) is type:
         return True
@@ -65,7 +72,7 @@ def _settled(annotation: Any) -> bool:
         return False
     if isinstance(annotation, _GENERIC_KINDS):
         args: tuple[Any, ...] = getattr(annotation, "__args__", ())
-        return get_origin(annotation) is Literal or all(_settled(arg) for arg in args)
+        return get_origin(annotation) is Literal or all(settled(arg) for arg in args)
     return True
 
 
@@ -102,7 +109,7 @@ def plain_type_hints(fn: Callable[..., Any], localns: dict[str, Any] | None = No
                 hints[name] = type(None)
             elif isinstance(annotation, str):
                 hints[name] = _eval_type(_forward_ref(annotation, globalns), globalns, local)
-            elif not _settled(annotation):
+            elif not settled(annotation):
                 hints[name] = _eval_type(annotation, globalns, local)
     except Exception:
         return None

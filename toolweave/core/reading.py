@@ -29,7 +29,7 @@ import keyword
 import types
 import typing
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
@@ -47,6 +47,8 @@ from toolweave.core.schema import object_schema, output_schema_for, prune_titles
 _NO_OUTPUT_SCHEMA = (str, bytes, ToolResult, type(None), Any, *CONTENT_TYPES, *MEDIA_HELPERS)
 _SENT_AS_CONTENT = (ToolResult, *CONTENT_TYPES, *MEDIA_HELPERS)
 _BASEMODEL_NAMES = frozenset(dir(BaseModel))
+_ANNOTATED = type(Annotated[int, ""])
+_EMPTY = inspect.Parameter.empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +81,9 @@ def is_context(annotation: Any) -> bool:
         return True
     if type(annotation) is type:  # any other plain class (the common case, answered quickly)
         return False
-    if get_origin(annotation) in (typing.Union, types.UnionType):
-        args = [arg for arg in get_args(annotation) if arg is not type(None)]
+    # (`__origin__`, not `typing.get_origin`: this runs for every parameter of every tool read)
+    if type(annotation) is types.UnionType or getattr(annotation, "__origin__", None) is typing.Union:
+        args = [arg for arg in annotation.__args__ if arg is not type(None)]
         return len(args) == 1 and args[0] is Context
     return False
 
@@ -106,9 +109,9 @@ def type_hints(target: Callable[..., Any]) -> dict[str, Any]:
     return hints
 
 
-def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
+def split_annotated(annotation: Any) -> tuple[Any, str | None]:
     """`Annotated[T, "doc", ...]` → the annotation without plain strings, and the string."""
-    if type(annotation) is type or get_origin(annotation) is not Annotated:
+    if type(annotation) is not _ANNOTATED:
         return annotation, None
     base, *metadata = get_args(annotation)
     docs = [item for item in metadata if isinstance(item, str)]
@@ -141,7 +144,7 @@ def _signature_parameters(
 
 
 def parameters(
-    fn: Callable[..., Any], name: str, what: str = "tool", hints: dict[str, Any] | None = None
+    fn: Callable[..., Any], name: str, what: str = "tool", hints: Mapping[str, Any] | None = None
 ) -> tuple[list[Parameter], str | None, str | None]:
     """The schema parameters, the name of the `Context` parameter, and the docstring description.
 
@@ -153,7 +156,7 @@ def parameters(
     if plain is None:
         found = _signature_parameters(fn, reads, name, what)
     else:  # every annotation of a plain function is in its type hints
-        found = [(param_name, default, inspect.Parameter.empty) for param_name, default in plain]
+        found = [(param_name, default, _EMPTY) for param_name, default in plain]
     if hints is None:
         hints = type_hints(reads)
     raw_doc = reads.__doc__
@@ -163,12 +166,12 @@ def parameters(
     context_param = None
     for param_name, default, raw_annotation in found:
         annotation = hints.get(param_name, raw_annotation)
-        if annotation is inspect.Parameter.empty:
+        if annotation is _EMPTY:
             annotation = Any
         elif is_context(annotation):
             context_param = param_name
             continue
-        annotation, inline_doc = _split_annotated(annotation)
+        annotation, inline_doc = split_annotated(annotation)
         params.append(Parameter(param_name, annotation, default, inline_doc or doc.params.get(param_name)))
     return params, context_param, doc.description
 
@@ -223,7 +226,34 @@ def model_schema(tool_name: str, model: type[BaseModel]) -> dict[str, Any]:
 
 
 def infer_output_schema(fn: Callable[..., Any], hints: dict[str, Any] | None = None) -> dict[str, Any] | None:
-    annotation = (type_hints(target(fn)) if hints is None else hints).get("return", Any)
+    """The output schema of `fn`'s return annotation (`None`: results go out as content only)."""
+    return returned_schema((type_hints(target(fn)) if hints is None else hints).get("return", Any))
+
+
+_RETURNED: dict[Any, dict[str, Any] | None] = {}
+
+
+def returned_schema(annotation: Any) -> dict[str, Any] | None:
+    """The output schema of a return annotation, or `None`; worked out once per annotation (many
+    tools return the same type; the schema is shared, never edited in place).
+
+    Example:
+        >>> returned_schema(int)["properties"]["result"], returned_schema(str)
+        ({'type': 'integer'}, None)
+    """
+    try:
+        return _RETURNED[annotation]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable annotation (e.g. `Annotated` with a list in it)
+        return _returned_schema(annotation)
+    if len(_RETURNED) >= 1024:  # bounded: annotations of removed tools must not pile up
+        _RETURNED.clear()
+    schema = _RETURNED[annotation] = _returned_schema(annotation)
+    return schema
+
+
+def _returned_schema(annotation: Any) -> dict[str, Any] | None:
     if isinstance(annotation, str):
         return None
     base = get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation

@@ -147,11 +147,7 @@ class Tool:
             object.__setattr__(self, "validator", SchemaValidator(self.input_schema, forbidden=self.hidden))
         if self.origin is None:
             object.__setattr__(self, "origin", Origin("schema", "hand-written schema", self.name))
-        if not isinstance(self.tags, frozenset):
-            object.__setattr__(self, "tags", frozenset(self.tags))
-        if self.task_support not in TASK_SUPPORT:
-            expected = ", ".join(TASK_SUPPORT)
-            raise ValueError(f"tool {self.name!r}: task_support must be one of {expected}, not {self.task_support!r}")
+        settle_fields(self)
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any], **options: Any) -> Tool:
@@ -161,9 +157,7 @@ class Tool:
         """
         from toolweave.core.function_tool import tool_from_function
 
-        task_support = options.pop("task_support", "none")
-        tool = tool_from_function(fn, **options)
-        return tool if task_support == "none" else tool.replace(task_support=task_support)
+        return tool_from_function(fn, **options)
 
     def replace(self, **changes: Any) -> Tool:
         """A copy with some fields changed (`dataclasses.replace`)."""
@@ -195,3 +189,13 @@ class Tool:
         while tool.parent is not None:
             tool = tool.parent
         return tool
+
+
+def settle_fields(tool: Tool) -> None:
+    """What building any `Tool` checks of its own fields: `tags` become a frozenset, and an unknown
+    `task_support` is a `ValueError`."""
+    if not isinstance(tool.tags, frozenset):
+        object.__setattr__(tool, "tags", frozenset(tool.tags))
+    if tool.task_support not in TASK_SUPPORT:
+        expected = ", ".join(TASK_SUPPORT)
+        raise ValueError(f"tool {tool.name!r}: task_support must be one of {expected}, not {tool.task_support!r}")

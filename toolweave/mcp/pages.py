@@ -18,17 +18,20 @@ from mcp import MCPError
 T = TypeVar("T")
 
 
-def page(items: Sequence[T], cursor: str | None, size: int | None) -> tuple[list[T], str | None]:
-    """One page of `items` starting at `cursor`, and the cursor of the next page (or None)."""
+def _bounds(count: int, cursor: str | None, size: int | None) -> tuple[int, int]:
+    """The first and past-the-last index of the page at `cursor` in `count` items."""
     if cursor is None or cursor == "":
         start = 0
-    elif cursor.isdigit() and int(cursor) <= len(items):
+    elif cursor.isdigit() and int(cursor) <= count:
         start = int(cursor)
     else:
         raise MCPError(mt.INVALID_PARAMS, f"Invalid cursor: {cursor!r}")
-    if size is None:
-        return list(items[start:]), None
-    end = start + size
+    return start, count if size is None else min(start + size, count)
+
+
+def page(items: Sequence[T], cursor: str | None, size: int | None) -> tuple[list[T], str | None]:
+    """One page of `items` starting at `cursor`, and the cursor of the next page (or None)."""
+    start, end = _bounds(len(items), cursor, size)
     return list(items[start:end]), (str(end) if end < len(items) else None)
 
 
@@ -40,8 +43,13 @@ def cached_page(
     cursor: str | None,
     size: int | None,
 ) -> tuple[list[T], str | None]:
-    """`page` over the wire forms of `components`, converted once per compiled catalog (its `cache`)."""
+    """`page` over the wire forms of `components`, each converted once per compiled catalog (its
+    `cache`) when a page first reaches it: the first page of a large catalog converts only its own."""
+    items = components if isinstance(components, Sequence) else tuple(components)
+    start, end = _bounds(len(items), cursor, size)
     wire: list[T] | None = cache.get(key)
     if wire is None:
-        wire = cache[key] = [convert(component) for component in components]
-    return page(wire, cursor, size)
+        wire = cache[key] = []
+    if len(wire) < end:
+        wire.extend(convert(component) for component in items[len(wire) : end])
+    return wire[start:end], (str(end) if end < len(items) else None)

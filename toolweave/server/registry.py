@@ -248,16 +248,22 @@ class Registry(Generic[C, K]):
 
     def _compile(self) -> dict[str, Entry[C]]:
         owner = self.owner
+        visibility, transforms, local = owner.visibility, owner.transforms_for(self.kind), self._local
+        by_flag = visibility.by_flag_only  # no name or tag rules: `enabled` alone decides
         entries: dict[str, Entry[C]] = {}
         for candidate, origin in self.candidates():
-            component = self.prepared(candidate)
-            if not owner.visibility.shows(component.enabled, component.tags, self.shown_by(component)):  # type: ignore[attr-defined]
+            component = self.prepared(candidate) if transforms else candidate
+            if by_flag:
+                if not component.enabled:  # type: ignore[attr-defined]
+                    continue
+            elif not visibility.shows(component.enabled, component.tags, self.shown_by(component)):  # type: ignore[attr-defined]
                 continue
-            try:
-                self.check(component)
-            except ValueError as error:
-                raise ValueError(f"server {owner.name!r}: {error} (from {origin})") from None
             key = self.key(component)
+            if component is not candidate or local.get(key) is not candidate:  # (`add` checked local ones)
+                try:
+                    self.check(component)
+                except ValueError as error:
+                    raise ValueError(f"server {owner.name!r}: {error} (from {origin})") from None
             if key in entries:
                 message = (
                     f"server {owner.name!r}: {self.kind} {self.label(key, clash=True)} is claimed twice: "

@@ -44,6 +44,11 @@ class Visibility:
         self.shown_names |= names
         self.hidden_tags -= set(tags)
 
+    @property
+    def by_flag_only(self) -> bool:
+        """Whether no name or tag was enabled or disabled (a component's `enabled` alone decides)."""
+        return not (self.hidden_names or self.hidden_tags or self.shown_names)
+
     def shows(self, enabled: bool, tags: frozenset[str], names: Iterable[str]) -> bool:
         """Whether a component with these flags, tags and names (name, URI...) is exposed."""
         keys = tuple(names)
