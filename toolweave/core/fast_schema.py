@@ -28,6 +28,8 @@ import types
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
+from toolweave.core.memo import Memo
+
 if TYPE_CHECKING:
     from toolweave.core.reading import Parameter
 
@@ -84,12 +86,7 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
     key = _sharing_key(origin, args)
     if key is None:
         return _generic_schema(origin, args)
-    schema: dict[str, Any] | None = _SHARED.get(key, _UNSEEN)
-    if schema is _UNSEEN:
-        if len(_SHARED) >= 4096:  # bounded: annotations of removed tools must not pile up
-            _SHARED.clear()
-        schema = _SHARED[key] = _generic_schema(origin, args)
-    return schema
+    return _SHARED.get(key, _generic_schema, origin, args)
 
 
 def _shape(annotation: Any) -> tuple[Any, tuple[Any, ...]] | None:
@@ -107,8 +104,7 @@ def _shape(annotation: Any) -> tuple[Any, tuple[Any, ...]] | None:
     return origin, args if type(args) is tuple else ()
 
 
-_SHARED: dict[tuple[Any, ...], Any] = {}
-_UNSEEN: Any = object()
+_SHARED: Memo[dict[str, Any] | None] = Memo(limit=4096)
 
 
 def _sharing_key(origin: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:

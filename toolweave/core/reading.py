@@ -40,6 +40,7 @@ from pydantic.json_schema import PydanticJsonSchemaWarning
 from toolweave.core.content import CONTENT_TYPES, MEDIA_HELPERS
 from toolweave.core.context import Context
 from toolweave.core.docstrings import parse_docstring
+from toolweave.core.memo import Memo
 from toolweave.core.plain_signature import plain_parameters, plain_type_hints
 from toolweave.core.result import ToolResult
 from toolweave.core.schema import object_schema, output_schema_for, prune_titles
@@ -230,7 +231,7 @@ def infer_output_schema(fn: Callable[..., Any], hints: dict[str, Any] | None = N
     return returned_schema((type_hints(target(fn)) if hints is None else hints).get("return", Any))
 
 
-_RETURNED: dict[Any, dict[str, Any] | None] = {}
+_RETURNED: Memo[dict[str, Any] | None] = Memo(limit=1024)
 
 
 def returned_schema(annotation: Any) -> dict[str, Any] | None:
@@ -241,16 +242,7 @@ def returned_schema(annotation: Any) -> dict[str, Any] | None:
         >>> returned_schema(int)["properties"]["result"], returned_schema(str)
         ({'type': 'integer'}, None)
     """
-    try:
-        return _RETURNED[annotation]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable annotation (e.g. `Annotated` with a list in it)
-        return _returned_schema(annotation)
-    if len(_RETURNED) >= 1024:  # bounded: annotations of removed tools must not pile up
-        _RETURNED.clear()
-    schema = _RETURNED[annotation] = _returned_schema(annotation)
-    return schema
+    return _RETURNED.get(annotation, _returned_schema, annotation)
 
 
 def _returned_schema(annotation: Any) -> dict[str, Any] | None:

@@ -38,6 +38,7 @@ from toolweave.core.content import (
     TextContent,
 )
 from toolweave.core.errors import InvalidResult
+from toolweave.core.memo import Memo
 
 _JSON_SCALARS = frozenset({int, float, bool})
 WRAP_KEY = "x-toolweave-wrap-result"
@@ -110,7 +111,11 @@ def dump_json(data: Any) -> str:
     return to_json(data, inf_nan_mode="null").decode()
 
 
-_shared: dict[tuple[bool, bool, Any], ResultConverter] = {}
+_shared: Memo[ResultConverter] = Memo(limit=1024)
+
+
+def _itself(value: Any) -> Any:
+    return value
 
 
 class ResultConverter:
@@ -136,17 +141,7 @@ class ResultConverter:
         """A converter for these arguments, the same object for every tool that needs an equal one
         (it holds nothing of a tool's own: thousands of tools returning `str` share one)."""
         converter = cls(output_schema, returns)
-        key = (converter.structured, converter.wrap, converter.returns)
-        try:
-            found = _shared.get(key)
-        except TypeError:  # an unhashable annotation (e.g. `Annotated` with a list in it)
-            return converter
-        if found is not None:
-            return found
-        if len(_shared) >= 1024:  # bounded: annotations of removed tools must not pile up
-            _shared.clear()
-        _shared[key] = converter
-        return converter
+        return _shared.get((converter.structured, converter.wrap, converter.returns), _itself, converter)
 
     def __call__(self, value: object) -> ToolResult:
         kind = type(value)

@@ -34,6 +34,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from toolweave.core.context import AuthInfo, ClientInfo, Context, LogLevel, ServerLike
+from toolweave.core.memo import Memo
 from toolweave.mcp.headers import RequestHeaders
 from toolweave.mcp.http_auth import auth_info
 from toolweave.mcp.levels import ConnectionLevels
@@ -115,7 +116,7 @@ def _wire_dump(model: Any) -> dict[str, Any]:
     return model.model_dump(by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
 
 
-_clients: dict[tuple[str, str], ClientInfo] = {}
+_clients: Memo[ClientInfo] = Memo(limit=256)
 """One `ClientInfo` per name and version announced (a 2026-era request announces them anew)."""
 
 
@@ -123,17 +124,12 @@ def _client(ctx: ServerRequestContext[Any]) -> ClientInfo | None:
     params = ctx.session.client_params
     if params is None or params.client_info is None:
         return None
-    key = (params.client_info.name, params.client_info.version)
-    found = _clients.get(key)
-    if found is None:
-        if len(_clients) >= 256:  # clients inventing names cannot grow this without bound
-            _clients.clear()
-        found = _clients[key] = ClientInfo(*key)
-    return found
+    info = params.client_info
+    return _clients.get((info.name, info.version), ClientInfo, info.name, info.version)
 
 
 _ENVELOPE_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-_dumped_capabilities: dict[str, dict[str, Any]] = {}
+_dumped_capabilities: Memo[dict[str, Any]] = Memo(limit=256)
 """Wire forms of the capabilities 2026-era requests declared, by the `repr` of what they sent."""
 
 
@@ -145,13 +141,7 @@ def _capabilities(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
     if sent is None:  # handshake era: one declaration per connection
         return _per_connection(ctx, "toolweave.capabilities", declared, _wire_dump)  # type: ignore[no-any-return]
     # 2026 era: every request declares them anew (new objects), but clients repeat one value.
-    key = repr(sent)
-    dumped = _dumped_capabilities.get(key)
-    if dumped is None:
-        if len(_dumped_capabilities) >= 256:  # a client varying them cannot grow this without bound
-            _dumped_capabilities.clear()
-        dumped = _dumped_capabilities[key] = _wire_dump(declared)
-    return dumped
+    return _dumped_capabilities.get(repr(sent), _wire_dump, declared)
 
 
 def caller(ctx: ServerRequestContext[Any]) -> AuthInfo | None:
