@@ -26,9 +26,10 @@ from __future__ import annotations
 import math
 import types
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from toolweave.core.memo import Memo
+from toolweave.core.plain_signature import ANNOTATED
 
 if TYPE_CHECKING:
     from toolweave.core.reading import Parameter
@@ -45,7 +46,6 @@ _ANY_DICT: dict[str, Any] = {"additionalProperties": True, "type": "object"}
 _ANYTHING: dict[str, Any] = {}
 _JSON_DEFAULTS = (str, int, bool, type(None))
 _UNIONS = (Union, types.UnionType)
-_ANNOTATED = type(Annotated[int, ""])
 
 
 def _literal(values: tuple[Any, ...]) -> dict[str, Any] | None:
@@ -95,7 +95,7 @@ def _shape(annotation: Any) -> tuple[Any, tuple[Any, ...]] | None:
     functions cost more than the rest of a property); `None` for any other annotation."""
     if type(annotation) is types.UnionType:
         return types.UnionType, annotation.__args__
-    if type(annotation) is _ANNOTATED:
+    if type(annotation) is ANNOTATED:
         return None
     origin = getattr(annotation, "__origin__", None)
     if not (origin is list or origin is dict or origin is Literal or origin is Union):

@@ -41,14 +41,13 @@ from toolweave.core.content import CONTENT_TYPES, MEDIA_HELPERS
 from toolweave.core.context import Context
 from toolweave.core.docstrings import parse_docstring
 from toolweave.core.memo import Memo
-from toolweave.core.plain_signature import plain_parameters, plain_type_hints
+from toolweave.core.plain_signature import ANNOTATED, plain_parameters, plain_type_hints
 from toolweave.core.result import ToolResult
 from toolweave.core.schema import object_schema, output_schema_for, prune_titles
 
 _NO_OUTPUT_SCHEMA = (str, bytes, ToolResult, type(None), Any, *CONTENT_TYPES, *MEDIA_HELPERS)
 _SENT_AS_CONTENT = (ToolResult, *CONTENT_TYPES, *MEDIA_HELPERS)
 _BASEMODEL_NAMES = frozenset(dir(BaseModel))
-_ANNOTATED = type(Annotated[int, ""])
 _EMPTY = inspect.Parameter.empty
 
 
@@ -112,7 +111,7 @@ def type_hints(target: Callable[..., Any]) -> dict[str, Any]:
 
 def split_annotated(annotation: Any) -> tuple[Any, str | None]:
     """`Annotated[T, "doc", ...]` → the annotation without plain strings, and the string."""
-    if type(annotation) is not _ANNOTATED:
+    if type(annotation) is not ANNOTATED:
         return annotation, None
     base, *metadata = get_args(annotation)
     docs = [item for item in metadata if isinstance(item, str)]

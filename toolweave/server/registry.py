@@ -253,10 +253,8 @@ class Registry(Generic[C, K]):
         entries: dict[str, Entry[C]] = {}
         for candidate, origin in self.candidates():
             component = self.prepared(candidate) if transforms else candidate
-            if by_flag:
-                if not component.enabled:  # type: ignore[attr-defined]
-                    continue
-            elif not visibility.shows(component.enabled, component.tags, self.shown_by(component)):  # type: ignore[attr-defined]
+            enabled = component.enabled  # type: ignore[attr-defined]
+            if not (enabled if by_flag else visibility.shows(enabled, component.tags, self.shown_by(component))):  # type: ignore[attr-defined]
                 continue
             key = self.key(component)
             if component is not candidate or local.get(key) is not candidate:  # (`add` checked local ones)
