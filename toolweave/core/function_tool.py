@@ -23,8 +23,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import fields
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import MISSING, fields
 from typing import Any
 
 from pydantic import BaseModel
@@ -126,36 +126,26 @@ def tool_from_function(
         TypeError: for `*args`/`**kwargs`, positional-only parameters, a lambda without a name,
             an excluded argument that does not exist or has no default, or unschematisable types.
     """
-    tool_name = name or callable_name(fn)
+    known: dict[str, Any] = {"description": description} if description is not None else {}
+    known.update(
+        name=name or callable_name(fn),
+        title=title,
+        annotations=ToolAnnotations.coerce(annotations),
+        tags=frozenset(tags) if tags else _NO_TAGS,
+        meta=dict(meta) if meta else None,
+        enabled=enabled,
+        fn=fn,
+        task_support=task_support,
+    )
     hints = None if exclude_args else readable_later(fn)
     if hints is None:
-        known: dict[str, Any] = {"description": description} if description is not None else {}
-        known.update(
-            name=tool_name,
-            title=title,
-            annotations=ToolAnnotations.coerce(annotations),
-            tags=_tags(tags),
-            meta=_meta(meta),
-            enabled=enabled,
-            fn=fn,
-            task_support=task_support,
-        )
         return _read_now(fn, known, exclude_args, output_schema, run_in_thread)
-    output_checked = False
     if output_schema is INFER:
         output_schema = returned_schema(hints.get("return", Any))
-        output_checked = output_schema is not None
-    tool = FunctionTool.reading(
-        fn, tool_name, title, annotations, tags, meta, enabled, output_schema, output_checked, run_in_thread
-    )
-    if hints is getattr(fn, "__annotations__", None):  # its own annotations, resolved as they are
-        _SET(tool, "_hints", hints)
-    if description is not None:
-        _SET(tool, "description", description)
-    if task_support != "none":
-        _SET(tool, "task_support", task_support)
-        settle_fields(tool)
-    return tool
+        known["output_checked"] = output_schema is not None
+    known["output_schema"] = output_schema
+    own_hints = hints if hints is getattr(fn, "__annotations__", None) else None  # resolved as they are
+    return FunctionTool.reading(known, own_hints, run_in_thread)
 
 
 def _read_now(
@@ -195,14 +185,6 @@ def _read_now(
         output_checked=returns is not None,
         origin=_origin(fn, tool_name),
     )
-
-
-def _tags(tags: Iterable[str]) -> frozenset[str]:
-    return frozenset(tags) if tags else _NO_TAGS
-
-
-def _meta(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    return dict(meta) if meta else None
 
 
 def _origin(fn: Callable[..., Any], tool_name: str) -> Origin:
@@ -295,39 +277,16 @@ class FunctionTool(Tool):
         return super().__new__(cls)
 
     @classmethod
-    def reading(
-        cls,
-        fn: Callable[..., Any],
-        name: str,
-        title: str | None,
-        annotations: ToolAnnotations | Mapping[str, Any] | None,
-        tags: Iterable[str],
-        meta: Mapping[str, Any] | None,
-        enabled: bool,
-        output_schema: Mapping[str, Any] | None,
-        output_checked: bool,
-        run_in_thread: bool,
-    ) -> FunctionTool:
-        """An unread tool of `fn` with what registration knows (see `tool_from_function`)."""
+    def reading(cls, known: Mapping[str, Any], hints: Mapping[str, Any] | None, run_in_thread: bool) -> FunctionTool:
+        """An unread tool with the fields registration knows (`known`, see `tool_from_function`),
+        `Tool`'s defaults for the others reading does not fill, and the function's own
+        annotations if they are its type hints."""
         tool = object.__new__(_Unread)
-        _SET(tool, "fn", fn)
-        _SET(tool, "name", name)
-        _SET(tool, "title", title)
-        _SET(tool, "annotations", ToolAnnotations.coerce(annotations))
-        _SET(tool, "tags", _tags(tags))
-        _SET(tool, "meta", _meta(meta))
-        _SET(tool, "enabled", enabled)
-        _SET(tool, "output_schema", output_schema)
-        _SET(tool, "output_checked", output_checked)
+        for field, value in (*_UNREAD_DEFAULTS.items(), *known.items()):
+            _SET(tool, field, value)
+        _SET(tool, "_hints", hints)
         _SET(tool, "_in_thread", run_in_thread)
-        _SET(tool, "_hints", None)
-        _SET(tool, "hidden", _NO_TAGS)
-        _SET(tool, "error_policy", None)
-        _SET(tool, "varies_with", ())
-        _SET(tool, "access", None)
-        _SET(tool, "task_support", "none")
-        _SET(tool, "parent", None)
-        _SET(tool, "transforms", ())
+        settle_fields(tool)
         return tool
 
     def replace(self, **changes: Any) -> Tool:
@@ -342,16 +301,6 @@ class FunctionTool(Tool):
                 continue
         settle_fields(copy)
         return copy
-
-    def runner(self) -> Callable[[Any], Awaitable[Any]]:
-        """The innermost handler of a middleware chain around this tool: `run(arguments, ctx)` of
-        the call, `run` looked up per call (a slot read), so that compiling the chains of thousands
-        of tools does not make every tool's invoker before its first call."""
-
-        def innermost(call: Any) -> Awaitable[Any]:
-            return self.run(call.arguments, call.ctx)
-
-        return innermost
 
     @property
     def read(self) -> bool:
@@ -446,6 +395,10 @@ _FILLS: dict[str, Callable[[FunctionTool], None]] = {
     "validator": FunctionTool._read_for_call,
 }
 _SLOTS = (*(item.name for item in fields(Tool)), "_hints", "_in_thread")
+_UNREAD_DEFAULTS = {
+    item.name: item.default for item in fields(Tool) if item.default is not MISSING and item.name not in _FILLS
+}
+"""A new unread tool's fields besides what registration knows: `Tool`'s own defaults."""
 _KEEPS_UNREAD = frozenset(  # what reading does not depend on (`fn`, `hidden`, the output schema: it does)
     {"name", "title", "annotations", "tags", "meta", "enabled", "error_policy", "varies_with", "access"}
     | {"task_support", "parent", "transforms"}

@@ -184,11 +184,11 @@ class Middleware:
 
 
 def tool_runner(tool: Tool) -> Handler:
-    """The innermost handler: run the tool with the call's arguments and context."""
-    run = tool.run
+    """The innermost handler: run the tool with the call's arguments and context. `run` is read
+    per call (a slot read), so building a chain does not read a lazily read function tool."""
 
     def innermost(call: ToolCall) -> Awaitable[ToolResult]:
-        return run(call.arguments, call.ctx)
+        return tool.run(call.arguments, call.ctx)
 
     return innermost
 

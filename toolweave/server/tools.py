@@ -26,7 +26,6 @@ from typing import Any, Protocol
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InvalidArguments, UnknownTool
-from toolweave.core.function_tool import FunctionTool
 from toolweave.core.names import check_name
 from toolweave.core.output import OutputCheck
 from toolweave.core.result import ToolResult
@@ -166,7 +165,7 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
     def build_entry(self, component: Tool, origin: str) -> ToolEntry:
         middleware = self.owner.middleware
         chain = chain_for(middleware, component) if middleware else ()
-        handler = build_chain(chain, _innermost(component)) if chain else None
+        handler = build_chain(chain, tool_runner(component)) if chain else None
         errors = component.error_policy or self.owner.error_policy
         check = OutputCheck.of(component.output_schema, validate=not component.output_checked)
         return ToolEntry(component, origin, chain, handler, errors, check)
@@ -187,11 +186,6 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         )
         fronts = owner.catalog_transforms
         return fronted(catalog, fronts, owner, self.bare_entry) if fronts else catalog
-
-
-def _innermost(tool: Tool) -> Callable[[ToolCall], Any]:
-    """The innermost handler of `tool`'s chain (a function tool's makes its invoker on the first call)."""
-    return tool.runner() if isinstance(tool, FunctionTool) else tool_runner(tool)
 
 
 def _is_error(result: ToolResult) -> bool:
