@@ -67,9 +67,8 @@ class _NameCheck:
     def check(
         self, arguments: Mapping[str, Any], reject_extra: bool
     ) -> tuple[Mapping[str, Any], list[ArgumentProblem]]:
-        """The arguments with allowed names, and the problems with the others (to report with the rest)."""
-        if self.allowed.issuperset(arguments):
-            return arguments, []
+        """For arguments with names outside `allowed` (callers test that first: it is the rare case),
+        the arguments with allowed names, and the problems with the others (to report with the rest)."""
         problems, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
         kept = {k: v for k, v in arguments.items() if k in self.allowed}
         return kept, problems if (reject_extra or spoofed) else []
@@ -121,9 +120,8 @@ class ModelValidator(_NameCheck):
         return self._renamed
 
     def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
-        if self.allowed.issuperset(arguments):  # every name known: the usual call, in one step
-            problems: list[ArgumentProblem] = []
-        else:
+        problems: list[ArgumentProblem] = []
+        if not self.allowed.issuperset(arguments):
             arguments, problems = self.check(arguments, reject_extra)
         try:
             values: dict[str, Any] = self._validate(arguments).__dict__
@@ -230,7 +228,8 @@ class SchemaValidator(_NameCheck):
     def validate(self, arguments: Mapping[str, Any], *, reject_extra: bool = True) -> dict[str, Any]:
         problems: list[ArgumentProblem] = []
         if not self._open:
-            arguments, problems = self.check(arguments, reject_extra)
+            if not self.allowed.issuperset(arguments):
+                arguments, problems = self.check(arguments, reject_extra)
         elif self.forbidden:
             found, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
             problems = [p for p in found if p.path in spoofed]
