@@ -58,18 +58,29 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
 def _header_text(param: Param, value: Any) -> str:
-    """A header or cookie argument's text; a line break (or a `;` in a cookie) would let a caller
-    add headers or cookies of its own, so it is refused."""
+    """A header or cookie argument's text; a line break or other control character (or a `;` in a
+    cookie) would let a caller add headers or cookies of its own, so it is refused. Text beyond
+    ASCII is sent as UTF-8."""
     text = _text(value)
-    if "\r" in text or "\n" in text or (param.location == "cookie" and ";" in text):
-        where = "a line break" if ";" not in text else "';'"
+    control = _CONTROL.search(text)
+    if control or (param.location == "cookie" and ";" in text):
+        where = "a line break" if control and control.group() in "\r\n" else "a control character" if control else "';'"
         raise ToolError(f"argument {param.arg!r} cannot hold {where}: it is sent as an HTTP {param.location}")
     return text
 
 
-def _segment(value: Any) -> str:
+def _header_value(text: str) -> str | bytes:
+    return text if text.isascii() else text.encode()
+
+
+def _segment(arg: str, value: Any) -> str:
     text = quote(_text(value), safe="")
+    if not text:  # an empty segment would merge with its neighbours (`/a//b`, or `//host` at the start)
+        raise ToolError(f"argument {arg!r} cannot be empty: it is a segment of the request path")
     return text.replace(".", "%2E") if text in (".", "..") else text
 
 
@@ -131,7 +142,7 @@ class HttpCall:
     def url(self, arguments: Mapping[str, Any]) -> str:
         """The request path with the path arguments filled in: percent-encoded, `/` included, and
         a `.` or `..` value encoded too, so no argument can step to another path of the API."""
-        return "".join(piece if arg is None else _segment(arguments[arg]) for piece, arg in self._pieces)
+        return "".join(piece if arg is None else _segment(arg, arguments[arg]) for piece, arg in self._pieces)
 
     def request_parts(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The `httpx` request options (params, headers, body) of a call."""
@@ -150,10 +161,10 @@ class HttpCall:
                     query.append((param.name, _text(value)))
         if query:
             parts["params"] = query
-        headers = {p.name: _header_text(p, arguments[p.arg]) for p in self._given("header", arguments)}
+        headers = {p.name: _header_value(_header_text(p, arguments[p.arg])) for p in self._given("header", arguments)}
         cookies = [f"{p.name}={_header_text(p, arguments[p.arg])}" for p in self._given("cookie", arguments)]
         if cookies:
-            headers["cookie"] = "; ".join(cookies)
+            headers["cookie"] = _header_value("; ".join(cookies))
         if headers:
             parts["headers"] = headers
         body = self._body(arguments)
@@ -224,10 +235,14 @@ class HttpCall:
 
     def success(self, response: httpx2.Response, content: bytes) -> ToolResult:
         """A 2xx answer (its headers, and its body `content`) as a result."""
+        schema = self.operation.output_schema
+        label = f"{self.api}: {self.operation.label}"
         if not content:
+            if schema is not None:  # the tool promises structured content it cannot give
+                status = response.status_code
+                raise UpstreamError(f"{label} answered HTTP {status} with no body, not the JSON its spec describes")
             return ToolResult([])
         media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        schema = self.operation.output_schema
         if media == "application/json" or media.endswith("+json") or (not media and schema):
             text = content.decode("utf-8", errors="replace")  # JSON is UTF-8 (RFC 8259)
             if schema is None:
@@ -235,8 +250,12 @@ class HttpCall:
             try:
                 data = from_json(content)
             except ValueError:
-                raise UpstreamError(f"{self.api}: {self.operation.label} answered JSON that does not parse") from None
+                raise UpstreamError(f"{label} answered JSON that does not parse") from None
+            if not self._wraps and not isinstance(data, dict):
+                raise UpstreamError(f"{label} answered a JSON {type(data).__name__}, not the object its spec describes")
             return ToolResult([TextContent(text)], {"result": data} if self._wraps else data)
+        if schema is not None:
+            raise UpstreamError(f"{label} answered {media or 'an untyped body'}, not the JSON its spec describes")
         return ToolResult([_block(response, content, media)])
 
     def failure(self, response: httpx2.Response, content: bytes, secrets: Any = ()) -> ToolResult:

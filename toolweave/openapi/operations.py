@@ -9,8 +9,8 @@
   `allOf` of objects is merged), one argument per body property; any other body (an array, a
   `oneOf`, text) is the one argument `body`. A parameter whose name clashes with another is
   suffixed with its location (`id_query`);
-- the **output schema** is the first 2xx JSON response's schema (a non-object one is wrapped
-  under `result`, as function tools do);
+- the **output schema** is the first 2xx JSON response's schema, when every 2xx response is
+  JSON (a non-object one is wrapped under `result`, as function tools do);
 - the **description** is the summary and the description; annotations follow the method
   (`GET` read-only, `DELETE` destructive, `PUT`/`DELETE` idempotent).
 
@@ -255,7 +255,10 @@ def _spread(schema: Any) -> dict[str, Any] | None:
 
 
 def _output_schema(spec: Spec, resolver: Resolver, raw: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The first 2xx response's JSON schema, when every 2xx response is JSON (else an answer
+    such as a `204` beside a `200` could not give the structured content the schema promises)."""
     responses = raw.get("responses") or {}
+    found: list[tuple[Any, Resolver]] = []
     for status in sorted(responses, key=str):
         if not str(status).startswith("2"):
             continue
@@ -265,18 +268,21 @@ def _output_schema(spec: Spec, resolver: Resolver, raw: Mapping[str, Any]) -> di
         schema = (content.get(media) or {}).get("schema") if media else None
         if not schema:
             return None
-        reader = SchemaReader(spec, "response")
-        read = reader.read(schema, inner)
-        if not isinstance(read, Mapping):
-            return None
-        if is_object(read):
-            output = {"type": "object", **read}
-        else:
-            output = {"type": "object", "properties": {"result": read}, "required": ["result"], WRAP_KEY: True}
-        if reader.defs():
-            output["$defs"] = {**output.get("$defs", {}), **reader.defs()}
-        return output
-    return None
+        found.append((schema, inner))
+    if not found:
+        return None
+    schema, inner = found[0]
+    reader = SchemaReader(spec, "response")
+    read = reader.read(schema, inner)
+    if not isinstance(read, Mapping):
+        return None
+    if is_object(read):
+        output = {"type": "object", **read}
+    else:
+        output = {"type": "object", "properties": {"result": read}, "required": ["result"], WRAP_KEY: True}
+    if reader.defs():
+        output["$defs"] = {**output.get("$defs", {}), **reader.defs()}
+    return output
 
 
 def _name(operation_id: Any, method: str, path: str, taken: set[str]) -> str:

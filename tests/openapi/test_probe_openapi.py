@@ -1,0 +1,114 @@
+"""Arguments that would change the request an OpenAPI tool sends, and 2xx answers that are not what
+the spec promises: each refused or reported with a message naming it, against a real app on 127.0.0.1."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from tests.serving import serving
+from toolweave import RemoteServer
+from toolweave.testing import connect
+
+OBJECT = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+JSON_200 = {"200": {"description": "ok", "content": {"application/json": {"schema": OBJECT}}}}
+
+
+def _spec(paths: dict[str, Any]) -> dict[str, Any]:
+    return {"openapi": "3.1.0", "info": {"title": "Probe", "version": "1"}, "paths": paths}
+
+
+def _path_param(name: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+
+
+async def _record(request: Request) -> JSONResponse:
+    return JSONResponse({"path": request.scope["raw_path"].decode(), "trace": request.headers.get("x-trace")})
+
+
+async def test_an_empty_path_argument_is_refused_before_it_changes_the_path() -> None:
+    """`/{tenant}/things` with `""` would be `//things` (a host to URL parsers), `/items/{id}/detail`
+    would be `/items//detail`: neither is the operation's path."""
+    spec = _spec({
+        "/{tenant}/things": {"get": {"operationId": "things", "parameters": [_path_param("tenant")]}},
+        "/items/{id}/detail": {"get": {"operationId": "item", "parameters": [_path_param("id")]}},
+    })
+    app = Starlette(routes=[Route("/{rest:path}", _record)])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=f"{url}/api")) as client:
+        things = await client.call_tool("things", {"tenant": ""})
+        item = await client.call_tool("item", {"id": ""})
+        fine = await client.call_tool("item", {"id": "a"})
+    assert things.is_error and item.is_error
+    assert things.content[0].text == "argument 'tenant' cannot be empty: it is a segment of the request path"
+    assert item.content[0].text == "argument 'id' cannot be empty: it is a segment of the request path"
+    assert fine.content[0].text == '{"path":"/api/items/a/detail","trace":null}'
+
+
+async def test_header_arguments_beyond_ascii_are_sent_and_control_characters_refused() -> None:
+    spec = _spec({"/echo": {"get": {"operationId": "echo", "parameters": [
+        {"name": "X-Trace", "in": "header", "schema": {"type": "string"}}]}}})
+    app = Starlette(routes=[Route("/echo", _record)])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
+        accented = await client.call_tool("echo", {"X-Trace": "café"})
+        nul = await client.call_tool("echo", {"X-Trace": "a\x00b"})
+        escape = await client.call_tool("echo", {"X-Trace": "a\x1bb"})
+    assert not accented.is_error
+    assert accented.structured_content is None
+    assert "café".encode().decode("latin-1") in accented.content[0].text  # UTF-8 bytes on the wire
+    for result in (nul, escape):
+        assert result.is_error
+        assert result.content[0].text == (
+            "argument 'X-Trace' cannot hold a control character: it is sent as an HTTP header"
+        )
+
+
+async def test_a_2xx_answer_that_is_not_the_json_the_spec_describes_is_a_clear_error() -> None:
+    """A login page, an empty body or a JSON array where the spec promises an object: the client
+    reads what the API answered, not a masked internal error."""
+
+    def answer(body: str, media: str | None) -> Any:
+        async def handler(request: Request) -> Response:
+            return Response(body, media_type=media)
+
+        return handler
+
+    answers = {
+        "/html": ("<html>login</html>", "text/html"),
+        "/empty": ("", "application/json"),
+        "/list": ("[1]", "application/json"),
+    }
+    spec = _spec({path: {"get": {"operationId": path[1:], "responses": JSON_200}} for path in answers})
+    app = Starlette(routes=[Route(path, answer(*reply)) for path, reply in answers.items()])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
+        texts = {name: await client.call_tool(name, {}) for name in ("html", "empty", "list")}
+    assert all(result.is_error for result in texts.values())
+    assert texts["html"].content[0].text == "API 'Probe': GET /html answered text/html, not the JSON its spec describes"
+    assert texts["empty"].content[0].text == (
+        "API 'Probe': GET /empty answered HTTP 200 with no body, not the JSON its spec describes"
+    )
+    assert texts["list"].content[0].text == (
+        "API 'Probe': GET /list answered a JSON list, not the object its spec describes"
+    )
+
+
+async def test_an_operation_that_may_answer_204_has_no_output_schema_and_both_answers_work() -> None:
+    async def maybe(request: Request) -> Response:
+        if request.query_params.get("empty"):
+            return Response(status_code=204)
+        return JSONResponse({"a": 1})
+
+    responses = {**JSON_200, "204": {"description": "nothing to say"}}
+    spec = _spec({"/maybe": {"get": {"operationId": "maybe", "responses": responses, "parameters": [
+        {"name": "empty", "in": "query", "schema": {"type": "string"}}]}}})
+    app = Starlette(routes=[Route("/maybe", maybe)])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
+        tool = (await client.list_tools()).tools[0]
+        full = await client.call_tool("maybe", {})
+        empty = await client.call_tool("maybe", {"empty": "1"})
+    assert tool.output_schema is None
+    assert not full.is_error and full.content[0].text == '{"a":1}'
+    assert not empty.is_error and empty.content == []
