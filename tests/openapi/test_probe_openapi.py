@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -12,6 +13,7 @@ from starlette.routing import Route
 
 from tests.serving import serving
 from toolweave import RemoteServer
+from toolweave.openapi import SpecError
 from toolweave.testing import connect
 
 OBJECT = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
@@ -112,3 +114,27 @@ async def test_an_operation_that_may_answer_204_has_no_output_schema_and_both_an
     assert tool.output_schema is None
     assert not full.is_error and full.content[0].text == '{"a":1}'
     assert not empty.is_error and empty.content == []
+
+
+@pytest.mark.parametrize(
+    ("servers", "message"),
+    [
+        ({"a": 1}, "the spec dict: no base_url given and the spec lists no 'servers'"),
+        ([{"url": 5}], "the spec dict: servers[0] needs a string 'url' and a mapping of 'variables'"),
+        (
+            [{"url": "http://{host}/", "variables": {"host": "x"}}],
+            "the spec dict: servers[0].variables.host is not a mapping (with a 'default')",
+        ),
+    ],
+)
+def test_malformed_servers_are_a_spec_error_naming_them(servers: Any, message: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        RemoteServer.openapi({**_spec({}), "servers": servers})
+    assert str(caught.value) == message
+
+
+def test_a_path_template_variable_with_no_parameter_is_a_spec_error() -> None:
+    """Else the tool had no argument for it and every call failed with a masked KeyError."""
+    with pytest.raises(SpecError) as caught:
+        RemoteServer.openapi(_spec({"/a/{b}": {"get": {"operationId": "x"}}}), base_url="http://127.0.0.1:9")
+    assert str(caught.value) == "the spec dict: GET /a/{b}: the path parameter 'b' is not declared"

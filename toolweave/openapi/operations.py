@@ -143,6 +143,10 @@ def _operation(
     params: list[Param] = []
     properties: dict[str, Any] = {}
     required: list[str] = []
+    declared = {parameter["name"] for parameter in parameters if parameter["in"] == "path"}
+    undeclared = [name for name in re.findall(r"\{([^{}]+)\}", path) if name not in declared]
+    if undeclared:
+        raise SpecError(f"{spec.where}: {method.upper()} {path}: the path parameter {undeclared[0]!r} is not declared")
     for parameter in parameters:
         name, location = parameter["name"], parameter["in"]
         arg = f"{name}_{location}" if names.count(name) > 1 else name

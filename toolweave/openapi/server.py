@@ -95,7 +95,7 @@ class OpenAPIServer(Server):
         title = str((loaded.document.get("info") or {}).get("title") or "openapi")
         super().__init__(name or title, **options)
         self.spec = loaded
-        self.base_url = base_url or _server_url(loaded.document, spec)
+        self.base_url = base_url or _server_url(loaded.document, spec, loaded.where)
         if client is None and not self.base_url:
             raise SpecError(f"{loaded.where}: no base_url given and the spec lists no 'servers'")
         if self.base_url and not self.base_url.startswith(("http://", "https://")):
@@ -168,13 +168,18 @@ class OpenAPIServer(Server):
                 await client.aclose()
 
 
-def _server_url(document: Mapping[str, Any], source: Any) -> str | None:
+def _server_url(document: Mapping[str, Any], source: Any, where: str) -> str | None:
     servers = document.get("servers") or [None]
-    first = servers[0] if isinstance(servers[0], Mapping) else {}
+    first = servers[0] if isinstance(servers, list) and isinstance(servers[0], Mapping) else {}
     url = first.get("url")
     if not url:
         return None
-    for name, variable in (first.get("variables") or {}).items():
+    variables = first.get("variables") or {}
+    if not isinstance(url, str) or not isinstance(variables, Mapping):
+        raise SpecError(f"{where}: servers[0] needs a string 'url' and a mapping of 'variables'")
+    for name, variable in variables.items():
+        if not isinstance(variable, Mapping):
+            raise SpecError(f"{where}: servers[0].variables.{name} is not a mapping (with a 'default')")
         url = url.replace("{" + name + "}", str(variable.get("default", "")))
     if url.startswith("/") and isinstance(source, str) and source.startswith(("http://", "https://")):
         url = urljoin(source, url)
