@@ -8,8 +8,9 @@ the build's `server` settings are its own) and holds every upstream MCP server i
    `RemoteServer` in the new build, and keeps its session and process;
 2. a file that does not load, build or compile is rejected: the error is logged (and raised),
    and the current build keeps serving;
-3. new upstreams are connected (up to their `connect_timeout`, as at startup); then the new build
-   replaces the old one in one step, and every client gets `list_changed`;
+3. new upstreams are connected (up to their `connect_timeout`, as at startup) and the new build
+   is started (an HTTP API's client opened); then it replaces the old one in one step, and every
+   client gets `list_changed`;
 4. calls already running finish on the old build; an upstream the new file no longer has is
    closed once the calls waiting for it have their answers.
 
@@ -160,7 +161,12 @@ class LiveServer(Server):
 
     async def hold_open(self, tasks: TaskGroup) -> None:
         await self._held.start(tasks)
-        ready = self._life.start(self._current.child)
+        await self._started(self._current.child)
+
+    async def _started(self, build: Server) -> None:
+        """Start `build` with this server (if running), and wait until it is up; mounting it
+        then finds it held already."""
+        ready = self._life.start(build)
         if ready is not None:
             await ready.wait()
 
@@ -200,10 +206,13 @@ class LiveServer(Server):
         dropped = [remote for remote in old_composed.remotes if not _among(remote, composed.remotes)]
         self._held.add(started)
         await self._held.start()
+        await self._started(composed.server)  # its own resources (an API's HTTP client) up before it serves
         self.unmount(old)
         try:
             self._current = self.mount(composed.server)  # clashes with what new upstreams list show here
         except Exception as error:
+            self._life.stop(composed.server)
+            await self._started(old.child)
             self._current = self.mount(old.child)
             for remote in started:
                 await self._held.release(remote)

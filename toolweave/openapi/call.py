@@ -28,9 +28,11 @@ import base64
 import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 from urllib.parse import quote
 
+import anyio
 import httpx2
 from pydantic_core import from_json
 
@@ -84,6 +86,31 @@ def _segment(arg: str, value: Any) -> str:
     return text.replace(".", "%2E") if text in (".", "..") else text
 
 
+class InFlight:
+    """The requests under way through one API's client: each runs inside `with in_flight:`, and
+    `settled()` waits until none is (the client is closed only then)."""
+
+    __slots__ = ("_settled", "count")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._settled: anyio.Event | None = None
+
+    def __enter__(self) -> None:
+        self.count += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self.count -= 1
+        if not self.count and self._settled is not None:
+            self._settled.set()
+
+    async def settled(self) -> None:
+        """Wait until no request is under way."""
+        while self.count:
+            self._settled = anyio.Event()
+            await self._settled.wait()
+
+
 class HttpCall:
     """The call of one operation's tool (`Tool.run`), built once.
 
@@ -95,6 +122,7 @@ class HttpCall:
         max_bytes: The largest 2xx body read; a larger one is an `UpstreamError`, not a memory spike.
         auth: An `httpx2.Auth` for every request (else the client's own).
         api: How errors name the API.
+        in_flight: Counts the calls under way (so the client outlives them).
     """
 
     __slots__ = (
@@ -106,6 +134,7 @@ class HttpCall:
         "api",
         "auth",
         "excerpt",
+        "in_flight",
         "max_bytes",
         "operation",
     )
@@ -120,6 +149,7 @@ class HttpCall:
         max_bytes: int = 10 * 2**20,
         auth: httpx2.Auth | None = None,
         api: str = "the API",
+        in_flight: InFlight | None = None,
     ) -> None:
         self.operation = operation
         self._client = client
@@ -128,6 +158,7 @@ class HttpCall:
         self.max_bytes = max_bytes
         self.auth: Any = auth if auth is not None else httpx2.USE_CLIENT_DEFAULT
         self.api = api
+        self.in_flight: AbstractContextManager[None] = in_flight if in_flight is not None else nullcontext()
         self._wraps = bool(operation.output_schema and operation.output_schema.get(WRAP_KEY))
         by_arg = {param.name: param.arg for param in operation.params if param.location == "path"}
         self._pieces = [
@@ -205,12 +236,13 @@ class HttpCall:
                 parts["headers"] = {**parts.get("headers", {}), **sent}
         try:
             request = client.build_request(operation.method, self.url(arguments), **parts)
-            response = await client.send(request, stream=True, auth=self.auth)
-            try:
-                ok = 200 <= response.status_code < 300
-                content = await self._read(response, self.max_bytes if ok else _ERROR_BYTES, strict=ok)
-            finally:
-                await response.aclose()
+            with self.in_flight:
+                response = await client.send(request, stream=True, auth=self.auth)
+                try:
+                    ok = 200 <= response.status_code < 300
+                    content = await self._read(response, self.max_bytes if ok else _ERROR_BYTES, strict=ok)
+                finally:
+                    await response.aclose()
         except httpx2.TimeoutException:
             raise UpstreamError(f"{self.api}: {operation.label} timed out") from None
         except httpx2.HTTPError as error:

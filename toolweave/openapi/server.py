@@ -6,7 +6,8 @@ is read once, when the server is built: every kept operation becomes a tool (see
 any other — rename it, hide and inject its `api_key`, trim its answers with `MapResult`.
 
 Calls go through one pooled `httpx2.AsyncClient`, opened when the server starts (`async with`,
-or serving) and closed when it stops, with the server's `timeout` on every request; a client
+or serving) and closed when it stops (once the requests under way have their answers, waiting up
+to `timeout`), with the server's `timeout` on every request; a client
 of your own (`client=`) is used as it is and never closed. A call while no client is open fails
 at once with `UpstreamError`.
 
@@ -32,7 +33,7 @@ from anyio.abc import TaskGroup
 from toolweave.core.errors import SpecError, UpstreamError
 from toolweave.core.shown import shown_url
 from toolweave.core.tool import Origin, Tool
-from toolweave.openapi.call import HttpCall
+from toolweave.openapi.call import HttpCall, InFlight
 from toolweave.openapi.credentials import Credentials, HeaderValue
 from toolweave.openapi.operations import Operation, read_operations
 from toolweave.openapi.routes import Routes
@@ -106,6 +107,7 @@ class OpenAPIServer(Server):
         self._own_client = client
         self._client: httpx2.AsyncClient | None = client
         self._named = name is not None
+        self.in_flight = InFlight()
         self.operations = read_operations(loaded, _routes(include), _routes(exclude), self.credentials.describe())
         self.tools.set_upstream(
             self._tool(operation, error_excerpt, max_response_bytes) for operation in self.operations
@@ -123,6 +125,7 @@ class OpenAPIServer(Server):
             max_bytes=max_bytes,
             auth=self.auth,
             api=f"API {self.name!r}",
+            in_flight=self.in_flight,
         )
         return Tool(
             name=operation.name,
@@ -163,8 +166,10 @@ class OpenAPIServer(Server):
         try:
             await anyio.sleep_forever()
         finally:
-            self._client = None
             with anyio.CancelScope(shield=True):
+                with anyio.move_on_after(self.timeout):  # requests under way (a reloaded build's) end first
+                    await self.in_flight.settled()
+                self._client = None
                 await client.aclose()
 
 

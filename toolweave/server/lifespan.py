@@ -85,8 +85,9 @@ class Lifespan:
         return self._running is not None and self._running.started.is_set()
 
     def start(self, child: Held) -> anyio.Event | None:
-        """Start `child` too, if this lifespan is running; the event is set once it is up."""
-        if self._running is None:
+        """Start `child` too, if this lifespan is running and does not hold it yet; the event is
+        set once it is up."""
+        if self._running is None or id(child) in self._holds:
             return None
         ready = anyio.Event()
         scope = self._holds[id(child)] = anyio.CancelScope()
