@@ -3,17 +3,21 @@ the spec promises: each refused or reported with a message naming it, against a 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import anyio
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.serving import serving
+from tests.serving import served, serving
 from toolweave import RemoteServer
 from toolweave.openapi import SpecError
+from toolweave.openapi import spec as spec_module
+from toolweave.openapi.spec import load_spec
 from toolweave.testing import connect
 
 OBJECT = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
@@ -138,3 +142,37 @@ def test_a_path_template_variable_with_no_parameter_is_a_spec_error() -> None:
     with pytest.raises(SpecError) as caught:
         RemoteServer.openapi(_spec({"/a/{b}": {"get": {"operationId": "x"}}}), base_url="http://127.0.0.1:9")
     assert str(caught.value) == "the spec dict: GET /a/{b}: the path parameter 'b' is not declared"
+
+
+async def _dripping_spec(scope: Any, receive: Any, send: Any) -> None:
+    """A spec served one byte every 0.2 s: each read is quick, the whole takes 2 s."""
+    if scope["type"] != "http":
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+    for _ in range(10):
+        await send({"type": "http.response.body", "body": b" ", "more_body": True})
+        await anyio.sleep(0.2)
+    await send({"type": "http.response.body", "body": json.dumps(_spec({})).encode()})
+
+
+def test_a_spec_url_that_drips_is_given_up_at_the_fetch_timeout_in_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The timeout bounded each read only: a server sending a byte now and then held the load
+    (startup, or a live reload) for as long as it liked."""
+    monkeypatch.setattr(spec_module, "_FETCH_TIMEOUT", 0.5)
+    with served(_dripping_spec) as url, pytest.raises(SpecError) as caught:
+        load_spec(f"{url}/openapi.json")
+    assert str(caught.value) == f"cannot fetch the OpenAPI spec '{url}/openapi.json': it took over 0.5 s"
+
+
+def test_a_spec_url_answering_more_than_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spec_module, "_FETCH_BYTES", 1000)
+
+    async def huge(request: Request) -> Response:
+        return Response(" " * 5000 + json.dumps(_spec({})), media_type="application/json")
+
+    with served(Starlette(routes=[Route("/openapi.json", huge)])) as url, pytest.raises(SpecError) as caught:
+        load_spec(f"{url}/openapi.json")
+    assert str(caught.value) == f"cannot fetch the OpenAPI spec '{url}/openapi.json': larger than 1000 bytes"
+    monkeypatch.setattr(spec_module, "_FETCH_BYTES", 10_000)
+    with served(Starlette(routes=[Route("/openapi.json", huge)])) as url:
+        assert load_spec(f"{url}/openapi.json").document["info"]["title"] == "Probe"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ Resolver = Any
 """A `referencing` resolver (its type is generic in the library)."""
 
 _FETCH_TIMEOUT = 30.0
+_FETCH_BYTES = 32 * 2**20
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,15 +103,28 @@ def load_spec(source: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
 
 
 def _fetch(url: str) -> str:
+    """The document at `url`, read within `_FETCH_TIMEOUT` seconds in all (a server sending a byte
+    now and then does not hold it longer) and at most `_FETCH_BYTES` long."""
     import httpx2
 
+    shown = shown_url(url)
+    deadline = time.monotonic() + _FETCH_TIMEOUT
     try:
-        response = httpx2.get(url, timeout=_FETCH_TIMEOUT, follow_redirects=True)
+        with httpx2.stream("GET", url, timeout=_FETCH_TIMEOUT, follow_redirects=True) as response:
+            if response.status_code != 200:
+                raise SpecError(f"cannot fetch the OpenAPI spec {shown!r}: HTTP {response.status_code}")
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > _FETCH_BYTES:
+                    raise SpecError(f"cannot fetch the OpenAPI spec {shown!r}: larger than {_FETCH_BYTES} bytes")
+                if time.monotonic() > deadline:
+                    raise SpecError(f"cannot fetch the OpenAPI spec {shown!r}: it took over {_FETCH_TIMEOUT:g} s")
+                chunks.append(chunk)
+            return b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
     except httpx2.HTTPError as error:
-        raise SpecError(f"cannot fetch the OpenAPI spec {shown_url(url)!r}: {type(error).__name__}") from None
-    if response.status_code != 200:
-        raise SpecError(f"cannot fetch the OpenAPI spec {shown_url(url)!r}: HTTP {response.status_code}")
-    return response.text
+        raise SpecError(f"cannot fetch the OpenAPI spec {shown!r}: {type(error).__name__}") from None
 
 
 def _parse(raw: str, where: str) -> Any:
