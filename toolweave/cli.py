@@ -454,6 +454,7 @@ def serve(
         arguments += ["--max-sessions", str(max_sessions), "--session-idle-timeout", str(session_idle_timeout)]
         arguments += ["--max-body-size", str(max_body_size), "--limit-concurrency", str(limit_concurrency)]
         arguments += ["--log-format", log_format.value, *(["--metrics"] if metrics else [])]
+        arguments += ["--grace", str(grace), *(["--watch"] if watch else [])]  # each worker reloads its own
         serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json)
         return
     if watch:

@@ -1,0 +1,57 @@
+"""`toolweave serve --workers N` passes the serving options each worker needs: `--grace` (the
+workers used their default 10 s) and `--watch` (ignored without a word)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import anyio
+import httpx2
+from mcp import Client
+
+from tests.serving import toolweave_announced
+
+from .cli import serve_http, terminate
+from .http import call
+from .raw import SERVERS
+
+SHUTTING_DOWN = -32000
+
+
+async def test_the_workers_keep_the_grace_period_given() -> None:
+    process, url = await serve_http("--grace", "1", "--workers", "2")
+    async with httpx2.AsyncClient(timeout=30) as client:
+        answers = {}
+
+        async def run() -> None:
+            answers["long"] = await call(client, url, "local_sleep", {"seconds": 60})
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(run)
+            await anyio.sleep(1.0)
+            terminate(process)
+    with anyio.fail_after(15):
+        status = await process.wait()
+    assert status == 0
+    assert answers["long"]["error"]["code"] == SHUTTING_DOWN
+    assert "grace period 1s" in answers["long"]["error"]["message"]
+
+
+async def test_the_workers_reload_an_edited_config_with_watch(tmp_path: Path) -> None:
+    shutil.copy(SERVERS / "target.py", tmp_path / "target.py")
+    config = tmp_path / "gateway.yaml"
+    config.write_text("python:\n  - import: target:server\n    prefix: local\n")
+    with toolweave_announced(config, "--workers", "2", "--watch") as (url, _):
+        async with Client(url) as client:
+            before = [tool.name for tool in (await client.list_tools()).tools]
+        config.write_text("python:\n  - import: target:server\n    prefix: edited\n")
+        edited_in_a_row = 0
+        with anyio.fail_after(30):
+            while edited_in_a_row < 6:  # a new session may reach either worker: both have reloaded
+                await anyio.sleep(0.2)
+                async with Client(url) as client:
+                    after = [tool.name for tool in (await client.list_tools()).tools]
+                edited = bool(after) and all(name.startswith("edited_") for name in after)
+                edited_in_a_row = edited_in_a_row + 1 if edited else 0
+    assert before and all(name.startswith("local_") for name in before)
