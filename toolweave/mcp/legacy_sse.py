@@ -12,7 +12,8 @@ Each stream is one connection to the same composed server as `/mcp` (handshake e
 the client opens with it), served inside the app's lifespan. The SDK checks `Host`/`Origin` on
 loopback hosts (DNS-rebinding protection, as on `/mcp`) and lets only the caller who opened a
 stream post to it; `auth=`/`authenticate=` guard both routes like `/mcp`. At most `max_connections`
-streams are open at once (then 503); a stream ends when its client disconnects.
+streams are open at once (then 503); a stream ends when its client disconnects, or when the
+server shuts down (`close_streams`, once the calls in flight have their answers).
 
 Example:
     >>> from toolweave import Server
@@ -23,14 +24,17 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from contextlib import AsyncExitStack
 
+import anyio
 from mcp.server.sse import SseServerTransport
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Mount, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from toolweave.mcp.adapter import McpAdapter
 
@@ -51,6 +55,27 @@ def loopback_security(host: str) -> TransportSecuritySettings | None:
     )
 
 
+class _Response:
+    """An event stream's `send`, knowing whether its response has started and ended."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self.started = self.ended = False
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            self.ended = True
+        await self._send(message)
+
+    async def end(self) -> None:
+        """End the response body, if it was started and is not ended yet."""
+        if self.started and not self.ended:
+            with anyio.CancelScope(shield=True), contextlib.suppress(OSError, RuntimeError):
+                await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
 class _Streams:
     """`GET /sse` as an ASGI app: one event stream, served as one connection to the server."""
 
@@ -59,22 +84,51 @@ class _Streams:
         self.transport = transport
         self.max_connections = max_connections
         self.open = 0
+        self.closed = False
+        self._streams: set[anyio.CancelScope] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.closed:
+            await PlainTextResponse("the server is shutting down", status_code=503)(scope, receive, send)
+            return
         if self.max_connections is not None and self.open >= self.max_connections:
             logger.warning("legacy SSE connection refused: %d streams are open", self.open)
             await PlainTextResponse("too many SSE connections", status_code=503)(scope, receive, send)
             return
         self.open += 1
+        stream = anyio.CancelScope()
+        self._streams.add(stream)
+        response = _Response(send)
         try:
-            async with AsyncExitStack() as stack:
-                try:
-                    streams = await stack.enter_async_context(self.transport.connect_sse(scope, receive, send))
-                except ValueError:  # refused by the SDK's Host/Origin check, which has answered already
-                    return
-                await self.adapter.serve_connection(*streams)
+            with stream:
+                async with AsyncExitStack() as stack:
+                    try:
+                        streams = await stack.enter_async_context(
+                            self.transport.connect_sse(scope, receive, response.send)
+                        )
+                    except ValueError:  # refused by the SDK's Host/Origin check, which has answered already
+                        return
+                    await self.adapter.serve_connection(*streams)
+            if stream.cancelled_caught:  # ended by close(): the client reads the end of the stream
+                await response.end()
         finally:
+            self._streams.discard(stream)
             self.open -= 1
+
+    def close(self) -> None:
+        """End every open stream and refuse new ones (the server is shutting down)."""
+        self.closed = True
+        for stream in self._streams:
+            stream.cancel()
+
+
+def close_streams(app: Starlette) -> None:
+    """End the legacy SSE streams `app` serves (if it serves any): a stream lasts as long as its
+    client keeps it, so a shutdown ends them rather than wait for the server's own timeout."""
+    for route in app.routes:
+        streams = getattr(route, "endpoint", None)
+        if isinstance(streams, _Streams):
+            streams.close()
 
 
 def legacy_sse_routes(

@@ -32,7 +32,7 @@ from toolweave.mcp.adapter import adapter_for
 from toolweave.mcp.event_scope import EventScopes
 from toolweave.mcp.health import health_routes, metrics_route
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
-from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, legacy_sse_routes
+from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, close_streams, legacy_sse_routes
 from toolweave.mcp.redis_events import RedisEventStore
 from toolweave.mcp.shutdown import FLUSH_SECONDS, Drain, on_signals
 from toolweave.mcp.trace_context import read_http_trace_context
@@ -226,6 +226,7 @@ async def serve_http(
 
     def stop() -> None:
         runner.should_exit = True
+        close_streams(app)
 
     with drain.installed(adapter_for(server).lowlevel):
         async with anyio.create_task_group() as tasks:
