@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,7 @@ ContextSource = Context | Callable[[Any], Context] | None
 """A `Context` for every call (copied per call), or `fn(framework_run_context) -> Context`."""
 
 _calls = itertools.count(1)
+logger = logging.getLogger("toolweave.adapters")
 
 
 class CatalogCalls:
@@ -49,6 +51,25 @@ class CatalogCalls:
     def tools(self) -> tuple[Tool, ...]:
         """The tools a client of the server would list now."""
         return self.server.catalog.tools
+
+    def taken_once(self) -> tuple[Tool, ...]:
+        """The tools listed now, for an adapter that makes its tool objects once.
+
+        Raises:
+            RuntimeError: the server holds remote servers and is not running: their tools are
+                not listed yet, and would be missing from the agent without a word.
+        """
+        remotes = self.server.remotes()
+        if remotes and not self.server.running:
+            names = ", ".join(repr(remote.name) for remote in remotes)
+            raise RuntimeError(
+                f"server {self.server.name!r} is not running, so the tools of {names} are not listed yet: "
+                "make the tools inside `async with server:`"
+            )
+        down = self.server.down_remotes()
+        if down:
+            logger.warning("tools made while upstream(s) are down leave theirs out: %s", ", ".join(down))
+        return self.tools
 
     def tool(self, name: str) -> Tool | None:
         """The exposed tool `name`, if the server lists one."""

@@ -32,21 +32,36 @@ from toolweave.server.server import Server
 
 
 def structured_tools(server: Server, *, context: ContextSource = None) -> list[StructuredTool]:
-    """The tools `server` lists now, as LangChain tools; `context` gets the call's `RunnableConfig`."""
+    """The tools `server` lists now, as LangChain tools; `context` gets the call's `RunnableConfig`.
+
+    A server mounting remote servers lists their tools once it runs: make the tools inside
+    `async with server:` (else `RuntimeError`, naming them).
+    """
     calls = CatalogCalls(server, context)
-    return [_structured_tool(calls, tool) for tool in calls.tools]
+    return [_structured_tool(calls, tool) for tool in calls.taken_once()]
+
+
+class _CatalogTool(StructuredTool):
+    """A `StructuredTool` handing every argument to the catalog: `StructuredTool`'s own `_arun`
+    takes `config` and `run_manager` for itself, so a tool argument of either name never arrived."""
+
+    async def _arun(  # type: ignore[override] # the run config under another name, on purpose
+        self, *args: Any, toolweave_run_config: RunnableConfig, **arguments: Any
+    ) -> Any:
+        assert self.coroutine is not None
+        return await self.coroutine(toolweave_run_config, arguments)
 
 
 def _structured_tool(calls: CatalogCalls, tool: Tool) -> StructuredTool:
     name = tool.name
 
-    async def run(config: RunnableConfig, **arguments: Any) -> tuple[str, Any]:
-        result = await calls.call(name, arguments, config)
+    async def run(run_config: RunnableConfig, arguments: dict[str, Any]) -> tuple[str, Any]:
+        result = await calls.call(name, arguments, run_config)
         if result.is_error:
             raise ToolException(result.text or f"tool {name!r} failed")
         return result.text, result.structured_content
 
-    return StructuredTool(
+    return _CatalogTool(
         name=name,
         description=tool.description or name,
         args_schema=dict(tool.input_schema),

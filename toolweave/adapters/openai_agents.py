@@ -34,9 +34,13 @@ from toolweave.server.server import Server
 
 
 def function_tools(server: Server, *, context: ContextSource = None) -> list[FunctionTool]:
-    """The tools `server` lists now, as OpenAI Agents SDK function tools."""
+    """The tools `server` lists now, as OpenAI Agents SDK function tools.
+
+    A server mounting remote servers lists their tools once it runs: make the tools inside
+    `async with server:` (else `RuntimeError`, naming them).
+    """
     calls = CatalogCalls(server, context)
-    return [_function_tool(calls, tool) for tool in calls.tools]
+    return [_function_tool(calls, tool) for tool in calls.taken_once()]
 
 
 def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
