@@ -29,9 +29,12 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+
+import regex
 
 from toolweave.core.content import TextContent
 from toolweave.core.context import Context
@@ -75,11 +78,13 @@ class _Lines:
         self.starts = list(itertools.accumulate((len(text) + 1 for text in texts[:-1]), initial=0))
         self.joined = "\n".join(text.replace("\n", " ") for text in texts)
 
-    def matching(self, pattern: re.Pattern[str], limit: int, skip: set[int]) -> list[int]:
+    def matching(self, pattern: regex.Pattern[str], limit: int, skip: set[int], deadline: float) -> list[int]:
         found: list[int] = []
-        for match in pattern.finditer(self.joined):
+        for match in pattern.finditer(self.joined, timeout=_left(deadline)):
             position = bisect.bisect_right(self.starts, match.start()) - 1
-            if position in skip or (found and found[-1] == position) or not pattern.search(self.texts[position]):
+            if position in skip or (found and found[-1] == position):
+                continue
+            if not pattern.search(self.texts[position], timeout=_left(deadline)):
                 continue
             found.append(position)
             if len(found) >= limit:
@@ -90,17 +95,24 @@ class _Lines:
 _NESTED_REPEAT = re.compile(r"\([^()]*[+*}][^()]*\)\s*[+*{]")
 """A repeated group that itself repeats, `(a+)+`: the shape of catastrophic backtracking."""
 _MAX_PATTERN = 200
+_REGEX_SECONDS = 0.05
+"""The most time one regex search may take: a client's pattern runs on the server, and some
+(`(.|.)*!`, `.*.*.*!`) backtrack for hours over ordinary text, so matching stops at this budget."""
 
 
-def _pattern(query: str) -> re.Pattern[str]:
+def _left(deadline: float) -> float:
+    return max(deadline - time.monotonic(), 0.001)
+
+
+def _pattern(query: str) -> regex.Pattern[str]:
     """The client's pattern, or the query as literal text when it is not a pattern, too long, or
     shaped to backtrack without end (a client's regex runs on the server: it must stay cheap)."""
     if len(query) <= _MAX_PATTERN and not _NESTED_REPEAT.search(query):
         try:
-            return re.compile(query, re.IGNORECASE | re.MULTILINE)
-        except re.error:
+            return regex.compile(query, regex.IGNORECASE | regex.MULTILINE)
+        except regex.error:
             pass
-    return re.compile(re.escape(query[:_MAX_PATTERN]), re.IGNORECASE)
+    return regex.compile(regex.escape(query[:_MAX_PATTERN]), regex.IGNORECASE)
 
 
 def _regex_finder(documents: Sequence[str], names: Sequence[str]) -> Finder:
@@ -108,10 +120,14 @@ def _regex_finder(documents: Sequence[str], names: Sequence[str]) -> Finder:
 
     def find(query: str, limit: int) -> list[int]:
         pattern = _pattern(query)
-        by_name = name_lines.matching(pattern, limit, set())
-        if len(by_name) >= limit:
-            return by_name
-        return by_name + document_lines.matching(pattern, limit - len(by_name), set(by_name))
+        deadline = time.monotonic() + _REGEX_SECONDS
+        try:
+            by_name = name_lines.matching(pattern, limit, set(), deadline)
+            if len(by_name) >= limit:
+                return by_name
+            return by_name + document_lines.matching(pattern, limit - len(by_name), set(by_name), deadline)
+        except TimeoutError:
+            raise ToolError(f"the pattern {query[:80]!r} takes too long to match: give a simpler one") from None
 
     return find
 
