@@ -22,6 +22,7 @@ from typing import Any
 
 from toolweave.config.base import suggest
 from toolweave.config.paths import key_path
+from toolweave.openapi.credentials import Credentials
 from toolweave.server.server import Server
 from toolweave.transforms.argmap import MappedRun
 from toolweave.transforms.sources import FromEnv
@@ -75,7 +76,8 @@ class Composed:
             yield self.server
 
     def missing_environment(self) -> list[str]:
-        """Environment variables injected arguments read that are not set (and have no default).
+        """Environment variables injected arguments and HTTP APIs' upstream headers read that are
+        not set (and have no default).
 
         One line per variable, naming the tools that need it; checked at startup so an operator
         learns it before the first call fails (which would name it only in the log).
@@ -87,6 +89,10 @@ class Composed:
                 for _, src in mapped.argmap.sources if mapped is not None else ():
                     if isinstance(src.source, FromEnv) and src.source.missing:
                         needed.setdefault(src.source.name, []).append(entry.tool.name)
+            credentials = getattr(server, "credentials", None)  # an HTTP API's upstream headers
+            for source in credentials.sources() if isinstance(credentials, Credentials) else ():
+                if isinstance(source, FromEnv) and source.missing:
+                    needed.setdefault(source.name, []).extend(server.catalog.entries)
         return [
             f"environment variable {name} is not set: calls to {', '.join(map(repr, sorted(set(tools))))} will fail"
             for name, tools in needed.items()

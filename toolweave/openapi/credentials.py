@@ -78,6 +78,10 @@ class Credentials:
                 raise InjectionError(f"upstream header {name!r}: {source.label} is not available") from None
         return headers
 
+    def sources(self) -> list[Source]:
+        """The sources read at every call (`FromEnv(...)`, ...), for startup checks."""
+        return [source for _, _, source in self._read]
+
     def describe(self) -> dict[str, Any]:
         """Each header and where its value comes from (never a secret value), for `explain`."""
         return dict(self.labels)

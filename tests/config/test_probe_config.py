@@ -1,0 +1,44 @@
+"""Config problems an operator learns at startup, probed with real files and the real CLI."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.acceptance.cli_helpers import COMMAND
+from tests.conftest import subprocess_env
+from toolweave.config import build_file
+
+SHAPES = Path(__file__).parents[1] / "openapi" / "shapes.yaml"
+
+
+@pytest.fixture
+def api_config(tmp_path: Path) -> Path:
+    """An `openapi` entry whose API key header comes from an environment variable nobody set."""
+    shutil.copy(SHAPES, tmp_path / "shapes.yaml")
+    config = tmp_path / "gateway.yaml"
+    config.write_text(
+        "openapi:\n  shapes:\n    spec: shapes.yaml\n    base_url: http://127.0.0.1:9\n"
+        "    headers: {x-api-key: 'env:PROBE_UNSET_API_KEY'}\n"
+    )
+    return config
+
+
+def test_an_api_header_from_an_unset_variable_is_reported_before_any_call(api_config: Path) -> None:
+    """Injected arguments were checked at startup; an HTTP API's credential headers were not, so
+    the first call failed with a masked error and the variable was named only in the log."""
+    missing = build_file(api_config).missing_environment()
+    assert missing == [
+        "environment variable PROBE_UNSET_API_KEY is not set: calls to 'add_shape_', 'put_labels_id', 'tree' will fail"
+    ]
+
+
+def test_list_warns_about_the_unset_variable(api_config: Path) -> None:
+    done = subprocess.run(
+        [*COMMAND, "list", str(api_config)], capture_output=True, text=True, env=subprocess_env(), timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "warning: environment variable PROBE_UNSET_API_KEY is not set" in done.stderr
