@@ -176,3 +176,23 @@ def test_a_spec_url_answering_more_than_the_limit_is_refused(monkeypatch: pytest
     monkeypatch.setattr(spec_module, "_FETCH_BYTES", 10_000)
     with served(Starlette(routes=[Route("/openapi.json", huge)])) as url:
         assert load_spec(f"{url}/openapi.json").document["info"]["title"] == "Probe"
+
+
+async def test_an_answer_that_trickles_in_is_cut_at_the_timeout() -> None:
+    """httpx's timeout bounds each read: an API sending a byte every 0.3 s held a `timeout=0.5`
+    call for as long as it kept sending."""
+
+    async def drip(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        for _ in range(20):
+            await send({"type": "http.response.body", "body": b"x", "more_body": True})
+            await anyio.sleep(0.3)
+        await send({"type": "http.response.body", "body": b"done"})
+
+    spec = _spec({"/drip": {"get": {"operationId": "drip"}}})
+    async with serving(drip) as url, connect(RemoteServer.openapi(spec, base_url=url, timeout=0.5)) as client:
+        result = await client.call_tool("drip", {})
+    assert result.is_error
+    assert result.content[0].text == "API 'Probe': GET /drip timed out"

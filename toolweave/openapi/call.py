@@ -123,6 +123,8 @@ class HttpCall:
         auth: An `httpx2.Auth` for every request (else the client's own).
         api: How errors name the API.
         in_flight: Counts the calls under way (so the client outlives them).
+        timeout: The most seconds a request may take in all, its answer read (None: the client's
+            own timeouts only, which bound each step, not an answer that trickles in).
     """
 
     __slots__ = (
@@ -137,6 +139,7 @@ class HttpCall:
         "in_flight",
         "max_bytes",
         "operation",
+        "timeout",
     )
 
     def __init__(
@@ -150,6 +153,7 @@ class HttpCall:
         auth: httpx2.Auth | None = None,
         api: str = "the API",
         in_flight: InFlight | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.operation = operation
         self._client = client
@@ -158,6 +162,7 @@ class HttpCall:
         self.max_bytes = max_bytes
         self.auth: Any = auth if auth is not None else httpx2.USE_CLIENT_DEFAULT
         self.api = api
+        self.timeout = timeout
         self.in_flight: AbstractContextManager[None] = in_flight if in_flight is not None else nullcontext()
         self._wraps = bool(operation.output_schema and operation.output_schema.get(WRAP_KEY))
         by_arg = {param.name: param.arg for param in operation.params if param.location == "path"}
@@ -236,14 +241,14 @@ class HttpCall:
                 parts["headers"] = {**parts.get("headers", {}), **sent}
         try:
             request = client.build_request(operation.method, self.url(arguments), **parts)
-            with self.in_flight:
+            with self.in_flight, anyio.fail_after(self.timeout):  # httpx bounds each read, not the whole
                 response = await client.send(request, stream=True, auth=self.auth)
                 try:
                     ok = 200 <= response.status_code < 300
                     content = await self._read(response, self.max_bytes if ok else _ERROR_BYTES, strict=ok)
                 finally:
                     await response.aclose()
-        except httpx2.TimeoutException:
+        except (httpx2.TimeoutException, TimeoutError):
             raise UpstreamError(f"{self.api}: {operation.label} timed out") from None
         except httpx2.HTTPError as error:
             raise UpstreamError(f"{self.api}: {operation.label} failed ({type(error).__name__})") from None

@@ -62,7 +62,8 @@ class OpenAPIServer(Server):
             `Secret`s or sources (`FromEnv`, ...), see `toolweave.openapi.credentials`. The
             caller's own token is never sent unless a header says so (`FromHeader`).
         auth: An `httpx2.Auth` for every request (e.g. an OAuth client-credentials flow).
-        timeout: The most seconds one request may take (connect, read, write, pool).
+        timeout: The most seconds one request may take, its answer read in all (and each step:
+            connect, read, write, pool).
         include: Keep only the operations these `Routes` match (all by default).
         exclude: Leave out the operations these `Routes` match.
         error_excerpt: How many characters of a non-2xx answer's body its error result quotes.
@@ -126,6 +127,7 @@ class OpenAPIServer(Server):
             auth=self.auth,
             api=f"API {self.name!r}",
             in_flight=self.in_flight,
+            timeout=self.timeout if self._own_client is None else None,
         )
         return Tool(
             name=operation.name,
