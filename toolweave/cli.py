@@ -242,7 +242,8 @@ def _compile(composed: Composed) -> Failure | None:
         return Failure(f"{composed.file}: {error}" if composed.file else str(error))
     except (ToolweaveError, TypeError, ValueError) as error:
         logger.debug("composition failed", exc_info=error)
-        return Failure(f"cannot compose the server: {error}")
+        where = f"{composed.file}: " if composed.file else ""
+        return Failure(f"{where}cannot compose the server: {error}")
     return None
 
 

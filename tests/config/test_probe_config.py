@@ -42,3 +42,14 @@ def test_list_warns_about_the_unset_variable(api_config: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "warning: environment variable PROBE_UNSET_API_KEY is not set" in done.stderr
+
+
+def test_a_composition_error_names_the_file(tmp_path: Path) -> None:
+    """Errors found when the catalog compiles (a clash, `always` naming no tool) named no file."""
+    config = tmp_path / "gateway.yaml"
+    config.write_text("python:\n  - import: posixpath:basename\ncatalog:\n  search: {always: [nope]}\n")
+    done = subprocess.run(
+        [*COMMAND, "list", str(config)], capture_output=True, text=True, env=subprocess_env(), timeout=60
+    )
+    assert done.returncode == 1
+    assert f"error: {config}: cannot compose the server: SearchTools always names tools" in done.stderr
