@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -53,3 +54,20 @@ def test_a_composition_error_names_the_file(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert f"error: {config}: cannot compose the server: SearchTools always names tools" in done.stderr
+
+
+def test_an_sse_server_given_as_a_plain_url_is_named_as_one(tmp_path: Path) -> None:
+    """Cursor and Windsurf try the legacy transport when `url` does not speak streamable HTTP, so
+    their files hold plain `url: .../sse` entries; toolweave's error said only "Server returned an
+    error response"."""
+    from tests.acceptance.test_bring_your_servers import PYTHON, SDK_UPSTREAM
+    from tests.serving import PORT, spawned
+
+    with spawned(PYTHON, SDK_UPSTREAM, "sse", PORT) as legacy:
+        config = tmp_path / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": {"legacy": {"url": f"{legacy.url}/sse"}}}))
+        done = subprocess.run(
+            [*COMMAND, "list", str(config)], capture_output=True, text=True, env=subprocess_env(), timeout=60
+        )
+    assert done.returncode == 1
+    assert "(a URL ending in /sse is usually a legacy SSE server: give it `type: sse`)" in done.stderr

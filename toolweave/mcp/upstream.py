@@ -432,6 +432,13 @@ class Upstream:
 
     def _failed(self, why: str) -> None:
         """Record and log (WARNING) why the upstream is down, with its last words on stderr."""
+        from toolweave.server.remote import HttpTarget, SseTarget
+
+        reached = self.remote.target
+        if isinstance(reached, HttpTarget) and not isinstance(reached, SseTarget):
+            path = reached.url.split("?", 1)[0].rstrip("/")
+            if path.endswith("/sse"):  # some clients try the legacy transport when streamable HTTP fails
+                why += " (a URL ending in /sse is usually a legacy SSE server: give it `type: sse`)"
         self.last_error = why
         tail = "".join(f"\n  [{self.label}] {line}" for line in self.stderr_tail)
         target = self.remote.target.describe()
