@@ -558,6 +558,9 @@ def _add_openapi(composed: Composed, name: str, entry: OpenAPIEntry, *, base: Pa
     _mount(composed.server, layer, entry.prefix, where=where)
 
 
+FIXED_SETTINGS = ("name", "version", "store", "auth", "authenticate", "tasks")
+"""The `server` settings a running process keeps until it restarts (a live reload cannot swap them)."""
+
 Reuse = Callable[[Any], Any]
 """Given a freshly built `RemoteServer`, the one to use instead (an equal one already running)."""
 
@@ -574,7 +577,12 @@ def build(config: Config, *, base_dir: str | Path = ".", reuse: Reuse | None = N
     base = Path(base_dir)
     add_search_path(Path.cwd(), first=False)  # the `toolweave` script, unlike `python -m`, leaves it out
     add_search_path(base)  # first: modules next to the config file win
-    composed = Composed(server_from_settings(config.server), secrets=config.secrets)
+    fixed = {key: getattr(config.server, key) for key in FIXED_SETTINGS}
+    composed = Composed(
+        server_from_settings(config.server),
+        secrets=config.secrets,
+        fixed_settings={f"server.{key}": value for key, value in fixed.items()},
+    )
     root = composed.server
     if config.server.authenticate is not None:
         authenticate = import_object(config.server.authenticate, where="server.authenticate")

@@ -63,6 +63,9 @@ class Composed:
     file: str | None = None
     secrets: Mapping[str, str] = field(default_factory=dict)
     """Values the config expanded from the environment (with their `${VAR}`): never shown."""
+    fixed_settings: Mapping[str, Any] = field(default_factory=dict)
+    """The `server` settings the process keeps from its start (`server.auth`, `server.store`, ...),
+    by key path: a live reload compares them to say that a change takes a restart."""
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Server]:

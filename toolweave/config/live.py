@@ -38,6 +38,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from collections.abc import Callable
@@ -52,6 +53,7 @@ from toolweave.config.composed import Composed
 from toolweave.core.errors import ConfigError
 from toolweave.server.mount import Mount
 from toolweave.server.server import Server
+from toolweave.tasks.serving import configure_tasks, tasks_settings
 
 logger = logging.getLogger("toolweave.config")
 
@@ -140,11 +142,14 @@ class LiveServer(Server):
         self.file = Path(file) if file is not None else (Path(composed.file) if composed.file else None)
         self.inputs = inputs
         self.composed = composed
+        self._first = dict(composed.fixed_settings)
         self.reloads = 0
         """How many reloads replaced the build."""
         self._held = _Held()
         self._lock = anyio.Lock()
         self._adopt_settings(root)
+        kept = tasks_settings(root)  # tasks are run by the served server: with the file's `server.tasks`
+        configure_tasks(self, **{setting.name: getattr(kept, setting.name) for setting in dataclasses.fields(kept)})
         self._current: Mount[Server] = self.mount(root)
         self._held.add(composed.remotes)
 
@@ -186,6 +191,13 @@ class LiveServer(Server):
             composed = self._build(path)
             await self._swap(composed)
             self.file = path
+            changed = [key for key, value in composed.fixed_settings.items() if self._first.get(key) != value]
+            if changed:
+                logger.warning(
+                    "reload of %s: %s changed, which takes a restart: the process keeps the values it started with",
+                    path,
+                    ", ".join(changed),
+                )
         return composed
 
     def _build(self, path: Path) -> Composed:
