@@ -42,3 +42,17 @@ def test_the_served_server_runs_tasks_with_the_files_task_settings(tmp_path: Pat
     live = LiveServer(build_file(path))
     settings = tasks_settings(live)
     assert (settings.keep, settings.answer_within) == (60, 2)
+
+
+def test_the_served_server_keeps_the_files_store(tmp_path: Path) -> None:
+    """Under `--watch` the served server had a memory store whatever `server.store` said, so HTTP
+    events and tasks were not shared between replicas."""
+    from toolweave.store.redis_store import RedisStore
+    from toolweave.tasks.redis_store import RedisTaskStore
+
+    path = tmp_path / "gateway.yaml"
+    path.write_text(TOOLS + "server:\n  store: redis://127.0.0.1:9/0\n")
+    composed = build_file(path)
+    live = LiveServer(composed)
+    assert isinstance(live.store, RedisStore) and live.store is composed.server.store
+    assert isinstance(tasks_settings(live).store, RedisTaskStore)

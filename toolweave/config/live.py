@@ -148,6 +148,7 @@ class LiveServer(Server):
         self._held = _Held()
         self._lock = anyio.Lock()
         self._adopt_settings(root)
+        self.store = root.store  # the file's `server.store` (events, tasks); its own announcements stay local
         kept = tasks_settings(root)  # tasks are run by the served server: with the file's `server.tasks`
         configure_tasks(self, **{setting.name: getattr(kept, setting.name) for setting in dataclasses.fields(kept)})
         self._current: Mount[Server] = self.mount(root)
