@@ -4,12 +4,15 @@ at start, and what a reload says about the ones it cannot change."""
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 from pathlib import Path
 
+import anyio
 import pytest
 
 from toolweave.config import build_file
-from toolweave.config.live import LiveServer
+from toolweave.config.live import LiveServer, reload_on_change
 from toolweave.tasks.serving import tasks_settings
 
 TOOLS = "python:\n  - import: posixpath:basename\n"
@@ -56,3 +59,31 @@ def test_the_served_server_keeps_the_files_store(tmp_path: Path) -> None:
     live = LiveServer(composed)
     assert isinstance(live.store, RedisStore) and live.store is composed.server.store
     assert isinstance(tasks_settings(live).store, RedisTaskStore)
+
+
+def _configmap_update(folder: Path, stamp: str, text: str) -> None:
+    """What the kubelet does to a mounted ConfigMap: the new files in a new folder, then the
+    `..data` link swapped to it in one rename."""
+    (folder / stamp).mkdir()
+    (folder / stamp / "gateway.yaml").write_text(text)
+    os.symlink(stamp, folder / "..data_tmp")
+    os.rename(folder / "..data_tmp", folder / "..data")
+
+
+async def test_watch_follows_every_update_of_a_kubernetes_configmap(tmp_path: Path) -> None:
+    """The watcher used to watch the folder the file resolved to at start, which the first update
+    deletes: later updates were never loaded, and nothing said so."""
+    _configmap_update(tmp_path, "..2026_1", TOOLS + "server: {instructions: first}\n")
+    os.symlink("..data/gateway.yaml", tmp_path / "gateway.yaml")
+    live = LiveServer(build_file(tmp_path / "gateway.yaml"))
+    async with live, anyio.create_task_group() as tasks:
+        tasks.start_soon(reload_on_change(live))
+        await anyio.sleep(0.5)  # the watcher is up
+        for number, words in enumerate(["second", "third"], start=2):
+            _configmap_update(tmp_path, f"..2026_{number}", TOOLS + f"server: {{instructions: {words}}}\n")
+            shutil.rmtree(tmp_path / f"..2026_{number - 1}")
+            with anyio.fail_after(10):
+                while live.instructions != words:  # a reload offers no event to wait on  # noqa: ASYNC110
+                    await anyio.sleep(0.05)
+        tasks.cancel_scope.cancel()
+    assert live.reloads == 2

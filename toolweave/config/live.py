@@ -39,6 +39,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import os
 from collections.abc import Callable
@@ -251,15 +252,32 @@ def reload_on_change(live: LiveServer) -> Callable[[], Any]:
         from watchfiles import awatch
 
         assert live.file is not None
-        file = live.file.resolve()  # watch the folder: editors replace a file by renaming another
+        file = live.file.absolute()
+        folder = file.parent
 
         def ours(change: Any, path: str) -> bool:
-            return Path(path).resolve() == file
+            # any entry of the file's folder: editors replace the file by renaming another, and a
+            # Kubernetes ConfigMap swaps the `..data` link the file goes through (the folder the
+            # link pointed to is deleted: watching the resolved file stops at the first update)
+            return Path(path).parent == folder
 
-        async for _ in awatch(file.parent, watch_filter=ours, debounce=200, step=50):
+        seen = _fingerprint(file)
+        async for _ in awatch(folder, watch_filter=ours, debounce=200, step=50, recursive=False):
+            now = _fingerprint(file)
+            if now == seen:
+                continue  # another file of the folder changed, or the same text was saved again
+            seen = now
             try:
                 await live.reload()
             except ConfigError:
                 continue  # logged by reload
 
     return watch
+
+
+def _fingerprint(file: Path) -> bytes | None:
+    """What the file holds now (through any links), or None when it cannot be read."""
+    try:
+        return hashlib.sha256(file.read_bytes()).digest()
+    except OSError:
+        return None
