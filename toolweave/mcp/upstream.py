@@ -191,6 +191,8 @@ class Upstream:
         with anyio.move_on_after(self.remote.connect_timeout):
             await first.wait()
         if self.session is None:
+            if self.last_error is None:  # the first attempt is still waiting: say so, not just "down"
+                self.last_error = f"no answer within connect_timeout={self.remote.connect_timeout:g}s"
             logger.warning("[%s] not connected yet; retrying in the background", self.label)
 
     async def wait_connected(self) -> None:
