@@ -196,3 +196,27 @@ async def test_an_answer_that_trickles_in_is_cut_at_the_timeout() -> None:
         result = await client.call_tool("drip", {})
     assert result.is_error
     assert result.content[0].text == "API 'Probe': GET /drip timed out"
+
+
+async def test_a_form_body_is_encoded_as_openapi_says_not_as_python_writes_it() -> None:
+    """An object field went out as its Python repr (`meta=%7B%27k%27...`), a null as an empty field."""
+    received: list[str] = []
+
+    async def record(request: Request) -> JSONResponse:
+        received.append((await request.body()).decode())
+        return JSONResponse({})
+
+    properties = {
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "meta": {"type": "object"},
+        "flag": {"type": "boolean"},
+        "note": {"type": ["string", "null"]},
+    }
+    body = {"content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": properties}}}}
+    spec = _spec({"/form": {"post": {"operationId": "form", "requestBody": body}}})
+    app = Starlette(routes=[Route("/form", record, methods=["POST"])])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
+        sent = {"tags": ["a", "b"], "meta": {"k": "v", "deep": {"x": 1}}, "flag": True, "note": None}
+        result = await client.call_tool("form", sent)
+    assert not result.is_error, result.content
+    assert received == ["tags=a&tags=b&k=v&deep=%7B%22x%22%3A+1%7D&flag=true"]

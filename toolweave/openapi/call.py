@@ -79,6 +79,22 @@ def _header_value(text: str) -> str | bytes:
     return text if text.isascii() else text.encode()
 
 
+def _form(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A form body's fields as OpenAPI's default encoding sends them (`style: form`, `explode:
+    true`): an object's properties are fields of their own, a null is left out, a list repeats
+    its field, and anything nested deeper is JSON text."""
+    fields: dict[str, Any] = {}
+    for name, value in body.items():
+        for field, inner in value.items() if isinstance(value, dict) else [(name, value)]:
+            if inner is None:
+                continue
+            if isinstance(inner, list):
+                fields[field] = [json.dumps(item) if isinstance(item, dict | list) else _text(item) for item in inner]
+            else:
+                fields[field] = json.dumps(inner) if isinstance(inner, dict) else _text(inner)
+    return fields
+
+
 def _segment(arg: str, value: Any) -> str:
     text = quote(_text(value), safe="")
     if not text:  # an empty segment would merge with its neighbours (`/a//b`, or `//host` at the start)
@@ -209,7 +225,7 @@ class HttpCall:
             if kind == "json":
                 parts["json"] = body
             elif kind == "form":
-                parts["data"] = body
+                parts["data"] = _form(body) if isinstance(body, Mapping) else body
             else:
                 parts["content"] = body if isinstance(body, bytes | str) else json.dumps(body)
                 parts.setdefault("headers", {})["content-type"] = self.operation.media_type
