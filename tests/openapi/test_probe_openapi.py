@@ -220,3 +220,18 @@ async def test_a_form_body_is_encoded_as_openapi_says_not_as_python_writes_it() 
         result = await client.call_tool("form", sent)
     assert not result.is_error, result.content
     assert received == ["tags=a&tags=b&k=v&deep=%7B%22x%22%3A+1%7D&flag=true"]
+
+
+async def test_a_null_argument_is_not_sent_as_the_text_none() -> None:
+    """A nullable header went out as `X-Trace: None`, a nullable path segment as `/items/None`."""
+    spec = _spec({"/items/{id}": {"get": {"operationId": "item", "parameters": [
+        {"name": "id", "in": "path", "required": True, "schema": {"type": ["string", "null"]}},
+        {"name": "X-Trace", "in": "header", "schema": {"type": ["string", "null"]}},
+    ]}}})
+    app = Starlette(routes=[Route("/items/{rest:path}", _record)])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
+        header = await client.call_tool("item", {"id": "a", "X-Trace": None})
+        path = await client.call_tool("item", {"id": None})
+    assert header.content[0].text == '{"path":"/items/a","trace":null}'
+    assert path.is_error
+    assert path.content[0].text == "argument 'id' cannot be null: it is a segment of the request path"

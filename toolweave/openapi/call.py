@@ -96,6 +96,8 @@ def _form(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _segment(arg: str, value: Any) -> str:
+    if value is None:
+        raise ToolError(f"argument {arg!r} cannot be null: it is a segment of the request path")
     text = quote(_text(value), safe="")
     if not text:  # an empty segment would merge with its neighbours (`/a//b`, or `//host` at the start)
         raise ToolError(f"argument {arg!r} cannot be empty: it is a segment of the request path")
@@ -232,7 +234,8 @@ class HttpCall:
         return parts
 
     def _given(self, location: str, arguments: Mapping[str, Any]) -> list[Param]:
-        return [param for param in self._by_location.get(location, ()) if param.arg in arguments]
+        """The parameters at `location` the call gives a value (a null one is left out, not sent as `None`)."""
+        return [param for param in self._by_location.get(location, ()) if arguments.get(param.arg) is not None]
 
     def _body(self, arguments: Mapping[str, Any]) -> Any:
         if self.operation.body_arg is not None:
