@@ -43,6 +43,8 @@ from pydantic import Field
 from toolweave.core.context import Context
 from toolweave.core.errors import UnknownTool
 from toolweave.mcp.errors import protocol_error
+from toolweave.mcp.guard import own_request_params
+from toolweave.mcp.input_required import responses_from_mcp
 from toolweave.middleware.keys import caller_key
 from toolweave.store import RedisStore
 from toolweave.tasks.record import TaskRecord
@@ -102,16 +104,19 @@ def default_store(server: Any) -> TaskStore:
     return RedisTaskStore(store) if isinstance(store, RedisStore) else MemoryTaskStore()
 
 
+@own_request_params
 class GetTaskParams(mt.RequestParams):
     """`tasks/get` and `tasks/cancel` params."""
 
     task_id: str = Field(alias="taskId")
 
 
+@own_request_params
 class UpdateTaskParams(GetTaskParams):
-    """`tasks/update` params: the client's answers, by the keys of the task's `inputRequests`."""
+    """`tasks/update` params: the client's answers, by the keys of the task's `inputRequests`
+    (each an elicitation, sampling or roots result, checked as a retried call's answers are)."""
 
-    input_responses: dict[str, dict[str, Any]] = Field(alias="inputResponses")
+    input_responses: mt.InputResponses = Field(alias="inputResponses")
 
 
 def opted_in(ctx: ServerRequestContext[Any], context: Context) -> bool:
@@ -195,7 +200,7 @@ class TaskService:
     async def update(self, ctx: ServerRequestContext[Any], params: UpdateTaskParams) -> dict[str, Any]:
         """`tasks/update`: the client's answers to what the task asked (others are ignored)."""
         await self._find(ctx, params.task_id)
-        ignored = self.runner.answer(params.task_id, params.input_responses)
+        ignored = self.runner.answer(params.task_id, responses_from_mcp(params.input_responses))
         if ignored:
             logger.info("task %s: ignored answers to %s (not outstanding)", params.task_id, ", ".join(ignored))
         return {"resultType": "complete"}
