@@ -4,8 +4,10 @@ Needs the `redis` package (`pip install "toolweave[redis]"`); uses `redis.asynci
 asyncio event loop. Every operation runs under `timeout` seconds; a failure marks the store down
 for `retry_after` seconds, during which operations fail at once (`StoreUnavailable`) instead of
 waiting on a dead server, so an outage costs each call nothing but its middleware's fallback.
-Keys start with `namespace` (default `"toolweave"`), then the server name and the middleware's
-position on that server, so replicas built from one config share exactly the same state.
+Keys start with `namespace` (default `"toolweave"`), then the server name (a mounted server's
+is qualified by where it is mounted: `gateway/acct/accounts`) and the middleware's position on
+that server, so replicas built from one config share exactly the same state, and different
+servers none.
 
 Example:
     >>> store = RedisStore("redis://127.0.0.1:6379/0", timeout=0.25)
