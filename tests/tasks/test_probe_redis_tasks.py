@@ -1,0 +1,35 @@
+"""Tasks kept in a real Redis that goes away and comes back."""
+
+from __future__ import annotations
+
+import anyio
+
+from tests.store.redis_server import RedisServer
+from tests.tasks.servers import Gate, create, task_client, tasks_server, until
+from toolweave.store import RedisStore
+
+
+async def test_a_task_that_ends_while_redis_is_down_is_saved_once_redis_returns(redis: RedisServer) -> None:
+    gate = Gate()
+    server = tasks_server(gate, name="blip", store=RedisStore(redis.url, timeout=0.5, retry_after=0.1))
+    async with task_client(server) as client:
+        created = await create(client, "build", {"ref": "main"})
+        await gate.entered.wait()
+        redis.stop()
+        gate.release.set()
+        await anyio.sleep(0.5)  # the work ended while the store was down
+        redis.start()  # empty: the record is back only if the end was written again
+        with anyio.fail_after(10):
+            while not await _stored(redis, created.task_id):  # noqa: ASYNC110 - another process's state
+                await anyio.sleep(0.05)
+        done = await until(client, created.task_id, "completed", "failed")
+    assert done.status == "completed"
+    assert done.result is not None and done.result["content"][0]["text"] == "built main"
+
+
+async def _stored(redis: RedisServer, task_id: str) -> bool:
+    store = RedisStore(redis.url)
+    try:
+        return bool(await store.run(lambda client: client.exists(f"toolweave:tasks:{task_id}")))
+    finally:
+        await store.close()
