@@ -52,21 +52,54 @@ def _redis_module() -> Any:
 
 
 def check_url(url: str) -> str:
-    """`url` if it is a redis:// (rediss://, unix://) URL, else a clear `ValueError`."""
+    """`url` if it is a redis:// (rediss://, unix://) URL redis-py can connect with, else a clear
+    `ValueError` (the URL shown without its password).
+
+    Example:
+        >>> check_url("redis://127.0.0.1:6379/cache")
+        Traceback (most recent call last):
+        ...
+        ValueError: the database of a store URL is a number (redis://host:6379/0), not 'cache': 'redis://127.0.0.1:6379/cache'
+    """
     parts = urlsplit(url)
     if parts.scheme not in ("redis", "rediss", "unix") or not (parts.netloc or parts.path):
         raise ValueError(f"a store URL looks like 'redis://127.0.0.1:6379/0', not {shown_url(url)!r}")
+    database = parts.path.strip("/") if parts.scheme != "unix" else ""
+    if database and not database.isdigit():  # redis-py would quietly use database 0
+        shown = shown_url(url)
+        raise ValueError(f"the database of a store URL is a number (redis://host:6379/0), not {database!r}: {shown!r}")
+    try:
+        module = _redis_module()
+    except ImportError:  # RedisStore says so when it is made; a config file may still be checked
+        return url
+    try:  # what redis-py would refuse only when it first connects: an unknown or malformed option
+        module.ConnectionPool.from_url(url).make_connection()
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"the store URL {shown_url(url)!r} is not one redis-py accepts: {error}") from None
     return url
 
 
 def shown_url(url: str) -> str:
-    """`url` without its password, for messages and logs."""
+    """`url` without its password (in the user part or a `?password=` option), for messages and logs.
+
+    Example:
+        >>> shown_url("redis://app:s3cret@cache:6379/0?password=s3cret&db=1")
+        'redis://app:***@cache:6379/0?password=***&db=1'
+    """
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rsplit("@", 1)[-1]
-    user = f"{parts.username}:***@" if parts.username else ":***@"
-    return parts._replace(netloc=user + host).geturl()
+    if parts.password is not None:
+        host = parts.netloc.rsplit("@", 1)[-1]
+        user = f"{parts.username}:***@" if parts.username else ":***@"
+        parts = parts._replace(netloc=user + host)
+    if "password" in parts.query.lower():
+        options = [_hidden(option) for option in parts.query.split("&")]
+        parts = parts._replace(query="&".join(options))
+    return parts.geturl()
+
+
+def _hidden(option: str) -> str:
+    name, equals, _ = option.partition("=")
+    return f"{name}=***" if equals and "password" in name.lower() else option
 
 
 class RedisStore(Store):
@@ -93,6 +126,7 @@ class RedisStore(Store):
         max_value_bytes: int = 1024 * 1024,
         event_ttl: float = 3600.0,
     ) -> None:
+        _redis_module()  # missing, it is an error now, not an outage at every call
         self.url = check_url(url)
         self.namespace = namespace
         self.timeout = timeout
@@ -158,7 +192,8 @@ class RedisStore(Store):
 
     def _fail(self, error: BaseException) -> None:
         if not self._down_until:
-            logger.warning("%r is unreachable (%s); using each use's fallback", self, type(error).__name__)
+            reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+            logger.warning("%r is unreachable (%s); using each use's fallback", self, reason)
         self._down_until = anyio.current_time() + self.retry_after
 
     async def close(self) -> None:
