@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import anyio
+import pytest
+from mcp import MCPError
 
 from tests.store.redis_server import RedisServer
-from tests.tasks.servers import Gate, create, task_client, tasks_server, until
+from tests.tasks.servers import Gate, cancel, create, get, task_client, tasks_server, until
 from toolweave.store import RedisStore
 
 
@@ -30,6 +32,28 @@ async def test_a_task_that_ends_while_redis_is_down_is_saved_once_redis_returns(
 async def _stored(redis: RedisServer, task_id: str) -> bool:
     store = RedisStore(redis.url)
     try:
-        return bool(await store.run(lambda client: client.exists(f"toolweave:tasks:{task_id}")))
+        return bool(await store.run(lambda client: client.exists(f"toolweave:tasks:blip:{task_id}")))
     finally:
         await store.close()
+
+
+async def test_another_server_on_the_same_redis_neither_reads_nor_cancels_a_task(redis: RedisServer) -> None:
+    gate = Gate()
+    owner, other = (
+        tasks_server(gate, name="builds", store=redis.url),
+        tasks_server(Gate(), name="exports", store=redis.url),
+    )
+    async with task_client(owner) as client, task_client(other) as stranger:
+        await anyio.sleep(0.5)  # both relays subscribed
+        created = await create(client, "build", {"ref": "main"})
+        await gate.entered.wait()
+        with pytest.raises(MCPError) as read:
+            await get(stranger, created.task_id)
+        with pytest.raises(MCPError) as cancelled:
+            await cancel(stranger, created.task_id)
+        await anyio.sleep(0.2)
+        running = await get(client, created.task_id)
+        gate.release.set()
+        done = await until(client, created.task_id, "completed")
+    assert read.value.error.code == cancelled.value.error.code == -32602
+    assert running.status == "working" and done.status == "completed"

@@ -101,7 +101,7 @@ def default_store(server: Any) -> TaskStore:
     """Where `server` keeps tasks unless told: its own store when that is Redis (shared by its
     replicas), else this process's memory."""
     store = getattr(server, "store", None)
-    return RedisTaskStore(store) if isinstance(store, RedisStore) else MemoryTaskStore()
+    return RedisTaskStore(store, server=server.name) if isinstance(store, RedisStore) else MemoryTaskStore()
 
 
 @own_request_params
