@@ -163,5 +163,4 @@ async def _answer(session: ClientSession, send: Send, task_id: str, requests: di
         if isinstance(response, mt.ErrorData):
             raise MCPError.from_error_data(response)
         responses[key] = response.model_dump(by_alias=True, mode="json", exclude_none=True)
-    params = UpdateTaskParams.model_validate({"taskId": task_id, "inputResponses": responses})
-    await send(UpdateTask(params=params), mt.EmptyResult)
+    await send(UpdateTask(params=UpdateTaskParams(taskId=task_id, inputResponses=responses)), mt.EmptyResult)
