@@ -90,6 +90,10 @@ class ScrubbedErrors(ReadStream):
     of the calls running now: the session's client span records an error's message as it reads it,
     before toolweave's own redaction sees the error."""
 
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        IN_FLIGHT.watched = True
+
     async def receive(self) -> Any:
         item = await self._stream.receive()
         if IN_FLIGHT.counts and isinstance(item, SessionMessage) and isinstance(item.message, mt.JSONRPCError):

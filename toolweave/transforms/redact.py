@@ -82,7 +82,9 @@ class RedactingRun:
             return await self.inner(arguments, ctx)
         if len(secrets) > 1:
             secrets.sort(key=len, reverse=True)  # a secret containing another goes first
-        IN_FLIGHT.add(secrets)
+        flight = IN_FLIGHT if IN_FLIGHT.watched else None
+        if flight is not None:
+            flight.add(secrets)
         try:
             result = await self.inner(arguments, _scrubbing_sinks(ctx, secrets))
         except BaseException as error:
@@ -92,12 +94,16 @@ class RedactingRun:
         else:
             return scrub_result(result, secrets)
         finally:
-            IN_FLIGHT.remove(secrets)
+            if flight is not None:
+                flight.remove(secrets)
         raise cleaned  # outside the handler, so the unscrubbed original is not chained to it
 
 
 class SecretsInFlight:
     """The secrets of the calls running now, each counted once per call that carries it.
+
+    Counted only once something `watched` them (an upstream's read stream): until then a call
+    pays nothing for it.
 
     Example:
         >>> running = SecretsInFlight()
@@ -111,6 +117,7 @@ class SecretsInFlight:
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.watched = False
 
     def add(self, secrets: list[str]) -> None:
         for secret in secrets:
