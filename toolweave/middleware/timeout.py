@@ -150,8 +150,10 @@ class ToolDeadline(Middleware):
             if dog is None:
                 return await anyio_deadline(call, call_next)
             ctx = call.ctx
-            if ctx.hard_deadline or not dog.native:
-                return await (detached if ctx.hard_deadline else scoped)(dog, call, call_next)
+            if ctx.hard_deadline:
+                return await detached(dog, call, call_next)
+            if not dog.native:
+                return await scoped(dog, call, call_next)
             deadline = TaskDeadline(dog, current_task(dog.loop), seconds)  # type: ignore[arg-type]  # (in a task)
             outer = ctx.deadline
             when = deadline.when
