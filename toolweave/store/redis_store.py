@@ -152,13 +152,18 @@ class RedisStore(Store):
         """The client for the running event loop (made on first use in each loop)."""
         loop = anyio.lowlevel.current_token().native_token
         if self._client is None or self._loop is not loop:
-            self._client = _redis_module().Redis.from_url(
+            module = _redis_module()
+            # a blocking pool: a call finding every connection busy waits for one (within the
+            # timeout) rather than failing, which would count as an outage under load
+            pool = module.BlockingConnectionPool.from_url(
                 self.url,
                 socket_timeout=self.timeout,
                 socket_connect_timeout=self.timeout,
                 retry_on_timeout=False,
                 max_connections=256,
+                timeout=self.timeout,
             )
+            self._client = module.Redis(connection_pool=pool)
             self._loop = loop
             self._scripts.clear()
         return self._client
@@ -202,7 +207,7 @@ class RedisStore(Store):
         self._scripts.clear()
         if client is not None:
             with anyio.CancelScope(shield=True), anyio.move_on_after(self.timeout):
-                await client.aclose()
+                await client.aclose(close_connection_pool=True)
 
     # -- what middleware takes from the store --------------------------------------------------
 
