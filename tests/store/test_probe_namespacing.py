@@ -43,3 +43,13 @@ async def test_replicas_of_one_gateway_share_their_mounted_servers_state(redis: 
         more = [await two.call_tool("acct_balance", {"account": account}) for account in ("b", "c")]
     assert written.text == read.text == "first balance of a"  # one cache for both replicas
     assert [result.is_error for result in more] == [False, True]  # one bucket of 2 for both
+
+
+async def test_a_gateway_served_through_a_wrapper_without_a_store_shares_with_its_replicas(redis: RedisServer) -> None:
+    watched = Server("gw")  # what `serve --watch` puts around the build (a LiveServer)
+    watched.mount(gateway(redis.url, "gw", "first", prefix="acct"))
+    plain = gateway(redis.url, "gw", "second", prefix="acct")
+    async with watched, plain:
+        written = await watched.call_tool("acct_balance", {"account": "a"})
+        read = await plain.call_tool("acct_balance", {"account": "a"})
+    assert written.text == read.text == "first balance of a"

@@ -346,7 +346,8 @@ class Server:
         self._refuse_cycle(child)
         if prefix is not None:
             child.named_by_mount(prefix)
-        child._share_scope(self._scope, prefix)
+        if self.store.shared:  # a server keeping nothing shared (a `LiveServer`) leaves the names alone
+            child._share_scope(self._scope, prefix)
         _Topology.changed()
         self._mounts.append(mounted)
         self.changed()
