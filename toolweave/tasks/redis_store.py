@@ -1,7 +1,8 @@
 """`RedisTaskStore`: task records in a server's `RedisStore`, so every replica answers for them.
 
 One JSON document per task under `<namespace>:tasks:<server>:<task id>` (a server's replicas share
-one name; another server on the same Redis never reads, answers or cancels its tasks), written
+one name; another server on the same Redis never reads, answers or cancels its tasks; without
+`server`, `<namespace>:tasks:<task id>`), written
 whole on each change and
 expiring on its own: an ended record `keep` seconds after its last change; a running one `keep`
 seconds after its lease (so the record of a task whose server died and that nobody reads again
@@ -31,16 +32,17 @@ from toolweave.tasks.record import TaskRecord
 class RedisTaskStore:
     """Task records in Redis (see the module docstring)."""
 
-    def __init__(self, store: RedisStore, *, server: str) -> None:
+    def __init__(self, store: RedisStore, *, server: str | None = None) -> None:
         self.store = store
         self.server = server
+        self._scope = () if server is None else (server,)  # None: keys shared with every server
 
     def __repr__(self) -> str:
         return f"RedisTaskStore({self.store!r}, server={self.server!r})"
 
     def key(self, task_id: str) -> str:
         """The Redis key of a task's record."""
-        return self.store.key("tasks", self.server, task_id)
+        return self.store.key("tasks", *self._scope, task_id)
 
     async def put(self, record: TaskRecord) -> None:
         name, value = self.key(record.task_id), json.dumps(record.to_dict())
@@ -54,4 +56,4 @@ class RedisTaskStore:
 
     def relay(self) -> Fanout:
         """The channel replicas pass requests for each other's tasks on."""
-        return Fanout(self.store, self.store.key("tasks", self.server, "relay"))
+        return Fanout(self.store, self.store.key("tasks", *self._scope, "relay"))
