@@ -547,7 +547,10 @@ def serve_workers_of(
     if busy is not None:
         fail(f"cannot listen on {host}:{port}: {busy}")
     if not composed.server.store.shared:
-        warn("each worker keeps its own rate limits, caches and circuits: set server.store to share them")
+        warn(
+            "each worker keeps its own rate limits, caches, circuits and tasks (a task polled through "
+            "another worker is not found): set server.store to share them"
+        )
     name = composed.server.name
 
     def announce(bound: int) -> None:
