@@ -11,6 +11,7 @@ from mcp import MCPError
 from pydantic import Field
 
 from tests.tasks.servers import create, get, task_client, tasks_server, until, update
+from toolweave.tasks import tasks_settings
 from toolweave.tasks.serving import GetTaskParams
 
 
@@ -60,3 +61,14 @@ async def test_a_task_id_that_is_not_a_string_is_invalid_params_not_an_internal_
         with pytest.raises(MCPError) as raised:
             await client.session.send_request(LooseGet(params=LooseGetParams(taskId=task_id)), mt.EmptyResult)
     assert raised.value.error.code == mt.INVALID_PARAMS
+
+
+async def test_a_client_that_cannot_answer_a_tasks_input_cancels_the_task() -> None:
+    server = tasks_server()
+    async with task_client(server) as client:  # no elicitation callback
+        with pytest.raises(MCPError):
+            await client.call_tool("approve", {})
+        records = list(tasks_settings(server).store._records.values())  # type: ignore[attr-defined]
+        assert len(records) == 1
+        ended = await until(client, records[0].task_id, "cancelled", "completed", "failed")
+    assert ended.status == "cancelled"
