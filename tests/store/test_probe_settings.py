@@ -23,6 +23,7 @@ from toolweave.store import RedisStore
         ("redis://:s3cret@127.0.0.1:6379/-1", "'-1'"),
         ("redis://:s3cret@127.0.0.1:6379/0?colour=blue", "colour"),
         ("redis://:s3cret@127.0.0.1:6379/0?socket_timeout=soon", "socket_timeout"),
+        ("rediss://:s3cret@127.0.0.1:6379/0?ssl_cert_reqs=sometimes", "sometimes"),
     ],
 )
 def test_a_url_redis_would_misread_or_refuse_later_is_refused_at_once(url: str, named: str) -> None:

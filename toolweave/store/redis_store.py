@@ -74,7 +74,7 @@ def check_url(url: str) -> str:
         return url
     try:  # what redis-py would refuse only when it first connects: an unknown or malformed option
         module.ConnectionPool.from_url(url).make_connection()
-    except (TypeError, ValueError) as error:
+    except Exception as error:  # TypeError, ValueError, RedisError: whatever redis-py says of it
         raise ValueError(f"the store URL {shown_url(url)!r} is not one redis-py accepts: {error}") from None
     return url
 
