@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 import pytest
 from mcp import MCPError
 
 from tests.store.redis_server import RedisServer
 from tests.tasks.servers import Gate, cancel, create, get, task_client, tasks_server, until
+from toolweave.config import build_file
+from toolweave.config.live import LiveServer
 from toolweave.store import RedisStore
 
 
@@ -29,10 +33,10 @@ async def test_a_task_that_ends_while_redis_is_down_is_saved_once_redis_returns(
     assert done.result is not None and done.result["content"][0]["text"] == "built main"
 
 
-async def _stored(redis: RedisServer, task_id: str) -> bool:
+async def _stored(redis: RedisServer, task_id: str, server: str = "blip") -> bool:
     store = RedisStore(redis.url)
     try:
-        return bool(await store.run(lambda client: client.exists(f"toolweave:tasks:blip:{task_id}")))
+        return bool(await store.run(lambda client: client.exists(f"toolweave:tasks:{server}:{task_id}")))
     finally:
         await store.close()
 
@@ -57,3 +61,27 @@ async def test_another_server_on_the_same_redis_neither_reads_nor_cancels_a_task
         done = await until(client, created.task_id, "completed")
     assert read.value.error.code == cancelled.value.error.code == -32602
     assert running.status == "working" and done.status == "completed"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="serve --watch serves a LiveServer (toolweave/config/live.py) that keeps neither the build's "
+    "store nor its task settings: its tasks stay in this process, kept an hour",
+)
+async def test_a_watched_config_keeps_its_tasks_as_the_config_says(redis: RedisServer, tmp_path: Path) -> None:
+    (tmp_path / "probe_task_tools.py").write_text(
+        "from toolweave import Server\n"
+        "server = Server('jobs')\n"
+        "@server.tool(task_support='required')\n"
+        "def export(table: str) -> str:\n"
+        "    return table\n"
+    )
+    path = tmp_path / "gw.yaml"
+    path.write_text(
+        f"server: {{name: gw, store: '{redis.url}', tasks: {{keep: 77}}}}\npython: ['probe_task_tools:server']\n"
+    )
+    live = LiveServer(build_file(path), file=path)
+    async with task_client(live) as client:
+        created = await create(client, "export", {"table": "t"})
+    assert created.ttl_ms == 77_000
+    assert await _stored(redis, created.task_id, server="gw")
