@@ -453,6 +453,8 @@ class Server:
     def _apply_announcement(self, message: dict[str, Any]) -> None:
         """Apply what another replica announced (never announced again)."""
         names, tags = message.get("names") or [], message.get("tags") or []
+        if not all(isinstance(value, list) and all(isinstance(item, str) for item in value) for value in (names, tags)):
+            raise TypeError("names and tags must be lists of strings")  # a string would be read letter by letter
         if message.get("op") == "disable":
             self.visibility.disable(names, tags)
         elif message.get("op") == "enable":

@@ -123,7 +123,10 @@ class Fanout:
                 logger.warning("ignored a malformed change announcement on %s", self.channel)
                 continue
             if isinstance(message, dict) and message.get("origin") != self.origin:
-                on_message(message)
+                try:
+                    on_message(message)
+                except Exception:  # one bad message must not drop the subscription (and what follows)
+                    logger.warning("ignored a change announcement on %s that could not be applied", self.channel)
 
 
 async def _publish(client: Any, *, channel: str, message: str) -> Any:
