@@ -78,3 +78,19 @@ async def test_redis_refusing_the_store_is_logged_with_its_reason(
     logged = [record.getMessage() for record in caplog.records if "is unreachable" in record.getMessage()]
     assert result.text == "pong"
     assert logged and reason in logged[0] and "wrong-one" not in logged[0] and "right-one" not in logged[0]
+
+
+async def test_a_server_started_on_a_redis_that_refuses_it_says_why_at_once(
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    locked = PasswordRedis(redis_server.binary, redis_server.workdir)
+    locked.start()
+    try:
+        server = Server("gw", store=RedisStore(f"redis://:wrong-one@127.0.0.1:{locked.port}/0", timeout=2.0))
+        caplog.set_level(logging.WARNING, logger="toolweave.store")
+        async with server:  # no call yet: the change listener is the first to meet Redis
+            pass
+    finally:
+        locked.stop()
+    logged = [record.getMessage() for record in caplog.records if "lost the store" in record.getMessage()]
+    assert logged and "invalid username-password" in logged[0] and "wrong-one" not in logged[0]

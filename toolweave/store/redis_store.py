@@ -102,6 +102,12 @@ def _hidden(option: str) -> str:
     return f"{name}=***" if equals and "password" in name.lower() else option
 
 
+def reason_of(error: BaseException) -> str:
+    """Why Redis failed, for a log line: the error's type and redis-py's message (which never holds
+    the password): `AuthenticationError: invalid username-password pair ...`."""
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
 class RedisStore(Store):
     """Shared state in Redis.
 
@@ -197,8 +203,7 @@ class RedisStore(Store):
 
     def _fail(self, error: BaseException) -> None:
         if not self._down_until:
-            reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-            logger.warning("%r is unreachable (%s); using each use's fallback", self, reason)
+            logger.warning("%r is unreachable (%s); using each use's fallback", self, reason_of(error))
         self._down_until = anyio.current_time() + self.retry_after
 
     async def close(self) -> None:
