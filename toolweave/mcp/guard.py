@@ -10,8 +10,7 @@ around every inbound message, turns each into `-32603 Internal error (incident <
 eras and logs the traceback once under that id (logger `toolweave.errors`). What passes through:
 deliberate protocol errors (`MCPError`), the SDK refusing the client's request (a
 `ValidationError` of one of the protocol's request models, or of the params of a method this
-server adds: -32602) and the task's real
-cancellation.
+server adds: -32602) and the task's real cancellation.
 
 Example:
     >>> import anyio
