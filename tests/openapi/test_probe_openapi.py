@@ -235,3 +235,50 @@ async def test_a_null_argument_is_not_sent_as_the_text_none() -> None:
     assert header.content[0].text == '{"path":"/items/a","trace":null}'
     assert path.is_error
     assert path.content[0].text == "argument 'id' cannot be null: it is a segment of the request path"
+
+
+def _shared_at_every_level(levels: int) -> dict[str, Any]:
+    """Schemas where each level's 10 properties all refer to the level below: 10**levels nodes inlined."""
+    schemas: dict[str, Any] = {"l0": {"type": "string"}}
+    for level in range(1, levels):
+        below = {"$ref": f"#/components/schemas/l{level - 1}"}
+        schemas[f"l{level}"] = {"type": "object", "properties": {f"p{n}": below for n in range(10)}}
+    return schemas
+
+
+@pytest.mark.timeout(30)  # inlined, this spec took hours and gigabytes
+def test_schemas_shared_at_every_level_are_kept_once_not_inlined_exponentially() -> None:
+    import jsonschema
+
+    body = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/l8"}}}}
+    spec = {
+        **_spec({"/a": {"post": {"operationId": "a", "requestBody": body}}}),
+        "components": {"schemas": _shared_at_every_level(9)},
+    }
+    tool = RemoteServer.openapi(spec, base_url="http://127.0.0.1:9").catalog.tools[0]
+    schema = tool.input_schema
+    assert len(json.dumps(schema)) < 1_000_000
+    assert schema["$defs"]  # the shared levels, once each
+    jsonschema.Draft202012Validator.check_schema(schema)
+    leaf: Any = "x"
+    for _ in range(7):
+        leaf = {f"p{n}": leaf for n in range(2)}
+    jsonschema.validate({"p0": leaf}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"p0": {"p0": {"p0": {"p0": {"p0": {"p0": {"p0": {"p0": 5}}}}}}}}, schema)
+
+
+@pytest.mark.timeout(30)
+def test_a_yaml_alias_bomb_is_refused_naming_the_operation(tmp_path: Any) -> None:
+    """YAML aliases nest one node everywhere without a `$ref`: 1 KB of spec, 10**9 nodes."""
+    lines = ["openapi: 3.1.0", "info: {title: t, version: '1'}", "x-levels:", "  l0: &l0 {type: string}"]
+    for level in range(1, 10):
+        properties = ", ".join(f"p{n}: *l{level - 1}" for n in range(10))
+        lines.append(f"  l{level}: &l{level} {{type: object, properties: {{{properties}}}}}")
+    lines += ["paths:", "  /a:", "    post:", "      operationId: a", "      requestBody:"]
+    lines += ["        content: {application/json: {schema: *l9}}"]
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(lines))
+    with pytest.raises(SpecError) as caught:
+        RemoteServer.openapi(str(path), base_url="http://127.0.0.1:9")
+    assert str(caught.value) == f"{path}: POST /a: a schema is too large to read (over 500000 nodes)"

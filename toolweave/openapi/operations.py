@@ -131,7 +131,8 @@ def _operation(
     taken: set[str],
     skip: set[str],
 ) -> Operation:
-    reader = SchemaReader(spec, "request")
+    label = f"{method.upper()} {path}"
+    reader = SchemaReader(spec, "request", label)
     parameters = [
         parameter
         for parameter in _parameters(spec, resolver, item, raw, f"{method.upper()} {path}")
@@ -181,7 +182,7 @@ def _operation(
         body_kind=body_kind,
         media_type=media_type,
         input_schema=input_schema,
-        output_schema=_output_schema(spec, resolver, raw),
+        output_schema=_output_schema(spec, resolver, raw, label),
         description=_description(raw, method, path),
         tags=tags,
         annotations=_annotations(method),
@@ -258,7 +259,7 @@ def _spread(schema: Any) -> dict[str, Any] | None:
     return {"properties": properties, "required": required} if properties else None
 
 
-def _output_schema(spec: Spec, resolver: Resolver, raw: Mapping[str, Any]) -> dict[str, Any] | None:
+def _output_schema(spec: Spec, resolver: Resolver, raw: Mapping[str, Any], label: str) -> dict[str, Any] | None:
     """The first 2xx response's JSON schema, when every 2xx response is JSON (else an answer
     such as a `204` beside a `200` could not give the structured content the schema promises)."""
     responses = raw.get("responses") or {}
@@ -276,7 +277,7 @@ def _output_schema(spec: Spec, resolver: Resolver, raw: Mapping[str, Any]) -> di
     if not found:
         return None
     schema, inner = found[0]
-    reader = SchemaReader(spec, "response")
+    reader = SchemaReader(spec, "response", label)
     read = reader.read(schema, inner)
     if not isinstance(read, Mapping):
         return None

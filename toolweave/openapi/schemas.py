@@ -3,7 +3,8 @@
 `SchemaReader(spec, direction).read(schema)` follows every `$ref` and inlines what it points
 to, so a model reads the whole shape in place; a schema that refers back to itself (a tree, a
 linked list) is kept once under `$defs` and referred to there (`defs()` holds them, for the
-root of the tool's schema). Along the way:
+root of the tool's schema), and so is every referenced schema once a tool's schema is large (a
+schema shared at every level would grow exponentially inlined). Along the way:
 
 - OpenAPI 3.0's dialect becomes JSON Schema's: `nullable: true` adds `null` to the type,
   boolean `exclusiveMinimum`/`exclusiveMaximum` become the numeric forms;
@@ -25,10 +26,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from toolweave.core.errors import SpecError
 from toolweave.openapi.spec import Resolver, Spec
 
 Direction = Literal["request", "response"]
 _MAX_DEPTH = 48
+_INLINE_NODES = 20_000
+"""Past this many schema nodes in one tool schema, a referenced schema is kept once under `$defs`
+instead of inlined at every use (a schema shared at every level grows exponentially inlined)."""
+_MAX_NODES = 500_000
+"""The most nodes one tool schema may take to read (YAML aliases nest shared nodes, no `$ref`)."""
 
 
 def is_object(schema: Any) -> bool:
@@ -46,12 +53,14 @@ def is_object(schema: Any) -> bool:
 class SchemaReader:
     """Inlines the schemas of one operation (one reader per tool schema, so `$defs` stay its own)."""
 
-    def __init__(self, spec: Spec, direction: Direction) -> None:
+    def __init__(self, spec: Spec, direction: Direction, label: str = "") -> None:
         self.spec = spec
+        self.where = f"{spec.where}: {label}" if label else spec.where
         self.hidden_flag = "readOnly" if direction == "request" else "writeOnly"
         self._defs: dict[str, Any] = {}
         self._names: dict[int, str] = {}
         self._open: set[int] = set()
+        self._nodes = 0
 
     def read(self, schema: Any, resolver: Resolver | None = None) -> Any:
         """`schema` with every reference inlined (recursive ones under `defs()`)."""
@@ -67,6 +76,9 @@ class SchemaReader:
     def _walk(self, node: Any, resolver: Resolver, depth: int) -> Any:
         if depth > _MAX_DEPTH:
             return {}
+        self._nodes += 1
+        if self._nodes > _MAX_NODES:
+            raise SpecError(f"{self.where}: a schema is too large to read (over {_MAX_NODES} nodes)")
         if isinstance(node, list):
             return [self._walk(item, resolver, depth + 1) for item in node]
         if not isinstance(node, Mapping):
@@ -118,14 +130,24 @@ class SchemaReader:
         key = id(target)
         if key in self._open:  # a schema that refers back to itself: keep it once, under $defs
             return {"$ref": f"#/$defs/{self._name(key, node['$ref'])}"}
-        self._open.add(key)
-        try:
-            inlined = self._walk(target, inner, depth + 1)
-        finally:
-            self._open.discard(key)
-        if key in self._names:
-            self._defs[self._names[key]] = inlined
-            inlined = {"$ref": f"#/$defs/{self._names[key]}"}
+        if self._nodes > _INLINE_NODES:  # too large to inline at every use: once, under $defs
+            name = self._name(key, node["$ref"])
+            if name not in self._defs:
+                self._open.add(key)
+                try:
+                    self._defs[name] = self._walk(target, inner, depth + 1)
+                finally:
+                    self._open.discard(key)
+            inlined = {"$ref": f"#/$defs/{name}"}
+        else:
+            self._open.add(key)
+            try:
+                inlined = self._walk(target, inner, depth + 1)
+            finally:
+                self._open.discard(key)
+            if key in self._names:
+                self._defs[self._names[key]] = inlined
+                inlined = {"$ref": f"#/$defs/{self._names[key]}"}
         siblings = {k: self._walk(v, resolver, depth + 1) for k, v in node.items() if k != "$ref"}
         if siblings:  # OpenAPI 3.1 allows keywords beside $ref: both apply
             return {"allOf": [inlined], **siblings}
