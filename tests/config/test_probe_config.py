@@ -14,6 +14,7 @@ from tests.conftest import subprocess_env
 from toolweave.config import build_file
 
 SHAPES = Path(__file__).parents[1] / "openapi" / "shapes.yaml"
+DEEP = "[" * 100_000 + "]" * 100_000
 
 
 @pytest.fixture
@@ -71,3 +72,22 @@ def test_an_sse_server_given_as_a_plain_url_is_named_as_one(tmp_path: Path) -> N
         )
     assert done.returncode == 1
     assert "(a URL ending in /sse is usually a legacy SSE server: give it `type: sse`)" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("deep.json", '{"mcpServers": ' + DEEP + "}", "invalid JSON: nested too deeply to read"),
+        ("deep.yaml", "mcpServers: " + DEEP, "invalid YAML: nested too deeply to read"),
+    ],
+)
+def test_a_config_nested_too_deeply_is_an_error_not_a_traceback(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    config = tmp_path / name
+    config.write_text(text)
+    done = subprocess.run(
+        [*COMMAND, "list", str(config)], capture_output=True, text=True, env=subprocess_env(), timeout=60
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"error: {config}: {message}"

@@ -282,3 +282,11 @@ def test_a_yaml_alias_bomb_is_refused_naming_the_operation(tmp_path: Any) -> Non
     with pytest.raises(SpecError) as caught:
         RemoteServer.openapi(str(path), base_url="http://127.0.0.1:9")
     assert str(caught.value) == f"{path}: POST /a: a schema is too large to read (over 500000 nodes)"
+
+
+def test_a_spec_nested_too_deeply_is_a_spec_error_not_a_recursion_error(tmp_path: Any) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text('{"openapi": "3.1.0", "paths": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(SpecError) as caught:
+        load_spec(str(path))
+    assert str(caught.value) == f"{path}: nested too deeply to read"

@@ -68,6 +68,8 @@ def parse_text(text: str, fmt: str, file: str) -> Any:
         ) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"invalid TOML: {error}", file=file) from None
+    except RecursionError:
+        raise ConfigError(f"invalid {fmt.upper()}: nested too deeply to read", file=file) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -133,6 +133,8 @@ def _parse(raw: str, where: str) -> Any:
     except (ValueError, yaml.YAMLError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise SpecError(f"{where}: not JSON or YAML ({first})") from None
+    except RecursionError:
+        raise SpecError(f"{where}: nested too deeply to read") from None
 
 
 def _checked(document: Any, where: str, uri: str, retrieve: Any) -> Spec:
