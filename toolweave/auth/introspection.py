@@ -26,7 +26,7 @@ from typing import Any
 import httpx2 as httpx
 
 from toolweave.auth.cache import TokenCache
-from toolweave.auth.verifier import caller_from_claims
+from toolweave.auth.verifier import caller_from_claims, epoch_seconds
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
@@ -111,7 +111,7 @@ class IntrospectionVerifier:
             response = await self._client.post(self.url, data=form, headers={"accept": "application/json"})
             response.raise_for_status()
             answer = response.json()
-        except (httpx.HTTPError, ValueError) as error:
+        except (httpx.HTTPError, ValueError, RecursionError) as error:  # RecursionError: JSON nested too deep
             logger.warning("token introspection at %s failed: %s", self.url, type(error).__name__)
             raise InvalidToken("the introspection endpoint could not be asked") from None
         if not isinstance(answer, dict):
@@ -119,10 +119,12 @@ class IntrospectionVerifier:
         return answer
 
     def _check(self, answer: dict[str, Any]) -> None:
+        if answer.get("exp") is not None and epoch_seconds(answer["exp"]) is None:
+            raise InvalidToken("the introspection answer's exp is not a number of seconds")
         if self.issuer is not None and answer.get("iss", self.issuer) != self.issuer:
             raise InvalidToken("the token was issued by another issuer")
         if self.audience is not None and "aud" in answer:
             audience = answer["aud"]
-            audiences = [audience] if isinstance(audience, str) else list(audience or [])
+            audiences = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
             if self.audience not in audiences:
                 raise InvalidToken("the token is for another audience")

@@ -203,7 +203,7 @@ class JWTVerifier:
                 response = await client.get(self.jwks_uri, headers={"accept": "application/json"})
             response.raise_for_status()
             keys = _jwks(response.json(), self.algorithms)
-        except (httpx.HTTPError, ValueError) as error:
+        except (httpx.HTTPError, ValueError, RecursionError) as error:  # RecursionError: JSON nested too deep
             # Keep serving with the keys already known; tokens signed by new ones fail until it works.
             logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, error)
             raise InvalidToken("the signing keys could not be fetched") from None
@@ -220,13 +220,16 @@ def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, _Key]:
     for entry in document["keys"]:
         if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
             continue
+        kid = entry.get("kid")
+        if kid is not None and not isinstance(kid, str):
+            continue  # a token's `kid` is looked up as a string; this key could never be chosen
         if entry.get("alg") is not None and entry["alg"] not in algorithms:
             continue
         try:
             jwk = PyJWK.from_dict(entry)
         except jwt.PyJWTError:
             continue  # a key type or curve this verifier cannot use
-        keys[entry.get("kid")] = _Key(jwk.key_type or "", jwk.key)
+        keys[kid] = _Key(jwk.key_type or "", jwk.key)
     return keys
 
 

@@ -19,13 +19,14 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
-__all__ = ["AuthInfo", "InvalidToken", "Verifier", "caller_from_claims", "scopes_of"]
+__all__ = ["AuthInfo", "InvalidToken", "Verifier", "caller_from_claims", "epoch_seconds", "scopes_of"]
 
 
 @runtime_checkable
@@ -64,5 +65,12 @@ def caller_from_claims(token: str, claims: dict[str, Any]) -> AuthInfo:
         claims=claims,
         token=token,
         client_id=str(client_id) if client_id is not None else None,
-        expires_at=int(expires) if isinstance(expires, int | float) else None,
+        expires_at=epoch_seconds(expires),
     )
+
+
+def epoch_seconds(value: Any) -> int | None:
+    """An `exp` claim as whole epoch seconds; `None` for anything but a finite number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if isinstance(value, int) or math.isfinite(value) else None

@@ -81,7 +81,8 @@ def auth_info(token: AccessToken) -> AuthInfo:
 
 
 class SdkVerifier(TokenVerifier):
-    """A toolweave `Verifier` as the SDK's `TokenVerifier`; refusals are logged, never sent.
+    """A toolweave `Verifier` as the SDK's `TokenVerifier`; refusals are logged, never sent (a
+    verifier that raises anything but `InvalidToken` refuses too, its traceback logged).
 
     Attributes:
         refused: How many tokens were refused (for operators and tests).
@@ -97,6 +98,10 @@ class SdkVerifier(TokenVerifier):
         except InvalidToken as error:
             self.refused += 1
             logger.info("bearer token refused: %s", error)
+            return None
+        except Exception as error:  # a bug in the verifier lets nobody in, like a crashing hook
+            self.refused += 1
+            logger.error("the token verifier failed; the token is refused", exc_info=error)
             return None
         return access_token(caller)
 

@@ -1,0 +1,98 @@
+"""Verifiers against authorization servers that answer nonsense: a key set or an introspection
+answer of an unexpected shape refuses the token (or skips the one bad key), never crashes the
+request with a 500."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx2
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
+from tests.serving import RAW_HEADERS, RAW_INITIALIZE, serving
+from toolweave import Server
+from toolweave.auth import IntrospectionVerifier, JWTVerifier
+from toolweave.core.errors import InvalidToken
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+"""Valid JSON nested deeper than any parser recurses."""
+
+
+@asynccontextmanager
+async def answering(body: Any) -> AsyncIterator[str]:
+    """An endpoint (GET and POST, any path) answering `body` (JSON, or raw bytes)."""
+
+    async def answer(request: Request) -> Response:
+        content = body if isinstance(body, bytes) else json.dumps(body).encode()
+        return Response(content, media_type="application/json")
+
+    async with serving(Starlette(routes=[Route("/{path:path}", answer, methods=["GET", "POST"])])) as url:
+        yield url
+
+
+@pytest.mark.parametrize("kid", [["a", "b"], {"k": 1}, 7], ids=["list", "object", "number"])
+async def test_a_jwks_entry_with_a_kid_that_is_not_a_string_is_skipped(kid: Any) -> None:
+    issuer = Issuer()
+    good = issuer.keys[0]
+    keys = {"keys": [{**issuer.keys[1].jwk(), "kid": kid}, good.jwk()]}
+    async with answering(keys) as url:
+        verifier = JWTVerifier(jwks_uri=url + "/jwks.json", issuer=ISSUER, audience=AUDIENCE)
+        assert (await verifier.verify(issuer.token(good))).subject == "ada"
+
+
+async def test_a_jwks_nested_too_deep_refuses_the_token() -> None:
+    async with answering(DEEP) as url:
+        verifier = JWTVerifier(jwks_uri=url + "/jwks.json", issuer=ISSUER, audience=AUDIENCE)
+        with pytest.raises(InvalidToken, match="could not be fetched"):
+            await verifier.verify(Issuer().token())
+
+
+ODD_ANSWERS = {
+    "aud a number": {"active": True, "sub": "ada", "aud": 5},
+    "exp infinite": b'{"active": true, "sub": "ada", "exp": 1e999}',
+    "exp NaN": b'{"active": true, "sub": "ada", "exp": NaN}',
+    "nested too deep": DEEP,
+}
+
+
+@pytest.mark.parametrize("answer", ODD_ANSWERS.values(), ids=ODD_ANSWERS.keys())
+async def test_an_odd_introspection_answer_refuses_the_token(answer: Any) -> None:
+    async with answering(answer) as url:
+        verifier = IntrospectionVerifier(url + "/introspect", client_id="c", client_secret="s", audience=AUDIENCE)
+        with pytest.raises(InvalidToken):
+            await verifier.verify("opaque-token")
+
+
+class Crashing:
+    """A hand-written verifier with a bug in it."""
+
+    required_scopes: tuple[str, ...] = ()
+
+    async def verify(self, token: str) -> Any:
+        if token == "good":
+            from toolweave import AuthInfo
+
+            return AuthInfo(subject="ada", token=token)
+        raise KeyError(f"s3cr3t {token}")
+
+
+async def test_a_verifier_that_crashes_gets_401_and_the_server_keeps_serving(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    app = Server("notes").http_app(auth=Crashing())
+    async with serving(app) as url, httpx2.AsyncClient() as http:
+        body = json.dumps(RAW_INITIALIZE)
+        crashed = await http.post(url + "/mcp", headers={**RAW_HEADERS, "authorization": "Bearer bad"}, content=body)
+        good = await http.post(url + "/mcp", headers={**RAW_HEADERS, "authorization": "Bearer good"}, content=body)
+    assert (crashed.status_code, good.status_code) == (401, 200)
+    assert 'error="invalid_token"' in crashed.headers["www-authenticate"]
+    assert "s3cr3t" not in crashed.text
+    assert "token verifier failed" in caplog.text
