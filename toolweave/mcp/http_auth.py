@@ -148,7 +148,9 @@ class RequireAuthOn:
 
     def _guards(self, path: str) -> bool:
         path = path.rstrip("/") or "/"
-        return any(path == guarded or path.startswith(guarded.rstrip("/") + "/") for guarded in self.paths)
+        # An endpoint at the root guards the root alone: every path is "below" it, the metadata
+        # and the probes included, and those must stay open.
+        return any(path == guarded or (guarded != "/" and path.startswith(guarded + "/")) for guarded in self.paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and self._guards(scope["path"]):
@@ -161,15 +163,19 @@ class RefuseAmbiguousTokens:
     """ASGI middleware: 401 for a bearer token in the query string, or an `Authorization` header
     sent more than once (which one the server and a proxy would read is ambiguous)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, resource_metadata_url: Any = None) -> None:
         self.app = app
+        challenge = 'Bearer error="invalid_request"'
+        if resource_metadata_url is not None:  # a client learns where to get a token, as from any 401
+            challenge += f', resource_metadata="{resource_metadata_url}"'
+        self.challenge = challenge.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             problem = _ambiguous(scope)
             if problem is not None:
                 logger.info("request refused: %s", problem)
-                await _unauthorized(send, problem)
+                await _unauthorized(send, problem, self.challenge)
                 return
         await self.app(scope, receive, send)
 
@@ -183,7 +189,7 @@ def _ambiguous(scope: Scope) -> str | None:
     return None
 
 
-async def _unauthorized(send: Send, description: str) -> None:
+async def _unauthorized(send: Send, description: str, challenge: bytes) -> None:
     body = json.dumps({"error": "invalid_request", "error_description": description}).encode()
     await send(
         {
@@ -192,7 +198,7 @@ async def _unauthorized(send: Send, description: str) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Bearer error="invalid_request"'),
+                (b"www-authenticate", challenge),
             ],
         }
     )
@@ -231,10 +237,10 @@ def protect(
     else:
         assert authenticate is not None
         backend = HookBackend(authenticate)
+    metadata_url = build_resource_metadata_url(AnyHttpUrl(resource_url)) if resource_url else None
     # add_middleware puts each new layer outside the ones added before: innermost first.
     if not allow_anonymous:
-        metadata_url = build_resource_metadata_url(AnyHttpUrl(resource_url)) if resource_url else None
         app.add_middleware(RequireAuthOn, paths=paths, required_scopes=scopes, resource_metadata_url=metadata_url)
     app.add_middleware(AuthContextMiddleware)
     app.add_middleware(AuthenticationMiddleware, backend=backend)
-    app.add_middleware(RefuseAmbiguousTokens)
+    app.add_middleware(RefuseAmbiguousTokens, resource_metadata_url=metadata_url)
