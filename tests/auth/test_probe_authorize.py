@@ -1,16 +1,24 @@
-"""A forbidden resource hides like a missing one even where another resource could serve its URI:
-the URI is read as if the forbidden resource did not exist."""
+"""A forbidden component hides like a missing one wherever it could show: behind another resource
+that serves its URI, in the updates of a subscription, and in argument completion."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import anyio
+import httpx2
+import mcp.types as mt
 import pytest
-from mcp import MCPError
+from mcp import ClientSession, MCPError
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.subscriptions import ResourceUpdated
 
 from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
 from tests.auth.test_http_auth import connected
 from tests.serving import serving
 from toolweave import AuthInfo, Authorize, Context, Server, UnknownResource
 from toolweave.auth import JWTVerifier
+from toolweave.server.completion import CompletionRequest
 
 
 def docs_server() -> Server:
@@ -74,3 +82,86 @@ async def test_over_http_the_forbidden_resource_is_invisible(issuer: Issuer, leg
         with pytest.raises(MCPError):
             await client.read_resource("nothing://here")
     assert shadowed.contents[0].text == "doc salaries"
+
+
+def ledger_server() -> Server:
+    server = Server("ledger")
+
+    @server.resource("ledger://books")
+    def books() -> str:
+        return "the books"
+
+    @server.resource("ledger://news")
+    def news() -> str:
+        return "the news"
+
+    @server.prompt
+    def audit(period: str) -> str:
+        return f"audit {period}"
+
+    @server.completion
+    def periods(request: CompletionRequest) -> list[str]:  # answers any name alike
+        return ["2025", "2026"]
+
+    server.add_transform(Authorize(scopes=["finance"]), resources="ledger://books", prompts="audit")
+    return server
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
+async def test_a_handshake_subscriber_hears_no_updates_of_a_resource_it_may_not_read(issuer: Issuer) -> None:
+    server = ledger_server()
+    updated: list[str] = []
+    news = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mt.ResourceUpdatedNotification):
+            updated.append(str(message.params.uri))
+            news.set()
+
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
+    headers = {"authorization": f"Bearer {issuer.token(scope='tools')}"}
+    async with (
+        serving(server.http_app(auth=verifier, resource_url=AUDIENCE)) as url,
+        httpx2.AsyncClient(headers=headers) as http,
+        streamable_http_client(url + "/mcp", http_client=http) as (read, write),
+        ClientSession(read, write, message_handler=on_message) as session,
+    ):
+        await session.initialize()
+        await session.subscribe_resource("ledger://books")
+        await session.subscribe_resource("ledger://news")
+        server.resource_updated("ledger://books")  # delivered in order: this one would come first
+        server.resource_updated("ledger://news")
+        with anyio.fail_after(5):
+            await news.wait()
+    assert updated == ["ledger://news"]
+
+
+async def test_a_2026_listener_hears_no_updates_of_a_resource_it_may_not_read(issuer: Issuer) -> None:
+    server = ledger_server()
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
+    async with (
+        serving(server.http_app(auth=verifier, resource_url=AUDIENCE)) as url,
+        connected(url, issuer.token(scope="tools"), legacy=False) as client,
+        client.listen(resource_subscriptions=["ledger://books", "ledger://news"]) as events,
+    ):
+        server.resource_updated("ledger://books")
+        server.resource_updated("ledger://news")
+        with anyio.fail_after(5):
+            async for event in events:
+                assert event == ResourceUpdated(uri="ledger://news")
+                break
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["2026", "2025"])
+async def test_completion_answers_a_forbidden_prompt_like_a_missing_one(issuer: Issuer, legacy: bool) -> None:
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
+    app = ledger_server().http_app(auth=verifier, resource_url=AUDIENCE)
+    argument = {"name": "period", "value": "20"}
+    async with serving(app) as url:
+        async with connected(url, issuer.token(scope="tools"), legacy=legacy) as client:
+            forbidden = await client.complete(mt.PromptReference(type="ref/prompt", name="audit"), argument)
+            missing = await client.complete(mt.PromptReference(type="ref/prompt", name="audiy"), argument)
+        async with connected(url, issuer.token(scope="finance"), legacy=legacy) as client:
+            allowed = await client.complete(mt.PromptReference(type="ref/prompt", name="audit"), argument)
+    assert forbidden.completion.values == missing.completion.values == []
+    assert allowed.completion.values == ["2025", "2026"]
