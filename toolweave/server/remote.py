@@ -45,6 +45,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource
@@ -101,9 +102,13 @@ class HttpTarget:
         return shown_url(self.url, self.secrets)
 
     def default_name(self) -> str:
-        """The host name of the URL."""
-        host = self.url.split("://", 1)[-1].split("/", 1)[0]
-        return host.split(":", 1)[0] or "remote"
+        """The host name of the URL (never its user, password, port or query: the name is a log
+        prefix, a span attribute and a metrics label)."""
+        try:
+            host = urlsplit(self.url).hostname
+        except ValueError:  # e.g. an unclosed IPv6 bracket
+            host = None
+        return host or "remote"
 
 
 @dataclass(frozen=True, slots=True)
