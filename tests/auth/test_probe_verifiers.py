@@ -96,3 +96,21 @@ async def test_a_verifier_that_crashes_gets_401_and_the_server_keeps_serving(
     assert 'error="invalid_token"' in crashed.headers["www-authenticate"]
     assert "s3cr3t" not in crashed.text
     assert "token verifier failed" in caplog.text
+
+
+async def test_a_jwks_endpoint_that_goes_down_leaves_the_known_keys_in_use() -> None:
+    issuer = Issuer()
+    state = {"up": True}
+
+    async def jwks(request: Request) -> Response:
+        if not state["up"]:
+            return Response("maintenance", status_code=503)
+        return Response(json.dumps({"keys": [key.jwk() for key in issuer.keys]}), media_type="application/json")
+
+    async with serving(Starlette(routes=[Route("/jwks.json", jwks)])) as url:
+        verifier = JWTVerifier(jwks_uri=url + "/jwks.json", issuer=ISSUER, audience=AUDIENCE, jwks_ttl=0)
+        assert (await verifier.verify(issuer.token(sub="before"))).subject == "before"
+        state["up"] = False  # the key set is due again on every request, and cannot be had
+        assert (await verifier.verify(issuer.token(sub="during"))).subject == "during"
+        assert (await verifier.verify(issuer.token(issuer.keys[1], sub="still"))).subject == "still"
+    assert verifier.jwks_fetches >= 3

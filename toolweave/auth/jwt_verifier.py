@@ -169,7 +169,12 @@ class JWTVerifier:
         if self.jwks_uri is None:
             return self._keys[None]
         if time.monotonic() - self._fetched_at > self.jwks_ttl:
-            await self._refresh(forced=False)
+            try:
+                await self._refresh(forced=False)
+            except InvalidToken:
+                if not self._keys:
+                    raise
+                # The endpoint is down: keep verifying with the keys already known (logged in _fetch).
         key = self._find(kid)
         if key is None and await self._refresh(forced=True):
             key = self._find(kid)
