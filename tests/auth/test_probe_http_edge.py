@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import httpx2
+import pytest
 
 from tests.auth.issuer import ISSUER, Issuer
 from tests.serving import RAW_HEADERS, RAW_INITIALIZE, serving
@@ -45,3 +46,13 @@ async def test_a_refused_query_token_points_the_client_at_the_metadata(issuer: I
     challenge = response.headers["www-authenticate"]
     assert challenge.startswith('Bearer error="invalid_request"')
     assert 'resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"' in challenge
+
+
+def test_a_verifier_that_checks_no_audience_is_reported(caplog: pytest.LogCaptureFixture) -> None:
+    resource = "http://127.0.0.1/mcp"
+    Server("open").http_app(auth=JWTVerifier(jwks_uri="http://127.0.0.1:9/jwks", issuer=ISSUER), resource_url=resource)
+    assert "checks no audience" in caplog.text and f"pass audience='{resource}'" in caplog.text
+    caplog.clear()
+    verifier = JWTVerifier(jwks_uri="http://127.0.0.1:9/jwks", issuer=ISSUER, audience=resource)
+    Server("closed").http_app(auth=verifier, resource_url=resource)
+    assert "checks no audience" not in caplog.text

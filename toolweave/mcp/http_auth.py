@@ -234,6 +234,13 @@ def protect(
     if verifier is not None:
         backend = BearerAuthBackend(SdkVerifier(verifier))
         scopes = list(verifier.required_scopes)
+        if hasattr(verifier, "audience") and verifier.audience is None:
+            logger.warning(
+                "%r checks no audience: a token its issuer made for any other resource is accepted here; "
+                "pass audience=%r",
+                verifier,
+                resource_url or "<this server's resource URL>",
+            )
     else:
         assert authenticate is not None
         backend = HookBackend(authenticate)
