@@ -1,7 +1,8 @@
 """`IntrospectionVerifier`: opaque bearer tokens, checked by the authorization server (RFC 7662).
 
 Each token not seen recently is POSTed to the introspection endpoint (the verifier authenticates
-as a client with `client_secret_basic`); an `active` answer is the caller. Active answers are
+as a client with `client_secret_basic`, id and secret form-encoded as RFC 6749 §2.3.1 says); an
+`active` answer is the caller. Active answers are
 remembered briefly (`cache_ttl`, never past the token's `exp`) so a client's every request does
 not cost a round trip; refusals are not remembered. The endpoint unreachable, slow (`timeout`)
 or answering nonsense refuses the token: a caller is never let in because the check failed.
@@ -26,6 +27,7 @@ from typing import Any
 import httpx2 as httpx
 
 from toolweave.auth.cache import TokenCache
+from toolweave.auth.client_auth import basic_client_auth
 from toolweave.auth.verifier import caller_from_claims, epoch_seconds
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
@@ -104,7 +106,7 @@ class IntrospectionVerifier:
 
     async def _introspect(self, token: str) -> dict[str, Any]:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout, auth=self._credentials)
+            self._client = httpx.AsyncClient(timeout=self.timeout, auth=basic_client_auth(*self._credentials))
         self.requests += 1
         try:
             form = {"token": token, "token_type_hint": "access_token"}

@@ -29,6 +29,7 @@ from typing import Any
 import anyio
 import httpx2
 
+from toolweave.auth.client_auth import basic_client_auth
 from toolweave.core.context import Context
 from toolweave.core.errors import UpstreamError
 from toolweave.transforms.sources import Secret, Source
@@ -68,7 +69,8 @@ class OAuthClientCredentials(httpx2.Auth):
     Args:
         token_url: The authorization server's token endpoint.
         client_id: The gateway's client id there.
-        client_secret: Its secret (a string, `Secret` or `FromEnv`), sent with HTTP Basic.
+        client_secret: Its secret (a string, `Secret` or `FromEnv`), sent with HTTP Basic
+            (`client_secret_basic`: id and secret form-encoded, RFC 6749 §2.3.1).
         scopes: Scopes to ask for.
         audience: An `audience` (or RFC 8707 `resource`) parameter, for servers that want one.
         refresh_before: Seconds before expiry at which the token is renewed.
@@ -134,7 +136,7 @@ class OAuthClientCredentials(httpx2.Auth):
         try:
             async with httpx2.AsyncClient(timeout=self.timeout) as http:
                 response = await http.post(
-                    self.token_url, data=form, auth=httpx2.BasicAuth(self.client_id, self._secret.token())
+                    self.token_url, data=form, auth=basic_client_auth(self.client_id, self._secret.token())
                 )
         except httpx2.HTTPError as error:
             raise UpstreamError(f"cannot get an access token from {where}: {type(error).__name__}") from None
