@@ -165,3 +165,37 @@ async def test_completion_answers_a_forbidden_prompt_like_a_missing_one(issuer: 
             allowed = await client.complete(mt.PromptReference(type="ref/prompt", name="audit"), argument)
     assert forbidden.completion.values == missing.completion.values == []
     assert allowed.completion.values == ["2025", "2026"]
+
+
+def gold_server() -> Server:
+    server = Server("tiers")
+
+    @server.tool
+    def gold_report() -> str:
+        return "gold"
+
+    @server.tool
+    def free_report() -> str:
+        return "free"
+
+    server.add_transform(Authorize(when=lambda auth: auth.claims["tier"] == "gold"), tools="gold_*")
+    return server
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["2026", "2025"])
+async def test_a_when_test_that_raises_refuses_the_caller_and_breaks_nothing_else(
+    issuer: Issuer, legacy: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
+    async with serving(gold_server().http_app(auth=verifier, resource_url=AUDIENCE)) as url:
+        async with connected(url, issuer.token(), legacy=legacy) as client:  # no `tier` claim
+            listed = [tool.name for tool in (await client.list_tools()).tools]
+            free = await client.call_tool("free_report", {})
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("gold_report", {})
+        async with connected(url, issuer.token(tier="gold"), legacy=legacy) as client:
+            gold = await client.call_tool("gold_report", {})
+    assert listed == ["free_report"] and free.content[0].text == "free"
+    assert "Unknown tool" in str(refused.value)
+    assert gold.content[0].text == "gold"
+    assert "access test <lambda> raised for subject 'ada'" in caplog.text

@@ -24,12 +24,14 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from toolweave.core.context import AuthInfo
 
+security = logging.getLogger("toolweave.security")
 CallerTest = Callable[[AuthInfo], bool]
 """A further test of the verified caller; it must depend on the caller alone."""
 
@@ -78,7 +80,7 @@ class Access:
         for name, allowed in self.claims:
             if not _claim_matches(auth.claims.get(name), allowed):
                 return False
-        return not self.tests or all(test(auth) for test in self.tests)
+        return not self.tests or all(_passes(test, auth) for test in self.tests)
 
     def describe(self) -> str:
         """A short human-readable form, for `explain`."""
@@ -89,6 +91,18 @@ class Access:
             parts.append(f"claim {name} in [{', '.join(sorted(map(str, allowed)))}]")
         parts.extend(f"when {getattr(test, '__name__', 'test')}" for test in self.tests)
         return "; ".join(parts) or "any verified caller"
+
+
+def _passes(test: CallerTest, auth: AuthInfo) -> bool:
+    """`test(auth)`; a test that raises refuses the caller (logged): a broken rule (say
+    `auth.claims["tier"]` for a token without that claim) never lets anyone in, nor breaks the
+    caller's whole list."""
+    try:
+        return bool(test(auth))
+    except Exception:
+        name = getattr(test, "__name__", "test")
+        security.warning("access test %s raised for subject %r: access refused", name, auth.subject, exc_info=True)
+        return False
 
 
 def _claim_matches(value: Any, allowed: frozenset[Any]) -> bool:
