@@ -199,3 +199,12 @@ async def test_a_when_test_that_raises_refuses_the_caller_and_breaks_nothing_els
     assert "Unknown tool" in str(refused.value)
     assert gold.content[0].text == "gold"
     assert "access test <lambda> raised for subject 'ada'" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("required", "claimed", "allowed"),
+    [(True, 1, False), (1, True, False), (False, 0, False), (0, [False], False), (True, True, True), (2, 2.0, True)],
+)
+def test_a_claim_matches_only_a_value_of_its_json_type(required: Any, claimed: Any, allowed: bool) -> None:
+    rule = Authorize(claims={"level": required}).access
+    assert rule.allows(AuthInfo(subject="eve", claims={"level": claimed})) is allowed

@@ -107,12 +107,16 @@ def _passes(test: CallerTest, auth: AuthInfo) -> bool:
 
 def _claim_matches(value: Any, allowed: frozenset[Any]) -> bool:
     if isinstance(value, list | tuple):
-        return any(_hashable(item) and item in allowed for item in value)
-    return _hashable(value) and value in allowed
+        return any(_one_of(item, allowed) for item in value)
+    return _one_of(value, allowed)
 
 
-def _hashable(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool)
+def _one_of(value: Any, allowed: frozenset[Any]) -> bool:
+    """`value` is one of `allowed` as JSON sees it: `true` is not `1`, nor `false` `0` (Python
+    finds them equal)."""
+    if not isinstance(value, str | int | float | bool) or value not in allowed:
+        return False
+    return any(option == value and isinstance(option, bool) == isinstance(value, bool) for option in allowed)
 
 
 def grant(rules: tuple[Access, ...], auth: AuthInfo | None) -> int:
