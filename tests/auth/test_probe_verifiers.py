@@ -1,6 +1,7 @@
-"""Verifiers against authorization servers that answer nonsense: a key set or an introspection
-answer of an unexpected shape refuses the token (or skips the one bad key), never crashes the
-request with a 500."""
+"""Verifiers (and the gateway's own client credentials) against authorization servers that answer
+nonsense, go down or trickle: a key set or an introspection answer of an unexpected shape refuses
+the token (or skips the one bad key), never a 500; an endpoint down keeps the known keys in use;
+`timeout` bounds the whole answer."""
 
 from __future__ import annotations
 
@@ -9,18 +10,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
 from tests.serving import RAW_HEADERS, RAW_INITIALIZE, serving
 from toolweave import Server
-from toolweave.auth import IntrospectionVerifier, JWTVerifier
-from toolweave.core.errors import InvalidToken
+from toolweave.auth import IntrospectionVerifier, JWTVerifier, OAuthClientCredentials
+from toolweave.core.errors import InvalidToken, UpstreamError
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
 """Valid JSON nested deeper than any parser recurses."""
@@ -114,3 +116,43 @@ async def test_a_jwks_endpoint_that_goes_down_leaves_the_known_keys_in_use() -> 
         assert (await verifier.verify(issuer.token(sub="during"))).subject == "during"
         assert (await verifier.verify(issuer.token(issuer.keys[1], sub="still"))).subject == "still"
     assert verifier.jwks_fetches >= 3
+
+
+@asynccontextmanager
+async def trickling() -> AsyncIterator[str]:
+    """An endpoint that answers one byte a second for a minute (each read is quick; the answer is not)."""
+
+    async def answer(request: Request) -> StreamingResponse:
+        async def body() -> AsyncIterator[bytes]:
+            for _ in range(60):
+                yield b" "
+                await anyio.sleep(1)
+            yield b"{}"
+
+        return StreamingResponse(body(), media_type="application/json")
+
+    async with serving(Starlette(routes=[Route("/{path:path}", answer, methods=["GET", "POST"])])) as url:
+        yield url
+
+
+async def test_a_jwks_endpoint_that_trickles_is_given_up_on_after_its_timeout() -> None:
+    async with trickling() as url:
+        verifier = JWTVerifier(jwks_uri=url + "/jwks.json", timeout=1.5)
+        with anyio.fail_after(20), pytest.raises(InvalidToken, match="could not be fetched"):
+            await verifier.verify(Issuer().token())
+
+
+async def test_an_introspection_endpoint_that_trickles_is_given_up_on_after_its_timeout() -> None:
+    async with trickling() as url:
+        verifier = IntrospectionVerifier(url + "/introspect", client_id="c", client_secret="s", timeout=1.5)
+        with anyio.fail_after(20), pytest.raises(InvalidToken, match="could not be asked"):
+            await verifier.verify("opaque-token")
+        await verifier.aclose()
+
+
+async def test_a_token_endpoint_that_trickles_is_given_up_on_after_its_timeout() -> None:
+    async with trickling() as url:
+        credentials = OAuthClientCredentials(url + "/token", "gateway", "secret", timeout=1.5)
+        async with httpx2.AsyncClient(auth=credentials) as http:
+            with anyio.fail_after(20), pytest.raises(UpstreamError, match="cannot get an access token"):
+                await http.get(url + "/anything")

@@ -24,6 +24,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+import anyio
 import httpx2 as httpx
 
 from toolweave.auth.cache import TokenCache
@@ -110,10 +111,11 @@ class IntrospectionVerifier:
         self.requests += 1
         try:
             form = {"token": token, "token_type_hint": "access_token"}
-            response = await self._client.post(self.url, data=form, headers={"accept": "application/json"})
+            with anyio.fail_after(self.timeout):  # the whole answer, not each read (httpx's timeout)
+                response = await self._client.post(self.url, data=form, headers={"accept": "application/json"})
             response.raise_for_status()
             answer = response.json()
-        except (httpx.HTTPError, ValueError, RecursionError) as error:  # RecursionError: JSON nested too deep
+        except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
             logger.warning("token introspection at %s failed: %s", self.url, type(error).__name__)
             raise InvalidToken("the introspection endpoint could not be asked") from None
         if not isinstance(answer, dict):

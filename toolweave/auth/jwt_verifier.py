@@ -204,13 +204,16 @@ class JWTVerifier:
         assert self.jwks_uri is not None
         self.jwks_fetches += 1
         try:
-            async with httpx.AsyncClient(timeout=self.timeout) as client:
-                response = await client.get(self.jwks_uri, headers={"accept": "application/json"})
+            # httpx's timeout bounds each read, not the whole answer: a server trickling bytes would hold
+            # every request waiting for the keys.
+            with anyio.fail_after(self.timeout):
+                async with httpx.AsyncClient(timeout=self.timeout) as client:
+                    response = await client.get(self.jwks_uri, headers={"accept": "application/json"})
             response.raise_for_status()
             keys = _jwks(response.json(), self.algorithms)
-        except (httpx.HTTPError, ValueError, RecursionError) as error:  # RecursionError: JSON nested too deep
+        except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
             # Keep serving with the keys already known; tokens signed by new ones fail until it works.
-            logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, error)
+            logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, error or type(error).__name__)
             raise InvalidToken("the signing keys could not be fetched") from None
         finally:
             self._fetched_at = time.monotonic()

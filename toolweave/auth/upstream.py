@@ -134,11 +134,12 @@ class OAuthClientCredentials(httpx2.Auth):
         self.fetches += 1
         where = f"the token endpoint {self.token_url!r}"
         try:
-            async with httpx2.AsyncClient(timeout=self.timeout) as http:
-                response = await http.post(
-                    self.token_url, data=form, auth=basic_client_auth(self.client_id, self._secret.token())
-                )
-        except httpx2.HTTPError as error:
+            with anyio.fail_after(self.timeout):  # the whole answer, not each read (httpx's timeout)
+                async with httpx2.AsyncClient(timeout=self.timeout) as http:
+                    response = await http.post(
+                        self.token_url, data=form, auth=basic_client_auth(self.client_id, self._secret.token())
+                    )
+        except (httpx2.HTTPError, TimeoutError) as error:
             raise UpstreamError(f"cannot get an access token from {where}: {type(error).__name__}") from None
         if response.status_code != 200:
             error_code = _json(response).get("error", f"HTTP {response.status_code}")
