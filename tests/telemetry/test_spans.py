@@ -351,3 +351,19 @@ async def test_prompts_and_resources_of_a_remote_upstream_get_client_spans(spans
         mounted = parent_of(span)
         assert mounted.name == "mount up" and parent_of(mounted).name == served  # the gateway's request
         assert parent_of(mounted).kind is SpanKind.SERVER and parent_of(mounted).parent is None
+
+
+async def test_an_injected_secret_an_upstream_quotes_in_a_jsonrpc_error_is_in_no_span(spans: Spans) -> None:
+    leaky = str(HERE.parent / "servers" / "leaky_upstream.py")
+    gateway = Server("gateway")
+    gateway.mount(RemoteServer.stdio(sys.executable, [leaky], env=subprocess_env()), prefix="up")
+    gateway.add_transform(InjectArgs(api_key=Secret(CANARY)), tools="up_fetch_error")
+
+    async with gateway, mcp.Client(gateway.as_mcp()) as client:
+        failed = await client.call_tool("up_fetch_error", {"q": "x"})
+
+    assert failed.is_error
+    sent = [span for span in spans.all() if span.name == "MCP send tools/call fetch_error"]
+    assert sent and sent[0].status.description is not None  # the SDK's span records the upstream's message
+    assert "api_key=[redacted]" in sent[0].status.description
+    assert CANARY not in json.dumps([span_text(span) for span in spans.all()], default=str)

@@ -31,9 +31,9 @@ timer callback and no detached task. On another anyio backend `watchdog()` is `N
 use anyio's own deadlines instead.
 
 Example:
-    >>> import anyio
+    >>> import anyio, asyncio
     >>> async def bounded() -> tuple[bool, bool]:
-    ...     deadline = watchdog().deadline(0.01)
+    ...     deadline = TaskDeadline(watchdog(), asyncio.current_task(), 0.01)
     ...     try:
     ...         await anyio.sleep(5)  # cancelled at the deadline
     ...     except anyio.get_cancelled_exc_class():
@@ -60,8 +60,10 @@ import asyncio  # noqa: TID251 - one timer per loop and detached stragglers: see
 import contextvars
 import logging
 import math
+import sys
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -70,8 +72,13 @@ import anyio
 
 logger = logging.getLogger("toolweave.calls")
 Action = Callable[[], object]
-_current_task = asyncio.current_task
+current_task: Callable[[asyncio.AbstractEventLoop], asyncio.Task[Any] | None] = (
+    asyncio.tasks._current_tasks.get  # type: ignore[attr-defined]  # (3.11 only)
+    if sys.version_info < (3, 12) else asyncio.current_task
+)
+"""The task `loop` is running now (3.11's `asyncio.current_task` is Python around this look-up)."""
 _running_loop = asyncio.get_running_loop
+_ref = weakref.ref
 _RESOLUTION = time.get_clock_info("monotonic").resolution
 """asyncio runs a timer up to one clock tick early: a deadline within it is due."""
 SHIELD_POLL = 0.005
@@ -121,20 +128,21 @@ class TaskDeadline(Watch):
     """
 
     __slots__ = ("at_enter", "dog", "fired", "scope", "task")
-    task: asyncio.Task[Any]
 
-    def __init__(self, dog: Watchdog, seconds: float) -> None:
-        loop = dog.loop
-        self.when = loop.time() + seconds
+    def __init__(self, dog: Watchdog, task: asyncio.Task[Any], seconds: float) -> None:
+        self.when = when = dog.clock() + seconds
         self.action = _pending
-        self.queue = dog.queue(seconds)
+        queue = dog.queues.get(seconds)
+        self.queue = queue = dog.queue(seconds) if queue is None else queue
         self.dog = dog
-        self.task = _current_task(loop)  # type: ignore[assignment]  # (made in a task)
-        state = dog.task_states.get(self.task)
+        self.task = task
+        state = dog.task_records.get(_ref(task))
         self.scope = None if state is None else state.cancel_scope  # where this call sits in anyio's scopes
-        self.at_enter = self.task.cancelling()
+        self.at_enter = task.cancelling()
         self.fired: Cancelling | None = None
-        dog.register(self)
+        queue.append(self)  # `Watchdog.register`, inline (once per call)
+        if when < dog.armed_at:
+            dog.arm(when)
 
     def fire(self) -> None:
         if self.action is not None:
@@ -147,7 +155,10 @@ class TaskDeadline(Watch):
         Returns whether a cancellation now propagating is this deadline's alone: it passed and
         nobody else (an outer scope, a client) has asked the task to cancel.
         """
-        self.done()
+        self.action = None  # `done()`, inline (once per call)
+        queue = self.queue
+        while queue and queue[0].action is None:
+            queue.popleft()
         fired = self.fired
         if fired is None:
             return False
@@ -177,7 +188,7 @@ class TaskDeadline(Watch):
         fired.retry = dog.loop.call_soon(self._deliver, context=dog.context)  # until the call ends
 
     def _shielded(self) -> bool:
-        state = self.dog.task_states.get(self.task)
+        state = self.dog.task_records.get(_ref(self.task))
         scope = None if state is None else state.cancel_scope
         while scope is not None and scope is not self.scope:
             if scope._shield:
@@ -201,62 +212,68 @@ class Watchdog:
 
     Attributes:
         loop: The loop it serves.
+        clock: The loop's clock (`time.monotonic` itself on asyncio's own loops: one call less).
         scope_class: The backend's `CancelScope` class (made directly, it skips anyio's
             per-construction backend look-up).
-        native: Whether `deadline()` is available (anyio's task records are where expected).
+        native: Whether `TaskDeadline` is available (anyio's task records are where expected).
+        task_records: anyio's record of each task's innermost cancel scope, keyed by a weak
+            reference to the task (the dict inside anyio's `WeakKeyDictionary`: one look-up).
+        queues: The watches of each limit, in deadline order.
+        armed_at: When the timer fires (infinity when it is not armed).
         context: An empty contextvars context: what the timer and retries run in (they hold
             no request's contextvars).
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
+        self.clock: Callable[[], float] = (
+            time.monotonic if type(loop).time is asyncio.BaseEventLoop.time else loop.time
+        )
         self.scope_class: type[anyio.CancelScope] = type(anyio.CancelScope())
-        self.task_states = _anyio_task_states()
-        self.native = self.task_states is not None
-        self._queues: dict[float, deque[Watch]] = {}
+        records = _anyio_task_states()
+        self.native = records is not None
+        self.task_records: dict[Any, Any] = {} if records is None else records.data
+        self.queues: dict[float, deque[Watch]] = {}
         self._timer: asyncio.TimerHandle | None = None
-        self._armed_at = math.inf
+        self.armed_at = math.inf
         self.context = contextvars.Context()
 
     def watch(self, seconds: float, action: Action) -> Watch:
         """Run `action()` `seconds` from now, unless the returned watch is `done()` before."""
-        watch = Watch(self.loop.time() + seconds, action, self.queue(seconds))
+        watch = Watch(self.clock() + seconds, action, self.queue(seconds))
         self.register(watch)
         return watch
 
     def queue(self, seconds: float) -> deque[Watch]:
         """The queue of the watches of limit `seconds` (they arrive in deadline order)."""
-        queue = self._queues.get(seconds)
+        queue = self.queues.get(seconds)
         if queue is None:
-            queue = self._queues[seconds] = deque()
+            queue = self.queues[seconds] = deque()
         return queue
 
     def register(self, watch: Watch) -> None:
         """Queue `watch` (made with `queue(...)`); the timer moves if it is now the earliest."""
         watch.queue.append(watch)
-        if watch.when < self._armed_at:
-            self._arm(watch.when)
-
-    def deadline(self, seconds: float) -> TaskDeadline:
-        """A `TaskDeadline` on the current task's call, `seconds` from now (needs `native`)."""
-        return TaskDeadline(self, seconds)
+        if watch.when < self.armed_at:
+            self.arm(watch.when)
 
     def pending(self) -> int:
         """How many watches are registered and not done (for tests and diagnostics)."""
-        return sum(1 for queue in self._queues.values() for watch in queue if watch.action is not None)
+        return sum(1 for queue in self.queues.values() for watch in queue if watch.action is not None)
 
-    def _arm(self, when: float) -> None:
+    def arm(self, when: float) -> None:
+        """Set the timer for `when` (replacing the one set for later)."""
         if self._timer is not None:
             self._timer.cancel()
-        self._armed_at = when
+        self.armed_at = when
         self._timer = self.loop.call_at(when, self._fire, context=self.context)
 
     def _fire(self) -> None:
-        self._timer, self._armed_at = None, math.inf
+        self._timer, self.armed_at = None, math.inf
         now = self.loop.time() + _RESOLUTION
         due: list[Watch] = []
         earliest = math.inf
-        for queue in self._queues.values():
+        for queue in self.queues.values():
             while queue:
                 watch = queue[0]
                 if watch.action is None:
@@ -267,8 +284,8 @@ class Watchdog:
                 else:
                     earliest = min(earliest, watch.when)
                     break
-        if earliest < self._armed_at:
-            self._arm(earliest)
+        if earliest < self.armed_at:
+            self.arm(earliest)
         for watch in due:  # after the loop: an action may register a new watch
             try:
                 watch.fire()

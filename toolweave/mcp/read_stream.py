@@ -3,7 +3,9 @@
 The SDK hands a session its read stream (an anyio memory receive stream of `SessionMessage`s or
 exceptions). `ReadStream` wraps one and passes everything through (`receive`, iteration, closing,
 attributes such as `last_context`); a variant overrides only what it changes: `WatchedStream`
-reports the end of the connection, and the stdio transport's reader answers malformed messages.
+reports the end of the connection, `ScrubbedErrors` takes the secrets of running calls out of
+the JSON-RPC errors an upstream sends, and the stdio transport's reader answers malformed
+messages.
 
 Example:
     >>> import anyio
@@ -25,6 +27,10 @@ from types import TracebackType
 from typing import Any, Self
 
 import anyio
+import mcp.types as mt
+from mcp.shared.message import SessionMessage
+
+from toolweave.transforms.redact import IN_FLIGHT
 
 
 class ReadStream:
@@ -77,3 +83,23 @@ class WatchedStream(ReadStream):
     async def aclose(self) -> None:
         self._on_end()
         await self._stream.aclose()
+
+
+class ScrubbedErrors(ReadStream):
+    """An upstream's read stream whose JSON-RPC errors reach the SDK's session without the secrets
+    of the calls running now: the session's client span records an error's message as it reads it,
+    before toolweave's own redaction sees the error."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        IN_FLIGHT.watched = True
+
+    async def receive(self) -> Any:
+        item = await self._stream.receive()
+        if IN_FLIGHT.counts and isinstance(item, SessionMessage) and isinstance(item.message, mt.JSONRPCError):
+            error = item.message.error
+            message, data = IN_FLIGHT.scrub(error.message), IN_FLIGHT.scrub(error.data)
+            if message is not error.message or data is not error.data:
+                scrubbed = error.model_copy(update={"message": message, "data": data})
+                item = SessionMessage(item.message.model_copy(update={"error": scrubbed}), item.metadata)
+        return item

@@ -64,7 +64,7 @@ from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
 from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp, from_mcp_result
-from toolweave.mcp.read_stream import WatchedStream
+from toolweave.mcp.read_stream import ScrubbedErrors, WatchedStream
 from toolweave.mcp.upstream_callers import CallerSessions
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask, drive_task
@@ -235,7 +235,7 @@ class Upstream:
             read, write = await stack.enter_async_context(self._transport(auth))
             session = await stack.enter_async_context(
                 ClientSession(
-                    WatchedStream(read, on_end),
+                    WatchedStream(ScrubbedErrors(read), on_end),
                     write,
                     message_handler=self._on_message,
                     logging_callback=self._on_log,

@@ -43,7 +43,7 @@ from typing import Any
 
 import anyio
 
-from toolweave.core.deadlines import TaskDeadline, Watch, Watchdog, abandon, watchdog
+from toolweave.core.deadlines import TaskDeadline, Watch, Watchdog, abandon, current_task, watchdog
 from toolweave.core.errors import ToolTimeout
 from toolweave.core.result import ToolResult
 from toolweave.core.threads import ABANDONED_THREADS
@@ -154,7 +154,7 @@ class ToolDeadline(Middleware):
                 return await detached(dog, call, call_next)
             if not dog.native:
                 return await scoped(dog, call, call_next)
-            deadline = TaskDeadline(dog, seconds)
+            deadline = TaskDeadline(dog, current_task(dog.loop), seconds)  # type: ignore[arg-type]  # (in a task)
             outer = ctx.deadline
             when = deadline.when
             ctx.deadline = when if outer is None or when < outer else outer

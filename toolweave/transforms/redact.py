@@ -20,6 +20,10 @@ Errors are scrubbed in place (their arguments, notes, `OSError` file names, caus
 groups); one whose text still holds a secret (pydantic's `ValidationError` quotes its input) is
 replaced by a `RedactedError` with the scrubbed text and the original traceback.
 
+While such a call runs, its secrets are also `IN_FLIGHT`: what reads an upstream's messages
+before toolweave does (the SDK's client span records a JSON-RPC error's message) scrubs them
+there first.
+
 Example:
     >>> import anyio
     >>> from toolweave.core.context import Context
@@ -78,6 +82,9 @@ class RedactingRun:
             return await self.inner(arguments, ctx)
         if len(secrets) > 1:
             secrets.sort(key=len, reverse=True)  # a secret containing another goes first
+        flight = IN_FLIGHT if IN_FLIGHT.watched else None
+        if flight is not None:
+            flight.add(secrets)
         try:
             result = await self.inner(arguments, _scrubbing_sinks(ctx, secrets))
         except BaseException as error:
@@ -86,7 +93,53 @@ class RedactingRun:
                 raise
         else:
             return scrub_result(result, secrets)
+        finally:
+            if flight is not None:
+                flight.remove(secrets)
         raise cleaned  # outside the handler, so the unscrubbed original is not chained to it
+
+
+class SecretsInFlight:
+    """The secrets of the calls running now, each counted once per call that carries it.
+
+    Counted only once something `watched` them (an upstream's read stream): until then a call
+    pays nothing for it.
+
+    Example:
+        >>> running = SecretsInFlight()
+        >>> running.add(["S3CR3T-0123"])
+        >>> running.scrub({"message": "GET /v1?key=S3CR3T-0123"})
+        {'message': 'GET /v1?key=[redacted]'}
+        >>> running.remove(["S3CR3T-0123"])
+        >>> running.scrub("GET /v1?key=S3CR3T-0123")
+        'GET /v1?key=S3CR3T-0123'
+    """
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.watched = False
+
+    def add(self, secrets: list[str]) -> None:
+        for secret in secrets:
+            self.counts[secret] = self.counts.get(secret, 0) + 1
+
+    def remove(self, secrets: list[str]) -> None:
+        for secret in secrets:
+            left = self.counts[secret] - 1
+            if left:
+                self.counts[secret] = left
+            else:
+                del self.counts[secret]
+
+    def scrub(self, value: Any) -> Any:
+        """`value` (text, or JSON-like data) with every secret in flight replaced by `[redacted]`."""
+        if not self.counts:
+            return value
+        return scrub(value, sorted(self.counts, key=len, reverse=True))
+
+
+IN_FLIGHT = SecretsInFlight()
+"""The secrets of every call running in this process."""
 
 
 def wrap(inner: Run, names: Iterable[str]) -> Run:
