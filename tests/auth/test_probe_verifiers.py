@@ -5,6 +5,7 @@ the token (or skips the one bad key), never a 500; an endpoint down keeps the kn
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,12 +14,15 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.x509.oid import NameOID
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
+from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey
 from tests.serving import RAW_HEADERS, RAW_INITIALIZE, serving
 from toolweave import Server
 from toolweave.auth import IntrospectionVerifier, JWTVerifier, OAuthClientCredentials
@@ -156,3 +160,44 @@ async def test_a_token_endpoint_that_trickles_is_given_up_on_after_its_timeout()
         async with httpx2.AsyncClient(auth=credentials) as http:
             with anyio.fail_after(20), pytest.raises(UpstreamError, match="cannot get an access token"):
                 await http.get(url + "/anything")
+
+
+def certificate_of(key: SigningKey) -> str:
+    """A self-signed X.509 certificate for `key`, in PEM (how many issuers publish their key)."""
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "issuer.test")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.private.public_key())
+        .serial_number(1)
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key.private, hashes.SHA256())
+    )
+    return certificate.public_bytes(serialization.Encoding.PEM).decode()
+
+
+async def test_a_certificate_serves_as_the_public_key() -> None:
+    key = SigningKey.rsa()
+    verifier = JWTVerifier(public_key=certificate_of(key), issuer=ISSUER, audience=AUDIENCE)
+    assert (await verifier.verify(Issuer(keys=[key]).token(key))).subject == "ada"
+
+
+@pytest.mark.parametrize(
+    "public_key",
+    [
+        "not a PEM at all",
+        SigningKey.rsa()
+        .private.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        .decode(),
+        {"kty": "RSA"},
+    ],
+    ids=["garbage", "a private key", "a JWK without its numbers"],
+)
+def test_an_unusable_public_key_is_refused_naming_the_parameter(public_key: Any) -> None:
+    with pytest.raises(ValueError, match="JWTVerifier public_key is not"):
+        JWTVerifier(public_key=public_key)

@@ -72,7 +72,7 @@ class JWTVerifier:
 
     Args:
         jwks_uri: Where the issuer publishes its signing keys (JSON Web Key Set).
-        public_key: A PEM public key (or a JWK dict), instead of `jwks_uri`.
+        public_key: A PEM public key or X.509 certificate (or a JWK dict), instead of `jwks_uri`.
         issuer: The exact `iss` every token must carry.
         audience: A value the token's `aud` must contain; for an MCP server, its resource URL.
         algorithms: The signature algorithms accepted (asymmetric only).
@@ -242,18 +242,33 @@ def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, _Key]:
 
 
 def _static_key(public_key: str | Mapping[str, Any]) -> _Key:
-    """The configured key: a JWK dict or a PEM public key (RSA, EC, Ed25519/Ed448)."""
+    """The configured key: a JWK dict, a PEM public key (RSA, EC, Ed25519/Ed448) or a PEM X.509
+    certificate holding one (what many issuers publish)."""
     if isinstance(public_key, Mapping):
-        jwk = PyJWK.from_dict(dict(public_key))
+        try:
+            jwk = PyJWK.from_dict(dict(public_key))
+        except jwt.PyJWTError as error:
+            raise ValueError(f"JWTVerifier public_key is not a usable JWK: {error}") from None
         return _Key(jwk.key_type or "", jwk.key)
     from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
+    from cryptography.x509 import load_pem_x509_certificate
 
-    loaded = load_pem_public_key(public_key.encode())
+    text = public_key.strip().encode()
+    try:
+        loaded = (
+            load_pem_x509_certificate(text).public_key()
+            if text.startswith(b"-----BEGIN CERTIFICATE-----")
+            else load_pem_public_key(text)
+        )
+    except ValueError as error:
+        raise ValueError(
+            f"JWTVerifier public_key is not a PEM public key (BEGIN PUBLIC KEY) or certificate: {error}"
+        ) from None
     if isinstance(loaded, rsa.RSAPublicKey):
         return _Key("RSA", loaded)
     if isinstance(loaded, ec.EllipticCurvePublicKey):
         return _Key("EC", loaded)
     if isinstance(loaded, ed25519.Ed25519PublicKey | ed448.Ed448PublicKey):
         return _Key("OKP", loaded)
-    raise ValueError("public_key is not an RSA, EC or EdDSA public key in PEM form")
+    raise ValueError("JWTVerifier public_key is not an RSA, EC or EdDSA public key")
