@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from urllib.parse import unquote
 
 import httpx2
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -18,6 +19,7 @@ from starlette.routing import Route
 
 from tests.serving import serving
 from toolweave.auth import IntrospectionVerifier, OAuthClientCredentials
+from toolweave.core.errors import InvalidToken
 
 CLIENT = ("gate:way", "s3+cr/et=%41 ok")
 """A client id with a colon and a secret with every character the encoding changes."""
@@ -69,3 +71,12 @@ async def test_client_credentials_authenticate_with_a_secret_holding_reserved_ch
         async with httpx2.AsyncClient(auth=credentials) as http:
             seen = (await http.get(url + "/echo")).json()
     assert seen == {"authorization": "Bearer gateway-token"}
+
+
+async def test_refused_client_credentials_are_logged_with_the_status(caplog: pytest.LogCaptureFixture) -> None:
+    async with authorization_server() as url:
+        verifier = IntrospectionVerifier(url + "/introspect", client_id=CLIENT[0], client_secret="wrong")
+        with pytest.raises(InvalidToken, match="could not be asked"):
+            await verifier.verify("opaque")
+        await verifier.aclose()
+    assert "failed: HTTP 401" in caplog.text and "wrong" not in caplog.text

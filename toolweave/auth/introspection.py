@@ -116,7 +116,9 @@ class IntrospectionVerifier:
             response.raise_for_status()
             answer = response.json()
         except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
-            logger.warning("token introspection at %s failed: %s", self.url, type(error).__name__)
+            status = error.response.status_code if isinstance(error, httpx.HTTPStatusError) else None
+            why = f"HTTP {status}" if status is not None else type(error).__name__  # 401: this server's credentials
+            logger.warning("token introspection at %s failed: %s", self.url, why)
             raise InvalidToken("the introspection endpoint could not be asked") from None
         if not isinstance(answer, dict):
             raise InvalidToken("the introspection answer is not a JSON object")
