@@ -1,14 +1,22 @@
-"""The HTTP edge from a client's side: what stays open, and what every 401 points to."""
+"""The HTTP edge from a client's side: what stays open, what every 401 points to, and that the
+guards hold when the app is mounted inside another one."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import httpx2
 import pytest
+from starlette.applications import Starlette
+from starlette.routing import Mount
 
 from tests.auth.issuer import ISSUER, Issuer
 from tests.serving import RAW_HEADERS, RAW_INITIALIZE, serving
+from tests.store.conftest import redis, redis_server  # noqa: F401 - the fixtures
+from tests.store.redis_server import RedisServer
+from tests.store.test_resume_http import a_change_missed, events, next_change, replicas, session
 from toolweave import Server
 from toolweave.auth import JWTVerifier
 
@@ -56,3 +64,49 @@ def test_a_verifier_that_checks_no_audience_is_reported(caplog: pytest.LogCaptur
     verifier = JWTVerifier(jwks_uri="http://127.0.0.1:9/jwks", issuer=ISSUER, audience=resource)
     Server("closed").http_app(auth=verifier, resource_url=resource)
     assert "checks no audience" not in caplog.text
+
+
+async def test_mounted_inside_another_app_the_endpoint_still_needs_a_token(issuer: Issuer) -> None:
+    resource = "http://127.0.0.1/mcp"
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=resource)
+    body = json.dumps(RAW_INITIALIZE)
+    app = mounted(Server("notes").http_app(auth=verifier, resource_url=resource))
+    async with serving(app) as url, httpx2.AsyncClient() as http:
+        refused = await http.post(url + "/tools/mcp", headers=RAW_HEADERS, content=body)
+        token = {"authorization": f"Bearer {issuer.token()}"}
+        allowed = await http.post(url + "/tools/mcp", headers={**RAW_HEADERS, **token}, content=body)
+        health = await http.get(url + "/tools/healthz")
+    assert refused.status_code == 401 and "invalid_token" in refused.headers["www-authenticate"]
+    assert (allowed.status_code, health.status_code) == (200, 200)
+
+
+def mounted(inner: Starlette) -> Starlette:
+    """`inner` mounted at `/tools` inside another app (as in a FastAPI app), its lifespan run."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with inner.router.lifespan_context(inner):
+            yield
+
+    return Starlette(routes=[Mount("/tools", app=inner)], lifespan=lifespan)
+
+
+async def test_mounted_inside_another_app_a_session_resumes_on_a_replica_that_never_held_it(
+    redis: RedisServer,  # noqa: F811 - the fixture imported above
+) -> None:
+    first, second = replicas(redis)
+    async with (
+        serving(mounted(first.http_app())) as base,
+        serving(mounted(second.http_app())) as other_base,
+        httpx2.AsyncClient(timeout=10) as http,
+    ):
+        url, other_url = f"{base}/tools/mcp", f"{other_base}/tools/mcp"
+        mine = await session(http, url)
+        seen = await a_change_missed(http, url, mine, first)  # stored in Redis
+        async with events(http, other_url, mine, last=seen) as stream:  # its replica is gone, say
+            replayed = [json.loads(data)["method"] async for _, data in stream]
+        stranger = await session(http, other_url)  # a session of its own, presenting another's event id
+        async with events(http, other_url, stranger, last=seen) as stream:
+            leaked = await next_change(stream, seconds=1)
+    assert replayed[-3:] == [f"notifications/{kind}/list_changed" for kind in ("tools", "prompts", "resources")]
+    assert leaked is None

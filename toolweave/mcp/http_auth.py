@@ -153,10 +153,28 @@ class RequireAuthOn:
         return any(path == guarded or (guarded != "/" and path.startswith(guarded + "/")) for guarded in self.paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self._guards(scope["path"]):
+        if scope["type"] == "http" and self._guards(route_path(scope)):
             await self.guarded(scope, receive, send)
         else:
             await self.app(scope, receive, send)
+
+
+def route_path(scope: Scope) -> str:
+    """The path the app's router matches: the request's path less the `root_path` the app is
+    mounted at (inside a FastAPI or Starlette app, `Mount("/tools", app)`, the path still starts
+    with `/tools`). Starlette's own rule, so a guard sees exactly what the router routes.
+
+    Example:
+        >>> route_path({"path": "/tools/mcp", "root_path": "/tools"}), route_path({"path": "/mcp"})
+        ('/mcp', '/mcp')
+    """
+    path: str = scope["path"]
+    root = scope.get("root_path", "")
+    if not root or not path.startswith(root):
+        return path
+    if path == root:
+        return ""
+    return path[len(root) :] if path[len(root)] == "/" else path
 
 
 class RefuseAmbiguousTokens:
