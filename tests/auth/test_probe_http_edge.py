@@ -110,3 +110,15 @@ async def test_mounted_inside_another_app_a_session_resumes_on_a_replica_that_ne
             leaked = await next_change(stream, seconds=1)
     assert replayed[-3:] == [f"notifications/{kind}/list_changed" for kind in ("tools", "prompts", "resources")]
     assert leaked is None
+
+
+async def test_behind_a_proxy_that_strips_a_prefix_the_endpoint_still_needs_a_token(issuer: Issuer) -> None:
+    resource = "http://127.0.0.1/api/mcp"
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=resource)
+    app = Server("notes").http_app(auth=verifier, resource_url=resource)
+    body = json.dumps(RAW_INITIALIZE)
+    async with serving(app, root_path="/api") as url, httpx2.AsyncClient() as http:  # uvicorn --root-path /api
+        refused = await http.post(url + "/mcp", headers=RAW_HEADERS, content=body)
+        token = {"authorization": f"Bearer {issuer.token(aud=resource)}"}
+        allowed = await http.post(url + "/mcp", headers={**RAW_HEADERS, **token}, content=body)
+    assert (refused.status_code, allowed.status_code) == (401, 200)
