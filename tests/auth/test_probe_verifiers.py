@@ -201,3 +201,22 @@ async def test_a_certificate_serves_as_the_public_key() -> None:
 def test_an_unusable_public_key_is_refused_naming_the_parameter(public_key: Any) -> None:
     with pytest.raises(ValueError, match="JWTVerifier public_key is not"):
         JWTVerifier(public_key=public_key)
+
+
+def test_one_string_of_scopes_or_one_algorithm_is_read_whole() -> None:
+    verifier = JWTVerifier(jwks_uri="http://127.0.0.1:9/jwks", required_scopes="mcp notes", algorithms="ES256")
+    introspection = IntrospectionVerifier(
+        "http://127.0.0.1:9/i", client_id="c", client_secret="s", required_scopes="mcp"
+    )
+    assert (verifier.required_scopes, verifier.algorithms) == (("mcp", "notes"), ("ES256",))
+    assert introspection.required_scopes == ("mcp",)
+
+
+async def test_a_required_scope_given_as_a_string_admits_tokens_that_grant_it(issuer: Issuer) -> None:
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE, required_scopes="tools")
+    body = json.dumps(RAW_INITIALIZE)
+    app = Server("notes").http_app(auth=verifier, resource_url=AUDIENCE)
+    async with serving(app) as url, httpx2.AsyncClient() as http:
+        token = {"authorization": f"Bearer {issuer.token(scope='tools')}"}
+        answer = await http.post(url + "/mcp", headers={**RAW_HEADERS, **token}, content=body)
+    assert answer.status_code == 200

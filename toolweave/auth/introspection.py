@@ -29,7 +29,7 @@ import httpx2 as httpx
 
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.client_auth import basic_client_auth
-from toolweave.auth.verifier import caller_from_claims, epoch_seconds
+from toolweave.auth.verifier import caller_from_claims, epoch_seconds, scope_names
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
@@ -44,7 +44,8 @@ class IntrospectionVerifier:
         client_id / client_secret: This server's credentials at the authorization server.
         issuer: When set, an answer's `iss` (if it has one) must equal it.
         audience: When set, an answer's `aud` (if it has one) must contain it.
-        required_scopes: Scopes every request needs (checked by the HTTP edge: 403 when missing).
+        required_scopes: Scopes every request needs (a list, or one space-separated string; checked
+            by the HTTP edge: 403 when missing).
         cache_ttl / cache_size: How long (seconds) and how many active answers are remembered.
         timeout: Seconds an introspection request may take.
         max_length: The longest token sent for introspection at all.
@@ -58,7 +59,7 @@ class IntrospectionVerifier:
         client_secret: str,
         issuer: str | None = None,
         audience: str | None = None,
-        required_scopes: Iterable[str] = (),
+        required_scopes: Iterable[str] | str = (),
         cache_ttl: float = 30,
         cache_size: int = 4096,
         timeout: float = 5,
@@ -67,7 +68,7 @@ class IntrospectionVerifier:
         self.url = url
         self.issuer = issuer
         self.audience = audience
-        self.required_scopes = tuple(required_scopes)
+        self.required_scopes = scope_names(required_scopes)
         self.cache_ttl = cache_ttl
         self.timeout = timeout
         self.max_length = max_length

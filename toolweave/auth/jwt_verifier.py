@@ -46,7 +46,7 @@ from jwt.api_jwk import PyJWK
 
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.jws import Compact, check_claims
-from toolweave.auth.verifier import caller_from_claims
+from toolweave.auth.verifier import caller_from_claims, scope_names
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
@@ -77,7 +77,8 @@ class JWTVerifier:
         audience: A value the token's `aud` must contain; for an MCP server, its resource URL.
         algorithms: The signature algorithms accepted (asymmetric only).
         leeway: Seconds of clock skew tolerated on `exp`, `nbf` and `iat`.
-        required_scopes: Scopes every request needs (checked by the HTTP edge: 403 when missing).
+        required_scopes: Scopes every request needs (a list, or one space-separated string; checked
+            by the HTTP edge: 403 when missing).
         refetch_interval: The least seconds between two JWKS refetches caused by an unknown `kid`.
         jwks_ttl: Seconds after which the JWKS is refetched on the next request.
         timeout: Seconds a JWKS fetch may take.
@@ -92,9 +93,9 @@ class JWTVerifier:
         public_key: str | Mapping[str, Any] | None = None,
         issuer: str | None = None,
         audience: str | Iterable[str] | None = None,
-        algorithms: Iterable[str] = ("RS256", "ES256"),
+        algorithms: Iterable[str] | str = ("RS256", "ES256"),
         leeway: float = 30,
-        required_scopes: Iterable[str] = (),
+        required_scopes: Iterable[str] | str = (),
         refetch_interval: float = 30,
         jwks_ttl: float = 3600,
         timeout: float = 5,
@@ -104,7 +105,7 @@ class JWTVerifier:
     ) -> None:
         if (jwks_uri is None) == (public_key is None):
             raise ValueError("JWTVerifier needs exactly one of jwks_uri= or public_key=")
-        self.algorithms = tuple(algorithms)
+        self.algorithms = (algorithms,) if isinstance(algorithms, str) else tuple(algorithms)
         refused = [name for name in self.algorithms if name not in ASYMMETRIC]
         if refused or not self.algorithms:
             raise ValueError(
@@ -115,7 +116,7 @@ class JWTVerifier:
         self.issuer = issuer
         self.audience = [audience] if isinstance(audience, str) else list(audience or []) or None
         self.leeway = leeway
-        self.required_scopes = tuple(required_scopes)
+        self.required_scopes = scope_names(required_scopes)
         self.refetch_interval = refetch_interval
         self.jwks_ttl = jwks_ttl
         self.timeout = timeout

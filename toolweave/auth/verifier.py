@@ -20,13 +20,13 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
-__all__ = ["AuthInfo", "InvalidToken", "Verifier", "caller_from_claims", "epoch_seconds", "scopes_of"]
+__all__ = ["AuthInfo", "InvalidToken", "Verifier", "caller_from_claims", "epoch_seconds", "scope_names", "scopes_of"]
 
 
 @runtime_checkable
@@ -52,6 +52,17 @@ def scopes_of(claims: Mapping[str, Any]) -> tuple[str, ...]:
     if isinstance(granted, list | tuple):
         return tuple(str(scope) for scope in granted)
     return ()
+
+
+def scope_names(scopes: Iterable[str] | str) -> tuple[str, ...]:
+    """Scopes as given to a verifier: a list, or one space-separated string as in a token's
+    `scope` claim (`"mcp notes"`, not the letters of it).
+
+    Example:
+        >>> scope_names("mcp notes"), scope_names(["mcp"])
+        (('mcp', 'notes'), ('mcp',))
+    """
+    return tuple(scopes.split()) if isinstance(scopes, str) else tuple(scopes)
 
 
 def caller_from_claims(token: str, claims: dict[str, Any]) -> AuthInfo:
