@@ -11,12 +11,14 @@ from contextlib import asynccontextmanager
 from urllib.parse import unquote
 
 import httpx2
+import jwt
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from tests.auth.issuer import INTROSPECTION_CLIENT, Issuer
 from tests.serving import serving
 from toolweave.auth import IntrospectionVerifier, OAuthClientCredentials
 from toolweave.core.errors import InvalidToken
@@ -80,3 +82,10 @@ async def test_refused_client_credentials_are_logged_with_the_status(caplog: pyt
             await verifier.verify("opaque")
         await verifier.aclose()
     assert "failed: HTTP 401" in caplog.text and "wrong" not in caplog.text
+
+
+async def test_client_credentials_ask_for_scopes_given_as_one_string(issuer: Issuer) -> None:
+    credentials = OAuthClientCredentials(issuer.token_url, *INTROSPECTION_CLIENT, scopes="mcp notes")
+    async with httpx2.AsyncClient(auth=credentials) as http:
+        sent = (await http.get(issuer.jwks_uri)).request.headers["authorization"].removeprefix("Bearer ")
+    assert jwt.decode(sent, options={"verify_signature": False})["scope"] == "mcp notes"  # what it asked for

@@ -30,6 +30,7 @@ import anyio
 import httpx2
 
 from toolweave.auth.client_auth import basic_client_auth
+from toolweave.auth.verifier import scope_names
 from toolweave.core.context import Context
 from toolweave.core.errors import UpstreamError
 from toolweave.transforms.sources import Secret, Source
@@ -71,7 +72,7 @@ class OAuthClientCredentials(httpx2.Auth):
         client_id: The gateway's client id there.
         client_secret: Its secret (a string, `Secret` or `FromEnv`), sent with HTTP Basic
             (`client_secret_basic`: id and secret form-encoded, RFC 6749 §2.3.1).
-        scopes: Scopes to ask for.
+        scopes: Scopes to ask for (a list, or one space-separated string).
         audience: An `audience` (or RFC 8707 `resource`) parameter, for servers that want one.
         refresh_before: Seconds before expiry at which the token is renewed.
         timeout: Seconds the token request may take.
@@ -83,7 +84,7 @@ class OAuthClientCredentials(httpx2.Auth):
         client_id: str,
         client_secret: TokenSource,
         *,
-        scopes: Iterable[str] = (),
+        scopes: Iterable[str] | str = (),
         audience: str | None = None,
         refresh_before: float = 60,
         timeout: float = 10,
@@ -91,7 +92,7 @@ class OAuthClientCredentials(httpx2.Auth):
         self.token_url = token_url
         self.client_id = client_id
         self._secret = Bearer(client_secret)
-        self.scopes = tuple(scopes)
+        self.scopes = scope_names(scopes)
         self.audience = audience
         self.refresh_before = refresh_before
         self.timeout = timeout
