@@ -122,3 +122,12 @@ async def test_behind_a_proxy_that_strips_a_prefix_the_endpoint_still_needs_a_to
         token = {"authorization": f"Bearer {issuer.token(aud=resource)}"}
         allowed = await http.post(url + "/mcp", headers={**RAW_HEADERS, **token}, content=body)
     assert (refused.status_code, allowed.status_code) == (401, 200)
+
+
+async def test_one_authorization_server_given_as_a_string_is_announced_whole(issuer: Issuer) -> None:
+    resource = "http://127.0.0.1/mcp"
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, audience=resource)
+    app = Server("notes").http_app(auth=verifier, resource_url=resource, authorization_servers=ISSUER)
+    async with serving(app) as url, httpx2.AsyncClient() as http:
+        metadata = (await http.get(url + "/.well-known/oauth-protected-resource/mcp")).json()
+    assert metadata["authorization_servers"] == [ISSUER]
