@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from tests.auth.issuer import INTROSPECTION_CLIENT, Issuer
 from tests.serving import serving
+from toolweave import RemoteServer
 from toolweave.auth import IntrospectionVerifier, OAuthClientCredentials
 from toolweave.core.errors import InvalidToken
 
@@ -89,3 +90,10 @@ async def test_client_credentials_ask_for_scopes_given_as_one_string(issuer: Iss
     async with httpx2.AsyncClient(auth=credentials) as http:
         sent = (await http.get(issuer.jwks_uri)).request.headers["authorization"].removeprefix("Bearer ")
     assert jwt.decode(sent, options={"verify_signature": False})["scope"] == "mcp notes"  # what it asked for
+
+
+@pytest.mark.parametrize("kind", ["http", "sse"])
+def test_a_token_string_as_an_upstreams_auth_is_refused_at_once_without_its_value(kind: str) -> None:
+    with pytest.raises(TypeError, match=r"auth=toolweave\.auth\.Bearer\(token\)") as refused:
+        getattr(RemoteServer, kind)("https://mcp.example.com/mcp", auth="ghp_s3cr3t")
+    assert "s3cr3t" not in str(refused.value)

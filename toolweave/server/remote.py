@@ -155,6 +155,17 @@ def _checked(url: str) -> str:
     return url
 
 
+def _checked_auth(auth: Any) -> Any:
+    """`auth` if `httpx` can use it; a string (a token meant as `Bearer(token)`) is refused here,
+    without its value, rather than at every connection attempt with it in the log."""
+    if isinstance(auth, str | bytes):
+        raise TypeError(
+            "RemoteServer auth= takes an httpx auth, not a string: send a bearer token with "
+            "auth=toolweave.auth.Bearer(token) (or Bearer(FromEnv('NAME')))"
+        )
+    return auth
+
+
 class RemoteServer(Server):
     """A remote MCP server whose tools can be mounted, transformed and wrapped like local ones.
 
@@ -262,7 +273,8 @@ class RemoteServer(Server):
             secrets: Values in `url` never to show in logs or `explain` (a URL's password and
                 secret-looking query parameters are hidden anyway).
         """
-        return cls(HttpTarget(_checked(url), dict(headers) if headers else None, secrets, auth), **options)
+        target = HttpTarget(_checked(url), dict(headers) if headers else None, secrets, _checked_auth(auth))
+        return cls(target, **options)
 
     @classmethod
     def sse(
@@ -277,7 +289,8 @@ class RemoteServer(Server):
         """An upstream that speaks only the legacy HTTP+SSE transport, its event stream at `url`
         (often `.../sse`); otherwise like `http()`: one pooled session, restarted with backoff.
         """
-        return cls(SseTarget(_checked(url), dict(headers) if headers else None, secrets, auth), **options)
+        target = SseTarget(_checked(url), dict(headers) if headers else None, secrets, _checked_auth(auth))
+        return cls(target, **options)
 
     @classmethod
     def openapi(cls, spec: Any, base_url: str | None = None, **options: Any) -> OpenAPIServer:
