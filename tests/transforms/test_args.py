@@ -145,6 +145,25 @@ def test_hidden_constant_of_the_wrong_type_is_refused_without_showing_it(search_
     assert "secret-limit" not in str(caught.value)
 
 
+def test_a_new_default_of_the_wrong_type_is_refused(search_tool: Tool) -> None:
+    with pytest.raises(TransformError, match=r"argument 'limit': the default given for it does not fit its type"):
+        TransformArgs({"limit": Arg(default="many")}).apply(search_tool)
+
+
+async def test_a_new_default_is_converted_to_the_arguments_type(search_tool: Tool, calls: Calls) -> None:
+    tool = TransformArgs({"limit": Arg(default="7")}).apply(search_tool)
+    assert props(tool)["limit"]["default"] == 7
+    await call(tool, {"q": "x"})
+    assert calls[-1]["limit"] == 7
+
+
+async def test_a_new_default_is_checked_against_the_new_type_of_a_retyped_argument(search_tool: Tool) -> None:
+    with pytest.raises(TransformError, match="the default given for it does not fit its type"):
+        TransformArgs({"limit": Arg(type=date, default="soon")}).apply(search_tool)
+    tool = TransformArgs({"limit": Arg(type=str, default="3")}).apply(search_tool)
+    assert props(tool)["limit"]["default"] == "3"
+
+
 def test_order_naming_an_unknown_argument_is_refused(search_tool: Tool) -> None:
     with pytest.raises(TransformError, match="'zzz'"):
         TransformArgs({"q": "query"}, order=["zzz"]).apply(search_tool)

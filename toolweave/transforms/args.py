@@ -27,7 +27,7 @@ from toolweave.core.errors import TransformError
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors, pydantic_problems
 from toolweave.transforms.argmap import Coerce
-from toolweave.transforms.plan import Fill, remap, require_args, where
+from toolweave.transforms.plan import Fill, fixed_value, remap, require_args, where
 from toolweave.transforms.signature import NOT_SET, ArgSpec, Signature, with_changes
 
 _LAX = ConfigDict(coerce_numbers_to_str=True)
@@ -218,7 +218,7 @@ class TransformArgs:
             elif change.hide:
                 fills[spec.name] = _hidden_fill(change)
             else:
-                new = _changed(sig, spec, change)
+                new = _changed(tool, spec, change)
                 if change.type is not NOT_SET:
                     coercions[new.name] = _retype(sig, spec, change.type)
                 visible.append((spec.name, new))
@@ -251,8 +251,9 @@ def _hidden_fill(change: Arg) -> Fill:
     return Fill("default")
 
 
-def _changed(sig: Signature, spec: ArgSpec, change: Arg) -> ArgSpec:
-    """The new exposed spec of a visible argument."""
+def _changed(tool: Tool, spec: ArgSpec, change: Arg) -> ArgSpec:
+    """The new exposed spec of a visible argument (a new default checked against the type it is
+    exposed with, and converted to it)."""
     schema = dict(spec.schema)
     changes: dict[str, Any] = {}
     if change.type is not NOT_SET:
@@ -267,8 +268,10 @@ def _changed(sig: Signature, spec: ArgSpec, change: Arg) -> ArgSpec:
     if change.examples is not NOT_SET:
         schema["examples"] = _examples(change.examples)
     if change.default is not NOT_SET:
-        schema["default"] = to_jsonable_python(change.default)
-        changes.update(default=change.default, default_factory=None, required=False)
+        exposed = with_changes(spec, annotation=changes.get("annotation", spec.annotation))
+        default = fixed_value(tool, exposed, change.default, "default")
+        schema["default"] = to_jsonable_python(default)
+        changes.update(default=default, default_factory=None, required=False)
     if change.required is True:
         schema.pop("default", None)
         changes.update(default=NOT_SET, default_factory=None, required=True)

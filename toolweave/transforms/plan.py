@@ -71,15 +71,16 @@ def _adapter(annotation: Any) -> TypeAdapter[Any] | None:
     return TypeAdapter(annotation)
 
 
-def _fixed_value(tool: Tool, spec: ArgSpec, value: Any) -> Any:
-    """A constant checked (once, now) against the argument's type; the error never shows it."""
+def fixed_value(tool: Tool, spec: ArgSpec, value: Any, what: str = "value") -> Any:
+    """A constant (or a new default: `what`) checked once, now, against the argument's type and
+    converted to it; the error never shows the value (it may be a secret)."""
     adapter = _adapter(spec.annotation)
     if adapter is None:
         return value
     try:
         return adapter.validate_python(value)
     except ValidationError:
-        raise TransformError(f"{where(tool, spec.name)}: the value given for it does not fit its type") from None
+        raise TransformError(f"{where(tool, spec.name)}: the {what} given for it does not fit its type") from None
 
 
 def _exact(spec: ArgSpec) -> type | None:
@@ -142,7 +143,7 @@ def _fill_step(tool: Tool, sig: Signature, fills: Mapping[str, Fill]) -> dict[st
                     "give it a default (Arg(default=...)) or inject a value (InjectArgs)"
                 )
         elif fill.kind == "constant":
-            constants[name] = _fixed_value(tool, spec, fill.value)
+            constants[name] = fixed_value(tool, spec, fill.value)
             if fill.secret and isinstance(constants[name], str) and len(constants[name]) >= MIN_SECRET_LENGTH:
                 secret.add(name)
         elif fill.kind == "factory":
