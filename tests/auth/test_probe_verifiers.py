@@ -220,3 +220,19 @@ async def test_a_required_scope_given_as_a_string_admits_tokens_that_grant_it(is
         token = {"authorization": f"Bearer {issuer.token(scope='tools')}"}
         answer = await http.post(url + "/mcp", headers={**RAW_HEADERS, **token}, content=body)
     assert answer.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("aud", "accepted"), [("https://b.test/mcp", True), (["x", "https://a.test/mcp"], True), ("x", False)]
+)
+async def test_introspection_takes_a_list_of_audiences_like_jwt(aud: Any, accepted: bool) -> None:
+    answer = {"active": True, "sub": "ada", "aud": aud}
+    async with answering(answer) as url:
+        audiences = ["https://a.test/mcp", "https://b.test/mcp"]
+        verifier = IntrospectionVerifier(url + "/introspect", client_id="c", client_secret="s", audience=audiences)
+        if accepted:
+            assert (await verifier.verify("opaque-token")).subject == "ada"
+        else:
+            with pytest.raises(InvalidToken, match="another audience"):
+                await verifier.verify("opaque-token")
+        await verifier.aclose()

@@ -43,7 +43,8 @@ class IntrospectionVerifier:
         url: The RFC 7662 introspection endpoint.
         client_id / client_secret: This server's credentials at the authorization server.
         issuer: When set, an answer's `iss` (if it has one) must equal it.
-        audience: When set, an answer's `aud` (if it has one) must contain it.
+        audience: When set, an answer's `aud` (if it has one) must contain it (or, given a list,
+            one of them), as for `JWTVerifier`.
         required_scopes: Scopes every request needs (a list, or one space-separated string; checked
             by the HTTP edge: 403 when missing).
         cache_ttl / cache_size: How long (seconds) and how many active answers are remembered.
@@ -58,7 +59,7 @@ class IntrospectionVerifier:
         client_id: str,
         client_secret: str,
         issuer: str | None = None,
-        audience: str | None = None,
+        audience: str | Iterable[str] | None = None,
         required_scopes: Iterable[str] | str = (),
         cache_ttl: float = 30,
         cache_size: int = 4096,
@@ -67,7 +68,7 @@ class IntrospectionVerifier:
     ) -> None:
         self.url = url
         self.issuer = issuer
-        self.audience = audience
+        self.audience = [audience] if isinstance(audience, str) else list(audience or []) or None
         self.required_scopes = scope_names(required_scopes)
         self.cache_ttl = cache_ttl
         self.timeout = timeout
@@ -133,5 +134,5 @@ class IntrospectionVerifier:
         if self.audience is not None and "aud" in answer:
             audience = answer["aud"]
             audiences = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
-            if self.audience not in audiences:
+            if not any(accepted in audiences for accepted in self.audience):
                 raise InvalidToken("the token is for another audience")
