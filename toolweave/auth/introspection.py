@@ -2,10 +2,10 @@
 
 Each token not seen recently is POSTed to the introspection endpoint (the verifier authenticates
 as a client with `client_secret_basic`, id and secret form-encoded as RFC 6749 §2.3.1 says); an
-`active` answer is the caller. Active answers are
-remembered briefly (`cache_ttl`, never past the token's `exp`) so a client's every request does
-not cost a round trip; refusals are not remembered. The endpoint unreachable, slow (`timeout`)
-or answering nonsense refuses the token: a caller is never let in because the check failed.
+`active` answer is the caller. Active answers are remembered briefly (`cache_ttl`, never past the
+token's `exp`) so a client's every request does not cost a round trip; refusals are not
+remembered. The endpoint unreachable, slow (`timeout`) or answering nonsense refuses the token:
+a caller is never let in because the check failed.
 
 Example:
     >>> verifier = IntrospectionVerifier(

@@ -214,7 +214,7 @@ class JWTVerifier:
             keys = _jwks(response.json(), self.algorithms)
         except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
             # Keep serving with the keys already known; tokens signed by new ones fail until it works.
-            logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, error or type(error).__name__)
+            logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, str(error) or type(error).__name__)
             raise InvalidToken("the signing keys could not be fetched") from None
         finally:
             self._fetched_at = time.monotonic()
