@@ -454,7 +454,8 @@ def serve(
         arguments += ["--max-sessions", str(max_sessions), "--session-idle-timeout", str(session_idle_timeout)]
         arguments += ["--max-body-size", str(max_body_size), "--limit-concurrency", str(limit_concurrency)]
         arguments += ["--log-format", log_format.value, *(["--metrics"] if metrics else [])]
-        serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json)
+        arguments += ["--grace", str(grace), *(["--watch"] if watch else [])]  # each worker reloads its own build
+        serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json, grace=grace)
         return
     if watch:
         composed = live_composed(composed, parse_inputs(inputs or ()))
@@ -527,7 +528,14 @@ def live_composed(composed: Composed, inputs: dict[str, str]) -> Composed:
 
 
 def serve_workers_of(
-    composed: Composed, arguments: list[str], *, workers: int, host: str, port: int, as_json: bool = False
+    composed: Composed,
+    arguments: list[str],
+    *,
+    workers: int,
+    host: str,
+    port: int,
+    as_json: bool = False,
+    grace: float = 10.0,
 ) -> None:
     """Serve with `workers` processes on one port (`toolweave.workers`), each run with `arguments`."""
     from toolweave.mcp.serve import served_url
@@ -539,13 +547,16 @@ def serve_workers_of(
     if busy is not None:
         fail(f"cannot listen on {host}:{port}: {busy}")
     if not composed.server.store.shared:
-        warn("each worker keeps its own rate limits, caches and circuits: set server.store to share them")
+        warn(
+            "each worker keeps its own rate limits, caches, circuits and tasks (a task polled through "
+            "another worker is not found): set server.store to share them"
+        )
     name = composed.server.name
 
     def announce(bound: int) -> None:
         _announce(name, served_url(host, bound, "/mcp"), as_json=as_json)
 
-    status = serve_workers(arguments, host=host, port=port, workers=workers, on_ready=announce)
+    status = serve_workers(arguments, host=host, port=port, workers=workers, on_ready=announce, grace=grace)
     if status:
         fail(f"a worker exited with status {status}; the others were stopped", code=status)
 

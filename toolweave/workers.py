@@ -42,10 +42,12 @@ def serve_workers(
     workers: int,
     on_ready: Callable[[int], None],
     ready_timeout: float = 60.0,
+    grace: float = 10.0,
 ) -> int:
     """Run `workers` children serving on `host:port` until stopped; the exit status.
 
-    `on_ready(port)` is called once every worker listens.
+    `on_ready(port)` is called once every worker listens; `grace` is the workers' own `--grace`
+    (a worker still running 5 s past it is killed).
     """
     reserved = reuse_port_socket(host, port)
     port = reserved.getsockname()[1]
@@ -65,7 +67,7 @@ def serve_workers(
             stop.wait(0.2)
         return 0
     finally:
-        _stop(children)
+        _stop(children, grace + 5.0)
         reserved.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -33,7 +33,7 @@ async def test_a_server_with_a_redis_store_keeps_its_tasks_there(redis: RedisSer
 
 async def test_a_task_created_through_one_replica_is_read_through_another(redis: RedisServer) -> None:
     gate = Gate()
-    first, second = replica(redis, gate, "replica-1"), replica(redis, gate, "replica-2")
+    first, second = replica(redis, gate, "jobs"), replica(redis, gate, "jobs")
     async with task_client(first) as one, task_client(second) as other:
         created = await create(one, "build", {"ref": "main"})
         await gate.entered.wait()
@@ -42,8 +42,9 @@ async def test_a_task_created_through_one_replica_is_read_through_another(redis:
         done = await until(other, created.task_id, "completed")
     assert working.status == "working"
     assert done.result is not None and done.result["content"][0]["text"] == "built main"
-    stored = json.loads(redis_cli(redis, "get", f"toolweave:tasks:{created.task_id}"))
-    assert stored["status"] == "completed" and int(redis_cli(redis, "pttl", f"toolweave:tasks:{created.task_id}")) > 0
+    key = f"toolweave:tasks:jobs:{created.task_id}"
+    stored = json.loads(redis_cli(redis, "get", key))
+    assert stored["status"] == "completed" and int(redis_cli(redis, "pttl", key)) > 0
 
 
 async def test_a_task_whose_server_died_is_failed_by_the_replica_that_reads_it(redis: RedisServer) -> None:
@@ -51,7 +52,7 @@ async def test_a_task_whose_server_died_is_failed_by_the_replica_that_reads_it(r
     orphan = TaskRecord.new("local", keep=60.0, poll_interval=0.5).changed(worker="gone", lease_until=time.time() - 1)
     store = RedisStore(redis.url)
     try:
-        await RedisTaskStore(store).put(orphan)
+        await RedisTaskStore(store, server="survivor").put(orphan)
     finally:
         await store.close()
     async with task_client(server) as client:
@@ -70,7 +71,7 @@ async def test_a_redis_outage_fails_task_creation_with_an_internal_error(redis: 
 
 async def test_cancelling_through_another_replica_cancels_the_work_where_it_runs(redis: RedisServer) -> None:
     gate = Gate()
-    first, second = replica(redis, gate, "replica-1"), replica(redis, gate, "replica-2")
+    first, second = replica(redis, gate, "jobs"), replica(redis, gate, "jobs")
     async with task_client(first) as one, task_client(second) as other:
         await anyio.sleep(0.5)  # both relays subscribed (pub/sub keeps nothing for late listeners)
         created = await create(one, "build", {"ref": "main"})
@@ -83,7 +84,7 @@ async def test_cancelling_through_another_replica_cancels_the_work_where_it_runs
 
 
 async def test_answering_through_another_replica_reaches_the_waiting_task(redis: RedisServer) -> None:
-    first, second = replica(redis, Gate(), "replica-1"), replica(redis, Gate(), "replica-2")
+    first, second = replica(redis, Gate(), "jobs"), replica(redis, Gate(), "jobs")
     async with task_client(first) as one, task_client(second) as other:
         await anyio.sleep(0.5)
         created = await create(one, "approve", {})

@@ -9,8 +9,8 @@ any of them as an unlogged -32602 "Invalid request parameters". `guard`, the SDK
 around every inbound message, turns each into `-32603 Internal error (incident <id>)` in both
 eras and logs the traceback once under that id (logger `toolweave.errors`). What passes through:
 deliberate protocol errors (`MCPError`), the SDK refusing the client's request (a
-`ValidationError` of one of the protocol's request models: -32602) and the task's real
-cancellation.
+`ValidationError` of one of the protocol's request models, or of the params of a method this
+server adds: -32602) and the task's real cancellation.
 
 Example:
     >>> import anyio
@@ -32,7 +32,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp.types as mt
 from mcp import MCPError
@@ -40,6 +40,30 @@ from mcp.server import ServerRequestContext
 from pydantic import BaseModel, ValidationError
 
 from toolweave.core.masking import incident_id, is_cancellation, logger
+
+M = TypeVar("M", bound=BaseModel)
+
+
+OWN_REQUEST_PARAMS: dict[str, type[BaseModel]] = {}
+"""The params models of methods this server adds to the protocol (`tasks/*`), by name: a client's
+invalid params for them are refused (-32602) like the protocol's own (see `own_request_params`)."""
+
+
+def own_request_params(model: type[M]) -> type[M]:
+    """Register `model` as the params of a method this server adds (a class decorator).
+
+    Example:
+        >>> @own_request_params
+        ... class PingTwiceParams(mt.RequestParams):
+        ...     times: int
+        >>> try:
+        ...     PingTwiceParams.model_validate({"times": "x"})
+        ... except ValidationError as error:
+        ...     refuses_the_request(error)
+        True
+    """
+    OWN_REQUEST_PARAMS[model.__name__] = model
+    return model
 
 
 async def guard(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
@@ -67,6 +91,8 @@ def refuses_the_request(error: ValidationError) -> bool:
         ...     refuses_the_request(error)
         True
     """
+    if error.title in OWN_REQUEST_PARAMS:
+        return True
     model = getattr(mt, error.title, None)
     return (
         error.title.endswith(("Request", "RequestParams"))

@@ -126,6 +126,7 @@ class Server:
         self._catalog_transforms: list[CatalogTransform] = []
         self._other_transforms: dict[str, list[tuple[Any, Selector | None]]] = {"prompt": [], "resource": []}
         self.store = open_store(store)
+        self._scope = name  # what names this server's state in a shared store (see `_scoped_under`)
         self._fanout = self.store.fanout(name)
         self._middleware: list[Middleware] = []
         self._bind(middleware)
@@ -297,8 +298,25 @@ class Server:
     def _bind(self, middleware: Iterable[Middleware]) -> None:
         """Append middleware, handing each its state from this server's store."""
         for layer in middleware:
-            layer.use_store(self.store, f"{self.name}:{len(self._middleware)}")
+            layer.use_store(self.store, f"{self._scope}:{len(self._middleware)}")
             self._middleware.append(layer)
+
+    def _scoped_under(self, scope: str) -> None:
+        """Name this server's shared state `scope` (its place under the server it is mounted in),
+        so two gateways sharing one store, each mounting a server of the same name, share nothing."""
+        self._scope = scope
+        for position, layer in enumerate(self._middleware):
+            layer.use_store(self.store, f"{scope}:{position}")
+        if not self.running:
+            self._fanout = self.store.fanout(scope)
+        for mounted in self._mounts:
+            mounted.child._share_scope(scope, mounted.prefix)
+        self.changed()
+
+    def _share_scope(self, parent: str, prefix: str | None) -> None:
+        """Scope this server's shared state under `parent` (it is mounted there, under `prefix`)."""
+        if self.store.shared:
+            self._scoped_under("/".join(part for part in (parent, prefix, self.name) if part))
 
     @property
     def middleware(self) -> tuple[Middleware, ...]:
@@ -328,6 +346,8 @@ class Server:
         self._refuse_cycle(child)
         if prefix is not None:
             child.named_by_mount(prefix)
+        if self.store.shared:  # a server keeping nothing shared (a `LiveServer`) leaves the names alone
+            child._share_scope(self._scope, prefix)
         _Topology.changed()
         self._mounts.append(mounted)
         self.changed()
@@ -433,6 +453,8 @@ class Server:
     def _apply_announcement(self, message: dict[str, Any]) -> None:
         """Apply what another replica announced (never announced again)."""
         names, tags = message.get("names") or [], message.get("tags") or []
+        if not all(isinstance(value, list) and all(isinstance(item, str) for item in value) for value in (names, tags)):
+            raise TypeError("names and tags must be lists of strings")  # a string would be read letter by letter
         if message.get("op") == "disable":
             self.visibility.disable(names, tags)
         elif message.get("op") == "enable":

@@ -27,6 +27,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
 from toolweave.store.base import StoreUnavailable
+from toolweave.store.redis_store import reason_of
 
 if TYPE_CHECKING:
     from toolweave.store.redis_store import RedisStore
@@ -105,7 +106,7 @@ class Fanout:
             except Exception as error:  # the outage story: reconnect after a pause (logged once)
                 if not lost:
                     lost = True
-                    reason = type(error).__name__
+                    reason = reason_of(error)
                     logger.warning("change listener on %s lost the store (%s); retrying", self.channel, reason)
             if not started:  # do not hold the server's start on an unreachable store
                 started = True
@@ -123,7 +124,10 @@ class Fanout:
                 logger.warning("ignored a malformed change announcement on %s", self.channel)
                 continue
             if isinstance(message, dict) and message.get("origin") != self.origin:
-                on_message(message)
+                try:
+                    on_message(message)
+                except Exception:  # one bad message must not drop the subscription (and what follows)
+                    logger.warning("ignored a change announcement on %s that could not be applied", self.channel)
 
 
 async def _publish(client: Any, *, channel: str, message: str) -> Any:

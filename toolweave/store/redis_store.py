@@ -4,8 +4,10 @@ Needs the `redis` package (`pip install "toolweave[redis]"`); uses `redis.asynci
 asyncio event loop. Every operation runs under `timeout` seconds; a failure marks the store down
 for `retry_after` seconds, during which operations fail at once (`StoreUnavailable`) instead of
 waiting on a dead server, so an outage costs each call nothing but its middleware's fallback.
-Keys start with `namespace` (default `"toolweave"`), then the server name and the middleware's
-position on that server, so replicas built from one config share exactly the same state.
+Keys start with `namespace` (default `"toolweave"`), then the server name (a mounted server's
+is qualified by where it is mounted: `gateway/acct/accounts`) and the middleware's position on
+that server, so replicas built from one config share exactly the same state, and different
+servers none.
 
 Example:
     >>> store = RedisStore("redis://127.0.0.1:6379/0", timeout=0.25)
@@ -50,21 +52,60 @@ def _redis_module() -> Any:
 
 
 def check_url(url: str) -> str:
-    """`url` if it is a redis:// (rediss://, unix://) URL, else a clear `ValueError`."""
+    """`url` if it is a redis:// (rediss://, unix://) URL redis-py can connect with, else a clear
+    `ValueError` (the URL shown without its password).
+
+    Example:
+        >>> check_url("redis://127.0.0.1:6379/cache")
+        Traceback (most recent call last):
+        ...
+        ValueError: the database of a store URL is a number (redis://host:6379/0), not 'cache': 'redis://127.0.0.1:6379/cache'
+    """
     parts = urlsplit(url)
     if parts.scheme not in ("redis", "rediss", "unix") or not (parts.netloc or parts.path):
         raise ValueError(f"a store URL looks like 'redis://127.0.0.1:6379/0', not {shown_url(url)!r}")
+    database = parts.path.strip("/") if parts.scheme != "unix" else ""
+    if database and not database.isdigit():  # redis-py would quietly use database 0
+        shown = shown_url(url)
+        raise ValueError(f"the database of a store URL is a number (redis://host:6379/0), not {database!r}: {shown!r}")
+    try:
+        module = _redis_module()
+    except ImportError:  # RedisStore says so when it is made; a config file may still be checked
+        return url
+    try:  # what redis-py would refuse only when it first connects: an unknown or malformed option
+        module.ConnectionPool.from_url(url).make_connection()
+    except Exception as error:  # TypeError, ValueError, RedisError: whatever redis-py says of it
+        raise ValueError(f"the store URL {shown_url(url)!r} is not one redis-py accepts: {error}") from None
     return url
 
 
 def shown_url(url: str) -> str:
-    """`url` without its password, for messages and logs."""
+    """`url` without its password (in the user part or a `?password=` option), for messages and logs.
+
+    Example:
+        >>> shown_url("redis://app:s3cret@cache:6379/0?password=s3cret&db=1")
+        'redis://app:***@cache:6379/0?password=***&db=1'
+    """
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rsplit("@", 1)[-1]
-    user = f"{parts.username}:***@" if parts.username else ":***@"
-    return parts._replace(netloc=user + host).geturl()
+    if parts.password is not None:
+        host = parts.netloc.rsplit("@", 1)[-1]
+        user = f"{parts.username}:***@" if parts.username else ":***@"
+        parts = parts._replace(netloc=user + host)
+    if "password" in parts.query.lower():
+        options = [_hidden(option) for option in parts.query.split("&")]
+        parts = parts._replace(query="&".join(options))
+    return parts.geturl()
+
+
+def _hidden(option: str) -> str:
+    name, equals, _ = option.partition("=")
+    return f"{name}=***" if equals and "password" in name.lower() else option
+
+
+def reason_of(error: BaseException) -> str:
+    """Why Redis failed, for a log line: the error's type and redis-py's message (which never holds
+    the password): `AuthenticationError: invalid username-password pair ...`."""
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 class RedisStore(Store):
@@ -91,6 +132,7 @@ class RedisStore(Store):
         max_value_bytes: int = 1024 * 1024,
         event_ttl: float = 3600.0,
     ) -> None:
+        _redis_module()  # missing, it is an error now, not an outage at every call
         self.url = check_url(url)
         self.namespace = namespace
         self.timeout = timeout
@@ -116,13 +158,18 @@ class RedisStore(Store):
         """The client for the running event loop (made on first use in each loop)."""
         loop = anyio.lowlevel.current_token().native_token
         if self._client is None or self._loop is not loop:
-            self._client = _redis_module().Redis.from_url(
+            module = _redis_module()
+            # a blocking pool: a call finding every connection busy waits for one (within the
+            # timeout) rather than failing, which would count as an outage under load
+            pool = module.BlockingConnectionPool.from_url(
                 self.url,
                 socket_timeout=self.timeout,
                 socket_connect_timeout=self.timeout,
                 retry_on_timeout=False,
                 max_connections=256,
+                timeout=self.timeout,
             )
+            self._client = module.Redis(connection_pool=pool)
             self._loop = loop
             self._scripts.clear()
         return self._client
@@ -156,7 +203,7 @@ class RedisStore(Store):
 
     def _fail(self, error: BaseException) -> None:
         if not self._down_until:
-            logger.warning("%r is unreachable (%s); using each use's fallback", self, type(error).__name__)
+            logger.warning("%r is unreachable (%s); using each use's fallback", self, reason_of(error))
         self._down_until = anyio.current_time() + self.retry_after
 
     async def close(self) -> None:
@@ -165,7 +212,7 @@ class RedisStore(Store):
         self._scripts.clear()
         if client is not None:
             with anyio.CancelScope(shield=True), anyio.move_on_after(self.timeout):
-                await client.aclose()
+                await client.aclose(close_connection_pool=True)
 
     # -- what middleware takes from the store --------------------------------------------------
 

@@ -5,8 +5,8 @@ Pass `TasksExtension()` to `mcp.Client(extensions=[...])`: the client then decla
 answered with a task is driven to its end behind the same `client.call_tool(...)`: polled with
 `tasks/get` at the server's `pollIntervalMs`, its input requests answered through the client's
 own elicitation/sampling/roots callbacks and `tasks/update`, and `tasks/cancel` sent when the
-caller gives up (its await is cancelled). A `failed` task raises its JSON-RPC error as
-`MCPError`; a `cancelled` one raises `MCPError` too.
+caller gives up (its await is cancelled, or the task asks for input its callbacks cannot give).
+A `failed` task raises its JSON-RPC error as `MCPError`; a `cancelled` one raises `MCPError` too.
 
 Example:
     >>> import mcp
@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -33,6 +34,7 @@ from mcp import MCPError
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.session import ClientRequestContext, ClientSession
 
+from toolweave.core.errors import InputRequired
 from toolweave.mcp.input_required import input_requests
 from toolweave.tasks.serving import EXTENSION, GetTaskParams, UpdateTaskParams
 
@@ -135,22 +137,25 @@ async def drive_task(
             if on_status is not None and state.status_message and state.status_message != status:
                 status = state.status_message
                 await on_status(status)
-            if state.status == "completed":
-                return mt.CallToolResult.model_validate(state.result or {"content": []}, by_name=False)
-            if state.status == "failed":
-                error = state.error or {}
-                code = int(error.get("code", mt.INTERNAL_ERROR))
-                raise MCPError(code, str(error.get("message", "")), error.get("data"))
-            if state.status == "cancelled":
-                raise MCPError(mt.INTERNAL_ERROR, f"task {task_id} was cancelled")
+            if state.status in ("completed", "failed", "cancelled"):
+                break
             unanswered = {key: wire for key, wire in (state.input_requests or {}).items() if key not in answered}
             if state.status == "input_required" and unanswered:
                 await ask(task_id, unanswered)
                 answered.update(unanswered)
-    except anyio.get_cancelled_exc_class():
-        with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_SECONDS):
+    except InputRequired:  # the caller asks its own client first (a gateway): the task waits meanwhile
+        raise
+    except BaseException:  # given up (cancelled, or the input could not be answered): the task too
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_SECONDS), contextlib.suppress(Exception):
             await send(CancelTask(params=GetTaskParams(taskId=task_id)), mt.EmptyResult)
         raise
+    if state.status == "completed":
+        return mt.CallToolResult.model_validate(state.result or {"content": []}, by_name=False)
+    if state.status == "failed":
+        error = state.error or {}
+        code = int(error.get("code", mt.INTERNAL_ERROR))
+        raise MCPError(code, str(error.get("message", "")), error.get("data"))
+    raise MCPError(mt.INTERNAL_ERROR, f"task {task_id} was cancelled")
 
 
 async def _answer(session: ClientSession, send: Send, task_id: str, requests: dict[str, dict[str, Any]]) -> None:

@@ -1,6 +1,9 @@
 """`RedisTaskStore`: task records in a server's `RedisStore`, so every replica answers for them.
 
-One JSON document per task under `<namespace>:tasks:<task id>`, written whole on each change and
+One JSON document per task under `<namespace>:tasks:<server>:<task id>` (a server's replicas share
+one name; another server on the same Redis never reads, answers or cancels its tasks; without
+`server`, `<namespace>:tasks:<task id>`), written
+whole on each change and
 expiring on its own: an ended record `keep` seconds after its last change; a running one `keep`
 seconds after its lease (so the record of a task whose server died and that nobody reads again
 still goes away). Every operation goes through the store's bounded `run`: an outage is
@@ -13,8 +16,8 @@ a replica other than the one running the task to that one (Redis pub/sub, via `F
 
 Example:
     >>> from toolweave.store import RedisStore
-    >>> RedisTaskStore(RedisStore("redis://127.0.0.1:6379/0")).key("abc")
-    'toolweave:tasks:abc'
+    >>> RedisTaskStore(RedisStore("redis://127.0.0.1:6379/0"), server="ci").key("abc")
+    'toolweave:tasks:ci:abc'
 """
 
 from __future__ import annotations
@@ -29,15 +32,17 @@ from toolweave.tasks.record import TaskRecord
 class RedisTaskStore:
     """Task records in Redis (see the module docstring)."""
 
-    def __init__(self, store: RedisStore) -> None:
+    def __init__(self, store: RedisStore, *, server: str | None = None) -> None:
         self.store = store
+        self.server = server
+        self._scope = () if server is None else (server,)  # None: keys shared with every server
 
     def __repr__(self) -> str:
-        return f"RedisTaskStore({self.store!r})"
+        return f"RedisTaskStore({self.store!r}, server={self.server!r})"
 
     def key(self, task_id: str) -> str:
         """The Redis key of a task's record."""
-        return self.store.key("tasks", task_id)
+        return self.store.key("tasks", *self._scope, task_id)
 
     async def put(self, record: TaskRecord) -> None:
         name, value = self.key(record.task_id), json.dumps(record.to_dict())
@@ -51,4 +56,4 @@ class RedisTaskStore:
 
     def relay(self) -> Fanout:
         """The channel replicas pass requests for each other's tasks on."""
-        return Fanout(self.store, self.store.key("tasks", "relay"))
+        return Fanout(self.store, self.store.key("tasks", *self._scope, "relay"))

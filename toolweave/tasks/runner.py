@@ -12,7 +12,8 @@ write happens even when the work is cancelled.
   over the task's life), `answer()` hands over the client's answers, and when all are in the
   tool runs again with them, as a multi-round-trip call would.
 - `cancel()` cancels the work (its `finally` blocks run) and the task ends `cancelled`; a
-  server that stops while tasks run ends them `failed`.
+  server that stops while tasks run ends them `failed`. The end is written even through a
+  short store outage (tried again for up to 5 s).
 - A store shared by replicas may offer a `relay()` (`RedisTaskStore` does): answers and
   cancellations for a task running on another replica are passed to it there.
 - Each running task's record carries a lease its runner renews; a record read after its lease
@@ -52,6 +53,7 @@ Attempt = Callable[[Context], Awaitable[dict[str, Any]]]
 STOPPED = {"code": -32603, "message": "The server stopped before the task finished"}
 LOST = {"code": -32603, "message": "The server running the task stopped answering"}
 _FINAL_WRITE_SECONDS = 5.0
+_FINAL_WRITE_RETRY_SECONDS = 0.25
 
 
 @dataclass(slots=True)
@@ -225,8 +227,10 @@ class TaskRunner:
             if ending is None:
                 ending = ("cancelled", {}) if live.scope.cancelled_caught else ("failed", {"error": STOPPED})
             if live.decided:
-                with anyio.CancelScope(shield=True), anyio.move_on_after(_FINAL_WRITE_SECONDS):
+                with anyio.CancelScope(shield=True), anyio.move_on_after(_FINAL_WRITE_SECONDS) as window:
                     await self._end(live, ending)
+                if window.cancelled_caught:
+                    logger.error("task %s ended %s, but the store did not take its record", task_id, ending[0])
             else:  # the request that started it is still waiting: it answers with this
                 live.early = ending
                 live.settled.set()
@@ -278,7 +282,13 @@ class TaskRunner:
         if status == "failed":
             changes = {**changes, "status_message": changes["error"]["message"]}
         live.record = live.record.finish(cast(TaskStatus, status), **changes)
-        await self._write(live)
+        while True:  # the end is what the client polls for: tried again through a short outage
+            try:
+                await self._put(live)
+                return
+            except Exception as error:  # a store outage (the caller bounds the retries)
+                logger.warning("could not save the end of task %s yet (%s)", live.record.task_id, type(error).__name__)
+            await anyio.sleep(_FINAL_WRITE_RETRY_SECONDS)
 
     async def _save(self, live: _Live, **changes: Any) -> None:
         """Record the task's new state (and renew its lease)."""

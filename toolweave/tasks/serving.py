@@ -38,11 +38,12 @@ from mcp.server import Server as LowLevelServer
 from mcp.server import ServerRequestContext
 from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import Field
+from pydantic import Field, TypeAdapter, ValidationError
 
 from toolweave.core.context import Context
 from toolweave.core.errors import UnknownTool
 from toolweave.mcp.errors import protocol_error
+from toolweave.mcp.guard import own_request_params
 from toolweave.middleware.keys import caller_key
 from toolweave.store import RedisStore
 from toolweave.tasks.record import TaskRecord
@@ -99,19 +100,22 @@ def default_store(server: Any) -> TaskStore:
     """Where `server` keeps tasks unless told: its own store when that is Redis (shared by its
     replicas), else this process's memory."""
     store = getattr(server, "store", None)
-    return RedisTaskStore(store) if isinstance(store, RedisStore) else MemoryTaskStore()
+    return RedisTaskStore(store, server=server.name) if isinstance(store, RedisStore) else MemoryTaskStore()
 
 
+@own_request_params
 class GetTaskParams(mt.RequestParams):
     """`tasks/get` and `tasks/cancel` params."""
 
     task_id: str = Field(alias="taskId")
 
 
+@own_request_params
 class UpdateTaskParams(GetTaskParams):
-    """`tasks/update` params: the client's answers, by the keys of the task's `inputRequests`."""
+    """`tasks/update` params: the client's answers, by the keys of the task's `inputRequests`
+    (an answer to an outstanding request is checked when it arrives; others are ignored)."""
 
-    input_responses: dict[str, dict[str, Any]] = Field(alias="inputResponses")
+    input_responses: dict[str, Any] = Field(alias="inputResponses")
 
 
 def opted_in(ctx: ServerRequestContext[Any], context: Context) -> bool:
@@ -194,8 +198,11 @@ class TaskService:
 
     async def update(self, ctx: ServerRequestContext[Any], params: UpdateTaskParams) -> dict[str, Any]:
         """`tasks/update`: the client's answers to what the task asked (others are ignored)."""
-        await self._find(ctx, params.task_id)
-        ignored = self.runner.answer(params.task_id, params.input_responses)
+        record = await self._find(ctx, params.task_id)
+        responses = dict(params.input_responses)
+        for key in responses.keys() & (record.input_requests or {}).keys():
+            responses[key] = _checked_answer(key, responses[key])
+        ignored = self.runner.answer(params.task_id, responses)
         if ignored:
             logger.info("task %s: ignored answers to %s (not outstanding)", params.task_id, ", ".join(ignored))
         return {"resultType": "complete"}
@@ -220,3 +227,18 @@ class TaskService:
         if record is None:
             raise MCPError(mt.INVALID_PARAMS, NOT_FOUND)
         return record
+
+
+_ANSWER: TypeAdapter[mt.InputResponse] = TypeAdapter(mt.InputResponse)
+
+
+def _checked_answer(key: str, answer: Any) -> dict[str, Any]:
+    """An answer to the outstanding request `key`, in wire form, if it is an elicitation,
+    sampling or roots result (as a retried call's answers are checked), else -32602."""
+    try:
+        checked = _ANSWER.validate_python(answer, by_name=False)
+    except ValidationError:
+        message = f"inputResponses[{key!r}] is not an elicitation, sampling or roots result"
+        raise MCPError(mt.INVALID_PARAMS, message) from None
+    wire: dict[str, Any] = checked.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return wire

@@ -1,0 +1,96 @@
+"""A store that is set up wrong says so: at once when the URL or the install is wrong, and with the
+reason (never the password) when Redis refuses it."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import wait_for_port
+from tests.store.redis_server import RedisServer
+from toolweave import Server
+from toolweave.middleware import RateLimit
+from toolweave.store import RedisStore
+
+
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        ("redis://:s3cret@127.0.0.1:6379/cache", "'cache'"),
+        ("redis://:s3cret@127.0.0.1:6379/-1", "'-1'"),
+        ("redis://:s3cret@127.0.0.1:6379/0?colour=blue", "colour"),
+        ("redis://:s3cret@127.0.0.1:6379/0?socket_timeout=soon", "socket_timeout"),
+        ("rediss://:s3cret@127.0.0.1:6379/0?ssl_cert_reqs=sometimes", "sometimes"),
+    ],
+)
+def test_a_url_redis_would_misread_or_refuse_later_is_refused_at_once(url: str, named: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        RedisStore(url)
+    assert named in str(raised.value) and "s3cret" not in str(raised.value)
+
+
+def test_without_the_redis_package_a_redis_store_is_an_error_not_an_outage(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "redis", None)
+    monkeypatch.setitem(sys.modules, "redis.asyncio", None)
+    with pytest.raises(ImportError, match=r"toolweave\[redis\]"):
+        Server("gw", store="redis://127.0.0.1:6379/0")
+
+
+def test_a_password_given_as_an_option_is_not_shown() -> None:
+    assert "s3cret" not in repr(RedisStore("redis://127.0.0.1:6379/0?password=s3cret"))
+
+
+class PasswordRedis(RedisServer):
+    def start(self) -> None:
+        command = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        command += ["--dir", str(self.workdir), "--requirepass", "right-one"]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_port(self.port, timeout=20)
+
+
+@pytest.mark.parametrize(
+    ("credentials", "database", "reason"), [(":wrong-one@", 0, "invalid"), (":right-one@", 99, "DB index")]
+)
+async def test_redis_refusing_the_store_is_logged_with_its_reason(
+    redis_server: RedisServer,
+    caplog: pytest.LogCaptureFixture,
+    credentials: str,
+    database: int,
+    reason: str,
+) -> None:
+    locked = PasswordRedis(redis_server.binary, redis_server.workdir)
+    locked.start()
+    try:
+        url = f"redis://{credentials}127.0.0.1:{locked.port}/{database}"
+        server = Server("gw", store=RedisStore(url, timeout=2.0), middleware=[RateLimit(rate=0.001, burst=1)])
+
+        @server.tool
+        def ping() -> str:
+            return "pong"
+
+        caplog.set_level(logging.WARNING, logger="toolweave.store")
+        result = await server.call_tool("ping")  # the rate limit falls back to this process
+    finally:
+        locked.stop()
+    logged = [record.getMessage() for record in caplog.records if "is unreachable" in record.getMessage()]
+    assert result.text == "pong"
+    assert logged and reason in logged[0] and "wrong-one" not in logged[0] and "right-one" not in logged[0]
+
+
+async def test_a_server_started_on_a_redis_that_refuses_it_says_why_at_once(
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    locked = PasswordRedis(redis_server.binary, redis_server.workdir)
+    locked.start()
+    try:
+        server = Server("gw", store=RedisStore(f"redis://:wrong-one@127.0.0.1:{locked.port}/0", timeout=2.0))
+        caplog.set_level(logging.WARNING, logger="toolweave.store")
+        async with server:  # no call yet: the change listener is the first to meet Redis
+            pass
+    finally:
+        locked.stop()
+    logged = [record.getMessage() for record in caplog.records if "lost the store" in record.getMessage()]
+    assert logged and "invalid username-password" in logged[0] and "wrong-one" not in logged[0]
