@@ -4,6 +4,7 @@ guards hold when the app is mounted inside another one."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -131,3 +132,18 @@ async def test_one_authorization_server_given_as_a_string_is_announced_whole(iss
     async with serving(app) as url, httpx2.AsyncClient() as http:
         metadata = (await http.get(url + "/.well-known/oauth-protected-resource/mcp")).json()
     assert metadata["authorization_servers"] == [ISSUER]
+
+
+async def test_a_token_just_past_its_exp_is_refused_with_a_reason_in_the_log(
+    issuer: Issuer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="toolweave.auth")
+    resource = "http://127.0.0.1/mcp"
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=resource, leeway=30)
+    stale = issuer.token(exp=int(time.time()) - 10)  # within the verifier's leeway
+    app = Server("notes").http_app(auth=verifier, resource_url=resource)
+    async with serving(app) as url, httpx2.AsyncClient() as http:
+        token = {"authorization": f"Bearer {stale}"}
+        answer = await http.post(url + "/mcp", headers={**RAW_HEADERS, **token}, content=json.dumps(RAW_INITIALIZE))
+    assert answer.status_code == 401
+    assert "bearer token refused: expired" in caplog.text

@@ -76,7 +76,8 @@ class JWTVerifier:
         issuer: The exact `iss` every token must carry.
         audience: A value the token's `aud` must contain; for an MCP server, its resource URL.
         algorithms: The signature algorithms accepted (asymmetric only).
-        leeway: Seconds of clock skew tolerated on `exp`, `nbf` and `iat`.
+        leeway: Seconds of clock skew tolerated on `exp`, `nbf` and `iat` (served over HTTP, a
+            token past its `exp` is refused all the same: the SDK's edge allows no leeway there).
         required_scopes: Scopes every request needs (a list, or one space-separated string; checked
             by the HTTP edge: 403 when missing).
         refetch_interval: The least seconds between two JWKS refetches caused by an unknown `kid`.

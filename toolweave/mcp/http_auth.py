@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl
@@ -102,6 +103,12 @@ class SdkVerifier(TokenVerifier):
         except Exception as error:  # a bug in the verifier lets nobody in, like a crashing hook
             self.refused += 1
             logger.error("the token verifier failed; the token is refused", exc_info=error)
+            return None
+        if caller.expires_at is not None and caller.expires_at < int(time.time()):
+            # Accepted within the verifier's leeway, but the SDK refuses a token past its `exp`:
+            # say so here, or the 401 has no reason in the log.
+            self.refused += 1
+            logger.info("bearer token refused: expired (the HTTP edge allows no leeway past exp)")
             return None
         return access_token(caller)
 
