@@ -1,10 +1,11 @@
 """`IntrospectionVerifier`: opaque bearer tokens, checked by the authorization server (RFC 7662).
 
 Each token not seen recently is POSTed to the introspection endpoint (the verifier authenticates
-as a client with `client_secret_basic`); an `active` answer is the caller. Active answers are
-remembered briefly (`cache_ttl`, never past the token's `exp`) so a client's every request does
-not cost a round trip; refusals are not remembered. The endpoint unreachable, slow (`timeout`)
-or answering nonsense refuses the token: a caller is never let in because the check failed.
+as a client with `client_secret_basic`, id and secret form-encoded as RFC 6749 §2.3.1 says); an
+`active` answer is the caller. Active answers are remembered briefly (`cache_ttl`, never past the
+token's `exp`) so a client's every request does not cost a round trip; refusals are not
+remembered. The endpoint unreachable, slow (`timeout`) or answering nonsense refuses the token:
+a caller is never let in because the check failed.
 
 Example:
     >>> verifier = IntrospectionVerifier(
@@ -23,10 +24,12 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+import anyio
 import httpx2 as httpx
 
 from toolweave.auth.cache import TokenCache
-from toolweave.auth.verifier import caller_from_claims
+from toolweave.auth.client_auth import basic_client_auth
+from toolweave.auth.verifier import caller_from_claims, epoch_seconds, scope_names
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
@@ -40,8 +43,10 @@ class IntrospectionVerifier:
         url: The RFC 7662 introspection endpoint.
         client_id / client_secret: This server's credentials at the authorization server.
         issuer: When set, an answer's `iss` (if it has one) must equal it.
-        audience: When set, an answer's `aud` (if it has one) must contain it.
-        required_scopes: Scopes every request needs (checked by the HTTP edge: 403 when missing).
+        audience: When set, an answer's `aud` (if it has one) must contain it (or, given a list,
+            one of them), as for `JWTVerifier`.
+        required_scopes: Scopes every request needs (a list, or one space-separated string; checked
+            by the HTTP edge: 403 when missing).
         cache_ttl / cache_size: How long (seconds) and how many active answers are remembered.
         timeout: Seconds an introspection request may take.
         max_length: The longest token sent for introspection at all.
@@ -54,8 +59,8 @@ class IntrospectionVerifier:
         client_id: str,
         client_secret: str,
         issuer: str | None = None,
-        audience: str | None = None,
-        required_scopes: Iterable[str] = (),
+        audience: str | Iterable[str] | None = None,
+        required_scopes: Iterable[str] | str = (),
         cache_ttl: float = 30,
         cache_size: int = 4096,
         timeout: float = 5,
@@ -63,8 +68,8 @@ class IntrospectionVerifier:
     ) -> None:
         self.url = url
         self.issuer = issuer
-        self.audience = audience
-        self.required_scopes = tuple(required_scopes)
+        self.audience = [audience] if isinstance(audience, str) else list(audience or []) or None
+        self.required_scopes = scope_names(required_scopes)
         self.cache_ttl = cache_ttl
         self.timeout = timeout
         self.max_length = max_length
@@ -104,25 +109,30 @@ class IntrospectionVerifier:
 
     async def _introspect(self, token: str) -> dict[str, Any]:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout, auth=self._credentials)
+            self._client = httpx.AsyncClient(timeout=self.timeout, auth=basic_client_auth(*self._credentials))
         self.requests += 1
         try:
             form = {"token": token, "token_type_hint": "access_token"}
-            response = await self._client.post(self.url, data=form, headers={"accept": "application/json"})
+            with anyio.fail_after(self.timeout):  # the whole answer, not each read (httpx's timeout)
+                response = await self._client.post(self.url, data=form, headers={"accept": "application/json"})
             response.raise_for_status()
             answer = response.json()
-        except (httpx.HTTPError, ValueError) as error:
-            logger.warning("token introspection at %s failed: %s", self.url, type(error).__name__)
+        except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
+            status = error.response.status_code if isinstance(error, httpx.HTTPStatusError) else None
+            why = f"HTTP {status}" if status is not None else type(error).__name__  # 401: this server's credentials
+            logger.warning("token introspection at %s failed: %s", self.url, why)
             raise InvalidToken("the introspection endpoint could not be asked") from None
         if not isinstance(answer, dict):
             raise InvalidToken("the introspection answer is not a JSON object")
         return answer
 
     def _check(self, answer: dict[str, Any]) -> None:
+        if answer.get("exp") is not None and epoch_seconds(answer["exp"]) is None:
+            raise InvalidToken("the introspection answer's exp is not a number of seconds")
         if self.issuer is not None and answer.get("iss", self.issuer) != self.issuer:
             raise InvalidToken("the token was issued by another issuer")
         if self.audience is not None and "aud" in answer:
             audience = answer["aud"]
-            audiences = [audience] if isinstance(audience, str) else list(audience or [])
-            if self.audience not in audiences:
+            audiences = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
+            if not any(accepted in audiences for accepted in self.audience):
                 raise InvalidToken("the token is for another audience")

@@ -46,7 +46,7 @@ from jwt.api_jwk import PyJWK
 
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.jws import Compact, check_claims
-from toolweave.auth.verifier import caller_from_claims
+from toolweave.auth.verifier import caller_from_claims, scope_names
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
@@ -72,12 +72,14 @@ class JWTVerifier:
 
     Args:
         jwks_uri: Where the issuer publishes its signing keys (JSON Web Key Set).
-        public_key: A PEM public key (or a JWK dict), instead of `jwks_uri`.
+        public_key: A PEM public key or X.509 certificate (or a JWK dict), instead of `jwks_uri`.
         issuer: The exact `iss` every token must carry.
         audience: A value the token's `aud` must contain; for an MCP server, its resource URL.
         algorithms: The signature algorithms accepted (asymmetric only).
-        leeway: Seconds of clock skew tolerated on `exp`, `nbf` and `iat`.
-        required_scopes: Scopes every request needs (checked by the HTTP edge: 403 when missing).
+        leeway: Seconds of clock skew tolerated on `exp`, `nbf` and `iat` (served over HTTP, a
+            token past its `exp` is refused all the same: the SDK's edge allows no leeway there).
+        required_scopes: Scopes every request needs (a list, or one space-separated string; checked
+            by the HTTP edge: 403 when missing).
         refetch_interval: The least seconds between two JWKS refetches caused by an unknown `kid`.
         jwks_ttl: Seconds after which the JWKS is refetched on the next request.
         timeout: Seconds a JWKS fetch may take.
@@ -92,9 +94,9 @@ class JWTVerifier:
         public_key: str | Mapping[str, Any] | None = None,
         issuer: str | None = None,
         audience: str | Iterable[str] | None = None,
-        algorithms: Iterable[str] = ("RS256", "ES256"),
+        algorithms: Iterable[str] | str = ("RS256", "ES256"),
         leeway: float = 30,
-        required_scopes: Iterable[str] = (),
+        required_scopes: Iterable[str] | str = (),
         refetch_interval: float = 30,
         jwks_ttl: float = 3600,
         timeout: float = 5,
@@ -104,7 +106,7 @@ class JWTVerifier:
     ) -> None:
         if (jwks_uri is None) == (public_key is None):
             raise ValueError("JWTVerifier needs exactly one of jwks_uri= or public_key=")
-        self.algorithms = tuple(algorithms)
+        self.algorithms = (algorithms,) if isinstance(algorithms, str) else tuple(algorithms)
         refused = [name for name in self.algorithms if name not in ASYMMETRIC]
         if refused or not self.algorithms:
             raise ValueError(
@@ -115,7 +117,7 @@ class JWTVerifier:
         self.issuer = issuer
         self.audience = [audience] if isinstance(audience, str) else list(audience or []) or None
         self.leeway = leeway
-        self.required_scopes = tuple(required_scopes)
+        self.required_scopes = scope_names(required_scopes)
         self.refetch_interval = refetch_interval
         self.jwks_ttl = jwks_ttl
         self.timeout = timeout
@@ -169,7 +171,12 @@ class JWTVerifier:
         if self.jwks_uri is None:
             return self._keys[None]
         if time.monotonic() - self._fetched_at > self.jwks_ttl:
-            await self._refresh(forced=False)
+            try:
+                await self._refresh(forced=False)
+            except InvalidToken:
+                if not self._keys:
+                    raise
+                # The endpoint is down: keep verifying with the keys already known (logged in _fetch).
         key = self._find(kid)
         if key is None and await self._refresh(forced=True):
             key = self._find(kid)
@@ -199,13 +206,16 @@ class JWTVerifier:
         assert self.jwks_uri is not None
         self.jwks_fetches += 1
         try:
-            async with httpx.AsyncClient(timeout=self.timeout) as client:
-                response = await client.get(self.jwks_uri, headers={"accept": "application/json"})
+            # httpx's timeout bounds each read, not the whole answer: a server trickling bytes would hold
+            # every request waiting for the keys.
+            with anyio.fail_after(self.timeout):
+                async with httpx.AsyncClient(timeout=self.timeout) as client:
+                    response = await client.get(self.jwks_uri, headers={"accept": "application/json"})
             response.raise_for_status()
             keys = _jwks(response.json(), self.algorithms)
-        except (httpx.HTTPError, ValueError) as error:
+        except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
             # Keep serving with the keys already known; tokens signed by new ones fail until it works.
-            logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, error)
+            logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, str(error) or type(error).__name__)
             raise InvalidToken("the signing keys could not be fetched") from None
         finally:
             self._fetched_at = time.monotonic()
@@ -220,29 +230,47 @@ def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, _Key]:
     for entry in document["keys"]:
         if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
             continue
+        kid = entry.get("kid")
+        if kid is not None and not isinstance(kid, str):
+            continue  # a token's `kid` is looked up as a string; this key could never be chosen
         if entry.get("alg") is not None and entry["alg"] not in algorithms:
             continue
         try:
             jwk = PyJWK.from_dict(entry)
         except jwt.PyJWTError:
             continue  # a key type or curve this verifier cannot use
-        keys[entry.get("kid")] = _Key(jwk.key_type or "", jwk.key)
+        keys[kid] = _Key(jwk.key_type or "", jwk.key)
     return keys
 
 
 def _static_key(public_key: str | Mapping[str, Any]) -> _Key:
-    """The configured key: a JWK dict or a PEM public key (RSA, EC, Ed25519/Ed448)."""
+    """The configured key: a JWK dict, a PEM public key (RSA, EC, Ed25519/Ed448) or a PEM X.509
+    certificate holding one (what many issuers publish)."""
     if isinstance(public_key, Mapping):
-        jwk = PyJWK.from_dict(dict(public_key))
+        try:
+            jwk = PyJWK.from_dict(dict(public_key))
+        except jwt.PyJWTError as error:
+            raise ValueError(f"JWTVerifier public_key is not a usable JWK: {error}") from None
         return _Key(jwk.key_type or "", jwk.key)
     from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
+    from cryptography.x509 import load_pem_x509_certificate
 
-    loaded = load_pem_public_key(public_key.encode())
+    text = public_key.strip().encode()
+    try:
+        loaded = (
+            load_pem_x509_certificate(text).public_key()
+            if text.startswith(b"-----BEGIN CERTIFICATE-----")
+            else load_pem_public_key(text)
+        )
+    except ValueError as error:
+        raise ValueError(
+            f"JWTVerifier public_key is not a PEM public key (BEGIN PUBLIC KEY) or certificate: {error}"
+        ) from None
     if isinstance(loaded, rsa.RSAPublicKey):
         return _Key("RSA", loaded)
     if isinstance(loaded, ec.EllipticCurvePublicKey):
         return _Key("EC", loaded)
     if isinstance(loaded, ed25519.Ed25519PublicKey | ed448.Ed448PublicKey):
         return _Key("OKP", loaded)
-    raise ValueError("public_key is not an RSA, EC or EdDSA public key in PEM form")
+    raise ValueError("JWTVerifier public_key is not an RSA, EC or EdDSA public key")

@@ -29,6 +29,8 @@ from typing import Any
 import anyio
 import httpx2
 
+from toolweave.auth.client_auth import basic_client_auth
+from toolweave.auth.verifier import scope_names
 from toolweave.core.context import Context
 from toolweave.core.errors import UpstreamError
 from toolweave.transforms.sources import Secret, Source
@@ -68,8 +70,9 @@ class OAuthClientCredentials(httpx2.Auth):
     Args:
         token_url: The authorization server's token endpoint.
         client_id: The gateway's client id there.
-        client_secret: Its secret (a string, `Secret` or `FromEnv`), sent with HTTP Basic.
-        scopes: Scopes to ask for.
+        client_secret: Its secret (a string, `Secret` or `FromEnv`), sent with HTTP Basic
+            (`client_secret_basic`: id and secret form-encoded, RFC 6749 §2.3.1).
+        scopes: Scopes to ask for (a list, or one space-separated string).
         audience: An `audience` (or RFC 8707 `resource`) parameter, for servers that want one.
         refresh_before: Seconds before expiry at which the token is renewed.
         timeout: Seconds the token request may take.
@@ -81,7 +84,7 @@ class OAuthClientCredentials(httpx2.Auth):
         client_id: str,
         client_secret: TokenSource,
         *,
-        scopes: Iterable[str] = (),
+        scopes: Iterable[str] | str = (),
         audience: str | None = None,
         refresh_before: float = 60,
         timeout: float = 10,
@@ -89,7 +92,7 @@ class OAuthClientCredentials(httpx2.Auth):
         self.token_url = token_url
         self.client_id = client_id
         self._secret = Bearer(client_secret)
-        self.scopes = tuple(scopes)
+        self.scopes = scope_names(scopes)
         self.audience = audience
         self.refresh_before = refresh_before
         self.timeout = timeout
@@ -132,11 +135,12 @@ class OAuthClientCredentials(httpx2.Auth):
         self.fetches += 1
         where = f"the token endpoint {self.token_url!r}"
         try:
-            async with httpx2.AsyncClient(timeout=self.timeout) as http:
-                response = await http.post(
-                    self.token_url, data=form, auth=httpx2.BasicAuth(self.client_id, self._secret.token())
-                )
-        except httpx2.HTTPError as error:
+            with anyio.fail_after(self.timeout):  # the whole answer, not each read (httpx's timeout)
+                async with httpx2.AsyncClient(timeout=self.timeout) as http:
+                    response = await http.post(
+                        self.token_url, data=form, auth=basic_client_auth(self.client_id, self._secret.token())
+                    )
+        except (httpx2.HTTPError, TimeoutError) as error:
             raise UpstreamError(f"cannot get an access token from {where}: {type(error).__name__}") from None
         if response.status_code != 200:
             error_code = _json(response).get("error", f"HTTP {response.status_code}")

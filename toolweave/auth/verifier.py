@@ -19,13 +19,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
-__all__ = ["AuthInfo", "InvalidToken", "Verifier", "caller_from_claims", "scopes_of"]
+__all__ = ["AuthInfo", "InvalidToken", "Verifier", "caller_from_claims", "epoch_seconds", "scope_names", "scopes_of"]
 
 
 @runtime_checkable
@@ -53,6 +54,17 @@ def scopes_of(claims: Mapping[str, Any]) -> tuple[str, ...]:
     return ()
 
 
+def scope_names(scopes: Iterable[str] | str) -> tuple[str, ...]:
+    """Scopes as given to a verifier: a list, or one space-separated string as in a token's
+    `scope` claim (`"mcp notes"`, not the letters of it).
+
+    Example:
+        >>> scope_names("mcp notes"), scope_names(["mcp"])
+        (('mcp', 'notes'), ('mcp',))
+    """
+    return tuple(scopes.split()) if isinstance(scopes, str) else tuple(scopes)
+
+
 def caller_from_claims(token: str, claims: dict[str, Any]) -> AuthInfo:
     """The caller a verified token (or an active introspection answer) describes."""
     subject = claims.get("sub")
@@ -64,5 +76,12 @@ def caller_from_claims(token: str, claims: dict[str, Any]) -> AuthInfo:
         claims=claims,
         token=token,
         client_id=str(client_id) if client_id is not None else None,
-        expires_at=int(expires) if isinstance(expires, int | float) else None,
+        expires_at=epoch_seconds(expires),
     )
+
+
+def epoch_seconds(value: Any) -> int | None:
+    """An `exp` claim as whole epoch seconds; `None` for anything but a finite number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if isinstance(value, int) or math.isfinite(value) else None

@@ -24,12 +24,14 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from toolweave.core.context import AuthInfo
 
+security = logging.getLogger("toolweave.security")
 CallerTest = Callable[[AuthInfo], bool]
 """A further test of the verified caller; it must depend on the caller alone."""
 
@@ -78,7 +80,7 @@ class Access:
         for name, allowed in self.claims:
             if not _claim_matches(auth.claims.get(name), allowed):
                 return False
-        return not self.tests or all(test(auth) for test in self.tests)
+        return not self.tests or all(_passes(test, auth) for test in self.tests)
 
     def describe(self) -> str:
         """A short human-readable form, for `explain`."""
@@ -91,14 +93,30 @@ class Access:
         return "; ".join(parts) or "any verified caller"
 
 
+def _passes(test: CallerTest, auth: AuthInfo) -> bool:
+    """`test(auth)`; a test that raises refuses the caller (logged): a broken rule (say
+    `auth.claims["tier"]` for a token without that claim) never lets anyone in, nor breaks the
+    caller's whole list."""
+    try:
+        return bool(test(auth))
+    except Exception:
+        name = getattr(test, "__name__", "test")
+        security.warning("access test %s raised for subject %r: access refused", name, auth.subject, exc_info=True)
+        return False
+
+
 def _claim_matches(value: Any, allowed: frozenset[Any]) -> bool:
     if isinstance(value, list | tuple):
-        return any(_hashable(item) and item in allowed for item in value)
-    return _hashable(value) and value in allowed
+        return any(_one_of(item, allowed) for item in value)
+    return _one_of(value, allowed)
 
 
-def _hashable(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool)
+def _one_of(value: Any, allowed: frozenset[Any]) -> bool:
+    """`value` is one of `allowed` as JSON sees it: `true` is not `1`, nor `false` `0` (Python
+    finds them equal)."""
+    if not isinstance(value, str | int | float | bool) or value not in allowed:
+        return False
+    return any(option == value and isinstance(option, bool) == isinstance(value, bool) for option in allowed)
 
 
 def grant(rules: tuple[Access, ...], auth: AuthInfo | None) -> int:

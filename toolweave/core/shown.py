@@ -3,8 +3,8 @@
 A command line or URL may carry a secret: a `${TOKEN}` the config expanded into an argument, a
 password in the URL's userinfo, an `api_key=` query parameter. Wherever toolweave shows one,
 it goes through `shown_command` / `shown_url`, which replace each known secret value with where
-it came from (`${TOKEN}`), and any URL password and the values of query parameters whose names
-say they are secret with `***`.
+it came from (`${TOKEN}`), and any URL password (or user without one, as in `https://<token>@host`)
+and the values of query parameters whose names say they are secret with `***`.
 
 Example:
     >>> shown_url("https://user:hunter2@api.example.com/v1?key=abc&q=cats")
@@ -45,6 +45,8 @@ def shown_url(url: str, secrets: Secrets = ()) -> str:
     netloc = parts.netloc
     if parts.password is not None:
         netloc = netloc.replace(f":{parts.password}@", f":{HIDDEN}@", 1)
+    elif "@" in netloc:  # a user alone is how a token rides in a URL: https://<token>@host
+        netloc = f"{HIDDEN}@{netloc.rsplit('@', 1)[1]}"
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)

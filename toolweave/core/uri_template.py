@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 from urllib.parse import unquote
@@ -109,8 +109,9 @@ class TemplateSet(Generic[T]):
             self._buckets.setdefault(len(literal), {}).setdefault(literal, []).append((order, template, value))
         self._lengths = sorted(self._buckets)
 
-    def match(self, uri: str) -> tuple[T, dict[str, str]] | None:
-        """The value of the first template matching `uri` and its parameters, or `None`."""
+    def match(self, uri: str, accept: Callable[[T], bool] | None = None) -> tuple[T, dict[str, str]] | None:
+        """The value of the first template matching `uri` (and whose value `accept` accepts, when
+        given) and its parameters, or `None`."""
         candidates: list[tuple[int, UriTemplate, T]] = []
         for length in self._lengths:
             if length > len(uri):
@@ -122,6 +123,6 @@ class TemplateSet(Generic[T]):
             candidates.sort(key=lambda candidate: candidate[0])
         for _, template, value in candidates:
             params = template.match(uri)
-            if params is not None:
+            if params is not None and (accept is None or accept(value)):
                 return value, params
         return None

@@ -1,6 +1,8 @@
 """`completion/complete`: the server's completer, in the SDK's types.
 
-A prompt or resource the caller may not see (`Authorize`) completes to nothing, as an unknown one.
+A prompt or resource the caller may not see (`Authorize`) completes to nothing; so does one that
+does not exist, on a server with such rules (a completer answering every name alike would
+otherwise tell the two apart).
 
 Example:
     >>> import anyio
@@ -44,14 +46,16 @@ class CompletionHandler:
         ref = params.ref
         resolved = dict(params.context.arguments or {}) if params.context else {}
         argument, value = params.argument.name, params.argument.value
+        catalog: Any
         if isinstance(ref, mt.PromptReference):
             request = CompletionRequest("prompt", ref.name, argument, value, resolved)
-            entry: Any = self.server.prompts.catalog.entries.get(ref.name)
+            catalog = self.server.prompts.catalog
+            entry: Any = catalog.entries.get(ref.name)
         else:
             request = CompletionRequest("resource", str(ref.uri), argument, value, resolved)
+            catalog = self.server.resources.catalog
             entry = self._resource(str(ref.uri))
-        access = entry.component.access if entry is not None else None
-        if access is not None and not access.allows(caller(ctx)):
+        if catalog.rules() and (entry is None or not catalog.admits(entry, caller(ctx))):
             return mt.CompleteResult(completion=mt.Completion(values=[]))
         found = await self.server.complete(request)
         return mt.CompleteResult(
@@ -59,7 +63,11 @@ class CompletionHandler:
         )
 
     def _resource(self, uri: str) -> Any:
+        catalog = self.server.resources.catalog
+        entry = catalog.entries.get(uri)  # a template by its own URI template, or a resource
+        if entry is not None:
+            return entry
         try:
-            return self.server.resources.catalog.resolve(uri)[0]
+            return catalog.resolve(uri)[0]
         except UnknownResource:
             return None

@@ -39,6 +39,8 @@ from typing import Any
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
 from mcp.server.streamable_http import EventMessage, EventStore
 
+from toolweave.mcp.http_auth import route_path
+
 SESSION_HEADER = b"mcp-session-id"
 LAST_EVENT_HEADER = b"last-event-id"
 NOT_FOUND = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}'
@@ -134,7 +136,7 @@ class EventScopes:
             _current.reset(token)
 
     def _replays(self, scope: dict[str, Any]) -> bool:
-        return self.event_store is not None and scope["method"] == "GET" and scope["path"] == self.path
+        return self.event_store is not None and scope["method"] == "GET" and route_path(scope) == self.path
 
     async def _replay(self, session: bytes, last_event_id: str, send: Any) -> None:
         """The events of the current scope's stream after `last_event_id`, from the store, then

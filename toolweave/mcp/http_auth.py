@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl
@@ -81,7 +82,8 @@ def auth_info(token: AccessToken) -> AuthInfo:
 
 
 class SdkVerifier(TokenVerifier):
-    """A toolweave `Verifier` as the SDK's `TokenVerifier`; refusals are logged, never sent.
+    """A toolweave `Verifier` as the SDK's `TokenVerifier`; refusals are logged, never sent (a
+    verifier that raises anything but `InvalidToken` refuses too, its traceback logged).
 
     Attributes:
         refused: How many tokens were refused (for operators and tests).
@@ -97,6 +99,16 @@ class SdkVerifier(TokenVerifier):
         except InvalidToken as error:
             self.refused += 1
             logger.info("bearer token refused: %s", error)
+            return None
+        except Exception as error:  # a bug in the verifier lets nobody in, like a crashing hook
+            self.refused += 1
+            logger.error("the token verifier failed; the token is refused", exc_info=error)
+            return None
+        if caller.expires_at is not None and caller.expires_at < int(time.time()):
+            # Accepted within the verifier's leeway, but the SDK refuses a token past its `exp`:
+            # say so here, or the 401 has no reason in the log.
+            self.refused += 1
+            logger.info("bearer token refused: expired (the HTTP edge allows no leeway past exp)")
             return None
         return access_token(caller)
 
@@ -143,28 +155,52 @@ class RequireAuthOn:
 
     def _guards(self, path: str) -> bool:
         path = path.rstrip("/") or "/"
-        return any(path == guarded or path.startswith(guarded.rstrip("/") + "/") for guarded in self.paths)
+        # An endpoint at the root guards the root alone: every path is "below" it, the metadata
+        # and the probes included, and those must stay open.
+        return any(path == guarded or (guarded != "/" and path.startswith(guarded + "/")) for guarded in self.paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self._guards(scope["path"]):
+        if scope["type"] == "http" and self._guards(route_path(scope)):
             await self.guarded(scope, receive, send)
         else:
             await self.app(scope, receive, send)
+
+
+def route_path(scope: Scope) -> str:
+    """The path the app's router matches: the request's path less the `root_path` the app is
+    mounted at (inside a FastAPI or Starlette app, `Mount("/tools", app)`, the path still starts
+    with `/tools`). Starlette's own rule, so a guard sees exactly what the router routes.
+
+    Example:
+        >>> route_path({"path": "/tools/mcp", "root_path": "/tools"}), route_path({"path": "/mcp"})
+        ('/mcp', '/mcp')
+    """
+    path: str = scope["path"]
+    root = scope.get("root_path", "")
+    if not root or not path.startswith(root):
+        return path
+    if path == root:
+        return ""
+    return path[len(root) :] if path[len(root)] == "/" else path
 
 
 class RefuseAmbiguousTokens:
     """ASGI middleware: 401 for a bearer token in the query string, or an `Authorization` header
     sent more than once (which one the server and a proxy would read is ambiguous)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, resource_metadata_url: Any = None) -> None:
         self.app = app
+        challenge = 'Bearer error="invalid_request"'
+        if resource_metadata_url is not None:  # a client learns where to get a token, as from any 401
+            challenge += f', resource_metadata="{resource_metadata_url}"'
+        self.challenge = challenge.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             problem = _ambiguous(scope)
             if problem is not None:
                 logger.info("request refused: %s", problem)
-                await _unauthorized(send, problem)
+                await _unauthorized(send, problem, self.challenge)
                 return
         await self.app(scope, receive, send)
 
@@ -178,7 +214,7 @@ def _ambiguous(scope: Scope) -> str | None:
     return None
 
 
-async def _unauthorized(send: Send, description: str) -> None:
+async def _unauthorized(send: Send, description: str, challenge: bytes) -> None:
     body = json.dumps({"error": "invalid_request", "error_description": description}).encode()
     await send(
         {
@@ -187,7 +223,7 @@ async def _unauthorized(send: Send, description: str) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Bearer error="invalid_request"'),
+                (b"www-authenticate", challenge),
             ],
         }
     )
@@ -223,13 +259,20 @@ def protect(
     if verifier is not None:
         backend = BearerAuthBackend(SdkVerifier(verifier))
         scopes = list(verifier.required_scopes)
+        if hasattr(verifier, "audience") and verifier.audience is None:
+            logger.warning(
+                "%r checks no audience: a token its issuer made for any other resource is accepted here; "
+                "pass audience=%r",
+                verifier,
+                resource_url or "<this server's resource URL>",
+            )
     else:
         assert authenticate is not None
         backend = HookBackend(authenticate)
+    metadata_url = build_resource_metadata_url(AnyHttpUrl(resource_url)) if resource_url else None
     # add_middleware puts each new layer outside the ones added before: innermost first.
     if not allow_anonymous:
-        metadata_url = build_resource_metadata_url(AnyHttpUrl(resource_url)) if resource_url else None
         app.add_middleware(RequireAuthOn, paths=paths, required_scopes=scopes, resource_metadata_url=metadata_url)
     app.add_middleware(AuthContextMiddleware)
     app.add_middleware(AuthenticationMiddleware, backend=backend)
-    app.add_middleware(RefuseAmbiguousTokens)
+    app.add_middleware(RefuseAmbiguousTokens, resource_metadata_url=metadata_url)

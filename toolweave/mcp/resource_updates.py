@@ -37,7 +37,8 @@ import mcp.types as mt
 from mcp.server import ServerRequestContext
 from mcp.server.subscriptions import ResourceUpdated
 
-from toolweave.mcp.request import connection_of
+from toolweave.core.errors import UnknownResource
+from toolweave.mcp.request import caller, connection_of
 
 logger = logging.getLogger("toolweave.mcp")
 
@@ -61,7 +62,7 @@ class ResourceUpdates:
                 self._uris[key], self._connections[key] = set(), connection
                 connection.exit_stack.push_async_callback(self._forget, key)
             uri = str(params.uri)
-            if uri not in self._uris[key]:
+            if uri not in self._uris[key] and not self._forbidden(ctx, uri):  # the same answer either way
                 self._uris[key].add(uri)
                 await self._counted(uri, +1)
         return mt.EmptyResult()
@@ -83,7 +84,12 @@ class ResourceUpdates:
         stream asks for as subscribers for as long as the stream lasts."""
 
         async def listen(ctx: ServerRequestContext[Any], params: mt.SubscriptionsListenRequestParams) -> Any:
-            uris = [str(uri) for uri in params.notifications.resource_subscriptions or ()]
+            named = params.notifications.resource_subscriptions or ()
+            allowed = [uri for uri in named if not self._forbidden(ctx, str(uri))]
+            if len(allowed) < len(named):  # the stream filters its events by these URIs
+                notifications = params.notifications.model_copy(update={"resource_subscriptions": allowed})
+                params = params.model_copy(update={"notifications": notifications})
+            uris = [str(uri) for uri in allowed]
             for uri in uris:
                 await self._counted(uri, +1)
             try:
@@ -94,6 +100,19 @@ class ResourceUpdates:
                         await self._counted(uri, -1)
 
         return listen
+
+    def _forbidden(self, ctx: ServerRequestContext[Any], uri: str) -> bool:
+        """Whether `uri` is served only by resources the caller may not read (`Authorize`): its
+        updates would reveal that it exists. An unknown URI is not forbidden (it may appear)."""
+        catalog = self.server.resources.catalog if self.server is not None else None
+        if catalog is None or not catalog.rules():
+            return False
+        auth = caller(ctx)
+        try:
+            catalog.resolve(uri, lambda entry: catalog.admits(entry, auth))
+        except UnknownResource:
+            return _served(catalog, uri)  # served, but only by what the caller may not read
+        return False
 
     async def _counted(self, uri: str, change: int) -> None:
         """Count subscribers of `uri`; tell the server about the first and about the last leaving."""
@@ -132,3 +151,12 @@ class ResourceUpdates:
             except Exception:
                 logger.debug("could not send resources/updated", exc_info=True)
                 await self._forget(key)
+
+
+def _served(catalog: Any, uri: str) -> bool:
+    """Whether some resource or template of `catalog` serves `uri`, whoever may read it."""
+    try:
+        catalog.resolve(uri)
+    except UnknownResource:
+        return False
+    return True

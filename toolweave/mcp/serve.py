@@ -60,7 +60,7 @@ def http_app(
     authenticate: Authenticate | None = None,
     allow_anonymous: bool = False,
     resource_url: str | None = None,
-    authorization_servers: Sequence[str] = (),
+    authorization_servers: Sequence[str] | str = (),
     event_store: EventStore | None = None,
     retry_interval: int | None = None,
     max_sessions: int | None = 1000,
@@ -105,7 +105,8 @@ def http_app(
     if resource_url is not None:
         if auth is None:
             raise ValueError("resource_url= describes a server that verifies tokens: pass auth= too")
-        issuers = list(authorization_servers) or [issuer for issuer in [getattr(auth, "issuer", None)] if issuer]
+        named = [authorization_servers] if isinstance(authorization_servers, str) else list(authorization_servers)
+        issuers = named or [issuer for issuer in [getattr(auth, "issuer", None)] if issuer]
         if not issuers:
             raise ValueError("resource_url= needs authorization_servers= (the verifier names no issuer)")
         routes = metadata_routes(resource_url, issuers, list(auth.required_scopes))

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp.server import ServerRequestContext
-from opentelemetry import context, propagate
+from opentelemetry import context, propagate, trace
 
 TRACEPARENT = "traceparent"
 
@@ -38,10 +38,17 @@ async def trace_context_from_headers(ctx: ServerRequestContext[Any], call_next: 
     """Run the rest of the request in the trace context of its HTTP `traceparent` header, if any."""
     request = ctx.request
     headers = getattr(request, "headers", None)
-    if headers is None or TRACEPARENT not in headers or (ctx.meta and TRACEPARENT in ctx.meta):
+    if headers is None or TRACEPARENT not in headers or _has_context(ctx.meta):
         return await call_next(ctx)
     token = context.attach(propagate.extract(headers))
     try:
         return await call_next(ctx)
     finally:
         context.detach(token)
+
+
+def _has_context(meta: Any) -> bool:
+    """Whether the request's `_meta` carries a valid trace context (which the SDK's span then uses)."""
+    if not meta or TRACEPARENT not in meta:
+        return False
+    return trace.get_current_span(propagate.extract(meta)).get_span_context().is_valid

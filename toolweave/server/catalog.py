@@ -93,9 +93,13 @@ class Catalog(Generic[E]):
         """The entry exposed as `key` if the caller of `ctx` may use it, else the kind's unknown-error."""
         return self.admitted(self.get(key), key, ctx)
 
+    def admits(self, entry: E, auth: AuthInfo | None) -> bool:
+        """Whether the caller `auth` may see and use `entry`."""
+        return _admits(entry.component, auth)
+
     def admitted(self, entry: E, key: str, ctx: Context) -> E:
         """`entry`, if the caller may use it; else the kind's unknown-error (and a security log)."""
-        if _admits(entry.component, ctx.auth):
+        if self.admits(entry, ctx.auth):
             return entry
         security.warning("caller %s asked for %r without access: answered as unknown", caller_key(ctx), key)
         raise self.unknown(key)

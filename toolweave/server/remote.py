@@ -45,6 +45,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource
@@ -101,9 +102,13 @@ class HttpTarget:
         return shown_url(self.url, self.secrets)
 
     def default_name(self) -> str:
-        """The host name of the URL."""
-        host = self.url.split("://", 1)[-1].split("/", 1)[0]
-        return host.split(":", 1)[0] or "remote"
+        """The host name of the URL (never its user, password, port or query: the name is a log
+        prefix, a span attribute and a metrics label)."""
+        try:
+            host = urlsplit(self.url).hostname
+        except ValueError:  # e.g. an unclosed IPv6 bracket
+            host = None
+        return host or "remote"
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +153,17 @@ def _checked(url: str) -> str:
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"remote server URL must start with http:// or https://, not {shown_url(url)!r}")
     return url
+
+
+def _checked_auth(auth: Any) -> Any:
+    """`auth` if `httpx` can use it; a string (a token meant as `Bearer(token)`) is refused here,
+    without its value, rather than at every connection attempt with it in the log."""
+    if isinstance(auth, str | bytes):
+        raise TypeError(
+            "RemoteServer auth= takes an httpx auth, not a string: send a bearer token with "
+            "auth=toolweave.auth.Bearer(token) (or Bearer(FromEnv('NAME')))"
+        )
+    return auth
 
 
 class RemoteServer(Server):
@@ -257,7 +273,8 @@ class RemoteServer(Server):
             secrets: Values in `url` never to show in logs or `explain` (a URL's password and
                 secret-looking query parameters are hidden anyway).
         """
-        return cls(HttpTarget(_checked(url), dict(headers) if headers else None, secrets, auth), **options)
+        target = HttpTarget(_checked(url), dict(headers) if headers else None, secrets, _checked_auth(auth))
+        return cls(target, **options)
 
     @classmethod
     def sse(
@@ -272,7 +289,8 @@ class RemoteServer(Server):
         """An upstream that speaks only the legacy HTTP+SSE transport, its event stream at `url`
         (often `.../sse`); otherwise like `http()`: one pooled session, restarted with backoff.
         """
-        return cls(SseTarget(_checked(url), dict(headers) if headers else None, secrets, auth), **options)
+        target = SseTarget(_checked(url), dict(headers) if headers else None, secrets, _checked_auth(auth))
+        return cls(target, **options)
 
     @classmethod
     def openapi(cls, spec: Any, base_url: str | None = None, **options: Any) -> OpenAPIServer:

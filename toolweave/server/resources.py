@@ -76,18 +76,33 @@ class ResourceCatalog(Catalog[ResourceEntry]):
         """The resource templates, in registration order."""
         return tuple(entry.component for entry in self.templates)
 
-    def resolve(self, uri: str) -> tuple[ResourceEntry, dict[str, str]]:
+    def resolve(
+        self, uri: str, admits: Callable[[ResourceEntry], bool] | None = None
+    ) -> tuple[ResourceEntry, dict[str, str]]:
         """The entry serving `uri` and the raw template parameters, or `UnknownResource`.
 
-        A static resource wins over a template; among templates the first registered wins.
+        A static resource wins over a template; among templates the first registered wins. With
+        `admits`, entries it refuses are passed over, as if they did not exist.
         """
         entry = self.static.get(uri)
-        if entry is not None:
+        if entry is not None and (admits is None or admits(entry)):
             return entry, {}
-        found = self.matcher.match(uri)
+        found = self.matcher.match(uri, admits)
         if found is not None:
             return found
         raise UnknownResource(uri)
+
+    def resolve_for(self, uri: str, ctx: Context) -> tuple[ResourceEntry, dict[str, str]]:
+        """`resolve(uri)` as the caller of `ctx` sees the catalog: a resource or template it may
+        not read is passed over, so the next match serves the URI, exactly as if the forbidden one
+        did not exist (its existence would show otherwise)."""
+        if not self.rules():
+            return self.resolve(uri)
+        try:
+            return self.resolve(uri, lambda entry: self.admits(entry, ctx.auth))
+        except UnknownResource:
+            self.admitted(self.resolve(uri)[0], uri, ctx)  # a forbidden match: logged, then unknown
+            raise
 
     async def read(self, uri: str, ctx: Context) -> ResourceResult:
         """Read `uri` through its chain.
@@ -97,8 +112,8 @@ class ResourceCatalog(Catalog[ResourceEntry]):
             InvalidArguments: a template parameter does not convert to its declared type.
             ToolError: the resource failed (an internal error arrives masked).
         """
-        entry, raw = self.resolve(uri)
-        resource = self.admitted(entry, uri, ctx).component
+        entry, raw = self.resolve_for(uri, ctx)
+        resource = entry.component
         params: dict[str, Any] = raw
         if raw and resource.validator is not None:
             try:
