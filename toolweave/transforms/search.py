@@ -32,9 +32,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
-
-import regex
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolweave.core.content import TextContent
 from toolweave.core.context import Context
@@ -43,6 +41,9 @@ from toolweave.core.result import ToolResult, dump_json
 from toolweave.core.tool import Tool, ToolAnnotations
 from toolweave.transforms.bm25 import BM25Index, document
 from toolweave.transforms.catalog import CatalogTransform, CatalogView
+
+if TYPE_CHECKING:
+    import regex
 
 Strategy = Literal["bm25", "regex"]
 Finder = Callable[[str, int], list[int]]
@@ -107,6 +108,8 @@ def _left(deadline: float) -> float:
 def _pattern(query: str) -> regex.Pattern[str]:
     """The client's pattern, or the query as literal text when it is not a pattern, too long, or
     shaped to backtrack without end (a client's regex runs on the server: it must stay cheap)."""
+    import regex  # only the regex strategy needs it (~10 ms to import)
+
     if len(query) <= _MAX_PATTERN and not _NESTED_REPEAT.search(query):
         try:
             return regex.compile(query, regex.IGNORECASE | regex.MULTILINE)
