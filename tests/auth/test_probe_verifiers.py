@@ -73,8 +73,11 @@ ODD_ANSWERS = {
 async def test_an_odd_introspection_answer_refuses_the_token(answer: Any) -> None:
     async with answering(answer) as url:
         verifier = IntrospectionVerifier(url + "/introspect", client_id="c", client_secret="s", audience=AUDIENCE)
-        with pytest.raises(InvalidToken):
-            await verifier.verify("opaque-token")
+        try:
+            with pytest.raises(InvalidToken):
+                await verifier.verify("opaque-token")
+        finally:
+            await verifier.aclose()
 
 
 class Crashing:
