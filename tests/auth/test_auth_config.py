@@ -11,12 +11,13 @@ import pytest
 import yaml
 
 from tests.acceptance.cli_helpers import run_cli
-from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
+from tests.auth.issuer import AUDIENCE, INTROSPECTION_CLIENT, ISSUER, Issuer
 from tests.auth.test_http_auth import connected
 from tests.serving import serving
 from toolweave import ConfigError
-from toolweave.auth import JWTVerifier
+from toolweave.auth import IntrospectionVerifier, JWTVerifier
 from toolweave.config import build_file
+from toolweave.core.errors import InvalidToken
 
 TOOLS = '''
 from toolweave import Server
@@ -113,3 +114,27 @@ def test_a_broken_auth_section_names_the_key(
     with pytest.raises(ConfigError, match=r"server\.auth") as error:
         build_file(write_config(tmp_path, issuer, **auth))
     assert problem in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "audience",
+    [{"audience": ["https://other.test/", AUDIENCE]}, {}],
+    ids=["a list of audiences", "resource_url by default"],
+)
+async def test_introspected_tokens_are_checked_for_the_configured_audience(
+    tmp_path: Path, issuer: Issuer, audience: dict[str, Any]
+) -> None:
+    client_id, secret = INTROSPECTION_CLIENT
+    introspection = {"url": issuer.introspection_url, "client_id": client_id, "client_secret": secret}
+    path = write_config(tmp_path, issuer, jwks_uri=None, introspection=introspection, **audience)
+    composed = build_file(path)
+    verifier = composed.auth["auth"] if composed.auth else None
+    assert isinstance(verifier, IntrospectionVerifier)
+    try:
+        ours = await verifier.verify(issuer.opaque_token(sub="ada", scope="tools", aud=AUDIENCE, iss=ISSUER))
+        assert ours.subject == "ada"
+        elsewhere = issuer.opaque_token(sub="eve", scope="tools", aud="https://elsewhere.test/", iss=ISSUER)
+        with pytest.raises(InvalidToken, match="another audience"):
+            await verifier.verify(elsewhere)
+    finally:
+        await verifier.aclose()

@@ -250,7 +250,7 @@ def http_auth(spec: AuthSpec, *, where: str) -> dict[str, Any]:
             client_id=found.client_id,
             client_secret=found.client_secret,
             issuer=spec.issuer,
-            audience=spec.audience if isinstance(spec.audience, str) else None,
+            audience=spec.audience or spec.resource_url,
             required_scopes=scopes,
             where=f"{where}.introspection",
         )
