@@ -53,3 +53,29 @@ async def test_a_gateway_served_through_a_wrapper_without_a_store_shares_with_it
         written = await watched.call_tool("acct_balance", {"account": "a"})
         read = await plain.call_tool("acct_balance", {"account": "a"})
     assert written.text == read.text == "first balance of a"
+
+
+async def test_replicas_built_from_one_config_share_an_openapi_entrys_rate_limit(redis: RedisServer) -> None:
+    from tests.openapi.petstore import petstore
+    from tests.serving import served
+    from toolweave.config import build
+    from toolweave.config.models import Config
+
+    with served(petstore()) as url:
+        config = {
+            "server": {"name": "gw", "store": redis.url},
+            "openapi": {
+                "shop": {
+                    "spec": f"{url}/openapi.json",
+                    "base_url": url,
+                    "prefix": "shop",
+                    "include_routes": [{"paths": ["/pets"], "methods": ["GET"]}],
+                    "middleware": {"rate_limit": {"rate": 0.001, "burst": 2}},
+                }
+            },
+        }
+        one, two = (build(Config.model_validate(config)).server for _ in range(2))
+        async with one, two:
+            calls = [await server.call_tool("shop_list_pets", {}) for server in (one, two, two)]
+    assert [result.is_error for result in calls] == [False, False, True]  # one bucket of 2 for both
+    assert "rate limit" in calls[2].text.lower()

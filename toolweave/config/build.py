@@ -554,7 +554,8 @@ def _add_openapi(composed: Composed, name: str, entry: OpenAPIEntry, *, base: Pa
     where = key_path(("openapi", name))
     api = openapi_source(name, entry, base_dir=base, where=where, secrets=list(composed.secrets))
     composed.sources.append(Source(where, api, tuple(entry.tools)))
-    layer = source_layer(name, api, entry, mode="mount", where=where, secrets=list(composed.secrets))
+    store = composed.server.store
+    layer = source_layer(name, api, entry, mode="mount", where=where, secrets=list(composed.secrets), store=store)
     _mount(composed.server, layer, entry.prefix, where=where)
 
 
