@@ -127,13 +127,16 @@ async def test_a_jwks_endpoint_that_goes_down_leaves_the_known_keys_in_use() -> 
 
 @asynccontextmanager
 async def trickling() -> AsyncIterator[str]:
-    """An endpoint that answers one byte a second for a minute (each read is quick; the answer is not)."""
+    """An endpoint that answers one byte a second for a minute (each read is quick; the answer is
+    not), until the client hangs up (older Starlette keeps streaming to a client that left)."""
 
     async def answer(request: Request) -> StreamingResponse:
         async def body() -> AsyncIterator[bytes]:
             for _ in range(60):
                 yield b" "
                 await anyio.sleep(1)
+                if await request.is_disconnected():
+                    return
             yield b"{}"
 
         return StreamingResponse(body(), media_type="application/json")
