@@ -86,6 +86,19 @@ async def test_refused_requests_get_401_with_only_the_error_code(issuer: Issuer,
         assert good.status_code == 200  # the server keeps serving
 
 
+async def test_with_anonymous_callers_allowed_a_bad_token_is_still_refused(issuer: Issuer) -> None:
+    async with protected(issuer, allow_anonymous=True, scopes=["tools"]) as url:
+        anonymous = await _post(url, {})
+        expired = await _post(url, REFUSED["expired"](issuer))
+        forged = await _post(url, REFUSED["tampered signature"](issuer))
+        unscoped = await _post(url, {"authorization": f"Bearer {issuer.token(scope='notes')}"})
+        good = await _post(url, {"authorization": f"Bearer {issuer.token()}"})
+    assert anonymous.status_code == good.status_code == 200
+    assert expired.status_code == forged.status_code == 401  # told to get a new token, not served as nobody
+    assert 'error="invalid_token"' in expired.headers["www-authenticate"]
+    assert unscoped.status_code == 403
+
+
 async def test_a_token_in_the_query_string_is_refused(issuer: Issuer) -> None:
     async with protected(issuer) as url:
         response = await _post(url, {}, path=f"/mcp?access_token={issuer.token()}")

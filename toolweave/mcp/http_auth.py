@@ -143,15 +143,25 @@ class RequireAuthOn:
     """ASGI middleware: requests to `paths` (and below them) need an authenticated caller (the
     SDK's 401/403 answers).
 
-    Other routes (the RFC 9728 metadata, health checks) stay open.
+    Other routes (the RFC 9728 metadata, health checks) stay open. With `tokens_only`, only a
+    request that presents an `Authorization` header is held to it (anonymous callers allowed: a
+    token that is expired, forged or lacks a required scope still gets its 401/403, so the
+    client learns to fetch a new one instead of being served as nobody).
     """
 
     def __init__(
-        self, app: ASGIApp, *, paths: Sequence[str], required_scopes: list[str], resource_metadata_url: Any
+        self,
+        app: ASGIApp,
+        *,
+        paths: Sequence[str],
+        required_scopes: list[str],
+        resource_metadata_url: Any,
+        tokens_only: bool = False,
     ) -> None:
         self.app = app
         self.paths = tuple(path.rstrip("/") or "/" for path in paths)
         self.guarded = RequireAuthMiddleware(app, required_scopes, resource_metadata_url)
+        self.tokens_only = tokens_only
 
     def _guards(self, path: str) -> bool:
         path = path.rstrip("/") or "/"
@@ -160,10 +170,13 @@ class RequireAuthOn:
         return any(path == guarded or (guarded != "/" and path.startswith(guarded + "/")) for guarded in self.paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self._guards(route_path(scope)):
+        if scope["type"] == "http" and self._guards(route_path(scope)) and self._held(scope):
             await self.guarded(scope, receive, send)
         else:
             await self.app(scope, receive, send)
+
+    def _held(self, scope: Scope) -> bool:
+        return not self.tokens_only or any(name.lower() == b"authorization" for name, _ in scope.get("headers", ()))
 
 
 def route_path(scope: Scope) -> str:
@@ -249,8 +262,8 @@ def protect(
     resource_url: str | None = None,
 ) -> None:
     """Put the auth layers around `app` (outermost first): query-token refusal, authentication,
-    the caller into the SDK's auth context, and (unless anonymous callers are allowed) the 401/403
-    guard on `paths`.
+    the caller into the SDK's auth context, and the 401/403 guard on `paths` (with anonymous
+    callers allowed: for the requests that present a bearer token to a `verifier`).
     """
     if (verifier is None) == (authenticate is None):
         raise ValueError("protect() needs exactly one of a verifier or an authenticate hook")
@@ -271,8 +284,12 @@ def protect(
         backend = HookBackend(authenticate)
     metadata_url = build_resource_metadata_url(AnyHttpUrl(resource_url)) if resource_url else None
     # add_middleware puts each new layer outside the ones added before: innermost first.
-    if not allow_anonymous:
-        app.add_middleware(RequireAuthOn, paths=paths, required_scopes=scopes, resource_metadata_url=metadata_url)
+    if not allow_anonymous or verifier is not None:
+        # (a hook decides alone who is anonymous; a verifier's anonymous callers send no token)
+        app.add_middleware(
+            RequireAuthOn, paths=paths, required_scopes=scopes, resource_metadata_url=metadata_url,
+            tokens_only=allow_anonymous,
+        )
     app.add_middleware(AuthContextMiddleware)
     app.add_middleware(AuthenticationMiddleware, backend=backend)
     app.add_middleware(RefuseAmbiguousTokens, resource_metadata_url=metadata_url)
