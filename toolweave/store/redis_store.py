@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 import anyio
 import anyio.lowlevel
 
+from toolweave.core.shown import shown_url
 from toolweave.store.base import (
     SharedCache,
     SharedCircuit,
@@ -77,29 +78,6 @@ def check_url(url: str) -> str:
     except Exception as error:  # TypeError, ValueError, RedisError: whatever redis-py says of it
         raise ValueError(f"the store URL {shown_url(url)!r} is not one redis-py accepts: {error}") from None
     return url
-
-
-def shown_url(url: str) -> str:
-    """`url` without its password (in the user part or a `?password=` option), for messages and logs.
-
-    Example:
-        >>> shown_url("redis://app:s3cret@cache:6379/0?password=s3cret&db=1")
-        'redis://app:***@cache:6379/0?password=***&db=1'
-    """
-    parts = urlsplit(url)
-    if parts.password is not None:
-        host = parts.netloc.rsplit("@", 1)[-1]
-        user = f"{parts.username}:***@" if parts.username else ":***@"
-        parts = parts._replace(netloc=user + host)
-    if "password" in parts.query.lower():
-        options = [_hidden(option) for option in parts.query.split("&")]
-        parts = parts._replace(query="&".join(options))
-    return parts.geturl()
-
-
-def _hidden(option: str) -> str:
-    name, equals, _ = option.partition("=")
-    return f"{name}=***" if equals and "password" in name.lower() else option
 
 
 def reason_of(error: BaseException) -> str:
