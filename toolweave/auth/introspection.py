@@ -29,7 +29,7 @@ import httpx2 as httpx
 
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.client_auth import basic_client_auth
-from toolweave.auth.verifier import caller_from_claims, epoch_seconds, scope_names
+from toolweave.auth.verifier import audiences, caller_from_claims, epoch_seconds, scope_names
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
@@ -68,7 +68,7 @@ class IntrospectionVerifier:
     ) -> None:
         self.url = url
         self.issuer = issuer
-        self.audience = [audience] if isinstance(audience, str) else list(audience or []) or None
+        self.audience = audiences(audience)
         self.required_scopes = scope_names(required_scopes)
         self.cache_ttl = cache_ttl
         self.timeout = timeout

@@ -46,7 +46,7 @@ from jwt.api_jwk import PyJWK
 
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.jws import Compact, check_claims
-from toolweave.auth.verifier import caller_from_claims, scope_names
+from toolweave.auth.verifier import audiences, caller_from_claims, scope_names
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
@@ -115,7 +115,7 @@ class JWTVerifier:
             )
         self.jwks_uri = jwks_uri
         self.issuer = issuer
-        self.audience = [audience] if isinstance(audience, str) else list(audience or []) or None
+        self.audience = audiences(audience)
         self.leeway = leeway
         self.required_scopes = scope_names(required_scopes)
         self.refetch_interval = refetch_interval

@@ -26,7 +26,16 @@ from typing import Any, Protocol, runtime_checkable
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
 
-__all__ = ["AuthInfo", "InvalidToken", "Verifier", "caller_from_claims", "epoch_seconds", "scope_names", "scopes_of"]
+__all__ = [
+    "AuthInfo",
+    "InvalidToken",
+    "Verifier",
+    "audiences",
+    "caller_from_claims",
+    "epoch_seconds",
+    "scope_names",
+    "scopes_of",
+]
 
 
 @runtime_checkable
@@ -78,6 +87,16 @@ def caller_from_claims(token: str, claims: dict[str, Any]) -> AuthInfo:
         client_id=str(client_id) if client_id is not None else None,
         expires_at=epoch_seconds(expires),
     )
+
+
+def audiences(audience: str | Iterable[str] | None) -> list[str] | None:
+    """The audiences a verifier accepts: one, a list of them, or `None` (no audience checked).
+
+    Example:
+        >>> audiences("https://mcp.example.com/mcp"), audiences([]), audiences(None)
+        (['https://mcp.example.com/mcp'], None, None)
+    """
+    return [audience] if isinstance(audience, str) else list(audience or []) or None
 
 
 def epoch_seconds(value: Any) -> int | None:
