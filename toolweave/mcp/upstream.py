@@ -59,6 +59,7 @@ from pydantic import Discriminator, Tag, TypeAdapter
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InputRequired, ToolTimeout, UpstreamError, UpstreamFailed
+from toolweave.core.in_flight import InFlight
 from toolweave.core.input import InputRequest
 from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import ToolResult
@@ -154,9 +155,8 @@ class Upstream:
         """Whether a connection attempt after a failure is under way."""
         self.era: str | None = None
         """`"2025"` (the `initialize` handshake) or `"2026"` (`server/discover`), once negotiated."""
-        self.in_flight = 0
-        """How many requests are waiting for the upstream's answer now."""
-        self._settled: anyio.Event | None = None
+        self.in_flight = InFlight()
+        """The requests waiting for the upstream's answer now."""
         self.callers: CallerSessions | None = None
         """The per-caller sessions, when the mount forwards the caller's token."""
         if remote.forward_caller_token:
@@ -202,9 +202,7 @@ class Upstream:
 
     async def settled(self) -> None:
         """Wait until no request is waiting for the upstream's answer."""
-        while self.in_flight:
-            self._settled = anyio.Event()
-            await self._settled.wait()
+        await self.in_flight.settled()
 
     async def _supervise(self, first: anyio.Event) -> None:
         backoff = self.remote.backoff
@@ -650,21 +648,15 @@ class Upstream:
         # The whole request is bounded, sending included: an upstream that stopped reading (a
         # stopped process with a full pipe) blocks the write, which the SDK's read timeout does
         # not cover. Cancelled, the SDK still sends `notifications/cancelled` (itself bounded).
-        self.in_flight += 1
-        with anyio.move_on_after(math.inf if timeout is None else timeout) as bound:
-            try:
-                async with self._session_for(ctx, session, for_caller, subject, tool) as used:
-                    try:
-                        return await used.send_request(request, result_type, progress_callback=progress)
-                    except MCPError as error:
-                        raise self._translate(used, action, error, tool) from None
-                    except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-                        self._lose(used)
-                        raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
-            finally:
-                self.in_flight -= 1
-                if not self.in_flight and self._settled is not None:
-                    self._settled.set()
+        with self.in_flight, anyio.move_on_after(math.inf if timeout is None else timeout) as bound:
+            async with self._session_for(ctx, session, for_caller, subject, tool) as used:
+                try:
+                    return await used.send_request(request, result_type, progress_callback=progress)
+                except MCPError as error:
+                    raise self._translate(used, action, error, tool) from None
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                    self._lose(used)
+                    raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
         assert bound.cancelled_caught and timeout is not None
         if timed_out is not None:
             raise timed_out(timeout)

@@ -39,6 +39,7 @@ from pydantic_core import from_json
 from toolweave.core.content import BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent, TextContent
 from toolweave.core.context import Context
 from toolweave.core.errors import ToolError, UpstreamError
+from toolweave.core.in_flight import InFlight
 from toolweave.core.result import WRAP_KEY, ToolResult
 from toolweave.core.shown import without
 from toolweave.openapi.operations import Operation, Param
@@ -102,31 +103,6 @@ def _segment(arg: str, value: Any) -> str:
     if not text:  # an empty segment would merge with its neighbours (`/a//b`, or `//host` at the start)
         raise ToolError(f"argument {arg!r} cannot be empty: it is a segment of the request path")
     return text.replace(".", "%2E") if text in (".", "..") else text
-
-
-class InFlight:
-    """The requests under way through one API's client: each runs inside `with in_flight:`, and
-    `settled()` waits until none is (the client is closed only then)."""
-
-    __slots__ = ("_settled", "count")
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._settled: anyio.Event | None = None
-
-    def __enter__(self) -> None:
-        self.count += 1
-
-    def __exit__(self, *exc: object) -> None:
-        self.count -= 1
-        if not self.count and self._settled is not None:
-            self._settled.set()
-
-    async def settled(self) -> None:
-        """Wait until no request is under way."""
-        while self.count:
-            self._settled = anyio.Event()
-            await self._settled.wait()
 
 
 class HttpCall:

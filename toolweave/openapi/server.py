@@ -31,9 +31,10 @@ import httpx2
 from anyio.abc import TaskGroup
 
 from toolweave.core.errors import SpecError, UpstreamError
+from toolweave.core.in_flight import InFlight
 from toolweave.core.shown import shown_url
 from toolweave.core.tool import Origin, Tool
-from toolweave.openapi.call import HttpCall, InFlight
+from toolweave.openapi.call import HttpCall
 from toolweave.openapi.credentials import Credentials, HeaderValue
 from toolweave.openapi.operations import Operation, read_operations
 from toolweave.openapi.routes import Routes
