@@ -5,8 +5,9 @@ one port for all), starts N `toolweave serve` children on it with `--reuse-port`
 spreads connections between them), waits until each listens, and announces the URL. Each
 worker builds the config itself: its own upstream sessions (a stdio upstream runs once per
 worker), its own handshake-era sessions; what is shared goes through `server.store`. Stopping
-the parent (Ctrl-C, SIGTERM) stops every worker; a worker that exits on its own stops them all,
-and the parent exits with its status (leave restarts to a process supervisor).
+the parent (Ctrl-C, SIGTERM), even while the workers still start, stops every worker and exits
+0; a worker that exits on its own stops them all, and the parent exits with its status (leave
+restarts to a process supervisor).
 
 Example:
     >>> worker_command(["serve", "gw.yaml", "--transport", "http"], port=8000)[-4:]
@@ -58,7 +59,7 @@ def serve_workers(
         command = worker_command(arguments, port=port)
         children = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(workers)]
         if not _wait_ready(children, stop, ready_timeout):
-            return _first_status(children) or 1
+            return 0 if stop.is_set() else _first_status(children) or 1
         on_ready(port)
         while not stop.is_set():
             status = _first_status(children)

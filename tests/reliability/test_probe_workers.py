@@ -1,18 +1,22 @@
 """`toolweave serve --workers N` passes the serving options each worker needs: `--grace` (the
-workers used their default 10 s) and `--watch` (ignored without a word)."""
+workers used their default 10 s) and `--watch` (ignored without a word), and a stop asked for
+while the workers still start is a clean stop."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import anyio
 import httpx2
 from mcp import Client
 
+from tests.conftest import free_port, subprocess_env
 from tests.serving import toolweave_announced
 
-from .cli import serve_http, terminate
+from .cli import descendants, serve_http, terminate
 from .http import call
 from .raw import SERVERS
 
@@ -55,3 +59,28 @@ async def test_the_workers_reload_an_edited_config_with_watch(tmp_path: Path) ->
                 edited = bool(after) and all(name.startswith("edited_") for name in after)
                 edited_in_a_row = edited_in_a_row + 1 if edited else 0
     assert before and all(name.startswith("local_") for name in before)
+
+
+async def test_a_stop_while_the_workers_start_exits_cleanly(tmp_path: Path) -> None:
+    (tmp_path / "slow.py").write_text(  # builds at once in the parent, in 30 s in a worker
+        "import sys, time\nfrom toolweave import Server\n"
+        "if '--reuse-port' in sys.argv:\n    time.sleep(30)\nserver = Server('slow')\n"
+    )
+    config = tmp_path / "gateway.yaml"
+    config.write_text("python:\n  - import: slow:server\n")
+    serve = ["serve", str(config), "--transport", "http", "--port", str(free_port()), "--workers", "2"]
+    process = await anyio.open_process(
+        [sys.executable, "-m", "toolweave.cli", *serve, "--grace", "1"],
+        cwd=tmp_path,
+        env=subprocess_env(PYTHON=sys.executable),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    with anyio.fail_after(15):
+        while len(descendants(process.pid)) < 2:  # noqa: ASYNC110 - other processes: none is ready for 30 s
+            await anyio.sleep(0.1)
+    terminate(process)
+    with anyio.fail_after(15):
+        status = await process.wait()
+    assert status == 0
