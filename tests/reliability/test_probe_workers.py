@@ -33,7 +33,7 @@ async def test_the_workers_keep_the_grace_period_given() -> None:
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(run)
-            await anyio.sleep(1.0)
+            await anyio.sleep(2.0)  # the call is under way in a worker
             terminate(process)
     with anyio.fail_after(15):
         status = await process.wait()

@@ -234,21 +234,23 @@ class McpAdapter:
             return answer
 
         async def attempt_or_task(context: Context) -> dict[str, Any]:
-            task = await self.tasks.offer(ctx, params, context, as_task)
+            watch = observed.task_work if observed is not None else None
+            task = await self.tasks.offer(ctx, params, context, as_task, watch)
             return task if task is not None else await attempt(context)
 
         context = self.request_context(ctx)
         if observed is None:
             return await input_required.with_input(ctx, params, context, attempt_or_task)
-        with observed:  # a call answered with a task is observed until the task is handed out
+        with observed:  # a call answered with a task is observed until its work ends
             answer = await input_required.with_input(ctx, params, context, attempt_or_task)
-            is_error = isinstance(answer, dict) and answer.get("isError") is True
-            observed.answered(is_error, isinstance(answer, mt.InputRequiredResult))
+            if isinstance(answer, dict) and answer.get("resultType") == "task":
+                observed.handed_out()
+            else:
+                is_error = isinstance(answer, dict) and answer.get("isError") is True
+                observed.answered(is_error, isinstance(answer, mt.InputRequiredResult))
             return answer
 
-    async def _set_level(
-        self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams
-    ) -> mt.EmptyResult:
+    async def _set_level(self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams) -> mt.EmptyResult:
         connection = connection_of(ctx.session)
         if connection is not None:
             self._levels.set(connection, params.level)

@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import secrets
@@ -35,7 +36,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, cast
+from types import TracebackType
+from typing import Any, Protocol, cast
 
 import anyio
 from anyio.abc import TaskGroup
@@ -71,6 +73,18 @@ class _Asked:
 Ending = tuple[str, dict[str, Any]]
 """How a task's work ended: `("completed", {"result": ...})`, `("failed", {"error": ...})`,
 `("cancelled", {})`, or, before the task exists, `("input", {"needed": InputRequired})`."""
+
+
+class WorkWatch(Protocol):
+    """Who watches a task's work (the call's telemetry): entered around it, told how it ended."""
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+    def ended(self, status: str, result: Mapping[str, Any] | None) -> None: ...
 
 
 @dataclass(slots=True)
@@ -118,8 +132,12 @@ class TaskRunner:
         """Whether tasks can be started (a server is running)."""
         return bool(self._groups)
 
-    async def start(self, owner: str, tool: str, context: Context, attempt: Attempt) -> TaskRecord | dict[str, Any]:
+    async def start(
+        self, owner: str, tool: str, context: Context, attempt: Attempt, watch: Callable[[], WorkWatch] | None = None
+    ) -> TaskRecord | dict[str, Any]:
         """Run `attempt` for `owner` as a task: its record, once `tasks/get` would find it.
+
+        `watch`, if given, makes the watcher of the work, once the work is sure to run.
 
         With `settings.answer_within`, a call that ends sooner is answered as a plain call
         instead (its result, or its JSON-RPC error raised), and one that asks for input on its
@@ -136,7 +154,7 @@ class TaskRunner:
         if live.decided:
             await settings.store.put(record)
         self._live[record.task_id] = live
-        self._groups[-1].start_soon(self._run, live, context, attempt)
+        self._groups[-1].start_soon(self._run, live, context, attempt, watch() if watch is not None else None)
         if live.decided:
             return live.record
         try:
@@ -211,7 +229,11 @@ class TaskRunner:
                 live.record = dataclasses.replace(live.record, lease_until=until)
                 await self._write(live)
 
-    async def _run(self, live: _Live, context: Context, attempt: Attempt) -> None:
+    async def _run(self, live: _Live, context: Context, attempt: Attempt, watch: WorkWatch | None) -> None:
+        with watch if watch is not None else contextlib.nullcontext():
+            await self._work(live, context, attempt, watch)
+
+    async def _work(self, live: _Live, context: Context, attempt: Attempt, watch: WorkWatch | None) -> None:
         task_id = live.record.task_id
         context = dataclasses.replace(context, progress_sink=self._progress(live), log_sink=_log(task_id))
         ending: Ending | None = None
@@ -226,6 +248,8 @@ class TaskRunner:
         finally:
             if ending is None:
                 ending = ("cancelled", {}) if live.scope.cancelled_caught else ("failed", {"error": STOPPED})
+            if watch is not None:
+                watch.ended(ending[0], ending[1].get("result"))
             if live.decided:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(_FINAL_WRITE_SECONDS) as window:
                     await self._end(live, ending)
@@ -255,8 +279,10 @@ class TaskRunner:
 
     async def _wait_for_input(self, live: _Live, needed: InputRequired, used: set[str]) -> dict[str, Any]:
         asked = live.asked = _Asked(_unique_keys(needed.requests, used))
-        wire = {name: request.model_dump(by_alias=True, mode="json", exclude_none=True)
-                for name, request in to_mcp_requests(needed.requests).items()}
+        wire = {
+            name: request.model_dump(by_alias=True, mode="json", exclude_none=True)
+            for name, request in to_mcp_requests(needed.requests).items()
+        }
         timeout = self.settings.input_timeout or self.settings.keep
         with anyio.move_on_after(timeout) as waited:
             while outstanding := asked.outstanding():

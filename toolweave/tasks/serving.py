@@ -48,7 +48,7 @@ from toolweave.middleware.keys import caller_key
 from toolweave.store import RedisStore
 from toolweave.tasks.record import TaskRecord
 from toolweave.tasks.redis_store import RedisTaskStore
-from toolweave.tasks.runner import TaskRunner
+from toolweave.tasks.runner import TaskRunner, WorkWatch
 from toolweave.tasks.settings import TaskSettings
 from toolweave.tasks.store import MemoryTaskStore, TaskStore
 
@@ -160,8 +160,10 @@ class TaskService:
         params: mt.CallToolRequestParams,
         context: Context,
         attempt: Callable[[Context], Awaitable[dict[str, Any]]],
+        watch: Callable[[], WorkWatch] | None = None,
     ) -> dict[str, Any] | None:
-        """A `CreateTaskResult` for this call if it runs as a task, else `None` (a plain call).
+        """A `CreateTaskResult` for this call if it runs as a task, else `None` (a plain call);
+        `watch` makes the watcher of its work (see `TaskRunner.start`).
 
         With `answer_within` set, a task-capable call that ends that soon answers its result (in
         wire form) instead, and one that asks for input on its first round raises that
@@ -186,7 +188,7 @@ class TaskService:
             except UnknownTool as error:
                 raise protocol_error(error) from None
 
-        started = await self.runner.start(caller_key(context), params.name, context, attempt)
+        started = await self.runner.start(caller_key(context), params.name, context, attempt, watch)
         if isinstance(started, TaskRecord):
             return {"resultType": "task", **started.to_wire()}
         return started

@@ -7,7 +7,10 @@ starts), each `tools/call` is observed once, at the server's edge:
   `toolweave.tool.original_name` and, when the call ends, `toolweave.outcome` and — for a
   masked failure — `toolweave.incident`, the id the client's message carries (never the message);
 - `toolweave.tool.calls`, `toolweave.tool.duration` and `toolweave.tool.active` are recorded
-  with the tool's exposed name, its origin and the outcome.
+  with the tool's exposed name, its origin and the outcome;
+- a call answered with a task goes on until its work ends: the request's span gets the outcome
+  `task`, the work runs in a span `task <tool>` under it (the mounts and upstreams it goes
+  through are its children), and the call is counted once, with its work's outcome and duration.
 
 Without a provider the edge skips all of it: serving costs what it did before.
 
@@ -24,11 +27,14 @@ Example:
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from opentelemetry.trace import Span
+from opentelemetry import context as context_api
+from opentelemetry import trace
+from opentelemetry.trace import Span, StatusCode
 
 from toolweave.core.masking import incident_id
 from toolweave.core.tool import Tool
@@ -37,9 +43,23 @@ from toolweave.server.tools import ToolCatalog
 from toolweave.telemetry.metrics import INSTRUMENTS
 from toolweave.telemetry.outcomes import INTERNAL, outcome_of
 from toolweave.telemetry.providers import metrics_configured, tracing_configured
-from toolweave.telemetry.spans import INCIDENT, ORIGIN, ORIGINAL_NAME, OUTCOME, TOOL_NAME, recording_span
+from toolweave.telemetry.spans import (
+    INCIDENT,
+    OPERATION,
+    ORIGIN,
+    ORIGINAL_NAME,
+    OUTCOME,
+    TOOL_NAME,
+    TRACER,
+    record_failure,
+    record_outcome,
+    recording_span,
+    span_name,
+)
 
 UNKNOWN = "(unknown)"
+TASK = "task"
+"""The request span's outcome when the call was answered with a task (its work has its own span)."""
 _CACHE_KEY = "toolweave.telemetry.labels"
 
 
@@ -102,10 +122,11 @@ class CallObserver:
 
 
 class ObservedCall:
-    """One observed call: a context manager around it, told how it failed (`failed`) or what it
-    answered (`answered`)."""
+    """One observed call: a context manager around its request, told how it failed (`failed`) or
+    what it answered (`answered`). A call answered with a task (`handed_out`) is observed until
+    its work ends (`task_work`): it is counted once, with its work's outcome and duration."""
 
-    __slots__ = ("_answer", "_failure", "_metrics", "_span", "_started", "labels")
+    __slots__ = ("_answer", "_failure", "_holds", "_metrics", "_span", "_started", "_task", "labels")
 
     def __init__(self, observer: CallObserver, labels: CallLabels) -> None:
         self.labels = labels
@@ -114,6 +135,8 @@ class ObservedCall:
         self._failure: BaseException | None = None
         self._answer = "ok"
         self._started = 0.0
+        self._holds = 0  # the request, and the task's work if it has one: the call ends with the last
+        self._task = False
 
     def failed(self, error: BaseException) -> None:
         """The call failed with `error` (its client sees an error result or message)."""
@@ -123,6 +146,34 @@ class ObservedCall:
         """The call answered: an `isError` result (`is_error`), or a request for client input."""
         self._answer = "input_required" if needs_input else "tool_error" if is_error else "ok"
 
+    def handed_out(self) -> None:
+        """The request answered with a task: its span's outcome is `task`; the call goes on."""
+        self._task = True
+
+    def task_work(self) -> TaskWork:
+        """The observation of the call's work as a task (it holds the call open from now on)."""
+        self._holds += 1
+        return TaskWork(self, self._span)
+
+    def work_ended(self, status: str, result: Mapping[str, Any] | None) -> None:
+        """How the call's work as a task ended: `completed` (with its result), `failed`,
+        `cancelled`, or `input` (it asked for input before it became a task)."""
+        if status == "completed":
+            self.answered(bool(result and result.get("isError")))
+        elif status == "input":
+            self.answered(False, needs_input=True)
+        elif self.failure is None:  # (a failure the call told is the more precise outcome)
+            self._answer = "cancelled" if status == "cancelled" else INTERNAL
+
+    @property
+    def failure(self) -> BaseException | None:
+        """The error the call failed with, if it did."""
+        return self._failure
+
+    def outcome(self) -> str:
+        """What became of the call so far."""
+        return outcome_of(self._failure) if self._failure is not None else self._answer
+
     def __enter__(self) -> ObservedCall:
         labels = self.labels
         if self._span is not None:
@@ -130,22 +181,76 @@ class ObservedCall:
         if self._metrics:
             INSTRUMENTS.active.add(1, {TOOL_NAME: labels.tool, ORIGIN: labels.origin})
         self._started = time.perf_counter()
+        self._holds += 1
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        elapsed = time.perf_counter() - self._started
-        failure = self._failure if self._failure is not None else exc
-        outcome = outcome_of(failure) if failure is not None else self._answer
-        labels = self.labels
+        if exc is not None and self._failure is None:
+            self._failure = exc
         if self._span is not None:
+            outcome = TASK if self._task else self.outcome()
             attributes: dict[str, Any] = {OUTCOME: outcome}
-            if outcome == INTERNAL and failure is not None:
-                attributes[INCIDENT] = incident_id(failure)
+            if outcome == INTERNAL and self._failure is not None:
+                attributes[INCIDENT] = incident_id(self._failure)
             self._span.set_attributes(attributes)
-        if self._metrics:
-            INSTRUMENTS.active.add(-1, {TOOL_NAME: labels.tool, ORIGIN: labels.origin})
-            point = {TOOL_NAME: labels.tool, ORIGIN: labels.origin, OUTCOME: outcome}  # a new dict: the SDK may keep it
-            INSTRUMENTS.calls.add(1, point)
-            INSTRUMENTS.duration.record(elapsed, point)
+        self.release()
+
+    def release(self) -> None:
+        """One holder is done with the call; the last one records it."""
+        self._holds -= 1
+        if self._holds or not self._metrics:
+            return
+        elapsed = time.perf_counter() - self._started
+        labels = self.labels
+        INSTRUMENTS.active.add(-1, {TOOL_NAME: labels.tool, ORIGIN: labels.origin})
+        point = {TOOL_NAME: labels.tool, ORIGIN: labels.origin, OUTCOME: self.outcome()}  # new: the SDK may keep it
+        INSTRUMENTS.calls.add(1, point)
+        INSTRUMENTS.duration.record(elapsed, point)
+
+
+class TaskWork:
+    """The work of a call answered with a task, observed while it runs in the background: a span
+    `task <tool>`, a child of the request's span, is current around it (the mounts and upstreams
+    it goes through are its children), and the call is recorded when the work ends."""
+
+    __slots__ = ("_attached", "_call", "_request", "_span")
+
+    def __init__(self, call: ObservedCall, request: Span | None) -> None:
+        self._call = call
+        self._request = request  # the request's span, if recording
+        self._span: Span | None = None
+        self._attached: Any = None
+
+    def ended(self, status: str, result: Mapping[str, Any] | None) -> None:
+        """How the work ended (see `ObservedCall.work_ended`)."""
+        self._call.work_ended(status, result)
+
+    def __enter__(self) -> TaskWork:
+        request, labels = self._request, self._call.labels
+        if request is not None:
+            attributes = {OPERATION: "execute_tool", TOOL_NAME: labels.tool, ORIGIN: labels.origin}
+            attributes[ORIGINAL_NAME] = labels.original
+            parent = trace.set_span_in_context(request)
+            self._span = TRACER.start_span(span_name("task", labels.tool), context=parent, attributes=attributes)
+            self._attached = context_api.attach(trace.set_span_in_context(self._span))
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        call, span = self._call, self._span
+        if span is not None:
+            context_api.detach(self._attached)
+            outcome = call.outcome()
+            if call.failure is not None:
+                record_failure(span, call.failure)
+            elif outcome in ("ok", "tool_error"):
+                record_outcome(span, outcome == "tool_error")
+            else:
+                span.set_attribute(OUTCOME, outcome)
+                if outcome == INTERNAL:
+                    span.set_status(StatusCode.ERROR)
+            span.end()
+        call.release()
