@@ -405,6 +405,13 @@ def serve(
             "--metrics", help="HTTP: serve Prometheus metrics at /metrics (needs: pip install 'toolweave[prometheus]')."
         ),
     ] = False,
+    metrics_public: Annotated[
+        bool,
+        typer.Option(
+            "--metrics-public",
+            help="With server.auth: serve /metrics to anyone (by default only to verified callers).",
+        ),
+    ] = False,
     grace: Annotated[
         float,
         typer.Option(
@@ -433,6 +440,8 @@ def serve(
     setup_logging(log_level)
     http = transport is Transport.http
     _check_serve_flags(http=http, legacy_sse=legacy_sse, metrics=metrics, workers=workers, watch=watch)
+    if metrics_public and not metrics:
+        fail("--metrics-public opens the metrics --metrics serves: add --metrics", code=2)
     if watch and (client is not None or config is None):
         fail("--watch reloads a toolweave config file: give CONFIG (not --from)", code=2)
     if metrics:
@@ -455,6 +464,7 @@ def serve(
         arguments += ["--max-sessions", str(max_sessions), "--session-idle-timeout", str(session_idle_timeout)]
         arguments += ["--max-body-size", str(max_body_size), "--limit-concurrency", str(limit_concurrency)]
         arguments += ["--log-format", log_format.value, *(["--metrics"] if metrics else [])]
+        arguments += ["--metrics-public"] if metrics_public else []
         arguments += ["--grace", str(grace), *(["--watch"] if watch else [])]  # each worker reloads its own build
         serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json, grace=grace)
         return
@@ -493,6 +503,7 @@ def serve(
             "limit_concurrency": limit_concurrency,
             "legacy_sse": legacy_sse,
             "metrics": metrics,
+            "metrics_public": metrics_public,
             "on_ready": _ready_line if no_announce else announce,
             "reuse_port": reuse_port,
             # a worker of --workers: the next request of a handshake-era session may reach another worker

@@ -7,13 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 import yaml
 
 from tests.acceptance.cli_helpers import run_cli
 from tests.auth.issuer import AUDIENCE, INTROSPECTION_CLIENT, ISSUER, Issuer
 from tests.auth.test_http_auth import connected
-from tests.serving import serving
+from tests.serving import serving, toolweave_announced
 from toolweave import ConfigError
 from toolweave.auth import IntrospectionVerifier, JWTVerifier
 from toolweave.config import build_file
@@ -138,3 +139,21 @@ async def test_introspected_tokens_are_checked_for_the_configured_audience(
             await verifier.verify(elsewhere)
     finally:
         await verifier.aclose()
+
+
+async def test_served_metrics_ask_for_a_verified_caller_unless_made_public(tmp_path: Path, issuer: Issuer) -> None:
+    config = write_config(tmp_path, issuer)
+    async with httpx2.AsyncClient() as http:
+        with toolweave_announced(config, "--metrics") as (url, _):
+            base = url.removesuffix("/mcp")
+            anonymous = await http.get(base + "/metrics")
+            scraper = await http.get(base + "/metrics", headers={"authorization": f"Bearer {issuer.token()}"})
+        with toolweave_announced(config, "--metrics", "--metrics-public") as (url, _):
+            public = await http.get(url.removesuffix("/mcp") + "/metrics")
+    assert [anonymous.status_code, scraper.status_code, public.status_code] == [401, 200, 200]
+    assert scraper.headers["content-type"].startswith("text/plain") and "python_gc_objects_collected" in scraper.text
+
+
+def test_metrics_public_needs_metrics(tmp_path: Path, issuer: Issuer) -> None:
+    done = run_cli("serve", str(write_config(tmp_path, issuer)), "--transport", "http", "--metrics-public")
+    assert done.returncode == 2 and "add --metrics" in done.stderr

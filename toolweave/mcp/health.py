@@ -7,9 +7,11 @@
 - `GET /metrics`: toolweave's metrics, and any others of the process, in the Prometheus text
   format (`http_app(metrics=True)`; needs the `prometheus` extra).
 
-All three are cheap (no upstream is asked anything), unauthenticated (probes and scrapers carry
-no tokens) and name no tool, prompt or upstream: they say how many upstreams are missing, never
-which. Which one is down is in the logs and in `toolweave.upstream.state`.
+All three are cheap (no upstream is asked anything). The probes are unauthenticated (probes
+carry no tokens) and name no tool, prompt or upstream: they say how many upstreams are missing,
+never which (which one is down is in the logs and in `toolweave.upstream.state`). The metrics
+name every tool, so an app that verifies callers serves them only to a caller it recognises
+(a scraper sends a bearer token), unless `http_app(metrics_public=True)`.
 
 Example:
     >>> routes = health_routes(Server("demo"))
@@ -30,6 +32,7 @@ from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
 
 PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
+METRICS_PATH = "/metrics"
 
 
 def required_upstreams(server: Server) -> Iterator[RemoteServer]:
@@ -85,7 +88,7 @@ def metrics_route() -> Route:
     async def scrape(request: Request) -> Response:
         return Response(generate_latest(REGISTRY), media_type=PROMETHEUS_TEXT)
 
-    return Route("/metrics", scrape, methods=["GET"])
+    return Route(METRICS_PATH, scrape, methods=["GET"])
 
 
 def install_prometheus_provider() -> bool:

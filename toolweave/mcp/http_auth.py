@@ -256,6 +256,7 @@ def protect(
     app: Starlette,
     *,
     paths: Sequence[str],
+    private: Sequence[str] = (),
     verifier: Verifier | None = None,
     authenticate: Authenticate | None = None,
     allow_anonymous: bool = False,
@@ -263,7 +264,8 @@ def protect(
 ) -> None:
     """Put the auth layers around `app` (outermost first): query-token refusal, authentication,
     the caller into the SDK's auth context, and the 401/403 guard on `paths` (with anonymous
-    callers allowed: for the requests that present a bearer token to a `verifier`).
+    callers allowed: for the requests that present a bearer token to a `verifier`) and on
+    `private` (for every request, anonymous callers allowed or not).
     """
     if (verifier is None) == (authenticate is None):
         raise ValueError("protect() needs exactly one of a verifier or an authenticate hook")
@@ -290,6 +292,8 @@ def protect(
             RequireAuthOn, paths=paths, required_scopes=scopes, resource_metadata_url=metadata_url,
             tokens_only=allow_anonymous,
         )
+    if private:
+        app.add_middleware(RequireAuthOn, paths=private, required_scopes=scopes, resource_metadata_url=metadata_url)
     app.add_middleware(AuthContextMiddleware)
     app.add_middleware(AuthenticationMiddleware, backend=backend)
     app.add_middleware(RefuseAmbiguousTokens, resource_metadata_url=metadata_url)

@@ -30,7 +30,7 @@ import anyio
 from toolweave.auth.verifier import Verifier
 from toolweave.mcp.adapter import adapter_for
 from toolweave.mcp.event_scope import EventScopes
-from toolweave.mcp.health import health_routes, metrics_route
+from toolweave.mcp.health import METRICS_PATH, health_routes, metrics_route
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, close_streams, legacy_sse_routes
 from toolweave.mcp.redis_events import RedisEventStore
@@ -69,6 +69,7 @@ def http_app(
     legacy_sse: bool = False,
     health: bool = True,
     metrics: bool = False,
+    metrics_public: bool = False,
 ) -> Starlette:
     """An ASGI app serving `server` at `path` (both protocol eras).
 
@@ -96,8 +97,12 @@ def http_app(
             A server with a shared store (`Server(store="redis://...")`) uses the store's by default.
         retry_interval: Milliseconds a client should wait before reconnecting (the SSE `retry`).
         health: Serve `GET /healthz` and `GET /readyz` (unauthenticated; `toolweave.mcp.health`).
-        metrics: Serve `GET /metrics` in the Prometheus text format (unauthenticated; needs the
-            `prometheus` extra; installs a meter provider unless the application has one).
+        metrics: Serve `GET /metrics` in the Prometheus text format (needs the `prometheus`
+            extra; installs a meter provider unless the application has one). With `auth` or
+            `authenticate`, only to a caller they recognise (with the required scopes; never
+            anonymously, since the metrics name every tool).
+        metrics_public: Serve `/metrics` to anyone even with `auth` (a scrape path the network
+            already protects).
     """
     routes = []
     if event_store is None and isinstance(server.store, RedisStore):
@@ -142,6 +147,7 @@ def http_app(
         protect(
             app,
             paths=guarded,
+            private=[METRICS_PATH] if metrics and not metrics_public else [],
             verifier=auth,
             authenticate=authenticate,
             allow_anonymous=allow_anonymous,
