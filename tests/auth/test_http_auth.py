@@ -17,7 +17,6 @@ from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey, unsigned
 from tests.serving import RAW_HEADERS as MCP_HEADERS
 from tests.serving import RAW_INITIALIZE as INITIALIZE
 from tests.serving import serving
-from tests.telemetry.conftest import install
 from toolweave import AuthInfo, Context, Server, Tool
 from toolweave.auth import JWTVerifier
 from toolweave.transforms import FromClaim, InjectArgs
@@ -234,25 +233,3 @@ async def test_an_authorization_header_sent_twice_is_refused(issuer: Issuer) -> 
     assert response.status_code == 401
     assert "more than once" in response.json()["error_description"]
 
-
-async def test_metrics_name_every_tool_so_only_a_verified_caller_may_scrape_them(issuer: Issuer) -> None:
-    install()  # the tests' meter provider, before `metrics=True` would install one of its own
-    async with protected(issuer, metrics=True, allow_anonymous=True) as url, httpx2.AsyncClient() as http:
-        anonymous = await http.get(url + "/metrics")
-        forgery = unsigned(issuer.claims(), {"alg": "none"})
-        forged = await http.get(url + "/metrics", headers={"authorization": f"Bearer {forgery}"})
-        unscoped = await http.get(url + "/metrics", headers={"authorization": f"Bearer {issuer.token(scope='notes')}"})
-        scraper = await http.get(url + "/metrics", headers={"authorization": f"Bearer {issuer.token()}"})
-        probe = await http.get(url + "/healthz")
-    assert [anonymous.status_code, forged.status_code, unscoped.status_code] == [401, 401, 403]
-    assert "resource_metadata=" in anonymous.headers["www-authenticate"]
-    assert scraper.status_code == 200 and scraper.headers["content-type"].startswith("text/plain")
-    assert probe.status_code == 200
-
-
-async def test_metrics_public_serves_them_to_anyone(issuer: Issuer) -> None:
-    install()
-    async with protected(issuer, metrics=True, metrics_public=True) as url, httpx2.AsyncClient() as http:
-        anonymous = await http.get(url + "/metrics")
-        call = await _post(url, {})
-    assert anonymous.status_code == 200 and call.status_code == 401

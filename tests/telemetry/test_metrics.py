@@ -12,6 +12,8 @@ import httpx2
 import mcp
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.auth.issuer import Issuer, unsigned
+from tests.auth.test_http_auth import protected
 from tests.conftest import subprocess_env
 from tests.serving import serving
 from tests.telemetry.conftest import Metrics
@@ -186,3 +188,24 @@ async def test_metrics_scraped_over_http_parse_as_prometheus_text(recorded: Metr
     assert len(samples) == 1 and samples[0].value >= 2
     assert samples[0].labels["toolweave_outcome"] == "ok" and samples[0].labels["toolweave_origin"] == "local"
     assert "toolweave_tool_duration_seconds" in families
+
+
+async def test_metrics_name_every_tool_so_only_verified_callers_scrape_them(issuer: Issuer, recorded: Metrics) -> None:
+    async with protected(issuer, metrics=True, allow_anonymous=True) as url, httpx2.AsyncClient() as http:
+        anonymous = await http.get(url + "/metrics")
+        forgery = unsigned(issuer.claims(), {"alg": "none"})
+        forged = await http.get(url + "/metrics", headers={"authorization": f"Bearer {forgery}"})
+        unscoped = await http.get(url + "/metrics", headers={"authorization": f"Bearer {issuer.token(scope='notes')}"})
+        scraper = await http.get(url + "/metrics", headers={"authorization": f"Bearer {issuer.token()}"})
+        probe = await http.get(url + "/healthz")
+    assert [anonymous.status_code, forged.status_code, unscoped.status_code] == [401, 401, 403]
+    assert "resource_metadata=" in anonymous.headers["www-authenticate"]
+    assert scraper.status_code == 200 and scraper.headers["content-type"].startswith("text/plain")
+    assert probe.status_code == 200
+
+
+async def test_metrics_public_serves_them_to_anyone(issuer: Issuer, recorded: Metrics) -> None:
+    async with protected(issuer, metrics=True, metrics_public=True) as url, httpx2.AsyncClient() as http:
+        anonymous = await http.get(url + "/metrics")
+        call = await http.post(url + "/mcp", json={})
+    assert anonymous.status_code == 200 and call.status_code == 401
