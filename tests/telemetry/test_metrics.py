@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import anyio
@@ -17,7 +18,7 @@ from tests.auth.test_http_auth import protected
 from tests.conftest import subprocess_env
 from tests.serving import serving
 from tests.telemetry.conftest import Metrics
-from toolweave import RemoteServer, Server, ToolError
+from toolweave import AuthInfo, RemoteServer, Server, ToolError
 from toolweave.middleware import CircuitBreaker, RateLimit, Timeout
 from toolweave.server.remote import Backoff
 
@@ -209,3 +210,19 @@ async def test_metrics_public_serves_them_to_anyone(issuer: Issuer, recorded: Me
         anonymous = await http.get(url + "/metrics")
         call = await http.post(url + "/mcp", json={})
     assert anonymous.status_code == 200 and call.status_code == 401
+
+
+async def test_metrics_stay_private_with_an_authenticate_hook_that_allows_anonymous_callers(recorded: Metrics) -> None:
+    def scraper_only(headers: Mapping[str, str]) -> AuthInfo | None:
+        return AuthInfo(subject="prometheus") if headers.get("x-scraper") == "yes" else None
+
+    server = Server("hooked")
+    server.add_tool(lambda: "pong", name="hooked_ping")
+    app = server.http_app(authenticate=scraper_only, allow_anonymous=True, metrics=True)
+    async with serving(app) as base, httpx2.AsyncClient() as http:
+        async with mcp.Client(base + "/mcp") as client:  # anonymous callers may call tools
+            called = await client.call_tool("hooked_ping", {})
+        anonymous = await http.get(base + "/metrics")
+        scraper = await http.get(base + "/metrics", headers={"x-scraper": "yes"})
+    assert called.content[0].text == "pong"
+    assert (anonymous.status_code, scraper.status_code) == (401, 200)
