@@ -192,12 +192,13 @@ async def cold_start(args: list[str]) -> dict[str, float]:
         await _send(process.stdin, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
         await _answer(reader, 1)
         await _send(process.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        request_id, cursor, tools, first = 2, None, 0, 0.0
+        request_id, cursor, tools, first, cpu_first = 2, None, 0, 0.0, 0.0
         while True:
             params = {"cursor": cursor} if cursor else {}
             await _send(process.stdin, {"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": params})
             result = (await _answer(reader, request_id))["result"]
-            first = first or time.perf_counter() - started
+            if not first:
+                first, cpu_first = time.perf_counter() - started, _cpu_seconds(process.pid)
             tools += len(result["tools"])
             cursor = result.get("nextCursor")
             request_id += 1
@@ -211,7 +212,7 @@ async def cold_start(args: list[str]) -> dict[str, float]:
             await process.wait()
         if process.returncode is None:
             process.kill()
-    return {"first": first, "full": full, "rss": rss, "peak": peak, "cpu": cpu, "tools": tools}
+    return {"first": first, "full": full, "rss": rss, "peak": peak, "cpu_first": cpu_first, "cpu": cpu, "tools": tools}
 
 
 def _import_mcp_seconds(runs: int) -> tuple[float, float]:
@@ -321,9 +322,16 @@ async def _cold_starts(quick: bool) -> list[Row]:
     rows = [
         Row(GROUP_START, floor, floor_wall * 1e3, unit="ms"),
         Row(GROUP_START, floor_cpu_name, floor_cpu * 1e3, unit="ms"),
-        ms("toolweave: first page (1,000 tools)", paged["first"], target="≤ floor + 500 ms", note=note),
+        ms("toolweave: first page (1,000 tools)", paged["first"], target="≤ floor + 400 ms", note=note),
         ms("toolweave: every page", paged["full"], note=note),
-        ms("toolweave: CPU used by then", paged["cpu"], floor_cpu_name, target="≤ floor + 500 ms", note=note),
+        ms(
+            "toolweave: CPU used by the first page",
+            paged["cpu_first"],
+            floor_cpu_name,
+            target="≤ floor + 400 ms",
+            note=note,
+        ),
+        ms("toolweave: CPU used by every page", paged["cpu"], floor_cpu_name, note=note),
         mib("toolweave: server RSS after listing", paged["rss"], target="< 80 MiB", note=note),
         mib("toolweave: server peak RSS", paged["peak"], note=note),
     ]
@@ -332,10 +340,10 @@ async def _cold_starts(quick: bool) -> list[Row]:
         theirs = await _median_start([*server, "fastmcp", str(count)], 1)
         rows += [
             ms("toolweave one page: tools/list answered", single["first"]),
-            ms("toolweave one page: CPU used by then", single["cpu"], floor_cpu_name),
+            ms("toolweave one page: CPU used by then", single["cpu_first"], floor_cpu_name),
             mib("toolweave one page: server peak RSS", single["peak"]),
             ms("fastmcp 4.1.2: tools/list answered", theirs["first"]),
-            ms("fastmcp 4.1.2: CPU used by then", theirs["cpu"], floor_cpu_name),
+            ms("fastmcp 4.1.2: CPU used by then", theirs["cpu_first"], floor_cpu_name),
             mib("fastmcp 4.1.2: server RSS after listing", theirs["rss"]),
         ]
     return rows
