@@ -463,8 +463,7 @@ def serve(
         arguments += ["--transport", "http", "--host", host, "--log-level", log_level.value]
         arguments += ["--max-sessions", str(max_sessions), "--session-idle-timeout", str(session_idle_timeout)]
         arguments += ["--max-body-size", str(max_body_size), "--limit-concurrency", str(limit_concurrency)]
-        arguments += ["--log-format", log_format.value, *(["--metrics"] if metrics else [])]
-        arguments += ["--metrics-public"] if metrics_public else []
+        arguments += ["--log-format", log_format.value]
         arguments += ["--grace", str(grace), *(["--watch"] if watch else [])]  # each worker reloads its own build
         serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json, grace=grace)
         return
@@ -530,6 +529,13 @@ def _check_serve_flags(*, http: bool, legacy_sse: bool, metrics: bool, workers: 
         fail("--workers runs several HTTP servers on one port: add --transport http", code=2)
     if workers > 1 and legacy_sse:
         fail("--legacy-sse streams and their posted messages must reach one process: leave out --workers", code=2)
+    if workers > 1 and metrics:
+        fail(
+            "--metrics with --workers: a scrape reaches one worker and reads only its counts (the totals would "
+            "jump from worker to worker); run one process per port and scrape each, or push metrics with OTLP "
+            "(opentelemetry-instrument toolweave serve ...)",
+            code=2,
+        )
     if watch and importlib.util.find_spec("watchfiles") is None:
         fail("--watch needs the watchfiles package: pip install 'toolweave[watch]'", code=2)
 

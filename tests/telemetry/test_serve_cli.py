@@ -67,3 +67,9 @@ def test_metrics_without_the_prometheus_extra_say_how_to_install_it() -> None:
     done = subprocess.run(command, cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "pip install 'toolweave[prometheus]'" in done.stderr
+
+
+def test_metrics_with_workers_are_refused_with_what_to_do_instead() -> None:
+    done = run_cli("serve", BASIC, "--transport", "http", "--workers", "2", "--metrics")
+    assert done.returncode == 2
+    assert "a scrape reaches one worker" in done.stderr and "OTLP" in done.stderr
