@@ -439,9 +439,9 @@ def serve(
     """Serve the composed server over stdio (default) or streamable HTTP (with /healthz and /readyz)."""
     setup_logging(log_level)
     http = transport is Transport.http
-    _check_serve_flags(http=http, legacy_sse=legacy_sse, metrics=metrics, workers=workers, watch=watch)
-    if metrics_public and not metrics:
-        fail("--metrics-public opens the metrics --metrics serves: add --metrics", code=2)
+    _check_serve_flags(
+        http=http, legacy_sse=legacy_sse, metrics=metrics, metrics_public=metrics_public, workers=workers, watch=watch
+    )
     if watch and (client is not None or config is None):
         fail("--watch reloads a toolweave config file: give CONFIG (not --from)", code=2)
     if metrics:
@@ -519,12 +519,16 @@ def serve(
         run_composed(composed, work)
 
 
-def _check_serve_flags(*, http: bool, legacy_sse: bool, metrics: bool, workers: int, watch: bool) -> None:
+def _check_serve_flags(
+    *, http: bool, legacy_sse: bool, metrics: bool, metrics_public: bool, workers: int, watch: bool
+) -> None:
     """Refuse (exit 2) the `serve` flags that cannot go together."""
     if legacy_sse and not http:
         fail("--legacy-sse is an HTTP transport: add --transport http", code=2)
     if metrics and not http:
         fail("--metrics is served over HTTP: add --transport http", code=2)
+    if metrics_public and not metrics:
+        fail("--metrics-public opens the metrics --metrics serves: add --metrics", code=2)
     if workers > 1 and not http:
         fail("--workers runs several HTTP servers on one port: add --transport http", code=2)
     if workers > 1 and legacy_sse:
