@@ -205,7 +205,8 @@ class ObservedCall:
         elapsed = time.perf_counter() - self._started
         labels = self.labels
         INSTRUMENTS.active.add(-1, {TOOL_NAME: labels.tool, ORIGIN: labels.origin})
-        point = {TOOL_NAME: labels.tool, ORIGIN: labels.origin, OUTCOME: self.outcome()}  # new: the SDK may keep it
+        # (a new dict for every point: the SDK may keep it)
+        point = {TOOL_NAME: labels.tool, ORIGIN: labels.origin, OUTCOME: self.outcome()}
         INSTRUMENTS.calls.add(1, point)
         INSTRUMENTS.duration.record(elapsed, point)
 
