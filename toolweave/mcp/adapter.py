@@ -207,6 +207,7 @@ class McpAdapter:
     ) -> mt.InputRequiredResult | dict[str, Any]:
         observed = self.observer.start(self.server.catalog, params.name) if self.observer is not None else None
         failed = observed.failed if observed is not None else None
+        watch = observed.task_work if observed is not None else None
 
         async def attempt(context: Context, failed: Failed | None = failed) -> dict[str, Any]:
             try:
@@ -234,7 +235,6 @@ class McpAdapter:
             return answer
 
         async def attempt_or_task(context: Context) -> dict[str, Any]:
-            watch = observed.task_work if observed is not None else None
             task = await self.tasks.offer(ctx, params, context, as_task, watch)
             return task if task is not None else await attempt(context)
 

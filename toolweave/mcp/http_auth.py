@@ -140,13 +140,14 @@ class HookBackend(AuthenticationBackend):
 
 
 class RequireAuthOn:
-    """ASGI middleware: requests to `paths` (and below them) need an authenticated caller (the
-    SDK's 401/403 answers).
+    """ASGI middleware: requests to `paths` and `private` (and below them) need an authenticated
+    caller (the SDK's 401/403 answers).
 
     Other routes (the RFC 9728 metadata, health checks) stay open. With `tokens_only`, only a
-    request that presents an `Authorization` header is held to it (anonymous callers allowed: a
-    token that is expired, forged or lacks a required scope still gets its 401/403, so the
-    client learns to fetch a new one instead of being served as nobody).
+    request to `paths` that presents an `Authorization` header is held to it (anonymous callers
+    allowed: a token that is expired, forged or lacks a required scope still gets its 401/403, so
+    the client learns to fetch a new one instead of being served as nobody); `private` holds
+    every request.
     """
 
     def __init__(
@@ -157,26 +158,37 @@ class RequireAuthOn:
         required_scopes: list[str],
         resource_metadata_url: Any,
         tokens_only: bool = False,
+        private: Sequence[str] = (),
     ) -> None:
         self.app = app
-        self.paths = tuple(path.rstrip("/") or "/" for path in paths)
+        self.paths = _normalized(paths)
+        self.private = _normalized(private)
         self.guarded = RequireAuthMiddleware(app, required_scopes, resource_metadata_url)
         self.tokens_only = tokens_only
 
-    def _guards(self, path: str) -> bool:
-        path = path.rstrip("/") or "/"
-        # An endpoint at the root guards the root alone: every path is "below" it, the metadata
-        # and the probes included, and those must stay open.
-        return any(path == guarded or (guarded != "/" and path.startswith(guarded + "/")) for guarded in self.paths)
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self._guards(route_path(scope)) and self._held(scope):
+        if scope["type"] == "http" and self._held(scope):
             await self.guarded(scope, receive, send)
         else:
             await self.app(scope, receive, send)
 
     def _held(self, scope: Scope) -> bool:
+        path = route_path(scope).rstrip("/") or "/"
+        if _under(path, self.private):
+            return True
+        if not _under(path, self.paths):
+            return False
         return not self.tokens_only or any(name.lower() == b"authorization" for name, _ in scope.get("headers", ()))
+
+
+def _normalized(paths: Sequence[str]) -> tuple[str, ...]:
+    return tuple(path.rstrip("/") or "/" for path in paths)
+
+
+def _under(path: str, guarded_paths: tuple[str, ...]) -> bool:
+    # An endpoint at the root guards the root alone: every path is "below" it, the metadata and
+    # the probes included, and those must stay open.
+    return any(path == guarded or (guarded != "/" and path.startswith(guarded + "/")) for guarded in guarded_paths)
 
 
 def route_path(scope: Scope) -> str:
@@ -286,14 +298,13 @@ def protect(
         backend = HookBackend(authenticate)
     metadata_url = build_resource_metadata_url(AnyHttpUrl(resource_url)) if resource_url else None
     # add_middleware puts each new layer outside the ones added before: innermost first.
-    if not allow_anonymous or verifier is not None:
-        # (a hook decides alone who is anonymous; a verifier's anonymous callers send no token)
+    # (a hook decides alone who is anonymous; a verifier's anonymous callers send no token)
+    guarded = paths if not allow_anonymous or verifier is not None else ()
+    if guarded or private:
         app.add_middleware(
-            RequireAuthOn, paths=paths, required_scopes=scopes, resource_metadata_url=metadata_url,
-            tokens_only=allow_anonymous,
+            RequireAuthOn, paths=guarded, private=private, required_scopes=scopes,
+            resource_metadata_url=metadata_url, tokens_only=allow_anonymous,
         )
-    if private:
-        app.add_middleware(RequireAuthOn, paths=private, required_scopes=scopes, resource_metadata_url=metadata_url)
     app.add_middleware(AuthContextMiddleware)
     app.add_middleware(AuthenticationMiddleware, backend=backend)
     app.add_middleware(RefuseAmbiguousTokens, resource_metadata_url=metadata_url)

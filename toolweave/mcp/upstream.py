@@ -200,10 +200,6 @@ class Upstream:
         while self.session is None:
             await self._up.wait()
 
-    async def settled(self) -> None:
-        """Wait until no request is waiting for the upstream's answer."""
-        await self.in_flight.settled()
-
     async def _supervise(self, first: anyio.Event) -> None:
         backoff = self.remote.backoff
         delays = iter(backoff.delays())

@@ -364,7 +364,7 @@ class RemoteServer(Server):
     async def settled(self) -> None:
         """Wait until no request is waiting for the upstream's answer."""
         if self._upstream is not None:
-            await self._upstream.settled()
+            await self._upstream.in_flight.settled()
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """The upstream's suggestions for one of its prompts or templates (its own completer, if
