@@ -60,6 +60,7 @@ import asyncio  # noqa: TID251 - one timer per loop and detached stragglers: see
 import contextvars
 import logging
 import math
+import os
 import sys
 import threading
 import time
@@ -74,10 +75,12 @@ logger = logging.getLogger("toolweave.calls")
 Action = Callable[[], object]
 current_task: Callable[[asyncio.AbstractEventLoop], asyncio.Task[Any] | None] = (
     asyncio.tasks._current_tasks.get  # type: ignore[attr-defined]  # (3.11 only)
-    if sys.version_info < (3, 12) else asyncio.current_task
+    if sys.version_info < (3, 12)
+    else asyncio.current_task
 )
 """The task `loop` is running now (3.11's `asyncio.current_task` is Python around this look-up)."""
 _running_loop = asyncio.get_running_loop
+_thread_id = threading.get_ident
 _ref = weakref.ref
 _RESOLUTION = time.get_clock_info("monotonic").resolution
 """asyncio runs a timer up to one clock tick early: a deadline within it is due."""
@@ -226,9 +229,7 @@ class Watchdog:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.clock: Callable[[], float] = (
-            time.monotonic if type(loop).time is asyncio.BaseEventLoop.time else loop.time
-        )
+        self.clock: Callable[[], float] = time.monotonic if type(loop).time is asyncio.BaseEventLoop.time else loop.time
         self.scope_class: type[anyio.CancelScope] = type(anyio.CancelScope())
         records = _anyio_task_states()
         self.native = records is not None
@@ -305,29 +306,37 @@ def _anyio_task_states() -> Any:
     return _task_states
 
 
-_last: tuple[Any, Watchdog | None] = (None, None)  # one read: threads running loops of their own race safely
 _dogs: dict[int, tuple[Any, Watchdog]] = {}
 _lock = threading.Lock()
+_running: dict[int, Watchdog] = {}
+"""The watchdog of the loop each thread is running, by thread id: found without asking asyncio
+for the running loop, which costs a `getpid()` system call each time (CPython checks the loop
+was not inherited through `fork`; so does `register_at_fork` below, once)."""
+os.register_at_fork(after_in_child=_running.clear)
 
 
 def watchdog() -> Watchdog | None:
     """The running asyncio loop's watchdog (made on first use), or `None` off asyncio."""
-    global _last
+    thread = _thread_id()
+    dog = _running.get(thread)
+    if dog is not None and dog.loop._thread_id == thread:  # type: ignore[attr-defined]  # still running here
+        return dog
     try:
         loop = _running_loop()
     except RuntimeError:  # another backend (trio)
         return None
-    last_loop, dog = _last
-    if loop is last_loop:
-        return dog
     with _lock:
         entry = _dogs.get(id(loop))
         if entry is None or entry[0] is not loop:
             for key in [key for key, (other, _) in _dogs.items() if other.is_closed()]:
                 del _dogs[key]
+            for key in [key for key, other in _running.items() if other.loop.is_closed()]:
+                del _running[key]
             entry = _dogs[id(loop)] = (loop, Watchdog(loop))
-        _last = entry
-    return entry[1]
+        dog = entry[1]
+        if getattr(loop, "_thread_id", None) == thread:  # asyncio's own loops say where they run
+            _running[thread] = dog
+    return dog
 
 
 def cancel_requested() -> bool:

@@ -43,7 +43,7 @@ from typing import Any
 
 import anyio
 
-from toolweave.core.deadlines import TaskDeadline, Watch, Watchdog, abandon, current_task, watchdog
+from toolweave.core.deadlines import TaskDeadline, Watchdog, abandon, current_task, watchdog
 from toolweave.core.errors import ToolTimeout
 from toolweave.core.result import ToolResult
 from toolweave.core.threads import ABANDONED_THREADS
@@ -190,51 +190,46 @@ class ToolDeadline(Middleware):
 
     async def _detached(self, dog: Watchdog, call: ToolCall, call_next: CallNext) -> ToolResult:
         """The call in a task of its own, answered by the deadline (+`GRACE`) whatever it does."""
-        ctx, loop, scope = call.ctx, dog.loop, dog.scope_class()
+        ctx, loop, seconds = call.ctx, dog.loop, self.seconds
         answer: asyncio.Future[None] = loop.create_future()
 
-        def settle(_: object = None) -> None:
+        def settle() -> None:
             if not answer.done():
                 answer.set_result(None)
 
-        async def run() -> ToolResult | None:
+        async def run() -> ToolResult:
             try:
-                with scope:
-                    return await call_next(call)
-                return None  # our deadline cancelled it (the scope swallowed the cancellation)
+                return await call_next(call)
             finally:
                 settle()  # from inside the task's last step: the caller resumes one loop turn sooner
 
         outer = ctx.deadline
         child = loop.create_task(run())
-        grace: list[Watch] = []
-
-        def expire() -> None:
-            scope.cancel()
-            grace.append(dog.watch(GRACE, settle))
-
-        watch = dog.watch(self.seconds, expire)
-        ctx.deadline = watch.when if outer is None or watch.when < outer else outer
+        deadline = TaskDeadline(dog, child, seconds)  # cancels the child (its shields hold)
+        answered = dog.watch(seconds + GRACE, settle)  # answers whether or not the child ended
+        when = deadline.when
+        ctx.deadline = when if outer is None or when < outer else outer
         try:
             await answer
         except BaseException:  # this request was cancelled: cancel the call, give it GRACE to end
-            scope.cancel()
+            if deadline.fired is None:
+                deadline.fire()
             await _ended(child, GRACE)
             if not child.done():
                 abandon(child, f"cancelled call of tool {call.tool.name!r}")
             raise
         finally:
-            watch.done()
-            for late in grace:
-                late.done()
+            deadline.end()
+            answered.done()
             ctx.deadline = outer
         if not child.done():
             abandon(child, f"timed-out call of tool {call.tool.name!r}")
-            raise self.owner.timed_out(call, self.seconds, tasks=1)
-        result = child.result()
-        if result is None or scope.cancel_called:  # a late result is discarded too
-            raise self.owner.timed_out(call, self.seconds)
-        return result
+            raise self.owner.timed_out(call, seconds, tasks=1)
+        if deadline.fired is not None:  # cancelled by the deadline; a late result is discarded too
+            if not child.cancelled():
+                child.exception()  # retrieved: no "never retrieved" warning
+            raise self.owner.timed_out(call, seconds)
+        return child.result()
 
     async def _anyio_deadline(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         """Off asyncio: anyio's own deadline (no watchdog, no hard cap)."""
