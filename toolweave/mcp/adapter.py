@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
@@ -152,10 +152,9 @@ class McpAdapter:
             on_completion=CompletionHandler(server),
             on_subscriptions_listen=self.updates.counting(ListenHandler(self.bus)),
         )
-        self.lowlevel.middleware.insert(1, guard)  # just inside the SDK's OpenTelemetry span
+        self.lowlevel.middleware.insert(1, self._every_request)  # just inside the SDK's OpenTelemetry span
         self.observer: CallObserver | None = None
         """Observes calls (spans, metrics) while serving with an OpenTelemetry SDK configured."""
-        self.lowlevel.middleware.append(self._track_connection)
         # Seals the `requestState` of 2026 `InputRequiredResult`s; clients cannot forge or replay it.
         security = RequestStateSecurity.ephemeral()
         self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=server.name))
@@ -258,14 +257,17 @@ class McpAdapter:
 
     # -- list_changed ---------------------------------------------------------------------------
 
-    async def _track_connection(self, ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+    def _every_request(self, ctx: ServerRequestContext[Any], call_next: Any) -> Coroutine[Any, Any, Any]:
+        """The first step of every request: note a handshake-era connection (`list_changed` goes
+        to it), then run the rest under `guard`. A plain function handing back `guard`'s
+        awaitable: one SDK middleware layer for both (a layer costs ~3 µs a request)."""
         connection = connection_of(ctx.session)
         if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             key = id(connection)
             if key not in self._connections:
                 self._connections[key] = connection
                 connection.exit_stack.callback(self._connections.pop, key, None)
-        return await call_next(ctx)
+        return guard(ctx, call_next)
 
     @asynccontextmanager
     async def _lifespan(self, _: Any) -> AsyncIterator[dict[str, Any]]:
