@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import threading
 import weakref
 
@@ -355,3 +357,45 @@ async def test_a_tools_own_shorter_deadline_is_its_own_business() -> None:
     with anyio.fail_after(5):
         result = await server.call_tool("gives_up_early")
     assert result.text == "gave up" and timeout.timeouts == 0
+
+
+async def test_a_hard_deadline_call_cancelled_by_its_caller_is_cancelled_and_leaves_no_unseen_error() -> None:
+    timeout = Timeout(default=30)
+    server = Server("cancelled", middleware=[timeout])
+    ended: list[str] = []
+
+    @server.tool
+    async def fails_when_cancelled() -> str:
+        try:
+            await anyio.sleep(30)
+        finally:
+            ended.append("cleanup")
+            raise RuntimeError("cleanup failed")  # what the cancelled task ends with
+        return "never"
+
+    loop = asyncio.get_running_loop()
+    unseen: list[dict[str, object]] = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: unseen.append(context))
+    try:
+        hard = Context(server=server, hard_deadline=True)
+        with anyio.fail_after(5), anyio.move_on_after(0.05) as caller:
+            await server.call_tool("fails_when_cancelled", ctx=hard)
+        del hard
+        gc.collect()  # a task whose exception nobody read reports it when it is collected
+    finally:
+        loop.set_exception_handler(previous)
+    assert caller.cancelled_caught and ended == ["cleanup"]
+    assert timeout.timeouts == 0 and timeout.abandoned == 0
+    assert unseen == []
+
+
+async def test_a_hard_deadline_answers_at_the_deadline_and_the_tools_finally_runs() -> None:
+    timeout = Timeout(default=0.05)
+    server, seen = _server(timeout)
+    started = anyio.current_time()
+    with anyio.fail_after(5):
+        result = await server.call_tool("slow", ctx=Context(server=server, hard_deadline=True))
+    assert result.is_error and result.text == "Tool 'slow' timed out after 0.05s"
+    assert anyio.current_time() - started < 0.05 + 0.05
+    assert seen["finally"] is True and timeout.timeouts == 1 and timeout.abandoned == 0

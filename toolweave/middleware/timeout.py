@@ -215,7 +215,9 @@ class ToolDeadline(Middleware):
             if deadline.fired is None:
                 deadline.fire()
             await _ended(child, GRACE)
-            if not child.done():
+            if child.done():
+                _discard(child)
+            else:
                 abandon(child, f"cancelled call of tool {call.tool.name!r}")
             raise
         finally:
@@ -226,8 +228,7 @@ class ToolDeadline(Middleware):
             abandon(child, f"timed-out call of tool {call.tool.name!r}")
             raise self.owner.timed_out(call, seconds, tasks=1)
         if deadline.fired is not None:  # cancelled by the deadline; a late result is discarded too
-            if not child.cancelled():
-                child.exception()  # retrieved: no "never retrieved" warning
+            _discard(child)
             raise self.owner.timed_out(call, seconds)
         return child.result()
 
@@ -245,6 +246,12 @@ class ToolDeadline(Middleware):
         if scope.cancel_called:
             raise self.owner.timed_out(call, self.seconds)
         return result
+
+
+def _discard(task: asyncio.Task[Any]) -> None:
+    """Drop an ended task's outcome, marked as seen (no "exception was never retrieved" warning)."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _ended(task: asyncio.Task[Any], within: float) -> None:
