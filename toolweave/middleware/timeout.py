@@ -210,7 +210,9 @@ class ToolDeadline(Middleware):
         when = deadline.when
         ctx.deadline = when if outer is None or when < outer else outer
         try:
-            await answer
+            await asyncio.sleep(0)  # one loop turn, in which the child takes its first step
+            if not answer.done():  # (a call that ends without waiting is answered in that turn)
+                await answer
         except BaseException:  # this request was cancelled: cancel the call, give it GRACE to end
             if deadline.fired is None:
                 deadline.fire()
