@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import threading
 
 import pytest
@@ -48,7 +47,7 @@ def test_loops_running_at_once_on_two_threads_each_find_their_own() -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason="forking a process with threads warns on 3.12+")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded, use of fork:DeprecationWarning")  # (3.12+)
 def test_a_process_forked_while_a_loop_runs_finds_no_watchdog_of_its_parents_loop() -> None:
     async def fork() -> tuple[int, int]:
         assert watchdog() is not None

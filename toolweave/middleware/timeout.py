@@ -157,7 +157,7 @@ class ToolDeadline(Middleware):
             deadline = TaskDeadline(dog, current_task(dog.loop), seconds)  # type: ignore[arg-type]  # (in a task)
             outer = ctx.deadline
             when = deadline.when
-            ctx.deadline = when if outer is None or when < outer else outer
+            ctx.deadline = when if outer is None or when < outer else outer  # `_tighter`, inline: every call's path
             try:
                 result = await call_next(call)
             except asyncio.CancelledError:
@@ -177,7 +177,7 @@ class ToolDeadline(Middleware):
         ctx, scope = call.ctx, dog.scope_class()
         watch = dog.watch(self.seconds, scope.cancel)
         outer = ctx.deadline
-        ctx.deadline = watch.when if outer is None or watch.when < outer else outer
+        ctx.deadline = _tighter(watch.when, outer)
         try:
             with scope:
                 result = await call_next(call)
@@ -207,8 +207,7 @@ class ToolDeadline(Middleware):
         child = loop.create_task(run())
         deadline = TaskDeadline(dog, child, seconds)  # cancels the child (its shields hold)
         answered = dog.watch(seconds + GRACE, settle)  # answers whether or not the child ended
-        when = deadline.when
-        ctx.deadline = when if outer is None or when < outer else outer
+        ctx.deadline = _tighter(deadline.when, outer)
         try:
             await asyncio.sleep(0)  # one loop turn, in which the child takes its first step
             if not answer.done():  # (a call that ends without waiting is answered in that turn)
@@ -239,7 +238,7 @@ class ToolDeadline(Middleware):
         ctx = call.ctx
         outer = ctx.deadline
         deadline = anyio.current_time() + self.seconds
-        ctx.deadline = deadline if outer is None or deadline < outer else outer
+        ctx.deadline = _tighter(deadline, outer)
         try:
             with anyio.CancelScope(deadline=deadline) as scope:
                 result = await call_next(call)
@@ -248,6 +247,11 @@ class ToolDeadline(Middleware):
         if scope.cancel_called:
             raise self.owner.timed_out(call, self.seconds)
         return result
+
+
+def _tighter(when: float, outer: float | None) -> float:
+    """The deadline a call inside `outer` (the request's deadline so far, if any) runs under."""
+    return when if outer is None or when < outer else outer
 
 
 def _discard(task: asyncio.Task[Any]) -> None:

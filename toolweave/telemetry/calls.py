@@ -231,8 +231,12 @@ class TaskWork:
     def __enter__(self) -> TaskWork:
         request, labels = self._request, self._call.labels
         if request is not None:
-            attributes = {OPERATION: "execute_tool", TOOL_NAME: labels.tool, ORIGIN: labels.origin}
-            attributes[ORIGINAL_NAME] = labels.original
+            attributes = {
+                OPERATION: "execute_tool",
+                TOOL_NAME: labels.tool,
+                ORIGIN: labels.origin,
+                ORIGINAL_NAME: labels.original,
+            }
             parent = trace.set_span_in_context(request)
             self._span = TRACER.start_span(span_name("task", labels.tool), context=parent, attributes=attributes)
             self._attached = context_api.attach(trace.set_span_in_context(self._span))
