@@ -83,7 +83,45 @@ async def test_2026_clients_get_an_input_required_result_with_a_sealed_state() -
         first = await client.session.call_tool("greet", {}, allow_input_required=True)
     assert isinstance(first, mt.InputRequiredResult)
     assert first.input_requests["who"].params.message == "Your name?"
-    assert first.request_state not in (None, "asked")  # sealed by the SDK's request-state boundary
+    assert first.request_state is not None and "asked" not in first.request_state  # sealed: opaque to the client
+
+
+async def test_a_forged_state_is_refused_before_the_tool_runs_and_the_server_keeps_serving() -> None:
+    answer = {"who": mt.ElicitResult(action="accept", content={"name": "Mallory"})}
+    async with connect(asking_server()) as client:
+        for forged in ("asked", "eyJ2IjoxfQ", "x" * 5000):
+            with pytest.raises(MCPError, match="Invalid or expired requestState"):
+                await client.session.call_tool(
+                    "greet", {}, input_responses=answer, request_state=forged, allow_input_required=True
+                )
+        first = await client.session.call_tool("greet", {}, allow_input_required=True)
+        assert isinstance(first, mt.InputRequiredResult)
+        greeted = await client.session.call_tool(
+            "greet", {}, input_responses=answer, request_state=first.request_state, allow_input_required=True
+        )
+    assert isinstance(greeted, mt.CallToolResult) and greeted.content[0].text == "Hello, Mallory (asked)"
+
+
+async def test_a_prompts_state_is_sealed_too() -> None:
+    server = Server("asking")
+
+    @server.prompt
+    def intro(ctx: Context) -> str:
+        """Introduce the user."""
+        if not ctx.input_responses:
+            raise InputRequired({"who": elicit("Your name?", NAME_FORM)}, state="prompt-state")
+        return f"Introduce {ctx.input_responses['who']['content']['name']} ({ctx.request_state})."
+
+    async with connect(server) as client:
+        asked = await client.session.get_prompt("intro", allow_input_required=True)
+        assert isinstance(asked, mt.InputRequiredResult) and asked.request_state is not None
+        assert "prompt-state" not in asked.request_state  # sealed: opaque to the client
+        answer = {"who": mt.ElicitResult(action="accept", content={"name": "Ada"})}
+        result = await client.session.get_prompt(
+            "intro", input_responses=answer, request_state=asked.request_state, allow_input_required=True
+        )
+    assert isinstance(result, mt.GetPromptResult)
+    assert result.messages[0].content.text == "Introduce Ada (prompt-state)."
 
 
 async def test_handshake_calls_that_keep_asking_fail_after_max_rounds() -> None:

@@ -50,6 +50,7 @@ from mcp.server.subscriptions import (
     ResourcesListChanged,
     ToolsListChanged,
 )
+from mcp_types.methods import INPUT_REQUIRED_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolweave.core.context import Context
@@ -157,7 +158,7 @@ class McpAdapter:
         """Observes calls (spans, metrics) while serving with an OpenTelemetry SDK configured."""
         # Seals the `requestState` of 2026 `InputRequiredResult`s; clients cannot forge or replay it.
         security = RequestStateSecurity.ephemeral()
-        self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=server.name))
+        self._request_state = RequestStateBoundary(security, default_audience=server.name)
         self.lowlevel.add_request_handler("logging/setLevel", mt.SetLevelRequestParams, self._set_level)
         self.tasks.install(self.lowlevel)
         adapter_ref = weakref.ref(self)
@@ -238,10 +239,11 @@ class McpAdapter:
             return task if task is not None else await attempt(context)
 
         context = self.request_context(ctx)
+        run = attempt_or_task if self.tasks.may_offer(params.name) else attempt
         if observed is None:
-            return await input_required.with_input(ctx, params, context, attempt_or_task)
+            return await input_required.with_input(ctx, params, context, run)
         with observed:  # a call answered with a task is observed until its work ends
-            answer = await input_required.with_input(ctx, params, context, attempt_or_task)
+            answer = await input_required.with_input(ctx, params, context, run)
             if isinstance(answer, dict) and answer.get("resultType") == "task":
                 observed.handed_out()
             else:
@@ -267,6 +269,8 @@ class McpAdapter:
             if key not in self._connections:
                 self._connections[key] = connection
                 connection.exit_stack.callback(self._connections.pop, key, None)
+        if ctx.method in INPUT_REQUIRED_METHODS:
+            return guard(ctx, call_next, self._request_state)
         return guard(ctx, call_next)
 
     @asynccontextmanager

@@ -154,6 +154,12 @@ class TaskService:
         async with self.runner.running():
             yield
 
+    def may_offer(self, name: str) -> bool:
+        """Whether a call of the tool `name` may become a task (it declares task support): the
+        others skip `offer`."""
+        entry = self.server.catalog.entries.get(name)
+        return entry is not None and entry.component.task_support != "none"
+
     async def offer(
         self,
         ctx: ServerRequestContext[Any],
@@ -174,9 +180,9 @@ class TaskService:
                 `-32602` for a tool the caller may not use; the call's own JSON-RPC error.
             InputRequired: the call asked for input before it became a task.
         """
-        entry = self.server.catalog.entries.get(params.name)
-        if entry is None or entry.component.task_support == "none":
+        if not self.may_offer(params.name):
             return None
+        entry = self.server.catalog.entries[params.name]
         if not opted_in(ctx, context) or not self.runner.serving:
             if entry.component.task_support == "required":
                 message = f"Tool '{params.name}' runs only as a task: declare the {EXTENSION} extension"
