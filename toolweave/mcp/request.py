@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from mcp.server import ServerRequestContext
@@ -52,8 +53,7 @@ def connection_of(session: Any) -> Any:
 
 def request_context(ctx: ServerRequestContext[Any], server: ServerLike, levels: ConnectionLevels) -> Context:
     """The `Context` of one request to `server` (log messages below the connection's level dropped)."""
-    headers = _headers(ctx)
-    auth = caller(ctx)
+    request = ctx.request  # HTTP's only: headers and a network peer
     session = ctx.session
     request_id = ctx.request_id
     meta = dict(ctx.meta) if ctx.meta else {}
@@ -74,9 +74,9 @@ def request_context(ctx: ServerRequestContext[Any], server: ServerLike, levels: 
         client=_client(ctx),
         client_capabilities=_capabilities(ctx),
         meta=meta,
-        auth=auth,
-        headers=headers,
-        peer=_peer(ctx),
+        auth=caller(ctx),
+        headers=_NO_HEADERS if request is None else _headers(request),
+        peer=None if request is None else _peer(request),
         server=server,
         hard_deadline=True,  # a client gets its answer by the deadline, whatever the tool does
         progress_sink=progress,
@@ -84,16 +84,18 @@ def request_context(ctx: ServerRequestContext[Any], server: ServerLike, levels: 
     )
 
 
-
-def _headers(ctx: ServerRequestContext[Any]) -> Mapping[str, str]:
-    """The request's headers by lower-case name; reading one it sent more than once refuses the call."""
-    headers = getattr(ctx.request, "headers", None)
-    return {} if headers is None else RequestHeaders(headers.items())
+_NO_HEADERS: Mapping[str, str] = MappingProxyType({})
 
 
-def _peer(ctx: ServerRequestContext[Any]) -> str | None:
-    """The client's network address on HTTP (uvicorn applies trusted `X-Forwarded-For`), else None."""
-    client = getattr(ctx.request, "scope", {}).get("client")
+def _headers(request: Any) -> Mapping[str, str]:
+    """The HTTP request's headers by lower-case name; reading one it sent more than once refuses the call."""
+    headers = getattr(request, "headers", None)
+    return _NO_HEADERS if headers is None else RequestHeaders(headers.items())
+
+
+def _peer(request: Any) -> str | None:
+    """The client's network address (uvicorn applies trusted `X-Forwarded-For`)."""
+    client = getattr(request, "scope", {}).get("client")
     return str(client[0]) if client else None
 
 
@@ -108,8 +110,6 @@ def _per_connection(ctx: ServerRequestContext[Any], key: str, source: Any, build
     value = build(source)
     state[key] = (source, value)
     return value
-
-
 
 
 def _wire_dump(model: Any) -> dict[str, Any]:
@@ -150,8 +150,10 @@ def caller(ctx: ServerRequestContext[Any]) -> AuthInfo | None:
     Read from the request itself: a handshake-era session serves its requests in a task that
     does not see the per-request auth context variable.
     """
-    user = getattr(ctx.request, "scope", {}).get("user")
-    if isinstance(user, AuthenticatedUser):
-        return auth_info(user.access_token)
+    request = ctx.request
+    if request is not None:
+        user = getattr(request, "scope", {}).get("user")
+        if isinstance(user, AuthenticatedUser):
+            return auth_info(user.access_token)
     token = get_access_token()
     return auth_info(token) if token is not None else None
