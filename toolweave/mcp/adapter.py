@@ -156,7 +156,8 @@ class McpAdapter:
         self.lowlevel.middleware.insert(1, self._every_request)  # just inside the SDK's OpenTelemetry span
         self.observer: CallObserver | None = None
         """Observes calls (spans, metrics) while serving with an OpenTelemetry SDK configured."""
-        # Seals the `requestState` of 2026 `InputRequiredResult`s; clients cannot forge or replay it.
+        # Seals the `requestState` of 2026 `InputRequiredResult`s (clients cannot forge or replay
+        # it); `guard` runs it where there is state to check or to seal.
         security = RequestStateSecurity.ephemeral()
         self._request_state = RequestStateBoundary(security, default_audience=server.name)
         self.lowlevel.add_request_handler("logging/setLevel", mt.SetLevelRequestParams, self._set_level)
@@ -261,8 +262,9 @@ class McpAdapter:
 
     def _every_request(self, ctx: ServerRequestContext[Any], call_next: Any) -> Coroutine[Any, Any, Any]:
         """The first step of every request: note a handshake-era connection (`list_changed` goes
-        to it), then run the rest under `guard`. A plain function handing back `guard`'s
-        awaitable: one SDK middleware layer for both (a layer costs ~3 µs a request)."""
+        to it), then run the rest under `guard` (with the request-state boundary for a method that
+        may answer `input_required`). A plain function handing back `guard`'s awaitable: one SDK
+        middleware layer for all of it (a layer costs ~3 µs a request)."""
         connection = connection_of(ctx.session)
         if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             key = id(connection)
