@@ -100,7 +100,8 @@ def test_the_default_run_collects_the_packages_doctests() -> None:
 def test_an_example_that_does_not_hold_fails_the_run(tmp_path: Path, shown: str, outcome: str) -> None:
     module = tmp_path / "adding.py"
     module.write_text(f'"""Adding.\n\nExample:\n    >>> 1 + 2\n    {shown}\n"""\n', encoding="utf-8")
-    command = [sys.executable, "-m", "pytest", "-q", "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(tmp_path)]
+    config = ["-c", str(ROOT / "pyproject.toml"), "--rootdir", str(tmp_path)]
+    command = [sys.executable, "-m", "pytest", "-q", "-n", "0", *config]  # one example needs no workers
     done = subprocess.run([*command, str(module)], capture_output=True, text=True, timeout=60, check=False)
     assert outcome in done.stdout, done.stdout + done.stderr
     assert done.returncode == (0 if outcome == "1 passed" else 1)
