@@ -45,6 +45,7 @@ from toolweave.core.errors import UnknownTool
 from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.guard import own_request_params
 from toolweave.middleware.keys import caller_key
+from toolweave.server.catalog import Entry
 from toolweave.store import RedisStore
 from toolweave.tasks.record import TaskRecord
 from toolweave.tasks.redis_store import RedisTaskStore
@@ -157,8 +158,13 @@ class TaskService:
     def may_offer(self, name: str) -> bool:
         """Whether a call of the tool `name` may become a task (it declares task support): the
         others skip `offer`."""
+        return self._task_entry(name) is not None
+
+    def _task_entry(self, name: str) -> Entry[Any] | None:
+        """The catalog entry of the tool `name` if it declares task support (looked up on each
+        use: a reload may replace the catalog while a call waits for input)."""
         entry = self.server.catalog.entries.get(name)
-        return entry is not None and entry.component.task_support != "none"
+        return None if entry is None or entry.component.task_support == "none" else entry
 
     async def offer(
         self,
@@ -180,9 +186,9 @@ class TaskService:
                 `-32602` for a tool the caller may not use; the call's own JSON-RPC error.
             InputRequired: the call asked for input before it became a task.
         """
-        if not self.may_offer(params.name):
+        entry = self._task_entry(params.name)
+        if entry is None:
             return None
-        entry = self.server.catalog.entries[params.name]
         if not opted_in(ctx, context) or not self.runner.serving:
             if entry.component.task_support == "required":
                 message = f"Tool '{params.name}' runs only as a task: declare the {EXTENSION} extension"
