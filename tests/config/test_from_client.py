@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
+from tests.conftest import ROOT
 from toolweave.config.dialects import CLIENTS, Platform
 from toolweave.config.from_client import build_client, client_config, layered
 from toolweave.config.loading import validate
@@ -83,6 +85,30 @@ def test_a_given_path_is_read_instead_and_relative_paths_keep_pointing_next_to_i
 def test_server_names_become_valid_prefixes(tmp_path: Path) -> None:
     path = put(tmp_path / "c.json", {"mcpServers": {"@acme/docs server": {"command": "x"}}})
     assert client_config("cursor", path).mcp_servers["@acme/docs server"].prefix == "_acme_docs_server"
+
+
+def test_names_that_make_the_same_prefix_are_told_apart_by_a_number(tmp_path: Path) -> None:
+    servers = {"notes server": {"command": "x"}, "notes/server": {"command": "x"}, "notes_server_2": {"command": "x"}}
+    path = put(tmp_path / "c.json", {"mcpServers": servers})
+    prefixes = {name: entry.prefix for name, entry in client_config("cursor", path).mcp_servers.items()}
+    assert prefixes == {
+        "notes server": "notes_server",
+        "notes/server": "notes_server_3",
+        "notes_server_2": "notes_server_2",
+    }
+
+
+def test_servers_whose_names_make_one_prefix_are_both_served(tmp_path: Path, python: str) -> None:
+    server = str(ROOT / "examples" / "notes_server.py")
+    servers = {name: {"command": python, "args": [server]} for name in ("notes server", "notes/server")}
+    composed = build_client("vscode", put(tmp_path / "mcp.json", {"servers": servers}))
+    names = anyio.run(_tool_names, composed.server)
+    assert {"notes_server_write", "notes_server_2_write"} <= names
+
+
+async def _tool_names(server: Any) -> set[str]:
+    async with server:
+        return {tool.name for tool in await server.list_tools()}
 
 
 def test_no_file_names_every_place_it_looked_and_how_to_give_one(places: tuple[Path, Path]) -> None:

@@ -118,14 +118,40 @@ def _claude_code_project(data: Any, cwd: Path) -> Any:
     return projects.get(str(cwd)) if isinstance(projects, dict) else None
 
 
-def _rebased(entry: McpServerEntry, folder: Path, prefix: str) -> McpServerEntry:
-    """`entry` under `prefix`, its relative `cwd` and `envFile` resolved against its file's `folder`."""
-    updates: dict[str, Any] = {"prefix": entry.prefix or prefix}
+def _rebased(entry: McpServerEntry, folder: Path) -> McpServerEntry:
+    """`entry` with its relative `cwd` and `envFile` resolved against its file's `folder`."""
+    updates: dict[str, Any] = {}
     for key in ("cwd", "env_file"):
         value = getattr(entry, key)
         if value is not None and not os.path.isabs(value):
             updates[key] = str((folder / value).resolve())
-    return entry.model_copy(update=updates)
+    return entry.model_copy(update=updates) if updates else entry
+
+
+def _prefixed(servers: dict[str, dict[str, McpServerEntry]]) -> dict[str, dict[str, McpServerEntry]]:
+    """`servers` each under its own prefix, or one made from its name: of names that make the same
+    one (`notes server`, `notes/server`), the first keeps it and the others get the first number
+    free (`notes_server_2`)."""
+    entries = {name: entry for named in servers.values() for name, entry in named.items()}  # names are unique
+    taken = {entry.prefix for entry in entries.values() if entry.prefix}
+    prefixes: dict[str, str] = {}
+    clashing: list[str] = []
+    for name, entry in entries.items():
+        prefixes[name] = entry.prefix or prefix_for(name)
+        if not entry.prefix:
+            if prefixes[name] in taken:
+                clashing.append(name)
+            taken.add(prefixes[name])
+    for name in clashing:
+        number = 2
+        while f"{prefixes[name]}_{number}" in taken:
+            number += 1
+        prefixes[name] = f"{prefixes[name]}_{number}"
+        taken.add(prefixes[name])
+    return {
+        key: {name: entry.model_copy(update={"prefix": prefixes[name]}) for name, entry in named.items()}
+        for key, named in servers.items()
+    }
 
 
 def client_config(
@@ -170,11 +196,11 @@ def client_config(
             for server, entry in entries.items():
                 for found in servers.values():
                     found.pop(server, None)
-                servers[key][server] = _rebased(entry, section.folder, prefix_for(server))
+                servers[key][server] = _rebased(entry, section.folder)
         secrets.update(config.secrets)
     if problems:
         raise problems[0] if len(problems) == 1 else problems_error([str(p) for p in problems], file=None)
-    return Config.model_validate({}).model_copy(update=servers).with_secrets(secrets)
+    return Config.model_validate({}).model_copy(update=_prefixed(servers)).with_secrets(secrets)
 
 
 def layered(base: Config, over: Config, *, file: str | None = None) -> Config:
