@@ -14,7 +14,10 @@ from mcp import Client
 from pydantic import BaseModel
 
 from toolweave import Context, Server, Tool
+from toolweave.core.content import EmbeddedResource, TextContent, TextResourceContents
+from toolweave.core.result import ToolResult
 from toolweave.transforms import FromEnv, InjectArgs
+from toolweave.transforms.redact import scrub_result
 
 KEY = "S3CR3T-0123456789abcdef"
 
@@ -138,3 +141,30 @@ async def test_a_config_constant_expanded_from_the_environment_is_a_secret() -> 
     finally:
         del sys.modules[module.__name__]
     assert result.text == "hi [redacted] celsius-degrees"
+
+
+TEXT = f"GET /v1?key={KEY}"
+WHERE_A_RESULT_HOLDS_TEXT = {
+    "a text block": ToolResult(content=[TextContent("ok"), TextContent(TEXT)]),
+    "embedded text": ToolResult(content=[EmbeddedResource(TextResourceContents(uri="note://1", text=TEXT))]),
+    "structured content": ToolResult(content=[TextContent("ok")], structured_content={"url": [TEXT]}),
+    "a structured key": ToolResult(content=[TextContent("ok")], structured_content={TEXT: 1}),
+    "_meta": ToolResult(content=[TextContent("ok")], meta={"source": TEXT}),
+}
+
+
+@pytest.mark.parametrize("result", WHERE_A_RESULT_HOLDS_TEXT.values(), ids=WHERE_A_RESULT_HOLDS_TEXT)
+def test_a_result_is_scrubbed_wherever_it_holds_a_secret(result: ToolResult) -> None:
+    scrubbed = scrub_result(result, [KEY])
+    assert KEY not in repr(scrubbed)
+    assert "GET /v1?key=[redacted]" in repr(scrubbed)
+    assert KEY in repr(result)  # the tool's own result is not changed
+
+
+def test_a_result_holding_no_secret_is_passed_on_as_it_is() -> None:
+    result = ToolResult(
+        content=[TextContent("ok"), EmbeddedResource(TextResourceContents(uri="note://1", text="fine"))],
+        structured_content={"url": ["fine"]},
+        meta={"source": "fine"},
+    )
+    assert scrub_result(result, [KEY]) is result
