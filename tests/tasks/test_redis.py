@@ -92,3 +92,39 @@ async def test_answering_through_another_replica_reaches_the_waiting_task(redis:
         await update(other, created.task_id, {"who": {"action": "accept", "content": {"name": "Ada"}}})
         done = await until(other, created.task_id, "completed")
     assert done.result is not None and done.result["content"][0]["text"] == "approved by Ada (asked)"
+
+
+def clock_off_by(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """This process's wall clock from now on: `seconds` off the real one (another replica's clock)."""
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + seconds)
+
+
+async def put_record(redis: RedisServer, server: str, record: TaskRecord) -> None:
+    store = RedisStore(redis.url)
+    try:
+        await RedisTaskStore(store, server=server).put(record)
+    finally:
+        await store.close()
+
+
+async def test_a_replica_whose_clock_runs_ahead_leaves_a_live_task_working(
+    redis: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = replica(redis, Gate(), "skewed")
+    live = TaskRecord.new("local", keep=60.0, poll_interval=0.5).changed(worker="alive", lease_until=time.time() + 30)
+    await put_record(redis, "skewed", live)  # written by a replica that renews its lease
+    clock_off_by(monkeypatch, 90)  # this replica's clock: past the lease as the writer counted it
+    async with task_client(server) as client:
+        state = await get(client, live.task_id)
+    assert state.status == "working"
+
+
+async def test_a_replica_whose_clock_runs_behind_writes_records_that_last_their_keep(
+    redis: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock_off_by(monkeypatch, -3600)
+    ended = TaskRecord.new("local", keep=60.0, poll_interval=0.5).finish("completed")
+    await put_record(redis, "behind", ended)
+    key = f"toolweave:tasks:behind:{ended.task_id}"
+    assert 55_000 < int(redis_cli(redis, "pttl", key)) <= 60_000

@@ -2,11 +2,16 @@
 
 One JSON document per task under `<namespace>:tasks:<server>:<task id>` (a server's replicas share
 one name; another server on the same Redis never reads, answers or cancels its tasks; without
-`server`, `<namespace>:tasks:<task id>`), written
-whole on each change and
-expiring on its own: an ended record `keep` seconds after its last change; a running one `keep`
-seconds after its lease (so the record of a task whose server died and that nobody reads again
-still goes away). Every operation goes through the store's bounded `run`: an outage is
+`server`, `<namespace>:tasks:<task id>`), written whole on each change and expiring on its own:
+an ended record `keep` seconds after its last change; a running one `keep` seconds after its
+lease (so the record of a task whose server died and that nobody reads again still goes away).
+
+A running task's lease is also a key of its own (`...:<task id>:lease`) that Redis expires when
+the lease runs out; a replica reading the record takes the lease's end from it, on its own clock.
+Every time is written as a duration from now, so replicas whose clocks disagree (by more than a
+lease, even) neither fail each other's live tasks nor write records that are already expired.
+
+Every operation goes through the store's bounded `run`: an outage is
 `StoreUnavailable`, which a client sees as an internal error (creating or reading a task) and the
 work only logs (saving its progress or its end).
 
@@ -22,11 +27,17 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
+from typing import TYPE_CHECKING, Any
 
 from toolweave.store import RedisStore
 from toolweave.store.fanout import Fanout
 from toolweave.tasks.record import TaskRecord
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis  # an optional dependency (the `redis` extra)
 
 
 class RedisTaskStore:
@@ -47,13 +58,41 @@ class RedisTaskStore:
     async def put(self, record: TaskRecord) -> None:
         name, value = self.key(record.task_id), json.dumps(record.to_dict())
         until = record.expires_at if record.terminal else (record.lease_until or record.updated_at) + record.keep
-        await self.store.run(lambda client: client.set(name, value, pxat=max(1, int(until * 1000))))
+        now = time.time()
+        lease = None if record.terminal or record.lease_until is None else _ms(record.lease_until - now)
+
+        async def write(client: Redis) -> None:
+            async with client.pipeline(transaction=True) as both:
+                both.set(name, value, px=max(1, _ms(until - now)))
+                if lease is not None and lease > 0:
+                    both.set(f"{name}:lease", record.worker or "", px=lease)
+                else:
+                    both.delete(f"{name}:lease")
+                await both.execute()
+
+        await self.store.run(write)
 
     async def get(self, task_id: str) -> TaskRecord | None:
         name = self.key(task_id)
-        raw = await self.store.run(lambda client: client.get(name))
-        return None if raw is None else TaskRecord.from_dict(json.loads(raw))
+
+        async def read(client: Redis) -> list[Any]:
+            async with client.pipeline(transaction=False) as both:
+                both.get(name)
+                both.pttl(f"{name}:lease")
+                return await both.execute()  # type: ignore[no-any-return]
+
+        raw, lease_left = await self.store.run(read)
+        if raw is None:
+            return None
+        record = TaskRecord.from_dict(json.loads(raw))
+        if lease_left >= 0 and record.lease_until is not None and not record.terminal:
+            record = dataclasses.replace(record, lease_until=time.time() + lease_left / 1000)
+        return record
 
     def relay(self) -> Fanout:
         """The channel replicas pass requests for each other's tasks on."""
         return Fanout(self.store, self.store.key("tasks", *self._scope, "relay"))
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000)
