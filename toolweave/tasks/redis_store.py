@@ -11,9 +11,9 @@ the lease runs out; a replica reading the record takes the lease's end from it, 
 Every time is written as a duration from now, so replicas whose clocks disagree (by more than a
 lease, even) neither fail each other's live tasks nor write records that are already expired.
 
-Every operation goes through the store's bounded `run`: an outage is
-`StoreUnavailable`, which a client sees as an internal error (creating or reading a task) and the
-work only logs (saving its progress or its end).
+Every operation goes through the store's bounded `run`: an outage is `StoreUnavailable`, which a
+client sees as an internal error (creating or reading a task) and the work only logs (saving its
+progress or its end).
 
 A server whose store is a `RedisStore` keeps its tasks there unless `configure_tasks(store=...)`
 says otherwise. `relay()` carries `tasks/update` answers and `tasks/cancel` requests that reach
