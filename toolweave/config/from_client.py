@@ -40,6 +40,7 @@ from toolweave.config.dialects import CLIENTS, Platform
 from toolweave.config.loading import load_config, problems_error, read_data, validate
 from toolweave.config.models import Config, McpServerEntry
 from toolweave.core.errors import ConfigError
+from toolweave.core.names import first_free
 
 SERVER_LISTS = ("mcpServers", "servers", "inputs")
 """The keys taken from a client's file."""
@@ -143,10 +144,7 @@ def _prefixed(servers: dict[str, dict[str, McpServerEntry]]) -> dict[str, dict[s
                 clashing.append(name)
             taken.add(prefixes[name])
     for name in clashing:
-        number = 2
-        while f"{prefixes[name]}_{number}" in taken:
-            number += 1
-        prefixes[name] = f"{prefixes[name]}_{number}"
+        prefixes[name] = first_free(prefixes[name], taken)
         taken.add(prefixes[name])
     return {
         key: {name: entry.model_copy(update={"prefix": prefixes[name]}) for name, entry in named.items()}

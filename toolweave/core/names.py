@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 SEPARATOR_PATTERN = re.compile(r"[A-Za-z0-9_.-]{0,16}")
@@ -36,3 +37,16 @@ def check_separator(separator: str) -> str:
             f"mount separator {separator!r} is not valid: use up to 16 characters from A-Z, a-z, 0-9, '_', '.', '-'"
         )
     return separator
+
+
+def first_free(base: str, taken: Container[str]) -> str:
+    """`base`, or if it is taken the first of `base_2`, `base_3`, ... that is not.
+
+    Example:
+        >>> first_free("notes", {"notes", "notes_2"})
+        'notes_3'
+    """
+    name, number = base, 2
+    while name in taken:
+        name, number = f"{base}_{number}", number + 1
+    return name

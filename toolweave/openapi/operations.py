@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolweave.core.errors import SpecError
+from toolweave.core.names import first_free
 from toolweave.core.result import WRAP_KEY
 from toolweave.core.tool import ToolAnnotations
 from toolweave.openapi.routes import METHODS, Routes, selected
@@ -295,10 +296,7 @@ def _name(operation_id: Any, method: str, path: str, taken: set[str]) -> str:
         base = re.sub(r"[^A-Za-z0-9_.-]", "_", str(operation_id))[:120]
     else:
         base = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9]", "_", f"{method}_{path}")).strip("_")[:120]
-    name, n = base or method, 2
-    while name in taken:
-        name, n = f"{base}_{n}", n + 1
-    return name
+    return first_free(base or method, taken)
 
 
 def _description(raw: Mapping[str, Any], method: str, path: str) -> str:

@@ -59,12 +59,12 @@ class RedisTaskStore:
         name, value = self.key(record.task_id), json.dumps(record.to_dict())
         until = record.expires_at if record.terminal else (record.lease_until or record.updated_at) + record.keep
         now = time.time()
-        lease = None if record.terminal or record.lease_until is None else _ms(record.lease_until - now)
+        lease = 0 if record.terminal or record.lease_until is None else _ms(record.lease_until - now)
 
         async def write(client: Redis) -> None:
             async with client.pipeline(transaction=True) as both:
                 both.set(name, value, px=max(1, _ms(until - now)))
-                if lease is not None and lease > 0:
+                if lease > 0:
                     both.set(f"{name}:lease", record.worker or "", px=lease)
                 else:
                     both.delete(f"{name}:lease")
@@ -85,7 +85,7 @@ class RedisTaskStore:
         if raw is None:
             return None
         record = TaskRecord.from_dict(json.loads(raw))
-        if lease_left >= 0 and record.lease_until is not None and not record.terminal:
+        if lease_left >= 0:  # (the key exists only beside a running record with a lease)
             record = dataclasses.replace(record, lease_until=time.time() + lease_left / 1000)
         return record
 
