@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
+from tests.optional import require
 
-pytest.importorskip("langchain_core", reason="the langchain extra is not installed")
+require("langchain_core", "the langchain extra is not installed")
 
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import StructuredTool

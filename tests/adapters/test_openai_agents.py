@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
+from tests.optional import require
 
-pytest.importorskip("agents", reason="the openai-agents extra is not installed")
+require("agents", "the openai-agents extra is not installed")
 
 from agents import FunctionTool
 from agents.tool_context import ToolContext

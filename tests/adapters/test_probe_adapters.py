@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("langchain_core", reason="the langchain extra is not installed")
-pytest.importorskip("agents", reason="the openai-agents extra is not installed")
+from tests.optional import require
+
+require("langchain_core", "the langchain extra is not installed")
+require("agents", "the openai-agents extra is not installed")
 
 from tests.conftest import subprocess_env
 from tests.reliability.raw import SERVERS

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
+from tests.optional import require
 
-pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
+require("pydantic_ai", "the pydantic-ai extra is not installed")
 
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
@@ -39,8 +39,9 @@ def per_user(run: Any) -> Context:
 async def test_the_agent_sees_the_exposed_schemas_and_calls_through_the_catalog() -> None:
     server, recorder = gateway()
     seen: list[AgentInfo] = []
-    agent = Agent(calling("weather", {"city": "Oslo"}, seen), deps_type=str,
-                  toolsets=[ToolweaveToolset(server, context=per_user)])
+    agent = Agent(
+        calling("weather", {"city": "Oslo"}, seen), deps_type=str, toolsets=[ToolweaveToolset(server, context=per_user)]
+    )
     result = await agent.run("weather in Oslo?", deps="u-7")
     assert result.output == repr({"city": "Oslo", "sky": "clear", "for": "u-7"})
     tools = {tool.name: tool for tool in seen[0].function_tools}
@@ -63,8 +64,11 @@ async def test_an_error_result_is_a_retry_prompt_for_the_model() -> None:
 
 async def test_an_injected_argument_sent_by_the_model_is_refused() -> None:
     server, recorder = gateway()
-    agent = Agent(calling("weather", {"city": "Oslo", "user_id": "admin"}, []), deps_type=str,
-                  toolsets=[ToolweaveToolset(server, context=per_user)])
+    agent = Agent(
+        calling("weather", {"city": "Oslo", "user_id": "admin"}, []),
+        deps_type=str,
+        toolsets=[ToolweaveToolset(server, context=per_user)],
+    )
     output = (await agent.run("weather?", deps="u-7")).output
     assert output.startswith("retry: ") and "user_id" in output
     assert recorder.calls == []

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import anyio
-import pytest
 
-pytest.importorskip("fastapi", reason="FastAPI (a dev extra) is not installed")
+from tests.optional import require
+
+require("fastapi", "FastAPI (a dev extra) is not installed")
 
 from fastapi import FastAPI, Header, HTTPException, Query
 from fastapi.responses import PlainTextResponse

@@ -9,14 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-import pytest
 
+from tests.optional import require
 from tests.serving import serving
 from tests.tasks.servers import Gate, tasks_server
 from toolweave.tasks import configure_tasks
 
-fastmcp = pytest.importorskip("fastmcp")
-fastmcp_tasks = pytest.importorskip("fastmcp_tasks", reason="the fastmcp client drives tasks with fastmcp-tasks")
+fastmcp = require("fastmcp", "the fastmcp client (a dev extra) is not installed")
+fastmcp_tasks = require(
+    "fastmcp_tasks", "fastmcp-tasks (a dev extra; the fastmcp client drives tasks with it) is not installed"
+)
 
 
 def server(gate: Gate) -> Any:
@@ -71,7 +73,7 @@ async def test_cancelling_through_the_handle_runs_the_tools_finally() -> None:
 
 
 async def test_pydantic_ai_mcp_toolset_runs_task_tools() -> None:
-    pydantic_ai_mcp = pytest.importorskip("pydantic_ai.mcp", reason="Pydantic AI is an optional interop peer")
+    pydantic_ai_mcp = require("pydantic_ai.mcp", "Pydantic AI (an optional interop peer) is not installed")
     gate = Gate()
     gate.release.set()
     async with serving(server(gate)) as url:
