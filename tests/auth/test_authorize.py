@@ -194,7 +194,7 @@ async def test_over_http_a_forbidden_tool_is_unlisted_and_unknown(issuer: Issuer
     assert "Dear Bob" in letter.messages[0].content.text
 
 
-async def test_mcp_param_headers_do_not_reveal_a_forbidden_tool(issuer: Issuer) -> None:
+async def test_mcp_param_headers_are_checked_for_admitted_callers_and_reveal_nothing_to_others(issuer: Issuer) -> None:
     server = Server("regions")
 
     @server.tool
@@ -236,4 +236,5 @@ async def test_mcp_param_headers_do_not_reveal_a_forbidden_tool(issuer: Issuer) 
         forbidden, unknown = await call(http, url, "deploy", outsider), await call(http, url, "deplox", outsider)
         allowed = await call(http, url, "deploy", issuer.token(scope="tools deploy"))
     assert forbidden == unknown and "Unknown tool: X" in forbidden[1]
-    assert allowed[0] == 200 and "rolled out in eu" in allowed[1]  # no header check for gated tools
+    # A caller the tool admits has its headers checked like anyone's on an open tool.
+    assert allowed[0] == 400 and "rolled out" not in allowed[1] and "region" in allowed[1].lower()

@@ -56,7 +56,7 @@ async def test_inactive_or_foreign_tokens_are_refused_and_not_remembered(issuer:
 
 
 async def test_wrong_client_credentials_refuse_every_token(issuer: Issuer) -> None:
-    verifier = IntrospectionVerifier(issuer.introspection_url, client_id="gateway", client_secret="wrong")
+    verifier = IntrospectionVerifier(issuer.introspection_url, "gateway", "wrong")  # (url, client_id, client_secret)
     with pytest.raises(InvalidToken, match="could not be asked"):
         await verifier.verify(issuer.opaque_token())
     await verifier.aclose()

@@ -35,6 +35,10 @@ class TokenCache(Generic[T]):
         self._entries.move_to_end(token)
         return entry[1]
 
+    def clear(self) -> None:
+        """Forget every entry."""
+        self._entries.clear()
+
     def put(self, token: str, value: T, expires_at: float | None) -> None:
         """Remember `value` until `expires_at` (epoch seconds) or `ttl` from now, whichever is first."""
         if self.size <= 0 or self.ttl <= 0:

@@ -9,9 +9,7 @@ a caller is never let in because the check failed.
 
 Example:
     >>> verifier = IntrospectionVerifier(
-    ...     "https://auth.example.com/oauth2/introspect",
-    ...     client_id="toolweave-gateway",
-    ...     client_secret="...",
+    ...     "https://auth.example.com/oauth2/introspect", "toolweave-gateway", "...",
     ...     audience="https://mcp.example.com/mcp",
     ... )
     >>> verifier.cache_ttl
@@ -55,9 +53,9 @@ class IntrospectionVerifier:
     def __init__(
         self,
         url: str,
-        *,
         client_id: str,
         client_secret: str,
+        *,
         issuer: str | None = None,
         audience: str | Iterable[str] | None = None,
         required_scopes: Iterable[str] | str = (),

@@ -15,7 +15,12 @@ operator — never the token):
   when those are configured.
 
 A verified token is remembered (bounded, until it expires or `cache_ttl` passes), so the
-signature of a token a client sends on every request is checked once.
+signature of a token a client sends on every request is checked once. Key rotation: a JWKS
+fetched without a key it had before (or with another key under its `kid`) forgets every
+remembered token, so tokens signed by a withdrawn key fail from the fetch on. The JWKS is
+fetched again when a token names a `kid` it lacks (the new key of a rotation) or `jwks_ttl`
+after the last fetch: until then, a withdrawn key is still trusted, as by any verifier that
+caches a JWKS.
 
 Example:
     >>> verifier = JWTVerifier(
@@ -98,7 +103,7 @@ class JWTVerifier:
         leeway: float = 30,
         required_scopes: Iterable[str] | str = (),
         refetch_interval: float = 30,
-        jwks_ttl: float = 3600,
+        jwks_ttl: float = 300,
         timeout: float = 5,
         cache_size: int = 4096,
         cache_ttl: float = 300,
@@ -219,6 +224,8 @@ class JWTVerifier:
             raise InvalidToken("the signing keys could not be fetched") from None
         finally:
             self._fetched_at = time.monotonic()
+        if any(keys.get(kid) != key for kid, key in self._keys.items()):
+            self._cache.clear()  # a key was withdrawn or replaced: the tokens it signed fail from now on
         self._keys = keys
 
 

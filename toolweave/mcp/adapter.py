@@ -63,7 +63,7 @@ from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.guard import guard
 from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
-from toolweave.mcp.request import caller, connection_of, request_context
+from toolweave.mcp.request import caller, connection_of, request_context, verified_caller
 from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.server.server import Server
 from toolweave.server.tools import Failed
@@ -178,13 +178,17 @@ class McpAdapter:
         """The input schema of the tool `name` (a catalog lookup: the SDK's `Mcp-Param` header
         check on 2026-era HTTP calls would otherwise run the whole `tools/list` handler).
 
-        A tool behind `Authorize` answers like an unknown one (`None`: no header check), since
-        the look-up cannot see the caller and a header answer would reveal that the tool exists.
+        A tool behind `Authorize` is checked for the callers it admits (the caller the HTTP edge
+        verified for this request); to anyone else it answers like an unknown one (`None`: no
+        header check, so the header answer does not reveal that the tool exists).
         """
         entry = self.server.catalog.entries.get(name)
-        if entry is None or entry.tool.access is not None:
+        if entry is None:
             return None
-        return entry.tool.input_schema
+        tool = entry.tool
+        if tool.access is not None and not tool.access.allows(verified_caller()):
+            return None
+        return tool.input_schema
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None

@@ -155,5 +155,11 @@ def caller(ctx: ServerRequestContext[Any]) -> AuthInfo | None:
         user = getattr(request, "scope", {}).get("user")
         if isinstance(user, AuthenticatedUser):
             return auth_info(user.access_token)
+    return verified_caller()
+
+
+def verified_caller() -> AuthInfo | None:
+    """The caller the HTTP edge verified for the current HTTP request (the SDK's auth context
+    variable, set around the request's whole handling), if any."""
     token = get_access_token()
     return auth_info(token) if token is not None else None
