@@ -4,6 +4,9 @@ introspection endpoint, both counting what they are asked."""
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
+import json
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -132,12 +135,19 @@ class Issuer:
         )
 
 
+def _part(value: object) -> str:
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+
 def unsigned(claims: dict[str, Any], headers: dict[str, Any]) -> str:
     """A token with any header and payload, signed with nothing (`alg: none`-style forgeries)."""
+    return f"{_part(headers)}.{_part(claims)}."
 
-    def part(value: dict[str, Any]) -> str:
-        import json
 
-        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
-
-    return f"{part(headers)}.{part(claims)}."
+def hs256_with_public_key(issuer: Issuer) -> str:
+    """A token HMAC-signed with the issuer's public RSA key as the secret (the algorithm-confusion
+    forgery: a verifier that lets the token pick HS256 would check it with that same key)."""
+    header = {"alg": "HS256", "typ": "JWT", "kid": issuer.keys[0].kid}
+    signing_input = f"{_part(header)}.{_part(issuer.claims())}"
+    signature = hmac.new(issuer.keys[0].public_pem().encode(), signing_input.encode(), hashlib.sha256).digest()
+    return f"{signing_input}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"

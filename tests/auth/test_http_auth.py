@@ -13,7 +13,7 @@ import pytest
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey, unsigned
+from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey, hs256_with_public_key, unsigned
 from tests.serving import RAW_HEADERS as MCP_HEADERS
 from tests.serving import RAW_INITIALIZE as INITIALIZE
 from tests.serving import serving
@@ -63,6 +63,7 @@ REFUSED: dict[str, Callable[[Issuer], dict[str, str]]] = {
     "wrong iss": lambda i: {"authorization": f"Bearer {i.token(iss='https://evil.test/')}"},
     "wrong aud": lambda i: {"authorization": f"Bearer {i.token(aud='https://other.test/mcp')}"},
     "alg none": lambda i: {"authorization": f"Bearer {unsigned(i.claims(), {'alg': 'none', 'kid': i.keys[0].kid})}"},
+    "HS256 signed with the public key": lambda i: {"authorization": f"Bearer {hs256_with_public_key(i)}"},
     "unknown kid": lambda i: {"authorization": f"Bearer {i.token(SigningKey.rsa())}"},
     "tampered payload": lambda i: {
         "authorization": "Bearer "
@@ -105,14 +106,18 @@ async def test_a_token_in_the_query_string_is_refused(issuer: Issuer) -> None:
         header_too = await _post(
             url, {"authorization": f"Bearer {issuer.token()}"}, path=f"/mcp?access_token={issuer.token()}"
         )
+        after = await _post(url, {"authorization": f"Bearer {issuer.token()}"})
     assert response.status_code == header_too.status_code == 401
+    assert after.status_code == 200  # the server keeps serving
 
 
 async def test_a_token_without_the_required_scope_gets_403(issuer: Issuer) -> None:
     async with protected(issuer, scopes=["tools", "admin"]) as url:
         response = await _post(url, {"authorization": f"Bearer {issuer.token()}"})
+        after = await _post(url, {"authorization": f"Bearer {issuer.token(scope='tools admin')}"})
     assert response.status_code == 403
     assert 'error="insufficient_scope"' in response.headers["www-authenticate"]
+    assert after.status_code == 200  # the server keeps serving
 
 
 async def test_protected_resource_metadata_is_served_without_a_token(issuer: Issuer) -> None:
@@ -149,9 +154,50 @@ async def test_the_verified_caller_is_ctx_auth_in_both_eras(issuer: Issuer, lega
 
 async def test_a_forged_sub_never_reaches_from_claim(issuer: Issuer) -> None:
     forged = issuer.token(SigningKey("RS256", SigningKey.rsa().private, issuer.keys[0].kid), sub="admin")
+    call = {**_MODERN_CALL, "params": {**_MODERN_CALL["params"], "name": "my_notes"}}
+
+    async def my_notes(url: str, token: str) -> httpx2.Response:
+        async with httpx2.AsyncClient() as http:
+            headers = {**MCP_HEADERS, **_MODERN_HEADERS, "mcp-name": "my_notes", "authorization": f"Bearer {token}"}
+            return await http.post(url + "/mcp", headers=headers, content=json.dumps(call))
+
     async with protected(issuer) as url:
-        response = await _post(url, {"authorization": f"Bearer {forged}"})
-    assert response.status_code == 401
+        refused = await my_notes(url, forged)
+        served = await my_notes(url, issuer.token(sub="grace"))
+    assert refused.status_code == 401 and "notes of" not in refused.text
+    assert served.status_code == 200 and "notes of grace" in served.text  # the verified claim, and only it
+
+
+_MODERN_HEADERS = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call"}
+_MODERN_CALL: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 3,
+    "method": "tools/call",
+    "params": {
+        "name": "whoami",
+        "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    },
+}
+
+
+async def test_the_authenticate_hook_never_reads_a_repeated_header() -> None:
+    def authenticate(headers: Any) -> AuthInfo | None:
+        return AuthInfo(subject="ops") if headers.get("x-api-key") == "k-123" else None
+
+    async def post(url: str, values: list[str]) -> int:
+        async with httpx2.AsyncClient() as http:
+            headers = [*MCP_HEADERS.items(), *(("x-api-key", value) for value in values)]
+            response = await http.post(url + "/mcp", headers=headers, content=json.dumps(INITIALIZE))
+            return response.status_code
+
+    async with serving(notes_server().http_app(authenticate=authenticate)) as url:
+        codes = [await post(url, ["nope", "k-123"]), await post(url, ["k-123", "nope"]), await post(url, ["k-123"])]
+    assert codes == [401, 401, 200]  # neither copy of a repeated header is believed
 
 
 async def test_the_authenticate_hook_gets_the_same_401_path() -> None:
@@ -232,4 +278,3 @@ async def test_an_authorization_header_sent_twice_is_refused(issuer: Issuer) -> 
         response = await http.post(url + "/mcp", headers=headers, content=json.dumps(INITIALIZE))
     assert response.status_code == 401
     assert "more than once" in response.json()["error_description"]
-

@@ -8,7 +8,7 @@ import anyio
 import jwt
 import pytest
 
-from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey, unsigned
+from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey, hs256_with_public_key, unsigned
 from toolweave.auth import JWTVerifier
 from toolweave.core.errors import InvalidToken
 
@@ -36,23 +36,6 @@ def _tampered_signature(issuer: Issuer) -> str:
     return token[:-2] + last + token[-1]
 
 
-def _hs256_with_public_key(issuer: Issuer) -> str:
-    pem = issuer.keys[0].public_pem().encode()
-    claims = issuer.claims()
-    header = {"alg": "HS256", "typ": "JWT", "kid": issuer.keys[0].kid}
-    import base64
-    import hashlib
-    import hmac
-    import json
-
-    def part(value: object) -> str:
-        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
-
-    signing_input = f"{part(header)}.{part(claims)}"
-    signature = hmac.new(pem, signing_input.encode(), hashlib.sha256).digest()
-    return f"{signing_input}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"
-
-
 FORGERIES = {  # how to forge it, and why it must be refused
     "expired": (lambda i: i.token(exp=int(time.time()) - 120), "ExpiredSignature"),
     "nbf in the future": (lambda i: i.token(nbf=int(time.time()) + 600), r"not yet valid \(nbf\)"),
@@ -64,7 +47,7 @@ FORGERIES = {  # how to forge it, and why it must be refused
         lambda i: unsigned(i.claims(), {"alg": "none", "typ": "JWT", "kid": i.keys[0].kid}),
         "'none' is not allowed",
     ),
-    "HS256 signed with the public key": (_hs256_with_public_key, "'HS256' is not allowed"),
+    "HS256 signed with the public key": (hs256_with_public_key, "'HS256' is not allowed"),
     "unknown kid": (lambda i: i.token(SigningKey.rsa()), "no signing key with kid"),
     "signed by a stranger with a known kid": (
         lambda i: i.token(SigningKey("RS256", SigningKey.rsa().private, i.keys[0].kid)),

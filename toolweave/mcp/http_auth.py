@@ -48,8 +48,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolweave.auth.verifier import Verifier
 from toolweave.core.context import AuthInfo
-from toolweave.core.errors import InvalidToken
+from toolweave.core.errors import InvalidToken, Rejected
 from toolweave.core.masking import is_cancellation
+from toolweave.mcp.headers import RequestHeaders
 
 logger = logging.getLogger("toolweave.auth")
 Authenticate = Callable[[Mapping[str, str]], "Awaitable[AuthInfo | None] | AuthInfo | None"]
@@ -116,19 +117,23 @@ class SdkVerifier(TokenVerifier):
 class HookBackend(AuthenticationBackend):
     """A hand-written `authenticate(headers) -> AuthInfo | None` hook as a Starlette backend.
 
-    A hook that raises (anything but the request's own cancellation: `SystemExit` included) lets
-    nobody in: the error is logged with its traceback and the request is treated as
-    unauthenticated.
+    The hook reads the headers as `ctx.headers` does (`RequestHeaders`): a header the request
+    sent more than once is never read — the hook reading one refuses the request (401, logged on
+    `toolweave.security`). A hook that raises (anything but the request's own cancellation:
+    `SystemExit` included) lets nobody in: the error is logged with its traceback and the request
+    is treated as unauthenticated.
     """
 
     def __init__(self, hook: Authenticate) -> None:
         self.hook = hook
 
     async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, AuthenticatedUser] | None:
-        headers = {key.lower(): value for key, value in conn.headers.items()}
+        headers = RequestHeaders(conn.headers.items())
         try:
             found = self.hook(headers)
             caller = await found if isinstance(found, Awaitable) else found
+        except Rejected:  # it read a repeated header (logged by RequestHeaders)
+            return None
         except BaseException as error:  # SystemExit, KeyboardInterrupt... from the hook: refused too
             if is_cancellation(error):
                 raise
@@ -302,8 +307,12 @@ def protect(
     guarded = paths if not allow_anonymous or verifier is not None else ()
     if guarded or private:
         app.add_middleware(
-            RequireAuthOn, paths=guarded, private=private, required_scopes=scopes,
-            resource_metadata_url=metadata_url, tokens_only=allow_anonymous,
+            RequireAuthOn,
+            paths=guarded,
+            private=private,
+            required_scopes=scopes,
+            resource_metadata_url=metadata_url,
+            tokens_only=allow_anonymous,
         )
     app.add_middleware(AuthContextMiddleware)
     app.add_middleware(AuthenticationMiddleware, backend=backend)
