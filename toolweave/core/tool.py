@@ -18,7 +18,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from toolweave.core.access import Access
 from toolweave.core.context import Context
@@ -59,31 +60,34 @@ class ToolAnnotations:
     idempotent_hint: bool | None = None
     open_world_hint: bool | None = None
 
-    _WIRE = {
-        "title": "title",
-        "read_only_hint": "readOnlyHint",
-        "destructive_hint": "destructiveHint",
-        "idempotent_hint": "idempotentHint",
-        "open_world_hint": "openWorldHint",
-    }
+    WIRE_NAMES: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {
+            "title": "title",
+            "read_only_hint": "readOnlyHint",
+            "destructive_hint": "destructiveHint",
+            "idempotent_hint": "idempotentHint",
+            "open_world_hint": "openWorldHint",
+        }
+    )
+    """Each hint's field name → its key on the wire (MCP's camelCase)."""
 
     @classmethod
     def coerce(cls, value: ToolAnnotations | Mapping[str, Any] | None) -> ToolAnnotations | None:
         """Accept annotations as an object or a dict with wire (camelCase) or snake_case keys."""
         if value is None or isinstance(value, ToolAnnotations):
             return value
-        by_wire = {wire: py for py, wire in cls._WIRE.items()}
+        by_wire = {wire: py for py, wire in cls.WIRE_NAMES.items()}
         kwargs = {}
         for key, item in value.items():
             name = by_wire.get(key, key)
-            if name not in cls._WIRE:
+            if name not in cls.WIRE_NAMES:
                 raise TypeError(f"unknown tool annotation {key!r}; expected one of {sorted(by_wire)}")
             kwargs[name] = item
         return cls(**kwargs)
 
     def to_dict(self) -> dict[str, Any]:
         """The annotations as the wire sends them (camelCase, unset ones left out)."""
-        return {wire: getattr(self, py) for py, wire in self._WIRE.items() if getattr(self, py) is not None}
+        return {wire: getattr(self, py) for py, wire in self.WIRE_NAMES.items() if getattr(self, py) is not None}
 
 
 @dataclass(frozen=True, slots=True)

@@ -192,6 +192,6 @@ def annotations_from_mcp(annotations: Any) -> ToolAnnotations | None:
     """SDK tool annotations as `ToolAnnotations` (hints toolweave does not know are dropped)."""
     if annotations is None:
         return None
-    known = set(ToolAnnotations._WIRE.values())
+    known = set(ToolAnnotations.WIRE_NAMES.values())
     dumped = annotations.model_dump(by_alias=True, exclude_none=True)
     return ToolAnnotations.coerce({key: value for key, value in dumped.items() if key in known}) or None
