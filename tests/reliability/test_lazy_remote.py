@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+from typing import Any
 
 import anyio
 import pytest
@@ -11,7 +13,7 @@ import pytest
 from tests.conftest import subprocess_env
 from tests.server.test_remote import UPSTREAMS, alive
 from toolweave import Server
-from toolweave.core.errors import UnknownTool
+from toolweave.core.errors import UnknownPrompt, UnknownResource, UnknownTool
 from toolweave.server.remote import Backoff, RemoteServer
 
 
@@ -58,6 +60,21 @@ async def test_prompts_and_resources_without_a_lifespan_reach_the_upstream() -> 
     assert (await root.read_resource("resource://up/cities")).contents
 
 
+async def test_concurrent_uses_without_a_lifespan_share_one_upstream_process() -> None:
+    root = gateway()
+    pids: list[int] = []
+
+    async def ask_pid() -> None:
+        pids.append(int((await root.call_tool("up_pid", {})).text))
+
+    async with anyio.create_task_group() as tasks:
+        for _ in range(5):
+            tasks.start_soon(ask_pid)
+    assert len(pids) == 5
+    assert len(set(pids)) == 1  # one process started for all five uses, not one each
+    assert not alive(pids[0])
+
+
 async def test_concurrent_uses_without_a_lifespan_share_one_connection() -> None:
     root = gateway()
     results: list[str] = []
@@ -85,6 +102,54 @@ async def test_a_remote_that_cannot_start_is_named_when_its_tool_is_called() -> 
     message = str(failed.value)
     assert message.startswith("Unknown tool: up_echo; these remote servers are down: 'up' (down: ")
     assert "nonexistent" in message
+
+
+def down_gateway() -> Server:
+    return gateway(RemoteServer.stdio("/nonexistent/mcp-server", connect_timeout=3, backoff=Backoff(initial=30)))
+
+
+async def get_up_review(root: Server) -> object:
+    return await root.get_prompt("up_review", {"code": "x"})
+
+
+async def read_up_cities(root: Server) -> object:
+    return await root.read_resource("resource://up/cities")
+
+
+async def read_up_weather(root: Server) -> object:
+    return await root.read_resource("resource://up/paris/weather")  # a template's URI
+
+
+USES = [
+    pytest.param(get_up_review, UnknownPrompt, "Unknown prompt: up_review", id="prompt"),
+    pytest.param(read_up_cities, UnknownResource, "Unknown resource: resource://up/cities", id="resource"),
+    pytest.param(read_up_weather, UnknownResource, "Unknown resource: resource://up/paris/weather", id="template"),
+]
+
+
+@pytest.mark.parametrize("lifespan", [False, True], ids=["lazy", "async-with"])
+@pytest.mark.parametrize(("use", "error", "unknown"), USES)
+async def test_a_remote_that_cannot_start_is_named_when_its_prompt_or_resource_is_used(
+    use: Any, error: type[Exception], unknown: str, lifespan: bool
+) -> None:
+    root = down_gateway()
+    async with root if lifespan else contextlib.nullcontext(root):
+        with pytest.raises(error) as failed:
+            await use(root)
+    message = str(failed.value)
+    assert message.startswith(f"{unknown}; these remote servers are down: 'up' (down: ")
+    assert "nonexistent" in message
+
+
+async def test_listing_with_a_remote_that_cannot_start_lists_the_rest_and_warns_naming_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    root = down_gateway()
+    root.add_tool(lambda: "ok", name="ping")
+    caplog.set_level(logging.WARNING, logger="toolweave")
+    assert [tool.name for tool in await root.list_tools()] == ["ping"]
+    warnings = [record.getMessage() for record in caplog.records if record.levelno == logging.WARNING]
+    assert any(message.startswith("[up] ") and "nonexistent" in message for message in warnings)
 
 
 async def test_a_local_only_server_is_not_started_for_a_call() -> None:

@@ -186,19 +186,25 @@ class UnknownTool(ToolweaveError):
 
 
 class UnknownPrompt(ToolweaveError):
-    """No enabled prompt has this name. Served as JSON-RPC error -32602."""
+    """No enabled prompt has this name. Served as JSON-RPC error -32602.
 
-    def __init__(self, name: str) -> None:
+    `hint` (in-process calls only) says why the prompt may be missing, as for `UnknownTool`.
+    """
+
+    def __init__(self, name: str, hint: str = "") -> None:
         self.name = name
-        super().__init__(f"Unknown prompt: {name}")
+        super().__init__(f"Unknown prompt: {name}{hint}")
 
 
 class UnknownResource(ToolweaveError):
-    """No resource or template matches this URI. Served as JSON-RPC error -32602."""
+    """No resource or template matches this URI. Served as JSON-RPC error -32602.
 
-    def __init__(self, uri: str) -> None:
+    `hint` (in-process calls only) says why the resource may be missing, as for `UnknownTool`.
+    """
+
+    def __init__(self, uri: str, hint: str = "") -> None:
         self.uri = uri
-        super().__init__(f"Unknown resource: {uri}")
+        super().__init__(f"Unknown resource: {uri}{hint}")
 
 
 class MissingCapability(ToolweaveError):

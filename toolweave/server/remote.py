@@ -15,8 +15,10 @@ upstream's own URI.
   clients see the upstream's tools from their first request.
 - Used in-process without a lifespan (`await root.list_tools()`, `call_tool`, `get_prompt`,
   `read_resource`, ...), the server connects its remotes for that use and closes them after
-  it (logged at INFO); `async with root:` keeps the sessions open across uses. A tool missing
-  because its remote is down is `UnknownTool` naming the remote and why it is down.
+  it (logged at INFO); `async with root:` keeps the sessions open across uses. A tool, prompt or
+  resource missing because its remote is down is `UnknownTool` (`UnknownPrompt`,
+  `UnknownResource`) naming the remote and why it is down; listing leaves it out and logs a
+  WARNING naming it.
 - When the upstream dies, calls in flight fail with `UpstreamError`, the lists keep the last
   known tools, prompts and resources, and the upstream is restarted with exponential backoff.
 - A call, prompt or read while the session is down fails at once with `UpstreamError`.

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -29,7 +29,7 @@ from anyio.abc import TaskGroup
 
 from toolweave.core.context import Context, enter_context, exit_context
 from toolweave.core.decorator import as_tool, make_decorator
-from toolweave.core.errors import DuplicateError, UnknownTool
+from toolweave.core.errors import DuplicateError
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
@@ -55,7 +55,7 @@ from toolweave.store.lifespan import hold_store
 from toolweave.transforms.catalog import CatalogTransform
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Iterator
 
     from starlette.applications import Starlette
 
@@ -599,6 +599,20 @@ class Server:
                 found.append(f"{remote.name!r} ({state}{': ' + why if why else ''})")
         return found
 
+    @contextmanager
+    def _naming_down_remotes(self, kind: str, key: str) -> Iterator[None]:
+        """Turn the `kind`'s unknown-error for `key` raised in the block into one that names the
+        remote servers that are down (it may be missing because of them); the one place for every
+        kind of in-process use."""
+        unknown = self.registry(kind).unknown
+        try:
+            yield
+        except unknown as error:
+            down = self.down_remotes()
+            if not down:
+                raise
+            raise unknown(key, f"; these remote servers are down: {', '.join(down)}") from error
+
     # -- in-process use ------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Context | None = None) -> list[Tool]:
@@ -625,12 +639,8 @@ class Server:
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
-            return await self.tools.catalog.call(name, arguments, ctx)
-        except UnknownTool as error:
-            down = self.down_remotes()
-            if not down:
-                raise
-            raise UnknownTool(name, f"; these remote servers are down: {', '.join(down)}") from error
+            with self._naming_down_remotes("tool", name):
+                return await self.tools.catalog.call(name, arguments, ctx)
         finally:
             exit_context(token)
 
@@ -646,14 +656,16 @@ class Server:
     ) -> PromptResult:
         """Render a prompt in-process (arguments as strings, as on the wire, or as values).
 
-        Raises `UnknownPrompt`, `InvalidArguments`, or `ToolError` (internal errors masked).
+        Raises `UnknownPrompt` (naming the remote servers that are down, if any),
+        `InvalidArguments`, or `ToolError` (internal errors masked).
         """
         if self._needs_start():
             return await self._started_for(self.get_prompt, name, arguments, ctx=ctx)
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
-            return await self.prompts.catalog.render(name, arguments, ctx)
+            with self._naming_down_remotes("prompt", name):
+                return await self.prompts.catalog.render(name, arguments, ctx)
         finally:
             exit_context(token)
 
@@ -674,15 +686,17 @@ class Server:
     async def read_resource(self, uri: str, *, ctx: Context | None = None) -> ResourceResult:
         """Read a resource in-process.
 
-        Raises `UnknownResource`, `InvalidArguments` (a template parameter that does not convert),
-        or `ToolError` (internal errors masked).
+        Raises `UnknownResource` (naming the remote servers that are down, if any),
+        `InvalidArguments` (a template parameter that does not convert), or `ToolError` (internal
+        errors masked).
         """
         if self._needs_start():
             return await self._started_for(self.read_resource, uri, ctx=ctx)
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
-            return await self.resources.catalog.read(uri, ctx)
+            with self._naming_down_remotes("resource", uri):
+                return await self.resources.catalog.read(uri, ctx)
         finally:
             exit_context(token)
 
