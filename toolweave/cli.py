@@ -52,6 +52,7 @@ from toolweave.core.result import ToolResult
 from toolweave.explain import explain_server
 from toolweave.render import explain_tree, print_json, print_listing, print_tree
 from toolweave.report import listing
+from toolweave.telemetry.logs import redact_secrets
 
 app = typer.Typer(
     name="toolweave",
@@ -162,6 +163,12 @@ def setup_logging(level: LogLevel) -> None:
     logging.basicConfig(stream=sys.stderr, level=level.value.upper(), format="%(levelname)s %(name)s: %(message)s")
 
 
+def hide_secrets_in_logs(current: Callable[[], Composed]) -> None:
+    """Take the secrets of the composition `current()` gives (`Composed.hidden_values`, asked at
+    each record, so a reload's new ones count at once) out of every log record, whoever logs it."""
+    redact_secrets(lambda: current().hidden_values())
+
+
 def log_calls_as_json(server: Any) -> None:
     """Log every record as a JSON line, and one record per tool call (`Logging`, outermost, unless
     the server has one) whatever the log level."""
@@ -208,7 +215,8 @@ def compose(
     with_file: Path | None = None,
     inputs: Sequence[str] = (),
 ) -> Composed:
-    """Load and build the config (or client `--from` config, with `--with` over it), or exit with its error."""
+    """Load and build the config (or client `--from` config, with `--with` over it), or exit with its
+    error; its secrets are kept out of the logs from then on."""
     try:
         values = parse_inputs(inputs)
     except ValueError as error:
@@ -219,11 +227,14 @@ def compose(
         fail("give a config file, or --from CLIENT to use an MCP client's config", code=2)
     try:
         if client is not None:
-            return build_client(client.value, config, with_file=with_file, inputs=values)
-        assert config is not None
-        return build_file(config, inputs=values)
+            composed = build_client(client.value, config, with_file=with_file, inputs=values)
+        else:
+            assert config is not None
+            composed = build_file(config, inputs=values)
     except ConfigError as error:
         fail(str(error))
+    hide_secrets_in_logs(lambda: composed)
+    return composed
 
 
 @dataclass(frozen=True)
@@ -409,9 +420,17 @@ def serve(
         bool,
         typer.Option(
             "--metrics-public",
-            help="With server.auth: serve /metrics to anyone (by default only to verified callers).",
+            help="With server.auth: serve /metrics to anyone (by default only to callers with --metrics-scope).",
         ),
     ] = False,
+    metrics_scope: Annotated[
+        str | None,
+        typer.Option(
+            "--metrics-scope",
+            help="With server.auth: the scopes a caller needs for /metrics, space-separated "
+            "(default: toolweave:metrics; '' = any verified caller).",
+        ),
+    ] = None,
     grace: Annotated[
         float,
         typer.Option(
@@ -509,6 +528,8 @@ def serve(
             "stateless": reuse_port,
             "grace": grace,
         }
+        if metrics_scope is not None:
+            options["metrics_scopes"] = tuple(metrics_scope.split())
         if composed.authenticate is not None:
             options["authenticate"] = composed.authenticate
         options.update(composed.auth or {})
@@ -545,8 +566,10 @@ def _check_serve_flags(
 
 
 def live_composed(composed: Composed, inputs: dict[str, str]) -> Composed:
-    """`composed` served by a `LiveServer`, which reloads its file."""
-    return dataclasses.replace(composed, server=LiveServer(composed, inputs=inputs))
+    """`composed` served by a `LiveServer`, which reloads its file (its logs hide each build's secrets)."""
+    live = LiveServer(composed, inputs=inputs)
+    hide_secrets_in_logs(lambda: live.composed)
+    return dataclasses.replace(composed, server=live)
 
 
 def serve_workers_of(

@@ -141,16 +141,23 @@ async def test_introspected_tokens_are_checked_for_the_configured_audience(
         await verifier.aclose()
 
 
-async def test_served_metrics_ask_for_a_verified_caller_unless_made_public(tmp_path: Path, issuer: Issuer) -> None:
+async def test_served_metrics_ask_for_the_metrics_scope_unless_made_public(tmp_path: Path, issuer: Issuer) -> None:
     config = write_config(tmp_path, issuer)
+    scraper_token = issuer.token(scope="tools toolweave:metrics")
     async with httpx2.AsyncClient() as http:
         with toolweave_announced(config, "--metrics") as (url, _):
             base = url.removesuffix("/mcp")
             anonymous = await http.get(base + "/metrics")
-            scraper = await http.get(base + "/metrics", headers={"authorization": f"Bearer {issuer.token()}"})
+            caller = await http.get(base + "/metrics", headers={"authorization": f"Bearer {issuer.token()}"})
+            scraper = await http.get(base + "/metrics", headers={"authorization": f"Bearer {scraper_token}"})
+        with toolweave_announced(config, "--metrics", "--metrics-scope", "") as (url, _):
+            any_caller = await http.get(
+                url.removesuffix("/mcp") + "/metrics", headers={"authorization": f"Bearer {issuer.token()}"}
+            )
         with toolweave_announced(config, "--metrics", "--metrics-public") as (url, _):
             public = await http.get(url.removesuffix("/mcp") + "/metrics")
-    assert [anonymous.status_code, scraper.status_code, public.status_code] == [401, 200, 200]
+    statuses = [anonymous, caller, scraper, any_caller, public]
+    assert [response.status_code for response in statuses] == [401, 403, 200, 200, 200]
     assert scraper.headers["content-type"].startswith("text/plain") and "python_gc_objects_collected" in scraper.text
 
 

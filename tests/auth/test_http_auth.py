@@ -128,6 +128,25 @@ async def test_protected_resource_metadata_is_served_without_a_token(issuer: Iss
     assert metadata["scopes_supported"] == ["tools"]
 
 
+async def test_the_resource_url_defaults_to_the_verifiers_audience(issuer: Issuer) -> None:
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
+    async with serving(notes_server().http_app(auth=verifier)) as url, httpx2.AsyncClient() as http:
+        refused = await _post(url, {})
+        metadata = (await http.get(url + "/.well-known/oauth-protected-resource/mcp")).json()
+    assert (
+        'resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"'
+        in (refused.headers["www-authenticate"])
+    )
+    assert (metadata["resource"], metadata["authorization_servers"]) == (AUDIENCE, [ISSUER])
+
+
+def test_without_a_resource_url_the_missing_metadata_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    verifier = JWTVerifier(public_key=SigningKey.rsa().public_pem(), issuer=ISSUER)  # no audience to go by
+    app = notes_server().http_app(auth=verifier)
+    assert not any("oauth-protected-resource" in getattr(route, "path", "") for route in app.routes)
+    assert "no RFC 9728 metadata is served" in caplog.text and "pass resource_url=" in caplog.text
+
+
 @asynccontextmanager
 async def connected(url: str, token: str, *, legacy: bool) -> AsyncIterator[Any]:
     async with httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}) as http:

@@ -19,6 +19,7 @@ from tests.conftest import subprocess_env
 from tests.serving import serving
 from tests.telemetry.conftest import Metrics
 from toolweave import AuthInfo, RemoteServer, Server, ToolError
+from toolweave.mcp.health import METRICS_SCOPE
 from toolweave.middleware import CircuitBreaker, RateLimit, Timeout
 from toolweave.server.remote import Backoff
 
@@ -191,18 +192,33 @@ async def test_metrics_scraped_over_http_parse_as_prometheus_text(recorded: Metr
     assert "toolweave_tool_duration_seconds" in families
 
 
-async def test_metrics_name_every_tool_so_only_verified_callers_scrape_them(issuer: Issuer, recorded: Metrics) -> None:
+async def test_metrics_name_every_tool_so_only_callers_with_the_metrics_scope_scrape_them(
+    issuer: Issuer, recorded: Metrics
+) -> None:
     async with protected(issuer, metrics=True, allow_anonymous=True) as url, httpx2.AsyncClient() as http:
         anonymous = await http.get(url + "/metrics")
         forgery = unsigned(issuer.claims(), {"alg": "none"})
         forged = await http.get(url + "/metrics", headers={"authorization": f"Bearer {forgery}"})
         unscoped = await http.get(url + "/metrics", headers={"authorization": f"Bearer {issuer.token(scope='notes')}"})
-        scraper = await http.get(url + "/metrics", headers={"authorization": f"Bearer {issuer.token()}"})
+        caller = await http.get(url + "/metrics", headers={"authorization": f"Bearer {issuer.token()}"})
+        scope = f"tools {METRICS_SCOPE}"
+        scraper = await http.get(url + "/metrics", headers={"authorization": f"Bearer {issuer.token(scope=scope)}"})
         probe = await http.get(url + "/healthz")
-    assert [anonymous.status_code, forged.status_code, unscoped.status_code] == [401, 401, 403]
+    # a caller who may use the tools still may not read metrics naming the ones hidden from it
+    assert [anonymous.status_code, forged.status_code, unscoped.status_code, caller.status_code] == [401, 401, 403, 403]
     assert "resource_metadata=" in anonymous.headers["www-authenticate"]
     assert scraper.status_code == 200 and scraper.headers["content-type"].startswith("text/plain")
     assert probe.status_code == 200
+
+
+async def test_metrics_scopes_can_be_chosen(issuer: Issuer, recorded: Metrics) -> None:
+    async with (
+        protected(issuer, metrics=True, metrics_scopes=["ops"]) as url,
+        httpx2.AsyncClient() as http,
+    ):
+        caller = await http.get(url + "/metrics", headers={"authorization": f"Bearer {issuer.token()}"})
+        ops = await http.get(url + "/metrics", headers={"authorization": f"Bearer {issuer.token(scope='tools ops')}"})
+    assert (caller.status_code, ops.status_code) == (403, 200)
 
 
 async def test_metrics_public_serves_them_to_anyone(issuer: Issuer, recorded: Metrics) -> None:
@@ -214,7 +230,9 @@ async def test_metrics_public_serves_them_to_anyone(issuer: Issuer, recorded: Me
 
 async def test_metrics_stay_private_with_an_authenticate_hook_that_allows_anonymous_callers(recorded: Metrics) -> None:
     def scraper_only(headers: Mapping[str, str]) -> AuthInfo | None:
-        return AuthInfo(subject="prometheus") if headers.get("x-scraper") == "yes" else None
+        if headers.get("x-scraper") != "yes":
+            return None
+        return AuthInfo(subject="prometheus", scopes=(METRICS_SCOPE,))
 
     server = Server("hooked")
     server.add_tool(lambda: "pong", name="hooked_ping")

@@ -33,6 +33,8 @@ from toolweave.server.server import Server
 
 PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 METRICS_PATH = "/metrics"
+METRICS_SCOPE = "toolweave:metrics"
+"""The scope a verified caller needs for `/metrics` by default (`http_app(metrics_scopes=...)`)."""
 
 
 def required_upstreams(server: Server) -> Iterator[RemoteServer]:

@@ -7,7 +7,8 @@ any `toolweave.auth.Verifier`) and its `AuthSettings`; the SDK's `BearerAuthBack
 - no token, a malformed `Authorization` header, or a token the verifier refuses → **401** with
   `WWW-Authenticate: Bearer error="invalid_token", ..., resource_metadata="<url>"`;
 - a valid token without a required scope → **403** `insufficient_scope`;
-- `/.well-known/oauth-protected-resource[/path]` (RFC 9728) when `resource_url` is set.
+- `/.well-known/oauth-protected-resource[/path]` (RFC 9728) for the `resource_url` (given, or the
+  verifier's one http(s) `audience`).
 
 What the SDK lacks, added here: a bearer token in the query string (`?access_token=`) is refused
 with 401 before anything else (RFC 6750 forbids servers from accepting it where headers work, and
@@ -145,14 +146,13 @@ class HookBackend(AuthenticationBackend):
 
 
 class RequireAuthOn:
-    """ASGI middleware: requests to `paths` and `private` (and below them) need an authenticated
-    caller (the SDK's 401/403 answers).
+    """ASGI middleware: requests to `paths` (and below them) need an authenticated caller with
+    `required_scopes` (the SDK's 401/403 answers).
 
     Other routes (the RFC 9728 metadata, health checks) stay open. With `tokens_only`, only a
-    request to `paths` that presents an `Authorization` header is held to it (anonymous callers
-    allowed: a token that is expired, forged or lacks a required scope still gets its 401/403, so
-    the client learns to fetch a new one instead of being served as nobody); `private` holds
-    every request.
+    request that presents an `Authorization` header is held to it (anonymous callers allowed: a
+    token that is expired, forged or lacks a required scope still gets its 401/403, so the
+    client learns to fetch a new one instead of being served as nobody).
     """
 
     def __init__(
@@ -163,11 +163,9 @@ class RequireAuthOn:
         required_scopes: list[str],
         resource_metadata_url: Any,
         tokens_only: bool = False,
-        private: Sequence[str] = (),
     ) -> None:
         self.app = app
         self.paths = _normalized(paths)
-        self.private = _normalized(private)
         self.guarded = RequireAuthMiddleware(app, required_scopes, resource_metadata_url)
         self.tokens_only = tokens_only
 
@@ -178,10 +176,7 @@ class RequireAuthOn:
             await self.app(scope, receive, send)
 
     def _held(self, scope: Scope) -> bool:
-        path = route_path(scope).rstrip("/") or "/"
-        if _under(path, self.private):
-            return True
-        if not _under(path, self.paths):
+        if not _under(route_path(scope).rstrip("/") or "/", self.paths):
             return False
         return not self.tokens_only or any(name.lower() == b"authorization" for name, _ in scope.get("headers", ()))
 
@@ -273,7 +268,7 @@ def protect(
     app: Starlette,
     *,
     paths: Sequence[str],
-    private: Sequence[str] = (),
+    private: Mapping[str, Sequence[str]] | None = None,
     verifier: Verifier | None = None,
     authenticate: Authenticate | None = None,
     allow_anonymous: bool = False,
@@ -281,8 +276,9 @@ def protect(
 ) -> None:
     """Put the auth layers around `app` (outermost first): query-token refusal, authentication,
     the caller into the SDK's auth context, and the 401/403 guard on `paths` (with anonymous
-    callers allowed: for the requests that present a bearer token to a `verifier`) and on
-    `private` (for every request, anonymous callers allowed or not).
+    callers allowed: for the requests that present a bearer token to a `verifier`) and on each
+    `private` path (for every request, anonymous callers allowed or not; with the scopes it
+    names besides the required ones).
     """
     if (verifier is None) == (authenticate is None):
         raise ValueError("protect() needs exactly one of a verifier or an authenticate hook")
@@ -305,11 +301,14 @@ def protect(
     # add_middleware puts each new layer outside the ones added before: innermost first.
     # (a hook decides alone who is anonymous; a verifier's anonymous callers send no token)
     guarded = paths if not allow_anonymous or verifier is not None else ()
-    if guarded or private:
+    for path, extra in (private or {}).items():
+        app.add_middleware(
+            RequireAuthOn, paths=[path], required_scopes=[*scopes, *extra], resource_metadata_url=metadata_url
+        )
+    if guarded:
         app.add_middleware(
             RequireAuthOn,
             paths=guarded,
-            private=private,
             required_scopes=scopes,
             resource_metadata_url=metadata_url,
             tokens_only=allow_anonymous,

@@ -30,7 +30,7 @@ import anyio
 from toolweave.auth.verifier import Verifier
 from toolweave.mcp.adapter import adapter_for
 from toolweave.mcp.event_scope import EventScopes
-from toolweave.mcp.health import METRICS_PATH, health_routes, metrics_route
+from toolweave.mcp.health import METRICS_PATH, METRICS_SCOPE, health_routes, metrics_route
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, close_streams, legacy_sse_routes
 from toolweave.mcp.redis_events import RedisEventStore
@@ -69,6 +69,7 @@ def http_app(
     legacy_sse: bool = False,
     health: bool = True,
     metrics: bool = False,
+    metrics_scopes: Sequence[str] = (METRICS_SCOPE,),
     metrics_public: bool = False,
 ) -> Starlette:
     """An ASGI app serving `server` at `path` (both protocol eras).
@@ -88,7 +89,8 @@ def http_app(
         allow_anonymous: Serve requests that `auth`/`authenticate` did not recognise (with no
             `ctx.auth`) instead of answering 401.
         resource_url: This server's public URL (its OAuth resource identifier, the audience of its
-            tokens): serves the RFC 9728 metadata and points 401 answers at it.
+            tokens): serves the RFC 9728 metadata and points 401 answers at it. Default: the
+            verifier's `audience`, when that is one http(s) URL.
         authorization_servers: The issuers clients should get tokens from, for that metadata
             (default: the verifier's `issuer`).
         host: The host the app is served on; loopback hosts turn on DNS-rebinding protection.
@@ -99,22 +101,22 @@ def http_app(
         health: Serve `GET /healthz` and `GET /readyz` (unauthenticated; `toolweave.mcp.health`).
         metrics: Serve `GET /metrics` in the Prometheus text format (needs the `prometheus`
             extra; installs a meter provider unless the application has one). With `auth` or
-            `authenticate`, only to a caller they recognise (with the required scopes; never
-            anonymously, since the metrics name every tool).
+            `authenticate`, only to a caller they recognise that holds `metrics_scopes` (never
+            anonymously: the metrics name every tool, those hidden from callers included).
+        metrics_scopes: The scopes a caller needs for `/metrics`, besides the verifier's
+            required ones (default `toolweave:metrics`, a scope an operator grants the scraper;
+            `()`: any verified caller).
         metrics_public: Serve `/metrics` to anyone even with `auth` (a scrape path the network
             already protects).
     """
-    routes = []
+    routes: list[Any] = []
     if event_store is None and isinstance(server.store, RedisStore):
         event_store = RedisEventStore(server.store)
-    if resource_url is not None:
-        if auth is None:
-            raise ValueError("resource_url= describes a server that verifies tokens: pass auth= too")
+    if resource_url is not None and auth is None:
+        raise ValueError("resource_url= describes a server that verifies tokens: pass auth= too")
+    if auth is not None:
         named = [authorization_servers] if isinstance(authorization_servers, str) else list(authorization_servers)
-        issuers = named or [issuer for issuer in [getattr(auth, "issuer", None)] if issuer]
-        if not issuers:
-            raise ValueError("resource_url= needs authorization_servers= (the verifier names no issuer)")
-        routes = metadata_routes(resource_url, issuers, list(auth.required_scopes))
+        resource_url, routes = _resource_metadata(auth, resource_url, named)
     if health:
         routes += health_routes(server)
     if metrics:
@@ -147,13 +149,35 @@ def http_app(
         protect(
             app,
             paths=guarded,
-            private=[METRICS_PATH] if metrics and not metrics_public else [],
+            private={METRICS_PATH: list(metrics_scopes)} if metrics and not metrics_public else {},
             verifier=auth,
             authenticate=authenticate,
             allow_anonymous=allow_anonymous,
             resource_url=resource_url,
         )
     return app
+
+
+def _resource_metadata(auth: Verifier, resource_url: str | None, named: list[str]) -> tuple[str | None, list[Any]]:
+    """This server's resource URL (given, or the verifier's one http(s) audience) and its RFC 9728
+    metadata routes; without either, or without an issuer to name, a warning and no metadata
+    (401 answers then cannot tell a client where to get a token)."""
+    given = resource_url is not None
+    if resource_url is None:
+        audience = getattr(auth, "audience", None) or []
+        if len(audience) == 1 and audience[0].startswith(("https://", "http://")):
+            resource_url = audience[0]
+    issuers = named or [issuer for issuer in [getattr(auth, "issuer", None)] if issuer]
+    if resource_url is not None and issuers:
+        return resource_url, metadata_routes(resource_url, issuers, list(auth.required_scopes))
+    if given:
+        raise ValueError("resource_url= needs authorization_servers= (the verifier names no issuer)")
+    logger.warning(
+        "%r: no RFC 9728 metadata is served and 401 answers do not say where to get a token; pass %s",
+        auth,
+        "authorization_servers=" if resource_url is not None else "resource_url= (this server's public URL)",
+    )
+    return None, []
 
 
 async def serve_stdio(server: Server, *, grace: float | None = GRACE) -> None:
