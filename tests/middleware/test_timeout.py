@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
+import time
 import weakref
 
 import anyio
@@ -15,6 +16,7 @@ import pytest
 from toolweave import Context, Server
 from toolweave.core.deadlines import abandoned_tasks, watchdog
 from toolweave.middleware import Timeout
+from toolweave.middleware import timeout as timeout_module
 from toolweave.testing import connect
 
 
@@ -136,8 +138,10 @@ async def test_a_client_gets_tool_timeout_at_the_deadline_even_when_the_tool_ign
     server = _stubborn_server(timeout, release, ended)
     try:
         async with connect(server, mode=mode) as client:
+            started = anyio.current_time()
             with anyio.fail_after(5):
                 result = await client.call_tool(tool, {})
+            assert anyio.current_time() - started < 0.2 + 0.05  # the deadline, then GRACE to end
             assert result.is_error
             assert result.content[0].text == f"Tool '{tool}' timed out after 0.2s"
             assert ended == []  # answered while the tool was still running
@@ -399,3 +403,52 @@ async def test_a_hard_deadline_answers_at_the_deadline_and_the_tools_finally_run
     assert result.is_error and result.text == "Tool 'slow' timed out after 0.05s"
     assert anyio.current_time() - started < 0.05 + 0.05
     assert seen["finally"] is True and timeout.timeouts == 1 and timeout.abandoned == 0
+
+
+def _loop_blocking_server(timeout: Timeout) -> Server:
+    server = Server("blocking", middleware=[timeout])
+
+    @server.tool
+    async def sleeps_on_the_loop() -> str:
+        time.sleep(0.15)  # noqa: ASYNC251 - blocks the loop: the watchdog's timer cannot run meanwhile
+        return "late"
+
+    @server.tool(run_in_thread=False)
+    def sync_on_the_loop() -> str:
+        time.sleep(0.15)
+        return "late"
+
+    return server
+
+
+LOOP_BLOCKERS = ["sleeps_on_the_loop", "sync_on_the_loop"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("tool", LOOP_BLOCKERS)
+async def test_a_client_gets_tool_timeout_from_a_tool_that_blocked_the_loop_past_its_deadline(
+    mode: str, tool: str
+) -> None:
+    timeout = Timeout(default=0.05)
+    async with connect(_loop_blocking_server(timeout), mode=mode) as client:
+        result = await client.call_tool(tool, {})
+    assert result.is_error and result.content[0].text == f"Tool '{tool}' timed out after 0.05s"
+    assert timeout.timeouts == 1 and timeout.abandoned == 0
+
+
+@pytest.mark.parametrize("path", ["in the callers task", "hard deadline", "scoped fallback", "anyio deadline"])
+@pytest.mark.parametrize("tool", LOOP_BLOCKERS)
+async def test_a_late_value_from_a_tool_that_blocked_the_loop_is_discarded_in_process(
+    path: str, tool: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dog = watchdog()
+    assert dog is not None
+    if path == "scoped fallback":
+        monkeypatch.setattr(dog, "native", False)
+    if path == "anyio deadline":
+        monkeypatch.setattr(timeout_module, "watchdog", lambda: None)
+    timeout = Timeout(default=0.05)
+    server = _loop_blocking_server(timeout)
+    result = await server.call_tool(tool, ctx=Context(server=server, hard_deadline=path == "hard deadline"))
+    assert result.is_error and result.text == f"Tool '{tool}' timed out after 0.05s"
+    assert timeout.timeouts == 1 and timeout.abandoned == 0

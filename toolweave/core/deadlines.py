@@ -82,8 +82,8 @@ current_task: Callable[[asyncio.AbstractEventLoop], asyncio.Task[Any] | None] = 
 _running_loop = asyncio.get_running_loop
 _thread_id = threading.get_ident
 _ref = weakref.ref
-_RESOLUTION = time.get_clock_info("monotonic").resolution
-"""asyncio runs a timer up to one clock tick early: a deadline within it is due."""
+RESOLUTION = time.get_clock_info("monotonic").resolution
+"""asyncio runs a timer up to one clock tick early: a deadline within it is due (see `passed`)."""
 SHIELD_POLL = 0.005
 """Seconds between attempts to cancel a task whose deadline passed while it was shielded."""
 DEADLINE_MESSAGE = "toolweave: the call's deadline passed"
@@ -112,6 +112,15 @@ class Watch:
         action, self.action = self.action, None
         if action is not None:
             action()
+
+
+def passed(when: float, now: float) -> bool:
+    """Whether a deadline at `when` is due at `now`: the watchdog's rule (within one clock tick).
+
+    A call that ends after its deadline passed is late even when the watchdog never fired (a
+    tool that blocked the loop gave its timer no chance to run): its callers check this.
+    """
+    return when <= now + RESOLUTION
 
 
 def _pending(_: object = None) -> None:
@@ -271,7 +280,7 @@ class Watchdog:
 
     def _fire(self) -> None:
         self._timer, self.armed_at = None, math.inf
-        now = self.loop.time() + _RESOLUTION
+        now = self.loop.time() + RESOLUTION  # `passed(watch.when, now)` for each watch below
         due: list[Watch] = []
         earliest = math.inf
         for queue in self.queues.values():

@@ -23,8 +23,11 @@ call, no cancel scope per call, nothing of the request kept after it; anyio's sh
   it ends, unless it passes `Context(hard_deadline=True)`;
 - the client gets an `isError` result: `Tool 'name' timed out after 2s`.
 
-`abandoned` counts both kinds of work left running. A sync tool run inline on the event loop
-(`run_in_thread=False`) blocks the loop itself: nothing can answer before it returns.
+`abandoned` counts both kinds of work left running. A tool that blocks the event loop itself (a
+sync tool run inline, `run_in_thread=False`, or an `async def` tool calling `time.sleep`) gives
+the watchdog no chance to run: nothing can answer before it returns. When it returns after its
+deadline, its value is discarded all the same and the client gets `ToolTimeout` (every path
+compares the clock with the deadline when the call ends: one clock read per call).
 
 Put `Timeout` inside `Logging` (so the record says `timeout`) and outside `Retry` if the limit
 is for all attempts together, inside it for each attempt (a timeout itself is never retried).
@@ -43,7 +46,7 @@ from typing import Any
 
 import anyio
 
-from toolweave.core.deadlines import TaskDeadline, Watchdog, abandon, current_task, watchdog
+from toolweave.core.deadlines import RESOLUTION, TaskDeadline, Watchdog, abandon, current_task, passed, watchdog
 from toolweave.core.errors import ToolTimeout
 from toolweave.core.result import ToolResult
 from toolweave.core.threads import ABANDONED_THREADS
@@ -166,8 +169,8 @@ class ToolDeadline(Middleware):
             finally:
                 deadline.end()
                 ctx.deadline = outer
-            if deadline.fired is not None:  # the cancellation was swallowed here, or the tool ignored it
-                raise timed_out(call, seconds)
+            if deadline.fired is not None or when <= dog.clock() + RESOLUTION:  # `passed`, inline
+                raise timed_out(call, seconds)  # cancelled (swallowed or ignored), or late: it blocked the loop
             return result
 
         return bounded
@@ -184,7 +187,7 @@ class ToolDeadline(Middleware):
         finally:
             watch.done()
             ctx.deadline = outer
-        if scope.cancel_called:  # our deadline passed: the scope swallowed it, or the tool ignored it
+        if scope.cancel_called or passed(watch.when, dog.clock()):  # cancelled, or late (blocked the loop)
             raise self.owner.timed_out(call, self.seconds)
         return result
 
@@ -228,7 +231,7 @@ class ToolDeadline(Middleware):
         if not child.done():
             abandon(child, f"timed-out call of tool {call.tool.name!r}")
             raise self.owner.timed_out(call, seconds, tasks=1)
-        if deadline.fired is not None:  # cancelled by the deadline; a late result is discarded too
+        if deadline.fired is not None or passed(deadline.when, dog.clock()):  # cancelled, or late
             _discard(child)
             raise self.owner.timed_out(call, seconds)
         return child.result()
@@ -244,7 +247,7 @@ class ToolDeadline(Middleware):
                 result = await call_next(call)
         finally:
             ctx.deadline = outer
-        if scope.cancel_called:
+        if scope.cancel_called or passed(deadline, anyio.current_time()):  # cancelled, or late
             raise self.owner.timed_out(call, self.seconds)
         return result
 
