@@ -19,20 +19,20 @@ Example:
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, ModelWrapValidatorHandler, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic_core.core_schema import ErrorType
 
+from toolweave.core.names import MAX_NAME_LENGTH, NAME_CHARS, NAME_CHARS_SHOWN, NAME_PATTERN
+
 _BUILT_IN_ERRORS = frozenset(get_args(ErrorType))
 
 __all__ = ["GLOB_PATTERN", "StrictModel", "check_glob", "json_kind", "shape", "suggest"]
 
-NAME_CHARS = re.compile(r"[A-Za-z0-9_.-]+")
-GLOB_PATTERN = r"^[A-Za-z0-9_.\-*?\[\]!]{1,128}$"
-"""What a tool-name glob may contain: tool-name characters and `* ? [ ] !`."""
+GLOB_PATTERN = rf"^[{NAME_CHARS}*?\[\]!]{{1,{MAX_NAME_LENGTH}}}$"
+"""What a tool-name glob may contain: tool-name characters (`toolweave.core.names`) and `* ? [ ] !`."""
 
 
 def json_kind(value: Any) -> str:
@@ -68,12 +68,12 @@ def check_glob(pattern: str) -> str:
     """`pattern` if it is a usable tool-name glob, else a `ValueError` saying why."""
     if not pattern:
         raise ValueError("a tool-name pattern must not be empty")
-    bad = sorted({char for char in pattern if not (NAME_CHARS.fullmatch(char) or char in "*?[]!")})
+    bad = sorted({char for char in pattern if not (NAME_PATTERN.fullmatch(char) or char in "*?[]!")})
     if bad:
         shown = "".join(bad)
         raise ValueError(
             f"this pattern can never match a tool name: tool names do not contain {shown!r} "
-            "(they use A-Z, a-z, 0-9, '_', '.', '-'; patterns add '*', '?', '[...]')"
+            f"(they use {NAME_CHARS_SHOWN}; patterns add '*', '?', '[...]')"
         )
     depth = 0
     for char in pattern:

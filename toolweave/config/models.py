@@ -46,17 +46,17 @@ from toolweave.config.base import StrictModel, shape
 from toolweave.config.dialects import TRANSPORTS, Transport, TransportName
 from toolweave.config.inject import parse_inject
 from toolweave.config.policies import Glob, MiddlewareSet, ToolSelector
+from toolweave.core.names import NAME_PATTERN, NAME_RULE
 from toolweave.store.redis_store import check_url
 
-_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _IMPORT = re.compile(
     r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 )
 
 
 def _tool_name(value: str) -> str:
-    if not _NAME.match(value):
-        raise ValueError("not a valid tool name: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'")
+    if not NAME_PATTERN.fullmatch(value):
+        raise ValueError(f"not a valid tool name: {NAME_RULE}")
     return value
 
 

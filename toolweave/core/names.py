@@ -1,7 +1,8 @@
 """The rules for names a server exposes: tool and prompt names, mount prefixes and separators.
 
 Names stay within `[A-Za-z0-9_.-]{1,128}` (what the MCP spec recommends and clients accept); a
-mount separator is up to 16 of those characters.
+mount separator is up to 16 of those characters. This module is the one definition of those rules:
+the config file's checks (`toolweave.config`) build on its patterns and wording.
 
 Example:
     >>> check_name("gh_search")
@@ -17,25 +18,28 @@ from __future__ import annotations
 import re
 from collections.abc import Container
 
-NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-SEPARATOR_PATTERN = re.compile(r"[A-Za-z0-9_.-]{0,16}")
+NAME_CHARS = r"A-Za-z0-9_.\-"
+"""The characters of a name, as the body of a regex character class (`[{NAME_CHARS}]`)."""
+NAME_CHARS_SHOWN = "A-Z, a-z, 0-9, '_', '.', '-'"
+"""The same characters as a message spells them."""
+MAX_NAME_LENGTH = 128
+NAME_PATTERN = re.compile(rf"[{NAME_CHARS}]{{1,{MAX_NAME_LENGTH}}}")
+SEPARATOR_PATTERN = re.compile(rf"[{NAME_CHARS}]{{0,16}}")
+NAME_RULE = f"use 1 to {MAX_NAME_LENGTH} characters from {NAME_CHARS_SHOWN}"
+"""What a message says a name may be."""
 
 
 def check_name(name: str, what: str = "tool") -> str:
     """`name` if it is a valid exposed name, else `ValueError` saying what is allowed."""
     if not NAME_PATTERN.fullmatch(name):
-        raise ValueError(
-            f"{what} name {name!r} is not valid: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'"
-        )
+        raise ValueError(f"{what} name {name!r} is not valid: {NAME_RULE}")
     return name
 
 
 def check_separator(separator: str) -> str:
     """`separator` if it may join a mount prefix and a name, else `ValueError`."""
     if not SEPARATOR_PATTERN.fullmatch(separator):
-        raise ValueError(
-            f"mount separator {separator!r} is not valid: use up to 16 characters from A-Z, a-z, 0-9, '_', '.', '-'"
-        )
+        raise ValueError(f"mount separator {separator!r} is not valid: use up to 16 characters from {NAME_CHARS_SHOWN}")
     return separator
 
 
