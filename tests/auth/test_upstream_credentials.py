@@ -11,6 +11,10 @@ from typing import Any
 import httpx2
 import jwt
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 from tests.auth.issuer import AUDIENCE, INTROSPECTION_CLIENT, ISSUER, Issuer
 from tests.auth.test_http_auth import connected
@@ -122,3 +126,33 @@ async def test_a_config_entry_gives_an_upstream_its_credentials(
     assert result.content[0].text.startswith("Bearer ey")
     with pytest.raises(ValueError, match="give exactly one of bearer or client_credentials"):
         Config.model_validate({"mcpServers": {"up": {"url": "http://127.0.0.1:1/mcp", "auth": {}}}})
+
+
+@pytest.mark.parametrize(
+    ("bearer", "expected"), [("env:UP_TOKEN", "Bearer t-from-env"), ("literal-token", "Bearer literal-token")]
+)
+async def test_a_config_bearer_gives_an_upstream_its_token(
+    bearer: str, expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UP_TOKEN", "t-from-env")
+    async with serving(upstream().http_app()) as upstream_url:
+        config = {"mcpServers": {"up": {"url": upstream_url + "/mcp", "auth": {"bearer": bearer}}}}
+        async with build(Config.model_validate(config)).running() as server:
+            result = await server.call_tool("seen", {})
+    assert result.content[0].text == expected
+
+
+@pytest.mark.parametrize("refusals", [1, 10], ids=["revoked once", "always refused"])
+async def test_a_401_from_the_upstream_renews_the_token_once_and_retries_once(issuer: Issuer, refusals: int) -> None:
+    seen: list[str] = []
+
+    async def resource(request: Request) -> PlainTextResponse:
+        seen.append(request.headers.get("authorization", ""))
+        return PlainTextResponse("no", status_code=401) if len(seen) <= refusals else PlainTextResponse("yes")
+
+    credentials = OAuthClientCredentials(issuer.token_url, *INTROSPECTION_CLIENT)
+    async with serving(Starlette(routes=[Route("/r", resource)])) as url, httpx2.AsyncClient(auth=credentials) as http:
+        response = await http.get(url + "/r")
+    assert response.status_code == (200 if refusals == 1 else 401)
+    assert len(seen) == 2 and credentials.fetches == 2  # one fresh token, one retry, never a loop
+    assert all(header.startswith("Bearer ey") for header in seen)
