@@ -22,6 +22,7 @@ from typing import Any
 
 from toolweave.config.base import suggest
 from toolweave.config.paths import key_path
+from toolweave.core.shown import HIDDEN, url_secrets
 from toolweave.openapi.credentials import Credentials
 from toolweave.server.server import Server
 from toolweave.transforms.argmap import MappedRun
@@ -77,6 +78,27 @@ class Composed:
             if hasattr(self.server, "__aenter__"):
                 await stack.enter_async_context(self.server)  # type: ignore[arg-type,unused-ignore]
             yield self.server
+
+    def hidden_values(self) -> dict[str, str]:
+        """Every value to keep out of logs, with what to show instead: those the config expanded
+        from the environment or inputs (as their `${VAR}`), and the passwords and secret-looking
+        query values in the URLs of its upstreams and its store (as `***`).
+
+        Example:
+            >>> from toolweave.server.remote import RemoteServer
+            >>> composed = Composed(Server("gw"), secrets={"hunter2-0123": "${TOKEN}"})
+            >>> composed.remotes.append(RemoteServer.http("https://bot:pa55word@mcp.example/mcp"))
+            >>> composed.hidden_values()
+            {'pa55word': '***', 'hunter2-0123': '${TOKEN}'}
+        """
+        urls = [value for value in [self.fixed_settings.get("server.store")] if isinstance(value, str)]
+        for remote in self.remotes:
+            target = remote.target
+            words = [getattr(target, "url", None), getattr(target, "command", None), *getattr(target, "args", ())]
+            urls += [word for word in words if isinstance(word, str) and "://" in word]
+        found = {value: HIDDEN for url in urls for value in url_secrets(url)}
+        found.update(self.secrets)
+        return found
 
     def missing_environment(self) -> list[str]:
         """Environment variables injected arguments and HTTP APIs' upstream headers read that are

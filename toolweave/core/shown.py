@@ -11,13 +11,16 @@ Example:
     'https://user:***@api.example.com/v1?key=***&q=cats'
     >>> shown_command("server", ["--token", "hunter2", "--verbose"], secrets={"hunter2": "${TOKEN}"})
     'server --token ${TOKEN} --verbose'
+
+`url_secrets` names the values `shown_url` hides, for text that shows a URL toolweave did not
+write (a library's log line): `toolweave.telemetry.logs.RedactSecrets` takes them out.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 HIDDEN = "***"
 SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
@@ -52,6 +55,30 @@ def shown_url(url: str, secrets: Secrets = ()) -> str:
         pairs = parse_qsl(query, keep_blank_values=True)
         query = urlencode([(k, HIDDEN if SECRET_NAME.search(k) else v) for k, v in pairs], safe="*")
     return without(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)), secrets)
+
+
+def url_secrets(url: str) -> list[str]:
+    """The values `shown_url` hides in `url` (its password, or a user alone, and the values of
+    secret-looking query parameters), each as written and decoded.
+
+    Example:
+        >>> url_secrets("https://user:hunter2@api.example.com/v1?key=a%2Bb&q=cats")
+        ['hunter2', 'a%2Bb', 'a+b']
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    found: list[str] = []
+    user, at, _ = parts.netloc.rpartition("@")
+    if at:
+        name, colon, password = user.partition(":")
+        found.append(password if colon else name)
+    for pair in parts.query.split("&"):
+        name, equals, value = pair.partition("=")
+        if equals and value and SECRET_NAME.search(unquote(name)):
+            found.append(value)
+    return [form for value in found if value for form in dict.fromkeys((value, unquote(value)))]
 
 
 def shown_command(command: str, args: Sequence[str], secrets: Secrets = ()) -> str:

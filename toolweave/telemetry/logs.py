@@ -1,4 +1,5 @@
-"""`JsonFormatter`: each log record as one JSON object on one line, with the trace it belongs to.
+"""`JsonFormatter`: each log record as one JSON object on one line, with the trace it belongs to;
+`RedactSecrets`: no secret value in any log record, whoever wrote it.
 
 The record's message, level, logger and time, every `extra` field (the `Logging` middleware's
 `tool`, `outcome`, `duration_ms`, `request_id`, `incident`...) and — when the record is written
@@ -13,18 +14,38 @@ Example:
     >>> line = json.loads(JsonFormatter().format(record))
     >>> line["message"], line["outcome"], line["logger"]
     ('tool add ok', 'ok', 'toolweave.calls')
+
+A library toolweave uses may log a secret it was handed: the `mcp` SDK logs each upstream's URL
+(a `${TOKEN}` expanded into it, its password) and the messages it sends at DEBUG, `httpx` each
+request's URL at INFO. `redact_secrets(values)` installs one `RedactSecrets` filter where the
+records are written (every handler of the root logger, and uvicorn's loggers, which write to
+their own handlers), so every record loses the values before it is written, at any level:
+
+    >>> hide = RedactSecrets(lambda: {"hunter2-0123": "${TOKEN}"})
+    >>> url = "http://u:hunter2-0123@h/"
+    >>> record = logging.LogRecord("mcp.client", logging.DEBUG, "", 1, "Connecting to %s", (url,), None)
+    >>> hide.filter(record), record.getMessage()
+    (True, 'Connecting to http://u:${TOKEN}@h/')
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from opentelemetry import trace
 
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+SHORTEST_SECRET = 4
+"""Values shorter than this are not taken out of logs: a `1` expanded into a flag would garble
+every line, and so short a value keeps nothing secret."""
+UVICORN_LOGGERS = ("uvicorn.error", "uvicorn.access", "uvicorn.asgi")
+"""Where uvicorn logs: its own handlers, not the root logger's."""
 
 
 class JsonFormatter(logging.Formatter):
@@ -42,6 +63,82 @@ class JsonFormatter(logging.Formatter):
         if span.is_valid:
             entry["trace_id"] = trace.format_trace_id(span.trace_id)
             entry["span_id"] = trace.format_span_id(span.span_id)
-        if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
+        if record.exc_info or record.exc_text:
+            entry["exception"] = record.exc_text or self.formatException(record.exc_info)  # type: ignore[arg-type]
         return json.dumps(entry, default=str)
+
+
+class RedactSecrets(logging.Filter):
+    """Replaces every secret value in a record (its message, exception and stack text, and its
+    text `extra` fields) with what to show instead; the record is always written.
+
+    `secrets()` gives the values, each with its stand-in (`${TOKEN}`, `***`). It is asked at
+    each record, so a reloaded config's new values are hidden at once; a value it gave once stays
+    hidden (an upstream the reload dropped may still be logging its URL while it closes). Each
+    value is also hidden percent-encoded, as a URL shows it. Values shorter than
+    `SHORTEST_SECRET` are left alone.
+    """
+
+    def __init__(self, secrets: Callable[[], Mapping[str, str]]) -> None:
+        super().__init__()
+        self.secrets = secrets
+        self._known: dict[str, str] = {}
+        self._pattern: re.Pattern[str] | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        self._learn(self.secrets())
+        if self._pattern is None:
+            return True
+        message = record.getMessage()
+        hidden = self.hide(message)
+        if hidden != message:
+            record.msg, record.args = hidden, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self.hide(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.hide(record.stack_info)
+        for key, value in list(vars(record).items()):
+            if key not in _STANDARD and isinstance(value, str):
+                setattr(record, key, self.hide(value))
+        return True
+
+    def hide(self, text: str) -> str:
+        """`text` with each known secret value replaced by its stand-in."""
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(lambda found: self._known[found.group()], text)
+
+    def _learn(self, secrets: Mapping[str, str]) -> None:
+        new = {
+            form: shown
+            for value, shown in secrets.items()
+            if len(value) >= SHORTEST_SECRET
+            for form in (value, quote(value, safe=""), quote(value, safe="").replace("%20", "+"))
+            if form not in self._known
+        }
+        if new:
+            self._known.update(new)
+            forms = sorted(self._known, key=len, reverse=True)  # the longest first: no half-hidden value
+            self._pattern = re.compile("|".join(map(re.escape, forms)))
+
+
+def redact_secrets(secrets: Callable[[], Mapping[str, str]]) -> RedactSecrets:
+    """Install one `RedactSecrets(secrets)` on every handler of the root logger (as
+    `logging.basicConfig` made them) and on uvicorn's loggers, in place of one installed before.
+
+    A handler added later (an OpenTelemetry log exporter) gets it from the caller.
+    """
+    redact = RedactSecrets(secrets)
+    for handler in logging.getLogger().handlers:
+        _replace(handler, redact)
+    for name in UVICORN_LOGGERS:
+        _replace(logging.getLogger(name), redact)
+    return redact
+
+
+def _replace(where: logging.Filterer, redact: RedactSecrets) -> None:
+    for old in [found for found in where.filters if isinstance(found, RedactSecrets)]:
+        where.removeFilter(old)
+    where.addFilter(redact)
