@@ -13,12 +13,13 @@ import yaml
 
 from tests.acceptance.cli_helpers import run_cli
 from tests.auth.issuer import AUDIENCE, INTROSPECTION_CLIENT, ISSUER, Issuer
+from tests.auth.test_authorize import caller, names
 from tests.auth.test_http_auth import connected
 from tests.serving import serving, toolweave_announced
 from toolweave import ConfigError
 from toolweave.auth import IntrospectionVerifier, JWTVerifier
 from toolweave.config import build_file
-from toolweave.core.errors import InvalidToken
+from toolweave.core.errors import InvalidToken, UnknownPrompt
 
 TOOLS = '''
 from toolweave import Server
@@ -164,3 +165,56 @@ async def test_served_metrics_ask_for_the_metrics_scope_unless_made_public(tmp_p
 def test_metrics_public_needs_metrics(tmp_path: Path, issuer: Issuer) -> None:
     done = run_cli("serve", str(write_config(tmp_path, issuer)), "--transport", "http", "--metrics-public")
     assert done.returncode == 2 and "add --metrics" in done.stderr
+
+
+PROMPTS_AND_RESOURCES = '''
+from toolweave import Server
+
+server = Server("letters")
+
+
+@server.prompt
+def billing_letter(customer: str) -> str:
+    """A dunning letter."""
+    return f"Dear {customer}, please pay."
+
+
+@server.prompt
+def greeting() -> str:
+    """Hello."""
+    return "hello"
+
+
+@server.resource("billing://ledger")
+def ledger() -> str:
+    return "the ledger"
+'''
+
+
+async def test_an_authorize_rule_gates_prompts_and_resources(tmp_path: Path) -> None:
+    (tmp_path / "letters.py").write_text(PROMPTS_AND_RESOURCES)
+    rules = [
+        {"prompts": "billing_*", "resources": ["billing://*"], "scopes": ["billing:read"]},
+        {"prompts": ["greeting"], "claims": {"tenant": ["acme"]}},
+    ]
+    path = tmp_path / "gateway.yaml"
+    path.write_text(yaml.safe_dump({"python": ["letters:server"], "authorize": rules}))
+    server = build_file(path).server
+    assert await names(server) == {"tools": [], "prompts": [], "resources": [], "templates": []}
+    reader = await names(server, caller("billing:read"))
+    assert (reader["prompts"], reader["resources"]) == (["billing_letter"], ["billing://ledger"])
+    assert (await names(server, caller(tenant="acme")))["prompts"] == ["greeting"]
+    with pytest.raises(UnknownPrompt):
+        await server.get_prompt("billing_letter", {"customer": "Bob"}, ctx=caller(tenant="acme"))
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [({"scopes": ["x"]}, "choose what the rule covers"), ({"prompts": "*"}, "give scopes, claims or both")],
+)
+def test_a_broken_authorize_rule_names_it(tmp_path: Path, rule: dict[str, Any], message: str) -> None:
+    path = tmp_path / "gateway.yaml"
+    path.write_text(yaml.safe_dump({"authorize": [rule]}))
+    with pytest.raises(ConfigError, match=message) as refused:
+        build_file(path)
+    assert "authorize" in str(refused.value)

@@ -8,6 +8,7 @@ Config ─► server_from_settings ─► Server (root)
                                          └► root.mount(layer, prefix=...)
   middleware      ─► middleware_stack ─► root.add_middleware(...)
   transforms      ─► rule_transforms  ─► root.add_transform(..., tools=selector)
+  authorize[i]    ─► Authorize(scopes, claims) ─► root.add_transform(..., prompts=, resources=, tools=)
   catalog         ─► catalog_transforms ─► root.add_transform(SearchTools(...), ...)
 ```
 
@@ -395,9 +396,7 @@ def header_value(value: str, *, where: str, secrets: Collection[str] = ()) -> An
     return (template, source) if found else source
 
 
-def openapi_source(
-    name: str, entry: OpenAPIEntry, *, base_dir: Path, where: str, secrets: Collection[str] = ()
-) -> Any:
+def openapi_source(name: str, entry: OpenAPIEntry, *, base_dir: Path, where: str, secrets: Collection[str] = ()) -> Any:
     """An `OpenAPIServer` for an `openapi` entry (its spec file relative to the config file)."""
     spec = entry.spec if entry.spec.startswith(("http://", "https://")) else str((base_dir / entry.spec).resolve())
     headers = {
@@ -609,6 +608,10 @@ def build(config: Config, *, base_dir: str | Path = ".", reuse: Reuse | None = N
     with _collected(problems):
         for transform, tools in rule_transforms(config):
             root.add_transform(transform, tools=tools)
+    with _collected(problems):
+        for index, rule in enumerate(config.authorize):
+            rule_access = _call(Authorize, rule.scopes, claims=rule.claims, where=f"authorize[{index}]")
+            root.add_transform(rule_access, tools=selector(rule.tools), prompts=rule.prompts, resources=rule.resources)
     with _collected(problems):
         for transform in catalog_transforms(config.catalog, where="catalog"):
             root.add_transform(transform)

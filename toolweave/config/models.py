@@ -197,6 +197,29 @@ class TransformSpec(ToolPatch):
     tools: ToolSelector = Field(description="Which tools: a glob, a list of globs, or {names, tags, read_only, ...}.")
 
 
+class AuthorizeSpec(StrictModel):
+    """Who may see and use the prompts, resources (and tools) a rule chooses; for any other caller
+    they do not exist."""
+
+    prompts: list[str] | str | None = Field(None, description="Prompt names (globs) this rule covers.")
+    resources: list[str] | str | None = Field(
+        None, description="Resource URIs and URI templates (globs) this rule covers."
+    )
+    tools: ToolSelector | None = Field(None, description="Tools this rule covers (also: `scopes:` on a tool).")
+    scopes: list[str] = Field(default_factory=list, description="Scopes the caller's token must grant, all of them.")
+    claims: dict[str, Any] | None = Field(
+        None, description="Claim values the caller's token must carry (a value, or a list of allowed values)."
+    )
+
+    @model_validator(mode="after")
+    def _chooses_and_requires(self) -> AuthorizeSpec:
+        if self.prompts is None and self.resources is None and self.tools is None:
+            raise ValueError("choose what the rule covers: prompts, resources or tools")
+        if not self.scopes and not self.claims:
+            raise ValueError("give scopes, claims or both (a rule without them admits any verified caller)")
+        return self
+
+
 class SourceOptions(StrictModel):
     """What toolweave adds to a source of tools (an MCP server or a Python import)."""
 
@@ -557,6 +580,11 @@ class Config(StrictModel):
     )
     transforms: list[TransformSpec] = Field(
         default_factory=list, description="Changes applied to the tools a selector matches, in order."
+    )
+    authorize: list[AuthorizeSpec] = Field(
+        default_factory=list,
+        description="Access rules for prompts, resources and tools (HTTP with server.auth): the verified "
+        "callers each rule admits see and use what it covers; for others it does not exist.",
     )
     _secrets: Mapping[str, str] = PrivateAttr(default_factory=dict)
 
