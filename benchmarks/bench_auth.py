@@ -151,7 +151,7 @@ async def _over_http(quick: bool) -> list[Row]:
             httpx2.AsyncClient() as http,
         ):
             bearer = {"authorization": f"Bearer {token}"}
-            rows_of = {
+            rows_of: dict[str, Callable[[], Awaitable[object]]] = {
                 HTTP_OPEN: lambda: _request(http, open_url, "tools/call", {}),
                 HTTP_VERIFIED: lambda: _request(http, verified_url, "tools/call", bearer),
                 HTTP_LIST: lambda: _request(http, verified_url, "tools/list", bearer),
