@@ -16,6 +16,7 @@ from toolweave import ConfigError
 from toolweave.config import build
 from toolweave.config.models import Config
 from toolweave.transforms import FromEnv
+from toolweave.transforms.limit_result import META_KEY
 
 API_KEY = "sk-test-0123456789"
 
@@ -40,24 +41,36 @@ def names(composed: Any) -> list[str]:
 
 
 def test_an_openapi_entry_mounts_one_tool_per_kept_operation(url: str) -> None:
-    composed = compose({"openapi": {"shop": {
-        "spec": f"{url}/openapi.json",
-        "base_url": url,
-        "prefix": "shop",
-        "include_routes": [{"tags": ["pets"]}],
-        "exclude_routes": [{"methods": ["DELETE"]}],
-    }}})
+    composed = compose(
+        {
+            "openapi": {
+                "shop": {
+                    "spec": f"{url}/openapi.json",
+                    "base_url": url,
+                    "prefix": "shop",
+                    "include_routes": [{"tags": ["pets"]}],
+                    "exclude_routes": [{"methods": ["DELETE"]}],
+                }
+            }
+        }
+    )
     assert names(composed) == ["shop_list_pets", "shop_create_pet", "shop_get_pet"]
 
 
 async def test_header_sources_and_templates_reach_the_api(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SHOP_KEY", API_KEY)
-    composed = compose({"openapi": {"shop": {
-        "spec": f"{url}/openapi.json",
-        "base_url": url,
-        "headers": {"x-api-key": "{env:SHOP_KEY}", "x-request-id": "req-{context:request_id}"},
-        "include_routes": [{"paths": ["/whoami"]}],
-    }}})
+    composed = compose(
+        {
+            "openapi": {
+                "shop": {
+                    "spec": f"{url}/openapi.json",
+                    "base_url": url,
+                    "headers": {"x-api-key": "{env:SHOP_KEY}", "x-request-id": "req-{context:request_id}"},
+                    "include_routes": [{"paths": ["/whoami"]}],
+                }
+            }
+        }
+    )
     async with composed.running() as server:
         result = await server.call_tool("whoami", {})
     assert result.structured_content["user"] == "alice"
@@ -86,24 +99,42 @@ def test_a_name_under_both_mcp_servers_and_openapi_is_refused() -> None:
 
 
 def test_catalog_settings_become_catalog_transforms() -> None:
-    composed = compose({
-        "python": ["local_tools:server"],
-        "catalog": {"search": {"strategy": "regex", "always": ["add"]}, "prompts_as_tools": True},
-    })
+    composed = compose(
+        {
+            "python": ["local_tools:server"],
+            "catalog": {"search": {"strategy": "regex", "always": ["add"]}, "prompts_as_tools": True},
+        }
+    )
     assert names(composed) == ["add", "search_tools", "call_tool"]
 
 
-def test_limit_result_in_a_rule_cuts_results() -> None:
-    composed = compose({
-        "python": ["local_tools:server"],
-        "transforms": [{"tools": "*", "limit_result": {"max_bytes": 10}}],
-    })
-    import anyio
+async def test_limit_result_in_a_rule_cuts_results(url: str) -> None:
+    composed = compose(
+        {
+            "openapi": {"shop": {"spec": f"{url}/openapi.json", "base_url": url}},
+            "transforms": [
+                {"tools": "list_pets", "limit_result": {"max_items": 1}},
+                {"tools": "readme", "limit_result": {"max_bytes": 100}},
+            ],
+        }
+    )
+    async with composed.running() as server:
+        pets = await server.call_tool("list_pets", {})
+        readme = await server.call_tool("readme", {})
+    assert pets.structured_content == {"result": [{"id": 1, "name": "Rex", "tag": "dog"}]}
+    shown, marker = pets.text.split("… ")
+    assert json.loads(shown) == pets.structured_content["result"]
+    assert marker == "[truncated: 1 item dropped]"
+    assert pets.meta[META_KEY]["items"] == 1
+    assert len(readme.text.encode()) <= 100
+    assert readme.text.endswith("… [truncated: 10000 → 100 bytes]")
 
-    result = anyio.run(composed.server.call_tool, "word_count", {"text": "a b c"})
-    assert result.text == "3"
+
+def test_limit_result_in_a_rule_is_checked_where_it_is_written() -> None:
     with pytest.raises(ValueError, match="give max_bytes, max_items or both"):
         Config.model_validate({"transforms": [{"tools": "*", "limit_result": {}}]})
+    with pytest.raises(ConfigError, match=r"transforms\[0\]\.limit_result.*max_bytes must be at least 64"):
+        compose({"python": ["local_tools:server"], "transforms": [{"tools": "*", "limit_result": {"max_bytes": 10}}]})
 
 
 @pytest.fixture

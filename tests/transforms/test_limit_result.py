@@ -12,7 +12,30 @@ from pydantic import BaseModel
 from toolweave import Server, Tool, ToolResult
 from toolweave.core.content import ImageContent, TextContent
 from toolweave.testing import connect
-from toolweave.transforms.limit_result import META_KEY, LimitResult
+from toolweave.transforms.limit_result import META_KEY, MIN_BYTES, LimitResult
+
+
+def returning(result: ToolResult, output_schema: dict[str, Any] | None = None) -> Tool:
+    """A tool that returns `result` as it is."""
+
+    async def run(arguments: dict[str, Any], ctx: Any) -> ToolResult:
+        return result
+
+    return Tool(name="t", input_schema={"type": "object"}, output_schema=output_schema, run=run)
+
+
+async def limited(tool: Tool, **limits: Any) -> ToolResult:
+    return await tool.with_transforms(LimitResult(**limits)).run({}, None)  # type: ignore[arg-type]
+
+
+def shown(text: str) -> Any:
+    """The JSON a cut text shows, its marker taken off."""
+    head, marker, _ = text.partition("… [truncated")
+    assert marker, f"no truncation marker in {text[-80:]!r}"
+    return json.loads(head)
+
+
+ITEMS = {"type": "object", "properties": {"result": {"type": "array"}}, "x-toolweave-wrap-result": True}
 
 
 class Row(BaseModel):
@@ -45,7 +68,8 @@ async def test_a_10_mb_result_is_cut_to_the_limit_and_stays_valid() -> None:
     data = result.structured_content
     Draft202012Validator(tool.output_schema).validate(data)
     assert len(json.dumps(data, separators=(",", ":")).encode()) <= 64_000
-    assert json.loads(result.content[0].text) == data
+    assert len(result.content[0].text.encode()) <= 64_000
+    assert shown(result.content[0].text) == data
     assert 0 < len(data["rows"]) < 100_000
     truncated = result.meta[META_KEY]
     assert truncated["bytes"] > 10_000_000
@@ -119,3 +143,114 @@ async def test_structured_drop_removes_the_output_schema_and_keeps_text() -> Non
 def test_bad_limits_are_refused(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         LimitResult(**options)
+
+
+@pytest.mark.parametrize("limits", [{"max_items": 2}, {"max_bytes": 300}, {"max_bytes": 300, "max_items": 5}])
+async def test_a_json_text_in_any_spacing_is_rewritten_from_the_cut_data(limits: dict[str, Any]) -> None:
+    """An API's pretty-printed body (not toolweave's compact JSON) shows the cut data, not all of it."""
+    items = [{"id": i, "name": "é"} for i in range(100)]
+    body = json.dumps(items, indent=2)  # non-compact, non-ASCII escaped: as an API may answer
+    result = await limited(returning(ToolResult([TextContent(body)], {"result": items}), ITEMS), **limits)
+    cut = result.structured_content["result"]
+    assert 0 < len(cut) < 100
+    assert shown(result.text) == cut
+    assert result.text.endswith(f"{100 - len(cut)} items dropped]")
+    assert result.meta[META_KEY] == {
+        "bytes": len(body.encode()),
+        "limit": limits.get("max_bytes"),
+        "items": 100 - len(cut),
+    }
+    if "max_bytes" in limits:
+        assert len(result.text.encode()) <= limits["max_bytes"]
+
+
+async def test_a_cut_structured_result_says_so_in_its_text_and_not_in_its_data() -> None:
+    result = await limited(Tool.from_function(_strings), max_bytes=100)
+    assert result.structured_content == {"result": []}
+    assert result.text.startswith("[]… [truncated")
+    assert len(result.text.encode()) <= 100
+    assert result.meta[META_KEY] == {"bytes": 10_000_004, "limit": 100, "items": 1}
+
+
+def _strings() -> list[str]:
+    return ["z" * 10_000_000]
+
+
+async def test_a_text_that_does_not_show_the_data_gets_the_marker_at_its_end() -> None:
+    result = await limited(
+        returning(ToolResult([TextContent("100 ids")], {"result": list(range(100))}), ITEMS), max_items=3
+    )
+    assert result.structured_content == {"result": [0, 1, 2]}
+    assert result.text == "100 ids… [truncated: 97 items dropped]"
+
+
+async def test_a_cut_with_no_text_block_adds_one_for_the_marker() -> None:
+    result = await limited(returning(ToolResult([], {"result": list(range(100))}), ITEMS), max_items=3)
+    assert result.text == "[truncated: 97 items dropped]"
+
+
+async def test_a_string_result_shown_as_itself_is_cut_with_its_data() -> None:
+    schema = {"type": "object", "properties": {"result": {"type": "string"}}, "x-toolweave-wrap-result": True}
+    result = await limited(
+        returning(ToolResult([TextContent("x" * 500)], {"result": "x" * 500}), schema), max_bytes=100
+    )
+    text, cut = result.text, result.structured_content["result"]
+    assert 0 < len(cut) < 500
+    assert text.startswith(cut + "… [truncated: 502 → 100 bytes]")
+    assert len(text.encode()) <= 100
+
+
+async def test_a_json_text_over_the_limit_whose_data_fits_is_sent_compact_not_cut() -> None:
+    items = list(range(20))
+    body = json.dumps(items, indent=4)
+    assert len(body.encode()) > 100 >= len(json.dumps(items, separators=(",", ":")))
+    result = await limited(returning(ToolResult([TextContent(body)], {"result": items}), ITEMS), max_bytes=100)
+    assert result.text == json.dumps(items, separators=(",", ":"))
+    assert result.structured_content == {"result": items}
+    assert result.meta is None
+
+
+def _total(result: ToolResult) -> int:
+    return sum(
+        len(block.text.encode()) if isinstance(block, TextContent) else len(block.data) for block in result.content
+    )  # type: ignore[union-attr]
+
+
+def _blocks(*texts: str) -> ToolResult:
+    return ToolResult([TextContent(text) for text in texts])
+
+
+@pytest.mark.parametrize("max_bytes", [MIN_BYTES, 65, 100, 101, 150])
+@pytest.mark.parametrize(
+    "result",
+    [
+        _blocks("x" * 10_000),
+        _blocks("a" * 99, "b" * 50),  # the first block nearly fills the budget: the marker must still fit
+        _blocks("é" * 5000),
+        _blocks("a" * 40, "b" * 40, "c" * 40),
+        ToolResult([ImageContent("aGk=" * 100, "image/png"), TextContent("x" * 200)]),
+        ToolResult([TextContent(json.dumps(list(range(1000))))], {"result": list(range(1000))}),
+        ToolResult([TextContent("s" * 100_000)], {"result": ["s" * 100_000]}),
+    ],
+)
+async def test_a_result_never_exceeds_max_bytes(result: ToolResult, max_bytes: int) -> None:
+    schema = ITEMS if result.structured_content is not None else None
+    cut = await limited(returning(result, schema), max_bytes=max_bytes)
+    assert sum(len(block.text.encode()) for block in cut.content) <= max_bytes  # type: ignore[union-attr]
+    if _total(result) > max_bytes:
+        assert "[truncated" in cut.text
+    if cut.structured_content is not None:
+        assert len(json.dumps(cut.structured_content["result"], separators=(",", ":"))) <= max_bytes
+
+
+def test_a_max_bytes_too_small_for_the_marker_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"max_bytes must be at least 64 \(room for the truncation marker"):
+        LimitResult(max_bytes=10)
+
+
+async def test_structured_drop_drops_structured_content_within_the_limits_too() -> None:
+    result = await limited(
+        returning(ToolResult([TextContent("[1]")], {"result": [1]}), ITEMS), max_bytes=100, structured="drop"
+    )
+    assert result.structured_content is None
+    assert result.text == "[1]"

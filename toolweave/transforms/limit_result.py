@@ -3,16 +3,24 @@
 A result over the limits is cut down, never refused:
 
 - **structured content** keeps to the output schema: every array is cut to `max_items`, then
-  arrays (then strings) are shortened evenly until the JSON fits in `max_bytes`; the cut data
-  is checked against the output schema once — if it no longer fits the schema (a `minItems`,
-  say), the call is an `isError` result saying so rather than a result the client would
-  refuse. The JSON text block is rewritten from the cut data, so text and data agree.
-  `structured="drop"` removes the output schema from the tool instead: results are text only.
-- **text** is cut to `max_bytes` (UTF-8, never inside a character) with a visible marker
+  arrays (then strings) are shortened evenly until the JSON fits in `max_bytes` with room for the
+  marker; the cut data is checked against the output schema once — if it no longer fits the
+  schema (a `minItems`, say), the call is an `isError` result saying so rather than a result the
+  client would refuse. Markers never enter the structured content. A text block that shows the
+  structured content (its JSON in any spacing or escapes, as an API answered it, or the string
+  itself) is rewritten from the cut data and ends with the marker `… [truncated: 10485760 → 65536
+  bytes, 12 items dropped]`, so text and data agree and the model sees the cut; with no such
+  block, the marker ends the last text block (or is one). A JSON text over `max_bytes` whose data
+  is within it is sent compact rather than cut. `structured="drop"` removes the output schema and
+  the structured content instead: results are text only.
+- **text** is cut to `max_bytes` (UTF-8, never inside a character), marker included:
   `… [truncated: 10485760 → 65536 bytes]`; at most `max_items` content blocks are kept and
   blocks past the byte budget (images, embedded files) are dropped.
-- the result's `_meta` says what happened: `{"toolweave/truncated": {"bytes": original size,
-  "limit": max_bytes, "items": items dropped}}`.
+- a marker that would take more than half of `max_bytes` is the short `… [truncated]`; a
+  `max_bytes` below `MIN_BYTES` (64) is refused, so a result never exceeds `max_bytes`.
+- the result's `_meta` says what happened: `{"toolweave/truncated": {"bytes": the result's size
+  before the cut (its text as sent, or its structured content as JSON, the larger), "limit":
+  max_bytes, "items": items dropped}}`.
 
 Results within the limits pass through untouched (one size check per text block). Error results
 are cut like any other text.
@@ -24,8 +32,10 @@ Example:
     ...     return list(range(n))
     >>> tool = Tool.from_function(numbers).with_transforms(LimitResult(max_items=3))
     >>> result = anyio.run(tool.run, {"n": 10}, None)
-    >>> result.text, result.structured_content, result.meta
-    ('[0,1,2]', {'result': [0, 1, 2]}, {'toolweave/truncated': {'bytes': 21, 'limit': None, 'items': 7}})
+    >>> result.text, result.structured_content
+    ('[0,1,2]… [truncated: 7 items dropped]', {'result': [0, 1, 2]})
+    >>> result.meta
+    {'toolweave/truncated': {'bytes': 21, 'limit': None, 'items': 7}}
 """
 
 from __future__ import annotations
@@ -34,6 +44,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic_core import from_json
+
 from toolweave.core.content import ContentBlock, TextContent
 from toolweave.core.context import Context
 from toolweave.core.output import schema_problem
@@ -41,6 +53,25 @@ from toolweave.core.result import WRAP_KEY, ToolResult, dump_json
 from toolweave.core.tool import Tool
 
 META_KEY = "toolweave/truncated"
+MIN_BYTES = 64
+"""The smallest `max_bytes`: room for a marker and some of the result (a smaller limit is refused)."""
+SHORT_MARKER = "… [truncated]"
+"""The marker when the full one would take more than half of `max_bytes`."""
+
+
+def marker(size: int, limit: int | None, items: int = 0) -> str:
+    """The visible note at the end of a cut text: the result's size before the cut, the limit and
+    the array items dropped; `SHORT_MARKER` when that would take more than half of `limit`.
+
+    Example:
+        >>> marker(10485760, 65536, 3), marker(21, None, 7), marker(10485760, 64)
+        ('… [truncated: 10485760 → 65536 bytes, 3 items dropped]', '… [truncated: 7 items dropped]', '… [truncated]')
+    """
+    parts = [] if limit is None else [f"{size} → {limit} bytes"]
+    if items:
+        parts.append(f"{items} item{'' if items == 1 else 's'} dropped")
+    note = f"… [truncated: {', '.join(parts)}]"
+    return SHORT_MARKER if limit is not None and 2 * len(note.encode()) > limit else note
 
 
 def _cut_utf8(text: str, limit: int) -> str:
@@ -69,6 +100,15 @@ def _cap(data: Any, items: int | None, chars: int | None) -> tuple[Any, int]:
     if isinstance(data, str) and chars is not None and len(data) > chars:
         return data[:chars], 0
     return data, 0
+
+
+def _count(data: Any) -> int:
+    """How many array items `data` holds, at any depth."""
+    if isinstance(data, list):
+        return len(data) + sum(_count(item) for item in data)
+    if isinstance(data, dict):
+        return sum(_count(value) for value in data.values())
+    return 0
 
 
 def _largest_fitting(fits: Any, upper: int) -> int | None:
@@ -101,7 +141,8 @@ class LimitResult:
     """Cut results down to `max_bytes` of JSON/text and `max_items` per array (see the module docs).
 
     Attributes:
-        max_bytes: The most bytes of text (and of structured content as JSON) a result carries.
+        max_bytes: The most bytes of text (and of structured content as JSON) a result carries,
+            the truncation marker included; at least `MIN_BYTES` (64).
         max_items: The most items an array of the structured content, and the most content
             blocks, a result carries.
         structured: `"keep"` (default) cuts structured content within the output schema;
@@ -128,6 +169,11 @@ class LimitResult:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
                 raise ValueError(f"LimitResult {name} must be a positive integer, not {value!r}")
+        if self.max_bytes is not None and self.max_bytes < MIN_BYTES:
+            raise ValueError(
+                f"LimitResult max_bytes must be at least {MIN_BYTES} (room for the truncation marker "
+                f"and some of the result), not {self.max_bytes}"
+            )
         if self.structured not in ("keep", "drop"):
             raise ValueError(f"LimitResult structured must be 'keep' or 'drop', not {self.structured!r}")
 
@@ -155,72 +201,75 @@ class _Limiter:
     def __init__(self, limits: LimitResult, tool: str, schema: Mapping[str, Any] | None) -> None:
         self.max_bytes = limits.max_bytes
         self.max_items = limits.max_items
+        self.drop = limits.structured == "drop"
         self.tool = tool
         self.schema = schema
         self.wrap = bool(schema and schema.get(WRAP_KEY))
         self._validator: Any = None
 
     def __call__(self, result: ToolResult) -> ToolResult:
-        data = result.structured_content if self.schema is not None else None
-        if data is not None:
-            return self._structured(result, data)
-        return self._content(result)
+        data = result.structured_content
+        if data is None:
+            return self._content(result)
+        if self.drop:  # text only, whether or not the result is cut
+            result = ToolResult(result.content, None, result.is_error, result.meta)
+        if self.schema is None:
+            return self._content(result)
+        return self._structured(result, data)
 
-    def _content(
-        self, result: ToolResult, cut_data: Any = None, dropped: int = 0, size: int | None = None
-    ) -> ToolResult:
-        """`result` with at most `max_items` blocks and `max_bytes` of content (`cut_data`: its
-        structured content, already cut)."""
+    def _content(self, result: ToolResult, size: int | None = None, items: int = 0, cut: bool = False) -> ToolResult:
+        """`result` with at most `max_items` blocks and `max_bytes` of content. `size`: the result's
+        size before any cut; `items`: the items already dropped; `cut`: its structured content was cut."""
         blocks = result.content
         if self.max_items is not None and len(blocks) > self.max_items:
-            dropped += len(blocks) - self.max_items
+            items += len(blocks) - self.max_items
             blocks = blocks[: self.max_items]
-        total = _total(result.content)
-        kept, used, budget = [], 0, self.max_bytes
-        for block in blocks:
-            weight = _weight(block)
-            if budget is None or used + weight <= budget:
-                kept.append(block)
-                used += weight
-                continue
-            marker = f"… [truncated: {total} → {budget} bytes]"
-            room = budget - used - len(marker.encode())
-            text = _cut_utf8(block.text, room) if isinstance(block, TextContent) and room > 0 else ""
-            kept.append(TextContent(text + marker))
-            break
-        if len(kept) == len(result.content) and kept[-1:] == result.content[-1:] and cut_data is None:
+        size = _total(result.content) if size is None else size
+        if self.max_bytes is not None and _total(blocks) > self.max_bytes:
+            blocks = _within(blocks, self.max_bytes, marker(size, self.max_bytes))
+        elif not items and not cut:
             return result
-        report = {"bytes": total if size is None else size, "limit": self.max_bytes, "items": dropped}
-        structured = cut_data if cut_data is not None else result.structured_content if self.schema else None
-        return ToolResult(kept, structured, result.is_error, {**(result.meta or {}), META_KEY: report})
+        report = {"bytes": size, "limit": self.max_bytes, "items": items}
+        structured = result.structured_content if self.schema is not None else None
+        return ToolResult(blocks, structured, result.is_error, {**(result.meta or {}), META_KEY: report})
 
     def _structured(self, result: ToolResult, data: Any) -> ToolResult:
         value = data["result"] if self.wrap else data  # what the text block shows
-        original = dump_json(value)
-        size = len(original.encode())
+        compact = dump_json(value)
+        size = max(len(compact.encode()), _total(result.content))
         capped, dropped = _cap(value, self.max_items, None) if self.max_items is not None else (value, 0)
-        text = dump_json(capped) if dropped else original
-        if self.max_bytes is not None and len(text.encode()) > self.max_bytes:
-            capped, dropped, text = self._fit(capped, dropped)
-            if capped is None:
-                return ToolResult.error(f"the result of tool '{self.tool}' cannot be cut to {self.max_bytes} bytes")
-        if text is original:
-            return self._content(result)
+        text = dump_json(capped) if dropped else compact
+        limit, reserve = self.max_bytes, 0
+        if limit is not None and (dropped or len(text.encode()) > limit):
+            # the cut text ends with its marker: the data gets what the longest marker could leave
+            reserve = len(marker(size, limit, dropped + _count(capped)).encode())
+            if len(text.encode()) > limit - reserve:
+                capped, dropped, text = self._fit(capped, dropped, limit - reserve)
+                if capped is None:
+                    message = f"the result of tool '{self.tool}' cannot be cut to {limit} bytes"
+                    return self._content(ToolResult.error(message))
+        if text is compact:  # the data is within the limits; a JSON text of it over them is sent compact
+            if limit is not None and _total(result.content) > limit:
+                blocks = _reshown(result.content, data, value, compact, value, compact)
+                result = ToolResult(blocks, data, result.is_error, result.meta)
+            return self._content(result, size)
         cut = {"result": capped} if self.wrap else capped
         problem = schema_problem(self._schema_validator(), cut)
         if problem is not None:
-            return ToolResult.error(
-                f"the result of tool '{self.tool}' is over its limits and cannot be cut within its "
-                f"output schema ({problem})"
+            return self._content(
+                ToolResult.error(
+                    f"the result of tool '{self.tool}' is over its limits and cannot be cut within its "
+                    f"output schema ({problem})"
+                )
             )
-        blocks: list[ContentBlock] = [
-            TextContent(text) if isinstance(block, TextContent) and block.text == original else block
-            for block in result.content
-        ]
-        return self._content(ToolResult(blocks, cut, result.is_error, result.meta), cut, dropped, size)
+        note = marker(size, limit, dropped)
+        if limit is not None and len(note.encode()) > reserve:
+            note = SHORT_MARKER
+        blocks = _reshown(result.content, data, value, compact, capped, text, note)
+        return self._content(ToolResult(blocks, cut, result.is_error, result.meta), size, dropped, cut=True)
 
-    def _fit(self, capped: Any, dropped: int) -> tuple[Any, int, str]:
-        limit = self.max_bytes or 0
+    def _fit(self, capped: Any, dropped: int, limit: int) -> tuple[Any, int, str]:
+        """`capped` cut until its JSON is at most `limit` bytes: arrays first, then strings (None: it cannot be)."""
         longest_array, longest_string = _longest(capped)
 
         def fits_items(n: int) -> bool:
@@ -249,6 +298,57 @@ class _Limiter:
 
             self._validator = Draft202012Validator(self.schema or {})
         return self._validator
+
+
+def _shows(text: str, data: Any, value: Any, compact: str) -> bool:
+    """Whether `text` shows the structured content `data` (`value`: what sits under `result`, or
+    `data` itself; `compact`: its JSON): as JSON with any spacing or escapes, or as the string."""
+    if text == compact or (isinstance(value, str) and text == value):
+        return True
+    try:
+        shown = from_json(text)
+    except ValueError:
+        return False
+    return bool(shown in (value, data))
+
+
+def _reshown(
+    blocks: list[ContentBlock], data: Any, value: Any, compact: str, cut: Any, cut_json: str, note: str = ""
+) -> list[ContentBlock]:
+    """`blocks` with each text block that shows the structured content (`_shows`) showing `cut`
+    instead, followed by `note`; with no such block, `note` ends the last text block, or is one."""
+    out: list[ContentBlock] = []
+    noted = False
+    for block in blocks:
+        if isinstance(block, TextContent) and _shows(block.text, data, value, compact):
+            as_string = isinstance(value, str) and block.text == value and isinstance(cut, str)
+            block, noted = TextContent((cut if as_string else cut_json) + note), True
+        out.append(block)
+    if note and not noted:
+        last = max((i for i, block in enumerate(out) if isinstance(block, TextContent)), default=None)
+        if last is None:
+            out.insert(0, TextContent(note.removeprefix("… ")))
+        else:
+            out[last] = TextContent(out[last].text + note)  # type: ignore[union-attr]
+    return out
+
+
+def _within(blocks: list[ContentBlock], budget: int, note: str) -> list[ContentBlock]:
+    """`blocks` (over `budget` bytes) cut to `budget`, `note` included: whole blocks while they fit
+    with room for `note`, then the start of the next text block (a block of another kind is
+    dropped) and `note`."""
+    room = budget - len(note.encode())
+    kept: list[ContentBlock] = []
+    for block in blocks:
+        weight = _weight(block)
+        if weight <= room:
+            kept.append(block)
+            room -= weight
+            continue
+        text = _cut_utf8(block.text, room) if isinstance(block, TextContent) else ""
+        kept.append(TextContent(text + note))
+        break
+    return kept
 
 
 def _weight(block: ContentBlock) -> int:
