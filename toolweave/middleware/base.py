@@ -31,7 +31,7 @@ from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
-from toolweave.middleware.chain import bind
+from toolweave.middleware.chain import bind, fold
 from toolweave.middleware.hooks import GetPromptNext, PromptCall, ReadResourceNext, ResourceRead, selects
 from toolweave.middleware.selector import Selector
 
@@ -199,16 +199,12 @@ def chain_for(middleware: Sequence[Middleware], tool: Tool) -> tuple[Middleware,
 
 
 def build_chain(middleware: Sequence[Middleware], inner: Handler) -> Handler:
-    """Fold `middleware` around `inner` (each layer's `bind_tool`): `middleware[0]` ends up outermost."""
-    handler = inner
-    for layer in reversed(middleware):
-        handler = layer.bind_tool(handler)
-    return handler
+    """Fold `middleware` around `inner` with the one `fold` (each layer's `bind_tool`):
+    `middleware[0]` ends up outermost."""
+    return fold([layer.bind_tool for layer in middleware], inner)
 
 
-def middleware(
-    fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None = None, *, tools: Any = None
-) -> Any:
+def middleware(fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None = None, *, tools: Any = None) -> Any:
     """Turn `async def fn(call, call_next)` into a `Middleware`.
 
     Example:

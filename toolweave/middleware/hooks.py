@@ -28,7 +28,7 @@ from toolweave.core.context import Context
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
-from toolweave.middleware.chain import fold
+from toolweave.middleware.chain import as_layer, fold
 from toolweave.middleware.selector import Selector
 
 if TYPE_CHECKING:
@@ -124,9 +124,9 @@ def resource_runner(resource: Resource) -> ResourceHandler:
 
 def build_prompt_chain(middleware: Sequence[Middleware], inner: PromptHandler) -> PromptHandler:
     """Fold the `on_get_prompt` hooks around `inner`: `middleware[0]` ends up outermost."""
-    return fold([layer.on_get_prompt for layer in middleware], inner)
+    return fold([as_layer(layer.on_get_prompt) for layer in middleware], inner)
 
 
 def build_resource_chain(middleware: Sequence[Middleware], inner: ResourceHandler) -> ResourceHandler:
     """Fold the `on_read_resource` hooks around `inner`: `middleware[0]` ends up outermost."""
-    return fold([layer.on_read_resource for layer in middleware], inner)
+    return fold([as_layer(layer.on_read_resource) for layer in middleware], inner)
