@@ -10,11 +10,16 @@ the build's `server` settings are its own) and holds every upstream MCP server i
    and the current build keeps serving;
 3. new upstreams are connected (up to their `connect_timeout`, as at startup) and the new build
    is started (an HTTP API's client opened); then it replaces the old one in one step, and every
-   client gets `list_changed`;
+   client gets `list_changed` (with a shared `server.store`, the clients of every replica too; each
+   replica reloads its own file);
 4. calls already running finish on the old build; an upstream the new file no longer has is
    closed once the calls waiting for it have their answers.
 
 Python modules the config imports are not imported again (a code change needs a restart).
+
+With a shared `server.store` a live server is a replica like a plain `serve` of the file: the
+build's shared state keeps the names it has there, and `enable`, `disable` and
+`broadcast_changed` reach every replica on the file's channel (`Server.stand_in_for`).
 
 Example:
     >>> import pathlib, tempfile
@@ -139,7 +144,9 @@ class LiveServer(Server):
         self, composed: Composed, *, file: str | os.PathLike[str] | None = None, inputs: dict[str, str] | None = None
     ) -> None:
         root = composed.server
-        super().__init__(root.name, instructions=root.instructions, version=root.version)
+        # the file's `server.store` (events, tasks, and the change fan-out: its enable, disable and
+        # reloads reach the clients of every replica, on the channel a plain `serve` of the file uses)
+        super().__init__(root.name, instructions=root.instructions, version=root.version, store=root.store)
         self.file = Path(file) if file is not None else (Path(composed.file) if composed.file else None)
         self.inputs = inputs
         self.composed = composed
@@ -149,9 +156,9 @@ class LiveServer(Server):
         self._held = _Held()
         self._lock = anyio.Lock()
         self._adopt_settings(root)
-        self.store = root.store  # the file's `server.store` (events, tasks); its own announcements stay local
         kept = tasks_settings(root)  # tasks are run by the served server: with the file's `server.tasks`
         configure_tasks(self, **{setting.name: getattr(kept, setting.name) for setting in dataclasses.fields(kept)})
+        self.stand_in_for(root)
         self._current: Mount[Server] = self.mount(root)
         self._held.add(composed.remotes)
 
@@ -220,6 +227,7 @@ class LiveServer(Server):
         dropped = [remote for remote in old_composed.remotes if not _among(remote, composed.remotes)]
         self._held.add(started)
         await self._held.start()
+        self.stand_in_for(composed.server)
         await self._started(composed.server)  # its own resources (an API's HTTP client) up before it serves
         self.unmount(old)
         try:
@@ -235,6 +243,7 @@ class LiveServer(Server):
         self._adopt_settings(composed.server)
         self.composed = composed
         self.reloads += 1
+        self._announce("changed")  # the other replicas' clients list again (each replica reloads its own file)
         _close_mounts(old.child)
         kept = len(composed.remotes) - len(started)
         logger.warning(

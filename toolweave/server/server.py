@@ -128,6 +128,7 @@ class Server:
         self.store = open_store(store)
         self._scope = name  # what names this server's state in a shared store (see `_scoped_under`)
         self._fanout = self.store.fanout(name)
+        self._stood_in_for = False  # served by a stand-in (`stand_in_for`): names and fan-out are its
         self._middleware: list[Middleware] = []
         self._bind(middleware)
         self._mounts: list[Mount[Server]] = []
@@ -346,7 +347,7 @@ class Server:
         self._refuse_cycle(child)
         if prefix is not None:
             child.named_by_mount(prefix)
-        if self.store.shared:  # a server keeping nothing shared (a `LiveServer`) leaves the names alone
+        if self.store.shared and not child._stood_in_for:
             child._share_scope(self._scope, prefix)
         _Topology.changed()
         self._mounts.append(mounted)
@@ -398,6 +399,14 @@ class Server:
         self._all_changed()
         if all(other.child is not mounted.child for other in self._mounts):
             self._life.stop(mounted.child)
+
+    def stand_in_for(self, child: Server) -> None:
+        """Be `child` towards the other replicas (a `LiveServer` is, for each build of its file), from
+        before `child` starts: mounting it here adds no level to the names of its shared state (they
+        stay those of `child` served alone), and this server, not `child`, announces and applies the
+        changes on the channel."""
+        child._stood_in_for = True
+        child._fanout = None
 
     @property
     def mounts(self) -> tuple[Mount[Server], ...]:
