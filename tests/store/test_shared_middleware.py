@@ -237,3 +237,22 @@ async def test_a_shared_concurrency_limit_lets_a_waiting_call_in_when_a_slot_fre
             await anyio.sleep(0.1)
             tasks.start_soon(call, 1)
     assert sorted(results) == ["0#1", "1#2"]
+
+
+async def test_a_lease_is_renewed_while_its_call_runs_past_it(redis: RedisServer) -> None:
+    """A call lasting four leases keeps its slot: another replica is refused all along, then let in."""
+    upstream = Upstream()
+    upstream.delay = 1.2
+    one, two = (
+        replica(redis.url, ConcurrencyLimit(1, wait=0, shared=True, lease=0.3), upstream=upstream) for _ in range(2)
+    )
+    refused: list[bool] = []
+    async with one, two, anyio.create_task_group() as tasks:
+        tasks.start_soon(one.call_tool, "lookup", {"q": "long"})
+        for _ in range(3):
+            await anyio.sleep(0.35)  # past one more lease each time
+            refused.append((await two.call_tool("flaky")).is_error)
+        await anyio.sleep(1.0)  # the long call ended and released its lease
+        after = await two.call_tool("flaky")
+    assert refused == [True, True, True]
+    assert after.text == "ok"
