@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolweave.mcp")
 GRACE = 10.0
-"""Seconds the requests in flight get to finish after SIGTERM/SIGINT, by default."""
+"""Seconds the requests in flight and running tasks get to finish after SIGTERM/SIGINT, by default."""
 
 
 def http_app(
@@ -185,15 +185,15 @@ async def serve_stdio(server: Server, *, grace: float | None = GRACE) -> None:
     message gets its JSON-RPC error (`toolweave.mcp.stdio`).
 
     Args:
-        grace: On SIGTERM/SIGINT, stop reading, give the requests in flight this many seconds,
-            answer the rest with an error, and return (`toolweave.mcp.shutdown`); `None` leaves
-            signals alone.
+        grace: On SIGTERM/SIGINT, give the requests in flight and the running tasks this many
+            seconds, answer the rest with an error (tasks: `failed`), stop reading and return
+            (`toolweave.mcp.shutdown`); `None` leaves signals alone.
     """
     from toolweave.mcp.stdio import stdio_streams
 
     lowlevel = adapter_for(server).lowlevel
     warn_without_callers(server, "over stdio")
-    with Drain().installed(lowlevel) as drain:
+    with Drain(adapter_for(server).tasks).installed(lowlevel) as drain:
         drain.track_answers()  # the transport stops right after the drain: wait for the answers
         async with stdio_streams(written=drain.written) as (read, write), anyio.create_task_group() as tasks:
             if grace is not None:
@@ -231,14 +231,14 @@ async def serve_http(
         reuse_port: Listen with `SO_REUSEPORT`, sharing the port with other processes doing the
             same (the kernel spreads connections between them): how `--workers N` runs N processes.
         grace: On SIGTERM/SIGINT, stop accepting connections and requests, give the requests in
-            flight this many seconds, answer the rest with an error, then stop
-            (`toolweave.mcp.shutdown`); `None` leaves signals to uvicorn.
+            flight and the running tasks this many seconds, answer the rest with an error (tasks:
+            `failed`), then stop (`toolweave.mcp.shutdown`); `None` leaves signals to uvicorn.
         **app_options: `http_app` options (auth, limits, event store...).
     """
     import uvicorn
 
     app = http_app(server, path=path, host=host, **app_options)
-    drain = Drain()
+    drain = Drain(adapter_for(server).tasks)
     trusted = forwarded_allow_ips if forwarded_allow_ips is not None else os.environ.get("FORWARDED_ALLOW_IPS")
     config = uvicorn.Config(
         app,

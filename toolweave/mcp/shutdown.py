@@ -1,17 +1,23 @@
 """Graceful shutdown of a served server: stop taking work, let what runs finish, answer the rest.
 
 `Drain` is SDK middleware around every inbound request. While serving it only tracks the
-requests in flight (one cancel scope each). `drain(grace)`:
+requests in flight (one cancel scope each); the server's tasks (a `Background`: work that
+outlives the request that started it) track themselves. `drain(grace)`:
 
 1. refuses new requests at once with a JSON-RPC error saying the server is shutting down (the
-   transport stops reading or accepting as well);
-2. waits up to `grace` seconds for the requests in flight to finish on their own;
-3. cancels the rest, each answered with a JSON-RPC error naming the grace period, and waits
-   (briefly) for those answers to be written.
+   transport stops reading or accepting as well), but for the requests that follow up running
+   work (`tasks/get`, `tasks/update`, `tasks/cancel`): a task's client can still poll it to its
+   end, answer its input or cancel it;
+2. waits up to `grace` seconds for the requests in flight and the running tasks to finish on
+   their own;
+3. cancels the rest: each request answered with a JSON-RPC error naming the grace period, each
+   task ended `failed` ("The server stopped before the task finished"); and waits (briefly) for
+   those answers and task records to be written.
 
 `on_signals` turns the first SIGTERM or SIGINT into a drain (a second one skips what is left of
 the grace period). After it the transport ends, the server's lifespan closes every upstream
-session, and the SDK terminates and reaps each upstream process.
+session, and the SDK terminates and reaps each upstream process. A task's record outlives the
+process only in a store that does (Redis): another replica then answers `tasks/get` for it.
 
 Example:
     >>> from toolweave import Server
@@ -39,7 +45,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import mcp.types as mt
@@ -49,22 +55,48 @@ logger = logging.getLogger("toolweave.mcp")
 SHUTTING_DOWN = mt.CONNECTION_CLOSED
 """The JSON-RPC code of a request refused or cut short by shutdown (-32000, "connection closed")."""
 FLUSH_SECONDS = 2.0
-"""How long cancelled requests get to write their answers."""
+"""How long cancelled requests get to write their answers, and stopped tasks their records."""
+
+
+class Background(Protocol):
+    """Work a server runs beyond the request that started it (`TaskService`: its tasks)."""
+
+    follow_ups: frozenset[str]
+    """The methods of requests about that work (still answered while the server drains)."""
+
+    @property
+    def working(self) -> int:
+        """How much of it runs now."""
+        ...
+
+    async def idle(self) -> None:
+        """Return once none of it runs."""
+        ...
+
+    def stop(self) -> int:
+        """End what still runs as a server that stops does (each end recorded by the time
+        `idle` returns); how many there were."""
+        ...
 
 
 class Drain:
-    """The requests in flight on a served server, and how they end when it shuts down."""
+    """The requests in flight on a served server (and its `background` work, if given), and how
+    they end when it shuts down."""
 
-    def __init__(self) -> None:
+    def __init__(self, background: Background | None = None) -> None:
+        self._background = background
+        self._follow_ups = background.follow_ups if background is not None else frozenset()
         self._running: dict[anyio.CancelScope, Any] = {}
         self._idle: anyio.Event | None = None
         self._owed: set[Any] | None = None
-        self._paid = anyio.Event()
+        self._paid: anyio.Event | None = None
         self._forced = anyio.Event()
         self.closing = False
         self.grace: float | None = None
         self.cancelled = 0
         """How many requests were cancelled at the end of the grace period."""
+        self.stopped = 0
+        """How many background tasks were ended `failed` at the end of the grace period."""
 
     @property
     def in_flight(self) -> int:
@@ -86,7 +118,8 @@ class Drain:
         if self.closing:
             if self._owed is not None:
                 self._owed.add(ctx.request_id)
-            raise MCPError(SHUTTING_DOWN, "the server is shutting down and takes no new requests")
+            if ctx.method not in self._follow_ups:
+                raise MCPError(SHUTTING_DOWN, "the server is shutting down and takes no new requests")
         with anyio.CancelScope() as scope:
             self._running[scope] = ctx.request_id
             try:
@@ -100,9 +133,19 @@ class Drain:
         )
 
     async def _until_idle(self) -> None:
-        while self._running:
-            self._idle = anyio.Event()
-            await self._idle.wait()
+        """Return once no request is in flight and no background work runs."""
+        while True:
+            while self._running:
+                self._idle = anyio.Event()
+                await self._idle.wait()
+            if self._background is None or not self._background.working:
+                return
+            await self._background.idle()  # a request may start a task, a task's client may poll it
+
+    async def _until_written(self) -> None:
+        while self._owed:
+            self._paid = anyio.Event()
+            await self._paid.wait()
 
     def track_answers(self) -> None:
         """Have `drain` wait until each request in flight has its answer written (the transport
@@ -113,7 +156,7 @@ class Drain:
         """The transport wrote `message` (a JSON-RPC message)."""
         if self._owed:
             self._owed.discard(getattr(message, "id", None))
-            if not self._owed:
+            if not self._owed and self._paid is not None:
                 self._paid.set()
 
     def force(self) -> None:
@@ -121,12 +164,19 @@ class Drain:
         self._forced.set()
 
     async def drain(self, grace: float) -> None:
-        """Refuse new requests, wait up to `grace` seconds for those in flight, cancel the rest."""
+        """Refuse new requests, wait up to `grace` seconds for those in flight and the background
+        work, cancel the requests and stop the work still running."""
         self.closing = True
         self.grace = grace
         if self._owed is not None:
             self._owed.update(self._running.values())
-        logger.info("shutting down: %d request(s) in flight, %gs grace period", len(self._running), grace)
+        working = self._background.working if self._background is not None else 0
+        logger.info(
+            "shutting down: %d request(s) and %d task(s) in flight, %gs grace period",
+            len(self._running),
+            working,
+            grace,
+        )
         with anyio.move_on_after(grace):
             async with anyio.create_task_group() as tasks:
 
@@ -140,12 +190,17 @@ class Drain:
         for scope in list(self._running):
             scope.cancel()
             self.cancelled += 1
-        if self.cancelled:
-            logger.warning("shutting down: cancelled %d request(s) still running after %gs", self.cancelled, grace)
+        self.stopped = self._background.stop() if self._background is not None else 0
+        if self.cancelled or self.stopped:
+            logger.warning(
+                "shutting down: cancelled %d request(s) and failed %d task(s) still running after %gs",
+                self.cancelled,
+                self.stopped,
+                grace,
+            )
         with anyio.move_on_after(FLUSH_SECONDS):
             await self._until_idle()
-            if self._owed:
-                await self._paid.wait()
+            await self._until_written()
 
 
 async def on_signals(

@@ -12,8 +12,10 @@ write happens even when the work is cancelled.
   over the task's life), `answer()` hands over the client's answers, and when all are in the
   tool runs again with them, as a multi-round-trip call would.
 - `cancel()` cancels the work (its `finally` blocks run) and the task ends `cancelled`; a
-  server that stops while tasks run ends them `failed`. The end is written even through a
-  short store outage (tried again for up to 5 s).
+  server that stops while tasks run ends them `failed`: at once when its task group ends, or
+  after its grace period when it drains (`working`, `idle()` and `stop()` are what
+  `toolweave.mcp.shutdown.Drain` waits on). The end is written even through a short store
+  outage (tried again for up to 5 s).
 - A store shared by replicas may offer a `relay()` (`RedisTaskStore` does): answers and
   cancellations for a task running on another replica are passed to it there.
 - Each running task's record carries a lease its runner renews; a record read after its lease
@@ -99,6 +101,8 @@ class _Live:
     settled: anyio.Event = field(default_factory=anyio.Event)
     asked: _Asked | None = None
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    stopped: bool = False
+    """Cancelled because the server stops (the task ends `failed`, not `cancelled`)."""
 
 
 class TaskRunner:
@@ -109,6 +113,7 @@ class TaskRunner:
         self.worker = secrets.token_hex(8)
         self._groups: list[TaskGroup] = []
         self._live: dict[str, _Live] = {}
+        self._quiet: anyio.Event | None = None
         relay = getattr(settings.store, "relay", None)
         self._relay: Any = relay() if relay is not None else None
 
@@ -131,6 +136,25 @@ class TaskRunner:
     def serving(self) -> bool:
         """Whether tasks can be started (a server is running)."""
         return bool(self._groups)
+
+    @property
+    def working(self) -> int:
+        """How many tasks' work runs here now."""
+        return len(self._live)
+
+    async def idle(self) -> None:
+        """Return once no task's work runs here (each one's end recorded)."""
+        while self._live:
+            self._quiet = anyio.Event()
+            await self._quiet.wait()
+
+    def stop(self) -> int:
+        """Cancel the work of every task running here; each ends `failed` ("The server stopped
+        before the task finished"), recorded by the time `idle` returns. How many there were."""
+        for live in self._live.values():
+            live.stopped = True
+            live.scope.cancel()
+        return len(self._live)
 
     async def start(
         self, owner: str, tool: str, context: Context, attempt: Attempt, watch: Callable[[], WorkWatch] | None = None
@@ -247,7 +271,8 @@ class TaskRunner:
             ending = "failed", {"error": {"code": -32603, "message": "Internal error"}}
         finally:
             if ending is None:
-                ending = ("cancelled", {}) if live.scope.cancelled_caught else ("failed", {"error": STOPPED})
+                cancelled = live.scope.cancelled_caught and not live.stopped
+                ending = ("cancelled", {}) if cancelled else ("failed", {"error": STOPPED})
             if watch is not None:
                 watch.ended(ending[0], ending[1].get("result"))
             if live.decided:
@@ -259,6 +284,8 @@ class TaskRunner:
                 live.early = ending
                 live.settled.set()
             self._live.pop(task_id, None)
+            if not self._live and self._quiet is not None:
+                self._quiet.set()
 
     async def _rounds(self, live: _Live, context: Context, attempt: Attempt) -> Ending:
         used: set[str] = set()

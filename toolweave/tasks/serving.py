@@ -128,7 +128,14 @@ def opted_in(ctx: ServerRequestContext[Any], context: Context) -> bool:
 
 
 class TaskService:
-    """Tasks for one served `Server`: the `tools/call` offer and the `tasks/*` methods."""
+    """Tasks for one served `Server`: the `tools/call` offer and the `tasks/*` methods.
+
+    It is the `Background` a served server's `toolweave.mcp.shutdown.Drain` waits for: on
+    SIGTERM the tasks running get the grace period, and their clients can still poll them.
+    """
+
+    follow_ups: frozenset[str] = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+    """The methods about tasks already running (served while the server drains)."""
 
     def __init__(self, server: Any, context_of: Callable[[ServerRequestContext[Any]], Context]) -> None:
         self.server = server
@@ -154,6 +161,19 @@ class TaskService:
         """Run task work while the server serves."""
         async with self.runner.running():
             yield
+
+    @property
+    def working(self) -> int:
+        """How many tasks' work runs in this process now."""
+        return self.runner.working
+
+    async def idle(self) -> None:
+        """Return once no task's work runs in this process (each one's end recorded)."""
+        await self.runner.idle()
+
+    def stop(self) -> int:
+        """End every task running in this process `failed` (the server stops); how many."""
+        return self.runner.stop()
 
     def may_offer(self, name: str) -> bool:
         """Whether a call of the tool `name` may become a task (it declares task support): the
