@@ -5,17 +5,19 @@ A server has one store (`Server(store=...)`, config `server.store`). The default
 as they always did: nothing is shared and no call pays for it. A shared store (`RedisStore`)
 hands the stateful middleware a backend whose state every replica sees:
 
-| use                   | shared state                              | when the store is unreachable        |
-|-----------------------|-------------------------------------------|--------------------------------------|
-| `RateLimit`           | one token bucket per caller key           | `on_store_error`: allow or reject    |
-| `Cache`               | entries with a TTL, values size-capped    | skipped: the call goes upstream      |
-| `CircuitBreaker`      | open/closed, failure count, one probe     | this process's own circuit           |
-| `ConcurrencyLimit`    | leases that expire (`shared=True`)        | this process's own pool              |
-| event store (HTTP)    | resumable-SSE events (`mcp.redis_events`) | sent live, not replayable            |
-| `list_changed` fan-out| enable/disable/changed on every replica   | this replica only                    |
+| use                    | shared state                              | when the store is unreachable                  |
+|------------------------|-------------------------------------------|------------------------------------------------|
+| `RateLimit`            | one token bucket per caller key           | `on_store_error`: local (default)/allow/reject |
+| `Cache`                | entries with a TTL, values size-capped    | skipped: the call goes upstream                |
+| `CircuitBreaker`       | open/closed, failure count, one probe     | this process's own circuit                     |
+| `ConcurrencyLimit`     | leases that expire (`shared=True`)        | this process's own pool                        |
+| event store (HTTP)     | resumable-SSE events (`mcp.redis_events`) | sent live, not replayable                      |
+| `list_changed` fan-out | enable/disable/changed on every replica   | this replica only                              |
 
 Every shared operation is bounded by the store's timeout; a failure raises `StoreUnavailable`
-inside toolweave (never to a client), and the middleware applies its policy above.
+inside toolweave (never to a client), and the middleware applies its policy above. A rate
+limit's `"local"` counts in this process's own buckets; `"allow"` lets every call through,
+`"reject"` turns every call away.
 
 Example:
     >>> store = MemoryStore()
