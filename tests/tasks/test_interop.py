@@ -1,7 +1,7 @@
 """Another implementation drives toolweave's tasks: the fastmcp 4 client with `fastmcp-tasks`.
 
-Pydantic AI's `MCPToolset` wraps this client, and `fastmcp-tasks` makes it declare the tasks
-extension and poll tasks behind `call_tool` by default, so this is the path such agents take.
+Pydantic AI's `MCPToolset` wraps this client and loads `fastmcp-tasks`, which makes it declare the
+tasks extension and poll tasks behind `call_tool` by default, so this is the path such agents take.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import anyio
 from tests.optional import require
 from tests.serving import serving
 from tests.tasks.servers import Gate, tasks_server
-from toolweave.tasks import configure_tasks
+from toolweave.tasks import MemoryTaskStore, TaskRecord, configure_tasks
 
 fastmcp = require("fastmcp", "the fastmcp client (a dev extra) is not installed")
 fastmcp_tasks = require(
@@ -21,9 +21,22 @@ fastmcp_tasks = require(
 )
 
 
-def server(gate: Gate) -> Any:
+class KeptTasks(MemoryTaskStore):
+    """The server's task store, remembering how each task it kept ended (tool, status)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ended: list[tuple[str | None, str]] = []
+
+    async def put(self, record: TaskRecord) -> None:
+        if record.terminal:
+            self.ended.append((record.tool, record.status))
+        await super().put(record)
+
+
+def server(gate: Gate, store: MemoryTaskStore | None = None) -> Any:
     app = tasks_server(gate)
-    configure_tasks(app, poll_interval=0.02)
+    configure_tasks(app, poll_interval=0.02, store=store)
     return app.http_app()
 
 
@@ -72,14 +85,17 @@ async def test_cancelling_through_the_handle_runs_the_tools_finally() -> None:
     assert status.status == "cancelled"
 
 
-async def test_pydantic_ai_mcp_toolset_runs_task_tools() -> None:
+async def test_pydantic_ai_mcp_toolset_runs_task_tools_as_tasks_by_default() -> None:
+    """With its defaults (no `use_task`), `MCPToolset` declares the tasks extension (it loads
+    `fastmcp-tasks`) and the server runs an optional tool's call as a task, polled behind it."""
     pydantic_ai_mcp = require("pydantic_ai.mcp", "Pydantic AI (an optional interop peer) is not installed")
-    gate = Gate()
+    gate, store = Gate(), KeptTasks()
     gate.release.set()
-    async with serving(server(gate)) as url:
+    async with serving(server(gate, store)) as url:
         toolset = pydantic_ai_mcp.MCPToolset(f"{url}/mcp")
         async with toolset:
-            as_task = await toolset.direct_call_tool("build", {"ref": "main"}, use_task=True)
+            built = await toolset.direct_call_tool("build", {"ref": "main"})
             required = await toolset.direct_call_tool("export", {"table": "users"})
-    assert as_task == "built main"
+    assert built == "built main"
     assert required == {"table": "users", "rows": 3}
+    assert store.ended == [("build", "completed"), ("export", "completed")]
