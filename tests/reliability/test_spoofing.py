@@ -44,8 +44,8 @@ def record(city: str, user_id: str = "nobody") -> str:
     return json.dumps({"city": city, "user_id": user_id})
 
 
-def with_tool(*transforms: Any) -> Server:
-    server = Server("child")
+def with_tool(*transforms: Any, **options: Any) -> Server:
+    server = Server("child", **options)
     tool = server.add_tool(record)
     if transforms:
         server.remove_tool("record")
@@ -53,36 +53,36 @@ def with_tool(*transforms: Any) -> Server:
     return server
 
 
-def inject() -> Server:
-    return with_tool(InjectArgs(user_id="server-set"))
+def inject(**options: Any) -> Server:
+    return with_tool(InjectArgs(user_id="server-set"), **options)
 
 
-def exclude() -> Server:
-    return with_tool(ExcludeArgs("user_id"))
+def exclude(**options: Any) -> Server:
+    return with_tool(ExcludeArgs("user_id"), **options)
 
 
-def hidden_arg() -> Server:
-    return with_tool(TransformArgs({"user_id": Arg(hide=True, default="server-set")}))
+def hidden_arg(**options: Any) -> Server:
+    return with_tool(TransformArgs({"user_id": Arg(hide=True, default="server-set")}), **options)
 
 
-def prefix_mount() -> Server:
-    root = Server("root")
+def prefix_mount(**options: Any) -> Server:
+    root = Server("root", **options)
     root.mount(inject(), prefix="kid")
     return root
 
 
-def remote_mount() -> Server:
-    root = Server("root")
+def remote_mount(**options: Any) -> Server:
+    root = Server("root", **options)
     root.mount(RemoteServer.stdio(sys.executable, [str(SERVERS / "recorder.py")], env=subprocess_env()), prefix="kid")
     root.add_transform(InjectArgs(user_id="server-set"), tools="kid_record")
     return root
 
 
-def stacked() -> Server:
-    return with_tool(InjectArgs(user_id="server-set"), Rename("lookup"))
+def stacked(**options: Any) -> Server:
+    return with_tool(InjectArgs(user_id="server-set"), Rename("lookup"), **options)
 
 
-LAYERS: dict[str, tuple[Callable[[], Server], str]] = {
+LAYERS: dict[str, tuple[Callable[..., Server], str]] = {
     "InjectArgs": (inject, "record"),
     "ExcludeArgs": (exclude, "record"),
     "hidden Arg": (hidden_arg, "record"),
@@ -112,6 +112,18 @@ async def test_no_spelling_of_a_server_set_argument_reaches_the_tool(layer: str)
     assert CANARY not in honest
     for spelling, text in zip(SPELLINGS, answers, strict=True):
         assert text == baseline.replace("other_arg", spelling), (spelling, text)
+
+
+@pytest.mark.parametrize("layer", list(LAYERS))
+async def test_with_extra_args_ignored_every_spelling_is_dropped_like_an_unknown_name(layer: str) -> None:
+    build, name = LAYERS[layer]
+    seen.clear()
+    async with connect(build(extra_args="ignore"), mode="legacy") as client:
+        honest = await answer(client, name, {"city": "Paris"})
+        baseline = await answer(client, name, {"city": "Paris", "other_arg": CANARY})
+        answers = [await answer(client, name, {"city": "Paris", spelling: CANARY}) for spelling in SPELLINGS]
+    assert CANARY not in json.dumps(seen) and CANARY not in honest
+    assert baseline == honest and answers == [honest] * len(SPELLINGS)  # no oracle, and the server's value
 
 
 async def test_no_prompt_argument_outside_the_prompt_reaches_it() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import pytest
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
 from toolweave import Server, Tool, explain
+from toolweave.core.validation import ArgumentErrors, SchemaValidator, hidden_sent
 from toolweave.testing import connect, fake_tool
 from toolweave.transforms import (
     Arg,
@@ -117,10 +119,10 @@ def recording_keyed(calls: Calls) -> Tool:
     return Tool.from_function(keyed)
 
 
-def mounted(tool: Tool) -> tuple[Server, str]:
+def mounted(tool: Tool, **options: Any) -> tuple[Server, str]:
     child = Server("child")
     child.add_tool(tool)
-    parent = Server("parent")
+    parent = Server("parent", **options)
     parent.mount(child, prefix="sub")
     return parent, f"sub_{tool.name}"
 
@@ -131,63 +133,50 @@ def local(tool: Tool, **options: Any) -> tuple[Server, str]:
     return server, tool.name
 
 
-SPOOFS: list[tuple[str, Any, str]] = [
-    ("exact", lambda c: local(InjectArgs(api_key="srv").apply(recording_keyed(c))), "api_key"),
-    ("upper", lambda c: local(InjectArgs(api_key="srv").apply(recording_keyed(c))), "API_KEY"),
-    ("mixed", lambda c: local(InjectArgs(api_key="srv").apply(recording_keyed(c))), "Api_Key"),
-    (
-        "original-after-rename",
-        lambda c: local(recording_keyed(c).with_transforms(TransformArgs({"api_key": "key"}), InjectArgs(key="srv"))),
-        "api_key",
-    ),
-    (
-        "new-name-after-rename",
-        lambda c: local(recording_keyed(c).with_transforms(TransformArgs({"api_key": "key"}), InjectArgs(key="srv"))),
-        "KEY",
-    ),
-    ("pydantic-alias", lambda c: local(InjectArgs(user_id="srv").apply(aliased_tool(c))), "userId"),
-    ("pydantic-field-name", lambda c: local(InjectArgs(user_id="srv").apply(aliased_tool(c))), "user_id"),
-    (
-        "safe-field-name",
-        lambda c: local(InjectArgs(json="{}").apply(json_param_tool(c))),
-        "arg1_",
-    ),
-    (
-        "two-stacked",
-        lambda c: local(
-            recording_keyed(c).with_transforms(
-                TransformArgs({"api_key": "k1"}),
-                TransformArgs({"k1": "k2"}),
-                InjectArgs(k2="srv"),
-                Rename("x"),
-            )
-        ),
-        "k1",
-    ),
-    ("prefix-mount", lambda c: mounted(InjectArgs(api_key="srv").apply(recording_keyed(c))), "api_key"),
-    (
-        "server-transform-on-mount",
-        lambda c: _server_transform_on_mount(c),
-        "Api_key",
-    ),
-    (
-        "extra-args-ignored",
-        lambda c: local(InjectArgs(api_key="srv").apply(recording_keyed(c)), extra_args="ignore"),
-        "api_key",
-    ),
-    ("excluded", lambda c: local(ExcludeArgs("api_key").apply(recording_keyed(c))), "api_key"),
-]
+def _renamed_then_injected(calls: Calls) -> Tool:
+    return recording_keyed(calls).with_transforms(TransformArgs({"api_key": "key"}), InjectArgs(key="srv"))
 
 
-def _server_transform_on_mount(calls: Calls) -> tuple[Server, str]:
-    parent, name = mounted(recording_keyed(calls))
+def _two_stacked(calls: Calls) -> Tool:
+    return recording_keyed(calls).with_transforms(
+        TransformArgs({"api_key": "k1"}), TransformArgs({"k1": "k2"}), InjectArgs(k2="srv"), Rename("x")
+    )
+
+
+def _server_transform_on_mount(calls: Calls, **options: Any) -> tuple[Server, str]:
+    parent, name = mounted(recording_keyed(calls), **options)
     parent.add_transform(InjectArgs(api_key="srv"), tools="sub_*")
     return parent, name
 
 
-@pytest.mark.parametrize(("build", "spelling"), [(b, s) for _, b, s in SPOOFS], ids=[i for i, _, _ in SPOOFS])
+Build = Callable[..., tuple[Server, str]]
+"""`build(calls, **server_options)`: a server and the name of its tool under test."""
+
+SPOOFS: list[tuple[str, Build, str]] = [
+    ("exact", lambda c, **o: local(InjectArgs(api_key="srv").apply(recording_keyed(c)), **o), "api_key"),
+    ("upper", lambda c, **o: local(InjectArgs(api_key="srv").apply(recording_keyed(c)), **o), "API_KEY"),
+    ("mixed", lambda c, **o: local(InjectArgs(api_key="srv").apply(recording_keyed(c)), **o), "Api_Key"),
+    ("original-after-rename", lambda c, **o: local(_renamed_then_injected(c), **o), "api_key"),
+    ("new-name-after-rename", lambda c, **o: local(_renamed_then_injected(c), **o), "KEY"),
+    ("pydantic-alias", lambda c, **o: local(InjectArgs(user_id="srv").apply(aliased_tool(c)), **o), "userId"),
+    ("pydantic-field-name", lambda c, **o: local(InjectArgs(user_id="srv").apply(aliased_tool(c)), **o), "user_id"),
+    ("safe-field-name", lambda c, **o: local(InjectArgs(json="{}").apply(json_param_tool(c)), **o), "arg1_"),
+    ("two-stacked", lambda c, **o: local(_two_stacked(c), **o), "k1"),
+    ("prefix-mount", lambda c, **o: mounted(InjectArgs(api_key="srv").apply(recording_keyed(c)), **o), "api_key"),
+    ("server-transform-on-mount", _server_transform_on_mount, "Api_key"),
+    ("excluded", lambda c, **o: local(ExcludeArgs("api_key").apply(recording_keyed(c)), **o), "api_key"),
+    (
+        "schema-tool",
+        lambda c, **o: local(InjectArgs(zz_hidden={"zz_inner_field": "srv"}).apply(secret_schema_tool(c)), **o),
+        "ZZ_hidden",
+    ),
+]
+SPOOF_IDS = [case for case, _, _ in SPOOFS]
+
+
+@pytest.mark.parametrize(("build", "spelling"), [(b, s) for _, b, s in SPOOFS], ids=SPOOF_IDS)
 async def test_client_value_for_a_hidden_argument_never_reaches_the_tool(
-    calls: Calls, build: Any, spelling: str
+    calls: Calls, build: Build, spelling: str
 ) -> None:
     server, name = build(calls)
     result = await server.call_tool(name, {"q": "x", spelling: "client-value"})
@@ -197,12 +186,25 @@ async def test_client_value_for_a_hidden_argument_never_reaches_the_tool(
     assert calls == []
 
 
+@pytest.mark.parametrize(("build", "spelling"), [(b, s) for _, b, s in SPOOFS], ids=SPOOF_IDS)
+async def test_with_extra_args_ignored_a_hidden_name_is_dropped_like_an_unknown_one_and_the_tool_gets_the_servers_value(
+    calls: Calls, build: Build, spelling: str
+) -> None:
+    server, name = build(calls, extra_args="ignore")
+    honest = await server.call_tool(name, {"q": "x"})
+    probed = await server.call_tool(name, {"q": "x", spelling: "client-value"})
+    unknown = await server.call_tool(name, {"q": "x", "zz_unknown": "client-value"})
+    assert not probed.is_error
+    assert probed == unknown == honest  # no oracle: the answer is the one any unknown name gets
+    assert calls[1] == calls[2] == calls[0]  # the tool got what it gets when nothing is sent: the server's value
+    assert "client-value" not in repr(calls)
 
-def _probed_server() -> Server:
-    server = Server("probed")
+
+def _probed_server(**options: Any) -> Server:
+    server = Server("probed", **options)
 
     def search(q: str, api_key: str) -> str:
-        return q
+        return f"{q} with {api_key}"
 
     server.add_tool(Tool.from_function(search).with_transforms(InjectArgs(api_key="server-key")))
 
@@ -228,6 +230,51 @@ async def test_a_hidden_name_gets_the_answer_of_any_unknown_name_and_is_logged_a
     message = events[0].getMessage()
     assert f"{hidden!r}" in message and f"{tool!r}" in message and "caller local" in message
     assert "CLIENT-VALUE" not in caplog.text
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize(
+    ("tool", "visible", "hidden", "answer"),
+    [("search", "q", "api_key", "x with server-key"), ("lookup", "query", "q", "x")],
+)
+async def test_with_extra_args_ignored_a_client_probing_a_hidden_name_gets_the_answer_of_any_unknown_name(
+    mode: str, tool: str, visible: str, hidden: str, answer: str
+) -> None:
+    async with connect(_probed_server(extra_args="ignore"), mode=mode) as client:
+        probed = await client.call_tool(tool, {visible: "x", hidden: "CLIENT-VALUE"})
+        unknown = await client.call_tool(tool, {visible: "x", "zz": "CLIENT-VALUE"})
+    assert not probed.is_error and probed.content[0].text == answer  # the server's value, not the client's
+    assert probed.content == unknown.content and probed.structured_content == unknown.structured_content
+
+
+@pytest.mark.xfail(strict=True, reason="needs the catalog to log what it drops: hidden_sent in server/tools.py")
+@pytest.mark.parametrize(("build", "spelling"), [(b, s) for _, b, s in SPOOFS], ids=SPOOF_IDS)
+async def test_with_extra_args_ignored_a_hidden_name_is_still_logged_as_a_security_event(
+    calls: Calls, build: Build, spelling: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    server, name = build(calls, extra_args="ignore")
+    await server.call_tool(name, {"q": "x", "zz_unknown": "client-value"})
+    await server.call_tool(name, {"q": "x", spelling: "client-value"})
+    events = [record for record in caplog.records if record.name == "toolweave.security"]
+    assert [record.levelno for record in events] == [logging.WARNING]  # the probe, not the unknown name
+    message = events[0].getMessage()
+    assert f"{spelling!r}" in message and f"{name!r}" in message and "caller local" in message
+    assert "client-value" not in caplog.text
+
+
+@pytest.mark.parametrize("reject_extra", [True, False])
+def test_a_schema_taking_any_name_still_keeps_the_servers_names_out(reject_extra: bool) -> None:
+    validator = SchemaValidator({"type": "object"}, forbidden=["api_key"])
+    arguments = {"q": "x", "Api_Key": "client-value"}
+    assert hidden_sent(validator, arguments) == ("Api_Key",)
+    if not reject_extra:  # dropped without a word: it never reaches the tool
+        assert validator.validate(arguments, reject_extra=False) == {"q": "x"}
+        return
+    with pytest.raises(ArgumentErrors) as refused:
+        validator.validate(arguments)
+    assert [str(problem) for problem in refused.value.problems] == ["Api_Key: unexpected argument"]
+    assert refused.value.spoofed == ("Api_Key",)
+
 
 NAMES = ["q", "api_key", "API_KEY", "Api_Key", "key", "k1", "k2", "limit", "apiKey", "api-key", "x"]
 

@@ -1,10 +1,12 @@
 """Argument validators: one per exposed tool, built once, run once per call at the boundary.
 
-A validator first checks the argument *names* (unknown ones are refused, or dropped with
-`extra_args="ignore"`; hidden or injected ones are always refused, with exactly the words of an
-unknown one, so a probing client learns nothing about what the server sets), then the
-values: through a prebuilt pydantic validator for tools made from functions, or through a JSON
-Schema validator for tools that only have a schema (remote tools, hand-written schemas).
+A validator first checks the argument *names*: unknown ones are refused, or dropped with
+`extra_args="ignore"`; a name the server sets (hidden or injected, in any casing) is answered
+exactly as an unknown one (refused with the same words, or dropped without a word), so a probing
+client learns nothing about what the server sets, and never reaches the tool. Then the values:
+through a prebuilt pydantic validator for tools made from functions, or through a JSON Schema
+validator for tools that only have a schema (remote tools, hand-written schemas).
+`hidden_sent` names the server's names a call sent, for the security log.
 
 Example:
     >>> v = SchemaValidator({"type": "object", "properties": {"n": {"type": "integer"}}})
@@ -46,13 +48,25 @@ class ArgumentValidator(Protocol):
         ...
 
 
-def _name_problems(
-    arguments: Mapping[str, Any], allowed: frozenset[str], forbidden: frozenset[str]
-) -> tuple[list[ArgumentProblem], tuple[str, ...]]:
-    """Problems with unexpected names (hidden ones worded the same), and the hidden ones sent."""
-    problems = [ArgumentProblem(name, "unexpected argument") for name in arguments if name not in allowed]
-    spoofed = tuple(p.path for p in problems if p.path.casefold() in forbidden)
-    return problems, spoofed
+_NOTHING: frozenset[str] = frozenset()
+
+
+def hidden_sent(validator: ArgumentValidator, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names in `arguments` that the server sets (hidden or injected, in any casing).
+
+    The validator refuses them in the words of an unknown name, or with `extra_args="ignore"`
+    drops them without a word; either way the server logs them as a spoofing attempt.
+
+    Example:
+        >>> v = SchemaValidator({"type": "object", "properties": {"q": {}}}, forbidden=["api_key"])
+        >>> hidden_sent(v, {"q": 1, "API_Key": "x", "zz": 2})
+        ('API_Key',)
+    """
+    allowed = validator.allowed
+    if allowed.issuperset(arguments):  # the usual case: one set operation
+        return ()
+    forbidden: frozenset[str] = getattr(validator, "forbidden", _NOTHING)  # (not every validator hides names)
+    return tuple(name for name in arguments if name not in allowed and name.casefold() in forbidden)
 
 
 class _NameCheck:
@@ -68,10 +82,13 @@ class _NameCheck:
         self, arguments: Mapping[str, Any], reject_extra: bool
     ) -> tuple[Mapping[str, Any], list[ArgumentProblem]]:
         """For arguments with names outside `allowed` (callers test that first: it is the rare case),
-        the arguments with allowed names, and the problems with the others (to report with the rest)."""
-        problems, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
-        kept = {k: v for k, v in arguments.items() if k in self.allowed}
-        return kept, problems if (reject_extra or spoofed) else []
+        the arguments with allowed names, and the problems with the others (to report with the rest):
+        none when they are ignored, whether the server sets them or not (no oracle)."""
+        allowed = self.allowed
+        kept = {k: v for k, v in arguments.items() if k in allowed}
+        if not reject_extra:
+            return kept, []
+        return kept, [ArgumentProblem(name, "unexpected argument") for name in arguments if name not in allowed]
 
     def errors(self, problems: list[ArgumentProblem]) -> ArgumentErrors:
         """`ArgumentErrors` for `problems`, naming the hidden arguments among them."""
@@ -230,9 +247,12 @@ class SchemaValidator(_NameCheck):
         if not self._open:
             if not self.allowed.issuperset(arguments):
                 arguments, problems = self.check(arguments, reject_extra)
-        elif self.forbidden:
-            found, spoofed = _name_problems(arguments, self.allowed, self.forbidden)
-            problems = [p for p in found if p.path in spoofed]
+        elif self.forbidden:  # any name is welcome, except the server's own
+            sent = hidden_sent(self, arguments)
+            if sent and reject_extra:
+                problems = [ArgumentProblem(name, "unexpected argument") for name in sent]
+            elif sent:
+                arguments = {k: v for k, v in arguments.items() if k not in sent}
         values = dict(arguments)
         if not problems:
             quick = self._quick
