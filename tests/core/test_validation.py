@@ -31,10 +31,9 @@ def test_unknown_arguments_can_be_ignored() -> None:
 
 
 @pytest.mark.parametrize("spelling", ["user_id", "USER_ID", "User_Id"])
-def test_hidden_arguments_are_refused_like_unknown_ones_in_any_case_even_when_extras_are_ignored(spelling: str) -> None:
+def test_hidden_arguments_are_dropped_like_unknown_ones_in_any_case_when_extras_are_ignored(spelling: str) -> None:
     validator = SchemaValidator(SCHEMA, forbidden=["user_id"])
-    found = problems(validator, {"q": "ok", spelling: "spoof"}, reject_extra=False)
-    assert found == {spelling: "unexpected argument"}  # no oracle: worded like any unknown name
+    assert validator.validate({"q": "ok", spelling: "spoof"}, reject_extra=False) == {"q": "ok"}  # no oracle
 
 
 def test_value_problems_name_the_path_and_never_echo_the_value() -> None:

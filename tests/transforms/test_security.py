@@ -247,7 +247,6 @@ async def test_with_extra_args_ignored_a_client_probing_a_hidden_name_gets_the_a
     assert probed.content == unknown.content and probed.structured_content == unknown.structured_content
 
 
-@pytest.mark.xfail(strict=True, reason="needs the catalog to log what it drops: hidden_sent in server/tools.py")
 @pytest.mark.parametrize(("build", "spelling"), [(b, s) for _, b, s in SPOOFS], ids=SPOOF_IDS)
 async def test_with_extra_args_ignored_a_hidden_name_is_still_logged_as_a_security_event(
     calls: Calls, build: Build, spelling: str, caplog: pytest.LogCaptureFixture

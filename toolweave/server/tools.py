@@ -30,7 +30,7 @@ from toolweave.core.names import check_name
 from toolweave.core.output import OutputCheck
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
-from toolweave.core.validation import ArgumentErrors
+from toolweave.core.validation import ArgumentErrors, hidden_sent
 from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_for, tool_runner
 from toolweave.middleware.keys import caller_key
 from toolweave.server.catalog import Catalog, Entry, is_failure, security
@@ -47,6 +47,7 @@ class ToolOwner(Owner, Components, Protocol):
 
     @property
     def catalog_transforms(self) -> tuple[CatalogTransform, ...]: ...
+
 
 Failed = Callable[[BaseException], None]
 
@@ -93,11 +94,15 @@ class ToolCatalog(Catalog[ToolEntry]):
         tool = entry.component
         if tool.access is not None:
             self.admitted(entry, name, ctx)
+        if arguments and not self.reject_extra:  # names the server sets are dropped like unknown ones
+            sent = hidden_sent(tool.validator, arguments)
+            if sent:
+                _spoofing(name, sent, ctx, "dropped")
         try:
             validated = tool.validator.validate(arguments or {}, reject_extra=self.reject_extra)
         except ArgumentErrors as problems:
             if problems.spoofed:
-                _spoofing(name, problems.spoofed, ctx)
+                _spoofing(name, problems.spoofed, ctx, "refused")
             refused = InvalidArguments(name, problems.problems)
             if failed is not None:
                 failed(refused)
@@ -124,11 +129,11 @@ class ToolCatalog(Catalog[ToolEntry]):
         return tools
 
 
-def _spoofing(tool: str, names: tuple[str, ...], ctx: Context) -> None:
-    """Log a client sending arguments the server sets (refused like any unexpected argument)."""
+def _spoofing(tool: str, names: tuple[str, ...], ctx: Context, answer: str) -> None:
+    """Log a client sending arguments the server sets (`answer`ed like any unexpected argument)."""
     sent = ", ".join(map(repr, names))
-    message = "caller %s sent %s to tool %r: hidden (renamed away or set by the server), refused"
-    security.warning(message, caller_key(ctx), sent, tool)
+    message = "caller %s sent %s to tool %r: hidden (renamed away or set by the server), %s"
+    security.warning(message, caller_key(ctx), sent, tool, answer)
 
 
 def through_chain(entry: Entry[Tool]) -> Callable[[dict[str, Any], Context], Any]:
