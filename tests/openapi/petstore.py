@@ -1,4 +1,7 @@
-"""A small FastAPI app (pets, an API-key-guarded route, a slow route) whose generated spec the tests wrap."""
+"""A small FastAPI app (pets, an API-key-guarded route, a slow route) whose generated spec the tests wrap.
+
+The app records the headers of every request it answers (`received(app)`), so a test can show
+what reached the API, not only what a route chose to read."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from tests.optional import require
 
 require("fastapi", "FastAPI (a dev extra) is not installed")
 
-from fastapi import FastAPI, Header, HTTPException, Query
+from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel
 
@@ -26,9 +29,30 @@ class Pet(NewPet):
     id: int
 
 
+def received(app: FastAPI) -> list[list[tuple[str, str]]]:
+    """The headers of each request `app` answered, in order, as they arrived."""
+    return app.state.received  # type: ignore[no-any-return]
+
+
+def _record(request: Request) -> None:
+    request.app.state.received.append([(name.decode(), value.decode()) for name, value in request.headers.raw])
+
+
+careless = APIRouter()
+
+
+@careless.get("/echo", operation_id="echo_credentials", tags=["misc"])
+def echo_credentials(request: Request) -> dict[str, str]:
+    """Refuses every request, echoing its credentials whole and without their scheme, as careless APIs do."""
+    sent = [request.headers.get(name, "") for name in ("authorization", "x-api-key", "cookie")]
+    bare = [value.partition(" ")[2] for value in sent]
+    raise HTTPException(401, f"bad credentials: {sent} (tokens {bare})")
+
+
 def petstore() -> FastAPI:
     """A fresh app with two pets."""
-    app = FastAPI(title="Petstore", version="1.0")
+    app = FastAPI(title="Petstore", version="1.0", dependencies=[Depends(_record)])
+    app.state.received = []
     pets: dict[int, Pet] = {1: Pet(id=1, name="Rex", tag="dog"), 2: Pet(id=2, name="Tom", tag="cat")}
 
     @app.get("/pets", operation_id="list_pets", tags=["pets"], summary="List pets")
@@ -85,4 +109,5 @@ def petstore() -> FastAPI:
     def boom() -> dict[str, str]:
         raise HTTPException(500, "z" * 5000)
 
+    app.include_router(careless)
     return app

@@ -77,6 +77,26 @@ async def test_header_sources_and_templates_reach_the_api(url: str, monkeypatch:
     assert result.structured_content["request_id"].startswith("req-")
 
 
+async def test_a_config_auth_token_echoed_by_the_api_is_scrubbed(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHOP_TOKEN", "sk-live-SECRET-999")
+    composed = compose(
+        {
+            "openapi": {
+                "shop": {
+                    "spec": f"{url}/openapi.json",
+                    "base_url": url,
+                    "auth": {"bearer": "env:SHOP_TOKEN"},
+                    "include_routes": [{"paths": ["/echo"]}],
+                }
+            }
+        }
+    )
+    async with composed.running() as server:
+        result = await server.call_tool("echo_credentials", {})
+    assert result.is_error and "bad credentials: [" in result.text
+    assert "SECRET" not in result.text
+
+
 def test_a_header_value_is_parsed_as_a_source_or_a_template() -> None:
     from toolweave.config.build import header_value
 

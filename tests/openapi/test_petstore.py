@@ -8,19 +8,37 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 
-from tests.openapi.petstore import API_KEY, petstore
+from tests.openapi.petstore import API_KEY, petstore, received
 from tests.serving import served
-from toolweave import RemoteServer, Server
+from toolweave import Context, RemoteServer, Server
 from toolweave.openapi import OpenAPIServer, Routes
 from toolweave.testing import connect
 from toolweave.transforms import Arg, ExcludeArgs, FromEnv, InjectArgs, MapResult, Rename, Secret, TransformArgs
 
 
 @pytest.fixture
-def url() -> Iterator[str]:
-    with served(petstore()) as base:
+def app() -> FastAPI:
+    return petstore()
+
+
+@pytest.fixture
+def url(app: FastAPI) -> Iterator[str]:
+    with served(app) as base:
         yield base
+
+
+CALLER = Context(headers={"authorization": "Bearer caller-token", "cookie": "sid=caller-session"})
+"""A caller whose credentials must never reach the API."""
+
+
+def assert_caller_credentials_stayed_home(app: FastAPI, requests: int = 1) -> None:
+    """The API answered `requests` requests, and none carried the caller's token or cookie."""
+    arrived = received(app)
+    assert len(arrived) == requests
+    values = [value for headers in arrived for _, value in headers]
+    assert not [value for value in values if "caller-token" in value or "caller-session" in value]
 
 
 def api(url: str, **options: Any) -> OpenAPIServer:
@@ -36,8 +54,18 @@ async def test_every_operation_is_a_tool_with_its_schemas(url: str) -> None:
     async with connect(api(url)) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {
-        "list_pets", "get_pet", "create_pet", "delete_pet", "search", "whoami", "me", "weather", "slow", "readme",
+        "list_pets",
+        "get_pet",
+        "create_pet",
+        "delete_pet",
+        "search",
+        "whoami",
+        "me",
+        "weather",
+        "slow",
+        "readme",
         "boom",
+        "echo_credentials",
     }
     get_pet = tools["get_pet"]
     assert get_pet.description == "Get one pet by id"
@@ -134,16 +162,13 @@ async def test_a_credential_echoed_in_an_error_body_is_scrubbed(url: str) -> Non
     assert "sk-wrong-key-000" not in result.content[0].text
 
 
-async def test_the_callers_token_is_never_forwarded(url: str) -> None:
+async def test_the_callers_token_is_never_forwarded(url: str, app: FastAPI) -> None:
     """A header the caller sent does not reach the API unless a header source says so."""
-    server = api(url, include=Routes(paths=["/whoami"]))
-    from toolweave import Context
-
+    server = api(url, include=Routes(paths=["/me"]))
     async with server:
-        result = await server.call_tool(
-            "whoami", {"x-api-key": "mine"}, ctx=Context(headers={"authorization": "Bearer caller-token"})
-        )
-    assert result.is_error and "bad key mine" in result.text
+        result = await server.call_tool("me", {}, ctx=CALLER)
+    assert result.structured_content == {"authorization": None}
+    assert_caller_credentials_stayed_home(app)
 
 
 async def test_hidden_api_key_injected_renamed_and_trimmed(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -230,16 +255,17 @@ async def test_an_answer_over_the_size_limit_fails_the_call(url: str) -> None:
 
 
 async def test_upstream_auth_signs_every_request_and_the_callers_token_stays_home(
-    url: str, monkeypatch: pytest.MonkeyPatch
+    url: str, app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolweave import Context
     from toolweave.auth import Bearer
 
     monkeypatch.setenv("PETS_TOKEN", "upstream-token")
     server = api(url, auth=Bearer(FromEnv("PETS_TOKEN")), include=Routes(paths=["/me"]))
     async with server:
-        result = await server.call_tool("me", {}, ctx=Context(headers={"authorization": "Bearer caller-token"}))
-    assert result.structured_content == {"authorization": "Bearer upstream-token"}
+        result = await server.call_tool("me", {}, ctx=CALLER)
+        again = await server.call_tool("me", {}, ctx=CALLER)
+    assert result.structured_content == again.structured_content == {"authorization": "Bearer upstream-token"}
+    assert_caller_credentials_stayed_home(app, requests=2)
 
 
 async def test_a_header_argument_cannot_add_headers_of_its_own(url: str) -> None:
@@ -247,3 +273,147 @@ async def test_a_header_argument_cannot_add_headers_of_its_own(url: str) -> None
                         {"x-api-key": API_KEY, "x-request-id": "r\r\nx-admin: 1"})  # fmt: skip
     assert result.is_error
     assert result.content[0].text == "argument 'x-request-id' cannot hold a line break: it is sent as an HTTP header"
+
+
+# -- credentials an API echoes -------------------------------------------------------------------
+
+
+def _bearer(token: str) -> Any:
+    from toolweave.auth import Bearer
+
+    return {"auth": Bearer(token)}
+
+
+@pytest.mark.parametrize(
+    "credentials",
+    [
+        pytest.param(lambda: {"headers": {"authorization": ("Bearer {}", FromEnv("PETS_TOKEN"))}}, id="headers"),
+        pytest.param(lambda: {"headers": {"x-api-key": Secret("sk-live-SECRET-999")}}, id="secret-header"),
+        pytest.param(lambda: _bearer("sk-live-SECRET-999"), id="auth-bearer"),
+        pytest.param(lambda: _bearer(FromEnv("PETS_TOKEN")), id="auth-bearer-env"),  # type: ignore[arg-type]
+    ],
+)
+async def test_every_credential_sent_is_scrubbed_from_an_echoing_error(
+    url: str, monkeypatch: pytest.MonkeyPatch, credentials: Any
+) -> None:
+    """`auth=` as well as `headers=`: the value sent, and the token without its scheme."""
+    monkeypatch.setenv("PETS_TOKEN", "sk-live-SECRET-999")
+    server = api(url, include=Routes(paths=["/echo"]), **credentials())
+    result = await call(server, "echo_credentials", {})
+    assert result.is_error and "HTTP 401" in result.content[0].text
+    assert "bad credentials: [" in result.content[0].text
+    assert "SECRET" not in result.content[0].text
+
+
+async def test_the_clients_own_credentials_are_scrubbed_too(url: str) -> None:
+    import httpx2
+
+    headers = {"authorization": "Bearer client-default-token", "cookie": "sid=client-session"}
+    async with httpx2.AsyncClient(base_url=url, headers=headers) as own:
+        result = await call(api(url, client=own, include=Routes(paths=["/echo"])), "echo_credentials", {})
+    text = result.content[0].text
+    assert result.is_error and "bad credentials: [" in text
+    assert "client-default-token" not in text and "client-session" not in text
+
+
+async def test_an_argument_the_model_gave_is_not_scrubbed(url: str) -> None:
+    """The model may see what it sent itself: an API's complaint about it stays readable."""
+    result = await call(api(url, include=Routes(paths=["/whoami"])), "whoami", {"x-api-key": "mine"})
+    assert result.is_error and "bad key mine" in result.content[0].text
+
+
+# -- OAuth client credentials against a real token endpoint --------------------------------------
+
+
+@pytest.fixture
+def issuer() -> Iterator[Any]:
+    from tests.auth.issuer import Issuer
+
+    issuer = Issuer()
+    with served(issuer.app()) as base:
+        issuer.base_url = base
+        yield issuer
+
+
+def _token_of(result: Any) -> dict[str, Any]:
+    import jwt
+
+    scheme, _, token = result.structured_content["authorization"].partition(" ")
+    assert scheme == "Bearer"
+    return jwt.decode(token, options={"verify_signature": False})  # type: ignore[no-any-return]
+
+
+async def test_oauth_client_credentials_sign_calls_with_the_gateways_own_token(
+    url: str, app: FastAPI, issuer: Any
+) -> None:
+    from tests.auth.issuer import INTROSPECTION_CLIENT
+    from toolweave.auth import OAuthClientCredentials
+
+    flow = OAuthClientCredentials(issuer.token_url, *INTROSPECTION_CLIENT, scopes=["pets"])
+    server = api(url, auth=flow, include=Routes(paths=["/me", "/echo"]))
+    async with server:
+        first = await server.call_tool("me", {}, ctx=CALLER)
+        second = await server.call_tool("me", {}, ctx=CALLER)
+        refused = await server.call_tool("echo_credentials", {})
+    assert _token_of(first) == _token_of(second)
+    assert _token_of(first)["sub"] == "gateway" and _token_of(first)["scope"] == "pets"
+    assert issuer.token_requests == 2  # one token for both calls; the 401 asks for a fresh one
+    assert refused.is_error and "bad credentials: [" in refused.text
+    assert "Bearer ey" not in refused.text and "'ey" not in refused.text  # no JWT, whole or bare
+    assert_caller_credentials_stayed_home(app, requests=4)  # me, me, echo and its one retry
+
+
+async def test_oauth_client_credentials_from_a_config_entry(
+    url: str, app: FastAPI, issuer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.auth.issuer import INTROSPECTION_CLIENT
+    from toolweave.config import build
+    from toolweave.config.models import Config
+
+    monkeypatch.setenv("PETS_CLIENT_SECRET", INTROSPECTION_CLIENT[1])
+    credentials = {
+        "token_url": issuer.token_url,
+        "client_id": INTROSPECTION_CLIENT[0],
+        "client_secret": "env:PETS_CLIENT_SECRET",
+    }
+    entry = {"spec": f"{url}/openapi.json", "base_url": url, "include_routes": [{"paths": ["/me"]}]}
+    composed = build(
+        Config.model_validate({"openapi": {"pets": {**entry, "auth": {"client_credentials": credentials}}}})
+    )
+    async with composed.running() as server:
+        result = await server.call_tool("me", {}, ctx=CALLER)
+    assert _token_of(result)["sub"] == "gateway"
+    assert issuer.token_requests == 1
+    assert_caller_credentials_stayed_home(app)
+
+
+# -- the client= given -----------------------------------------------------------------------------
+
+
+async def test_a_classic_httpx_client_is_used_too(url: str) -> None:
+    import httpx
+
+    async with httpx.AsyncClient(base_url=url) as own:
+        result = await api(url, client=own).call_tool("get_pet", {"pet_id": 1})
+        assert not own.is_closed
+    async with httpx.AsyncClient(base_url=url, timeout=0.2) as slow:
+        timed_out = await api(url, client=slow).call_tool("slow", {"seconds": 2})
+    async with httpx.AsyncClient(base_url="http://127.0.0.1:1") as nowhere:
+        gone = await api(url, client=nowhere).call_tool("get_pet", {"pet_id": 1})
+    assert result.structured_content == {"id": 1, "name": "Rex", "tag": "dog"}
+    assert timed_out.is_error and timed_out.text == "API 'Petstore': GET /slow timed out"
+    assert gone.is_error and gone.text == "API 'Petstore': GET /pets/{pet_id} failed (ConnectError)"
+
+
+async def test_a_client_or_auth_that_cannot_work_is_refused_when_the_server_is_built(url: str) -> None:
+    import httpx
+
+    from toolweave.auth import Bearer
+
+    with pytest.raises(TypeError, match=r"client= takes an httpx2\.AsyncClient \(or an httpx\.AsyncClient\), not dict"):
+        api(url, client={"base_url": url})
+    async with httpx.AsyncClient(base_url=url) as own:
+        with pytest.raises(TypeError, match=r"the httpx\.AsyncClient given as client= cannot run it"):
+            api(url, client=own, auth=Bearer("t"))
+    with pytest.raises(TypeError, match="auth= takes an httpx2 auth, not a string"):
+        api(url, auth="t0k3n")

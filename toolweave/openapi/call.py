@@ -8,7 +8,9 @@ answer into a result:
 - a 2xx JSON answer becomes its text and, under an output schema, structured content; text,
   images and other bytes become text, image and embedded-resource blocks;
 - any other status is an `isError` result naming the status and the operation, with at most
-  `excerpt` characters of the body (credentials sent with the call are scrubbed from it);
+  `excerpt` characters of the body; every credential the request carried is scrubbed from it
+  (`sent_secrets`: the upstream headers, what an `auth=` flow or the client added, each whole
+  and without its scheme);
 - a timeout, a connection failure or a 2xx body over `max_bytes` (10 MiB) is an `UpstreamError`
   naming the operation, never the URL's secrets; bodies are read as they stream, never past the
   limit.
@@ -29,7 +31,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import anyio
@@ -41,10 +43,21 @@ from toolweave.core.context import Context
 from toolweave.core.errors import ToolError, UpstreamError
 from toolweave.core.in_flight import InFlight
 from toolweave.core.result import WRAP_KEY, ToolResult
-from toolweave.core.shown import without
+from toolweave.core.shown import SECRET_NAME, without
 from toolweave.openapi.operations import Operation, Param
 
-GetClient = Callable[[], httpx2.AsyncClient]
+if TYPE_CHECKING:
+    import httpx
+
+    Client = httpx2.AsyncClient | httpx.AsyncClient
+    Response = httpx2.Response | httpx.Response
+    Request = httpx2.Request | httpx.Request
+
+GetClient = Callable[[], "Client"]
+"""Returns the client a call goes through: an `httpx2.AsyncClient`, or a classic `httpx.AsyncClient`."""
+Errors = tuple[type[Exception], type[Exception]]
+"""The timeout and the transport error of the client's HTTP library (`httpx2`'s by default)."""
+HTTPX2_ERRORS: Errors = (httpx2.TimeoutException, httpx2.HTTPError)
 Credentials = Callable[[Context], Awaitable[dict[str, str]] | dict[str, str]]
 """The upstream headers of one call (`{}` when there are none); see `toolweave.openapi.credentials`."""
 
@@ -115,6 +128,7 @@ class HttpCall:
         excerpt: How many characters of an error answer's body the result quotes.
         max_bytes: The largest 2xx body read; a larger one is an `UpstreamError`, not a memory spike.
         auth: An `httpx2.Auth` for every request (else the client's own).
+        errors: The timeout and transport error classes of the client's library.
         api: How errors name the API.
         in_flight: Counts the calls under way (so the client outlives them).
         timeout: The most seconds a request may take in all, its answer read (None: the client's
@@ -126,9 +140,11 @@ class HttpCall:
         "_client",
         "_credentials",
         "_pieces",
+        "_send",
         "_wraps",
         "api",
         "auth",
+        "errors",
         "excerpt",
         "in_flight",
         "max_bytes",
@@ -145,6 +161,7 @@ class HttpCall:
         excerpt: int = 500,
         max_bytes: int = 10 * 2**20,
         auth: httpx2.Auth | None = None,
+        errors: Errors = HTTPX2_ERRORS,
         api: str = "the API",
         in_flight: InFlight | None = None,
         timeout: float | None = None,
@@ -154,7 +171,10 @@ class HttpCall:
         self._credentials = credentials
         self.excerpt = excerpt
         self.max_bytes = max_bytes
-        self.auth: Any = auth if auth is not None else httpx2.USE_CLIENT_DEFAULT
+        self.auth = auth
+        self.errors = errors
+        # no auth= at all unless one is given: the client's own applies, whatever its library
+        self._send: dict[str, Any] = {"stream": True} if auth is None else {"stream": True, "auth": auth}
         self.api = api
         self.timeout = timeout
         self.in_flight: AbstractContextManager[None] = in_flight if in_flight is not None else nullcontext()
@@ -227,6 +247,7 @@ class HttpCall:
         client = self._client()
         operation = self.operation
         parts = self.request_parts(arguments)
+        given = parts.get("headers", {})
         sent: dict[str, str] = {}
         if self._credentials is not None:
             sent = self._credentials(ctx)  # type: ignore[assignment]
@@ -234,24 +255,25 @@ class HttpCall:
                 sent = await sent
             if sent:
                 parts["headers"] = {**parts.get("headers", {}), **sent}
+        timeout_error, http_error = self.errors
         try:
-            request = client.build_request(operation.method, self.url(arguments), **parts)
+            request: Any = client.build_request(operation.method, self.url(arguments), **parts)  # its own type
             with self.in_flight, anyio.fail_after(self.timeout):  # httpx bounds each read, not the whole
-                response = await client.send(request, stream=True, auth=self.auth)
+                response = await client.send(request, **self._send)
                 try:
                     ok = 200 <= response.status_code < 300
                     content = await self._read(response, self.max_bytes if ok else _ERROR_BYTES, strict=ok)
                 finally:
                     await response.aclose()
-        except (httpx2.TimeoutException, TimeoutError):
+        except (timeout_error, TimeoutError):
             raise UpstreamError(f"{self.api}: {operation.label} timed out") from None
-        except httpx2.HTTPError as error:
+        except http_error as error:
             raise UpstreamError(f"{self.api}: {operation.label} failed ({type(error).__name__})") from None
         if ok:
             return self.success(response, content)
-        return self.failure(response, content, sent.values())
+        return self.failure(response, content, sent_secrets(response.request, sent, given))
 
-    async def _read(self, response: httpx2.Response, limit: int, *, strict: bool) -> bytes:
+    async def _read(self, response: Response, limit: int, *, strict: bool) -> bytes:
         """The body, at most `limit` bytes: past it an `UpstreamError` (`strict`) or the start only."""
         chunks: list[bytes] = []
         size = 0
@@ -265,7 +287,7 @@ class HttpCall:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    def success(self, response: httpx2.Response, content: bytes) -> ToolResult:
+    def success(self, response: Response, content: bytes) -> ToolResult:
         """A 2xx answer (its headers, and its body `content`) as a result."""
         schema = self.operation.output_schema
         label = f"{self.api}: {self.operation.label}"
@@ -290,7 +312,7 @@ class HttpCall:
             raise UpstreamError(f"{label} answered {media or 'an untyped body'}, not the JSON its spec describes")
         return ToolResult([_block(response, content, media)])
 
-    def failure(self, response: httpx2.Response, content: bytes, secrets: Any = ()) -> ToolResult:
+    def failure(self, response: Response, content: bytes, secrets: Any = ()) -> ToolResult:
         """A non-2xx answer as an `isError` result: the status and a bounded excerpt of the body."""
         body = without(content.decode(response.encoding or "utf-8", errors="replace"), list(secrets)).strip()
         if len(body) > self.excerpt:
@@ -301,7 +323,39 @@ class HttpCall:
         return ToolResult(result.content, is_error=True, meta={"toolweave/http_status": response.status_code})
 
 
-def _block(response: httpx2.Response, content: bytes, media: str) -> ContentBlock:
+def sent_secrets(request: Request, credentials: Mapping[str, str], given: Mapping[str, Any]) -> list[str]:
+    """The credential values `request` carried, to scrub from what the API answers: every
+    upstream header toolweave added (`credentials`) and every `authorization`, `cookie` or
+    secret-named header (`x-api-key`, ...) it does not have from the call's own arguments
+    (`given`): what an `auth=` flow or the client's defaults put there. Each value whole and, for
+    `Scheme token`, the token alone; a cookie header's values one by one.
+
+    Example:
+        >>> request = httpx2.Request("GET", "https://api.example", headers={
+        ...     "Authorization": "Bearer t0k3n", "x-api-key": "mine", "accept": "application/json"})
+        >>> sent_secrets(request, {}, {"x-api-key": "mine"})
+        ['Bearer t0k3n', 't0k3n']
+    """
+    mine = {name.lower(): value.decode() if isinstance(value, bytes) else value for name, value in given.items()}
+    carried = [
+        (name, value)
+        for name, value in request.headers.multi_items()
+        if (name in _CREDENTIAL_HEADERS or SECRET_NAME.search(name)) and mine.get(name) != value
+    ]
+    found: list[str] = []
+    for name, value in [*((name.lower(), value) for name, value in credentials.items()), *carried]:
+        found.append(value)
+        if name == "cookie":
+            found += [cookie.partition("=")[2].strip() for cookie in value.split(";")]
+        else:
+            found.append(value.partition(" ")[2].strip())
+    return [value for value in found if value]
+
+
+_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
+
+
+def _block(response: Response, content: bytes, media: str) -> ContentBlock:
     if media.startswith("text/") or media in ("application/xml", "application/yaml"):
         return TextContent(content.decode(response.encoding or "utf-8", errors="replace"))
     data = base64.b64encode(content).decode()

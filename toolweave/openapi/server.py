@@ -8,8 +8,8 @@ any other — rename it, hide and inject its `api_key`, trim its answers with `M
 Calls go through one pooled `httpx2.AsyncClient`, opened when the server starts (`async with`,
 or serving) and closed when it stops (once the requests under way have their answers, waiting up
 to `timeout`), with the server's `timeout` on every request; a client
-of your own (`client=`) is used as it is and never closed. A call while no client is open fails
-at once with `UpstreamError`.
+of your own (`client=`: an `httpx2.AsyncClient`, or a classic `httpx.AsyncClient`) is used as it
+is and never closed. A call while no client is open fails at once with `UpstreamError`.
 
 Example:
     >>> api = OpenAPIServer({"openapi": "3.1.0", "info": {"title": "Pets", "version": "1"},
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 import anyio
@@ -34,12 +34,15 @@ from toolweave.core.errors import SpecError, UpstreamError
 from toolweave.core.in_flight import InFlight
 from toolweave.core.shown import shown_url
 from toolweave.core.tool import Origin, Tool
-from toolweave.openapi.call import HttpCall
+from toolweave.openapi.call import HTTPX2_ERRORS, Errors, HttpCall
 from toolweave.openapi.credentials import Credentials, HeaderValue
 from toolweave.openapi.operations import Operation, read_operations
 from toolweave.openapi.routes import Routes
 from toolweave.openapi.spec import load_spec
 from toolweave.server.server import Server
+
+if TYPE_CHECKING:
+    from toolweave.openapi.call import Client
 
 DEFAULT_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=30.0)
 
@@ -57,12 +60,15 @@ class OpenAPIServer(Server):
         spec: The OpenAPI 3.x document: a file path, an `http(s)://` URL or a dict.
         base_url: Where the API answers; by default the spec's first `servers` URL (relative
             ones taken against the spec's URL).
-        client: An `httpx2.AsyncClient` of your own (its base URL, timeouts, transport); it is
-            used as is and never closed. By default the server opens one pooled client.
+        client: An `httpx2.AsyncClient` of your own (its base URL, timeouts, transport, auth), or
+            a classic `httpx.AsyncClient`; it is used as is and never closed. By default the
+            server opens one pooled `httpx2.AsyncClient`.
         headers: Upstream credentials and other headers for every request: constants,
             `Secret`s or sources (`FromEnv`, ...), see `toolweave.openapi.credentials`. The
             caller's own token is never sent unless a header says so (`FromHeader`).
-        auth: An `httpx2.Auth` for every request (e.g. an OAuth client-credentials flow).
+        auth: An `httpx2.Auth` for every request (e.g. `toolweave.auth.Bearer(...)`, an
+            `OAuthClientCredentials` flow); with an `httpx.AsyncClient`, give that client its own
+            `httpx` auth instead.
         timeout: The most seconds one request may take, its answer read in all (and each step:
             connect, read, write, pool).
         include: Keep only the operations these `Routes` match (all by default).
@@ -74,6 +80,8 @@ class OpenAPIServer(Server):
 
     Raises:
         SpecError: the spec cannot be read or an operation in it is malformed.
+        TypeError: `client` is not an `httpx2` or `httpx` `AsyncClient`, `auth` is a string, or
+            an `httpx2` auth is given with an `httpx.AsyncClient` (which cannot run it).
     """
 
     is_remote = True
@@ -83,7 +91,7 @@ class OpenAPIServer(Server):
         spec: str | os.PathLike[str] | Mapping[str, Any],
         *,
         base_url: str | None = None,
-        client: httpx2.AsyncClient | None = None,
+        client: Client | None = None,
         headers: Mapping[str, HeaderValue] | None = None,
         auth: httpx2.Auth | None = None,
         timeout: float = 30.0,
@@ -94,6 +102,7 @@ class OpenAPIServer(Server):
         name: str | None = None,
         **options: Any,
     ) -> None:
+        errors = client_errors(client, auth)
         loaded = load_spec(spec)
         title = str((loaded.document.get("info") or {}).get("title") or "openapi")
         super().__init__(name or title, **options)
@@ -107,7 +116,8 @@ class OpenAPIServer(Server):
         self.auth = auth
         self.credentials = Credentials(headers)
         self._own_client = client
-        self._client: httpx2.AsyncClient | None = client
+        self._client: Client | None = client
+        self._errors = errors
         self._named = name is not None
         self.in_flight = InFlight()
         self.operations = read_operations(loaded, _routes(include), _routes(exclude), self.credentials.describe())
@@ -126,6 +136,7 @@ class OpenAPIServer(Server):
             excerpt=excerpt,
             max_bytes=max_bytes,
             auth=self.auth,
+            errors=self._errors,
             api=f"API {self.name!r}",
             in_flight=self.in_flight,
             timeout=self.timeout if self._own_client is None else None,
@@ -141,7 +152,7 @@ class OpenAPIServer(Server):
             origin=Origin("openapi", f"{operation.label} of {shown_url(self.base_url or 'the API')}", operation.name),
         )
 
-    def client(self) -> httpx2.AsyncClient:
+    def client(self) -> Client:
         """The client calls go through; `UpstreamError` while the server is not started."""
         client = self._client
         if client is None:
@@ -174,6 +185,38 @@ class OpenAPIServer(Server):
                     await self.in_flight.settled()
                 self._client = None
                 await client.aclose()
+
+
+def client_errors(client: object, auth: object) -> Errors:
+    """The timeout and transport errors of `client`'s HTTP library, checked when the server is
+    built: `httpx2`'s (no client: the server's own), or `httpx`'s for a classic `httpx.AsyncClient`
+    (which runs only its own `httpx` auth, not `auth=`).
+
+    Raises:
+        TypeError: any other client or auth, with what is expected.
+    """
+    if isinstance(auth, str | bytes):
+        raise TypeError(
+            "OpenAPIServer auth= takes an httpx2 auth, not a string: send a bearer token with "
+            "auth=toolweave.auth.Bearer(token) (or Bearer(FromEnv('NAME')))"
+        )
+    if client is None or isinstance(client, httpx2.AsyncClient):
+        return HTTPX2_ERRORS
+    try:
+        import httpx  # optional: only a client of that library needs it
+    except ImportError:
+        httpx = None  # type: ignore[assignment]
+    if httpx is not None and isinstance(client, httpx.AsyncClient):
+        if auth is not None:
+            raise TypeError(
+                "OpenAPIServer auth= signs requests through an httpx2.AsyncClient; the httpx.AsyncClient "
+                "given as client= cannot run it: give that client its own httpx auth (or headers=), "
+                "or pass an httpx2.AsyncClient"
+            )
+        return httpx.TimeoutException, httpx.HTTPError
+    raise TypeError(
+        f"OpenAPIServer client= takes an httpx2.AsyncClient (or an httpx.AsyncClient), not {type(client).__name__}"
+    )
 
 
 def _server_url(document: Mapping[str, Any], source: Any, where: str) -> str | None:
