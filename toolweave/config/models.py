@@ -179,7 +179,7 @@ class LimitResultSpec(StrictModel):
     """Cut results down (see `toolweave.transforms.LimitResult`)."""
 
     max_bytes: int | None = Field(
-        None, ge=64, description="The most bytes of text (and of JSON) per result (at least 64: room for the marker)."
+        None, gt=0, description="The most bytes of text (and of JSON) per result (at least 64: room for the marker)."
     )
     max_items: int | None = Field(None, gt=0, description="The most items per array, and content blocks, per result.")
     structured: Literal["keep", "drop"] = Field(
