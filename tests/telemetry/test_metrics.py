@@ -125,7 +125,7 @@ async def test_a_circuit_state_is_reported_as_it_changes(recorded: Metrics) -> N
         raise RuntimeError("down")
 
     server.catalog  # noqa: B018 - compiled: the circuit exists
-    state = {"toolweave.circuit": "fragile"}
+    state = {"toolweave.circuit": "fragile/fragile"}  # the server, then the tool
     closed = recorded.value("toolweave.circuit.state", **state, **{"toolweave.circuit.state": "closed"})
     async with mcp.Client(server.as_mcp()) as client:
         await client.call_tool("fragile", {})
@@ -244,3 +244,35 @@ async def test_metrics_stay_private_with_an_authenticate_hook_that_allows_anonym
         scraper = await http.get(base + "/metrics", headers={"x-scraper": "yes"})
     assert called.content[0].text == "pong"
     assert (anonymous.status_code, scraper.status_code) == (401, 200)
+
+
+async def test_circuit_breakers_on_two_mounted_servers_are_two_series(recorded: Metrics) -> None:
+    """Both were labelled "all tools", so the one that opened and the one still closed were one series."""
+    gateway = Server("gateway")
+    for name in ("billing", "github"):
+        child = Server(name, middleware=[CircuitBreaker(failures=1, reset_after=60)])
+        child.add_tool(_fails if name == "github" else (lambda: "ok"), name="work")
+        gateway.mount(child, prefix=name)
+    async with mcp.Client(gateway.as_mcp()) as client:
+        await client.call_tool("github_work", {})
+        await client.call_tool("billing_work", {})
+
+    def circuit(name: str, state: str) -> int:
+        return int(
+            recorded.value("toolweave.circuit.state", **{"toolweave.circuit": name, "toolweave.circuit.state": state})
+        )
+
+    assert (circuit("github", "open"), circuit("github", "closed")) == (1, 0)
+    assert (circuit("billing", "open"), circuit("billing", "closed")) == (0, 1)
+
+
+def _fails() -> str:
+    raise ConnectionError("down")
+
+
+async def test_a_circuit_breaker_can_be_given_its_label(recorded: Metrics) -> None:
+    server = Server("gateway", middleware=[CircuitBreaker(label="github upstream", tools="github_*")])
+    server.add_tool(lambda: "ok", name="github_work")
+    server.catalog  # noqa: B018 - compiled: the circuit exists
+    state = {"toolweave.circuit": "github upstream", "toolweave.circuit.state": "closed"}
+    assert recorded.value("toolweave.circuit.state", **state) == 1

@@ -21,15 +21,24 @@ probe goes through when it half-opens. A healthy call costs one round trip (read
 failures and recoveries one more. When the store is unreachable each process uses its own
 circuit (which also counts every outcome it sees, so it is warm when needed).
 
+The `toolweave.circuit.state` gauge reports, per circuit, the state this process acts on: the
+shared circuit's as its last call here found or left it (a replica turning calls away because
+another opened the circuit reports it open), this process's own while the store is unreachable.
+Each breaker's circuit has its own series, named by `label` (by default the server the breaker
+is on, and the tools it selects).
+
 Example:
     >>> breaker = CircuitBreaker(failures=3, reset_after=10)
     >>> breaker.circuit().state
     'closed'
+    >>> from toolweave import Server
+    >>> _ = Server("github", middleware=[breaker])
+    >>> breaker.label
+    'github'
 """
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -56,6 +65,9 @@ class Circuit:
         self.failures = 0
         self.opened_at = 0.0
         self.probing = False
+        self.reported: State | None = None
+        """The state last reported in metrics: the one this process acts on (with a shared store,
+        the shared circuit's as the last call found it, which `state` need not be)."""
 
     def __repr__(self) -> str:
         return f"Circuit(state={self.state!r}, failures={self.failures})"
@@ -76,6 +88,10 @@ class CircuitBreaker(Middleware):
         reset_after: Seconds the circuit stays open before one probe call is let through.
         per_tool: One circuit per tool instead of one for every tool this applies to.
         count_error_results: Count `isError` results as failures too.
+        label: The circuit's name in the `toolweave.circuit.state` metric (`per_tool=True`: followed
+            by `/` and the tool's name). By default the name of the server the breaker is on,
+            followed by the tools it selects when `tools` is given: `github`,
+            `gateway names=['github_*']`, `github/search_issues`.
         tools: Which tools this applies to (selector, glob, list of globs, predicate).
     """
 
@@ -86,6 +102,7 @@ class CircuitBreaker(Middleware):
         *,
         per_tool: bool = False,
         count_error_results: bool = False,
+        label: str | None = None,
         tools: Any = None,
     ) -> None:
         super().__init__(tools=tools)
@@ -96,6 +113,7 @@ class CircuitBreaker(Middleware):
         self.reset_after = reset_after
         self.per_tool = per_tool
         self.count_error_results = count_error_results
+        self._label = label
         self._circuits: dict[str | None, Circuit] = {}
         self._store: Store | None = None
         self._scope = ""
@@ -105,6 +123,15 @@ class CircuitBreaker(Middleware):
         """Keep the circuits in `store` when it is shared."""
         self._store, self._scope = store, scope
         self._shared.clear()
+
+    @property
+    def label(self) -> str:
+        """The circuit's name in metrics (a circuit per tool adds `/` and the tool's name)."""
+        if self._label is not None:
+            return self._label
+        server = self._scope.rpartition(":")[0].rpartition("/")[2]  # "gw/github/github:0": github
+        selects = self.tools.describe() if self.tools else ""
+        return " ".join(part for part in (server, selects) if part) or "all tools"
 
     def shared_circuit(self, tool: str | None = None) -> SharedCircuit | None:
         """The shared state of `tool`'s circuit (or the shared one), when the store is shared."""
@@ -148,16 +175,18 @@ class Guard(Middleware):
         self.shared = shared
         self.tool = tool
         self.tools = owner.tools
-        events.circuit_changed(self.label, circuit.state)
+        self.label = f"{owner.label}/{tool}" if owner.per_tool else owner.label
+        """The circuit's name in metrics."""
+        self._report(circuit.reported or circuit.state)
 
     @property
     def name(self) -> str:
         return "CircuitBreaker"
 
-    @property
-    def label(self) -> str:
-        """The circuit's name in metrics: its tool (`per_tool=True`), else what the breaker selects."""
-        return self.tool if self.owner.per_tool else self.owner.tools.describe() if self.owner.tools else "all tools"
+    def _report(self, state: State) -> None:
+        """Report `state` as the one this process acts on (`toolweave.circuit.state`)."""
+        self.circuit.reported = state
+        events.circuit_changed(self.label, state)
 
     def _admit(self, call: ToolCall) -> bool:
         """Let the call through (True if it is the half-open probe) or raise `Rejected`."""
@@ -170,7 +199,7 @@ class Guard(Middleware):
             if left > 0:
                 raise _open(name, left)
             circuit.state = "half_open"
-            events.circuit_changed(self.label, "half_open")
+            self._report("half_open")
         if circuit.probing:
             raise _probing(name)
         circuit.probing = True
@@ -181,7 +210,7 @@ class Guard(Middleware):
             try:
                 admitted = await self.shared.admit()
             except StoreUnavailable:  # the outage story: this process's own circuit decides
-                pass
+                self._report(self.circuit.state)
             else:
                 return await self._shared_call(self.shared, admitted, call, call_next)
         probe = self._admit(call)
@@ -206,13 +235,13 @@ class Guard(Middleware):
             circuit.failures = 0
             if circuit.state != "closed":
                 circuit.state = "closed"
-                events.circuit_changed(self.label, "closed")
+                self._report("closed")
             return
         circuit.failures += 1
         if circuit.state == "half_open" or circuit.failures >= self.owner.failures:
             circuit.state = "open"
             circuit.opened_at = anyio.current_time()
-            events.circuit_changed(self.label, "open")
+            self._report("open")
 
     async def _shared_call(
         self, shared: SharedCircuit, admitted: tuple[str, float], call: ToolCall, call_next: CallNext
@@ -222,6 +251,7 @@ class Guard(Middleware):
         A cancelled probe leaves its flag to expire after `reset_after`.
         """
         state, value = admitted
+        self._report(_ACTED_ON[state])
         name = call.tool.name
         if state == "open":
             raise _open(name, value)
@@ -237,11 +267,23 @@ class Guard(Middleware):
         return result
 
     async def _record_shared(self, shared: SharedCircuit, ok: bool, probe: bool, failures: float) -> None:
+        """Record the outcome in the shared circuit (which had `failures` before this call) and in
+        this process's; report the state the next call here will act on."""
         self._record(ok, False)
         if ok and not probe and not failures:
             return  # a healthy call on a clean circuit writes nothing
-        with anyio.CancelScope(shield=True), contextlib.suppress(StoreUnavailable):
-            await shared.record(ok, probe)
+        with anyio.CancelScope(shield=True):
+            try:
+                await shared.record(ok, probe)
+            except StoreUnavailable:  # the next calls fall back to this process's circuit
+                self._report(self.circuit.state)
+                return
+        opened = not ok and (probe or failures + 1 >= self.owner.failures)
+        self._report("open" if opened else "closed")
+
+
+_ACTED_ON: dict[str, State] = {"closed": "closed", "open": "open", "probe": "half_open", "probing": "half_open"}
+"""The state of the circuit a shared admission acts on (`SharedCircuit.admit`)."""
 
 
 def _open(name: str, left: float) -> Rejected:

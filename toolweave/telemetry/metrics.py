@@ -13,7 +13,10 @@
 | `toolweave.circuit.state` | gauge | `1` | `toolweave.circuit`, `toolweave.circuit.state` |
 
 The state gauges are state sets: 1 for the current state (`up`/`restarting`/`down`;
-`closed`/`open`/`half_open`), 0 for the others.
+`closed`/`open`/`half_open`), 0 for the others. A circuit is named by its breaker's `label`: by
+default the server the `CircuitBreaker` is on, then the tools it selects (`gateway
+names=['github_*']`), then `/` and the tool with `per_tool=True` (`github/search`); its state is
+the one this process acts on (with a shared store, the shared circuit's).
 
 Tool names are those of the catalog (a name no tool has is counted as `(unknown)`, so a client
 cannot grow the label set); no argument, result or caller identity is ever a label.
