@@ -145,18 +145,31 @@ async def test_an_upstream_killed_is_down_then_restarted_and_up(recorded: Metric
     )
     gateway = Server("gateway")
     gateway.mount(remote, prefix="watched")
-    up = {"toolweave.upstream": "watched", "toolweave.upstream.state": "up"}
+
+    def states() -> list[str]:
+        """The states at 1 for the upstream (one: a state set)."""
+        return [
+            state
+            for state in ("up", "restarting", "down")
+            if recorded.value(
+                "toolweave.upstream.state", **{"toolweave.upstream": "watched", "toolweave.upstream.state": state}
+            )
+        ]
+
     async with gateway:
-        assert recorded.value("toolweave.upstream.state", **up) == 1
+        first = states()
         pid = (await gateway.call_tool("watched_pid", {})).structured_content["result"]  # type: ignore[index]
         kill(pid)
         with anyio.fail_after(10):
             while remote.connected:  # noqa: ASYNC110 - no event for a lost session
                 await anyio.sleep(0.02)
-        lost = recorded.value("toolweave.upstream.state", **up)
+        lost = states()  # waiting out the 0.5 s backoff
+        with anyio.fail_after(10):
+            while (seen := states()) == ["down"]:  # noqa: ASYNC110 - no event for a restart beginning
+                await anyio.sleep(0.005)
         await remote.wait_connected()
-        again = recorded.value("toolweave.upstream.state", **up)
-    assert (lost, again) == (0, 1)
+        again = states()
+    assert (first, lost, seen, again) == (["up"], ["down"], ["restarting"], ["up"])
     assert recorded.value("toolweave.upstream.restarts", **{"toolweave.upstream": "watched"}) >= 1
     stopped = recorded.series("toolweave.upstream.state")
     assert not [point for point in stopped if ("toolweave.upstream", "watched") in point]  # no longer reported
