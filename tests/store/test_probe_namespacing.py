@@ -46,7 +46,7 @@ async def test_replicas_of_one_gateway_share_their_mounted_servers_state(redis: 
 
 
 async def test_a_gateway_served_through_a_wrapper_without_a_store_shares_with_its_replicas(redis: RedisServer) -> None:
-    watched = Server("gw")  # what `serve --watch` puts around the build (a LiveServer)
+    watched = Server("gw")  # a wrapper keeping nothing shared (`serve --watch`: test_live_replicas.py)
     watched.mount(gateway(redis.url, "gw", "first", prefix="acct"))
     plain = gateway(redis.url, "gw", "second", prefix="acct")
     async with watched, plain:
