@@ -7,12 +7,16 @@ Tools (each takes `q` and `api_key`):
 - `fetch_ok`: answers a result that echoes the key in its text and structured content;
 - `fetch_progress`: reports progress quoting the URL, and answers with the URL in `_meta`;
 - `bad_params`: answers JSON-RPC -32602 (the arguments were refused);
+- `refuse`: answers JSON-RPC -32602 quoting its arguments;
 - `hang`: never answers;
 - `off_schema`: declares an output schema and answers structured content that breaks it.
+
+Served over stdio; `leaky_upstream.py --http PORT` serves it over streamable HTTP instead.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import anyio
@@ -21,7 +25,7 @@ from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
 
 ARGS = {"type": "object", "properties": {"q": {"type": "string"}, "api_key": {"type": "string"}}}
-NAMES = ["fetch_error", "fetch_is_error", "fetch_ok", "fetch_progress", "bad_params", "hang"]
+NAMES = ["fetch_error", "fetch_is_error", "fetch_ok", "fetch_progress", "bad_params", "refuse", "hang"]
 COUNT = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
 
@@ -38,6 +42,8 @@ async def call_tool(ctx: ServerRequestContext[Any], params: mt.CallToolRequestPa
         raise MCPError(mt.INTERNAL_ERROR, f"HTTP 500 for url '{url}'")
     if params.name == "bad_params":
         raise MCPError(mt.INVALID_PARAMS, "q must not be empty")
+    if params.name == "refuse":
+        raise MCPError(mt.INVALID_PARAMS, f"no results for q={args.get('q')!r} with key {args.get('api_key')!r}")
     if params.name == "hang":
         await anyio.sleep_forever()
     if params.name == "off_schema":
@@ -55,7 +61,11 @@ async def call_tool(ctx: ServerRequestContext[Any], params: mt.CallToolRequestPa
 
 server = Server("leaky", on_list_tools=list_tools, on_call_tool=call_tool)
 
-if __name__ == "__main__":
+if __name__ == "__main__" and sys.argv[1:2] == ["--http"]:
+    import uvicorn
+
+    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+elif __name__ == "__main__":
     from mcp.server.stdio import stdio_server
 
     async def main() -> None:

@@ -5,28 +5,37 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
 import mcp
+import mcp.types as mt
 import pytest
+from mcp.shared.message import SessionMessage
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
 from tests.conftest import subprocess_env
+from tests.serving import PORT, serving, spawned
 from tests.serving import RAW_HEADERS as HEADERS
 from tests.serving import RAW_INITIALIZE as INITIALIZE
-from tests.serving import serving
 from tests.telemetry.conftest import Spans
 from toolweave import RemoteServer, Server
 from toolweave.middleware import RateLimit, Retry, Timeout
-from toolweave.transforms import InjectArgs, Secret
+from toolweave.telemetry.withheld import SentArguments, restored
+from toolweave.transforms import Arg, InjectArgs, Secret, TransformArgs
 
 HERE = Path(__file__).resolve().parent
+LEAKY = str(HERE.parent / "servers" / "leaky_upstream.py")
 CANARY = "canary-7f3a9c1e-secret"
 ARGUMENT_CANARY = "canary-argument-5d2b"
+INJECTED = "plainconstant-canary-AAAA"
+HIDDEN = "hiddendefault-canary-BBBB"
+CALLERS = "callerarg-canary-CCCC"
 
 
 def traced_upstream(spans_file: Path, **options: Any) -> RemoteServer:
@@ -195,7 +204,8 @@ async def test_no_hidden_or_injected_value_and_no_argument_value_appears_in_any_
         failed = await client.call_tool("local", {"text": ARGUMENT_CANARY})
         spoofed = await client.call_tool("up_echo", {"text": "x", "token": CANARY})
 
-    assert "40-character" not in echoed.content[0].text  # type: ignore[union-attr]
+    # the upstream got the caller's text and the injected token, and said so without the token
+    assert echoed.content[0].text == f"{ARGUMENT_CANARY} ({len(CANARY)}-character token)"  # type: ignore[union-attr]
     assert leaked.is_error and failed.is_error and spoofed.is_error
     remote = await upstream_spans(spans_file, "tools/call leak")
     names = {span.name for span in spans.all()}
@@ -216,8 +226,6 @@ async def test_trace_context_in_the_request_meta_parents_the_call(spans: Spans) 
     served = spans.named("tools/call ping")
     assert hex_id(served.context.trace_id, 32) == "0x0af7651916cd43dd8448eb211c80319c"
     assert served.status.status_code is not StatusCode.ERROR
-
-
 
 
 async def test_trace_context_in_http_headers_parents_the_call(spans: Spans) -> None:
@@ -354,9 +362,8 @@ async def test_prompts_and_resources_of_a_remote_upstream_get_client_spans(spans
 
 
 async def test_an_injected_secret_an_upstream_quotes_in_a_jsonrpc_error_is_in_no_span(spans: Spans) -> None:
-    leaky = str(HERE.parent / "servers" / "leaky_upstream.py")
     gateway = Server("gateway")
-    gateway.mount(RemoteServer.stdio(sys.executable, [leaky], env=subprocess_env()), prefix="up")
+    gateway.mount(RemoteServer.stdio(sys.executable, [LEAKY], env=subprocess_env()), prefix="up")
     gateway.add_transform(InjectArgs(api_key=Secret(CANARY)), tools="up_fetch_error")
 
     async with gateway, mcp.Client(gateway.as_mcp()) as client:
@@ -367,3 +374,84 @@ async def test_an_injected_secret_an_upstream_quotes_in_a_jsonrpc_error_is_in_no
     assert sent and sent[0].status.description is not None  # the SDK's span records the upstream's message
     assert "api_key=[redacted]" in sent[0].status.description
     assert CANARY not in json.dumps([span_text(span) for span in spans.all()], default=str)
+
+
+@contextmanager
+def leaky_upstream(transport: str) -> Iterator[RemoteServer]:
+    """The leaky upstream (a bare SDK server), over stdio or streamable HTTP, as a remote to mount."""
+    if transport == "stdio":
+        yield RemoteServer.stdio(sys.executable, [LEAKY], env=subprocess_env())
+        return
+    with spawned(sys.executable, LEAKY, "--http", PORT) as upstream:
+        yield RemoteServer.http(upstream.url + "/mcp")
+
+
+def leaky_gateway(injected: RemoteServer, hidden: RemoteServer, **options: Any) -> Server:
+    """Two leaky upstreams mounted: `injected_*` get `api_key` as a plain injected constant,
+    `hidden_*` as the default of a hidden argument."""
+    gateway = Server("gateway", **options)
+    gateway.mount(injected, prefix="injected")
+    gateway.add_transform(InjectArgs(api_key=INJECTED), tools=["injected_fetch_error", "injected_refuse"])
+    gateway.mount(hidden, prefix="hidden")
+    gateway.add_transform(
+        TransformArgs({"api_key": Arg(hide=True, default=HIDDEN)}), tools=["hidden_fetch_error", "hidden_refuse"]
+    )
+    return gateway
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_no_argument_value_an_upstream_quotes_in_a_jsonrpc_error_is_in_any_span(
+    spans: Spans, transport: str
+) -> None:
+    with leaky_upstream(transport) as injected, leaky_upstream(transport) as hidden:
+        gateway = leaky_gateway(injected, hidden)
+        async with gateway, mcp.Client(gateway.as_mcp()) as client:
+            for tool in ("injected_fetch_error", "hidden_fetch_error", "injected_refuse", "hidden_refuse"):
+                assert (await client.call_tool(tool, {"q": CALLERS})).is_error
+
+    everything = json.dumps([span_text(span) for span in spans.all()], default=str)
+    for canary in (INJECTED, HIDDEN, CALLERS):
+        assert canary not in everything
+    sent = {span.status.description for span in spans.all() if span.name.startswith("MCP send tools/call")}
+    assert sent == {  # the SDK's span keeps what the upstream said, without the values
+        "HTTP 500 for url 'https://api.example.test/v1?q=[redacted]&api_key=[redacted]'",
+        "no results for q='[redacted]' with key '[redacted]'",
+    }
+
+
+async def test_the_client_gets_an_upstreams_error_message_as_it_was(spans: Spans) -> None:
+    """Keeping the values out of the spans (the SDK is installed) changes nothing the client is told."""
+    with leaky_upstream("stdio") as injected, leaky_upstream("stdio") as hidden:
+        gateway = leaky_gateway(injected, hidden, mask_error_details=False)
+        async with gateway, mcp.Client(gateway.as_mcp()) as client:
+            failed = await client.call_tool("injected_fetch_error", {"q": CALLERS})
+            refused = await client.call_tool("hidden_refuse", {"q": CALLERS})
+
+    assert failed.content[0].text == (  # type: ignore[union-attr]
+        "UpstreamFailed: upstream 'injected' failed the call to 'fetch_error' (JSON-RPC -32603): "
+        f"HTTP 500 for url 'https://api.example.test/v1?q={CALLERS}&api_key={INJECTED}'"
+    )
+    assert refused.content[0].text == (  # type: ignore[union-attr]
+        f"upstream 'hidden' refused the call to 'hidden_refuse': no results for q='{CALLERS}' with key '{HIDDEN}'"
+    )
+
+
+def test_a_session_forgets_the_arguments_of_a_request_once_answered_or_cancelled() -> None:
+    sent = SentArguments()
+    for request_id in (1, 2, 3):
+        params = {"name": "fetch", "arguments": {"q": CALLERS}}
+        sent.sending(
+            SessionMessage(mt.JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/call", params=params))
+        )
+    sent.sending(SessionMessage(mt.JSONRPCRequest(jsonrpc="2.0", id=4, method="tools/list")))  # nothing to note
+    assert len(sent) == 3
+
+    sent.received(SessionMessage(mt.JSONRPCResponse(jsonrpc="2.0", id=1, result={})))
+    cancel = mt.JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 2})
+    sent.sending(SessionMessage(cancel))
+    failure = mt.ErrorData(code=-32603, message=f"no results for {CALLERS}")
+    read = sent.received(SessionMessage(mt.JSONRPCError(jsonrpc="2.0", id="3", error=failure)))  # "3" is 3
+
+    assert len(sent) == 0
+    assert isinstance(read.message, mt.JSONRPCError) and read.message.error.message == "no results for [redacted]"
+    assert restored(mcp.MCPError.from_error_data(read.message.error)).error == failure

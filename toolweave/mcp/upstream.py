@@ -65,14 +65,16 @@ from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
 from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp, from_mcp_result
-from toolweave.mcp.read_stream import ScrubbedErrors, WatchedStream
+from toolweave.mcp.read_stream import ReadStream, ScrubbedErrors, WatchedStream
 from toolweave.mcp.upstream_callers import CallerSessions
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask, drive_task
 from toolweave.tasks.serving import EXTENSION, UpdateTaskParams
 from toolweave.telemetry import events
 from toolweave.telemetry.metrics import watch_upstream
+from toolweave.telemetry.providers import tracing_configured
 from toolweave.telemetry.spans import UpstreamSpan
+from toolweave.telemetry.withheld import SentArguments, restored
 from toolweave.version import VERSION
 
 if TYPE_CHECKING:
@@ -229,9 +231,13 @@ class Upstream:
         is called when its connection ends. `auth` (HTTP) replaces the mount's own credentials."""
         async with AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self._transport(auth))
+            read = ScrubbedErrors(read)
+            if tracing_configured():  # the SDK's send spans record an upstream's error messages
+                sent = SentArguments()
+                read, write = ArgumentsWithheld(read, sent), NotedSends(write, sent)
             session = await stack.enter_async_context(
                 ClientSession(
-                    WatchedStream(ScrubbedErrors(read), on_end),
+                    WatchedStream(read, on_end),
                     write,
                     message_handler=self._on_message,
                     logging_callback=self._on_log,
@@ -649,7 +655,7 @@ class Upstream:
                 try:
                     return await used.send_request(request, result_type, progress_callback=progress)
                 except MCPError as error:
-                    raise self._translate(used, action, error, tool) from None
+                    raise self._translate(used, action, restored(error), tool) from None
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                     self._lose(used)
                     raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
@@ -692,6 +698,42 @@ class Upstream:
             self.session = None
             self._up = anyio.Event()
         lost.set()
+
+
+class NotedSends:
+    """An upstream's write stream that notes the arguments of each request it sends in `sent`
+    (`toolweave.telemetry.withheld`); everything else passes through."""
+
+    def __init__(self, stream: Any, sent: SentArguments) -> None:
+        self._stream, self._sent = stream, sent
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    async def send(self, item: Any) -> None:
+        self._sent.sending(item)  # before it goes: the answer may be read before `send` returns
+        await self._stream.send(item)
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> NotedSends:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class ArgumentsWithheld(ReadStream):
+    """An upstream's read stream whose JSON-RPC errors reach the SDK's session (and its send span)
+    without the argument values of the requests they answer, noted in `sent`."""
+
+    def __init__(self, stream: Any, sent: SentArguments) -> None:
+        super().__init__(stream)
+        self._sent = sent
+
+    async def receive(self) -> Any:
+        return self._sent.received(await self._stream.receive())
 
 
 def _innermost(error: BaseException) -> BaseException:

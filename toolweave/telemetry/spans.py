@@ -18,7 +18,9 @@ in a CLIENT span, injecting W3C trace context (`traceparent`, `tracestate`) into
 toolweave's spans start only under a span that is recording (a served request's, or one of your
 own around an in-process call): it adds detail to a trace, it never starts one. Argument values
 and results are never recorded, nor exception messages: a failure is its `error.type` (the class
-name) and, when masked, its incident id.
+name) and, when masked, its incident id. The SDK's send span records an upstream's JSON-RPC
+error message: it gets it without the values of the request's arguments
+(`toolweave.telemetry.withheld`).
 
 Example:
     >>> span_name("tools/call", "search")
