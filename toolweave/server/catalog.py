@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from toolweave.core.access import Access, grant
 from toolweave.core.context import AuthInfo, Context
-from toolweave.core.errors import PROTOCOL_ANSWERS, ToolweaveError
+from toolweave.core.errors import PROTOCOL_ANSWERS, ToolError, ToolweaveError
 from toolweave.core.masking import ErrorPolicy, is_cancellation
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.keys import caller_key
@@ -125,7 +125,6 @@ class Catalog(Generic[E]):
             visible = self.cache[key] = tuple(item for item in components if _admits(item, auth))
         return key, visible
 
-
     def _grant(self, rules: tuple[Access, ...], auth: AuthInfo | None) -> int:
         """`grant(rules, auth)`, remembered per bearer token: a token's scopes and claims are fixed
         for its life (signed into a JWT, cached from introspection; an `authenticate` hook that
@@ -162,3 +161,16 @@ async def guarded(run: Awaitable[R], fail: Callable[[BaseException], R]) -> R:
         if not is_failure(error):
             raise
         return fail(error)
+
+
+def raising(entry: Entry[Any], kind: str, key: str) -> Callable[[BaseException], Any]:
+    """What a prompt's or resource's failure raises (`guarded`'s `fail`): a `ToolError` as the
+    client's JSON-RPC error, quoting `key` (the name or URI the client used, not a mounted
+    child's); anything else through the entry's error policy (masked, with an incident id)."""
+
+    def fail(error: BaseException) -> Any:
+        if isinstance(error, ToolError):
+            raise error.quoting(key)
+        raise entry.errors.to_error(kind, key, error) from error
+
+    return fail

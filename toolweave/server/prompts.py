@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.errors import InvalidArguments, ToolError, UnknownPrompt
+from toolweave.core.errors import InvalidArguments, UnknownPrompt
 from toolweave.core.message import PromptResult
 from toolweave.core.names import check_name
 from toolweave.core.prompt import Prompt
 from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.hooks import PromptCall, build_prompt_chain, prompt_runner
-from toolweave.server.catalog import Catalog, Entry, guarded
+from toolweave.server.catalog import Catalog, Entry, guarded, raising
 from toolweave.server.functions import PromptFunction, original
 from toolweave.server.mount import Mount
 from toolweave.server.registry import Registry
@@ -73,19 +73,11 @@ class PromptCatalog(Catalog[PromptEntry]):
         except ArgumentErrors as problems:
             raise InvalidArguments(name, problems.problems, kind="prompt") from None
         assert entry.handler is not None
-        result: PromptResult = await guarded(entry.handler(PromptCall(prompt, validated, ctx)), _failure(entry, name))
+        rendering = entry.handler(PromptCall(prompt, validated, ctx))
+        result: PromptResult = await guarded(rendering, raising(entry, "prompt", name))
         if result.description is None and prompt.description is not None:
             result = PromptResult(result.messages, prompt.description, result.meta)
         return result
-
-
-def _failure(entry: Entry[Any], name: str) -> Callable[[BaseException], Any]:
-    def fail(error: BaseException) -> Any:
-        if isinstance(error, ToolError):
-            raise error.quoting(name)  # a mounted prompt's message names it as the client does
-        raise entry.errors.to_error("prompt", name, error) from error
-
-    return fail
 
 
 class PromptRegistry(Registry[Prompt, PromptCatalog]):

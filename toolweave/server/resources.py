@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.errors import InvalidArguments, ToolError, UnknownResource
+from toolweave.core.errors import InvalidArguments, UnknownResource
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.uri_template import TemplateSet
 from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.hooks import ResourceRead, build_resource_chain, resource_runner
-from toolweave.server.catalog import Catalog, Entry, guarded
+from toolweave.server.catalog import Catalog, Entry, guarded, raising
 from toolweave.server.functions import ResourceFunction, original
 from toolweave.server.mount import Mount
 from toolweave.server.registry import Registry
@@ -121,16 +121,7 @@ class ResourceCatalog(Catalog[ResourceEntry]):
             except ArgumentErrors as problems:
                 raise InvalidArguments(resource.uri, problems.problems, kind="resource template") from None
         assert entry.handler is not None
-        return await guarded(entry.handler(ResourceRead(resource, uri, params, ctx)), _failure(entry, uri))
-
-
-def _failure(entry: Entry[Any], uri: str) -> Callable[[BaseException], Any]:
-    def fail(error: BaseException) -> Any:
-        if isinstance(error, ToolError):
-            raise error.quoting(uri)  # a mounted resource's message quotes the URI the client read
-        raise entry.errors.to_error("resource", uri, error) from error
-
-    return fail
+        return await guarded(entry.handler(ResourceRead(resource, uri, params, ctx)), raising(entry, "resource", uri))
 
 
 class ResourceRegistry(Registry[Resource, ResourceCatalog]):
