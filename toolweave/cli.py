@@ -404,6 +404,10 @@ def serve(
     limit_concurrency: Annotated[
         int, typer.Option(min=1, help="HTTP: the most connections and requests in progress (then 503).")
     ] = 1000,
+    timeout_keep_alive: Annotated[
+        int,
+        typer.Option(min=1, metavar="SECONDS", help="HTTP: seconds an idle keep-alive connection is kept open."),
+    ] = 5,
     legacy_sse: Annotated[
         bool,
         typer.Option(
@@ -482,6 +486,7 @@ def serve(
         arguments += ["--transport", "http", "--host", host, "--log-level", log_level.value]
         arguments += ["--max-sessions", str(max_sessions), "--session-idle-timeout", str(session_idle_timeout)]
         arguments += ["--max-body-size", str(max_body_size), "--limit-concurrency", str(limit_concurrency)]
+        arguments += ["--timeout-keep-alive", str(timeout_keep_alive)]
         arguments += ["--log-format", log_format.value]
         arguments += ["--grace", str(grace), *(["--watch"] if watch else [])]  # each worker reloads its own build
         serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json, grace=grace)
@@ -519,6 +524,7 @@ def serve(
             "session_idle_timeout": session_idle_timeout,
             "max_request_body_size": max_body_size,
             "limit_concurrency": limit_concurrency,
+            "timeout_keep_alive": timeout_keep_alive,
             "legacy_sse": legacy_sse,
             "metrics": metrics,
             "metrics_public": metrics_public,
