@@ -21,7 +21,7 @@ import pytest
 
 from tests.conftest import subprocess_env
 from tests.tasks.servers import create, get, task_client, until
-from toolweave import Server
+from toolweave import Context, Server
 from toolweave.server.remote import Backoff, RemoteServer
 
 UPSTREAM = Path(__file__).parent / "upstreams" / "task_upstream.py"
@@ -63,17 +63,24 @@ async def test_an_upstream_killed_mid_task_fails_the_task_with_its_error() -> No
     assert done.error["code"] == mt.INTERNAL_ERROR and "upstream 'up' went away" in done.error["message"]
 
 
-async def test_a_2026_upstream_answers_a_long_call_with_a_task_the_gateway_polls() -> None:
-    # each request to the upstream must answer within 1 s: a 2-second call held open as one
-    # request times out, while a task's polls each answer at once
+async def test_a_long_running_upstream_tool_outlasts_the_remote_timeout_in_both_eras() -> None:
+    # each request to the upstream must answer within 1 s: a 2026 upstream answers the 2-second
+    # call with a task whose polls each answer at once; on a handshake session, where it cannot,
+    # the call of a task-capable tool is one request bounded by the caller's deadline only
     modern, legacy = gateway("modern", timeout=1), gateway(timeout=1)
     async with modern, legacy:
         polled = await modern.call_tool("up_deploy", {"env": "prod", "seconds": 2})
         held = await legacy.call_tool("up_deploy", {"env": "prod", "seconds": 2})
+        plain = await legacy.call_tool("up_nap", {"seconds": 2})
+        bounded = await legacy.call_tool(
+            "up_deploy", {"env": "prod", "seconds": 2}, ctx=Context(deadline=anyio.current_time() + 1)
+        )
         eras = era(modern), era(legacy)
     assert eras == ("2026", "2025")
     assert not polled.is_error and polled.text == "deployed to prod"
-    assert held.is_error and "timed out" in held.text
+    assert not held.is_error and held.text == "deployed to prod"
+    assert plain.is_error and "timed out after 1s" in plain.text  # a tool without task support: the remote's timeout
+    assert bounded.is_error and "timed out" in bounded.text  # the caller's deadline still holds
 
 
 async def test_cancelling_the_call_cancels_the_upstream_task(tmp_path: Path) -> None:

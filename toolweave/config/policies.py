@@ -170,6 +170,11 @@ class CircuitBreakerSpec(Policy):
     )
     per_tool: StrictBool | None = Field(None, description="One circuit per tool instead of one for all.")
     count_error_results: StrictBool | None = Field(None, description="Count isError results as failures too.")
+    label: str | None = Field(
+        None,
+        description="The circuit's name in the toolweave.circuit.state metric (default: the server it is on "
+        "and the tools it selects).",
+    )
 
 
 class CacheSpec(Policy):

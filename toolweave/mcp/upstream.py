@@ -476,9 +476,10 @@ class Upstream:
         task_support = meta.pop(TASK_SUPPORT_META_KEY, "none")
         name = wire.name
         call = self.call
+        long_running = task_support in ("optional", "required")
 
         async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
-            return await call(name, arguments, ctx)
+            return await call(name, arguments, ctx, long_running=long_running)
 
         return Tool(
             name=name,
@@ -522,9 +523,18 @@ class Upstream:
 
     # -- calls -----------------------------------------------------------------------------------
 
-    async def call(self, name: str, arguments: dict[str, Any], ctx: Context) -> ToolResult:
-        """Call the upstream's tool `name` over the shared session; see the module docstring."""
+    async def call(
+        self, name: str, arguments: dict[str, Any], ctx: Context, *, long_running: bool = False
+    ) -> ToolResult:
+        """Call the upstream's tool `name` over the shared session; see the module docstring.
+
+        A `long_running` tool (the upstream lists it with task support) called over a
+        handshake-era session, where the upstream cannot answer with a task, is one request
+        bounded by the caller's deadline only, not by the remote's `timeout`: the call is
+        expected to outlast it (a gateway task, or the client's cancellation, ends it).
+        """
         subject, action = f"tool {name!r}", f"the call to {name!r}"
+        held = long_running and self.era != "2026"
 
         async def send(request: Any, result_type: Any) -> Any:
             return await self.request(
@@ -536,6 +546,7 @@ class Upstream:
                 progress=ctx.report_progress if _wants_progress(ctx) else None,
                 timed_out=lambda seconds: ToolTimeout(name, seconds),
                 tool=name,
+                remote_timeout=not held,
             )
 
         needed: InputRequired | None = None
@@ -606,6 +617,13 @@ class Upstream:
         status = on_status if _wants_progress(ctx) else None
         try:
             return await drive_task(session, created, send=send, ask=ask, answered=set(answered), on_status=status)
+        except UpstreamError:
+            if self.session is session:
+                raise
+            # lost between two polls: the next one found no session ("not connected" says less)
+            raise UpstreamError(
+                f"upstream {self.label!r} went away during its task {created.task_id}", tool=name
+            ) from None
         except MCPError as error:  # the task failed, or was cancelled upstream
             raise UpstreamFailed(f"upstream {self.label!r} task {created.task_id}: {error.error.message}") from None
 
@@ -621,6 +639,7 @@ class Upstream:
         timed_out: Callable[[float], Exception] | None = None,
         tool: str | None = None,
         for_caller: bool = True,
+        remote_timeout: bool = True,
     ) -> Any:
         """Send `request` over the shared session (or, for a mount that forwards the caller's
         token and `for_caller`, over the caller's own session), within the caller's deadline
@@ -634,6 +653,7 @@ class Upstream:
                 the server's boundary changes to the name the client used.
             for_caller: Whether the request is made for the caller of `ctx` (a call, a prompt, a
                 read), not for the gateway itself (a completion, a subscription).
+            remote_timeout: Whether the remote's `timeout` bounds it (else the caller's deadline only).
 
         Raises:
             UpstreamError: the session is down (at once), went away during the request, or the
@@ -643,7 +663,7 @@ class Upstream:
         session = self.session
         if session is None:
             raise UpstreamError(f"upstream {self.label!r} is not connected; {subject} is unavailable", tool=tool)
-        timeout = self.remote.timeout
+        timeout = self.remote.timeout if remote_timeout else None
         if ctx.deadline is not None:
             left = max(ctx.deadline - anyio.current_time(), 0.001)
             timeout = left if timeout is None else min(timeout, left)

@@ -53,6 +53,13 @@ def approve_now(ctx: Context) -> str:
 
 
 @server.tool
+async def nap(seconds: float) -> str:
+    """Take `seconds` (never a task)."""
+    await anyio.sleep(seconds)
+    return "rested"
+
+
+@server.tool
 def pid() -> int:
     """This process's id."""
     return os.getpid()
