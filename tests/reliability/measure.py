@@ -61,11 +61,15 @@ async def settle(baseline: Holdings, within: float = 10.0) -> Holdings:
         await anyio.sleep(0.1)
 
 
-async def median_latency(call: Callable[[], Awaitable[object]], rounds: int = 40) -> float:
-    """The median seconds `call()` takes."""
-    times = []
+async def paired_latency(
+    first: Callable[[], Awaitable[object]], second: Callable[[], Awaitable[object]], rounds: int = 100
+) -> tuple[float, float]:
+    """The median seconds of `first()` and of `second()`, called in turn (so both see the same
+    moments of a busy machine)."""
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(rounds):
-        start = time.perf_counter()
-        await call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for call, measured in zip((first, second), times, strict=True):
+            start = time.perf_counter()
+            await call()
+            measured.append(time.perf_counter() - start)
+    return statistics.median(times[0]), statistics.median(times[1])
