@@ -63,16 +63,21 @@ async def pid(client: object) -> int:
     return int((await client.call_tool("up_pid", {})).content[0].text)  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_a_reload_changes_the_tools_and_tells_every_client(config: Path, mode: str) -> None:
+async def test_a_reload_changes_the_tools_and_tells_every_client(config: Path) -> None:
     server = live(config)
-    async with watched(server, mode) as (client, changes):
-        assert "local_echo" in await names(client)
+    async with (
+        watched(server, "auto") as (modern, modern_changes),
+        watched(server, "legacy") as (legacy, legacy_changes),
+        watched(server, "legacy") as (other, other_changes),
+    ):
+        assert "local_echo" in await names(modern)
         rewrite(config, "server:\n  name: gateway\n" + LOCAL.replace("prefix: local", "prefix: near") + UP)
         await server.reload()
-        await changes.wait_for(1)
-        listed = await names(client)
-    assert "near_echo" in listed and "local_echo" not in listed and "up_echo" in listed
+        for changes in (modern_changes, legacy_changes, other_changes):
+            await changes.wait_for(1)
+        listed = [await names(client) for client in (modern, legacy, other)]
+    for names_listed in listed:
+        assert "near_echo" in names_listed and "local_echo" not in names_listed and "up_echo" in names_listed
 
 
 async def test_an_unchanged_upstream_keeps_its_session_and_process(config: Path) -> None:
