@@ -164,9 +164,17 @@ def setup_logging(level: LogLevel) -> None:
 
 
 def hide_secrets_in_logs(current: Callable[[], Composed]) -> None:
-    """Take the secrets of the composition `current()` gives (`Composed.hidden_values`, asked at
-    each record, so a reload's new ones count at once) out of every log record, whoever logs it."""
-    redact_secrets(lambda: current().hidden_values())
+    """Take the secrets of the composition `current()` gives (`Composed.hidden_values`, once per
+    build: a reload's new ones count at once) out of every log record, whoever logs it."""
+    built: list[tuple[Composed, Mapping[str, str]]] = []
+
+    def secrets() -> Mapping[str, str]:
+        composed = current()
+        if not built or built[0][0] is not composed:
+            built[:] = [(composed, composed.hidden_values())]
+        return built[0][1]
+
+    redact_secrets(secrets)
 
 
 def log_calls_as_json(server: Any) -> None:

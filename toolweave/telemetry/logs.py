@@ -73,7 +73,8 @@ class RedactSecrets(logging.Filter):
     text `extra` fields) with what to show instead; the record is always written.
 
     `secrets()` gives the values, each with its stand-in (`${TOKEN}`, `***`). It is asked at
-    each record, so a reloaded config's new values are hidden at once; a value it gave once stays
+    each record (return the same mapping while nothing changed: it is read again only when another
+    one comes), so a reloaded config's new values are hidden at once; a value it gave once stays
     hidden (an upstream the reload dropped may still be logging its URL while it closes). Each
     value is also hidden percent-encoded, as a URL shows it. Values shorter than
     `SHORTEST_SECRET` are left alone.
@@ -82,6 +83,7 @@ class RedactSecrets(logging.Filter):
     def __init__(self, secrets: Callable[[], Mapping[str, str]]) -> None:
         super().__init__()
         self.secrets = secrets
+        self._seen: Mapping[str, str] | None = None
         self._known: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
 
@@ -111,6 +113,9 @@ class RedactSecrets(logging.Filter):
         return self._pattern.sub(lambda found: self._known[found.group()], text)
 
     def _learn(self, secrets: Mapping[str, str]) -> None:
+        if secrets is self._seen:  # the same mapping as last time: nothing new
+            return
+        self._seen = secrets
         new = {
             form: shown
             for value, shown in secrets.items()
