@@ -7,7 +7,10 @@
   command replaced by the port; `toolweave_served(config, *options)` is `toolweave serve CONFIG
   --transport http` that way, as an operator runs it;
 - `toolweave_announced(config, *options)` is `toolweave serve` on `--port 0`: the URL is the one
-  it announces on stderr (for `--workers`, whose parent picks the port).
+  it announces on stderr (for `--workers`, whose parent picks the port);
+- `await toolweave_started(config, *options)` is `toolweave serve CONFIG --transport http` as an
+  anyio process in a session of its own, returned once it listens, for a test that signals it
+  and awaits its exit itself.
 
 Each yields once the server accepts connections; a process that exits before it listens fails the
 test with its exit status and the end of its stderr.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -26,6 +30,7 @@ from typing import IO, Any
 
 import anyio
 import uvicorn
+from anyio.abc import Process
 
 from tests.acceptance.cli_helpers import COMMAND
 from tests.conftest import ROOT, free_port, subprocess_env, wait_for_port
@@ -35,16 +40,17 @@ PORT = "{port}"
 START_TIMEOUT = 20.0
 
 
-def _server(app: Any, config: dict[str, Any]) -> tuple[uvicorn.Server, str]:
-    port = free_port()
+def _server(app: Any, port: int | None, config: dict[str, Any]) -> tuple[uvicorn.Server, str]:
+    port = free_port() if port is None else port
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config))
     return server, f"http://127.0.0.1:{port}"
 
 
 @asynccontextmanager
-async def serving(app: Any, **config: Any) -> AsyncIterator[str]:
-    """`http://127.0.0.1:<port>`, where `app` answers (in this event loop) until the block ends."""
-    server, url = _server(app, config)
+async def serving(app: Any, *, port: int | None = None, **config: Any) -> AsyncIterator[str]:
+    """`http://127.0.0.1:<port>`, where `app` answers (in this event loop) until the block ends;
+    on a free port, or on `port` (to bring a server back where it was)."""
+    server, url = _server(app, port, config)
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(server.serve)
         with anyio.fail_after(START_TIMEOUT):
@@ -59,7 +65,7 @@ async def serving(app: Any, **config: Any) -> AsyncIterator[str]:
 @contextmanager
 def served(app: Any, **config: Any) -> Iterator[str]:
     """`http://127.0.0.1:<port>`, where `app` answers (in a thread of its own) until the block ends."""
-    server, url = _server(app, config)
+    server, url = _server(app, None, config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -115,15 +121,29 @@ class Spawned:
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                log.seek(0)
-                tail = log.read().decode(errors="replace")[-2000:]
-                raise RuntimeError(f"{self.command} exited with {self.process.returncode} before listening:\n{tail}")
+                raise _exited(self.command, self.process.returncode, log)
             try:
                 wait_for_port(self.port, timeout=0.2)
                 return
             except TimeoutError:
                 continue
-        raise TimeoutError(f"{self.command} did not listen on port {self.port} within {START_TIMEOUT}s")
+        raise _not_listening(self.command, self.port)
+
+
+def _exited(command: list[str], status: int | None, log: IO[bytes]) -> RuntimeError:
+    """The failure of a server process that ended before it listened: its status and stderr's end."""
+    log.seek(0)
+    tail = log.read().decode(errors="replace")[-2000:]
+    return RuntimeError(f"{command} exited with {status} before listening:\n{tail}")
+
+
+def _not_listening(command: list[str], port: int) -> TimeoutError:
+    return TimeoutError(f"{command} did not listen on port {port} within {START_TIMEOUT}s")
+
+
+def _serve_http(config: Any, port: str, options: tuple[str, ...]) -> list[str]:
+    """The command line of `toolweave serve CONFIG --transport http --port PORT OPTIONS...`."""
+    return [*COMMAND, "serve", str(config), "--transport", "http", "--port", port, *options]
 
 
 @contextmanager
@@ -141,8 +161,7 @@ def spawned(*command: str, **popen: Any) -> Iterator[Spawned]:
 @contextmanager
 def toolweave_served(config: Any, *options: str, **popen: Any) -> Iterator[Spawned]:
     """`toolweave serve CONFIG --transport http` on a free port, `options` appended, until the block ends."""
-    command = [*COMMAND, "serve", str(config), "--transport", "http", "--port", PORT, *options]
-    with spawned(*command, **popen) as server:
+    with spawned(*_serve_http(config, PORT, options), **popen) as server:
         yield server
 
 
@@ -150,8 +169,9 @@ def toolweave_served(config: Any, *options: str, **popen: Any) -> Iterator[Spawn
 def toolweave_announced(config: Any, *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """`toolweave serve CONFIG --transport http --port 0`, `options` appended: the MCP URL it
     announces once it listens, and the process, until the block ends."""
-    command = [*COMMAND, "serve", str(config), "--transport", "http", "--port", "0", *options]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=subprocess_env())
+    process = subprocess.Popen(
+        _serve_http(config, "0", options), stderr=subprocess.PIPE, text=True, env=subprocess_env()
+    )
     try:
         assert process.stderr is not None
         for line in process.stderr:
@@ -165,6 +185,51 @@ def toolweave_announced(config: Any, *options: str) -> Iterator[tuple[str, subpr
         process.wait(timeout=30)
         if process.stderr is not None:
             process.stderr.close()
+
+
+async def toolweave_started(config: Any, *options: str, stderr: Any = None) -> tuple[Process, str]:
+    """`toolweave serve CONFIG --transport http` on a free port, `options` appended, and
+    `http://127.0.0.1:<port>`, once it accepts connections.
+
+    The process runs in a session of its own (a signal sent to it reaches it alone) with `PYTHON`
+    set to this interpreter; its stdout is discarded, its stderr goes to `stderr` (default: a
+    temporary file, whose end a failure to start shows). The caller ends the process; this only
+    ends one that fails to start.
+    """
+    port = free_port()
+    command = _serve_http(config, str(port), options)
+    with tempfile.TemporaryFile() as log:  # the child keeps writing to it; read if it fails to start
+        process = await anyio.open_process(
+            command,
+            env=subprocess_env(PYTHON=sys.executable),
+            stdout=subprocess.DEVNULL,
+            stderr=log if stderr is None else stderr,
+            start_new_session=True,
+        )
+        try:
+            await _until_listening(process, port, command, log)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                if process.returncode is None:
+                    process.kill()
+                await process.wait()
+            raise
+    return process, f"http://127.0.0.1:{port}"
+
+
+async def _until_listening(process: Process, port: int, command: list[str], log: IO[bytes]) -> None:
+    deadline = anyio.current_time() + START_TIMEOUT
+    while process.returncode is None:
+        try:
+            stream = await anyio.connect_tcp("127.0.0.1", port)
+        except OSError:
+            if anyio.current_time() > deadline:
+                raise _not_listening(command, port) from None
+            await anyio.sleep(0.05)
+            continue
+        await stream.aclose()
+        return
+    raise _exited(command, process.returncode, log)
 
 
 RAW_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}

@@ -16,7 +16,6 @@ from typing import Any
 import anyio
 import mcp.types as mt
 import pytest
-import uvicorn
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -116,9 +115,13 @@ def upstream(seen: Seen, *, modern_only: bool = False) -> Server:
 
 
 @asynccontextmanager
-async def upstream_at(seen: Seen, *, modern_only: bool = False, **http: Any) -> AsyncIterator[str]:
-    """The streamable HTTP endpoint of a recording upstream (`/sse` beside it with `legacy_sse=True`)."""
-    async with serving(seen.wrap(upstream(seen, modern_only=modern_only).http_app(**http))) as url:
+async def upstream_at(
+    seen: Seen, *, modern_only: bool = False, port: int | None = None, **http: Any
+) -> AsyncIterator[str]:
+    """The streamable HTTP endpoint of a recording upstream (`/sse` beside it with `legacy_sse=True`),
+    on `port` if given, stopped (its connections closed) when the block ends."""
+    app = seen.wrap(upstream(seen, modern_only=modern_only).http_app(**http))
+    async with serving(app, port=port) as url:
         yield url + "/mcp"
 
 
@@ -382,32 +385,17 @@ async def test_a_session_closes_when_its_token_expires_and_the_renewed_token_get
     assert seen.closed() >= seen.sessions_of("Bearer tok-old")
 
 
-@asynccontextmanager
-async def upstream_on(seen: Seen, port: int) -> AsyncIterator[str]:
-    """A recording upstream on a given port, stopped (its connections closed) when the block ends."""
-    server = uvicorn.Server(uvicorn.Config(seen.wrap(upstream(seen).http_app()), host="127.0.0.1", port=port))
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(server.serve)
-        with anyio.fail_after(20):
-            while not server.started:  # uvicorn offers no event to wait on  # noqa: ASYNC110
-                await anyio.sleep(0.01)
-        try:
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            server.should_exit = True
-
-
 async def test_a_caller_whose_upstream_went_away_gets_a_new_session_once_it_is_back() -> None:
     seen, port = Seen(), free_port()
     root = Server("gateway")
     remote = RemoteServer.http(f"http://127.0.0.1:{port}/mcp", forward_caller_token=True, backoff=Backoff(0.05))
     root.mount(remote, prefix="up")
     async with root:
-        async with upstream_on(seen, port):
+        async with upstream_at(seen, port=port):
             await remote.wait_connected()
             before = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
         gone = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
-        async with upstream_on(seen, port):
+        async with upstream_at(seen, port=port):
             with anyio.fail_after(10):
                 while True:  # until the gateway has reconnected
                     after = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))

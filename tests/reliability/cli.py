@@ -11,7 +11,8 @@ from pathlib import Path
 import anyio
 from anyio.abc import Process
 
-from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.conftest import subprocess_env
+from tests.serving import toolweave_started
 
 from .raw import SERVERS, RawStdio
 
@@ -71,25 +72,6 @@ def terminate(process: Process, sig: int = signal.SIGTERM) -> None:
 
 
 async def serve_http(*options: str, config: Path = GATEWAY) -> tuple[Process, str]:
-    """`toolweave serve CONFIG --transport http` on a free port, once it listens; and its URL."""
-    port = free_port()
-    process = await anyio.open_process(
-        [
-            sys.executable,
-            "-m",
-            "toolweave.cli",
-            "serve",
-            str(config),
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-            *options,
-        ],
-        env=subprocess_env(PYTHON=sys.executable),
-        stderr=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    await anyio.to_thread.run_sync(wait_for_port, port)
-    return process, f"http://127.0.0.1:{port}/mcp"
+    """`toolweave serve CONFIG --transport http` on a free port, once it listens; and its MCP URL."""
+    process, url = await toolweave_started(config, *options)
+    return process, f"{url}/mcp"

@@ -6,35 +6,23 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import tempfile
 
 import anyio
 from mcp import ClientSession
 from mcp.client.sse import sse_client
 
-from tests.conftest import free_port, subprocess_env, wait_for_port
+from tests.serving import toolweave_started
 
 from .cli import GATEWAY
 
 
 async def test_an_open_legacy_sse_stream_ends_cleanly_at_shutdown() -> None:
-    port = free_port()
     with tempfile.TemporaryFile() as log:
-        command = [sys.executable, "-m", "toolweave.cli", "serve", str(GATEWAY), "--transport", "http"]
-        command += ["--port", str(port), "--legacy-sse", "--grace", "1"]
-        process = await anyio.open_process(
-            command,
-            env=subprocess_env(PYTHON=sys.executable),
-            stderr=log,
-            stdout=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        process, url = await toolweave_started(GATEWAY, "--legacy-sse", "--grace", "1", stderr=log)
         try:
-            await anyio.to_thread.run_sync(wait_for_port, port)
             async with (
-                sse_client(f"http://127.0.0.1:{port}/sse") as (read, write),
+                sse_client(f"{url}/sse") as (read, write),
                 ClientSession(read, write) as session,
             ):
                 await session.initialize()
