@@ -50,9 +50,10 @@ from toolweave.core.context import AuthInfo, Context
 from toolweave.core.errors import ConfigError, InvalidToken, ToolweaveError, UnknownTool
 from toolweave.core.result import ToolResult
 from toolweave.explain import explain_server
-from toolweave.render import explain_tree, print_json, print_listing, print_tree
+from toolweave.render import explain_tree, print_json, print_listing, print_tree, print_upstreams
 from toolweave.report import listing
 from toolweave.telemetry.logs import redact_secrets
+from toolweave.transforms.redact import IN_FLIGHT
 
 app = typer.Typer(
     name="toolweave",
@@ -165,7 +166,8 @@ def setup_logging(level: LogLevel) -> None:
 
 def hide_secrets_in_logs(current: Callable[[], Composed]) -> None:
     """Take the secrets of the composition `current()` gives (`Composed.hidden_values`, once per
-    build: a reload's new ones count at once) out of every log record, whoever logs it."""
+    build: a reload's new ones count at once), and those injected into the calls running
+    (`IN_FLIGHT`: the SDK logs the arguments it sends at DEBUG), out of every log record."""
     built: list[tuple[Composed, Mapping[str, str]]] = []
 
     def secrets() -> Mapping[str, str]:
@@ -174,7 +176,7 @@ def hide_secrets_in_logs(current: Callable[[], Composed]) -> None:
             built[:] = [(composed, composed.hidden_values())]
         return built[0][1]
 
-    redact_secrets(secrets)
+    redact_secrets(secrets, passing=lambda: IN_FLIGHT.counts)
 
 
 def log_calls_as_json(server: Any) -> None:
@@ -290,10 +292,11 @@ def upstream_states(composed: Composed) -> list[dict[str, Any]]:
     return states
 
 
-def report_upstreams(states: list[dict[str, Any]], allow_down: bool) -> None:
-    """Print each upstream that was not up (stderr); exit 1 unless `allow_down`."""
+def report_upstreams(states: list[dict[str, Any]], allow_down: bool, *, listed: bool = False) -> None:
+    """Print each upstream that was not up to stderr (unless `listed`: the output showed every
+    upstream's state already); exit 1 when one was not up, unless `allow_down`."""
     down = [state for state in states if state["state"] != "up"]
-    for state in down:
+    for state in [] if listed else down:
         why = f": {state['error']}" if state.get("error") else ""
         stderr.print(
             f"[red]upstream {escape(repr(state['name']))} is {state['state']}[/red] "
@@ -302,7 +305,8 @@ def report_upstreams(states: list[dict[str, Any]], allow_down: bool) -> None:
             highlight=False,
         )
     if down and not allow_down:
-        fail(f"{len(down)} upstream(s) could not be started (--allow-down to go on without them)")
+        names = ", ".join(repr(state["name"]) for state in down)
+        fail(f"{len(down)} upstream(s) could not be started: {names} (--allow-down to go on without them)")
 
 
 def _warnings(composed: Composed) -> list[str]:
@@ -705,8 +709,8 @@ def list_(
     if as_json:
         stdout.out(json.dumps(data, indent=2, ensure_ascii=False), highlight=False)
     else:
-        print_listing(stdout, data)
-    report_upstreams(data["upstreams"], allow_down)
+        print_listing(stdout, data)  # with every upstream's state
+    report_upstreams(data["upstreams"], allow_down, listed=not as_json)
 
 
 async def _listing_caller(composed: Composed, scopes: str | None, token: str | None) -> Context | Failure | None:
@@ -762,21 +766,26 @@ def explain(
         try:
             return [item.to_dict() for item in explain_server(composed.server, tool).tools]
         except UnknownTool:
-            return Failure(_unknown_tool(composed, tool or ""))
+            return Failure(_unknown_tool(composed, tool or "", states))
 
     explained = run_composed(composed, work)
     if as_json:
         stdout.out(json.dumps(explained, indent=2, ensure_ascii=False), highlight=False)
     else:
         print_tree(stdout, explain_tree(explained, composed.server.name))
-    report_upstreams(states, allow_down)
+        print_upstreams(stdout, states)
+    report_upstreams(states, allow_down, listed=not as_json)
 
 
-def _unknown_tool(composed: Composed, name: str) -> str:
+def _unknown_tool(composed: Composed, name: str, states: list[dict[str, Any]]) -> str:
+    """Why `name` is no tool: the nearest name (or every name), and the upstreams that are not up."""
     names = [tool.name for tool in composed.server.catalog.tools]
     hint = suggest(name, names)
-    return f"unknown tool {name!r}" + (
-        f"; did you mean {hint!r}?" if hint else f"; tools: {', '.join(names) or 'none'}"
+    down = [f"upstream {state['name']!r} is {state['state']}" for state in states if state["state"] != "up"]
+    return (
+        f"unknown tool {name!r}"
+        + (f"; did you mean {hint!r}?" if hint else f"; tools: {', '.join(names) or 'none'}")
+        + (f" ({'; '.join(down)})" if down else "")
     )
 
 
@@ -896,15 +905,14 @@ def call(
         states.extend(upstream_states(composed))
         entry = composed.server.catalog.entries.get(tool)
         if entry is None:
-            down = [f"upstream {state['name']!r} is {state['state']}" for state in states if state["state"] != "up"]
-            return Failure(_unknown_tool(composed, tool) + (f" ({'; '.join(down)})" if down else ""))
+            return Failure(_unknown_tool(composed, tool, states))
         args = parse_arguments(arguments or [], json_args, entry.tool.input_schema)
         auth = await _authenticate(composed, headers)
         ctx = Context(server=composed.server, headers=headers, auth=auth)
         try:
             return await composed.server.call_tool(tool, args, ctx=ctx)
         except UnknownTool:
-            return Failure(_unknown_tool(composed, tool))
+            return Failure(_unknown_tool(composed, tool, states))
 
     result = run_composed(composed, work)
     print_result(result, as_json)

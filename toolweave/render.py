@@ -20,7 +20,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.tree import Tree
 
-__all__ = ["Node", "explain_tree", "print_json", "print_listing", "print_tree"]
+__all__ = ["Node", "explain_tree", "print_json", "print_listing", "print_tree", "print_upstreams"]
 
 
 @dataclass
@@ -77,7 +77,8 @@ def _described(item: dict[str, Any], width: int = 80) -> str:
 
 
 def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) -> None:
-    """Tools (name, arguments, description), prompts, resources and resource templates."""
+    """Tools (name, arguments, description), prompts, resources and resource templates; then
+    each upstream's state, when there are upstreams (see `print_upstreams`)."""
     tools = listing["tools"]
     if not console.is_terminal:
         console.out(f"tools ({len(tools)}):", highlight=False)
@@ -88,6 +89,7 @@ def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) ->
             for item in items:
                 description = _described(item)
                 console.out(f"  {_label(item, key)}  {description}", highlight=False)
+        print_upstreams(console, listing.get("upstreams", []))
         return
     table = Table(title=f"Tools ({len(tools)})", title_justify="left", show_lines=False)
     table.add_column("name", style="bold cyan", no_wrap=True)
@@ -108,6 +110,47 @@ def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) ->
             description = _described(item, 100)
             extra.add_row(escape(_label(item, key)), escape(description))
         console.print(extra)
+    print_upstreams(console, listing.get("upstreams", []))
+
+
+def print_upstreams(console: Console, states: list[dict[str, Any]]) -> None:
+    """Every upstream MCP server (up ones too): name, state, command or URL, and why it is not up;
+    nothing when there are none.
+
+    Example:
+        >>> import io
+        >>> console = Console(file=io.StringIO(), force_terminal=False)
+        >>> print_upstreams(console, [
+        ...     {"name": "wx", "target": "python wx.py", "state": "up"},
+        ...     {"name": "gh", "target": "gh-mcp", "state": "down", "error": "FileNotFoundError: gh-mcp"},
+        ... ])
+        >>> print(console.file.getvalue(), end="")
+        upstreams (2):
+          wx  up  python wx.py
+          gh  down  gh-mcp  FileNotFoundError: gh-mcp
+    """
+    if not states:
+        return
+    if not console.is_terminal:
+        console.out(f"upstreams ({len(states)}):", highlight=False)
+        for state in states:
+            why = f"  {state['error']}" if state.get("error") else ""
+            console.out(f"  {state['name']}  {state['state']}  {state['target']}{why}", highlight=False)
+        return
+    table = Table(title=f"Upstreams ({len(states)})", title_justify="left")
+    table.add_column("name", style="bold cyan", no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    table.add_column("command or URL")
+    table.add_column("why not up")
+    for state in states:
+        color = "green" if state["state"] == "up" else "red"
+        table.add_row(
+            escape(state["name"]),
+            f"[{color}]{escape(state['state'])}[/{color}]",
+            escape(state["target"]),
+            escape(state.get("error") or ""),
+        )
+    console.print(table)
 
 
 def explain_tree(explained: list[dict[str, Any]], server_name: str) -> Node:

@@ -177,10 +177,53 @@ def test_an_upstream_that_cannot_start_is_shown_and_exits_1(tmp_path: Path) -> N
     )
     done = run_cli("list", config)
     assert done.returncode == 1
-    assert "upstream 'broken' is down" in done.stderr
+    assert "  broken  down  " in done.stdout
+    assert "1 upstream(s) could not be started: 'broken'" in done.stderr
     assert "No module named 'no_such_module_anywhere'" in done.stderr  # its own stderr, at WARNING
     allowed = run_cli("list", config, "--allow-down")
-    assert allowed.returncode == 0 and "upstream 'broken' is down" in allowed.stderr
+    assert allowed.returncode == 0 and "  broken  down  " in allowed.stdout
+    in_json = run_cli("list", config, "--json", "--allow-down")
+    assert "upstream 'broken' is down" in in_json.stderr  # stdout is the JSON alone
+
+
+TW_UPSTREAM = ROOT / "tests" / "server" / "upstreams" / "tw_upstream.py"
+UP_AND_BROKEN = (
+    "mcpServers:\n"
+    "  up:\n"
+    f"    command: {sys.executable}\n"
+    f"    args: ['{TW_UPSTREAM}']\n"
+    "  broken:\n"
+    f"    command: {sys.executable}\n"
+    "    args: [-c, 'import no_such_module_anywhere']\n"
+)
+
+
+@pytest.mark.parametrize("command", ["list", "explain"])
+def test_list_and_explain_show_the_state_of_every_upstream_up_ones_too(tmp_path: Path, command: str) -> None:
+    done = run_cli(command, write(tmp_path, UP_AND_BROKEN), "--allow-down")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    states = lines[lines.index("upstreams (2):") + 1 :]
+    assert states[0].startswith(f"  up  up  {sys.executable} ")
+    broken = f"  broken  down  {sys.executable} -c import no_such_module_anywhere  "
+    assert states[1].startswith(broken) and states[1] != broken  # with why it is down
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [(["explain"], "echo"), (["call", "echo", "text=hi"], '"hi"')],
+    ids=["explain", "call"],
+)
+def test_explain_and_call_exit_1_when_an_upstream_is_down_unless_allow_down(
+    tmp_path: Path, command: list[str], shown: str
+) -> None:
+    config = write(tmp_path, UP_AND_BROKEN)
+    done = run_cli(command[0], config, *command[1:])
+    assert done.returncode == 1
+    assert "could not be started: 'broken' (--allow-down to go on without them)" in done.stderr
+    allowed = run_cli(command[0], config, *command[1:], "--allow-down")
+    assert allowed.returncode == 0, allowed.stderr
+    assert shown in allowed.stdout
 
 
 def test_a_missing_credential_is_named_in_one_line_without_a_traceback() -> None:
