@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import subprocess_env
+from tests.serving import PORT, spawned
 from toolweave.telemetry.logs import JsonFormatter, RedactSecrets
 
 TOKEN = "hunter2-0123456789"
 PASSWORD = "pa55-literal-word"
 ROOT = Path(__file__).resolve().parents[2]
+UPSTREAMS = ROOT / "tests" / "server" / "upstreams"
 
 
 @pytest.fixture
@@ -64,6 +66,28 @@ def test_the_cli_logs_no_secret_at_debug(secret_config: Path, command: list[str]
     assert PASSWORD not in output
 
 
+def test_a_secret_injected_into_an_upstream_call_is_not_logged_with_its_arguments(tmp_path: Path) -> None:
+    """The SDK logs the request it sends, and the answer, at DEBUG: both carry the injected key."""
+    with spawned(sys.executable, str(UPSTREAMS / "tw_upstream.py"), "http", PORT) as upstream:
+        config = tmp_path / "inject.yaml"
+        config.write_text(
+            f"mcpServers:\n  up:\n    url: {upstream.url}/mcp\n"
+            "    tools:\n      echo:\n        args:\n          text: {inject: 'env:ECHO_KEY'}\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "toolweave.cli", "call", str(config), "echo", "--log-level", "debug"],
+            cwd=ROOT,
+            env=subprocess_env(ECHO_KEY=TOKEN),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "Sending client message: jsonrpc='2.0' id=" in done.stderr and "'arguments': {'text': '***'}" in done.stderr
+    assert TOKEN not in done.stdout + done.stderr
+
+
 def record_with(message: str, *args: object, **extra: object) -> logging.LogRecord:
     record = logging.LogRecord("mcp.client", logging.DEBUG, __file__, 1, message, args, None)
     record.__dict__.update(extra)
@@ -102,6 +126,18 @@ def test_a_value_given_once_stays_hidden_after_a_reload_drops_it() -> None:
     record = record_with("closing old-secret-1, opening new-secret-2")
     redact.filter(record)
     assert record.getMessage() == "closing ${OLD}, opening ${NEW}"
+
+
+def test_a_passing_value_is_hidden_only_while_it_is_given() -> None:
+    running: set[str] = {"per-call-token-1"}
+    redact = RedactSecrets(lambda: {"hunter2-0123": "${TOKEN}"}, passing=lambda: running)
+    during = record_with("POST hunter2-0123 per-call-token-1")
+    redact.filter(during)
+    running.clear()
+    after = record_with("per-call-token-1 was sent earlier")
+    redact.filter(after)
+    assert during.getMessage() == "POST ${TOKEN} ***"
+    assert after.getMessage() == "per-call-token-1 was sent earlier"  # not kept: per-call values would pile up
 
 
 def test_values_too_short_to_be_secrets_are_left_in_the_text() -> None:

@@ -33,12 +33,14 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
 from opentelemetry import trace
+
+from toolweave.core.shown import HIDDEN
 
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 SHORTEST_SECRET = 4
@@ -75,67 +77,90 @@ class RedactSecrets(logging.Filter):
     `secrets()` gives the values, each with its stand-in (`${TOKEN}`, `***`). It is asked at
     each record (return the same mapping while nothing changed: it is read again only when another
     one comes), so a reloaded config's new values are hidden at once; a value it gave once stays
-    hidden (an upstream the reload dropped may still be logging its URL while it closes). Each
-    value is also hidden percent-encoded, as a URL shows it. Values shorter than
-    `SHORTEST_SECRET` are left alone.
+    hidden (an upstream the reload dropped may still be logging its URL while it closes).
+    `passing()` gives values hidden (as `***`) only in the records written while it gives them:
+    the secrets injected into the calls running now (`toolweave.transforms.redact.IN_FLIGHT`),
+    which may be minted per call and would pile up if kept. Each value is also hidden
+    percent-encoded, as a URL shows it. Values shorter than `SHORTEST_SECRET` are left alone.
     """
 
-    def __init__(self, secrets: Callable[[], Mapping[str, str]]) -> None:
+    def __init__(
+        self, secrets: Callable[[], Mapping[str, str]], passing: Callable[[], Collection[str]] = tuple
+    ) -> None:
         super().__init__()
         self.secrets = secrets
+        self.passing = passing
         self._seen: Mapping[str, str] | None = None
         self._known: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
+        self._with_passing: tuple[frozenset[str], re.Pattern[str] | None] = (frozenset(), None)
 
     def filter(self, record: logging.LogRecord) -> bool:
         self._learn(self.secrets())
-        if self._pattern is None:
+        pattern = self._pattern_with(frozenset(self.passing()))
+        if pattern is None:
             return True
+
+        def hide(text: str) -> str:
+            return pattern.sub(lambda found: self._known.get(found.group(), HIDDEN), text)
+
         message = record.getMessage()
-        hidden = self.hide(message)
+        hidden = hide(message)
         if hidden != message:
             record.msg, record.args = hidden, None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = self.hide(record.exc_text)
+            record.exc_text = hide(record.exc_text)
         if record.stack_info:
-            record.stack_info = self.hide(record.stack_info)
+            record.stack_info = hide(record.stack_info)
         for key, value in list(vars(record).items()):
             if key not in _STANDARD and isinstance(value, str):
-                setattr(record, key, self.hide(value))
+                setattr(record, key, hide(value))
         return True
-
-    def hide(self, text: str) -> str:
-        """`text` with each known secret value replaced by its stand-in."""
-        if self._pattern is None:
-            return text
-        return self._pattern.sub(lambda found: self._known[found.group()], text)
 
     def _learn(self, secrets: Mapping[str, str]) -> None:
         if secrets is self._seen:  # the same mapping as last time: nothing new
             return
         self._seen = secrets
-        new = {
-            form: shown
-            for value, shown in secrets.items()
-            if len(value) >= SHORTEST_SECRET
-            for form in (value, quote(value, safe=""), quote(value, safe="").replace("%20", "+"))
-            if form not in self._known
-        }
+        new = {form: shown for value, shown in secrets.items() for form in _forms(value) if form not in self._known}
         if new:
             self._known.update(new)
-            forms = sorted(self._known, key=len, reverse=True)  # the longest first: no half-hidden value
-            self._pattern = re.compile("|".join(map(re.escape, forms)))
+            self._pattern = _matching(self._known)
+            self._with_passing = (frozenset(), None)
+
+    def _pattern_with(self, passing: frozenset[str]) -> re.Pattern[str] | None:
+        """The pattern matching the known values and `passing` (the last one made, while they are the same)."""
+        if not passing:
+            return self._pattern
+        if self._with_passing[0] != passing:
+            forms = [form for value in passing for form in _forms(value)]
+            self._with_passing = (passing, _matching([*self._known, *forms]) if forms else self._pattern)
+        return self._with_passing[1]
 
 
-def redact_secrets(secrets: Callable[[], Mapping[str, str]]) -> RedactSecrets:
-    """Install one `RedactSecrets(secrets)` on every handler of the root logger (as
+def _forms(secret: str) -> tuple[str, ...]:
+    """`secret` as written and percent-encoded; none when it is too short to hide."""
+    if len(secret) < SHORTEST_SECRET:
+        return ()
+    encoded = quote(secret, safe="")
+    return tuple(dict.fromkeys((secret, encoded, encoded.replace("%20", "+"))))
+
+
+def _matching(forms: Iterable[str]) -> re.Pattern[str]:
+    """One pattern for all `forms`, the longest first (a value holding another is hidden whole)."""
+    return re.compile("|".join(map(re.escape, sorted(set(forms), key=len, reverse=True))))
+
+
+def redact_secrets(
+    secrets: Callable[[], Mapping[str, str]], passing: Callable[[], Collection[str]] = tuple
+) -> RedactSecrets:
+    """Install one `RedactSecrets(secrets, passing)` on every handler of the root logger (as
     `logging.basicConfig` made them) and on uvicorn's loggers, in place of one installed before.
 
     A handler added later (an OpenTelemetry log exporter) gets it from the caller.
     """
-    redact = RedactSecrets(secrets)
+    redact = RedactSecrets(secrets, passing)
     for handler in logging.getLogger().handlers:
         _replace(handler, redact)
     for name in UVICORN_LOGGERS:
