@@ -13,7 +13,8 @@ from tests.conftest import subprocess_env
 from toolweave import DuplicateError, Server, Tool, explain
 from toolweave.server.remote import RemoteServer
 from toolweave.testing import RecordingMiddleware
-from toolweave.transforms import Annotate, InjectArgs, MappedRun, MaskErrors, Rename, TransformArgs
+from toolweave.transforms import Annotate, InjectArgs, MaskErrors, Rename, TransformArgs
+from toolweave.transforms.argmap import MappedRun
 
 
 def make_server(seen: list[dict[str, Any]]) -> Server:

@@ -8,16 +8,15 @@ from toolweave import Context, Server, Tool, TransformError
 from toolweave.transforms import (
     Annotate,
     Arg,
-    ArgMap,
     ExcludeArgs,
     InjectArgs,
     InjectContext,
-    MappedRun,
     MapResult,
     MaskErrors,
     Rename,
     TransformArgs,
 )
+from toolweave.transforms.argmap import ArgMap, MappedRun
 
 from .conftest import Calls
 

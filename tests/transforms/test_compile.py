@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from toolweave import Context, ToolResult, TransformError
 from toolweave.testing import fake_tool
-from toolweave.transforms import Arg, InjectArgs, InjectContext, MappedRun, TransformArgs
+from toolweave.transforms import Arg, InjectArgs, InjectContext, TransformArgs
+from toolweave.transforms.argmap import MappedRun
 
 
 async def echo(arguments: dict[str, Any], ctx: Context) -> ToolResult:

@@ -40,7 +40,6 @@ Example:
 """
 
 from toolweave.transforms.annotate import Annotate
-from toolweave.transforms.argmap import ArgMap, MappedRun
 from toolweave.transforms.args import Arg, TransformArgs
 from toolweave.transforms.authorize import Authorize
 from toolweave.transforms.catalog import CatalogTransform
@@ -61,7 +60,6 @@ __all__ = [
     "NOT_SET",
     "Annotate",
     "Arg",
-    "ArgMap",
     "Authorize",
     "CatalogTransform",
     "ExcludeArgs",
@@ -74,7 +72,6 @@ __all__ = [
     "InjectContext",
     "LimitResult",
     "MapResult",
-    "MappedRun",
     "MaskErrors",
     "PromptsAsTools",
     "Rename",
