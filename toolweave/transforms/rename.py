@@ -11,15 +11,13 @@ Example:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from toolweave.core.errors import TransformError
+from toolweave.core.names import NAME_PATTERN, NAME_RULE
 from toolweave.core.tool import Tool
 from toolweave.transforms.signature import NOT_SET
-
-_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
 @dataclass(frozen=True)
@@ -36,11 +34,8 @@ class Rename:
     description: Any = NOT_SET
 
     def __post_init__(self) -> None:
-        if self.name is not None and not _NAME.fullmatch(self.name):
-            raise TransformError(
-                f"Rename: tool name {self.name!r} is not valid: "
-                "use 1 to 128 characters from A-Z, a-z, 0-9, '_', '.', '-'"
-            )
+        if self.name is not None and not NAME_PATTERN.fullmatch(self.name):
+            raise TransformError(f"Rename: tool name {self.name!r} is not valid: {NAME_RULE}")
 
     def describe(self) -> str:
         """How `explain` shows this transform."""
