@@ -84,28 +84,7 @@ def help_examples() -> list[tuple[str, str]]:
     return found
 
 
-NOT_IN_README = {
-    "toolweave serve examples/identity.yaml --transport http --port 0",
-    "toolweave serve --from vscode .vscode/mcp.json --with policies.yaml --input token=...",
-    "toolweave serve examples/gateway.yaml --transport http --legacy-sse",
-    "toolweave serve examples/gateway.yaml --transport http --metrics --log-format json",
-    "toolweave serve gateway.yaml --transport http --workers 2",
-    "toolweave explain examples/wrap.yaml",
-    "toolweave explain examples/wrap.yaml forecast --json",
-    "toolweave explain --from claude-code --with policies.yaml",
-}
-"""Help examples the README does not show yet: take each out as the README gains it."""
-
-
-@pytest.mark.parametrize(
-    "example",
-    [
-        pytest.param(example, marks=pytest.mark.xfail(strict=True, reason="not in the README yet"))
-        if example in NOT_IN_README
-        else example
-        for _, example in help_examples()
-    ],
-)
+@pytest.mark.parametrize("example", [example for _, example in help_examples()])
 def test_the_help_examples_are_the_readme_commands(example: str) -> None:
     assert example in (ROOT / "README.md").read_text()
 
