@@ -13,7 +13,8 @@ other name is passed in as a variable, never as text.
 
 Example:
     >>> from toolweave.core.tool import Tool
-    >>> from toolweave.transforms import InjectArgs, MappedRun, TransformArgs
+    >>> from toolweave.transforms import InjectArgs, TransformArgs
+    >>> from toolweave.transforms.argmap import MappedRun
     >>> def search(q: str, api_key: str) -> str:
     ...     return q
     >>> tool = Tool.from_function(search).with_transforms(
