@@ -6,9 +6,14 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.auth.issuer import Issuer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,3 +55,15 @@ def untraced(monkeypatch: pytest.MonkeyPatch) -> None:
     """Catalogs compile as without an OpenTelemetry SDK, even after a test installed one (the
     global tracer provider cannot be unset; a traced mount wraps each level in a span)."""
     monkeypatch.setattr("toolweave.server.mount.tracing_configured", lambda: False)
+
+
+@pytest.fixture
+def issuer() -> Iterator[Issuer]:
+    """A real token issuer on 127.0.0.1 (JWKS, introspection and token endpoints; `tests.auth.issuer`)."""
+    from tests.auth.issuer import Issuer
+    from tests.serving import served
+
+    issuer = Issuer()
+    with served(issuer.app()) as url:
+        issuer.base_url = url
+        yield issuer

@@ -325,16 +325,6 @@ async def test_an_argument_the_model_gave_is_not_scrubbed(url: str) -> None:
 # -- OAuth client credentials against a real token endpoint --------------------------------------
 
 
-@pytest.fixture
-def issuer() -> Iterator[Any]:
-    from tests.auth.issuer import Issuer
-
-    issuer = Issuer()
-    with served(issuer.app()) as base:
-        issuer.base_url = base
-        yield issuer
-
-
 def _token_of(result: Any) -> dict[str, Any]:
     import jwt
 

@@ -20,8 +20,6 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from tests.auth.conftest import issuer as issuer  # the token issuer, for the scrapers of /metrics
-
 
 @dataclass
 class Installed:
