@@ -36,11 +36,11 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote
 
 from opentelemetry import trace
 
 from toolweave.core.shown import HIDDEN
+from toolweave.telemetry.withheld import quoted_forms
 
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 SHORTEST_SECRET = 4
@@ -139,12 +139,9 @@ class RedactSecrets(logging.Filter):
         return self._with_passing[1]
 
 
-def _forms(secret: str) -> tuple[str, ...]:
-    """`secret` as written and percent-encoded; none when it is too short to hide."""
-    if len(secret) < SHORTEST_SECRET:
-        return ()
-    encoded = quote(secret, safe="")
-    return tuple(dict.fromkeys((secret, encoded, encoded.replace("%20", "+"))))
+def _forms(secret: str) -> Collection[str]:
+    """`secret` in each form a message may quote it; none when it is too short to hide."""
+    return quoted_forms(secret) if len(secret) >= SHORTEST_SECRET else ()
 
 
 def _matching(forms: Iterable[str]) -> re.Pattern[str]:

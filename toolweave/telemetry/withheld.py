@@ -128,10 +128,21 @@ def values_in(arguments: Any) -> set[str]:
     return found
 
 
+def quoted_forms(value: str) -> set[str]:
+    """`value` in each form a message may quote it: as it is, JSON-escaped (ASCII or not) and
+    URL-encoded (path, component, form).
+
+    Example:
+        >>> sorted(quoted_forms("a/b c"))
+        ['a%2Fb%20c', 'a%2Fb+c', 'a/b c', 'a/b%20c']
+    """
+    escaped = json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]
+    return {value, *escaped, quote(value), quote(value, safe=""), quote_plus(value)}
+
+
 def _collect(value: Any, found: set[str]) -> None:
     if isinstance(value, str):
-        escaped = json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]
-        found.update((value, *escaped, quote(value), quote(value, safe=""), quote_plus(value)))
+        found.update(quoted_forms(value))
     elif isinstance(value, int | float) and not isinstance(value, bool):
         found.add(str(value))
     elif isinstance(value, dict):
