@@ -42,7 +42,7 @@ START_TIMEOUT = 20.0
 
 def _server(app: Any, port: int | None, config: dict[str, Any]) -> tuple[uvicorn.Server, str]:
     port = free_port() if port is None else port
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="none", **config))
     return server, f"http://127.0.0.1:{port}"
 
 

@@ -246,6 +246,7 @@ async def serve_http(
         port=port,
         log_level=log_level,
         lifespan="on",
+        ws="none",  # MCP speaks no WebSocket: uvicorn need not import a websockets library
         limit_concurrency=limit_concurrency,
         timeout_keep_alive=timeout_keep_alive,
         proxy_headers=trusted is not None,
