@@ -8,9 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fastapi import FastAPI
 
-from tests.openapi.petstore import API_KEY, petstore, received
+from tests.openapi.petstore import API_KEY, FastAPI, petstore, received  # (skips without FastAPI)
 from tests.serving import served
 from toolweave import Context, RemoteServer, Server
 from toolweave.openapi import OpenAPIServer, Routes
