@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -29,7 +29,7 @@ from anyio.abc import TaskGroup
 
 from toolweave.core.context import Context, enter_context, exit_context
 from toolweave.core.decorator import as_tool, make_decorator
-from toolweave.core.errors import DuplicateError
+from toolweave.core.errors import DuplicateError, UnknownPrompt, UnknownResource, UnknownTool
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
@@ -55,7 +55,7 @@ from toolweave.store.lifespan import hold_store
 from toolweave.transforms.catalog import CatalogTransform
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterator
+    from collections.abc import AsyncIterator
 
     from starlette.applications import Starlette
 
@@ -608,19 +608,13 @@ class Server:
                 found.append(f"{remote.name!r} ({state}{': ' + why if why else ''})")
         return found
 
-    @contextmanager
-    def _naming_down_remotes(self, kind: str, key: str) -> Iterator[None]:
-        """Turn the `kind`'s unknown-error for `key` raised in the block into one that names the
-        remote servers that are down (it may be missing because of them); the one place for every
-        kind of in-process use."""
-        unknown = self.registry(kind).unknown
-        try:
-            yield
-        except unknown as error:
-            down = self.down_remotes()
-            if not down:
-                raise
-            raise unknown(key, f"; these remote servers are down: {', '.join(down)}") from error
+    def _naming_down_remotes(self, error: Exception, key: str) -> None:
+        """Raise, instead of the unknown-error `error` for `key`, one that names the remote servers
+        that are down (it may be missing because of them), if any are; the one place for every
+        kind of in-process use (called from an `except`, so a found component costs nothing)."""
+        down = self.down_remotes()
+        if down:
+            raise type(error)(key, f"; these remote servers are down: {', '.join(down)}") from error
 
     # -- in-process use ------------------------------------------------------------------------
 
@@ -648,8 +642,10 @@ class Server:
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
-            with self._naming_down_remotes("tool", name):
-                return await self.tools.catalog.call(name, arguments, ctx)
+            return await self.tools.catalog.call(name, arguments, ctx)
+        except UnknownTool as error:
+            self._naming_down_remotes(error, name)
+            raise
         finally:
             exit_context(token)
 
@@ -673,8 +669,10 @@ class Server:
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
-            with self._naming_down_remotes("prompt", name):
-                return await self.prompts.catalog.render(name, arguments, ctx)
+            return await self.prompts.catalog.render(name, arguments, ctx)
+        except UnknownPrompt as error:
+            self._naming_down_remotes(error, name)
+            raise
         finally:
             exit_context(token)
 
@@ -704,8 +702,10 @@ class Server:
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
-            with self._naming_down_remotes("resource", uri):
-                return await self.resources.catalog.read(uri, ctx)
+            return await self.resources.catalog.read(uri, ctx)
+        except UnknownResource as error:
+            self._naming_down_remotes(error, uri)
+            raise
         finally:
             exit_context(token)
 
