@@ -38,8 +38,7 @@ async def test_the_log_line_names_the_missing_credential_without_a_traceback(
     assert result.is_error and incident is not None  # the client learns nothing of the credential
     [record] = [record for record in caplog.records if record.name == "toolweave.errors"]
     message = record.getMessage()
-    assert message.startswith("tool 'whoami': ") and message.endswith(f"(incident {incident.group(1)})")
-    assert f"argument 'user': cannot fill an injected argument: {named}" in message
-    assert "\n" not in message
+    missing = f"argument 'user': cannot fill an injected argument: {named}"
+    assert message == f"tool 'whoami': {missing} (incident {incident.group(1)})"  # one line, the tool named once
     assert record.exc_info is None and record.exc_text is None and record.stack_info is None
     assert "Traceback" not in caplog.text

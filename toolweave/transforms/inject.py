@@ -23,7 +23,7 @@ from toolweave.core.errors import InjectionError
 from toolweave.core.reads import read_once
 from toolweave.core.tool import Tool
 from toolweave.transforms.argmap import Injected, callable_source
-from toolweave.transforms.plan import Fill, remap, require_args, where
+from toolweave.transforms.plan import Fill, remap, require_args
 from toolweave.transforms.signature import Signature
 from toolweave.transforms.sources import Secret, Source
 
@@ -39,8 +39,9 @@ def _label(value: Any) -> str:
 
 
 def source_fill(tool: Tool, arg: str, value: Any) -> Fill:
-    """The `Fill` of one injected argument; source errors are re-raised naming tool and argument."""
-    prefix = where(tool, arg)
+    """The `Fill` of one injected argument; source errors are re-raised naming the argument (the
+    failure's log line names the tool, as the client called it)."""
+    prefix = f"argument {arg!r}"
     if isinstance(value, Source):
         get = value.get
 

@@ -93,7 +93,7 @@ def _source_coercer(tool: Tool, spec: ArgSpec, label: str) -> Coerce | None:
     if adapter is None:
         return None
     validate = adapter.validate_python
-    message = f"{where(tool, spec.name)}: the value injected from {label} does not fit the argument's type"
+    message = f"argument {spec.name!r}: the value injected from {label} does not fit the argument's type"
 
     def coerce(value: Any) -> Any:
         try:
