@@ -8,6 +8,7 @@ import pytest
 from tests.store.redis_server import RedisServer
 from tests.store.replicas import Upstream, replica
 from tests.telemetry.conftest import Metrics, install
+from toolweave import Server
 from toolweave.middleware import CircuitBreaker
 
 
@@ -26,13 +27,21 @@ def state(recorded: Metrics, circuit: str) -> list[str]:
     ]
 
 
+def failing_replicas(redis: RedisServer) -> tuple[Upstream, Server, Server]:
+    """A failing upstream and two replicas sharing a circuit (2 failures open it) in Redis."""
+    upstream = Upstream()
+    upstream.failing = True
+    one, two = (
+        replica(redis.url, CircuitBreaker(failures=2, reset_after=60, label=f"replica {n}"), upstream=upstream)
+        for n in ("one", "two")
+    )
+    return upstream, one, two
+
+
 async def test_a_replica_refusing_because_the_shared_circuit_is_open_reports_it_open(
     redis: RedisServer, recorded: Metrics
 ) -> None:
-    upstream = Upstream()
-    upstream.failing = True
-    one = replica(redis.url, CircuitBreaker(failures=2, reset_after=60, label="replica one"), upstream=upstream)
-    two = replica(redis.url, CircuitBreaker(failures=2, reset_after=60, label="replica two"), upstream=upstream)
+    _, one, two = failing_replicas(redis)
     async with one, two:
         two.catalog  # noqa: B018 - compiled: its circuit is reported
         before = state(recorded, "replica two")
@@ -52,10 +61,7 @@ async def test_the_replica_whose_failure_opens_the_shared_circuit_reports_it_ope
     redis: RedisServer, recorded: Metrics
 ) -> None:
     """Its own circuit saw one failure of two: the shared one saw both."""
-    upstream = Upstream()
-    upstream.failing = True
-    one = replica(redis.url, CircuitBreaker(failures=2, reset_after=60, label="replica one"), upstream=upstream)
-    two = replica(redis.url, CircuitBreaker(failures=2, reset_after=60, label="replica two"), upstream=upstream)
+    _, one, two = failing_replicas(redis)
     async with one, two:
         await one.call_tool("flaky")
         await two.call_tool("flaky")
@@ -66,10 +72,7 @@ async def test_the_replica_whose_failure_opens_the_shared_circuit_reports_it_ope
 async def test_a_replica_falling_back_to_its_own_circuit_reports_that_one(
     redis: RedisServer, recorded: Metrics
 ) -> None:
-    upstream = Upstream()
-    upstream.failing = True
-    one = replica(redis.url, CircuitBreaker(failures=2, reset_after=60, label="replica one"), upstream=upstream)
-    two = replica(redis.url, CircuitBreaker(failures=2, reset_after=60, label="replica two"), upstream=upstream)
+    upstream, one, two = failing_replicas(redis)
     async with one, two:
         for _ in range(2):
             await one.call_tool("flaky")
