@@ -31,9 +31,10 @@ async def names(server: Server) -> list[str]:
     return [tool.name for tool in await server.list_tools()]
 
 
-async def until(check: Any) -> None:
+async def until_listed(server: Server, expected: list[str]) -> None:
+    """Wait (5 s at most) until `server` lists the tools `expected` (another replica's change)."""
     with anyio.fail_after(5):
-        while not await check():  # noqa: ASYNC110 - another replica's state
+        while await names(server) != expected:  # noqa: ASYNC110 - another replica's state
             await anyio.sleep(0.05)
 
 
@@ -45,16 +46,10 @@ async def test_disable_and_enable_on_one_live_replica_apply_on_the_other(redis: 
         await anyio.sleep(0.2)  # both listening
         one.disable("basename")
 
-        async def hidden() -> bool:
-            return await names(two) == ["dirname"]
-
-        await until(hidden)
+        await until_listed(two, ["dirname"])
         one.enable("basename")
 
-        async def shown() -> bool:
-            return await names(two) == ["basename", "dirname"]
-
-        await until(shown)
+        await until_listed(two, ["basename", "dirname"])
 
 
 async def test_a_live_replica_and_a_plain_one_apply_each_others_changes(redis: RedisServer, tmp_path: Path) -> None:
@@ -65,16 +60,10 @@ async def test_a_live_replica_and_a_plain_one_apply_each_others_changes(redis: R
         await anyio.sleep(0.2)
         plain.disable("dirname")
 
-        async def hidden_on_live() -> bool:
-            return await names(live) == ["basename"]
-
-        await until(hidden_on_live)
+        await until_listed(live, ["basename"])
         live.enable("dirname")
 
-        async def shown_on_plain() -> bool:
-            return await names(plain) == ["basename", "dirname"]
-
-        await until(shown_on_plain)
+        await until_listed(plain, ["basename", "dirname"])
 
 
 @asynccontextmanager
@@ -147,9 +136,6 @@ async def test_a_live_replica_applies_an_announcement_once(redis: RedisServer, t
         await anyio.sleep(0.2)
         plain.disable("dirname")
 
-        async def hidden_on_live() -> bool:
-            return await names(live) == ["basename"]
-
-        await until(hidden_on_live)
+        await until_listed(live, ["basename"])
         await anyio.sleep(0.3)  # a second listener would have applied it by now
     assert notified == ["tools"]
