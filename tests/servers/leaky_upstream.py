@@ -11,6 +11,8 @@ Tools (each takes `q` and `api_key`):
 - `hang`: never answers;
 - `off_schema`: declares an output schema and answers structured content that breaks it.
 
+Prompts: `lookup` (takes `q`) answers JSON-RPC -32602 quoting its argument.
+
 Served over stdio; `leaky_upstream.py --http PORT` serves it over streamable HTTP instead.
 """
 
@@ -59,7 +61,18 @@ async def call_tool(ctx: ServerRequestContext[Any], params: mt.CallToolRequestPa
     )
 
 
-server = Server("leaky", on_list_tools=list_tools, on_call_tool=call_tool)
+async def list_prompts(ctx: ServerRequestContext[Any], params: Any) -> mt.ListPromptsResult:
+    return mt.ListPromptsResult(prompts=[mt.Prompt(name="lookup", arguments=[mt.PromptArgument(name="q")])])
+
+
+async def get_prompt(ctx: ServerRequestContext[Any], params: mt.GetPromptRequestParams) -> mt.GetPromptResult:
+    q = (params.arguments or {}).get("q")
+    raise MCPError(mt.INVALID_PARAMS, f"no prompt for q={q!r}")
+
+
+server = Server(
+    "leaky", on_list_tools=list_tools, on_call_tool=call_tool, on_list_prompts=list_prompts, on_get_prompt=get_prompt
+)
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--http"]:
     import uvicorn

@@ -436,6 +436,25 @@ async def test_the_client_gets_an_upstreams_error_message_as_it_was(spans: Spans
     )
 
 
+async def test_an_upstreams_refusal_of_a_prompt_reaches_no_span_and_no_client_with_its_argument_values(
+    spans: Spans,
+) -> None:
+    """A refused prompt is the gateway's own -32602, whose message its server span records: the
+    upstream's message is quoted without the prompt's argument values."""
+    with leaky_upstream("stdio") as upstream:
+        gateway = Server("gateway")
+        gateway.mount(upstream, prefix="up")
+        async with gateway, mcp.Client(gateway.as_mcp()) as client:
+            with pytest.raises(mcp.MCPError) as refused:
+                await client.get_prompt("up_lookup", {"q": CALLERS})
+
+    assert refused.value.error.code == mt.INVALID_PARAMS
+    assert refused.value.error.message == "upstream 'up' refused prompt 'up_lookup': no prompt for q='[redacted]'"
+    served = [span for span in spans.all() if span.name == "prompts/get up_lookup"]
+    assert served and served[0].status.description == refused.value.error.message
+    assert CALLERS not in json.dumps([span_text(span) for span in spans.all()], default=str)
+
+
 def test_a_session_forgets_the_arguments_of_a_request_once_answered_or_cancelled() -> None:
     sent = SentArguments()
     for request_id in (1, 2, 3):

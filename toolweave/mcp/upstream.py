@@ -74,7 +74,7 @@ from toolweave.telemetry import events
 from toolweave.telemetry.metrics import watch_upstream
 from toolweave.telemetry.providers import tracing_configured
 from toolweave.telemetry.spans import UpstreamSpan
-from toolweave.telemetry.withheld import SentArguments, restored
+from toolweave.telemetry.withheld import SentArguments, restored, values_in, withhold
 from toolweave.version import VERSION
 
 if TYPE_CHECKING:
@@ -129,6 +129,17 @@ def _resumed(ctx: Context, label: str, tool: str) -> dict[str, Any] | None:
 
 class _Renegotiate(Exception):
     """The upstream refused the 2025 handshake and this connection cannot switch era: connect again."""
+
+
+def _quotable(message: str, request: Any) -> str:
+    """An upstream's refusal of `request`, as the gateway may quote it in its own JSON-RPC error.
+
+    A refused call becomes an `isError` result, which no span records: its message is kept whole.
+    A refused prompt becomes the gateway's `-32602`, whose message the SDK's server span records:
+    the values of the prompt's arguments (the caller's and injected ones) are `[redacted]` in it.
+    """
+    arguments = None if isinstance(request, mt.CallToolRequest) else getattr(request.params, "arguments", None)
+    return withhold(message, values_in(arguments)) if arguments else message
 
 
 def _wants_progress(ctx: Context) -> bool:
@@ -675,7 +686,7 @@ class Upstream:
                 try:
                     return await used.send_request(request, result_type, progress_callback=progress)
                 except MCPError as error:
-                    raise self._translate(used, action, restored(error), tool) from None
+                    raise self._translate(used, action, restored(error), tool, request) from None
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                     self._lose(used)
                     raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
@@ -693,7 +704,7 @@ class Upstream:
         return nullcontext(session)
 
     def _translate(
-        self, session: ClientSession, action: str, error: MCPError, tool: str | None
+        self, session: ClientSession, action: str, error: MCPError, tool: str | None, request: Any
     ) -> UpstreamError | UpstreamFailed:
         code = error.error.code
         if code in _LOST_CODES:
@@ -702,7 +713,7 @@ class Upstream:
         if error.error.message == "Session terminated":
             self._lose(session)
         if code in _REFUSED_PARAMS:
-            message = f"upstream {self.label!r} refused {action}: {error.error.message}"
+            message = f"upstream {self.label!r} refused {action}: {_quotable(error.error.message, request)}"
             return UpstreamError(message, code=mt.INVALID_PARAMS, tool=tool)
         return UpstreamFailed(f"upstream {self.label!r} failed {action} (JSON-RPC {code}): {error.error.message}")
 
