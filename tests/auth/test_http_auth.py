@@ -171,6 +171,19 @@ async def test_the_verified_caller_is_ctx_auth_in_both_eras(issuer: Issuer, lega
     assert spoofed.is_error and "notes of ada" not in str(spoofed.content)
 
 
+@pytest.mark.parametrize("client_claim", ["client_id", "azp"])
+async def test_a_token_without_sub_has_no_subject_whatever_its_client_is_called(
+    issuer: Issuer, client_claim: str
+) -> None:
+    """A client-credentials token for a client named "ada" is not user ada."""
+    token = issuer.token(sub=None, **{client_claim: "ada"})
+    async with protected(issuer) as url, connected(url, token, legacy=False) as client:
+        whoami = await client.call_tool("whoami", {})
+        notes = await client.call_tool("my_notes", {})
+    assert whoami.structured_content == {"subject": None, "scopes": ["tools", "notes"]}
+    assert notes.is_error and "notes of ada" not in str(notes.content)
+
+
 async def test_a_forged_sub_never_reaches_from_claim(issuer: Issuer) -> None:
     forged = issuer.token(SigningKey("RS256", SigningKey.rsa().private, issuer.keys[0].kid), sub="admin")
     call = {**_MODERN_CALL, "params": {**_MODERN_CALL["params"], "name": "my_notes"}}

@@ -63,7 +63,7 @@ def access_token(caller: AuthInfo) -> AccessToken:
     """The SDK's form of a verified caller."""
     return AccessToken(
         token=caller.token or "",
-        client_id=caller.client_id or caller.subject or "",
+        client_id=caller.client_id or "",
         scopes=list(caller.scopes),
         expires_at=caller.expires_at,
         subject=caller.subject,
@@ -74,7 +74,7 @@ def access_token(caller: AuthInfo) -> AccessToken:
 def auth_info(token: AccessToken) -> AuthInfo:
     """toolweave's form of the caller the SDK verified (`ctx.auth`)."""
     return AuthInfo(
-        subject=token.subject or token.client_id or None,
+        subject=token.subject or None,  # never the client id: a client named like a user is not that user
         scopes=tuple(token.scopes),
         claims=dict(token.claims or {}),
         token=token.token or None,

@@ -1,17 +1,21 @@
 """How built-in middleware tells callers apart, and per-tool settings keyed by name globs.
 
-A *caller key* partitions per-caller state (rate-limit buckets, cache entries). By default
-(`"caller"`) it is something the client cannot choose: the authenticated subject when the
-transport verified one, else the peer's network address (HTTP), else `"local"` (stdio and
-in-process: the process is the one caller). The name a client announces is never used unless
-asked for (`"client"`), since any client can announce any name. Any middleware that takes `key=`
-accepts `"caller"`, `"subject"`, `"peer"`, `"client"`, `"global"` (one shared key) or a function
-`(ctx) -> str`.
+A *caller key* partitions per-caller state (rate-limit buckets, cache entries, task ownership). By
+default (`"caller"`) it is something the client cannot choose: the authenticated subject when
+the transport verified one (for a token that names no subject, such as a client-credentials
+token, its OAuth client; for one that names neither, a digest of the token), else the peer's
+network address (HTTP), else `"local"` (stdio and in-process: the process is the one caller).
+Each kind has its own prefix, so a client named like a user is not that user. The name a client
+announces is never used unless asked for (`"client"`), since any client can announce any name.
+Any middleware that takes `key=` accepts `"caller"`, `"subject"`, `"peer"`, `"client"`,
+`"global"` (one shared key) or a function `(ctx) -> str`.
 
 Example:
     >>> from toolweave.core.context import AuthInfo, ClientInfo, Context
     >>> caller_key(Context(auth=AuthInfo(subject="alice"), client=ClientInfo("cursor")))
     'subject:alice'
+    >>> caller_key(Context(auth=AuthInfo(client_id="alice"), peer="203.0.113.7"))  # no subject: not user alice
+    'oauth-client:alice'
     >>> caller_key(Context(client=ClientInfo("cursor"), peer="203.0.113.7"))
     'peer:203.0.113.7'
     >>> caller_key(Context(client=ClientInfo("cursor")))
@@ -23,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import math
 from collections.abc import Callable, Mapping
 from typing import TypeVar
@@ -36,10 +41,17 @@ T = TypeVar("T")
 
 
 def caller_key(ctx: Context) -> str:
-    """The authenticated subject, else the peer address, else `"local"` (prefixed by kind)."""
+    """The authenticated subject, else the OAuth client (or a digest) of a token without one,
+    else the peer address, else `"local"` (prefixed by kind: a client named like a user is not
+    that user)."""
     auth = ctx.auth
-    if auth is not None and auth.subject:
-        return f"subject:{auth.subject}"
+    if auth is not None:
+        if auth.subject:
+            return f"subject:{auth.subject}"
+        if auth.client_id:
+            return f"oauth-client:{auth.client_id}"
+        if auth.token:  # a verified token that names nobody: each token its own caller
+            return f"token:{hashlib.sha256(auth.token.encode()).hexdigest()[:32]}"
     if ctx.peer:
         return f"peer:{ctx.peer}"
     return "local"
