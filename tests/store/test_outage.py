@@ -146,3 +146,20 @@ async def test_an_outage_is_logged_once_and_the_recovery_too(
     assert "redis://127.0.0.1" in unreachable[0]
     assert len(logged("reachable again")) == 1
     assert len(logged("lost the store")) == 1  # the change listener's own line, once too
+
+
+async def test_the_first_operation_after_redis_restarted_succeeds(redis: RedisServer) -> None:
+    """Pooled connections to the Redis that went away are stale: the operation that finds one
+    reconnects and succeeds instead of failing (and marking the store down for `retry_after`)."""
+    store = RedisStore(redis.url, timeout=0.5, retry_after=5)
+    try:
+        async with anyio.create_task_group() as group:  # several pooled connections, all idle after
+            for _ in range(4):
+                group.start_soon(store.run, lambda client: client.ping())
+        redis.stop()
+        redis.start()
+        for n in range(4):
+            assert await store.run(lambda client: client.set("k", "v")) is True, f"operation {n} after the restart"
+        assert not store.down
+    finally:
+        await store.close()

@@ -52,6 +52,16 @@ def _redis_module() -> Any:
     return redis.asyncio
 
 
+def _reconnect_once() -> Any:
+    """redis-py's retry policy for a command whose connection failed: once more, on a new connection
+    (a timeout is not retried: the operation's own `timeout` has run out by then)."""
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
+    from redis.exceptions import ConnectionError as Disconnected
+
+    return Retry(NoBackoff(), 1, supported_errors=(Disconnected,))
+
+
 def check_url(url: str) -> str:
     """`url` if it is a redis:// (rediss://, unix://) URL redis-py can connect with, else a clear
     `ValueError` (the URL shown without its password).
@@ -138,12 +148,15 @@ class RedisStore(Store):
         if self._client is None or self._loop is not loop:
             module = _redis_module()
             # a blocking pool: a call finding every connection busy waits for one (within the
-            # timeout) rather than failing, which would count as an outage under load
+            # timeout) rather than failing, which would count as an outage under load; a command
+            # that finds its pooled connection dead (Redis restarted, a failover) is sent once more
+            # on a new one, within the same timeout, instead of counting as an outage
             pool = module.BlockingConnectionPool.from_url(
                 self.url,
                 socket_timeout=self.timeout,
                 socket_connect_timeout=self.timeout,
-                retry_on_timeout=False,
+                retry=_reconnect_once(),
+                retry_on_error=[module.ConnectionError],  # (redis-py 5 asks both)
                 max_connections=256,
                 timeout=self.timeout,
             )
