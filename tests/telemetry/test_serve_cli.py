@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx2
 import mcp
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.acceptance.cli_helpers import FIXTURES, ROOT, run_cli
@@ -53,6 +54,29 @@ async def test_json_logs_have_one_line_per_call_with_its_trace_id_and_metrics_ar
         if sample.name.endswith("_total")
     }
     assert counted == {("calc_add", "ok"): 1.0, ("calc_divide", "tool_error"): 1.0}
+
+
+@pytest.mark.parametrize("log_format", ["json", "text"])
+async def test_uvicorns_lines_follow_the_log_format_and_never_show_a_token_sent_in_the_url(
+    tmp_path: Path, log_format: str
+) -> None:
+    token = "eyJhbGciOiJSUzI1NiJ9.query-canary-DDDD"
+    errors = tmp_path / "stderr.log"
+    with (
+        errors.open("w") as stderr,
+        toolweave_served(BASIC, "--log-format", log_format, "--log-level", "info", stderr=stderr) as server,
+        httpx2.Client() as http,
+    ):
+        refused = http.post(f"{server.url}/mcp?access_token={token}", json={})
+    assert refused.status_code == 400  # (no auth configured: an empty object is not a request)
+    text = errors.read_text()
+    assert token not in text
+    access = [line for line in text.splitlines() if "/mcp?access_token=" in line]
+    assert access and all("access_token=***" in line for line in access)
+    if log_format == "json":
+        lines = [json.loads(line) for line in text.splitlines()]  # every line is JSON, uvicorn's too
+        assert {"uvicorn.error", "uvicorn.access"} <= {line["logger"] for line in lines}
+        assert not any("color_message" in line for line in lines)
 
 
 def test_metrics_need_the_http_transport() -> None:

@@ -39,6 +39,7 @@ from toolweave.mcp.trace_context import read_http_trace_context
 from toolweave.mcp.upstream_callers import warn_without_callers
 from toolweave.server.server import Server
 from toolweave.store import RedisStore
+from toolweave.telemetry.logs import hide_url_secrets_in_access_log
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http import EventStore
@@ -240,11 +241,14 @@ async def serve_http(
     app = http_app(server, path=path, host=host, **app_options)
     drain = Drain(adapter_for(server).tasks)
     trusted = forwarded_allow_ips if forwarded_allow_ips is not None else os.environ.get("FORWARDED_ALLOW_IPS")
+    hide_url_secrets_in_access_log()
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
+        # logging configured (the CLI's text or JSON lines): uvicorn's records join it, same format
+        log_config=None if logging.getLogger().handlers else uvicorn.config.LOGGING_CONFIG,
         lifespan="on",
         ws="none",  # MCP speaks no WebSocket: uvicorn need not import a websockets library
         limit_concurrency=limit_concurrency,

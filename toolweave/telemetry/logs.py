@@ -39,10 +39,11 @@ from typing import Any
 
 from opentelemetry import trace
 
-from toolweave.core.shown import HIDDEN
+from toolweave.core.shown import HIDDEN, shown_url
 from toolweave.telemetry.withheld import quoted_forms
 
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+_NOT_FIELDS = _STANDARD | {"color_message"}  # (uvicorn's message again, with terminal colours)
 SHORTEST_SECRET = 4
 """Values shorter than this are not taken out of logs: a `1` expanded into a flag would garble
 every line, and so short a value keeps nothing secret."""
@@ -60,7 +61,7 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
-        entry.update((key, value) for key, value in vars(record).items() if key not in _STANDARD)
+        entry.update((key, value) for key, value in vars(record).items() if key not in _NOT_FIELDS)
         span = trace.get_current_span().get_span_context()
         if span.is_valid:
             entry["trace_id"] = trace.format_trace_id(span.trace_id)
@@ -147,6 +148,33 @@ def _forms(secret: str) -> Collection[str]:
 def _matching(forms: Iterable[str]) -> re.Pattern[str]:
     """One pattern for all `forms`, the longest first (a value holding another is hidden whole)."""
     return re.compile("|".join(map(re.escape, sorted(set(forms), key=len, reverse=True))))
+
+
+class HideUrlSecrets(logging.Filter):
+    """A record's URL arguments without secret-looking query values (`shown_url`): uvicorn's access
+    log writes each request's path with its query string, and a client that sends its bearer token
+    there (`?access_token=...`, which the server refuses) must not see it written to the log.
+
+    Example:
+        >>> line = '%s - "%s %s HTTP/%s" %d'
+        >>> args = ("127.0.0.1:5000", "POST", "/mcp?access_token=eyJhbGciOi&q=1", "1.1", 401)
+        >>> record = logging.LogRecord("uvicorn.access", logging.INFO, "", 1, line, args, None)
+        >>> HideUrlSecrets().filter(record), record.getMessage()
+        (True, '127.0.0.1:5000 - "POST /mcp?access_token=***&q=1 HTTP/1.1" 401')
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and any(isinstance(arg, str) and "?" in arg for arg in args):
+            record.args = tuple(shown_url(arg) if isinstance(arg, str) and "?" in arg else arg for arg in args)
+        return True
+
+
+def hide_url_secrets_in_access_log() -> None:
+    """Install one `HideUrlSecrets` on uvicorn's access logger (what every served HTTP app logs)."""
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(found, HideUrlSecrets) for found in access.filters):
+        access.addFilter(HideUrlSecrets())
 
 
 def redact_secrets(
