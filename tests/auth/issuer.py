@@ -61,6 +61,8 @@ class Issuer:
 
     keys: list[SigningKey] = field(default_factory=lambda: [SigningKey.rsa(), SigningKey.ec()])
     jwks_requests: int = 0
+    jwks_up: bool = True
+    """False: the JWKS endpoint answers 503 (an identity provider that is down)."""
     introspections: int = 0
     token_requests: int = 0
     token_lifetime: int = 600
@@ -102,6 +104,8 @@ class Issuer:
     def app(self) -> Starlette:
         async def jwks(request: Request) -> JSONResponse:
             self.jwks_requests += 1
+            if not self.jwks_up:
+                return JSONResponse({"error": "unavailable"}, status_code=503)
             return JSONResponse({"keys": [key.jwk() for key in self.keys]})
 
         async def introspect(request: Request) -> JSONResponse:

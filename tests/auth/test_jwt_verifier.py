@@ -10,6 +10,7 @@ import pytest
 
 from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey, hs256_with_public_key, unsigned
 from toolweave.auth import JWTVerifier
+from toolweave.auth.jwt_verifier import RETRY_WITHOUT_KEYS
 from toolweave.core.errors import InvalidToken
 
 
@@ -134,6 +135,21 @@ async def test_an_unreachable_jwks_refuses_quickly() -> None:
     verifier = JWTVerifier(jwks_uri=f"http://127.0.0.1:{free_port()}/jwks.json", timeout=1)
     with anyio.fail_after(5), pytest.raises(InvalidToken, match="could not be fetched"):
         await verifier.verify(Issuer().token())
+
+
+async def test_keys_the_jwks_endpoint_could_not_give_at_start_are_fetched_within_a_second_of_its_return(
+    issuer: Issuer,
+) -> None:
+    issuer.jwks_up = False
+    verifier = verifier_for(issuer)
+    for _ in range(3):  # one fetch: the requests after it within the retry delay give the same reason
+        with pytest.raises(InvalidToken, match="could not be fetched"):
+            await verifier.verify(issuer.token())
+    assert issuer.jwks_requests == 1
+    issuer.jwks_up = True
+    await anyio.sleep(RETRY_WITHOUT_KEYS + 0.1)
+    assert (await verifier.verify(issuer.token())).subject == "ada"
+    assert issuer.jwks_requests == 2
 
 
 def test_symmetric_or_empty_algorithm_lists_are_refused_at_construction() -> None:

@@ -122,7 +122,7 @@ async def test_a_jwks_endpoint_that_goes_down_leaves_the_known_keys_in_use() -> 
         state["up"] = False  # the key set is due again on every request, and cannot be had
         assert (await verifier.verify(issuer.token(sub="during"))).subject == "during"
         assert (await verifier.verify(issuer.token(issuer.keys[1], sub="still"))).subject == "still"
-    assert verifier.jwks_fetches >= 3
+    assert verifier.jwks_fetches == 2  # one failed refetch, then none before the refetch interval
 
 
 @asynccontextmanager

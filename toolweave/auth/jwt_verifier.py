@@ -39,6 +39,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Iterable, Mapping
@@ -64,6 +65,9 @@ ASYMMETRIC = {
     "EdDSA": "OKP",
 }  # fmt: skip
 """The algorithms a `JWTVerifier` may accept, with the JWK key type each one needs."""
+RETRY_WITHOUT_KEYS = 1.0
+"""Seconds after a failed JWKS fetch before the next, while no signing key is known yet (the
+endpoint was down when the server started): tokens are accepted within a second of its return."""
 
 
 class _Key(NamedTuple):
@@ -85,7 +89,8 @@ class JWTVerifier:
             token past its `exp` is refused all the same: the SDK's edge allows no leeway there).
         required_scopes: Scopes every request needs (a list, or one space-separated string; checked
             by the HTTP edge: 403 when missing).
-        refetch_interval: The least seconds between two JWKS refetches caused by an unknown `kid`.
+        refetch_interval: The least seconds between two JWKS refetches caused by an unknown `kid`,
+            and after a failed fetch while keys are known (with none known yet: `RETRY_WITHOUT_KEYS`).
         jwks_ttl: Seconds after which the JWKS is refetched on the next request.
         timeout: Seconds a JWKS fetch may take.
         cache_size / cache_ttl: How many verified tokens are remembered, and for how long at most.
@@ -132,6 +137,7 @@ class JWTVerifier:
         self._cache: TokenCache[AuthInfo] = TokenCache(cache_size, cache_ttl)
         self._keys: dict[str | None, _Key] = {}
         self._fetched_at = -float("inf")
+        self._failed_at = -float("inf")
         self._refetched_at = -float("inf")
         self._lock = anyio.Lock()
         if public_key is not None:
@@ -175,13 +181,14 @@ class JWTVerifier:
     async def _key(self, kid: Any) -> _Key:
         if self.jwks_uri is None:
             return self._keys[None]
-        if time.monotonic() - self._fetched_at > self.jwks_ttl:
-            try:
+        now = time.monotonic()
+        # after a failed fetch, try again soon while no key is known, else at the refetch pace
+        retry = RETRY_WITHOUT_KEYS if not self._keys else self.refetch_interval
+        if now - self._fetched_at > self.jwks_ttl and now - self._failed_at > retry:
+            with contextlib.suppress(InvalidToken):  # down: keep the keys already known (logged in _fetch)
                 await self._refresh(forced=False)
-            except InvalidToken:
-                if not self._keys:
-                    raise
-                # The endpoint is down: keep verifying with the keys already known (logged in _fetch).
+        if not self._keys:
+            raise InvalidToken("the signing keys could not be fetched (the JWKS endpoint failed)")
         key = self._find(kid)
         if key is None and await self._refresh(forced=True):
             key = self._find(kid)
@@ -200,6 +207,8 @@ class JWTVerifier:
         async with self._lock:
             if self._fetched_at >= started:  # another request fetched it while this one waited
                 return True
+            if self._failed_at >= started:  # ...or tried and failed: not again at once
+                return False
             if forced and started - self._refetched_at < self.refetch_interval:
                 return False
             if forced:
@@ -220,10 +229,10 @@ class JWTVerifier:
             keys = _jwks(response.json(), self.algorithms)
         except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
             # Keep serving with the keys already known; tokens signed by new ones fail until it works.
+            self._failed_at = time.monotonic()
             logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, str(error) or type(error).__name__)
             raise InvalidToken("the signing keys could not be fetched") from None
-        finally:
-            self._fetched_at = time.monotonic()
+        self._fetched_at = time.monotonic()
         if any(keys.get(kid) != key for kid, key in self._keys.items()):
             self._cache.clear()  # a key was withdrawn or replaced: the tokens it signed fail from now on
         self._keys = keys
