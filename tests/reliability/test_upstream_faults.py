@@ -161,13 +161,20 @@ async def test_the_other_mounts_keep_their_latency_beside_a_faulty_upstream(scri
     FIGURES[f"local mount latency beside a {fault.__name__} upstream / beside a healthy one"] = round(min(ratios), 3)
 
 
-async def test_garbage_on_an_upstreams_stdout_does_not_break_its_session() -> None:
+async def test_garbage_on_an_upstreams_stdout_does_not_break_its_session(caplog: pytest.LogCaptureFixture) -> None:
     remote = stdio("garbage.py")
     async with gateway(up=remote) as client:
         results = [await client.call_tool("up_noisy", {"text": f"call {index}"}) for index in range(5)]
         local = await client.call_tool("local_echo", {"text": "fine"})
     assert [result.content[0].text for result in results] == [f"call {index}" for index in range(5)]
     assert local.content[0].text == "fine" and remote.state == "down"  # closed with the gateway
+    skipped = [record for record in caplog.records if record.name == "mcp.client.stdio"]
+    assert skipped, "each line that is not JSON-RPC is logged"
+    assert all(record.levelname == "WARNING" and record.exc_info is None for record in skipped)  # no traceback
+    assert {record.getMessage() for record in skipped} == {
+        "upstream 'up' wrote a line to stdout that is not JSON-RPC: skipped"
+    }
+    assert "not json at all" not in caplog.text  # the line itself is not quoted
 
 
 @pytest.mark.parametrize("http_fault", ["500"], indirect=True)

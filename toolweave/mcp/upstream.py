@@ -68,6 +68,7 @@ from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotati
 from toolweave.mcp.read_stream import ReadStream, ScrubbedErrors, WatchedStream
 from toolweave.mcp.upstream_callers import CallerSessions
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
+from toolweave.mcp.upstream_stdout import reading
 from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask, drive_task
 from toolweave.tasks.serving import EXTENSION, UpdateTaskParams
 from toolweave.telemetry import events
@@ -384,11 +385,12 @@ class Upstream:
         done = anyio.Event()
         async with anyio.create_task_group() as tasks:
             try:
-                async with stdio_client(params, errlog=errlog) as streams:
-                    errlog.close()  # the child has its own copy; EOF comes when it exits
-                    tasks.start_soon(self._pump_stderr, read_fd, done)
-                    read_fd = -1
-                    yield streams
+                with reading(self.label):  # (the client's reader task keeps the mark)
+                    async with stdio_client(params, errlog=errlog) as streams:
+                        errlog.close()  # the child has its own copy; EOF comes when it exits
+                        tasks.start_soon(self._pump_stderr, read_fd, done)
+                        read_fd = -1
+                        yield streams
             finally:
                 errlog.close()
                 if read_fd >= 0:
