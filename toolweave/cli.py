@@ -282,12 +282,13 @@ def _only_leaf(group: BaseExceptionGroup[Any]) -> BaseException | None:
 
 
 def upstream_states(composed: Composed) -> list[dict[str, Any]]:
-    """Each upstream MCP server: its name, what it is (command or URL, secrets hidden), its state."""
+    """Each upstream MCP server: its name, what it is (command or URL), its state and why it is
+    not up (secrets hidden from each: an error may quote the command or URL it failed on)."""
     states = []
     for remote in composed.remotes:
         state: dict[str, Any] = {"name": remote.name, "target": remote.target.describe(), "state": remote.state}
         if remote.state != "up" and remote.last_error:
-            state["error"] = remote.last_error
+            state["error"] = composed.shown(remote.last_error)
         states.append(state)
     return states
 

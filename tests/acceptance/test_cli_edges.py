@@ -149,6 +149,17 @@ def test_secrets_expanded_into_commands_and_urls_are_never_shown(tmp_path: Path)
     assert "--token ${DEMO_TOKEN}" in done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("command", [["list"], ["list", "--json"], ["explain"]])
+def test_an_upstream_error_quoting_an_expanded_secret_shows_its_reference(tmp_path: Path, command: list[str]) -> None:
+    """The error of an upstream that cannot start quotes the command it ran, with the value
+    expanded; it was shown as it was (only the log line was redacted)."""
+    config = write(tmp_path, "mcpServers: {a: {command: '/opt/${DEMO_TOKEN}/srv'}}\n")
+    done = run_cli(*command, config, "--allow-down", env={"DEMO_TOKEN": SECRET})
+    assert done.returncode == 0, done.stderr
+    assert SECRET not in done.stdout + done.stderr
+    assert "No such file or directory: '/opt/${DEMO_TOKEN}/srv'" in done.stdout
+
+
 def test_an_upstream_that_cannot_start_is_shown_and_exits_1(tmp_path: Path) -> None:
     config = write(
         tmp_path,

@@ -22,7 +22,7 @@ from typing import Any
 
 from toolweave.config.base import suggest
 from toolweave.config.paths import key_path
-from toolweave.core.shown import HIDDEN, url_secrets
+from toolweave.core.shown import HIDDEN, shown_text, url_secrets
 from toolweave.openapi.credentials import Credentials
 from toolweave.server.server import Server
 from toolweave.transforms.argmap import MappedRun
@@ -99,6 +99,17 @@ class Composed:
         found = {value: HIDDEN for url in urls for value in url_secrets(url)}
         found.update(self.secrets)
         return found
+
+    def shown(self, text: str) -> str:
+        """`text` toolweave did not write (an upstream's error) without the values `hidden_values`
+        names, as `shown_text` takes them out.
+
+        Example:
+            >>> composed = Composed(Server("gw"), secrets={"hunter2-0123": "${TOKEN}"})
+            >>> composed.shown("FileNotFoundError: '/opt/hunter2-0123/srv'")
+            "FileNotFoundError: '/opt/${TOKEN}/srv'"
+        """
+        return shown_text(text, self.hidden_values())
 
     def missing_environment(self) -> list[str]:
         """Environment variables injected arguments and HTTP APIs' upstream headers read that are

@@ -14,6 +14,7 @@ Example:
 
 `url_secrets` names the values `shown_url` hides, for text that shows a URL toolweave did not
 write (a library's log line): `toolweave.telemetry.logs.RedactSecrets` takes them out.
+`shown_text` takes secrets out of such text where toolweave shows it (an upstream's error).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|sessio
 
 Secrets = Mapping[str, str] | Iterable[str]
 """Secret values to hide: a mapping of each to what to show instead, or just the values (`***`)."""
+SHORTEST_SECRET = 4
+"""Values shorter than this are left in text toolweave did not write (`shown_text`): a `1`
+expanded into a flag would garble every `127.0.0.1`, and so short a value keeps nothing secret."""
 
 
 def without(text: str, secrets: Secrets) -> str:
@@ -37,6 +41,24 @@ def without(text: str, secrets: Secrets) -> str:
     for secret in sorted((value for value in shown if value), key=len, reverse=True):
         text = text.replace(secret, shown[secret])
     return text
+
+
+def shown_text(text: str, secrets: Mapping[str, str]) -> str:
+    """`text` toolweave did not write (an upstream's error, which may quote the command or URL it
+    was given) with each of `secrets` at least `SHORTEST_SECRET` long replaced by its stand-in:
+    in one pass, the longest first, so a value inside another is hidden with it and a stand-in
+    is never replaced again.
+
+    Example:
+        >>> secrets = {"hunter2-0123": "${TOKEN}", "1": "${DEBUG}"}
+        >>> shown_text("cannot run '/opt/hunter2-0123/srv' at 127.0.0.1", secrets)
+        "cannot run '/opt/${TOKEN}/srv' at 127.0.0.1"
+    """
+    hidden = {value: shown for value, shown in secrets.items() if len(value) >= SHORTEST_SECRET}
+    if not hidden:
+        return text
+    pattern = "|".join(re.escape(value) for value in sorted(hidden, key=len, reverse=True))
+    return re.sub(pattern, lambda found: hidden[found.group()], text)
 
 
 def shown_url(url: str, secrets: Secrets = ()) -> str:
