@@ -15,6 +15,7 @@ from tests.tasks.servers import Gate, cancel, create, get, task_client, tasks_se
 from toolweave import Server
 from toolweave.store import RedisStore
 from toolweave.tasks import RedisTaskStore, TaskRecord, tasks_settings
+from toolweave.tasks.serving import UNAVAILABLE
 
 
 def replica(redis: RedisServer, gate: Gate, name: str) -> Server:
@@ -60,13 +61,20 @@ async def test_a_task_whose_server_died_is_failed_by_the_replica_that_reads_it(r
     assert state.status == "failed" and state.error is not None and "stopped answering" in state.error["message"]
 
 
-async def test_a_redis_outage_fails_task_creation_with_an_internal_error(redis: RedisServer) -> None:
+async def test_a_redis_outage_fails_task_creation_and_polling_saying_tasks_are_unavailable(
+    redis: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
     server = replica(redis, Gate(), "cut-off")
     async with task_client(server) as client:
         redis.stop()
-        with pytest.raises(MCPError) as raised:
+        with pytest.raises(MCPError) as refused:
             await create(client, "export", {"table": "t"})
-    assert raised.value.error.code == -32603 and "redis" not in raised.value.error.message.lower()
+        with pytest.raises(MCPError) as unread:  # (a task another replica runs: only the store knows it)
+            await get(client, "a-task-of-another-replica")
+    for raised in (refused, unread):
+        assert (raised.value.error.code, raised.value.error.message) == (-32603, UNAVAILABLE)
+    assert "redis" not in UNAVAILABLE.lower()
+    assert "incident" not in caplog.text  # an outage, not an internal error with a traceback
 
 
 async def test_cancelling_through_another_replica_cancels_the_work_where_it_runs(redis: RedisServer) -> None:

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import mcp.types as mt
@@ -46,7 +46,7 @@ from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.guard import own_request_params
 from toolweave.middleware.keys import caller_key
 from toolweave.server.catalog import Entry
-from toolweave.store import RedisStore
+from toolweave.store import RedisStore, StoreUnavailable
 from toolweave.tasks.record import TaskRecord
 from toolweave.tasks.redis_store import RedisTaskStore
 from toolweave.tasks.runner import TaskRunner, WorkWatch
@@ -56,6 +56,7 @@ from toolweave.tasks.store import MemoryTaskStore, TaskStore
 EXTENSION = "io.modelcontextprotocol/tasks"
 REQUIRED: dict[str, Any] = {"requiredCapabilities": {"extensions": {EXTENSION: {}}}}
 NOT_FOUND = "Failed to retrieve task: Task not found"
+UNAVAILABLE = "Tasks are unavailable right now: the task store cannot be reached (try again shortly)"
 logger = logging.getLogger("toolweave.tasks")
 _settings: weakref.WeakKeyDictionary[Any, TaskSettings] = weakref.WeakKeyDictionary()
 
@@ -220,7 +221,8 @@ class TaskService:
             except UnknownTool as error:
                 raise protocol_error(error) from None
 
-        started = await self.runner.start(caller_key(context), params.name, context, attempt, watch)
+        with _store_reachable():
+            started = await self.runner.start(caller_key(context), params.name, context, attempt, watch)
         if isinstance(started, TaskRecord):
             return {"resultType": "task", **started.to_wire()}
         return started
@@ -257,10 +259,21 @@ class TaskService:
         routed = context.headers.get(MCP_NAME_HEADER)
         if routed is not None and decode_header_value(routed) != task_id:  # it routes the request: it must agree
             raise MCPError(mt.HEADER_MISMATCH, f"the {MCP_NAME_HEADER} header does not match params.taskId")
-        record = await self.runner.find(task_id, caller_key(context))
+        with _store_reachable():
+            record = await self.runner.find(task_id, caller_key(context))
         if record is None:
             raise MCPError(mt.INVALID_PARAMS, NOT_FOUND)
         return record
+
+
+@contextmanager
+def _store_reachable() -> Iterator[None]:
+    """An outage of the task store (Redis) as the client's answer: `-32603` saying so, not an
+    internal error with an incident id (the store logs the outage once, when it begins)."""
+    try:
+        yield
+    except StoreUnavailable:
+        raise MCPError(mt.INTERNAL_ERROR, UNAVAILABLE) from None
 
 
 _ANSWER: TypeAdapter[mt.InputResponse] = TypeAdapter(mt.InputResponse)
