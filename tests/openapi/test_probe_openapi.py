@@ -39,10 +39,12 @@ async def _record(request: Request) -> JSONResponse:
 async def test_an_empty_path_argument_is_refused_before_it_changes_the_path() -> None:
     """`/{tenant}/things` with `""` would be `//things` (a host to URL parsers), `/items/{id}/detail`
     would be `/items//detail`: neither is the operation's path."""
-    spec = _spec({
-        "/{tenant}/things": {"get": {"operationId": "things", "parameters": [_path_param("tenant")]}},
-        "/items/{id}/detail": {"get": {"operationId": "item", "parameters": [_path_param("id")]}},
-    })
+    spec = _spec(
+        {
+            "/{tenant}/things": {"get": {"operationId": "things", "parameters": [_path_param("tenant")]}},
+            "/items/{id}/detail": {"get": {"operationId": "item", "parameters": [_path_param("id")]}},
+        }
+    )
     app = Starlette(routes=[Route("/{rest:path}", _record)])
     async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=f"{url}/api")) as client:
         things = await client.call_tool("things", {"tenant": ""})
@@ -55,8 +57,16 @@ async def test_an_empty_path_argument_is_refused_before_it_changes_the_path() ->
 
 
 async def test_header_arguments_beyond_ascii_are_sent_and_control_characters_refused() -> None:
-    spec = _spec({"/echo": {"get": {"operationId": "echo", "parameters": [
-        {"name": "X-Trace", "in": "header", "schema": {"type": "string"}}]}}})
+    spec = _spec(
+        {
+            "/echo": {
+                "get": {
+                    "operationId": "echo",
+                    "parameters": [{"name": "X-Trace", "in": "header", "schema": {"type": "string"}}],
+                }
+            }
+        }
+    )
     app = Starlette(routes=[Route("/echo", _record)])
     async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
         accented = await client.call_tool("echo", {"X-Trace": "café"})
@@ -108,8 +118,17 @@ async def test_an_operation_that_may_answer_204_has_no_output_schema_and_both_an
         return JSONResponse({"a": 1})
 
     responses = {**JSON_200, "204": {"description": "nothing to say"}}
-    spec = _spec({"/maybe": {"get": {"operationId": "maybe", "responses": responses, "parameters": [
-        {"name": "empty", "in": "query", "schema": {"type": "string"}}]}}})
+    spec = _spec(
+        {
+            "/maybe": {
+                "get": {
+                    "operationId": "maybe",
+                    "responses": responses,
+                    "parameters": [{"name": "empty", "in": "query", "schema": {"type": "string"}}],
+                }
+            }
+        }
+    )
     app = Starlette(routes=[Route("/maybe", maybe)])
     async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
         tool = (await client.list_tools()).tools[0]
@@ -123,7 +142,9 @@ async def test_an_operation_that_may_answer_204_has_no_output_schema_and_both_an
 @pytest.mark.parametrize(
     ("servers", "message"),
     [
-        ({"a": 1}, "the spec dict: no base_url given and the spec lists no 'servers'"),
+        ([], "the spec dict: no base_url given and the spec lists no 'servers'"),
+        ({"a": 1}, "the spec dict: 'servers' is a list of servers (each with a 'url'), not dict"),
+        (["http://api.example"], "the spec dict: servers[0] is a mapping with a 'url', not str"),
         ([{"url": 5}], "the spec dict: servers[0] needs a string 'url' and a mapping of 'variables'"),
         (
             [{"url": "http://{host}/", "variables": {"host": "x"}}],
@@ -141,7 +162,10 @@ def test_a_path_template_variable_with_no_parameter_is_a_spec_error() -> None:
     """Else the tool had no argument for it and every call failed with a masked KeyError."""
     with pytest.raises(SpecError) as caught:
         RemoteServer.openapi(_spec({"/a/{b}": {"get": {"operationId": "x"}}}), base_url="http://127.0.0.1:9")
-    assert str(caught.value) == "the spec dict: GET /a/{b}: the path parameter 'b' is not declared"
+    assert (
+        str(caught.value)
+        == "the spec dict: paths./a/{b}.get: the path names {b}, which no 'in: path' parameter declares"
+    )
 
 
 async def _dripping_spec(scope: Any, receive: Any, send: Any) -> None:
@@ -224,10 +248,19 @@ async def test_a_form_body_is_encoded_as_openapi_says_not_as_python_writes_it() 
 
 async def test_a_null_argument_is_not_sent_as_the_text_none() -> None:
     """A nullable header went out as `X-Trace: None`, a nullable path segment as `/items/None`."""
-    spec = _spec({"/items/{id}": {"get": {"operationId": "item", "parameters": [
-        {"name": "id", "in": "path", "required": True, "schema": {"type": ["string", "null"]}},
-        {"name": "X-Trace", "in": "header", "schema": {"type": ["string", "null"]}},
-    ]}}})
+    spec = _spec(
+        {
+            "/items/{id}": {
+                "get": {
+                    "operationId": "item",
+                    "parameters": [
+                        {"name": "id", "in": "path", "required": True, "schema": {"type": ["string", "null"]}},
+                        {"name": "X-Trace", "in": "header", "schema": {"type": ["string", "null"]}},
+                    ],
+                }
+            }
+        }
+    )
     app = Starlette(routes=[Route("/items/{rest:path}", _record)])
     async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
         header = await client.call_tool("item", {"id": "a", "X-Trace": None})
@@ -281,7 +314,8 @@ def test_a_yaml_alias_bomb_is_refused_naming_the_operation(tmp_path: Any) -> Non
     path.write_text("\n".join(lines))
     with pytest.raises(SpecError) as caught:
         RemoteServer.openapi(str(path), base_url="http://127.0.0.1:9")
-    assert str(caught.value) == f"{path}: POST /a: a schema is too large to read (over 500000 nodes)"
+    where = "paths./a.post.requestBody.content.application/json.schema"
+    assert str(caught.value) == f"{path}: {where}: a schema is too large to read (over 500000 nodes)"
 
 
 def test_a_spec_nested_too_deeply_is_a_spec_error_not_a_recursion_error(tmp_path: Any) -> None:

@@ -80,8 +80,14 @@ def test_refs_into_a_file_beside_the_spec(tmp_path: Path) -> None:
     spec = {
         "openapi": "3.1.0",
         "info": {"title": "t", "version": "1"},
-        "paths": {"/pets": {"post": {"operationId": "add", "requestBody": {"content": {"application/json": {
-            "schema": {"$ref": "common.yaml#/Pet"}}}}}}},
+        "paths": {
+            "/pets": {
+                "post": {
+                    "operationId": "add",
+                    "requestBody": {"content": {"application/json": {"schema": {"$ref": "common.yaml#/Pet"}}}},
+                }
+            }
+        },
     }
     (tmp_path / "api.json").write_text(json.dumps(spec))
     add = tools(str(tmp_path / "api.json"))["add"]
@@ -98,7 +104,10 @@ def test_refs_into_a_file_beside_the_spec(tmp_path: Path) -> None:
             {"openapi": "3.1.0", "paths": {"/a": {"get": {"parameters": [{"$ref": "#/nowhere"}]}}}},
             "'#/nowhere' points to nothing",
         ),
-        ({"openapi": "3.1.0", "paths": {"/a": {"get": {"parameters": [{"name": "x"}]}}}}, "GET /a: a parameter needs"),
+        (
+            {"openapi": "3.1.0", "paths": {"/a": {"get": {"parameters": [{"name": "x"}]}}}},
+            "paths./a.get.parameters[0]: the parameter 'x' needs 'in'",
+        ),
     ],
 )
 def test_bad_specs_are_refused_saying_what_is_wrong(spec: dict[str, Any], message: str) -> None:
@@ -165,8 +174,14 @@ async def test_a_path_argument_cannot_step_to_another_path_of_the_api() -> None:
     spec = {
         "openapi": "3.1.0",
         "info": {"title": "Files", "version": "1"},
-        "paths": {"/files/{name}": {"get": {"operationId": "get_file", "parameters": [
-            {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}]}}},
+        "paths": {
+            "/files/{name}": {
+                "get": {
+                    "operationId": "get_file",
+                    "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
+                }
+            }
+        },
     }
     app = Starlette(routes=[Route("/v1/{rest:path}", record)])
     async with serving(app) as url:

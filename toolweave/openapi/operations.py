@@ -7,12 +7,17 @@
 - the **input schema** has one argument per path, query, header and cookie parameter (path-level
   ones merged, the operation's winning) and, for a JSON or form body that is an object (an
   `allOf` of objects is merged), one argument per body property; any other body (an array, a
-  `oneOf`, text) is the one argument `body`. A parameter whose name clashes with another is
-  suffixed with its location (`id_query`);
+  `oneOf`, text) is the one argument `body` (a string for a body sent as it is: text, XML,
+  bytes). A parameter whose name clashes with another is suffixed with its location (`id_query`);
 - the **output schema** is the first 2xx JSON response's schema, when every 2xx response is
   JSON (a non-object one is wrapped under `result`, as function tools do);
 - the **description** is the summary and the description; annotations follow the method
   (`GET` read-only, `DELETE` destructive, `PUT`/`DELETE` idempotent).
+
+A kept operation the spec gets wrong (an operation or parameter list of the wrong kind, a
+parameter without `name`/`in`, a path parameter the path template lacks or the reverse, a
+reference to nothing, a multipart-only body) is a `SpecError` when the server is built, naming
+the document and the place in it: `the spec dict: paths./a.get: an operation is a mapping, not str`.
 
 Example:
     >>> from toolweave.openapi.spec import load_spec
@@ -25,8 +30,9 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +45,12 @@ from toolweave.openapi.schemas import SchemaReader, is_object
 from toolweave.openapi.spec import Resolver, Spec
 
 LOCATIONS = ("path", "query", "header", "cookie")
+_PATH_ITEM_FIELDS = frozenset({"$ref", "summary", "description", "servers", "parameters", *METHODS})
+_LATER_OPERATIONS = frozenset({"query", "additionalOperations"})
+"""Path item fields OpenAPI 3.2 added, which are not read (yet)."""
+_FORM = "application/x-www-form-urlencoded"
+
+logger = logging.getLogger("toolweave.openapi")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,39 +103,104 @@ def read_operations(
     """Every kept operation of `spec`, in document order.
 
     Header parameters named in `supplied` (the headers the server adds itself, such as an API
-    key) are not arguments.
+    key) are not arguments. Each path item, operation and list of tags is checked before
+    `include`/`exclude` select by them; the rest of an operation is read only when it is kept,
+    so an exclude route leaves out an operation whose parameters or body the spec gets wrong.
 
     Raises:
-        SpecError: an operation or a reference in it is malformed (the message names it).
+        SpecError: the spec is not what OpenAPI says where a kept operation is read (a path item,
+            an operation, its tags, parameters, request body or responses of the wrong kind, a
+            key such as `GET` that is not a path item field, a reference that points nowhere, a
+            path parameter the path template lacks or the reverse) or a body no tool can send
+            (multipart). The message names the document, where in it, and what is wrong.
+
+    Example:
+        >>> from toolweave.openapi.spec import load_spec
+        >>> read_operations(load_spec({"openapi": "3.1.0", "paths": {"/a": {"get": "oops"}}}))
+        Traceback (most recent call last):
+        toolweave.core.errors.SpecError: the spec dict: paths./a.get: an operation is a mapping, not str
     """
     operations: list[Operation] = []
     taken: set[str] = set()
     skip = {name.lower() for name in supplied}
-    for path, item in spec.document["paths"].items():
-        item, resolver = spec.resolve(item)
-        if not isinstance(item, Mapping):
-            raise SpecError(f"{spec.where}: paths[{path!r}] is not a mapping")
-        for method in METHODS:
-            raw = item.get(method)
-            if not isinstance(raw, Mapping):
-                continue
-            tags = tuple(str(tag) for tag in raw.get("tags") or ())
+    for path, item, resolver in _path_items(spec):
+        for method, raw in _methods(spec, path, item):
+            at = f"paths.{path}.{method}"
+            tags = _tags(spec, raw, at)
             if not selected(method, path, tags, include, exclude):
                 continue
             try:
-                operation = _operation(spec, resolver, path, method, item, raw, tags, taken, skip)
+                operation = _operation(spec, resolver, at, path, method, item, raw, tags, taken, skip)
             except SpecError:
                 raise
             except (TypeError, ValueError, KeyError, AttributeError) as error:
-                raise SpecError(f"{spec.where}: {method.upper()} {path}: cannot be read ({error})") from None
+                raise SpecError(f"{spec.where}: {at}: cannot be read ({error})") from None
             taken.add(operation.name)
             operations.append(operation)
     return operations
 
 
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _path_items(spec: Spec) -> Iterator[tuple[str, Mapping[str, Any], Resolver]]:
+    """Each path of the document with its path item (a `$ref` followed) and the resolver inside it."""
+    for path, item in spec.document["paths"].items():
+        if str(path).startswith("x-"):
+            continue  # a specification extension, not a path
+        at = f"paths.{path}"
+        item, resolver = spec.resolve(item, at=at)
+        if not isinstance(item, Mapping):
+            raise SpecError(f"{spec.where}: {at}: a path item is a mapping of methods to operations, not {_kind(item)}")
+        yield str(path), item, resolver
+
+
+def _methods(spec: Spec, path: str, item: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The operations of a path item, by method. A key that is no field of a path item is refused:
+    a `GET` (methods are lowercase) or a misspelt `parameter` would leave its part out unseen.
+    OpenAPI 3.2's `query` and `additionalOperations` are left out with a warning."""
+    for key in item:
+        if key in _PATH_ITEM_FIELDS or str(key).startswith("x-"):
+            continue
+        at = f"paths.{path}.{key}"
+        if key in _LATER_OPERATIONS:
+            logger.warning("%s: %s: not read (OpenAPI 3.2 operations are not tools yet)", spec.where, at)
+        elif str(key).lower() in METHODS:
+            raise SpecError(f"{spec.where}: {at}: methods are written in lowercase ({str(key).lower()!r})")
+        else:
+            fields = ", ".join(sorted(_PATH_ITEM_FIELDS - set(METHODS)))
+            raise SpecError(
+                f"{spec.where}: {at}: not a field of a path item (a lowercase method such as 'get', "
+                f"one of {fields}, or an 'x-' extension)"
+            )
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for method in METHODS:
+        if method not in item:
+            continue
+        raw = item[method]
+        if not isinstance(raw, Mapping):
+            raise SpecError(f"{spec.where}: paths.{path}.{method}: an operation is a mapping, not {_kind(raw)}")
+        found.append((method, raw))
+    return found
+
+
+def _tags(spec: Spec, raw: Mapping[str, Any], at: str) -> tuple[str, ...]:
+    """The operation's tags (routes select by them): a list of names, each a string or a number."""
+    tags = raw.get("tags")
+    if tags is None:
+        return ()
+    odd = [tag for tag in tags if not isinstance(tag, str | int | float)] if isinstance(tags, list) else [tags]
+    if odd:
+        shown = _kind(tags) if not isinstance(tags, list) else f"a list holding a {_kind(odd[0])}"
+        raise SpecError(f"{spec.where}: {at}.tags: a list of tag names, not {shown}")
+    return tuple(str(tag) for tag in tags)
+
+
 def _operation(
     spec: Spec,
     resolver: Resolver,
+    at: str,
     path: str,
     method: str,
     item: Mapping[str, Any],
@@ -132,27 +209,25 @@ def _operation(
     taken: set[str],
     skip: set[str],
 ) -> Operation:
-    label = f"{method.upper()} {path}"
-    reader = SchemaReader(spec, "request", label)
-    parameters = [
-        parameter
-        for parameter in _parameters(spec, resolver, item, raw, f"{method.upper()} {path}")
-        if not (parameter["in"] == "header" and str(parameter["name"]).lower() in skip)
+    reader = SchemaReader(spec, "request", at)
+    declared = _parameters(spec, resolver, path, item, at, raw)
+    _check_path(spec, path, at, declared)
+    declared = [
+        entry
+        for entry in declared
+        if not (entry.parameter["in"] == "header" and entry.parameter["name"].lower() in skip)
     ]
-    body_kind, media_type, body_schema, body_required = _request_body(spec, resolver, raw, reader)
+    body_kind, media_type, body_schema, body_required = _request_body(spec, resolver, raw, reader, at)
     flat = _spread(body_schema) if body_kind in ("json", "form") else None
-    names = [parameter["name"] for parameter in parameters] + (list(flat["properties"]) if flat else [])
+    names = [entry.parameter["name"] for entry in declared] + (list(flat["properties"]) if flat else [])
     params: list[Param] = []
     properties: dict[str, Any] = {}
     required: list[str] = []
-    declared = {parameter["name"] for parameter in parameters if parameter["in"] == "path"}
-    undeclared = [name for name in re.findall(r"\{([^{}]+)\}", path) if name not in declared]
-    if undeclared:
-        raise SpecError(f"{spec.where}: {method.upper()} {path}: the path parameter {undeclared[0]!r} is not declared")
-    for parameter in parameters:
+    for entry in declared:
+        parameter = entry.parameter
         name, location = parameter["name"], parameter["in"]
         arg = f"{name}_{location}" if names.count(name) > 1 else name
-        schema, as_json = _parameter_schema(spec, resolver, parameter, reader)
+        schema, as_json = _parameter_schema(spec, entry, reader)
         explode = parameter.get("explode", parameter.get("style", "form") == "form")
         params.append(Param(arg, name, location, bool(explode), as_json))
         properties[arg] = schema
@@ -183,34 +258,84 @@ def _operation(
         body_kind=body_kind,
         media_type=media_type,
         input_schema=input_schema,
-        output_schema=_output_schema(spec, resolver, raw, label),
+        output_schema=_output_schema(spec, resolver, raw, at),
         description=_description(raw, method, path),
         tags=tags,
         annotations=_annotations(method),
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Declared:
+    """A parameter as declared: where it is in the document, and the resolver for its `$ref`s."""
+
+    at: str
+    parameter: Mapping[str, Any]
+    resolver: Resolver
+
+
 def _parameters(
-    spec: Spec, resolver: Resolver, item: Mapping[str, Any], raw: Mapping[str, Any], label: str
-) -> list[Mapping[str, Any]]:
-    merged: dict[tuple[str, str], Mapping[str, Any]] = {}
-    for entry in [*(item.get("parameters") or ()), *(raw.get("parameters") or ())]:
-        parameter, _ = spec.resolve(entry, resolver)
-        if not isinstance(parameter, Mapping) or "name" not in parameter or parameter.get("in") not in LOCATIONS:
-            raise SpecError(f"{spec.where}: {label}: a parameter needs a 'name' and 'in' (one of {LOCATIONS})")
-        merged[(parameter["name"], parameter["in"])] = parameter
+    spec: Spec, resolver: Resolver, path: str, item: Mapping[str, Any], at: str, raw: Mapping[str, Any]
+) -> list[_Declared]:
+    """The path item's parameters and the operation's, the operation's winning on the same name and place."""
+    merged: dict[tuple[str, str], _Declared] = {}
+    for owner, node in ((f"paths.{path}", item), (at, raw)):
+        entries = node.get("parameters")
+        if entries is None:
+            continue
+        if not isinstance(entries, list):
+            raise SpecError(f"{spec.where}: {owner}.parameters: a list of parameters, not {_kind(entries)}")
+        for index, entry in enumerate(entries):
+            where = f"{owner}.parameters[{index}]"
+            parameter, inner = spec.resolve(entry, resolver, where)
+            _check_parameter(spec, parameter, where)
+            merged[(parameter["name"], parameter["in"])] = _Declared(where, parameter, inner)
     return list(merged.values())
 
 
-def _parameter_schema(
-    spec: Spec, resolver: Resolver, parameter: Mapping[str, Any], reader: SchemaReader
-) -> tuple[dict[str, Any], bool]:
+def _check_parameter(spec: Spec, parameter: Any, at: str) -> None:
+    if not isinstance(parameter, Mapping):
+        raise SpecError(f"{spec.where}: {at}: a parameter is a mapping with a 'name' and 'in', not {_kind(parameter)}")
+    name, location = parameter.get("name"), parameter.get("in")
+    if not isinstance(name, str) or not name:
+        raise SpecError(f"{spec.where}: {at}: a parameter needs a 'name' (a string)")
+    if location not in LOCATIONS:
+        found = "" if location is None else f", not {location!r}"
+        hint = " (a body is the operation's 'requestBody' in OpenAPI 3)" if location in ("body", "formData") else ""
+        raise SpecError(
+            f"{spec.where}: {at}: the parameter {name!r} needs 'in': one of {', '.join(LOCATIONS)}{found}{hint}"
+        )
+
+
+def _check_path(spec: Spec, path: str, at: str, declared: Sequence[_Declared]) -> None:
+    """Every `{name}` of the path template has a path parameter, and every path parameter a
+    `{name}` in the template: else the request cannot be made, or the tool asks for an argument
+    the request leaves out."""
+    template = re.findall(r"\{([^{}]+)\}", path)
+    in_path = {entry.parameter["name"] for entry in declared if entry.parameter["in"] == "path"}
+    for name in template:
+        if name not in in_path:
+            raise SpecError(f"{spec.where}: {at}: the path names {{{name}}}, which no 'in: path' parameter declares")
+    for entry in declared:
+        name = entry.parameter["name"]
+        if entry.parameter["in"] == "path" and name not in template:
+            raise SpecError(
+                f"{spec.where}: {entry.at}: the path parameter {name!r} is not in the path {path!r} "
+                f"(write {{{name}}} in the path, or make it another kind of parameter)"
+            )
+
+
+def _parameter_schema(spec: Spec, entry: _Declared, reader: SchemaReader) -> tuple[dict[str, Any], bool]:
+    parameter = entry.parameter
     as_json = "schema" not in parameter and isinstance(parameter.get("content"), Mapping)
     raw: Any = parameter.get("schema", {})
+    at = f"{entry.at}.schema"
     if as_json:
-        media: Mapping[str, Any] = next(iter(parameter["content"].values()), {})
-        raw = media.get("schema", {})
-    read = reader.read(raw, resolver)
+        content = parameter["content"]
+        media = next(iter(content), None)
+        raw = (_media_schema(spec, content, media, f"{entry.at}.content") if media is not None else None) or {}
+        at = f"{entry.at}.content.{media}.schema"
+    read = reader.read(raw, entry.resolver, at)
     schema: dict[str, Any] = dict(read) if isinstance(read, Mapping) else {}
     if parameter.get("description") and "description" not in schema:
         schema["description"] = parameter["description"]
@@ -218,26 +343,75 @@ def _parameter_schema(
 
 
 def _json_media(content: Mapping[str, Any]) -> str | None:
-    return next((media for media in content if media == "application/json" or media.endswith("+json")), None)
+    """The first JSON media type of `content` (`application/json`, `...+json`, with or without parameters)."""
+    for media in content:
+        bare = str(media).split(";", 1)[0].strip().lower()
+        if bare == "application/json" or bare.endswith("+json"):
+            return str(media)
+    return None
+
+
+def _media_schema(spec: Spec, content: Mapping[str, Any], media: str, at: str) -> Any:
+    """The schema of `content[media]` (None when it gives none); `at` is where `content` is."""
+    entry = content[media]
+    if entry is None:
+        return None
+    if not isinstance(entry, Mapping):
+        raise SpecError(f"{spec.where}: {at}.{media}: a media type object (with a 'schema'), not {_kind(entry)}")
+    return entry.get("schema")
 
 
 def _request_body(
-    spec: Spec, resolver: Resolver, raw: Mapping[str, Any], reader: SchemaReader
+    spec: Spec, resolver: Resolver, raw: Mapping[str, Any], reader: SchemaReader, at: str
 ) -> tuple[str | None, str | None, Any, bool]:
     if "requestBody" not in raw:
         return None, None, None, False
-    body, inner = spec.resolve(raw["requestBody"], resolver)
-    content = body.get("content") or {}
-    media = _json_media(content)
-    kind = "json"
-    if media is None:
-        media = next((m for m in content if m == "application/x-www-form-urlencoded"), None)
-        kind = "form"
-    if media is None:
-        media, kind = next(iter(content), "application/octet-stream"), "raw"
-    schema = (content.get(media) or {}).get("schema")
-    read: Any = reader.read(schema, inner) if schema is not None else ({"type": "string"} if kind == "raw" else None)
+    at = f"{at}.requestBody"
+    body, inner = spec.resolve(raw["requestBody"], resolver, at)
+    if not isinstance(body, Mapping):
+        raise SpecError(f"{spec.where}: {at}: a request body is a mapping with 'content', not {_kind(body)}")
+    content = body.get("content")
+    if not isinstance(content, Mapping) or not content:
+        raise SpecError(
+            f"{spec.where}: {at}: a request body needs 'content', a mapping of media types "
+            f"(application/json, ...) to their schema"
+        )
+    kind, media = _body_media(spec, content, f"{at}.content")
+    schema = _media_schema(spec, content, media, f"{at}.content")
+    read: Any = reader.read(schema, inner, f"{at}.content.{media}.schema") if schema is not None else None
+    if kind == "raw":
+        read = _raw_body_schema(read, media)
     return kind, media, read, bool(body.get("required"))
+
+
+def _body_media(spec: Spec, content: Mapping[str, Any], at: str) -> tuple[str, str]:
+    """How a body is sent, and as what: JSON when the operation takes it, else a form, else the
+    first other media type as it is (text, XML, bytes). Multipart alone is refused: no tool
+    argument can be sent as one."""
+    media = _json_media(content)
+    if media is not None:
+        return "json", media
+    form = next((m for m in content if str(m).split(";", 1)[0].strip().lower() == _FORM), None)
+    if form is not None:
+        return "form", str(form)
+    raw = next((str(m) for m in content if not str(m).lower().startswith("multipart/")), None)
+    if raw is None:
+        raise SpecError(
+            f"{spec.where}: {at}: a {' or '.join(map(str, content))} body cannot be sent (a tool sends "
+            f"JSON, a form, or text as it is); leave the operation out with an exclude route"
+        )
+    return "raw", raw
+
+
+def _raw_body_schema(read: Any, media: str) -> dict[str, Any]:
+    """A body sent as it is (text, XML, bytes) is one string argument: a schema of another kind
+    (an XML document described as an object) would have the tool take JSON and send it as `media`."""
+    if isinstance(read, Mapping) and read.get("type") == "string":
+        return dict(read)
+    schema: dict[str, Any] = {"type": "string", "description": f"The request body, sent as {media} as it is."}
+    if isinstance(read, Mapping) and read.get("description"):
+        schema["description"] = f"{read['description']}\n\n{schema['description']}"
+    return schema
 
 
 def _spread(schema: Any) -> dict[str, Any] | None:
@@ -260,26 +434,35 @@ def _spread(schema: Any) -> dict[str, Any] | None:
     return {"properties": properties, "required": required} if properties else None
 
 
-def _output_schema(spec: Spec, resolver: Resolver, raw: Mapping[str, Any], label: str) -> dict[str, Any] | None:
+def _output_schema(spec: Spec, resolver: Resolver, raw: Mapping[str, Any], at: str) -> dict[str, Any] | None:
     """The first 2xx response's JSON schema, when every 2xx response is JSON (else an answer
     such as a `204` beside a `200` could not give the structured content the schema promises)."""
-    responses = raw.get("responses") or {}
-    found: list[tuple[Any, Resolver]] = []
+    responses = raw.get("responses")
+    if responses is None:
+        return None
+    if not isinstance(responses, Mapping):
+        raise SpecError(f"{spec.where}: {at}.responses: a mapping of status codes to responses, not {_kind(responses)}")
+    found: list[tuple[Any, Resolver, str]] = []
     for status in sorted(responses, key=str):
         if not str(status).startswith("2"):
             continue
-        response, inner = spec.resolve(responses[status])
-        content = (response or {}).get("content") or {}
+        where = f"{at}.responses.{status}"
+        response, inner = spec.resolve(responses[status], resolver, where)
+        if not isinstance(response, Mapping):
+            raise SpecError(f"{spec.where}: {where}: a response is a mapping, not {_kind(response)}")
+        content = response.get("content") or {}
+        if not isinstance(content, Mapping):
+            raise SpecError(f"{spec.where}: {where}.content: a mapping of media types to schemas, not {_kind(content)}")
         media = _json_media(content)
-        schema = (content.get(media) or {}).get("schema") if media else None
+        schema = _media_schema(spec, content, media, f"{where}.content") if media else None
         if not schema:
             return None
-        found.append((schema, inner))
+        found.append((schema, inner, f"{where}.content.{media}.schema"))
     if not found:
         return None
-    schema, inner = found[0]
-    reader = SchemaReader(spec, "response", label)
-    read = reader.read(schema, inner)
+    schema, inner, where = found[0]
+    reader = SchemaReader(spec, "response", at)
+    read = reader.read(schema, inner, where)
     if not isinstance(read, Mapping):
         return None
     if is_object(read):

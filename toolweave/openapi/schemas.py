@@ -55,15 +55,22 @@ class SchemaReader:
 
     def __init__(self, spec: Spec, direction: Direction, label: str = "") -> None:
         self.spec = spec
-        self.where = f"{spec.where}: {label}" if label else spec.where
+        self.label = label
+        self._at = label
         self.hidden_flag = "readOnly" if direction == "request" else "writeOnly"
         self._defs: dict[str, Any] = {}
         self._names: dict[int, str] = {}
         self._open: set[int] = set()
         self._nodes = 0
 
-    def read(self, schema: Any, resolver: Resolver | None = None) -> Any:
-        """`schema` with every reference inlined (recursive ones under `defs()`)."""
+    def read(self, schema: Any, resolver: Resolver | None = None, at: str = "") -> Any:
+        """`schema` with every reference inlined (recursive ones under `defs()`); `at` is where it
+        is in the document (`paths./a.get.parameters[0].schema`), for messages (else the label).
+
+        Raises:
+            SpecError: a reference points nowhere, or the schema is too large to read.
+        """
+        self._at = at or self.label
         read = self._walk(schema, resolver or self.spec.resolver, 0)
         if isinstance(read, dict) and set(read) == {"$ref"} and read["$ref"].startswith("#/$defs/"):
             return dict(self._defs[read["$ref"].removeprefix("#/$defs/")])  # a recursive root, in place
@@ -78,7 +85,8 @@ class SchemaReader:
             return {}
         self._nodes += 1
         if self._nodes > _MAX_NODES:
-            raise SpecError(f"{self.where}: a schema is too large to read (over {_MAX_NODES} nodes)")
+            where = f"{self.spec.where}: {self._at}" if self._at else self.spec.where
+            raise SpecError(f"{where}: a schema is too large to read (over {_MAX_NODES} nodes)")
         if isinstance(node, list):
             return [self._walk(item, resolver, depth + 1) for item in node]
         if not isinstance(node, Mapping):
@@ -98,7 +106,7 @@ class SchemaReader:
     def _properties(self, properties: Mapping[str, Any], resolver: Resolver, depth: int) -> dict[str, Any]:
         kept: dict[str, Any] = {}
         for name, schema in properties.items():
-            target, _ = self.spec.resolve(schema, resolver)
+            target, _ = self.spec.resolve(schema, resolver, self._at)
             if isinstance(target, Mapping) and target.get(self.hidden_flag) is True:
                 continue
             kept[name] = self._walk(schema, resolver, depth + 1)
@@ -126,7 +134,7 @@ class SchemaReader:
         return out
 
     def _reference(self, node: Mapping[str, Any], resolver: Resolver, depth: int) -> Any:
-        target, inner = self.spec.resolve({"$ref": node["$ref"]}, resolver)
+        target, inner = self.spec.resolve({"$ref": node["$ref"]}, resolver, self._at)
         key = id(target)
         if key in self._open:  # a schema that refers back to itself: keep it once, under $defs
             return {"$ref": f"#/$defs/{self._name(key, node['$ref'])}"}

@@ -22,9 +22,10 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import anyio
 import httpx2
@@ -38,7 +39,7 @@ from toolweave.openapi.call import HTTPX2_ERRORS, Errors, HttpCall
 from toolweave.openapi.credentials import Credentials, HeaderValue
 from toolweave.openapi.operations import Operation, read_operations
 from toolweave.openapi.routes import Routes
-from toolweave.openapi.spec import load_spec
+from toolweave.openapi.spec import Spec, load_spec
 from toolweave.server.server import Server
 
 if TYPE_CHECKING:
@@ -107,11 +108,7 @@ class OpenAPIServer(Server):
         title = str((loaded.document.get("info") or {}).get("title") or "openapi")
         super().__init__(name or title, **options)
         self.spec = loaded
-        self.base_url = base_url or _server_url(loaded.document, spec, loaded.where)
-        if client is None and not self.base_url:
-            raise SpecError(f"{loaded.where}: no base_url given and the spec lists no 'servers'")
-        if self.base_url and not self.base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, not {shown_url(self.base_url)!r}")
+        self.base_url = _base_url(base_url, client is not None, loaded, spec)
         self.timeout = timeout
         self.auth = auth
         self.credentials = Credentials(headers)
@@ -219,19 +216,75 @@ def client_errors(client: object, auth: object) -> Errors:
     )
 
 
-def _server_url(document: Mapping[str, Any], source: Any, where: str) -> str | None:
-    servers = document.get("servers") or [None]
-    first = servers[0] if isinstance(servers, list) and isinstance(servers[0], Mapping) else {}
-    url = first.get("url")
-    if not url:
+def _base_url(given: str | None, has_client: bool, spec: Spec, source: object) -> str | None:
+    """Where the API answers: `given`, else the spec's first server URL (a relative one taken
+    against the spec's own URL, as OpenAPI 3 says). None with a client of one's own and no
+    usable server URL: the client's base URL applies.
+
+    Raises:
+        ValueError: `given` is not an `http(s)://` URL.
+        SpecError: no `given` and no client, and the spec lists no server, a relative one with
+            no URL of the spec's own to take it against, or one that is not `http(s)`.
+
+    Example:
+        >>> spec = load_spec({"openapi": "3.1.0", "paths": {}, "servers": [{"url": "/v1"}]})
+        >>> _base_url(None, False, spec, "https://api.example/specs/openapi.json")
+        'https://api.example/v1'
+        >>> _base_url(None, False, spec, spec.document)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        toolweave.core.errors.SpecError: the spec dict: no base_url given, and servers[0].url '/v1' is relative: ...
+    """
+    if given:
+        if not given.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, not {shown_url(given)!r}")
+        return given
+    url = _server_url(spec.document, spec.where)
+    is_url = isinstance(source, str) and source.startswith(("http://", "https://"))
+    if url is not None and not urlsplit(url).scheme and is_url:
+        url = urljoin(str(source), url)
+    if url is not None and url.startswith(("http://", "https://")):
+        return url
+    if has_client:
         return None
+    if url is None:
+        raise SpecError(f"{spec.where}: no base_url given and the spec lists no 'servers'")
+    if urlsplit(url).scheme:
+        raise SpecError(
+            f"{spec.where}: no base_url given, and servers[0].url {shown_url(url)!r} is not an http(s) URL "
+            "(give base_url, the API's http(s):// address)"
+        )
+    raise SpecError(
+        f"{spec.where}: no base_url given, and servers[0].url {shown_url(url)!r} is relative: it is taken against "
+        "the spec's URL, and this spec was not read from one (give base_url, the API's http(s):// address)"
+    )
+
+
+def _server_url(document: Mapping[str, Any], where: str) -> str | None:
+    """The first `servers` URL with its variables' defaults filled in (None when there is none).
+
+    Raises:
+        SpecError: `servers` is not a list of server objects, each with a string `url` and the
+            variables its `{name}`s need, each with a `default`.
+    """
+    servers = document.get("servers")
+    if not servers:
+        return None
+    if not isinstance(servers, list):
+        raise SpecError(f"{where}: 'servers' is a list of servers (each with a 'url'), not {type(servers).__name__}")
+    first = servers[0]
+    if not isinstance(first, Mapping):
+        raise SpecError(f"{where}: servers[0] is a mapping with a 'url', not {type(first).__name__}")
+    url = first.get("url")
     variables = first.get("variables") or {}
-    if not isinstance(url, str) or not isinstance(variables, Mapping):
+    if not isinstance(url, str) or not url or not isinstance(variables, Mapping):
         raise SpecError(f"{where}: servers[0] needs a string 'url' and a mapping of 'variables'")
     for name, variable in variables.items():
         if not isinstance(variable, Mapping):
             raise SpecError(f"{where}: servers[0].variables.{name} is not a mapping (with a 'default')")
-        url = url.replace("{" + name + "}", str(variable.get("default", "")))
-    if url.startswith("/") and isinstance(source, str) and source.startswith(("http://", "https://")):
-        url = urljoin(source, url)
-    return str(url) if str(url).startswith(("http://", "https://")) else None
+        if "default" not in variable:
+            raise SpecError(f"{where}: servers[0].variables.{name} needs a 'default'")
+        url = url.replace("{" + str(name) + "}", str(variable["default"]))
+    left = re.search(r"\{([^{}]*)\}", url)
+    if left:
+        raise SpecError(f"{where}: servers[0].url has {left.group()}, which servers[0].variables does not define")
+    return url

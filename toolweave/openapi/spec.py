@@ -62,24 +62,33 @@ class Spec:
         """Whether schemas follow OpenAPI 3.0's dialect (`nullable`, boolean `exclusiveMinimum`)."""
         return self.version.startswith("3.0")
 
-    def resolve(self, node: Any, resolver: Resolver | None = None) -> tuple[Any, Resolver]:
+    def resolve(self, node: Any, resolver: Resolver | None = None, at: str = "") -> tuple[Any, Resolver]:
         """`node` with its `$ref` followed (repeatedly), and the resolver for references inside it.
 
+        `at` is where `node` is in the document (`paths./a.get.parameters[0]`), for messages.
+
         Raises:
-            SpecError: the reference points nowhere.
+            SpecError: the reference points nowhere, or to a loop of references.
+
+        Example:
+            >>> spec = load_spec({"openapi": "3.1.0", "paths": {}})
+            >>> spec.resolve({"$ref": "#/nowhere"}, at="paths./a.get")
+            Traceback (most recent call last):
+            toolweave.core.errors.SpecError: the spec dict: paths./a.get: the reference '#/nowhere' points to nothing
         """
         resolver = resolver or self.resolver
+        where = f"{self.where}: {at}" if at else self.where
         seen = 0
         while isinstance(node, Mapping) and isinstance(node.get("$ref"), str):
             ref = node["$ref"]
             try:
                 resolved = resolver.lookup(ref)
             except Unresolvable:
-                raise SpecError(f"{self.where}: the reference {ref!r} points to nothing") from None
+                raise SpecError(f"{where}: the reference {ref!r} points to nothing") from None
             node, resolver = resolved.contents, resolved.resolver
             seen += 1
             if seen > 64:
-                raise SpecError(f"{self.where}: the reference {ref!r} is a loop of references")
+                raise SpecError(f"{where}: the reference {ref!r} is a loop of references")
         return node, resolver
 
 
