@@ -33,9 +33,10 @@ def redis_binary() -> str:
 class RedisServer:
     """One `redis-server` process without persistence, on `port`, with its data in `workdir`."""
 
-    def __init__(self, binary: str, workdir: Path) -> None:
+    def __init__(self, binary: str, workdir: Path, password: str | None = None) -> None:
         self.binary = binary
         self.workdir = workdir
+        self.password = password
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -46,6 +47,8 @@ class RedisServer:
     def start(self) -> None:
         command = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
         command += ["--dir", str(self.workdir), "--protected-mode", "yes"]
+        if self.password is not None:
+            command += ["--requirepass", self.password]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for_port(self.port, timeout=20)
 

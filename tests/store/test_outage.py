@@ -163,3 +163,10 @@ async def test_the_first_operation_after_redis_restarted_succeeds(redis: RedisSe
         assert not store.down
     finally:
         await store.close()
+
+
+async def test_a_store_down_at_start_is_an_outage_the_server_starts_through() -> None:
+    server = replica(f"redis://127.0.0.1:{free_port()}/0", RateLimit(rate=1, burst=1))
+    async with server:
+        assert not (await call(server, "lookup", {"q": "x"})).is_error  # type: ignore[attr-defined]
+        assert server.store.down  # type: ignore[attr-defined]

@@ -4,14 +4,13 @@ reason (never the password) when Redis refuses it."""
 from __future__ import annotations
 
 import logging
-import subprocess
 import sys
 
 import pytest
 
-from tests.conftest import wait_for_port
 from tests.store.redis_server import RedisServer
 from toolweave import Server
+from toolweave.core.errors import ConfigError
 from toolweave.middleware import RateLimit
 from toolweave.store import RedisStore
 
@@ -43,12 +42,9 @@ def test_a_password_given_as_an_option_is_not_shown() -> None:
     assert "s3cret" not in repr(RedisStore("redis://127.0.0.1:6379/0?password=s3cret"))
 
 
-class PasswordRedis(RedisServer):
-    def start(self) -> None:
-        command = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        command += ["--dir", str(self.workdir), "--requirepass", "right-one"]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for_port(self.port, timeout=20)
+def password_redis(redis_server: RedisServer) -> RedisServer:
+    """A second redis-server, beside the session's, that wants the password "right-one"."""
+    return RedisServer(redis_server.binary, redis_server.workdir, password="right-one")
 
 
 @pytest.mark.parametrize(
@@ -61,7 +57,7 @@ async def test_redis_refusing_the_store_is_logged_with_its_reason(
     database: int,
     reason: str,
 ) -> None:
-    locked = PasswordRedis(redis_server.binary, redis_server.workdir)
+    locked = password_redis(redis_server)
     locked.start()
     try:
         url = f"redis://{credentials}127.0.0.1:{locked.port}/{database}"
@@ -80,17 +76,23 @@ async def test_redis_refusing_the_store_is_logged_with_its_reason(
     assert logged and reason in logged[0] and "wrong-one" not in logged[0] and "right-one" not in logged[0]
 
 
-async def test_a_server_started_on_a_redis_that_refuses_it_says_why_at_once(
-    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    ("credentials", "database"), [(":wrong-one@", 0), ("", 0), (":right-one@", 99)], ids=["wrong", "none", "no db"]
+)
+async def test_a_server_started_on_a_redis_that_refuses_its_configuration_does_not_start(
+    redis_server: RedisServer, credentials: str, database: int
 ) -> None:
-    locked = PasswordRedis(redis_server.binary, redis_server.workdir)
+    """A wrong password or database never comes good: the start fails saying so (an outage does not)."""
+    locked = password_redis(redis_server)
     locked.start()
     try:
-        server = Server("gw", store=RedisStore(f"redis://:wrong-one@127.0.0.1:{locked.port}/0", timeout=2.0))
-        caplog.set_level(logging.WARNING, logger="toolweave.store")
-        async with server:  # no call yet: the change listener is the first to meet Redis
-            pass
+        url = f"redis://{credentials}127.0.0.1:{locked.port}/{database}"
+        with pytest.raises(ConfigError, match="refused the connection") as refused:
+            async with Server("gw", store=RedisStore(url, timeout=2.0)):
+                pass
+        async with Server("gw", store=RedisStore(f"redis://:right-one@127.0.0.1:{locked.port}/0")) as right:
+            assert right.running
     finally:
         locked.stop()
-    logged = [record.getMessage() for record in caplog.records if "lost the store" in record.getMessage()]
-    assert logged and "invalid username-password" in logged[0] and "wrong-one" not in logged[0]
+    assert "check the URL's user, password and database" in str(refused.value)
+    assert "wrong-one" not in str(refused.value) and "right-one" not in str(refused.value)

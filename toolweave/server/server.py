@@ -532,6 +532,8 @@ class Server:
 
     @asynccontextmanager
     async def _lifespan(self) -> AsyncIterator[Server]:
+        if self.store.shared and not self.running:
+            await self.store.check()  # a store refusing the configuration stops the start, plainly
         async with self._life.enter():
             yield self
 

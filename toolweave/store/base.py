@@ -120,6 +120,14 @@ class Store:
     def enter(self) -> None:
         """A server holding this store started."""
 
+    async def check(self) -> None:
+        """Make sure the store can be used as configured, when a server holding it starts.
+
+        Raises:
+            ConfigError: the store refuses this configuration (a wrong password); an outage
+                (nothing answers) is not an error here: each use applies its outage policy.
+        """
+
     async def leave(self) -> None:
         """A server holding this store stopped (the last one closes its connections)."""
 

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 import anyio
 import anyio.lowlevel
 
+from toolweave.core.errors import ConfigError
 from toolweave.core.shown import shown_url
 from toolweave.store.base import (
     SharedCache,
@@ -191,6 +192,24 @@ class RedisStore(Store):
             self._down_until = 0.0
             logger.warning("%r is reachable again", self)
         return result
+
+    async def check(self) -> None:
+        """One PING at start: a server refusing the credentials or the database is a configuration
+        error (it would never come good); one not answering is an outage (logged, then each use
+        applies its outage policy).
+
+        Raises:
+            ConfigError: Redis refused the connection as configured.
+        """
+        redis = _redis_module()
+        try:
+            with anyio.fail_after(self.timeout):
+                await self.client().ping()
+        except (redis.AuthenticationError, redis.ResponseError) as refused:
+            why = f"{reason_of(refused).rstrip('.')}; check the URL's user, password and database"
+            raise ConfigError(f"{self!r} refused the connection: {why}") from None
+        except Exception as error:  # nothing answers: an outage, not a mistake
+            self._fail(error)
 
     def _fail(self, error: BaseException) -> None:
         if not self._down_until:
