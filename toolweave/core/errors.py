@@ -267,7 +267,7 @@ class SpecError(ToolweaveError, ValueError):
     """An OpenAPI document that cannot be read or used, raised when its server is built.
 
     The message names the document (a path, a URL without secrets, or "the spec dict") and, when
-    one operation is at fault, the operation (`GET /pets/{id}`).
+    one part of it is at fault, the place in it (`paths./pets/{id}.get.parameters[0]`).
     """
 
 
