@@ -158,3 +158,17 @@ def test_symmetric_or_empty_algorithm_lists_are_refused_at_construction() -> Non
             JWTVerifier(jwks_uri="http://127.0.0.1/jwks", algorithms=algorithms)
     with pytest.raises(ValueError, match="exactly one"):
         JWTVerifier()
+
+
+@pytest.mark.parametrize("typ", ["at+jwt", "application/at+jwt", "AT+JWT"])
+async def test_with_token_types_an_rfc_9068_access_token_passes(issuer: Issuer, typ: str) -> None:
+    verifier = verifier_for(issuer, token_types=["at+jwt"])
+    assert (await verifier.verify(issuer.token(headers={"typ": typ}))).subject == "ada"
+
+
+@pytest.mark.parametrize("typ", ["JWT", None, "id_token+jwt"])
+async def test_with_token_types_an_id_token_of_the_same_issuer_is_refused(issuer: Issuer, typ: str | None) -> None:
+    verifier = verifier_for(issuer, token_types=["at+jwt"])
+    with pytest.raises(InvalidToken, match=r"token type .* is not accepted"):
+        await verifier.verify(issuer.token(headers={"typ": typ}))  # (None: no typ at all)
+    assert (await verifier_for(issuer).verify(issuer.token(headers={"typ": "JWT"}))).subject == "ada"  # default: any

@@ -6,6 +6,9 @@ operator — never the token):
 - at most `max_length` characters, three base64url parts, a JSON header;
 - `alg` in the allow-list: asymmetric algorithms only (`RS*`, `PS*`, `ES*`, `EdDSA`), so `none`
   and HMAC signed with a public key can never pass, whatever the token says;
+- with `token_types`, the header's `typ` among them: RFC 9068 access tokens say `at+jwt`, so an
+  ID token of the same issuer (`JWT`) cannot pass for one (off by default: several identity
+  providers still send `JWT` on their access tokens; the `aud` check keeps ID tokens out there);
 - a key: the JWKS key with the token's `kid` (an unknown `kid` triggers one refetch of the JWKS,
   at most once per `refetch_interval` seconds, shared by every request waiting on it — key
   rotation without a thundering herd), or the one configured `public_key`; the key's type must
@@ -95,6 +98,8 @@ class JWTVerifier:
         timeout: Seconds a JWKS fetch may take.
         cache_size / cache_ttl: How many verified tokens are remembered, and for how long at most.
         max_length: The longest token considered at all.
+        token_types: The header `typ` values accepted (compared without case, an `application/`
+            prefix ignored): `["at+jwt"]` for RFC 9068 access tokens; `None` accepts any.
     """
 
     def __init__(
@@ -113,6 +118,7 @@ class JWTVerifier:
         cache_size: int = 4096,
         cache_ttl: float = 300,
         max_length: int = 16_384,
+        token_types: Iterable[str] | None = None,
     ) -> None:
         if (jwks_uri is None) == (public_key is None):
             raise ValueError("JWTVerifier needs exactly one of jwks_uri= or public_key=")
@@ -132,6 +138,7 @@ class JWTVerifier:
         self.jwks_ttl = jwks_ttl
         self.timeout = timeout
         self.max_length = max_length
+        self.token_types = None if token_types is None else frozenset(map(_media_type, token_types))
         self.jwks_fetches = 0
         """How many times the JWKS was fetched (for operators and tests)."""
         self._cache: TokenCache[AuthInfo] = TokenCache(cache_size, cache_ttl)
@@ -166,6 +173,8 @@ class JWTVerifier:
             algorithm = parsed.header.get("alg")
             if algorithm not in self.algorithms:
                 raise InvalidToken(f"algorithm {algorithm!r} is not allowed")
+            if self.token_types is not None and _media_type(parsed.header.get("typ")) not in self.token_types:
+                raise InvalidToken(f"token type {parsed.header.get('typ')!r} is not accepted (not an access token)")
             key = await self._key(parsed.header.get("kid"))
             if key.key_type != ASYMMETRIC[algorithm]:
                 raise InvalidToken(f"algorithm {algorithm!r} does not fit the {key.key_type} key")
@@ -236,6 +245,14 @@ class JWTVerifier:
         if any(keys.get(kid) != key for kid, key in self._keys.items()):
             self._cache.clear()  # a key was withdrawn or replaced: the tokens it signed fail from now on
         self._keys = keys
+
+
+def _media_type(typ: Any) -> str | None:
+    """A `typ` header as RFC 7515 compares it: without case, the `application/` prefix implied."""
+    if not isinstance(typ, str):
+        return None
+    typ = typ.lower()
+    return typ.removeprefix("application/")
 
 
 def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, _Key]:
