@@ -251,8 +251,8 @@ def _media_type(typ: Any) -> str | None:
     """A `typ` header as RFC 7515 compares it: without case, the `application/` prefix implied."""
     if not isinstance(typ, str):
         return None
-    typ = typ.lower()
-    return typ.removeprefix("application/")
+    lowered: str = typ.lower()
+    return lowered.removeprefix("application/")
 
 
 def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, _Key]:
