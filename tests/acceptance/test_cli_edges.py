@@ -160,6 +160,15 @@ def test_an_upstream_error_quoting_an_expanded_secret_shows_its_reference(tmp_pa
     assert "No such file or directory: '/opt/${DEMO_TOKEN}/srv'" in done.stdout
 
 
+def test_a_short_value_expanded_into_a_header_leaves_the_url_as_it_is_in_list_and_logs(tmp_path: Path) -> None:
+    """DEBUG=1 turned every 1 of the URL into ${DEBUG}: http://${DEBUG}27.0.0.${DEBUG}:9/mcp."""
+    config = write(tmp_path, "mcpServers: {h: {url: 'http://127.0.0.1:9/mcp', headers: {X-Debug: '${DEMO_DEBUG}'}}}\n")
+    done = run_cli("list", config, "--allow-down", env={"DEMO_DEBUG": "1"})
+    assert "  h  down  http://127.0.0.1:9/mcp  " in done.stdout
+    assert "[h] upstream http://127.0.0.1:9/mcp failed" in done.stderr
+    assert "${DEMO_DEBUG}" not in done.stdout + done.stderr
+
+
 def test_an_upstream_that_cannot_start_is_shown_and_exits_1(tmp_path: Path) -> None:
     config = write(
         tmp_path,

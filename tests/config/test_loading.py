@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from toolweave import ConfigError
-from toolweave.config import load_config
+from toolweave.config import build, load_config
 from toolweave.config.envvars import expand
 
 SAMPLE = {
@@ -98,6 +98,45 @@ def test_expanded_secrets_are_not_echoed_in_errors(tmp_path: Path) -> None:
         load_config(path, environ={"SECRET": "hunter2-very-secret"})
     assert "hunter2" not in str(caught.value)
     assert "server.mask_error_details: expected true or false, got a string" in str(caught.value)
+
+
+def shown_upstreams(path: Path, environ: dict[str, str], inputs: dict[str, str] | None = None) -> list[str]:
+    """How `list`, `explain` and the logs show each upstream of the config at `path`."""
+    composed = build(load_config(path, environ=environ, inputs=inputs), base_dir=path.parent)
+    return [remote.target.describe() for remote in composed.remotes]
+
+
+@pytest.mark.parametrize(
+    ("text", "environ", "shown"),
+    [
+        (
+            "mcpServers: {h: {url: 'http://127.0.0.1:18943/mcp', headers: {X-Debug: '${DEBUG}'}}}",
+            {"DEBUG": "1"},
+            "http://127.0.0.1:18943/mcp",
+        ),
+        ("mcpServers: {n: {command: '/usr/bin/nothere-${V}', args: [here]}}", {"V": "e"}, "/usr/bin/nothere-${V} here"),
+        (
+            "mcpServers: {n: {command: srv, args: ['--debug=${DEBUG}', '${DEBUG}', v1]}}",
+            {"DEBUG": "1"},
+            "srv --debug=${DEBUG} ${DEBUG} v1",
+        ),
+    ],
+    ids=["url-and-header", "command", "args"],
+)
+def test_a_short_expanded_value_is_shown_as_its_reference_only_where_it_was_expanded(
+    tmp_path: Path, text: str, environ: dict[str, str], shown: str
+) -> None:
+    """Every occurrence of a short value was replaced: http://${DEBUG}27.0.0.${DEBUG}:..."""
+    assert shown_upstreams(write(tmp_path, "c.yaml", text), environ) == [shown]
+
+
+def test_an_input_leaves_a_workspace_path_holding_its_value_as_it_is(tmp_path: Path) -> None:
+    vscode = tmp_path / "explore-cli" / ".vscode"
+    vscode.mkdir(parents=True)
+    text = json.dumps({"servers": {"s": {"command": "${workspaceFolder}/srv", "args": ["--key", "${input:api-key}"]}}})
+    path = write(vscode, "mcp.json", text)
+    [shown] = shown_upstreams(path, {}, inputs={"api-key": "x"})
+    assert shown == f"{vscode.parent.resolve()}/srv --key ${{input:api-key}}"
 
 
 def test_an_unknown_key_suggests_the_closest_one(tmp_path: Path) -> None:

@@ -58,6 +58,7 @@ from toolweave.config.paths import key_path
 from toolweave.config.policies import MiddlewareSet, SelectorSpec
 from toolweave.config.steps import PerTool, Steps, Visibility
 from toolweave.core.errors import ConfigError
+from toolweave.core.shown import Expanded
 from toolweave.core.tool import Tool
 from toolweave.middleware import (
     Cache,
@@ -349,10 +350,14 @@ def python_source(entry: PythonEntry, *, where: str) -> Any:
 def remote_source(
     name: str, entry: McpServerEntry, *, base_dir: Path, where: str, secrets: Mapping[str, str] | None = None
 ) -> Any:
-    """A `RemoteServer` for an MCP server entry (stdio, HTTP or SSE); `secrets` stay out of what it shows.
+    """A `RemoteServer` for an MCP server entry (stdio, HTTP or SSE); `secrets` stay out of what it
+    shows (of what the config expanded, the part its command or URL holds: `Expanded.within`).
 
     The entry's `timeout` is also the remote's own bound on each request (prompts and reads too).
     """
+    if isinstance(secrets, Expanded):
+        shown = [entry.endpoint] if entry.transport != "stdio" else [entry.command, *entry.args]
+        secrets = secrets.within(word for word in shown if word is not None)
     extra: dict[str, Any] = {"secrets": secrets} if secrets else {}
     if entry.timeout is not None:
         extra["timeout"] = entry.timeout

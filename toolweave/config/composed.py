@@ -22,7 +22,7 @@ from typing import Any
 
 from toolweave.config.base import suggest
 from toolweave.config.paths import key_path
-from toolweave.core.shown import HIDDEN, shown_text, url_secrets
+from toolweave.core.shown import HIDDEN, Expanded, shown_text, url_secrets
 from toolweave.openapi.credentials import Credentials
 from toolweave.server.server import Server
 from toolweave.transforms.argmap import MappedRun
@@ -81,8 +81,9 @@ class Composed:
 
     def hidden_values(self) -> dict[str, str]:
         """Every value to keep out of logs, with what to show instead: those the config expanded
-        from the environment or inputs (as their `${VAR}`), and the passwords and secret-looking
-        query values in the URLs of its upstreams and its store (as `***`).
+        from the environment or inputs (as their `${VAR}`, and each string holding one as the
+        config wrote it), and the passwords and secret-looking query values in the URLs of its
+        upstreams and its store (as `***`).
 
         Example:
             >>> from toolweave.server.remote import RemoteServer
@@ -97,7 +98,7 @@ class Composed:
             words = [getattr(target, "url", None), getattr(target, "command", None), *getattr(target, "args", ())]
             urls += [word for word in words if isinstance(word, str) and "://" in word]
         found = {value: HIDDEN for url in urls for value in url_secrets(url)}
-        found.update(self.secrets)
+        found.update(self.secrets.stand_ins() if isinstance(self.secrets, Expanded) else self.secrets)
         return found
 
     def shown(self, text: str) -> str:

@@ -10,7 +10,8 @@
 `$${...}` keeps a literal `${...}`. A reference that has no value is an error naming the variable
 or input and the key path where it was used (never a value); `expand_all` collects every such
 problem of a file at once. Values from the environment and from inputs are secrets: each is
-returned with the reference it came from, to be shown instead of the value.
+returned with the reference it came from, and each string holding one as it was written
+(`toolweave.core.shown.Expanded`), to be shown instead of the value.
 
 Example:
     >>> expand({"headers": {"Authorization": "Bearer ${TOKEN:-none}"}}, environ={})
@@ -30,6 +31,7 @@ from typing import Any
 
 from toolweave.config.paths import key_path
 from toolweave.core.errors import ConfigError
+from toolweave.core.shown import Expanded
 
 _REFERENCE = re.compile(
     r"\$\$"
@@ -182,21 +184,26 @@ def expand_all(
     environ: Mapping[str, str] | None = None,
     where: tuple[Any, ...] = (),
     variables: Variables | None = None,
-) -> tuple[Any, list[ConfigError], dict[str, str]]:
+) -> tuple[Any, list[ConfigError], Expanded]:
     """`data` expanded as far as it can be, every reference that cannot be (an unexpanded string
     stays as written), and the values that came from the environment or from inputs, each with the
-    reference it came from (shown instead of the value wherever a command or URL is shown).
+    reference it came from, and each string holding one as written (shown instead of the value
+    wherever a command or URL is shown).
 
     `variables` gives the values (by default: `environ`, else `os.environ`, alone).
 
     Example:
-        >>> _, problems, secrets = expand_all({"a": "${A}", "b": "${B}", "c": "${C}"}, environ={"C": "s3cr3t"})
-        >>> [str(p).split(" (")[0] for p in problems], secrets
-        (['a: environment variable A is not set', 'b: environment variable B is not set'], {'s3cr3t': '${C}'})
+        >>> data = {"a": "${A}", "b": "${B}", "c": "/opt/${C}"}
+        >>> _, problems, secrets = expand_all(data, environ={"C": "s3cr3t"})
+        >>> [str(p).split(" (")[0] for p in problems]
+        ['a: environment variable A is not set', 'b: environment variable B is not set']
+        >>> dict(secrets), secrets.written
+        ({'s3cr3t': '${C}'}, {'/opt/s3cr3t': '/opt/${C}'})
     """
     known = variables if variables is not None else Variables(os.environ if environ is None else environ)
     problems: list[ConfigError] = []
     secrets: dict[str, str] = {}
+    written: dict[str, str] = {}
 
     def walk(value: Any, at: tuple[Any, ...]) -> Any:
         if isinstance(value, str):
@@ -205,8 +212,10 @@ def expand_all(
             except ConfigError as error:
                 problems.append(error)
                 return value
-            if expanded != value:
-                secrets.update(_referenced(value, known))
+            referenced = _referenced(value, known) if expanded != value else {}
+            if referenced:
+                secrets.update(referenced)
+                written[expanded] = _as_written(value, known)
             return expanded
         if isinstance(value, dict):
             return {key: walk(item, (*at, key)) for key, item in value.items()}
@@ -214,24 +223,41 @@ def expand_all(
             return [walk(item, (*at, index)) for index, item in enumerate(value)]
         return value
 
-    return walk(data, where), problems, secrets
+    return walk(data, where), problems, Expanded(secrets, written)
+
+
+def _secret(match: re.Match[str], variables: Variables) -> tuple[str, str] | None:
+    """The secret value one reference gives (an environment variable's or an input's, not empty)
+    and the reference, as shown instead of it; None for any other reference."""
+    name, _, kind, argument, _ = match.groups()
+    if name is not None and name not in variables.predefined:
+        value, reference = variables.environ.get(name), f"${{{name}}}"
+    elif kind == "env":
+        value, reference = variables.environ.get(argument), f"${{env:{argument}}}"
+    elif kind == "input":
+        value, reference = variables.input(argument), f"${{input:{argument}}}"
+    else:
+        return None
+    return (value, reference) if value else None
 
 
 def _referenced(text: str, variables: Variables) -> dict[str, str]:
     """The non-empty secret values `text` refers to (environment variables and inputs), each with
     its reference as written."""
-    found: dict[str, str] = {}
-    for match in _REFERENCE.finditer(text):
-        name, _, kind, argument, _ = match.groups()
-        if name is not None and name not in variables.predefined:
-            value = variables.environ.get(name)
-            reference = f"${{{name}}}"
-        elif kind == "env":
-            value, reference = variables.environ.get(argument), f"${{env:{argument}}}"
-        elif kind == "input":
-            value, reference = variables.input(argument), f"${{input:{argument}}}"
-        else:
-            continue
-        if value:
-            found[value] = reference
-    return found
+    return dict(found for match in _REFERENCE.finditer(text) if (found := _secret(match, variables)))
+
+
+def _as_written(text: str, variables: Variables) -> str:
+    """`text` (which expands) expanded but for its secret references, kept as written.
+
+    Example:
+        >>> home = Variables({"TOKEN": "t0k3n"}, predefined={"workspaceFolder": "/ws"})
+        >>> _as_written("${workspaceFolder}/run --token=${TOKEN} $$HOME ${MODE:-fast}", home)
+        '/ws/run --token=${TOKEN} $HOME fast'
+    """
+
+    def shown(match: re.Match[str]) -> str:
+        found = _secret(match, variables)
+        return found[1] if found else _resolve(match, variables)
+
+    return _REFERENCE.sub(shown, text)

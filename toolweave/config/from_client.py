@@ -41,6 +41,7 @@ from toolweave.config.loading import load_config, problems_error, read_data, val
 from toolweave.config.models import Config, McpServerEntry
 from toolweave.core.errors import ConfigError
 from toolweave.core.names import first_free
+from toolweave.core.shown import Expanded
 
 SERVER_LISTS = ("mcpServers", "servers", "inputs")
 """The keys taken from a client's file."""
@@ -93,9 +94,7 @@ def _sections(
     found = [file for file in files if file.is_file()]
     if not found:
         tried = ", ".join(str(file) for file in files)
-        raise ConfigError(
-            f"no {client.title} config found (looked for {tried}); give its path: --from {name} PATH"
-        )
+        raise ConfigError(f"no {client.title} config found (looked for {tried}); give its path: --from {name} PATH")
     sections, local, problems = [], [], []
     for file in found:
         try:
@@ -183,7 +182,7 @@ def client_config(
         platform=platform or current_platform(),
     )
     servers: dict[str, dict[str, McpServerEntry]] = {"mcp_servers": {}, "servers": {}}
-    secrets: dict[str, str] = {}
+    secrets = Expanded()
     for section in sections:
         try:
             config = validate(section.data, file=section.file, environ=environ, inputs=inputs)
@@ -195,7 +194,7 @@ def client_config(
                 for found in servers.values():
                     found.pop(server, None)
                 servers[key][server] = _rebased(entry, section.folder)
-        secrets.update(config.secrets)
+        secrets |= config.secrets
     if problems:
         raise problems[0] if len(problems) == 1 else problems_error([str(p) for p in problems], file=None)
     return Config.model_validate({}).model_copy(update=_prefixed(servers)).with_secrets(secrets)
@@ -219,7 +218,7 @@ def layered(base: Config, over: Config, *, file: str | None = None) -> Config:
             "servers": {**base.servers, **over.servers},
         }
     )
-    return merged.with_secrets({**base.secrets, **over.secrets})
+    return merged.with_secrets(Expanded() | base.secrets | over.secrets)
 
 
 def build_client(

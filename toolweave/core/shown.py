@@ -12,6 +12,10 @@ Example:
     >>> shown_command("server", ["--token", "hunter2", "--verbose"], secrets={"hunter2": "${TOKEN}"})
     'server --token ${TOKEN} --verbose'
 
+What a config expanded is an `Expanded`: it also knows each string that holds such a value as
+it was written, so a command or URL is shown as the config wrote it, and a short value (a `1`
+from `${DEBUG}`) is never replaced where it did not come from the variable (`127.0.0.1`).
+
 `url_secrets` names the values `shown_url` hides, for text that shows a URL toolweave did not
 write (a library's log line): `toolweave.telemetry.logs.RedactSecrets` takes them out.
 `shown_text` takes secrets out of such text where toolweave shows it (an upstream's error).
@@ -20,19 +24,86 @@ write (a library's log line): `toolweave.telemetry.logs.RedactSecrets` takes the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 HIDDEN = "***"
 SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
 """Query parameter names whose values are treated as secrets."""
+SHORTEST_SECRET = 4
+"""Values shorter than this are left in text that is not known to hold them (`shown_text`): a
+`1` expanded into a flag would garble every `127.0.0.1`, and so short a value keeps nothing secret."""
+
+
+class Expanded(Mapping[str, str]):
+    """The secret values a config's `${...}` references put into its strings, each with the
+    reference it came from (the mapping), and `written`: each string that holds one, as the config
+    wrote it (its secret references kept; defaults, `$$` and `${workspaceFolder}` expanded).
+
+    `shown_command` and `shown_url` show a word that is one of those strings as written; anywhere
+    else only values at least `SHORTEST_SECRET` long are replaced. Its repr shows no value.
+
+    Example:
+        >>> expanded = Expanded({"e": "${V}"}, {"/usr/bin/nothere-e": "/usr/bin/nothere-${V}"})
+        >>> shown_command("/usr/bin/nothere-e", ["--level", "e"], expanded)
+        '/usr/bin/nothere-${V} --level e'
+        >>> dict(expanded), expanded
+        ({'e': '${V}'}, Expanded(<1 value>))
+    """
+
+    __slots__ = ("_values", "written")
+
+    def __init__(self, values: Mapping[str, str] | None = None, written: Mapping[str, str] | None = None) -> None:
+        self._values = dict(values or {})
+        self.written: Mapping[str, str] = dict(written or {})
+
+    def __getitem__(self, value: str) -> str:
+        return self._values[value]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Expanded):
+            return self._values == other._values and self.written == other.written
+        return Mapping.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Expanded(<{len(self)} value{'' if len(self) == 1 else 's'}>)"
+
+    def __or__(self, other: Mapping[str, str]) -> Expanded:
+        """Both, `other`'s values and strings winning."""
+        written = other.written if isinstance(other, Expanded) else {}
+        return Expanded({**self._values, **other}, {**self.written, **written})
+
+    def stand_ins(self) -> dict[str, str]:
+        """What text that may quote these strings or values loses: each string, as written, and
+        each value, as its reference."""
+        return {**self.written, **self._values}
+
+    def within(self, words: Iterable[str]) -> Expanded:
+        """What of these a command or URL made of `words` can show (what `shown_command` needs
+        of them: an upstream keeps no more, and equals another to the same command or URL).
+
+        Example:
+            >>> expanded = Expanded({"s3cr3t-1": "${A}", "other-22": "${B}"}, {"--key=s3cr3t-1": "--key=${A}"})
+            >>> part = expanded.within(["server", "--key=s3cr3t-1"])
+            >>> dict(part), part.written
+            ({'s3cr3t-1': '${A}'}, {'--key=s3cr3t-1': '--key=${A}'})
+        """
+        words = list(words)
+        values = {value: shown for value, shown in self._values.items() if any(value in word for word in words)}
+        return Expanded(values, {word: self.written[word] for word in words if word in self.written})
 
 
 Secrets = Mapping[str, str] | Iterable[str]
-"""Secret values to hide: a mapping of each to what to show instead, or just the values (`***`)."""
-SHORTEST_SECRET = 4
-"""Values shorter than this are left in text toolweave did not write (`shown_text`): a `1`
-expanded into a flag would garble every `127.0.0.1`, and so short a value keeps nothing secret."""
+"""Secret values to hide: a mapping of each to what to show instead (an `Expanded`, for what a
+config expanded), or just the values (`***`)."""
 
 
 def without(text: str, secrets: Secrets) -> str:
@@ -45,38 +116,53 @@ def without(text: str, secrets: Secrets) -> str:
 
 def shown_text(text: str, secrets: Mapping[str, str]) -> str:
     """`text` toolweave did not write (an upstream's error, which may quote the command or URL it
-    was given) with each of `secrets` at least `SHORTEST_SECRET` long replaced by its stand-in:
-    in one pass, the longest first, so a value inside another is hidden with it and a stand-in
-    is never replaced again.
+    was given) with each of `secrets` at least `SHORTEST_SECRET` long replaced by its stand-in
+    (for an `Expanded`, each string it holds as written, too): in one pass, the longest first, so
+    a value inside another is hidden with it and a stand-in is never replaced again.
 
     Example:
         >>> secrets = {"hunter2-0123": "${TOKEN}", "1": "${DEBUG}"}
         >>> shown_text("cannot run '/opt/hunter2-0123/srv' at 127.0.0.1", secrets)
         "cannot run '/opt/${TOKEN}/srv' at 127.0.0.1"
+        >>> shown_text("no file '/bin/srv-e'", Expanded({"e": "${V}"}, {"/bin/srv-e": "/bin/srv-${V}"}))
+        "no file '/bin/srv-${V}'"
     """
-    hidden = {value: shown for value, shown in secrets.items() if len(value) >= SHORTEST_SECRET}
+    known = secrets.stand_ins() if isinstance(secrets, Expanded) else secrets
+    hidden = {value: shown for value, shown in known.items() if len(value) >= SHORTEST_SECRET}
     if not hidden:
         return text
     pattern = "|".join(re.escape(value) for value in sorted(hidden, key=len, reverse=True))
     return re.sub(pattern, lambda found: hidden[found.group()], text)
 
 
-def shown_url(url: str, secrets: Secrets = ()) -> str:
-    """`url` without its password, secret-looking query values or any of `secrets`."""
+def _without_credentials(url: str) -> str:
+    """`url` with its password (or a user alone) and secret-looking query values as `***`; the
+    rest as written."""
     try:
         parts = urlsplit(url)
     except ValueError:
-        return without(url, secrets)
+        return url
     netloc = parts.netloc
     if parts.password is not None:
         netloc = netloc.replace(f":{parts.password}@", f":{HIDDEN}@", 1)
     elif "@" in netloc:  # a user alone is how a token rides in a URL: https://<token>@host
         netloc = f"{HIDDEN}@{netloc.rsplit('@', 1)[1]}"
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        query = urlencode([(k, HIDDEN if SECRET_NAME.search(k) else v) for k, v in pairs], safe="*")
-    return without(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)), secrets)
+    query = "&".join(_query_pair(pair) for pair in parts.query.split("&")) if parts.query else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _query_pair(pair: str) -> str:
+    name, equals, _ = pair.partition("=")
+    return f"{name}={HIDDEN}" if equals and SECRET_NAME.search(unquote_plus(name)) else pair
+
+
+def shown_url(url: str, secrets: Secrets = ()) -> str:
+    """`url` without its password, secret-looking query values or any of `secrets` (as the config
+    wrote it, when `secrets` is what it expanded and the URL one of its strings)."""
+    if isinstance(secrets, Expanded):
+        written = secrets.written.get(url)
+        return _without_credentials(written) if written is not None else shown_text(_without_credentials(url), secrets)
+    return without(_without_credentials(url), secrets)
 
 
 def url_secrets(url: str) -> list[str]:
@@ -104,6 +190,15 @@ def url_secrets(url: str) -> list[str]:
 
 
 def shown_command(command: str, args: Sequence[str], secrets: Secrets = ()) -> str:
-    """The command line, with `secrets` (and URL passwords or secret query values) taken out."""
+    """The command line, with `secrets` (and URL passwords or secret query values) taken out; a
+    word a config expanded (`secrets` an `Expanded`) is shown as the config wrote it."""
+    if isinstance(secrets, Expanded):
+        return " ".join(_shown_word(word, secrets) for word in (command, *args))
     words = [shown_url(word) if "://" in word else word for word in (command, *args)]
     return without(" ".join(words), secrets)
+
+
+def _shown_word(word: str, secrets: Expanded) -> str:
+    if "://" in word:
+        return shown_url(word, secrets)
+    return secrets.written.get(word) or shown_text(word, secrets)

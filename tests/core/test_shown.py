@@ -1,0 +1,43 @@
+"""Commands, URLs and upstream errors shown without the secrets a config expanded into them."""
+
+from __future__ import annotations
+
+from toolweave.core.shown import Expanded, shown_command, shown_text, shown_url
+
+DEBUG = Expanded({"1": "${DEBUG}"}, {"1": "${DEBUG}"})
+"""`X-Debug: "${DEBUG}"` with DEBUG=1: a header, never shown."""
+
+
+def test_a_short_value_from_elsewhere_is_left_in_a_url() -> None:
+    assert shown_url("http://127.0.0.1:18943/mcp", DEBUG) == "http://127.0.0.1:18943/mcp"
+
+
+def test_a_short_value_is_shown_as_its_reference_where_it_was_expanded_only() -> None:
+    expanded = Expanded({"e": "${V}"}, {"/usr/bin/nothere-e": "/usr/bin/nothere-${V}", "e": "${V}"})
+    assert shown_command("/usr/bin/nothere-e", ["--mode", "e", "--level", "here"], expanded) == (
+        "/usr/bin/nothere-${V} --mode ${V} --level here"
+    )
+
+
+def test_a_long_value_is_hidden_wherever_it_stands() -> None:
+    expanded = Expanded({"hunter2-0123": "${TOKEN}"}, {"--token=hunter2-0123": "--token=${TOKEN}"})
+    assert shown_command("srv", ["--token=hunter2-0123", "hunter2-0123.log"], expanded) == (
+        "srv --token=${TOKEN} ${TOKEN}.log"
+    )
+
+
+def test_a_url_the_config_expanded_is_shown_as_written_without_its_credentials() -> None:
+    url = "http://u:pw-0123@127.0.0.1:9/mcp?key=k&v=1&q=a%20b"
+    written = "http://u:${PW}@127.0.0.1:9/mcp?key=k&v=${V}&q=a%20b"
+    expanded = Expanded({"pw-0123": "${PW}", "1": "${V}"}, {url: written})
+    assert shown_url(url, expanded) == "http://u:***@127.0.0.1:9/mcp?key=***&v=${V}&q=a%20b"
+
+
+def test_an_error_loses_the_strings_the_config_expanded_and_its_long_values() -> None:
+    expanded = Expanded({"e": "${V}", "hunter2-0123": "${T}"}, {"/usr/bin/nothere-e": "/usr/bin/nothere-${V}"})
+    error = "FileNotFoundError: '/usr/bin/nothere-e' (hunter2-0123, here)"
+    assert shown_text(error, expanded) == "FileNotFoundError: '/usr/bin/nothere-${V}' (${T}, here)"
+
+
+def test_values_given_as_plain_secrets_are_hidden_whatever_their_length() -> None:
+    assert shown_command("srv", ["--key=ab"], {"ab": "${KEY}"}) == "srv --key=${KEY}"
