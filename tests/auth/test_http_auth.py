@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 from mcp import Client, ClientSession
@@ -19,6 +20,7 @@ from tests.serving import RAW_INITIALIZE as INITIALIZE
 from tests.serving import serving
 from toolweave import AuthInfo, Context, Server, Tool
 from toolweave.auth import JWTVerifier
+from toolweave.auth.jwt_verifier import RETRY_WITHOUT_KEYS
 from toolweave.transforms import FromClaim, InjectArgs
 
 
@@ -171,6 +173,21 @@ async def test_the_verified_caller_is_ctx_auth_in_both_eras(issuer: Issuer, lega
     assert spoofed.is_error and "notes of ada" not in str(spoofed.content)
 
 
+async def test_a_token_that_cannot_be_checked_while_the_issuer_is_down_gets_503_not_401(issuer: Issuer) -> None:
+    """A 401 tells a client to get another token; an identity provider that is down is a retry."""
+    issuer.jwks_up = False
+    async with protected(issuer) as url, httpx2.AsyncClient() as http:
+        token = {"authorization": f"Bearer {issuer.token()}"}
+        unchecked = await _post(url, token)
+        health = await http.get(url + "/healthz", headers=token)  # open routes serve it unauthenticated
+        issuer.jwks_up = True
+        await anyio.sleep(RETRY_WITHOUT_KEYS + 0.1)
+        checked = await _post(url, token)
+    assert (unchecked.status_code, health.status_code, checked.status_code) == (503, 200, 200)
+    assert unchecked.headers["retry-after"] == "1"
+    assert unchecked.json()["error"] == "temporarily_unavailable"
+
+
 @pytest.mark.parametrize("client_claim", ["client_id", "azp"])
 async def test_a_token_without_sub_has_no_subject_whatever_its_client_is_called(
     issuer: Issuer, client_claim: str
@@ -253,7 +270,9 @@ async def test_the_authenticate_hook_gets_the_same_401_path() -> None:
     ],
     ids=["error", "exit", "interrupt", "group"],
 )
-async def test_a_crashing_hook_lets_nobody_in(failure: BaseException, caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_crashing_hook_lets_nobody_in_and_the_answer_names_the_incident(
+    failure: BaseException, caplog: pytest.LogCaptureFixture
+) -> None:
     def authenticate(headers: Any) -> AuthInfo | None:
         if headers.get("x-api-key") == "k-123":
             return AuthInfo(subject="ops")
@@ -262,9 +281,12 @@ async def test_a_crashing_hook_lets_nobody_in(failure: BaseException, caplog: py
     async with serving(notes_server().http_app(authenticate=authenticate)) as url:
         response = await _post(url, {"authorization": "Bearer whatever"})
         after = await _post(url, {"x-api-key": "k-123"})
-    assert (response.status_code, after.status_code) == (401, 200)  # refused, and still serving
+    assert (response.status_code, after.status_code) == (500, 200)  # refused, and still serving
     assert "s3cr3t" not in response.text
-    assert "authenticate hook failed" in caplog.text
+    answer = response.json()
+    assert answer["error"] == "server_error"
+    incident = answer["error_description"].rpartition("incident ")[2].rstrip(")")
+    assert f"the authenticate hook failed (incident {incident})" in caplog.text  # the log line the answer names
 
 
 async def test_allow_anonymous_serves_unrecognised_callers_without_auth() -> None:

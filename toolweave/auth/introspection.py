@@ -29,7 +29,7 @@ from toolweave.auth.cache import TokenCache
 from toolweave.auth.client_auth import basic_client_auth
 from toolweave.auth.verifier import audiences, caller_from_claims, epoch_seconds, scope_names
 from toolweave.core.context import AuthInfo
-from toolweave.core.errors import InvalidToken
+from toolweave.core.errors import InvalidToken, VerifierUnavailable
 
 logger = logging.getLogger("toolweave.auth")
 
@@ -84,7 +84,8 @@ class IntrospectionVerifier:
         """The caller behind `token`, as the authorization server describes it.
 
         Raises:
-            InvalidToken: inactive, for another audience, or the endpoint could not say.
+            InvalidToken: inactive, or for another audience.
+            VerifierUnavailable: the endpoint could not say (unreachable, an error, no JSON object).
         """
         cached = self._cache.get(token)
         if cached is not None:
@@ -119,9 +120,9 @@ class IntrospectionVerifier:
             status = error.response.status_code if isinstance(error, httpx.HTTPStatusError) else None
             why = f"HTTP {status}" if status is not None else type(error).__name__  # 401: this server's credentials
             logger.warning("token introspection at %s failed: %s", self.url, why)
-            raise InvalidToken("the introspection endpoint could not be asked") from None
+            raise VerifierUnavailable("the introspection endpoint could not be asked") from None
         if not isinstance(answer, dict):
-            raise InvalidToken("the introspection answer is not a JSON object")
+            raise VerifierUnavailable("the introspection answer is not a JSON object")
         return answer
 
     def _check(self, answer: dict[str, Any]) -> None:

@@ -57,7 +57,7 @@ from toolweave.auth.cache import TokenCache
 from toolweave.auth.jws import Compact, check_claims
 from toolweave.auth.verifier import audiences, caller_from_claims, scope_names
 from toolweave.core.context import AuthInfo
-from toolweave.core.errors import InvalidToken
+from toolweave.core.errors import InvalidToken, VerifierUnavailable
 
 logger = logging.getLogger("toolweave.auth")
 
@@ -159,6 +159,7 @@ class JWTVerifier:
 
         Raises:
             InvalidToken: the token is refused; the message says why (for logs, not for clients).
+            VerifierUnavailable: the signing keys could not be had (the JWKS endpoint failed).
         """
         cached = self._cache.get(token)
         if cached is not None:
@@ -197,7 +198,7 @@ class JWTVerifier:
             with contextlib.suppress(InvalidToken):  # down: keep the keys already known (logged in _fetch)
                 await self._refresh(forced=False)
         if not self._keys:
-            raise InvalidToken("the signing keys could not be fetched (the JWKS endpoint failed)")
+            raise VerifierUnavailable("the signing keys could not be fetched (the JWKS endpoint failed)")
         key = self._find(kid)
         if key is None and await self._refresh(forced=True):
             key = self._find(kid)
@@ -240,7 +241,7 @@ class JWTVerifier:
             # Keep serving with the keys already known; tokens signed by new ones fail until it works.
             self._failed_at = time.monotonic()
             logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, str(error) or type(error).__name__)
-            raise InvalidToken("the signing keys could not be fetched") from None
+            raise VerifierUnavailable("the signing keys could not be fetched") from None
         self._fetched_at = time.monotonic()
         if any(keys.get(kid) != key for kid, key in self._keys.items()):
             self._cache.clear()  # a key was withdrawn or replaced: the tokens it signed fail from now on

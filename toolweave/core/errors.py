@@ -295,6 +295,12 @@ class InvalidToken(ToolweaveError):
     """
 
 
+class VerifierUnavailable(InvalidToken):
+    """A bearer token could not be checked now (not refused): the issuer's signing keys or its
+    introspection endpoint could not be had. The HTTP edge answers 503 (try again), not 401 (which
+    tells a client to get another token, from an identity provider that may be down too)."""
+
+
 PROTOCOL_ANSWERS: tuple[type[ToolweaveError], ...] = (MissingCapability, InputRequired)
 """Raised by tools to answer the client at the protocol level (not results, and not failures):
 middleware lets them through untouched (no retry, no circuit failure)."""

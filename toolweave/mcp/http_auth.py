@@ -7,6 +7,9 @@ any `toolweave.auth.Verifier`) and its `AuthSettings`; the SDK's `BearerAuthBack
 - no token, a malformed `Authorization` header, or a token the verifier refuses → **401** with
   `WWW-Authenticate: Bearer error="invalid_token", ..., resource_metadata="<url>"`;
 - a valid token without a required scope → **403** `insufficient_scope`;
+- a token that could not be checked (the verifier's identity provider is down) → **503**
+  `temporarily_unavailable`, and a verifier or hook that crashed → **500** naming the incident
+  (`Unverifiable`: a client told 401 would throw its token away);
 - `/.well-known/oauth-protected-resource[/path]` (RFC 9728) for the `resource_url` (given, or the
   verifier's one http(s) `audience`).
 
@@ -49,14 +52,16 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolweave.auth.verifier import Verifier
 from toolweave.core.context import AuthInfo
-from toolweave.core.errors import InvalidToken, Rejected
-from toolweave.core.masking import is_cancellation
+from toolweave.core.errors import InvalidToken, Rejected, VerifierUnavailable
+from toolweave.core.masking import incident_id, is_cancellation
 from toolweave.mcp.headers import RequestHeaders
 
 logger = logging.getLogger("toolweave.auth")
 Authenticate = Callable[[Mapping[str, str]], "Awaitable[AuthInfo | None] | AuthInfo | None"]
 QUERY_TOKEN_NAMES = frozenset({"access_token", "token", "bearer", "id_token"})
 """Query parameters that carry a bearer token (refused: tokens belong in the `Authorization` header)."""
+UNVERIFIED = "toolweave.unverified"
+"""Where the auth backend leaves, on the request's scope, why its caller could not be checked."""
 
 
 def access_token(caller: AuthInfo) -> AccessToken:
@@ -83,9 +88,46 @@ def auth_info(token: AccessToken) -> AuthInfo:
     )
 
 
+class Unverifiable(Exception):
+    """A caller who could not be checked (not one who was refused), and the answer the guard gives
+    on a protected route: 503 when the verifier's identity provider could not be had (try again),
+    500 with an incident id when the verifier or the hook failed. Open routes (health checks, the
+    metadata) serve the request as unauthenticated."""
+
+    def __init__(self, status: int, error: str, description: str) -> None:
+        super().__init__(description)
+        self.status, self.error, self.description = status, error, description
+
+    @classmethod
+    def unavailable(cls) -> Unverifiable:
+        return cls(503, "temporarily_unavailable", "the token cannot be checked right now; try again shortly")
+
+    @classmethod
+    def failed(cls, what: str, error: BaseException) -> Unverifiable:
+        """`what` crashed: logged with its traceback under an incident id the answer names."""
+        incident = incident_id(error)
+        logger.error("%s failed (incident %s); the request is refused", what, incident, exc_info=error)
+        return cls(500, "server_error", f"the caller could not be checked (incident {incident})")
+
+
+class NotedUnverifiable(AuthenticationBackend):
+    """An auth backend whose `Unverifiable` is noted on the request (`UNVERIFIED`) for the guard
+    to answer; the request is otherwise unauthenticated."""
+
+    def __init__(self, backend: AuthenticationBackend) -> None:
+        self.backend = backend
+
+    async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, Any] | None:
+        try:
+            return await self.backend.authenticate(conn)
+        except Unverifiable as unverifiable:
+            conn.scope[UNVERIFIED] = unverifiable
+            return None
+
+
 class SdkVerifier(TokenVerifier):
-    """A toolweave `Verifier` as the SDK's `TokenVerifier`; refusals are logged, never sent (a
-    verifier that raises anything but `InvalidToken` refuses too, its traceback logged).
+    """A toolweave `Verifier` as the SDK's `TokenVerifier`; refusals are logged, never sent. A token
+    that could not be checked (`VerifierUnavailable`, or the verifier crashed) is `Unverifiable`.
 
     Attributes:
         refused: How many tokens were refused (for operators and tests).
@@ -98,14 +140,15 @@ class SdkVerifier(TokenVerifier):
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
             caller = await self.verifier.verify(token)
+        except VerifierUnavailable as error:
+            logger.warning("bearer token not checked: %s", error)
+            raise Unverifiable.unavailable() from None
         except InvalidToken as error:
             self.refused += 1
             logger.info("bearer token refused: %s", error)
             return None
         except Exception as error:  # a bug in the verifier lets nobody in, like a crashing hook
-            self.refused += 1
-            logger.error("the token verifier failed; the token is refused", exc_info=error)
-            return None
+            raise Unverifiable.failed("the token verifier", error) from None
         if caller.expires_at is not None and caller.expires_at < int(time.time()):
             # Accepted within the verifier's leeway, but the SDK refuses a token past its `exp`:
             # say so here, or the 401 has no reason in the log.
@@ -121,8 +164,8 @@ class HookBackend(AuthenticationBackend):
     The hook reads the headers as `ctx.headers` does (`RequestHeaders`): a header the request
     sent more than once is never read — the hook reading one refuses the request (401, logged on
     `toolweave.security`). A hook that raises (anything but the request's own cancellation:
-    `SystemExit` included) lets nobody in: the error is logged with its traceback and the request
-    is treated as unauthenticated.
+    `SystemExit` included) lets nobody in: the error is logged with its traceback under an
+    incident id, and a protected route answers 500 naming it (`Unverifiable`).
     """
 
     def __init__(self, hook: Authenticate) -> None:
@@ -138,8 +181,7 @@ class HookBackend(AuthenticationBackend):
         except BaseException as error:  # SystemExit, KeyboardInterrupt... from the hook: refused too
             if is_cancellation(error):
                 raise
-            logger.error("the authenticate hook failed; the request is treated as unauthenticated", exc_info=error)
-            return None
+            raise Unverifiable.failed("the authenticate hook", error) from None
         if caller is None:
             return None
         return AuthCredentials(list(caller.scopes)), AuthenticatedUser(access_token(caller))
@@ -171,7 +213,11 @@ class RequireAuthOn:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and self._held(scope):
-            await self.guarded(scope, receive, send)
+            unverifiable = scope.get(UNVERIFIED)
+            if unverifiable is not None:
+                await _unverifiable(send, unverifiable)
+            else:
+                await self.guarded(scope, receive, send)
         else:
             await self.app(scope, receive, send)
 
@@ -255,6 +301,15 @@ async def _unauthorized(send: Send, description: str, challenge: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+async def _unverifiable(send: Send, unverifiable: Unverifiable) -> None:
+    body = json.dumps({"error": unverifiable.error, "error_description": unverifiable.description}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if unverifiable.status == 503:
+        headers.append((b"retry-after", b"1"))
+    await send({"type": "http.response.start", "status": unverifiable.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 def metadata_routes(resource_url: str, authorization_servers: list[str], scopes: list[str]) -> list[Any]:
     """The RFC 9728 protected-resource metadata route(s) for `resource_url` (the SDK's)."""
     return create_protected_resource_routes(
@@ -314,5 +369,5 @@ def protect(
             tokens_only=allow_anonymous,
         )
     app.add_middleware(AuthContextMiddleware)
-    app.add_middleware(AuthenticationMiddleware, backend=backend)
+    app.add_middleware(AuthenticationMiddleware, backend=NotedUnverifiable(backend))
     app.add_middleware(RefuseAmbiguousTokens, resource_metadata_url=metadata_url)
