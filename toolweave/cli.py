@@ -29,8 +29,10 @@ import dataclasses
 import importlib.util
 import json
 import logging
+import os
 import socket
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -320,13 +322,13 @@ def _warnings(composed: Composed) -> list[str]:
     return found
 
 
-def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]]) -> Any:
+def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]], *, warnings: bool = True) -> Any:
     """Run `work` with the server's lifespan entered (upstreams started) and its catalog compiled.
 
     A composition that fails to compile (a name clash, a transform refusing a tool) exits with
     status 1 before `work` starts; `work` reports its own errors by returning a `Failure`.
     Problems that do not stop it (a `tools` key naming no tool, an unset environment variable an
-    injection reads, an empty config) are printed as warnings first.
+    injection reads, an empty config) are printed as warnings first, unless not `warnings`.
     """
 
     async def main() -> Any:
@@ -334,7 +336,7 @@ def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]])
             failure = _compile(composed)
             if failure is not None:
                 return failure
-            for problem in _warnings(composed):
+            for problem in _warnings(composed) if warnings else ():
                 warn(problem)
             return await work(composed)
 
@@ -469,6 +471,7 @@ def serve(
     ] = 1,
     reuse_port: Annotated[bool, typer.Option("--reuse-port", hidden=True)] = False,
     no_announce: Annotated[bool, typer.Option("--no-announce", hidden=True)] = False,
+    warn_once: Annotated[Path | None, typer.Option("--warn-once", hidden=True)] = None,
     log_level: LogOption = LogLevel.warning,
     log_format: LogFormatOption = LogFormat.text,
 ) -> None:
@@ -502,7 +505,9 @@ def serve(
         arguments += ["--timeout-keep-alive", str(timeout_keep_alive)]
         arguments += ["--log-format", log_format.value]
         arguments += ["--grace", str(grace), *(["--watch"] if watch else [])]  # each worker reloads its own build
-        serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json, grace=grace)
+        with tempfile.TemporaryDirectory(prefix="toolweave-") as folder:  # one worker prints the warnings
+            arguments += ["--warn-once", str(Path(folder) / "warned")]
+            serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json, grace=grace)
         return
     if watch:
         composed = live_composed(composed, parse_inputs(inputs or ()))
@@ -556,7 +561,19 @@ def serve(
         return None
 
     with contextlib.suppress(KeyboardInterrupt):
-        run_composed(composed, work)
+        run_composed(composed, work, warnings=_first_to_claim(warn_once))
+
+
+def _first_to_claim(marker: Path | None) -> bool:
+    """Whether this process is the first to create `marker` (each worker of `--workers` builds the
+    config and would print the same warnings: the first one prints them); True without one."""
+    if marker is None:
+        return True
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
 
 
 def _check_serve_flags(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.acceptance.cli_helpers import COMMAND
+from tests.acceptance.cli_helpers import COMMAND, ROOT
 from tests.conftest import subprocess_env
 from toolweave.config import build_file
 
@@ -44,6 +44,36 @@ def test_list_warns_about_the_unset_variable(api_config: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "warning: environment variable PROBE_UNSET_API_KEY is not set" in done.stderr
+
+
+ECHO_TOOL = "def echo(text: str, note: str = '') -> str:\n    return text\n"
+
+
+def test_an_unset_variable_is_reported_for_a_tool_whose_result_is_limited(tmp_path: Path) -> None:
+    """`limit_result` wraps the run that reads the variable, so the tool was not reported at all;
+    once reported, it was named twice, as its source and as the client names it ('echo', 'py_echo')."""
+    (tmp_path / "echo_tools.py").write_text(ECHO_TOOL)
+    entry = "{limit_result: {max_bytes: 1000}, args: {text: {inject: 'env:PROBE_UNSET_TEXT'}}}"
+    config = tmp_path / "gateway.yaml"
+    config.write_text(f"python:\n  - {{import: 'echo_tools:echo', prefix: py, tools: {{echo: {entry}}}}}\n")
+    assert build_file(config).missing_environment() == [
+        "environment variable PROBE_UNSET_TEXT is not set: calls to 'py_echo' will fail"
+    ]
+
+
+def test_an_unset_variable_names_the_tools_of_an_http_api_as_clients_call_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The example's `list_pets` has `limit_result` (no warning at all) and a prefix (named 'list_pets')."""
+    monkeypatch.delenv("PETSTORE_KEY", raising=False)
+    missing = build_file(ROOT / "examples" / "openapi.yaml").missing_environment()
+    assert missing == ["environment variable PETSTORE_KEY is not set: calls to 'pets_list_pets' will fail"]
+
+
+def test_a_tool_behind_search_is_named_as_search_finds_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PETSTORE_KEY", raising=False)
+    missing = build_file(ROOT / "examples" / "search_gateway.yaml").missing_environment()
+    assert missing == ["environment variable PETSTORE_KEY is not set: calls to 'pets_list_pets' will fail"]
 
 
 def test_a_composition_error_names_the_file(tmp_path: Path) -> None:

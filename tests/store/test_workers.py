@@ -107,3 +107,22 @@ def test_workers_refuse_what_needs_one_process(
     done = subprocess.run(command, capture_output=True, text=True, env=subprocess_env(), timeout=60, check=False)
     assert done.returncode == 2
     assert message in " ".join(done.stderr.split())
+
+
+def test_each_startup_warning_is_printed_once_not_once_per_worker(tmp_path: Path) -> None:
+    (tmp_path / "echo_tools.py").write_text("def echo(text: str) -> str:\n    return text\n")
+    path = tmp_path / "gw.yaml"
+    path.write_text("python:\n  - {import: 'echo_tools:echo', tools: {echo: {args: {text: {inject: env:UNSET_X}}}}}\n")
+    command = [sys.executable, "-m", "toolweave", "serve", str(path), "--transport", "http", "--port", "0"]
+    command += ["--workers", "2"]
+    before = []  # the workers print their warnings before they listen; the URL is printed once all do
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=subprocess_env()) as process:
+        assert process.stderr is not None
+        for line in process.stderr:
+            if line.startswith("Serving"):
+                break
+            before.append(line)
+        process.terminate()
+    assert [line for line in before if "UNSET_X" in line] == [
+        "warning: environment variable UNSET_X is not set: calls to 'echo' will fail\n"
+    ]

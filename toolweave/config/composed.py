@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 from toolweave.config.base import suggest
 from toolweave.config.paths import key_path
 from toolweave.core.shown import HIDDEN, Expanded, shown_text, url_secrets
+from toolweave.core.tool import Tool
 from toolweave.openapi.credentials import Credentials
 from toolweave.server.server import Server
 from toolweave.transforms.argmap import MappedRun
@@ -40,6 +41,43 @@ def _servers(root: Server) -> list[Server]:
         found.append(server)
         stack.extend(mount.child for mount in server.mounts)
     return found
+
+
+def _lineage(tool: Tool | None) -> Iterator[Tool]:
+    """`tool` and the tools it was made from, newest first."""
+    while tool is not None:
+        yield tool
+        tool = tool.parent
+
+
+def _called_by(root: Server) -> dict[int, str]:
+    """The name a client calls each tool by, by the id of every tool on its way there (in every
+    server below `root`): the root's own names first; then, for a tool a catalog transform keeps
+    behind its own (`call_tool` of `SearchTools`), the name the mounts on its way give it."""
+    names: dict[int, str] = {}
+
+    def walk(server: Server, renames: tuple[Any, ...]) -> None:  # the mounts' on the way, innermost first
+        for name, entry in server.catalog.entries.items():
+            for rename in renames:
+                name = rename.name(name)
+            for tool in _lineage(entry.tool):
+                names.setdefault(id(tool), name)
+        for mount in server.mounts:
+            walk(mount.child, (mount.rename, *renames))
+
+    walk(root, ())
+    return names
+
+
+def _unset(sources: Iterable[Any]) -> set[str]:
+    """The environment variables of `sources` (`FromEnv`) that are not set and have no default."""
+    return {source.name for source in sources if isinstance(source, FromEnv) and source.missing}
+
+
+def _unset_injected(tool: Tool) -> set[str]:
+    """The unset environment variables the arguments `tool`'s own argument map injects read."""
+    mapped = MappedRun.of(tool.run)
+    return _unset(src.source for _, src in mapped.argmap.sources) if mapped is not None else set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,22 +154,32 @@ class Composed:
         """Environment variables injected arguments and HTTP APIs' upstream headers read that are
         not set (and have no default).
 
-        One line per variable, naming the tools that need it; checked at startup so an operator
-        learns it before the first call fails (which would name it only in the log).
+        One line per variable, naming the tools that need it as clients call them; checked at
+        startup so an operator learns it before the first call fails (which would name it only
+        in the log).
+
+        Example:
+            >>> from toolweave.transforms import FromEnv, InjectArgs, LimitResult
+            >>> child = Server("child")
+            >>> child.add_tool(lambda text: text, name="echo").name
+            'echo'
+            >>> child.add_transform(InjectArgs(text=FromEnv("TOOLWEAVE_EXAMPLE_UNSET")))
+            >>> child.add_transform(LimitResult(max_items=5))
+            >>> root = Server("root")
+            >>> _ = root.mount(child, prefix="py")
+            >>> Composed(root).missing_environment()
+            ["environment variable TOOLWEAVE_EXAMPLE_UNSET is not set: calls to 'py_echo' will fail"]
         """
-        needed: dict[str, list[str]] = {}
+        names = _called_by(self.server)
+        needed: dict[str, set[str]] = {}
         for server in _servers(self.server):
-            for entry in server.catalog.entries.values():
-                mapped = MappedRun.of(entry.tool.run)
-                for _, src in mapped.argmap.sources if mapped is not None else ():
-                    if isinstance(src.source, FromEnv) and src.source.missing:
-                        needed.setdefault(src.source.name, []).append(entry.tool.name)
             credentials = getattr(server, "credentials", None)  # an HTTP API's upstream headers
-            for source in credentials.sources() if isinstance(credentials, Credentials) else ():
-                if isinstance(source, FromEnv) and source.missing:
-                    needed.setdefault(source.name, []).extend(server.catalog.entries)
+            headers = _unset(credentials.sources()) if isinstance(credentials, Credentials) else set()
+            for entry in server.catalog.entries.values():
+                for variable in sorted(headers.union(*map(_unset_injected, _lineage(entry.tool)))):
+                    needed.setdefault(variable, set()).add(names.get(id(entry.tool), entry.tool.name))
         return [
-            f"environment variable {name} is not set: calls to {', '.join(map(repr, sorted(set(tools))))} will fail"
+            f"environment variable {name} is not set: calls to {', '.join(map(repr, sorted(tools)))} will fail"
             for name, tools in needed.items()
         ]
 
