@@ -16,9 +16,8 @@ class Case:
     """The JSON-RPC error code of the answer (`NO_ANSWER`: JSON-RPC forbids answering)."""
     id: int | str | None = None
     """The `id` the answer carries."""
-    lenient_http: bool = False
-    """HTTP reads it as JSON (the SDK's HTTP parser skips a byte order mark), so the answer there
-    is about the request, not a parse error."""
+    well_formed: bool = False
+    """A valid JSON-RPC message: the server's own answer (over HTTP, as that era answers a request)."""
 
 
 def _call(request_id: int, arguments: str) -> bytes:
@@ -34,7 +33,7 @@ CASES = [
     Case("trailing characters", b'{"jsonrpc":"2.0","id":3,"method":"ping"} x', PARSE),
     Case("single quotes", b"{'jsonrpc':'2.0','id':4,'method':'ping'}", PARSE),
     Case("not UTF-8", b'{"jsonrpc":"2.0","id":2,"method":"ping","x":"\xff"}', PARSE),
-    Case("UTF-8 byte order mark", b'\xef\xbb\xbf{"jsonrpc":"2.0","id":19,"method":"ping"}', PARSE, lenient_http=True),
+    Case("UTF-8 byte order mark", b'\xef\xbb\xbf{"jsonrpc":"2.0","id":19,"method":"ping"}', PARSE),
     Case("bare number", b"42", INVALID_REQUEST),
     Case("bare string", b'"ping"', INVALID_REQUEST),
     Case("bare null", b"null", INVALID_REQUEST),
@@ -55,12 +54,22 @@ CASES = [
     Case("5,000-digit number", _call(12, '{"text":' + "9" * 5000 + "}"), INVALID_REQUEST, 12),
     Case("50,000-deep nesting", _call(13, '{"text":' + "[" * 50000 + "]" * 50000 + "}"), INVALID_REQUEST, 13),
     Case("lone surrogate escape", _call(14, '{"text":"\\ud800"}'), INVALID_REQUEST, 14),
-    Case("unknown method", b'{"jsonrpc":"2.0","id":16,"method":"tools/explode"}', NOT_FOUND, 16),
-    Case("call without a name", b'{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{}}', INVALID_PARAMS, 18),
+    Case("unknown method", b'{"jsonrpc":"2.0","id":16,"method":"tools/explode"}', NOT_FOUND, 16, well_formed=True),
     Case(
-        "unknown tool", b'{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"nope"}}', INVALID_PARAMS, 20
+        "call without a name",
+        b'{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{}}',
+        INVALID_PARAMS,
+        18,
+        well_formed=True,
     ),
-    Case("response to nothing", b'{"jsonrpc":"2.0","id":99,"result":{}}', NO_ANSWER),
+    Case(
+        "unknown tool",
+        b'{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"nope"}}',
+        INVALID_PARAMS,
+        20,
+        well_formed=True,
+    ),
+    Case("response to nothing", b'{"jsonrpc":"2.0","id":99,"result":{}}', NO_ANSWER, well_formed=True),
     Case("malformed notification", b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":[]}', NO_ANSWER),
 ]
 OVERSIZED = Case("5 MiB message", _call(15, '{"text":"' + "x" * (5 * 1024 * 1024) + '"}'), INVALID_REQUEST, 15)

@@ -50,8 +50,10 @@ from mcp.server.subscriptions import (
     ResourcesListChanged,
     ToolsListChanged,
 )
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp_types.methods import INPUT_REQUIRED_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.applications import Starlette
 
 from toolweave.core.context import Context
 from toolweave.core.errors import MissingCapability, UnknownTool, UpstreamError
@@ -59,6 +61,7 @@ from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import wire_result, wire_tool
+from toolweave.mcp.envelope import RefuseMalformed
 from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.guard import guard
 from toolweave.mcp.levels import ConnectionLevels
@@ -78,11 +81,20 @@ _adapters: weakref.WeakKeyDictionary[Server, McpAdapter] = weakref.WeakKeyDictio
 
 
 class _LowLevel(LowLevelServer[Any]):
-    """The SDK server, advertising `listChanged` to handshake-era clients on every transport."""
+    """The SDK server, advertising `listChanged` to handshake-era clients on every transport; over
+    streamable HTTP each POST body that is not one JSON-RPC message is answered before the SDK
+    reads it, alike in both eras and as over stdio (`toolweave.mcp.envelope`)."""
 
     def create_initialization_options(self, notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
         options = notification_options or NotificationOptions(True, True, True)
         return super().create_initialization_options(options, *args, **kwargs)
+
+    def streamable_http_app(self, **options: Any) -> Starlette:
+        app = super().streamable_http_app(**options)
+        path = options.get("streamable_http_path", "/mcp")
+        limit = options.get("max_request_body_size", DEFAULT_MAX_REQUEST_BODY_SIZE)
+        app.add_middleware(RefuseMalformed, path=path, max_body_size=limit)  # inside the layers added later (auth)
+        return app
 
 
 def mcp_server(server: Server) -> LowLevelServer[Any]:
