@@ -400,6 +400,7 @@ def schema() -> None:
     )
 )
 def serve(
+    ctx: typer.Context,
     config: SourcePath = None,
     client: FromOption = None,
     with_file: WithOption = None,
@@ -481,6 +482,7 @@ def serve(
     _check_serve_flags(
         http=http, legacy_sse=legacy_sse, metrics=metrics, metrics_public=metrics_public, workers=workers, watch=watch
     )
+    _check_http_only(_given(ctx, HTTP_OPTIONS), http=http)
     if watch and (client is not None or config is None):
         fail("--watch reloads a toolweave config file: give CONFIG (not --from)", code=2)
     if metrics:
@@ -574,6 +576,38 @@ def _first_to_claim(marker: Path | None) -> bool:
     except FileExistsError:
         return False
     return True
+
+
+HTTP_OPTIONS = (
+    "host",
+    "port",
+    "max_sessions",
+    "session_idle_timeout",
+    "max_body_size",
+    "limit_concurrency",
+    "timeout_keep_alive",
+    "metrics_scope",
+    "workers",
+    "reuse_port",
+    "no_announce",
+)
+"""The `serve` options that only HTTP serving reads (besides --legacy-sse and --metrics, refused
+with their own reasons)."""
+
+
+def _given(ctx: typer.Context, names: Sequence[str]) -> list[str]:
+    """The flags of the options `names` given on the command line (not left to their defaults)."""
+    given = [param for param in ctx.command.params if param.name in names]
+    # by name: typer vendors its own click, whose ParameterSource is not the click package's
+    sources = [getattr(ctx.get_parameter_source(param.name or ""), "name", None) for param in given]
+    return [param.opts[0] for param, source in zip(given, sources, strict=True) if source == "COMMANDLINE"]
+
+
+def _check_http_only(given: Sequence[str], *, http: bool) -> None:
+    """Refuse (exit 2) HTTP options `given` for a server that does not serve HTTP."""
+    if given and not http:
+        what = "is an HTTP option" if len(given) == 1 else "are HTTP options"
+        fail(f"{' and '.join(given)} {what}: add --transport http", code=2)
 
 
 def _check_serve_flags(

@@ -38,6 +38,25 @@ def test_a_port_out_of_range_is_a_usage_error(port: str) -> None:
     assert "Traceback" not in done.stderr and "Serving" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("flags", "problem"),
+    [
+        (["--port", "8000"], "error: --port is an HTTP option: add --transport http"),
+        (["--transport", "stdio", "--host", "0.0.0.0", "--port", "8000"], "--host and --port are HTTP options"),
+        (["--max-sessions", "3"], "--max-sessions is an HTTP option"),
+        (["--metrics-scope", "ops"], "--metrics-scope is an HTTP option"),
+    ],
+    ids=["port", "host-and-port", "limit", "metrics-scope"],
+)
+def test_an_http_option_without_http_is_refused_not_ignored(flags: list[str], problem: str) -> None:
+    """`serve CONFIG --port 8000` served stdio, waiting on stdin without a word."""
+    command = [*COMMAND, "serve", BASIC, *flags]
+    done = subprocess.run(
+        command, cwd=ROOT, env=subprocess_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and problem in done.stderr
+
+
 def test_port_0_serves_on_a_real_port_announced_once_it_listens() -> None:
     process = subprocess.Popen(
         [*COMMAND, "serve", BASIC, "--transport", "http", "--port", "0"],
