@@ -123,6 +123,7 @@ def test_the_authenticator_is_imported() -> None:
         ("calc:nothing", "'calc' has no attribute 'nothing'"),
         ("calc:NOT_A_TOOL", "is a int; expected a toolweave Server, a Tool, a function"),
         ("broken:server", "importing 'broken' raised RuntimeError: broken on purpose"),
+        ("exits:server", "importing 'exits' raised SystemExit: 3"),  # it ended the CLI with status 3, silently
     ],
 )
 def test_import_problems_name_the_key(reference: str, problem: str) -> None:

@@ -32,14 +32,15 @@ def add_search_path(directory: Path, *, first: bool = True) -> None:
 
 
 def import_object(reference: str, *, where: str) -> Any:
-    """The object `reference` (`package.module:attr.sub`) names; `ConfigError` at `where` otherwise."""
+    """The object `reference` (`package.module:attr.sub`) names; `ConfigError` at `where` otherwise
+    (a module whose import raises, or calls `sys.exit()`, included; Ctrl-C goes through)."""
     module_name, _, attribute = reference.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         missing = error.name or module_name
         raise ConfigError(f"cannot import {reference!r}: no module named {missing!r}", path=where) from None
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # a module that exits as it is imported fails like any other
         raise ConfigError(
             f"cannot import {reference!r}: importing {module_name!r} raised {type(error).__name__}: {error}",
             path=where,
