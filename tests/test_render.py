@@ -18,7 +18,7 @@ LISTING = {
     ],
     "prompts": [],
     "resources": [{"uri": "resource://motd", "description": "Message of the day."}],
-    "resource_templates": [{"uri": "weather://{city}/now", "description": "Weather now."}],
+    "resourceTemplates": [{"uriTemplate": "weather://{city}/now", "description": "Weather now."}],
 }
 
 
@@ -46,10 +46,11 @@ def test_a_listing_in_a_pipe_is_plain_lines() -> None:
     ]
 
 
-def test_prompt_arguments_are_shown() -> None:
+def test_prompt_arguments_are_shown_as_tool_arguments_are() -> None:
     out = console(False)
-    print_listing(out, {"tools": [], "prompts": [{"name": "review", "description": "R.", "arguments": ["code"]}]})
-    assert "  review(code)  R." in output(out).splitlines()
+    arguments = [{"name": "code", "required": True}, {"name": "strict", "required": False}]
+    print_listing(out, {"tools": [], "prompts": [{"name": "review", "description": "R.", "arguments": arguments}]})
+    assert "  review(code, [strict])  R." in output(out).splitlines()
 
 
 def test_a_listing_in_a_terminal_is_a_table() -> None:

@@ -728,7 +728,14 @@ def list_(
     client: FromOption = None,
     with_file: WithOption = None,
     inputs: InputOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON, as the wire sends it (camelCase).")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print JSON: each list as the wire sends it (camelCase), plus what each component needs "
+            "(access) and each upstream's state (upstreams).",
+        ),
+    ] = False,
     scopes: Annotated[
         str | None,
         typer.Option("--scopes", help="Show what a caller with these scopes (a,b) sees.", show_default=False),

@@ -46,16 +46,28 @@ def _one_line(text: str, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def _arguments(names: list[tuple[str, bool]]) -> str:
+    """Argument names, an optional one in brackets: `code, [strict]`."""
+    return ", ".join(name if required else f"[{name}]" for name, required in names)
+
+
 def _args(tool: dict[str, Any]) -> str:
     schema = tool.get("inputSchema", {})
     required = set(schema.get("required", []))
-    names = [name if name in required else f"[{name}]" for name in schema.get("properties", {})]
-    return ", ".join(names)
+    return _arguments([(name, name in required) for name in schema.get("properties", {})])
 
 
 def _label(item: dict[str, Any], key: str) -> str:
+    """A prompt with its arguments as a tool's are shown (`review(code, [strict])`), or a resource's URI.
+
+    Example:
+        >>> _label({"name": "review", "arguments": [{"name": "code", "required": True}, {"name": "strict"}]}, "name")
+        'review(code, [strict])'
+    """
     arguments = item.get("arguments")
-    return f"{item.get(key)}({', '.join(arguments)})" if arguments else str(item.get(key))
+    if not arguments:
+        return str(item.get(key))
+    return f"{item.get(key)}({_arguments([(arg['name'], bool(arg.get('required'))) for arg in arguments])})"
 
 
 def _extras(listing: dict[str, list[dict[str, Any]]]) -> list[tuple[str, list[dict[str, Any]], str]]:
@@ -64,9 +76,9 @@ def _extras(listing: dict[str, list[dict[str, Any]]]) -> list[tuple[str, list[di
         ("prompts", listing.get("prompts", []), "name"),
         ("resources", listing.get("resources", []), "uri"),
     ]
-    templates = listing.get("resource_templates", [])
+    templates = listing.get("resourceTemplates", [])
     if templates:
-        extras.append(("resource templates", templates, "uri"))
+        extras.append(("resource templates", templates, "uriTemplate"))
     return extras
 
 

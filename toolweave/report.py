@@ -1,7 +1,8 @@
 """What `toolweave list` shows: the tools, prompts and resources a client of a server will see.
 
-Plain data (dicts and lists, in the wire's camelCase) that the CLI renders as tables or prints
-as JSON. (How each tool was made is `toolweave.explain`.)
+Plain data: each component as the server's list sends it (`toolweave.mcp.convert`, the wire's
+camelCase), plus toolweave's `access` (what a caller needs to see it), that the CLI renders as
+tables or prints as JSON. (How each tool was made is `toolweave.explain`.)
 
 Example:
     >>> import anyio
@@ -22,53 +23,35 @@ from toolweave.core.context import Context
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource
 from toolweave.core.tool import Tool
+from toolweave.mcp.convert import wire_tool
+from toolweave.mcp.convert_components import to_mcp_prompt, to_mcp_resource, to_mcp_resource_template
 from toolweave.server.server import Server
 
 
-def tool_info(tool: Tool) -> dict[str, Any]:
-    """A tool as a client sees it (wire names: `inputSchema`, `outputSchema`)."""
-    info: dict[str, Any] = {"name": tool.name}
-    if tool.title:
-        info["title"] = tool.title
-    info["description"] = tool.description or ""
-    info["inputSchema"] = dict(tool.input_schema)
-    if tool.output_schema is not None:
-        info["outputSchema"] = dict(tool.output_schema)
-    if tool.annotations is not None:
-        info["annotations"] = tool.annotations.to_dict()
-    if tool.tags:
-        info["tags"] = sorted(tool.tags)
-    _add_access(info, tool)
-    return info
-
-
-def _add_access(info: dict[str, Any], component: Any) -> None:
+def _with_access(wire: dict[str, Any], component: Any) -> dict[str, Any]:
+    """`wire`, with what a caller needs to see `component` (`access`: toolweave's own, not the wire's)."""
     if component.access is not None:
-        info["access"] = component.access.describe()
+        wire["access"] = component.access.describe()
+    return wire
 
 
-def _item_info(item: Any, key: str) -> dict[str, Any]:
-    """A prompt or resource as plain data: its key (name or URI), then what it declares."""
-    info: dict[str, Any] = {key: getattr(item, key, None) or str(item)}
-    for attribute, wire in (
-        ("name", "name"),
-        ("title", "title"),
-        ("description", "description"),
-        ("mime_type", "mimeType"),
-    ):
-        value = getattr(item, attribute, None)
-        if value and attribute != key:
-            info[wire] = value
-    arguments = getattr(item, "arguments", None)
-    if arguments:
-        info["arguments"] = [getattr(arg, "name", str(arg)) for arg in arguments]
-    _add_access(info, item)
-    return info
+def tool_info(tool: Tool) -> dict[str, Any]:
+    """A tool as `tools/list` sends it (`wire_tool`: `inputSchema`, `outputSchema`, tags in `_meta`),
+    with what a caller needs to see it (`access`)."""
+    return _with_access(dict(wire_tool(tool)), tool)
+
+
+def _sent(model: Any, component: Any) -> dict[str, Any]:
+    """A prompt or resource as its list sends it (`model`, the SDK's, dumped as the SDK writes it
+    to the wire), with what a caller needs to see it (`access`)."""
+    return _with_access(model.model_dump(by_alias=True, mode="json", exclude_none=True), component)
 
 
 async def listing(server: Server, ctx: Context | None = None) -> dict[str, list[dict[str, Any]]]:
-    """The tools, prompts, resources and resource templates of `server`: all of them, with what
-    each needs (`access`), or — given `ctx` — what the caller of `ctx` will see."""
+    """The tools, prompts, resources and resource templates of `server` as `tools/list`,
+    `prompts/list`, `resources/list` and `resources/templates/list` send them (under `tools`,
+    `prompts`, `resources` and `resourceTemplates`): all of them, with what each needs (`access`),
+    or — given `ctx` — what the caller of `ctx` will see."""
     found: tuple[Sequence[Tool], Sequence[Prompt], Sequence[Resource], Sequence[Resource]]
     if ctx is None:
         resources = server.resources.catalog
@@ -88,7 +71,7 @@ async def listing(server: Server, ctx: Context | None = None) -> dict[str, list[
     tools, prompts, static, templates = found
     return {
         "tools": [tool_info(tool) for tool in tools],
-        "prompts": [_item_info(prompt, "name") for prompt in prompts],
-        "resources": [_item_info(resource, "uri") for resource in static],
-        "resource_templates": [_item_info(template, "uri") for template in templates],
+        "prompts": [_sent(to_mcp_prompt(prompt), prompt) for prompt in prompts],
+        "resources": [_sent(to_mcp_resource(resource), resource) for resource in static],
+        "resourceTemplates": [_sent(to_mcp_resource_template(template), template) for template in templates],
     }

@@ -10,7 +10,7 @@ import pytest
 from toolweave import Server, Tool, UnknownTool
 from toolweave.explain import explain_server
 from toolweave.report import listing
-from toolweave.testing import RecordingMiddleware
+from toolweave.testing import RecordingMiddleware, connect
 
 
 def explain_tools(server: Server, name: str | None = None) -> list[dict[str, Any]]:
@@ -84,8 +84,60 @@ async def test_listing_gives_the_wire_view_of_tools() -> None:
     get = data["tools"][0]
     assert get["name"] == "kv_get"
     assert get["annotations"] == {"readOnlyHint": True}
-    assert get["tags"] == ["data"]
+    assert get["_meta"] == {"io.toolweave/tags": ["data"]}
     assert [tool["name"] for tool in data["tools"]] == ["kv_get", "kv_put"]
+
+
+def everything() -> Server:
+    """A tool with a wrapped output schema, a prompt with an optional argument, a resource and a template."""
+    server = Server("all")
+
+    @server.tool(tags={"math"})
+    def double(n: int) -> int:
+        """Twice n."""
+        return 2 * n
+
+    @server.prompt
+    def review(code: str, strict: bool = False) -> str:
+        """Review some code."""
+        return f"Review {code} {strict}"
+
+    @server.resource("resource://motd", mime_type="text/plain")
+    def motd() -> str:
+        """The message of the day."""
+        return "hello"
+
+    @server.resource("weather://{city}/now")
+    def weather(city: str) -> str:
+        """The weather now."""
+        return city
+
+    return server
+
+
+async def test_listing_is_what_the_lists_send_on_the_wire() -> None:
+    """`list --json` had `resource_templates` with `uri`, prompt arguments as bare names, and no
+    `x-fastmcp-wrap-result` in a wrapped output schema."""
+    server = everything()
+    async with connect(server) as client:
+        sent = {
+            "tools": (await client.list_tools()).tools,
+            "prompts": (await client.list_prompts()).prompts,
+            "resources": (await client.list_resources()).resources,
+            "resourceTemplates": (await client.list_resource_templates()).resource_templates,
+        }
+    wire = {
+        key: [item.model_dump(by_alias=True, mode="json", exclude_none=True) for item in items]
+        for key, items in sent.items()
+    }
+    listed = await listing(server)
+    assert listed == wire
+    assert listed["tools"][0]["outputSchema"]["x-fastmcp-wrap-result"] is True
+    assert listed["prompts"][0]["arguments"] == [
+        {"name": "code", "required": True},
+        {"name": "strict", "required": False},
+    ]
+    assert listed["resourceTemplates"][0]["uriTemplate"] == "weather://{city}/now"
 
 
 async def test_listing_includes_prompts_and_resources() -> None:
