@@ -39,14 +39,11 @@ from typing import Any
 
 from opentelemetry import trace
 
-from toolweave.core.shown import HIDDEN, shown_url
+from toolweave.core.shown import HIDDEN, SHORTEST_SECRET, shown_url
 from toolweave.telemetry.withheld import quoted_forms
 
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 _NOT_FIELDS = _STANDARD | {"color_message"}  # (uvicorn's message again, with terminal colours)
-SHORTEST_SECRET = 4
-"""Values shorter than this are not taken out of logs: a `1` expanded into a flag would garble
-every line, and so short a value keeps nothing secret."""
 UVICORN_LOGGERS = ("uvicorn.error", "uvicorn.access", "uvicorn.asgi")
 """Where uvicorn logs: its own handlers, not the root logger's."""
 
