@@ -190,3 +190,17 @@ def test_the_search_gateway_example_lists_its_front_tools() -> None:
     assert listed.returncode == 0, listed.stderr
     listed_names = [tool["name"] for tool in json.loads(listed.stdout)["tools"]]
     assert listed_names == ["pets_get_pet", "search_tools", "call_tool"]
+
+
+def test_a_secret_the_config_expanded_into_base_url_is_shown_as_written(url: str, tmp_path: Path) -> None:
+    tenant = "acme-secret-tenant"
+    config = tmp_path / "gateway.yaml"
+    spec = f"{url}/openapi.json"
+    config.write_text(
+        f"openapi:\n  shop:\n    spec: {spec}\n    base_url: '{url}/?tenant=${{TENANT}}'\n"
+        "    include_routes: [{paths: [/pets]}]\n"
+    )
+    explained = run_cli("explain", str(config), env={"TENANT": tenant})
+    assert explained.returncode == 0, explained.stderr
+    assert tenant not in explained.stdout + explained.stderr
+    assert "tenant=${TENANT}" in explained.stdout

@@ -401,11 +401,15 @@ def header_value(value: str, *, where: str, secrets: Collection[str] = ()) -> An
     return (template, source) if found else source
 
 
-def openapi_source(name: str, entry: OpenAPIEntry, *, base_dir: Path, where: str, secrets: Collection[str] = ()) -> Any:
-    """An `OpenAPIServer` for an `openapi` entry (its spec file relative to the config file)."""
+def openapi_source(
+    name: str, entry: OpenAPIEntry, *, base_dir: Path, where: str, secrets: Mapping[str, str] | None = None
+) -> Any:
+    """An `OpenAPIServer` for an `openapi` entry (its spec file relative to the config file);
+    `secrets` stay out of what it shows (of what the config expanded, the part its `base_url` holds)."""
+    secrets = secrets or {}
     spec = entry.spec if entry.spec.startswith(("http://", "https://")) else str((base_dir / entry.spec).resolve())
     headers = {
-        header: header_value(value, where=key_path(("headers", header), start=where), secrets=secrets)
+        header: header_value(value, where=key_path(("headers", header), start=where), secrets=list(secrets))
         for header, value in entry.headers.items()
     }
 
@@ -421,6 +425,8 @@ def openapi_source(name: str, entry: OpenAPIEntry, *, base_dir: Path, where: str
         "max_response_bytes": entry.max_response_bytes,
         "name": name,
     }
+    if entry.base_url is not None and secrets:
+        options["secrets"] = secrets.within([entry.base_url]) if isinstance(secrets, Expanded) else secrets
     if entry.timeout is not None:
         options["timeout"] = entry.timeout
     if entry.auth is not None:
@@ -556,7 +562,7 @@ def _add_remote(
 
 def _add_openapi(composed: Composed, name: str, entry: OpenAPIEntry, *, base: Path) -> None:
     where = key_path(("openapi", name))
-    api = openapi_source(name, entry, base_dir=base, where=where, secrets=list(composed.secrets))
+    api = openapi_source(name, entry, base_dir=base, where=where, secrets=composed.secrets)
     composed.sources.append(Source(where, api, tuple(entry.tools)))
     store = composed.server.store
     layer = source_layer(name, api, entry, mode="mount", where=where, secrets=list(composed.secrets), store=store)

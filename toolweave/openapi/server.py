@@ -33,7 +33,7 @@ from anyio.abc import TaskGroup
 
 from toolweave.core.errors import SpecError, UpstreamError
 from toolweave.core.in_flight import InFlight
-from toolweave.core.shown import shown_url
+from toolweave.core.shown import Secrets, shown_url
 from toolweave.core.tool import Origin, Tool
 from toolweave.openapi.call import HTTPX2_ERRORS, Errors, HttpCall
 from toolweave.openapi.credentials import Credentials, HeaderValue
@@ -77,6 +77,8 @@ class OpenAPIServer(Server):
         error_excerpt: How many characters of a non-2xx answer's body its error result quotes.
         max_response_bytes: The largest answer read (10 MiB); a larger one fails the call.
         name: The server name (logs, errors); by default the spec's title.
+        secrets: Values in `base_url` never to show in logs or `explain` (a tenant or key the
+            config expanded into it), as `RemoteServer` takes them.
         **options: `Server` options.
 
     Raises:
@@ -101,6 +103,7 @@ class OpenAPIServer(Server):
         error_excerpt: int = 500,
         max_response_bytes: int = 10 * 2**20,
         name: str | None = None,
+        secrets: Secrets = (),
         **options: Any,
     ) -> None:
         errors = client_errors(client, auth)
@@ -109,6 +112,7 @@ class OpenAPIServer(Server):
         super().__init__(name or title, **options)
         self.spec = loaded
         self.base_url = _base_url(base_url, client is not None, loaded, spec)
+        self.secrets = secrets
         self.timeout = timeout
         self.auth = auth
         self.credentials = Credentials(headers)
@@ -122,8 +126,13 @@ class OpenAPIServer(Server):
             self._tool(operation, error_excerpt, max_response_bytes) for operation in self.operations
         )
 
+    @property
+    def shown_base_url(self) -> str:
+        """Where the API answers, as logs and `explain` show it (without secrets)."""
+        return shown_url(self.base_url or "the API", self.secrets)
+
     def __repr__(self) -> str:
-        return f"OpenAPIServer({self.name!r}, {shown_url(self.base_url or '(client)')!r})"
+        return f"OpenAPIServer({self.name!r}, {shown_url(self.base_url or '(client)', self.secrets)!r})"
 
     def _tool(self, operation: Operation, excerpt: int, max_bytes: int) -> Tool:
         call = HttpCall(
@@ -146,7 +155,7 @@ class OpenAPIServer(Server):
             annotations=operation.annotations,
             tags=frozenset(operation.tags),
             run=call,
-            origin=Origin("openapi", f"{operation.label} of {shown_url(self.base_url or 'the API')}", operation.name),
+            origin=Origin("openapi", f"{operation.label} of {self.shown_base_url}", operation.name),
         )
 
     def client(self) -> Client:
