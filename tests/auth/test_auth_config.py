@@ -86,6 +86,15 @@ async def test_a_config_serves_verified_callers_their_own_tools(tmp_path: Path, 
     assert refund.content[0].text == "refunded A-1"
 
 
+async def test_token_types_in_the_config_refuse_an_id_token(tmp_path: Path, issuer: Issuer) -> None:
+    composed = build_file(write_config(tmp_path, issuer, token_types=["at+jwt"]))
+    verifier = composed.auth["auth"] if composed.auth is not None else None
+    assert isinstance(verifier, JWTVerifier)
+    assert (await verifier.verify(issuer.token(headers={"typ": "at+jwt"}))).subject == "ada"
+    with pytest.raises(InvalidToken, match="not an access token"):
+        await verifier.verify(issuer.token(headers={"typ": "JWT"}))
+
+
 def test_list_shows_what_each_tool_needs_and_what_one_caller_sees(tmp_path: Path, issuer: Issuer) -> None:
     config = str(write_config(tmp_path, issuer))
     everything = run_cli("list", config)

@@ -265,6 +265,7 @@ def http_auth(spec: AuthSpec, *, where: str) -> dict[str, Any]:
             audience=spec.audience or spec.resource_url,
             algorithms=spec.algorithms,
             required_scopes=scopes,
+            token_types=spec.token_types,
             where=where,
         )
     return {

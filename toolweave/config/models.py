@@ -480,6 +480,10 @@ class AuthSpec(StrictModel):
         default_factory=lambda: ["RS256", "ES256"], description="Accepted signature algorithms (asymmetric only)."
     )
     required_scopes: list[str] = Field(default_factory=list, description="Scopes every request needs (403 otherwise).")
+    token_types: list[str] | None = Field(
+        None,
+        description="JWTs: the header `typ` values accepted: ['at+jwt'] for RFC 9068 access tokens (default: any).",
+    )
     resource_url: str | None = Field(
         None, description="This server's public URL: the audience of its tokens and its RFC 9728 metadata."
     )
