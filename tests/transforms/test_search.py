@@ -87,15 +87,17 @@ async def test_validation_and_middleware_apply_once_through_the_call_tool() -> N
     assert refused.is_error and refused.content == refused_directly.content
 
 
-async def test_unknown_and_front_tool_names_are_refused_through_the_call_tool() -> None:
+async def test_unknown_names_and_the_front_tools_are_refused_through_the_call_tool_always_tools_reached() -> None:
     server = catalog_server(records=1)
     server.add_transform(SearchTools(always=["get_invoice"]))
     unknown = await server.call_tool("call_tool", {"name": "nope"})
     itself = await server.call_tool("call_tool", {"name": "call_tool"})
-    listed = await server.call_tool("call_tool", {"name": "get_invoice", "arguments": {"invoice_id": "x"}})
+    searched = await server.call_tool("call_tool", {"name": "search_tools", "arguments": {"query": "x"}})
+    listed = await server.call_tool("call_tool", {"name": "get_invoice", "arguments": {"invoice_id": "inv-0"}})
+    direct = await server.call_tool("get_invoice", {"invoice_id": "inv-0"})
     assert unknown.text == "no tool named 'nope' behind this server: find one with `search_tools` first"
-    assert itself.is_error
-    assert listed.is_error  # an always-listed tool is called directly
+    assert itself.is_error and searched.is_error
+    assert not listed.is_error and listed.content == direct.content  # an always-listed tool, either way
 
 
 async def test_regex_strategy_puts_name_matches_first() -> None:
@@ -103,7 +105,9 @@ async def test_regex_strategy_puts_name_matches_first() -> None:
     server.add_transform(SearchTools(strategy="regex", max_results=4))
     result = await server.call_tool("search_tools", {"query": "^archive_"})
     assert [tool["name"] for tool in result.structured_content["tools"]] == [
-        "archive_invoice", "archive_customer", "archive_order",
+        "archive_invoice",
+        "archive_customer",
+        "archive_order",
     ]
     broken = await server.call_tool("search_tools", {"query": "invoice ("})
     assert broken.structured_content == {"tools": []}

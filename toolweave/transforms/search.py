@@ -190,7 +190,7 @@ class SearchTools(CatalogTransform):
         shown = [wire_form(tool) for tool in behind]
         texts = [dump_json(item) for item in shown]
         search = self._search(find, behind, shown, texts)
-        return [*listed, search, self._call(catalog, {tool.name for tool in behind})]
+        return [*listed, search, self._call(catalog, {tool.name for tool in catalog.tools})]
 
     def _search(self, find: Finder, behind: list[Tool], shown: list[dict[str, Any]], texts: list[str]) -> Tool:
         limit, count = self.max_results, len(behind)
@@ -229,6 +229,8 @@ class SearchTools(CatalogTransform):
         )
 
     def _call(self, catalog: CatalogView, reachable: set[str]) -> Tool:
+        """The call tool: any tool of `reachable` (the catalog's: behind the search, or listed in
+        `always`, which a model may call either way), never the search and call tools themselves."""
         search = self.search_tool
 
         async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
