@@ -12,6 +12,7 @@ import pytest
 from toolweave import ConfigError
 from toolweave.config import build, load_config
 from toolweave.config.envvars import expand
+from toolweave.config.loading import parse_text
 
 SAMPLE = {
     "server": {"name": "demo"},
@@ -223,6 +224,50 @@ def test_an_unreadable_file_is_reported(tmp_path: Path) -> None:
 def test_syntax_errors_name_the_format_and_place(tmp_path: Path, name: str, text: str, problem: str) -> None:
     with pytest.raises(ConfigError, match=problem):
         load_config(write(tmp_path, name, text))
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        (
+            "c.yaml",
+            "mcpServers:\n  a: {command: x}\n  a: {command: y}\n",
+            "c.yaml: mcpServers.a: key 'a' appears twice under mcpServers (lines 2 and 3)",
+        ),
+        (
+            "c.json",
+            '{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}',
+            "c.json: mcpServers.a: key 'a' appears twice under mcpServers",
+        ),
+        (
+            "c.json",  # JSONC, as VS Code writes it
+            '{"servers": {"a": {"command": "x"}, // first\n "a": {"command": "y"},},}',
+            "c.json: servers.a: key 'a' appears twice under servers",
+        ),
+        ("c.toml", '[mcpServers.a]\ncommand = "x"\n[mcpServers.a]\ncommand = "y"\n', "invalid TOML"),
+        ("c.toml", '[server]\nname = "a"\nname = "b"\n', "invalid TOML"),
+    ],
+)
+def test_a_key_given_twice_is_refused(tmp_path: Path, name: str, text: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, name, text))
+    assert problem in str(caught.value)
+
+
+def test_every_key_given_twice_is_listed_with_its_path(tmp_path: Path) -> None:
+    text = "server: {name: a}\npython:\n  - {import: 'm:s', prefix: a, prefix: b}\nserver: {}\n"
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, "c.yaml", text))
+    assert str(caught.value) == (
+        "c.yaml: 2 problems:\n"
+        "  - server: key 'server' appears twice at the top level (lines 1 and 4)\n"
+        "  - python[0].prefix: key 'prefix' appears twice under python[0] (line 3)"
+    ).replace("c.yaml", str(tmp_path / "c.yaml"))
+
+
+def test_a_yaml_merge_key_is_not_a_key_given_twice() -> None:
+    text = "base: &base {command: npx, args: [a]}\nmcpServers:\n  a: {<<: *base, args: [b]}\n"
+    assert parse_text(text, "yaml", "c.yaml")["mcpServers"] == {"a": {"command": "npx", "args": ["b"]}}
 
 
 def test_the_top_level_must_be_a_mapping(tmp_path: Path) -> None:

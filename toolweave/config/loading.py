@@ -29,6 +29,7 @@ from toolweave.config.envvars import Variables, expand_all
 from toolweave.config.jsonc import plain_json
 from toolweave.config.models import Config
 from toolweave.config.problems import describe
+from toolweave.config.unique_keys import KeysTwice, load_json, load_yaml
 from toolweave.core.errors import ConfigError
 
 FORMATS = {".json": "json", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
@@ -52,16 +53,19 @@ def read_text(path: Path) -> str:
 
 def parse_text(text: str, fmt: str, file: str) -> Any:
     """Parse `text` as `fmt` (`"json"` — with comments and trailing commas, as VS Code writes it —,
-    `"toml"` or `"yaml"`)."""
+    `"toml"` or `"yaml"`); a key given twice in one mapping is an error naming its key path (and
+    lines)."""
     try:
         if fmt == "json":
             try:
-                return json.loads(text)
+                return load_json(text)
             except json.JSONDecodeError:
-                return json.loads(plain_json(text))
+                return load_json(plain_json(text))
         if fmt == "toml":
             return tomllib.loads(text)
-        return yaml.safe_load(text)
+        return load_yaml(text)
+    except KeysTwice as error:
+        raise problems_error([str(twice) for twice in error.found], file=file) from None
     except json.JSONDecodeError as error:
         raise ConfigError(
             f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}", file=file
