@@ -204,6 +204,23 @@ def test_an_upstream_that_cannot_start_is_shown_and_exits_1(tmp_path: Path) -> N
     assert "upstream 'broken' is down" in in_json.stderr  # stdout is the JSON alone
 
 
+SILENT = "import time; time.sleep(600)"  # started, never answers `initialize`
+
+
+@pytest.mark.parametrize(
+    ("options", "bound"), [("timeout: 1", "connect_timeout=1s"), ("connect_timeout: 1.5", "connect_timeout=1.5s")]
+)
+def test_an_upstream_that_never_answers_is_down_within_its_timeout(tmp_path: Path, options: str, bound: str) -> None:
+    """`timeout: 3` on an upstream that never answered took 34 s: connecting waited 30 s."""
+    entry = f"{{command: {sys.executable}, args: [-c, '{SILENT}'], {options}}}"
+    config = write(tmp_path, f"mcpServers:\n  silent: {entry}\n")
+    started = time.monotonic()
+    done = run_cli("list", config)
+    assert time.monotonic() - started < 20
+    assert done.returncode == 1
+    assert f"  silent  down  {sys.executable} -c {SILENT}  no answer within {bound}" in done.stdout
+
+
 TW_UPSTREAM = ROOT / "tests" / "server" / "upstreams" / "tw_upstream.py"
 UP_AND_BROKEN = (
     "mcpServers:\n"

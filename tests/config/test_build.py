@@ -361,6 +361,24 @@ def test_mcp_servers_become_remote_servers(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(composed.remotes) == 2
 
 
+@pytest.mark.parametrize(
+    ("options", "timeout", "connect_timeout"),
+    [
+        ({}, 60.0, 30.0),
+        ({"timeout": 3}, 3.0, 3.0),  # a bound on each request bounds connecting too
+        ({"timeout": 45}, 45.0, 30.0),
+        ({"timeout": 3, "connect_timeout": 90}, 3.0, 90.0),
+        ({"connect_timeout": 2.5}, 60.0, 2.5),
+    ],
+)
+def test_an_mcp_server_entry_bounds_connecting(
+    options: dict[str, float], timeout: float, connect_timeout: float
+) -> None:
+    for entry in ({"command": "npx"}, {"url": "https://example.com/mcp"}, {"url": "https://x/sse", "type": "sse"}):
+        (remote,) = compose({"mcpServers": {"a": {**entry, **options}}}).remotes
+        assert (remote.timeout, remote.connect_timeout) == (timeout, connect_timeout)
+
+
 def test_import_mode_copies_a_server_once() -> None:
     composed = compose({"python": [{"import": "calc:server", "prefix": "c", "mode": "import"}]})
     assert "c_add" in names(composed)

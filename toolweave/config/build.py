@@ -73,7 +73,7 @@ from toolweave.middleware import (
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
 from toolweave.openapi import OpenAPIServer, Routes
-from toolweave.server.remote import RemoteServer
+from toolweave.server.remote import DEFAULT_CONNECT_TIMEOUT, RemoteServer
 from toolweave.server.server import Server
 from toolweave.store import RedisStore, Store
 from toolweave.tasks.serving import configure_tasks
@@ -348,13 +348,34 @@ def python_source(entry: PythonEntry, *, where: str) -> Any:
     return holder
 
 
+def connect_timeout(entry: McpServerEntry) -> float | None:
+    """How long starting waits for an MCP server entry's upstream, or None for the remote's default:
+    its `connect_timeout`, else its `timeout` when that is shorter than the default (an upstream
+    that must answer each request within 3 seconds is down, not starting, after 3 silent seconds).
+
+    Example:
+        >>> def entry(**options: float) -> McpServerEntry:
+        ...     return McpServerEntry.model_validate({"command": "srv", **options})
+        >>> connect_timeout(entry(timeout=3)), connect_timeout(entry(timeout=3, connect_timeout=90))
+        (3.0, 90.0)
+        >>> print(connect_timeout(entry(timeout=120)))
+        None
+    """
+    if entry.connect_timeout is not None:
+        return entry.connect_timeout
+    if entry.timeout is not None and entry.timeout < DEFAULT_CONNECT_TIMEOUT:
+        return entry.timeout
+    return None
+
+
 def remote_source(
     name: str, entry: McpServerEntry, *, base_dir: Path, where: str, secrets: Mapping[str, str] | None = None
 ) -> Any:
     """A `RemoteServer` for an MCP server entry (stdio, HTTP or SSE); `secrets` stay out of what it
     shows (of what the config expanded, the part its command or URL holds: `Expanded.within`).
 
-    The entry's `timeout` is also the remote's own bound on each request (prompts and reads too).
+    The entry's `timeout` is also the remote's own bound on each request (prompts and reads too),
+    and on connecting (see `connect_timeout`).
     """
     if isinstance(secrets, Expanded):
         shown = [entry.endpoint] if entry.transport != "stdio" else [entry.command, *entry.args]
@@ -362,6 +383,9 @@ def remote_source(
     extra: dict[str, Any] = {"secrets": secrets} if secrets else {}
     if entry.timeout is not None:
         extra["timeout"] = entry.timeout
+    connect = connect_timeout(entry)
+    if connect is not None:
+        extra["connect_timeout"] = connect
     if entry.required:
         extra["required"] = True
     if entry.transport != "stdio":

@@ -235,7 +235,7 @@ class SourceOptions(StrictModel):
     timeout: PositiveFloat | None = Field(
         None,
         description="Seconds each call to this source's tools may take; for an MCP server also each prompt "
-        "and resource read (default 60).",
+        "and resource read, and connecting unless `connect_timeout` says otherwise (default 60).",
     )
 
 
@@ -307,6 +307,12 @@ class McpServerEntry(SourceOptions):
     )
     caller_session_idle: PositiveFloat | None = Field(
         None, description="With forward_caller_token: seconds after which an unused caller session is closed (300)."
+    )
+    connect_timeout: PositiveFloat | None = Field(
+        None,
+        description="Seconds starting waits for this server to answer its handshake and list its tools; "
+        "after it, the server is down (`list` and `call` say so) and retried in the background. Default: "
+        "`timeout` when that is shorter than 30 (a bound on each request bounds connecting too), else 30.",
     )
     disabled: StrictBool = Field(False, description="Skip this server (as some clients' config files allow).")
     required: StrictBool = Field(

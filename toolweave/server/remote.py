@@ -168,6 +168,10 @@ def _checked_auth(auth: Any) -> Any:
     return auth
 
 
+DEFAULT_CONNECT_TIMEOUT = 30.0
+"""Seconds starting a `RemoteServer` waits for its upstream's handshake and first lists, by default."""
+
+
 class RemoteServer(Server):
     """A remote MCP server whose tools can be mounted, transformed and wrapped like local ones.
 
@@ -200,7 +204,7 @@ class RemoteServer(Server):
         target: StdioTarget | HttpTarget | SseTarget,
         *,
         name: str | None = None,
-        connect_timeout: float = 30.0,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         timeout: float | None = 60.0,
         backoff: Backoff | None = None,
         required: bool = False,
