@@ -174,8 +174,15 @@ def test_nothing_starts_from_an_invalid_config(command: list[str]) -> None:
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("bad_hide_required.yaml", "python[0].tools.add: tool 'add', argument 'a': cannot be hidden"),
-        ("bad_rule.yaml", "transforms[0]: tool 'add', argument 'zz'"),
+        (
+            "bad_hide_required.yaml",
+            "python[0].tools.add.args.a.hide: a required argument cannot be hidden without a value: "
+            "add `default:` or `inject:`",
+        ),
+        (
+            "bad_rule.yaml",
+            "transforms[0].args.zz.description: tool 'add' has no argument 'zz' (it has: a, b)",
+        ),
     ],
 )
 def test_a_transform_refusing_a_tool_names_the_config_key(name: str, message: str) -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from toolweave import ConfigError, DuplicateError, Middleware, Tool
 from toolweave.config import build
+from toolweave.config.loading import validate
 from toolweave.config.models import Config
 
 build_module = importlib.import_module("toolweave.config.build")
@@ -387,3 +388,80 @@ def test_import_mode_copies_a_server_once() -> None:
 def test_a_tools_key_naming_no_tool_is_reported_with_a_suggestion() -> None:
     composed = compose({"python": ["calc:functions", {"import": "calc:server", "tools": {"ad": {"enabled": False}}}]})
     assert composed.unknown_tool_keys() == ["python[1].tools.ad: this source has no tool 'ad' (did you mean 'add'?)"]
+
+
+# -- refusals in the config's words, at the key at fault ----------------------------------------------
+
+
+def compile_error(data: dict[str, Any]) -> ConfigError:
+    """The `ConfigError` validating, building or compiling `data` raises."""
+    with pytest.raises(ConfigError) as caught:
+        _ = build(validate(data, environ={}), base_dir=FIXTURES).server.catalog.tools
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (
+            {"nope": {"hide": True}},
+            "python[0].tools.shout.args.nope.hide: the tool has no argument 'nope' (it has: text)",
+        ),
+        (
+            {"txet": {"inject": "env:X"}},
+            "python[0].tools.shout.args.txet.inject: the tool has no argument 'txet' (did you mean 'text'?)",
+        ),
+        (
+            {"nope": {"name": "q", "description": "d"}},
+            "python[0].tools.shout.args.nope: the tool has no argument 'nope'",
+        ),
+        (
+            {"text": {"hide": True}},
+            "python[0].tools.shout.args.text.hide: a required argument cannot be hidden without a value: "
+            "add `default:` or `inject:`",
+        ),
+        ({"text": {"hide": True, "name": "q"}}, "python[0].tools.shout.args.text: 'hide: true' removes the argument"),
+    ],
+)
+def test_an_args_refusal_names_its_key_in_the_config_words(args: dict[str, Any], problem: str) -> None:
+    """It said "ExcludeArgs names an argument..." and "give it a default (Arg(default=...))", at the tool."""
+    error = compile_error({"python": [{"import": "calc:shout", "tools": {"shout": {"args": args}}}]})
+    assert problem in str(error)
+    assert "Arg(" not in str(error) and "ExcludeArgs" not in str(error) and "InjectArgs" not in str(error)
+
+
+@pytest.mark.parametrize(
+    ("arg", "path"),
+    [
+        ({"default": "two"}, "args.a.default"),
+        ({"inject": "two"}, "args.a.inject"),
+        ({"hide": True, "default": "two"}, "args.a.default"),
+    ],
+)
+def test_a_value_that_does_not_fit_is_reported_at_its_key(arg: dict[str, Any], path: str) -> None:
+    error = compile_error({"python": [{"import": "calc:server", "tools": {"add": {"args": {"a": arg}}}}]})
+    assert str(error) == f"python[0].tools.add.{path}: does not fit the argument's type"
+
+
+def test_a_rule_refusing_a_tool_names_the_tool() -> None:
+    rule = {"tools": "add", "args": {"a": {"hide": True}}}
+    error = compile_error({"python": ["calc:server"], "transforms": [rule]})
+    assert str(error).startswith("transforms[0].args.a.hide: tool 'add': a required argument cannot be hidden")
+
+
+@pytest.mark.parametrize(
+    ("entry", "path"),
+    [
+        ({"url": "not a url"}, "mcpServers.a.url"),
+        ({"serverUrl": "ftp://host/mcp"}, "mcpServers.a.serverUrl"),
+        ({"url": "ftp://host/sse", "type": "sse"}, "mcpServers.a.url"),
+    ],
+)
+def test_a_bad_url_is_reported_at_its_key(entry: dict[str, Any], path: str) -> None:
+    assert compile_error({"mcpServers": {"a": entry}}).path == path
+
+
+def test_a_bad_openapi_base_url_is_reported_at_its_key() -> None:
+    spec = str(Path(__file__).resolve().parents[2] / "examples" / "petstore.openapi.json")
+    error = compile_error({"openapi": {"pets": {"spec": spec, "base_url": "ftp://pets"}}})
+    assert error.path == "openapi.pets.base_url"

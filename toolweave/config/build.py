@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from toolweave.auth import Bearer, IntrospectionVerifier, JWTVerifier, OAuthClientCredentials, Verifier
+from toolweave.config.args import ArgChanges
 from toolweave.config.composed import Composed, Source
 from toolweave.config.envfile import read_env_file
 from toolweave.config.imports import add_search_path, import_object
@@ -160,8 +161,12 @@ def inject_source(value: Any, *, where: str, secrets: Collection[str] = ()) -> A
     return INJECT_CLASSES[parsed.kind](parsed.argument)
 
 
-def arg_transforms(args: dict[str, ArgSpec], *, where: str, secrets: Collection[str] = ()) -> list[Any]:
-    """`ExcludeArgs`, `InjectArgs` and `TransformArgs` for a tool's `args` section (in that order)."""
+def arg_transforms(
+    args: dict[str, ArgSpec], *, where: str, tool: str | None = None, secrets: Collection[str] = ()
+) -> list[Any]:
+    """`ExcludeArgs`, `InjectArgs` and `TransformArgs` for a tool's `args` section (in that order),
+    as one `ArgChanges` step (a refusal names the key at fault); `tool`: the tool of a `tools.<name>`
+    entry, None for a `transforms` rule."""
     excluded = [name for name, spec in args.items() if spec.hide and spec.model_fields_set <= {"hide"}]
     injected = {name: spec.inject for name, spec in args.items() if spec.inject is not None}
     changed = {name: spec for name, spec in args.items() if name not in excluded and name not in injected}
@@ -182,7 +187,7 @@ def arg_transforms(args: dict[str, ArgSpec], *, where: str, secrets: Collection[
             for name, spec in changed.items()
         }
         steps.append(_call(TransformArgs, mapping, where=where))
-    return steps
+    return [ArgChanges(tuple(steps), args, where, tool)] if steps else []
 
 
 def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str, secrets: Collection[str] = ()) -> list[Any]:
@@ -191,7 +196,7 @@ def patch_transforms(patch: ToolPatch, *, tool: str | None, where: str, secrets:
     steps: list[Any] = []
     if patch.enabled is not None:
         steps.append(Visibility(patch.enabled, f"enabled: {str(patch.enabled).lower()} at {where}"))
-    steps.extend(arg_transforms(patch.args, where=f"{where}.args", secrets=secrets))
+    steps.extend(arg_transforms(patch.args, where=f"{where}.args", tool=tool, secrets=secrets))
     if isinstance(patch, ToolSpec) and ({"name", "title", "description"} & patch.model_fields_set):
         changes = {key: getattr(patch, key) for key in ("title", "description") if key in patch.model_fields_set}
         steps.append(_call(Rename, patch.name or tool, where=where, **changes))
@@ -398,7 +403,8 @@ def remote_source(
             extra["caller_sessions"] = entry.caller_sessions
         if entry.caller_session_idle is not None:
             extra["caller_session_idle"] = entry.caller_session_idle
-        return _call(make, entry.endpoint, where=where, headers=entry.headers, name=name, **extra)
+        url = key_path(("url" if entry.url is not None else "serverUrl",), start=where)
+        return _call(make, entry.endpoint, where=url, headers=entry.headers, name=name, **extra)
     cwd = str((base_dir / entry.cwd).resolve()) if entry.cwd is not None else None
     env = entry.env
     if entry.env_file is not None:
@@ -459,7 +465,9 @@ def openapi_source(
     try:
         return OpenAPIServer(spec, **options)
     except (TypeError, ValueError) as error:  # SpecError is a ValueError
-        raise ConfigError(str(error), path=f"{where}.spec" if "spec" in str(error) else where) from None
+        said = str(error)
+        key = "base_url" if said.startswith("base_url") else "spec" if "spec" in said else None
+        raise ConfigError(said, path=key_path((key,), start=where) if key else where) from None
 
 
 def catalog_transforms(spec: CatalogSpec | None, *, where: str) -> list[Any]:

@@ -120,6 +120,8 @@ class ArgSpec(StrictModel):
             clash = sorted(self.model_fields_set - {"inject", "hide"})
             if clash:
                 raise ValueError(f"'inject' hides the argument, so it cannot be combined with {', '.join(clash)}")
+        if self.hide and "name" in self.model_fields_set:
+            raise ValueError("'hide: true' removes the argument from the schema, so it cannot also be renamed")
         return self
 
 

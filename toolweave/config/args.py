@@ -1,0 +1,116 @@
+"""A tool's `args` section as one step, whose refusals speak the config's keys.
+
+The section becomes `ExcludeArgs`, `InjectArgs` and `TransformArgs` (see `build.arg_transforms`).
+When one refuses a tool, its `TransformError` speaks Python (`ExcludeArgs names an argument...`,
+`give it a default (Arg(default=...))`); `ArgChanges` turns it into a `ConfigError` at the key
+that asked for it, in the words of the file.
+
+Example:
+    >>> from toolweave import Tool
+    >>> from toolweave.config.models import ArgSpec
+    >>> from toolweave.transforms import ExcludeArgs
+    >>> def echo(text: str) -> str:
+    ...     return text
+    >>> hide = ArgChanges((ExcludeArgs("txet"),), {"txet": ArgSpec(hide=True)}, "tools.echo.args", "echo")
+    >>> Tool.from_function(echo).with_transforms(hide)
+    Traceback (most recent call last):
+    ...
+    toolweave.core.errors.ConfigError: tools.echo.args.txet.hide: the tool has no argument 'txet' (did you mean 'text'?)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolweave.config.base import suggest
+from toolweave.config.models import ArgSpec
+from toolweave.config.paths import key_path
+from toolweave.core.errors import ConfigError
+from toolweave.core.tool import Tool
+from toolweave.transforms.signature import Signature
+
+REQUIRED_HIDDEN = "a required argument cannot be hidden without a value: add `default:` or `inject:`"
+
+_REFUSALS = (  # what a transform says about one argument → the config keys that may be at fault, what to say
+    ("cannot be hidden: it is required", ("hide",), REQUIRED_HIDDEN),
+    ("the default given for it does not fit its type", ("default",), "does not fit the argument's type"),
+    ("the value given for it does not fit its type", ("inject", "default"), "does not fit the argument's type"),
+    ("cannot be renamed to", ("name",), None),  # None: the transform's words are the config's too
+)
+
+
+def _key(name: str, spec: ArgSpec, where: str) -> str:
+    """The key path of an argument's entry: its one key when it has one (`args.q.hide`), else itself."""
+    keys = sorted(spec.model_fields_set)
+    return key_path((name, keys[0]) if len(keys) == 1 else (name,), start=where)
+
+
+def unknown_argument(name: str, tool: Tool, *, subject: str = "the tool") -> str | None:
+    """What is wrong with changing argument `name` of `tool`: None if the tool exposes it.
+
+    Example:
+        >>> from toolweave import Tool
+        >>> def search(query: str, limit: int = 5) -> str:
+        ...     return query
+        >>> unknown_argument("qeury", Tool.from_function(search))
+        "the tool has no argument 'qeury' (did you mean 'query'?)"
+        >>> unknown_argument("page", Tool.from_function(search))
+        "the tool has no argument 'page' (it has: query, limit)"
+    """
+    exposed = [arg.name for arg in Signature.of(tool).args]
+    if name in exposed:
+        return None
+    if name.casefold() in {hidden.casefold() for hidden in tool.hidden}:
+        return f"{subject} has no argument {name!r} to change: it is already hidden"
+    hint = suggest(name, exposed)
+    advice = f"did you mean {hint!r}?" if hint else f"it has: {', '.join(exposed) or 'no arguments'}"
+    return f"{subject} has no argument {name!r} ({advice})"
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class ArgChanges:
+    """The argument transforms of one `args` section, applied in order as one step.
+
+    `where` is the section's key path; `tool` the name of the tool it belongs to (a `tools.<name>`
+    entry), or None for a `transforms` rule, whose messages then name each tool it refuses.
+    """
+
+    steps: tuple[Any, ...]
+    args: Mapping[str, ArgSpec]
+    where: str
+    tool: str | None = None
+
+    def apply(self, tool: Tool) -> Tool:
+        """The tool with every step applied; a refusal is a `ConfigError` at the key at fault."""
+        try:
+            return tool.with_transforms(*self.steps)
+        except (TypeError, ValueError) as error:
+            raise self.problem(tool, str(error)) from None
+
+    def problem(self, tool: Tool, error: str) -> ConfigError:
+        """The `ConfigError` for a transform's `error` on `tool` (as the section received it)."""
+        subject = "the tool" if self.tool is not None else f"tool {tool.name!r}"
+        for name, spec in self.args.items():
+            unknown = unknown_argument(name, tool, subject=subject)
+            if unknown is not None:
+                return ConfigError(unknown, path=_key(name, spec, self.where))
+        for name, spec in self.args.items():
+            _, found, what = error.partition(f"argument {name!r}: ")
+            if found:
+                path, said = self._refusal(name, spec, what)
+                return ConfigError(said if self.tool is not None else f"{subject}: {said}", path=path)
+        return ConfigError(error, path=self.where)
+
+    def _refusal(self, name: str, spec: ArgSpec, what: str) -> tuple[str, str]:
+        """The key path and the words for what a transform said about argument `name`."""
+        for phrase, keys, said in _REFUSALS:
+            given = [key for key in keys if key in spec.model_fields_set]
+            if phrase in what and given:
+                return key_path((name, given[0]), start=self.where), said or what
+        return _key(name, spec, self.where), what
+
+    def describe(self) -> str:
+        """How `explain` shows this step."""
+        return ", then ".join(getattr(step, "describe", step.__repr__)() for step in self.steps)
