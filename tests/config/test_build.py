@@ -380,6 +380,16 @@ def test_an_mcp_server_entry_bounds_connecting(
         assert (remote.timeout, remote.connect_timeout) == (timeout, connect_timeout)
 
 
+def test_include_and_exclude_names_naming_no_tool_are_reported_with_a_suggestion() -> None:
+    """`include: [ad]` hid every tool without a word, where a `tools:` key typo got a suggestion."""
+    entry = {"import": "calc:server", "include": ["ad", "div*", "zz_*"], "exclude": ["internal_rest", "drop_*"]}
+    assert compose({"python": [entry]}).unknown_tool_keys() == [
+        "python[0].include[0]: this source has no tool 'ad' (did you mean 'add'?)",
+        "python[0].include[2]: 'zz_*' matches no tool of this source (its tools are add, divide, internal_reset)",
+        "python[0].exclude[0]: this source has no tool 'internal_rest' (did you mean 'internal_reset'?)",
+    ]  # an exclude pattern may be there in case such a tool appears: only its plain names are checked
+
+
 def test_import_mode_copies_a_server_once() -> None:
     composed = compose({"python": [{"import": "calc:server", "prefix": "c", "mode": "import"}]})
     assert "c_add" in names(composed)

@@ -564,10 +564,25 @@ def _collected(problems: list[ConfigError]) -> Iterator[None]:
         problems.append(error)
 
 
+def _source(where: str, server: Any, entry: SourceOptions) -> Source:
+    """What `Composed.unknown_tool_keys` checks of an entry: its `tools` keys, its `include` globs,
+    and the plain names of its `exclude` (and `disabledTools`) lists: a pattern such as `delete_*`
+    may be there in case such a tool appears, a name is a tool the file means."""
+    globs = [(("include", index), glob) for index, glob in enumerate(entry.include or [])]
+    lists = {"exclude": entry.exclude, "disabledTools": getattr(entry, "disabled_tools", [])}
+    globs += [
+        ((key, index), name)
+        for key, names in lists.items()
+        for index, name in enumerate(names)
+        if not any(char in name for char in "*?[")
+    ]
+    return Source(where, server, tuple(entry.tools), tuple(globs))
+
+
 def _add_python(composed: Composed, entry: PythonEntry, *, where: str) -> None:
     root = composed.server
     child = python_source(entry, where=where)
-    composed.sources.append(Source(where, child, tuple(entry.tools)))
+    composed.sources.append(_source(where, child, entry))
     if entry.mode == "import" and not _needs_layer(entry):
         _import_tools(root, child, prefix=entry.prefix, where=where)
         return
@@ -580,13 +595,14 @@ def _add_remote(
     composed: Composed, section: str, name: str, entry: McpServerEntry, *, base: Path, reuse: Reuse | None
 ) -> None:
     where = key_path((section, name))
+    written = entry
     if entry.disabled_tools:
         entry = entry.model_copy(update={"exclude": [*entry.exclude, *entry.disabled_tools]})
     remote = remote_source(name, entry, base_dir=base, where=where, secrets=composed.secrets)
     if reuse is not None:
         remote = reuse(remote)
     composed.remotes.append(remote)
-    composed.sources.append(Source(where, remote, tuple(entry.tools)))
+    composed.sources.append(_source(where, remote, written))
     secrets = list(composed.secrets)
     store = composed.server.store
     layer = source_layer(name, remote, entry, mode="mount", where=where, secrets=secrets, store=store)
@@ -596,7 +612,7 @@ def _add_remote(
 def _add_openapi(composed: Composed, name: str, entry: OpenAPIEntry, *, base: Path) -> None:
     where = key_path(("openapi", name))
     api = openapi_source(name, entry, base_dir=base, where=where, secrets=composed.secrets)
-    composed.sources.append(Source(where, api, tuple(entry.tools)))
+    composed.sources.append(_source(where, api, entry))
     store = composed.server.store
     layer = source_layer(name, api, entry, mode="mount", where=where, secrets=list(composed.secrets), store=store)
     _mount(composed.server, layer, entry.prefix, where=where)

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -82,11 +83,30 @@ def _unset_injected(tool: Tool) -> set[str]:
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """One `python` item or `mcpServers` entry: where it is in the file, its server, its `tools` keys."""
+    """One `python` item or `mcpServers` entry: where it is in the file, its server, its `tools` keys
+    and the globs of its `include`, `exclude` (and `disabledTools`) lists, each with its key path
+    below the entry (`("include", 0)`)."""
 
     where: str
     server: Any
     tool_keys: tuple[str, ...]
+    globs: tuple[tuple[tuple[str, int], str], ...] = ()
+
+
+def _no_such_tool(word: str, names: list[str]) -> str:
+    """What to say of a tool name (or glob) `word` that names none of a source's tools `names`.
+
+    Example:
+        >>> _no_such_tool("ecoh", ["echo", "shout"])
+        "this source has no tool 'ecoh' (did you mean 'echo'?)"
+        >>> _no_such_tool("x_*", ["echo", "shout"])
+        "'x_*' matches no tool of this source (its tools are echo, shout)"
+    """
+    hint = suggest(word, names)
+    advice = f"did you mean {hint!r}?" if hint else f"its tools are {', '.join(names)}"
+    if any(char in word for char in "*?["):
+        return f"{word!r} matches no tool of this source ({advice})"
+    return f"this source has no tool {word!r} ({advice})"
 
 
 @dataclass
@@ -184,7 +204,8 @@ class Composed:
         ]
 
     def unknown_tool_keys(self) -> list[str]:
-        """`tools.<name>` keys naming no tool of their source (with a suggestion), one line each.
+        """`tools.<name>` keys, and `include`/`exclude` globs, naming no tool of their source (with a
+        suggestion), one line each.
 
         A source that lists no tools yet (an upstream not connected) is not checked.
         """
@@ -194,12 +215,9 @@ class Composed:
             names = [tool.name for tool in getattr(catalog, "tools", ())]
             if not names:
                 continue
-            for key in source.tool_keys:
-                if key in names:
-                    continue
-                hint = suggest(key, names)
-                advice = f"did you mean {hint!r}?" if hint else f"its tools are {', '.join(names)}"
-                problems.append(
-                    f"{key_path(('tools', key), start=source.where)}: this source has no tool {key!r} ({advice})"
-                )
+            unknown: list[tuple[tuple[str | int, ...], str]] = [
+                (("tools", key), key) for key in source.tool_keys if key not in names
+            ]
+            unknown += [(at, glob) for at, glob in source.globs if not any(fnmatch.fnmatchcase(n, glob) for n in names)]
+            problems += [f"{key_path(at, start=source.where)}: {_no_such_tool(word, names)}" for at, word in unknown]
         return problems
