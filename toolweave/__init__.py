@@ -47,6 +47,7 @@ from toolweave.core.errors import (
     UnknownTool,
     UpstreamError,
     UpstreamFailed,
+    VerifierUnavailable,
 )
 from toolweave.core.input import InputRequest, elicit, list_roots, sample
 from toolweave.core.message import Message, PromptResult
@@ -159,6 +160,7 @@ __all__ = [
     "UnknownTool",
     "UpstreamError",
     "UpstreamFailed",
+    "VerifierUnavailable",
     "__version__",
     "elicit",
     "explain",

@@ -34,6 +34,7 @@ SAMPLES: dict[type[errors.ToolweaveError], Any] = {
     errors.SpecError: errors.SpecError("the spec dict: s3cr3t"),
     errors.InjectionError: errors.InjectionError("env s3cr3t missing"),
     errors.InvalidToken: errors.InvalidToken("expired s3cr3t"),
+    errors.VerifierUnavailable: errors.VerifierUnavailable("the JWKS at s3cr3t could not be fetched"),
 }
 ANSWERS = {
     errors.ToolError: -32603,
