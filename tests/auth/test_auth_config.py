@@ -219,7 +219,14 @@ async def test_an_authorize_rule_gates_prompts_and_resources(tmp_path: Path) -> 
 
 @pytest.mark.parametrize(
     ("rule", "message"),
-    [({"scopes": ["x"]}, "choose what the rule covers"), ({"prompts": "*"}, "give scopes, claims or both")],
+    [
+        ({"scopes": ["x"]}, "choose what the rule covers"),
+        ({"prompts": "*"}, "give scopes, claims or both"),
+        (
+            {"prompts": "*", "claims": {"org": {"id": 1}}},
+            r"authorize\[0\]\.claims\.org: a claim value is text, a number, a boolean or a list of them, not 'object'",
+        ),
+    ],
 )
 def test_a_broken_authorize_rule_names_it(tmp_path: Path, rule: dict[str, Any], message: str) -> None:
     path = tmp_path / "gateway.yaml"

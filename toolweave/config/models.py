@@ -42,7 +42,7 @@ from pydantic import (
     model_validator,
 )
 
-from toolweave.config.base import StrictModel, shape
+from toolweave.config.base import StrictModel, json_kind, shape
 from toolweave.config.dialects import TRANSPORTS, Transport, TransportName
 from toolweave.config.inject import parse_inject
 from toolweave.config.policies import Glob, MiddlewareSet, ToolSelector
@@ -69,6 +69,17 @@ def _import_path(value: str) -> str:
 ToolName = Annotated[str, AfterValidator(_tool_name)]
 ImportPath = Annotated[str, AfterValidator(_import_path), Field(pattern=_IMPORT.pattern)]
 StoreURL = Annotated[str, AfterValidator(check_url), Field(pattern=r"^(redis|rediss|unix)://")]
+
+
+def _claim_value(value: Any) -> Any:
+    scalar = (str, int, float, bool)
+    if isinstance(value, scalar) or (isinstance(value, list) and all(isinstance(item, scalar) for item in value)):
+        return value
+    raise ValueError(f"a claim value is text, a number, a boolean or a list of them, not {json_kind(value)!r}")
+
+
+Claims = dict[str, Annotated[Any, AfterValidator(_claim_value)]]
+"""Claim name → the value a token must carry, or a list of allowed values (text, numbers, booleans)."""
 
 
 class StoreSpec(StrictModel):
@@ -161,7 +172,7 @@ class ToolPatch(StrictModel):
         description="Only verified callers whose token grants all of these scopes see and call the tool; "
         "for any other caller it does not exist.",
     )
-    claims: dict[str, Any] | None = Field(
+    claims: Claims | None = Field(
         None,
         description="Only verified callers whose token carries these claim values (a value, or a list of "
         "allowed values) see and call the tool.",
@@ -211,7 +222,7 @@ class AuthorizeSpec(StrictModel):
     )
     tools: ToolSelector | None = Field(None, description="Tools this rule covers (also: `scopes:` on a tool).")
     scopes: list[str] = Field(default_factory=list, description="Scopes the caller's token must grant, all of them.")
-    claims: dict[str, Any] | None = Field(
+    claims: Claims | None = Field(
         None, description="Claim values the caller's token must carry (a value, or a list of allowed values)."
     )
 
