@@ -168,6 +168,20 @@ def test_extensions_are_not_paths_and_openapi_3_2_operations_are_left_out_with_a
     assert caplog.messages == ["the spec dict: paths./a.query: not read (OpenAPI 3.2 operations are not tools yet)"]
 
 
+def test_an_operation_with_servers_of_its_own_is_kept_with_a_warning_that_they_are_not_used(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    uploads = {"servers": [{"url": "https://uploads.example.test"}], "post": {"operationId": "upload"}}
+    spec = _spec({"/files": uploads, "/a": {"get": {"operationId": "a", "servers": [{"url": "https://a.test"}]}}})
+    with caplog.at_level(logging.WARNING, logger="toolweave.openapi"):
+        assert _names(spec) == ["upload", "a"]
+    assert [message.split(": its own")[0] for message in caplog.messages] == [
+        "the spec dict: paths./files.post",
+        "the spec dict: paths./a.get",
+    ]
+    assert all("are not used" in message for message in caplog.messages)
+
+
 def test_a_multipart_body_is_refused_unless_the_operation_takes_another() -> None:
     """A multipart body went out as JSON labelled `multipart/form-data`, with no boundary."""
     upload = {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}

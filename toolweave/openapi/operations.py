@@ -135,9 +135,22 @@ def read_operations(
                 raise
             except (TypeError, ValueError, KeyError, AttributeError) as error:
                 raise SpecError(f"{spec.where}: {at}: cannot be read ({error})") from None
+            _warn_own_servers(spec, at, item, raw)
             taken.add(operation.name)
             operations.append(operation)
     return operations
+
+
+def _warn_own_servers(spec: Spec, at: str, item: Mapping[str, Any], operation: Mapping[str, Any]) -> None:
+    """Say so when a kept operation (or its path item) names servers of its own: its calls go to
+    the server's one base URL all the same."""
+    if operation.get("servers") or item.get("servers"):
+        logger.warning(
+            "%s: %s: its own 'servers' are not used: its calls go to the base URL of the whole API "
+            "(give it an entry of its own, with that base_url and a route that keeps it)",
+            spec.where,
+            at,
+        )
 
 
 def _kind(value: Any) -> str:
