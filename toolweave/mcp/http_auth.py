@@ -32,7 +32,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -48,6 +47,7 @@ from starlette.applications import Starlette
 from starlette.authentication import AuthCredentials, AuthenticationBackend
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.requests import HTTPConnection
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolweave.auth.verifier import Verifier
@@ -97,6 +97,11 @@ class Unverifiable(Exception):
     def __init__(self, status: int, error: str, description: str) -> None:
         super().__init__(description)
         self.status, self.error, self.description = status, error, description
+
+    def answer(self) -> JSONResponse:
+        """What the guard of a protected route answers (503s say when to try again)."""
+        retry = {"retry-after": "1"} if self.status == 503 else None
+        return oauth_error(self.status, self.error, self.description, retry)
 
     @classmethod
     def unavailable(cls) -> Unverifiable:
@@ -215,7 +220,7 @@ class RequireAuthOn:
         if scope["type"] == "http" and self._held(scope):
             unverifiable = scope.get(UNVERIFIED)
             if unverifiable is not None:
-                await _unverifiable(send, unverifiable)
+                await unverifiable.answer()(scope, receive, send)
             else:
                 await self.guarded(scope, receive, send)
         else:
@@ -264,14 +269,14 @@ class RefuseAmbiguousTokens:
         challenge = 'Bearer error="invalid_request"'
         if resource_metadata_url is not None:  # a client learns where to get a token, as from any 401
             challenge += f', resource_metadata="{resource_metadata_url}"'
-        self.challenge = challenge.encode()
+        self.challenge = {"www-authenticate": challenge}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             problem = _ambiguous(scope)
             if problem is not None:
                 logger.info("request refused: %s", problem)
-                await _unauthorized(send, problem, self.challenge)
+                await oauth_error(401, "invalid_request", problem, self.challenge)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
@@ -285,29 +290,9 @@ def _ambiguous(scope: Scope) -> str | None:
     return None
 
 
-async def _unauthorized(send: Send, description: str, challenge: bytes) -> None:
-    body = json.dumps({"error": "invalid_request", "error_description": description}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", challenge),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _unverifiable(send: Send, unverifiable: Unverifiable) -> None:
-    body = json.dumps({"error": unverifiable.error, "error_description": unverifiable.description}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if unverifiable.status == 503:
-        headers.append((b"retry-after", b"1"))
-    await send({"type": "http.response.start", "status": unverifiable.status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+def oauth_error(status: int, error: str, description: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """An OAuth-style error answer (`{"error": ..., "error_description": ...}`, RFC 6750 §3)."""
+    return JSONResponse({"error": error, "error_description": description}, status_code=status, headers=headers)
 
 
 def metadata_routes(resource_url: str, authorization_servers: list[str], scopes: list[str]) -> list[Any]:
