@@ -131,8 +131,24 @@ def shown_text(text: str, secrets: Mapping[str, str]) -> str:
     hidden = {value: shown for value, shown in known.items() if len(value) >= SHORTEST_SECRET}
     if not hidden:
         return text
-    pattern = "|".join(re.escape(value) for value in sorted(hidden, key=len, reverse=True))
-    return re.sub(pattern, lambda found: hidden[found.group()], text)
+    return longest_first(hidden).sub(lambda found: hidden[found.group()], text)
+
+
+def longest_first(values: Iterable[str], *, whole_words_below: int = 0) -> re.Pattern[str]:
+    """One pattern matching any of `values`, the longest first (a value holding another is
+    matched whole); one shorter than `whole_words_below` only where no letter, digit or `_`
+    touches it.
+
+    Example:
+        >>> longest_first(["ab", "abc", "x"], whole_words_below=2).sub("*", "abcd x xy")
+        '*d * xy'
+    """
+
+    def alternative(value: str) -> str:
+        escaped = re.escape(value)
+        return escaped if len(value) >= whole_words_below else rf"(?<!\w){escaped}(?!\w)"
+
+    return re.compile("|".join(alternative(value) for value in sorted(set(values), key=len, reverse=True)))
 
 
 def _without_credentials(url: str) -> str:

@@ -33,13 +33,13 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from opentelemetry import trace
 
-from toolweave.core.shown import HIDDEN, SHORTEST_SECRET, shown_url
+from toolweave.core.shown import HIDDEN, SHORTEST_SECRET, longest_first, shown_url
 from toolweave.telemetry.withheld import quoted_forms
 
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
@@ -124,7 +124,7 @@ class RedactSecrets(logging.Filter):
         new = {form: shown for value, shown in secrets.items() for form in _forms(value) if form not in self._known}
         if new:
             self._known.update(new)
-            self._pattern = _matching(self._known)
+            self._pattern = longest_first(self._known)
             self._with_passing = (frozenset(), None)
 
     def _pattern_with(self, passing: frozenset[str]) -> re.Pattern[str] | None:
@@ -133,18 +133,13 @@ class RedactSecrets(logging.Filter):
             return self._pattern
         if self._with_passing[0] != passing:
             forms = [form for value in passing for form in _forms(value)]
-            self._with_passing = (passing, _matching([*self._known, *forms]) if forms else self._pattern)
+            self._with_passing = (passing, longest_first([*self._known, *forms]) if forms else self._pattern)
         return self._with_passing[1]
 
 
 def _forms(secret: str) -> Collection[str]:
     """`secret` in each form a message may quote it; none when it is too short to hide."""
     return quoted_forms(secret) if len(secret) >= SHORTEST_SECRET else ()
-
-
-def _matching(forms: Iterable[str]) -> re.Pattern[str]:
-    """One pattern for all `forms`, the longest first (a value holding another is hidden whole)."""
-    return re.compile("|".join(map(re.escape, sorted(set(forms), key=len, reverse=True))))
 
 
 class HideUrlSecrets(logging.Filter):

@@ -31,7 +31,6 @@ Example:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +40,8 @@ import mcp.types as mt
 from mcp import MCPError
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
+
+from toolweave.core.shown import longest_first
 
 REDACTED = "[redacted]"
 WHOLE_WORD_BELOW = 4
@@ -158,8 +159,4 @@ def withhold(text: str, values: Collection[str]) -> str:
     """`text` with each of `values` replaced by `[redacted]`, in one pass (the longest first)."""
     if not any(value in text for value in values):
         return text
-    pattern = "|".join(
-        re.escape(value) if len(value) >= WHOLE_WORD_BELOW else rf"(?<!\w){re.escape(value)}(?!\w)"
-        for value in sorted(values, key=len, reverse=True)
-    )
-    return re.sub(pattern, REDACTED, text)
+    return longest_first(values, whole_words_below=WHOLE_WORD_BELOW).sub(REDACTED, text)
