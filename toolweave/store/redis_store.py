@@ -53,14 +53,13 @@ def _redis_module() -> Any:
     return redis.asyncio
 
 
-def _reconnect_once() -> Any:
+def _reconnect_once(module: Any) -> Any:
     """redis-py's retry policy for a command whose connection failed: once more, on a new connection
     (a timeout is not retried: the operation's own `timeout` has run out by then)."""
     from redis.asyncio.retry import Retry
     from redis.backoff import NoBackoff
-    from redis.exceptions import ConnectionError as Disconnected
 
-    return Retry(NoBackoff(), 1, supported_errors=(Disconnected,))
+    return Retry(NoBackoff(), 1, supported_errors=(module.ConnectionError,))
 
 
 def check_url(url: str) -> str:
@@ -156,7 +155,7 @@ class RedisStore(Store):
                 self.url,
                 socket_timeout=self.timeout,
                 socket_connect_timeout=self.timeout,
-                retry=_reconnect_once(),
+                retry=_reconnect_once(module),
                 retry_on_error=[module.ConnectionError],  # (redis-py 5 asks both)
                 max_connections=256,
                 timeout=self.timeout,
