@@ -69,3 +69,46 @@ def test_a_lazy_model_validator_builds_when_a_transform_reads_its_model() -> Non
     validator = LazyModelValidator(lambda: (model, None))
     assert isinstance(validator, ModelValidator)
     assert validator.model is model and validator.allowed == frozenset({"n"}) and validator.built
+
+
+NODE = {
+    "type": "object",
+    "properties": {"node": {"$ref": "#/$defs/Node"}},
+    "$defs": {"Node": {"type": "object", "properties": {"v": {"type": "integer"}, "next": {"$ref": "#/$defs/Node"}}}},
+}
+
+
+def nested(depth: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"v": 0}
+    for level in range(1, depth):
+        node = {"v": level, "next": node}
+    return node
+
+
+def test_a_recursive_schema_checks_a_value_of_any_depth_it_can_follow() -> None:
+    assert SchemaValidator(NODE).validate({"node": nested(40)})["node"]["v"] == 39
+    assert problems(SchemaValidator(NODE), {"node": {"v": "x"}}) == {"node.v": "expected integer"}
+
+
+def test_a_value_nested_past_the_interpreters_recursion_is_refused_as_an_argument_problem() -> None:
+    # Both the quick check and jsonschema recurse per level: past Python's limit, the call is
+    # refused like any other bad argument (not an internal error of the server).
+    assert problems(SchemaValidator(NODE), {"node": nested(5_000)}) == {
+        "": "the arguments are nested too deeply to be checked"
+    }
+
+
+async def test_a_too_deep_value_answers_the_client_with_an_error_result_and_the_server_keeps_serving() -> None:
+    from toolweave import Server
+    from toolweave.testing import connect, fake_tool
+
+    server = Server("deep")
+    server.add_tool(fake_tool("walk", NODE))
+    async with connect(server) as client:
+        refused = await client.call_tool("walk", {"node": nested(250)})  # (the client sends up to ~290)
+        served = await client.call_tool("walk", {"node": nested(3)})
+    assert refused.is_error
+    assert refused.content[0].text == (
+        "Invalid arguments for tool 'walk':\n- the arguments are nested too deeply to be checked"
+    )
+    assert not served.is_error and served.structured_content["node"]["v"] == 2

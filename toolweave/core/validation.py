@@ -203,6 +203,9 @@ class LazyModelValidator(ModelValidator):
         return self._build()
 
 
+TOO_DEEP = "the arguments are nested too deeply to be checked"
+
+
 def _schema_path(error: Any) -> str:
     path = ".".join(str(part) for part in error.absolute_path)
     if error.validator == "required" and isinstance(error.validator_value, list):
@@ -254,18 +257,24 @@ class SchemaValidator(_NameCheck):
             elif sent:
                 arguments = {k: v for k, v in arguments.items() if k not in sent}
         values = dict(arguments)
-        if not problems:
-            quick = self._quick
-            if quick is NOT_COMPILED:
-                quick = self._quick = quick_check(self._schema)
-            if quick is not None and quick(values):  # certainly valid: jsonschema would find nothing
-                return values
+        try:
+            if not problems:
+                quick = self._quick
+                if quick is NOT_COMPILED:
+                    quick = self._quick = quick_check(self._schema)
+                if quick is not None and quick(values):  # certainly valid: jsonschema would find nothing
+                    return values
+            problems += self._schema_problems(values)
+        except RecursionError:  # both checks recurse per level of a (recursive) schema's value
+            problems.append(ArgumentProblem("", TOO_DEEP))
+        if problems:
+            raise self.errors(problems)
+        return dict(arguments)
+
+    def _schema_problems(self, values: dict[str, Any]) -> list[ArgumentProblem]:
         if self._validator is None:
             from jsonschema import Draft202012Validator
 
             self._validator = Draft202012Validator(self._schema)
         errors = sorted(self._validator.iter_errors(values), key=lambda e: list(e.absolute_path))
-        problems += [ArgumentProblem(_schema_path(e), _schema_message(e)) for e in errors]
-        if problems:
-            raise self.errors(problems)
-        return dict(arguments)
+        return [ArgumentProblem(_schema_path(e), _schema_message(e)) for e in errors]
