@@ -103,11 +103,14 @@ async def test_remote_tools_carry_their_origin_and_validate_at_the_boundary() ->
     assert refused.is_error and "text: Field required" in refused.text
 
 
-@pytest.mark.parametrize(("script", "tool", "text", "structured"), [
-    ("ll_upstream.py", "up_fail", "boom", None),
-    ("tw_upstream.py", "up_raw", "half done", {"done": 1}),
-    ("tw_upstream.py", "up_fail", "boom", None),
-])
+@pytest.mark.parametrize(
+    ("script", "tool", "text", "structured"),
+    [
+        ("ll_upstream.py", "up_fail", "boom", None),
+        ("tw_upstream.py", "up_raw", "half done", {"done": 1}),
+        ("tw_upstream.py", "up_fail", "boom", None),
+    ],
+)
 async def test_upstream_error_results_pass_through_unchanged(
     script: str, tool: str, text: str, structured: Any
 ) -> None:
@@ -381,7 +384,6 @@ def test_stdio_args_must_be_a_list() -> None:
         RemoteServer.stdio("server", "--flag")  # type: ignore[arg-type]
 
 
-
 async def test_a_stdio_upstream_runs_in_its_working_directory() -> None:
     remote = RemoteServer.stdio(sys.executable, ["tw_upstream.py"], env=subprocess_env(), cwd=UPSTREAMS)
     async with running(remote) as client:
@@ -394,11 +396,14 @@ def test_backoff_doubles_up_to_its_maximum() -> None:
     assert [round(next(delays), 2) for _ in range(5)] == [0.1, 0.2, 0.4, 0.5, 0.5]
 
 
-@pytest.mark.parametrize(("command", "args", "name"), [
-    ("github-mcp-server", ["stdio"], "github-mcp-server"),
-    ("/usr/bin/python3", ["/srv/notes_server.py"], "notes_server"),
-    ("npx", ["-y", "@modelcontextprotocol/server-everything"], "server-everything"),
-])
+@pytest.mark.parametrize(
+    ("command", "args", "name"),
+    [
+        ("github-mcp-server", ["stdio"], "github-mcp-server"),
+        ("/usr/bin/python3", ["/srv/notes_server.py"], "notes_server"),
+        ("npx", ["-y", "@modelcontextprotocol/server-everything"], "server-everything"),
+    ],
+)
 def test_a_stdio_remote_is_named_after_its_command(command: str, args: list[str], name: str) -> None:
     assert RemoteServer.stdio(command, args).name == name
 
@@ -435,3 +440,22 @@ def test_the_module_examples_run() -> None:
     import toolweave.server.remote as module
 
     assert doctest.testmod(module).failed == 0
+
+
+async def test_two_unprefixed_upstreams_with_the_same_names_keep_serving_with_the_first_and_say_why(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The clash appears only once both upstreams have connected, while the gateway serves: under
+    # on_duplicate="error" it is logged, the first claim kept, and lists and calls go on.
+    gateway = Server("gateway")
+    gateway.mount(stdio_remote())
+    gateway.mount(stdio_remote())
+    with caplog.at_level(logging.ERROR, logger="toolweave.server"):
+        async with connect(gateway) as client:
+            listed = [tool.name for tool in (await client.list_tools()).tools]
+            echoed = await client.call_tool("echo", {"text": "hi"})
+    assert listed.count("echo") == 1 and "sleep" in listed
+    assert not echoed.is_error and echoed.structured_content == {"echo": "hi"}
+    clashes = [r.getMessage() for r in caplog.records if "claimed twice" in r.getMessage()]
+    assert clashes and "tool name 'echo' is claimed twice" in clashes[0]
+    assert clashes[0].endswith("the first one is kept (mount the servers under prefixes to expose both)")

@@ -75,17 +75,27 @@ class Owner(Protocol):
     @property
     def is_remote(self) -> bool: ...
 
+    @property
+    def running(self) -> bool: ...
+
     def transforms_for(self, kind: str) -> tuple[tuple[Any, Selector | None], ...]: ...
 
 
-def keep_new(policy: OnDuplicate, message: str) -> bool:
+def keep_new(policy: OnDuplicate, message: str, *, serving: bool = False) -> bool:
     """Apply `on_duplicate` to the clash `message` describes: True when the newcomer wins.
 
+    A clash found while the server is `serving` (a remote upstream's list arrived or changed
+    after the start) never raises: under `"error"` it is logged as an error and the first claim
+    kept, so one upstream's names cannot stop the server answering every request.
+
     Raises:
-        DuplicateError: under `on_duplicate="error"`.
+        DuplicateError: under `on_duplicate="error"`, when not `serving`.
     """
     if policy == "error":
-        raise DuplicateError(message)
+        if not serving:
+            raise DuplicateError(message)
+        logger.error("%s; the first one is kept (mount the servers under prefixes to expose both)", message)
+        return False
     if policy == "warn":
         logger.warning("%s; the second one wins", message)
     return policy in ("warn", "replace")
@@ -267,7 +277,7 @@ class Registry(Generic[C, K]):
                     f"server {owner.name!r}: {self.kind} {self.label(key, clash=True)} is claimed twice: "
                     f"by {entries[key].origin} and by {origin}"
                 )
-                if not keep_new(owner.on_duplicate, message):
+                if not keep_new(owner.on_duplicate, message, serving=owner.running):
                     continue
             entries[key] = self.build_entry(component, origin)
         return entries
