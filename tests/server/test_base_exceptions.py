@@ -1,5 +1,5 @@
 """A tool, prompt or resource raising a `BaseException` (SystemExit, KeyboardInterrupt, a group, its
-own CancelledError) fails that call, masked, and the server keeps serving — over stdio and HTTP."""
+own CancelledError, GeneratorExit) fails that call, masked, and the server keeps serving — over stdio and HTTP."""
 
 from __future__ import annotations
 
@@ -50,3 +50,11 @@ async def test_base_exceptions_do_not_end_a_stdio_server(mode: str) -> None:
 async def test_base_exceptions_do_not_end_an_http_server(http_url: str, mode: str) -> None:
     await _every_fatal_call_is_masked(http_url, mode)
     await _every_fatal_call_is_masked(http_url, mode)  # and again: the process is still up
+
+
+async def test_a_sync_tool_raising_generator_exit_fails_its_call_in_process_too() -> None:
+    from tests.servers.fatal import server
+
+    result = await server.call_tool("close_generator", {})
+    assert result.is_error and result.text.startswith("Error calling tool 'close_generator' (incident ")
+    assert (await server.call_tool("ping", {})).text == "pong"

@@ -1,7 +1,7 @@
 """A server whose tools, prompt and resource raise `BaseException`s: none of them may end the server.
 
-    python tests/servers/fatal.py            # stdio
-    python tests/servers/fatal.py http PORT  # streamable HTTP on 127.0.0.1:PORT
+python tests/servers/fatal.py            # stdio
+python tests/servers/fatal.py http PORT  # streamable HTTP on 127.0.0.1:PORT
 """
 
 from __future__ import annotations
@@ -55,6 +55,18 @@ async def cancel_itself() -> str:
 
 
 @server.tool
+def close_generator() -> str:
+    """Raise GeneratorExit in a worker thread (thrown into a coroutine, it would close its awaits)."""
+    raise GeneratorExit
+
+
+@server.tool
+async def close_generator_async() -> str:
+    """Raise GeneratorExit on the event loop."""
+    raise GeneratorExit
+
+
+@server.tool
 def ping() -> str:
     """Answer pong."""
     return "pong"
@@ -72,7 +84,16 @@ def exiting_resource() -> str:
     raise SystemExit(5)
 
 
-FATAL_TOOLS = ["parse_flags", "exit_now", "exit_async", "interrupt", "group", "cancel_itself"]
+FATAL_TOOLS = [
+    "parse_flags",
+    "exit_now",
+    "exit_async",
+    "interrupt",
+    "group",
+    "cancel_itself",
+    "close_generator",
+    "close_generator_async",
+]
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["http"]:

@@ -144,6 +144,11 @@ class _Thread:
                 self.started = True
             try:
                 return fn(**arguments)
+            except GeneratorExit as error:
+                # Set on the loop's future, it would be thrown into the awaiting coroutine, and a
+                # thrown GeneratorExit closes every await below it instead of raising at the await:
+                # no handler of the call would see it. As an ordinary exception it is masked.
+                raise RuntimeError(f"{getattr(fn, '__name__', 'the function')}() raised GeneratorExit") from error
             finally:
                 self._finish()
 
