@@ -564,6 +564,9 @@ def serve(
 
     with contextlib.suppress(KeyboardInterrupt):
         run_composed(composed, work, warnings=_first_to_claim(warn_once))
+    from toolweave.mcp.shutdown import exit_past_running_threads
+
+    exit_past_running_threads()
 
 
 def _first_to_claim(marker: Path | None) -> bool:

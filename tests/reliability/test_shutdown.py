@@ -4,6 +4,7 @@ are answered, upstream processes are reaped, and the exit status is 0."""
 from __future__ import annotations
 
 import signal
+import time
 
 import anyio
 import httpx2
@@ -11,6 +12,7 @@ import pytest
 
 from .cli import descendants, living, serve_http, serve_stdio, terminate
 from .http import call
+from .raw import SERVERS, RawStdio
 
 SHUTTING_DOWN = -32000
 
@@ -72,3 +74,23 @@ async def test_http_serve_stops_accepting_drains_answers_and_exits_0() -> None:
         assert answers[key]["error"]["code"] == SHUTTING_DOWN
         assert "grace period 2s" in answers[key]["error"]["message"]
     assert children and living(children) == []
+
+
+@pytest.mark.parametrize("entry", ["Server.run", "toolweave serve"])
+async def test_a_sync_tool_still_blocking_after_the_grace_period_does_not_keep_the_process_alive(entry: str) -> None:
+    # The worker thread cannot be interrupted and the interpreter would wait for it at exit (a
+    # minute here, forever for a tool that never returns): the process exits without it.
+    if entry == "Server.run":
+        raw = await RawStdio.start("blocking.py")
+    else:
+        raw = await serve_stdio("--grace", "1", config=SERVERS / "blocking.yaml")
+    await raw.call(1, "block", {"seconds": 60})
+    await anyio.sleep(0.5)  # the thread is blocked in the tool
+    started = time.monotonic()
+    terminate(raw.process)
+    answer = await raw.receive(within=10)
+    with anyio.fail_after(10):
+        status = await raw.process.wait()
+    assert status == 0 and time.monotonic() - started < 8
+    assert answer["id"] == 1 and answer["error"]["code"] == SHUTTING_DOWN
+    assert "grace period 1s" in answer["error"]["message"]

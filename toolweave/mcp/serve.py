@@ -34,7 +34,7 @@ from toolweave.mcp.health import METRICS_PATH, METRICS_SCOPE, health_routes, met
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, close_streams, legacy_sse_routes
 from toolweave.mcp.redis_events import RedisEventStore
-from toolweave.mcp.shutdown import FLUSH_SECONDS, Drain, on_signals
+from toolweave.mcp.shutdown import FLUSH_SECONDS, Drain, exit_past_running_threads, on_signals
 from toolweave.mcp.trace_context import read_http_trace_context
 from toolweave.mcp.upstream_callers import warn_without_callers
 from toolweave.server.server import Server
@@ -351,5 +351,7 @@ async def run_async(server: Server, transport: Literal["stdio", "http"] = "stdio
 
 
 def run(server: Server, transport: Literal["stdio", "http"] = "stdio", **options: Any) -> None:
-    """Serve `server` until interrupted."""
+    """Serve `server` until interrupted (then end the process if a sync tool still runs past the
+    grace period, see `exit_past_running_threads`)."""
     anyio.run(lambda: run_async(server, transport, **options))
+    exit_past_running_threads()

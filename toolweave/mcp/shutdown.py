@@ -41,7 +41,9 @@ Example:
 from __future__ import annotations
 
 import logging
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -50,6 +52,9 @@ from typing import Any, Protocol
 import anyio
 import mcp.types as mt
 from mcp import MCPError
+from opentelemetry import metrics, trace
+
+from toolweave.core.threads import busy_threads
 
 logger = logging.getLogger("toolweave.mcp")
 SHUTTING_DOWN = mt.CONNECTION_CLOSED
@@ -228,3 +233,29 @@ async def on_signals(
             await drain.drain(grace)
             tasks.cancel_scope.cancel()
     then()
+
+
+def exit_past_running_threads() -> None:
+    """End the process now if sync user code still runs in worker threads once serving has ended.
+
+    A thread cannot be interrupted, and the interpreter waits at exit for every worker thread:
+    a sync tool still running when the grace period ended would keep the process alive as long
+    as it runs, forever if it never returns. The entry points that own the process (`Server.run`,
+    `toolweave serve`) call this once serving has ended: with such threads left it logs how many,
+    flushes the telemetry providers and the logs, and exits with status 0 without them (exit
+    handlers do not run; they would only have run once the threads ended).
+    """
+    left = busy_threads()
+    if not left:
+        return
+    logger.warning(
+        "%d worker thread(s) still run sync tool code past the grace period; the process exits without them", left
+    )
+    for provider in (trace.get_tracer_provider(), metrics.get_meter_provider()):
+        flush = getattr(provider, "force_flush", None)  # (an SDK provider; the API's no-op has none)
+        if flush is not None:
+            flush(int(FLUSH_SECONDS * 1000))
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
