@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from mcp import Client
+from pydantic import BaseModel
 
 from toolweave import Image, Message, Server, TextContent, Tool, ToolResult
 from toolweave.core.content import ContentBlock
@@ -192,3 +194,62 @@ async def test_prompt_and_resource_json_text_turns_nan_into_null(mode: str) -> N
         "mean": None
     }
     assert json.loads(contents.text, parse_constant=lambda c: pytest.fail(f"{c} is not JSON")) == {"mean": None}
+
+
+class Reading(BaseModel):
+    x: float
+
+
+@dataclass
+class Sample:
+    x: float
+
+
+class Nested(BaseModel):
+    inner: Reading
+
+
+def server_with_non_finite_objects() -> Server:
+    server = Server("objects")
+
+    @server.tool
+    def model() -> Reading:
+        """A model (its own config allows NaN) holding NaN."""
+        return Reading(x=math.nan)
+
+    @server.tool
+    def sample() -> Sample:
+        """A dataclass holding infinity."""
+        return Sample(x=math.inf)
+
+    @server.tool
+    def nested() -> Nested:
+        """A model inside a model holding -infinity."""
+        return Nested(inner=Reading(x=-math.inf))
+
+    @server.tool
+    def loose() -> dict[str, Any]:
+        """`Any` values are not checked as floats by the annotation."""
+        return {"mean": math.nan}
+
+    @server.tool
+    def fine() -> Nested:
+        """A finite one goes out."""
+        return Nested(inner=Reading(x=2.5))
+
+    return server
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_nan_or_infinity_inside_models_dataclasses_and_any_values_is_masked(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # (pydantic would dump each as `null`: under `"type": "number"` the client's SDK raises)
+    async with Client(server_with_non_finite_objects().as_mcp(), mode=mode) as client:
+        failed = {name: await client.call_tool(name, {}) for name in ("model", "sample", "nested", "loose")}
+        fine = await client.call_tool("fine", {})
+    for result in failed.values():
+        assert result.is_error and "(incident " in result.content[0].text
+    assert fine.structured_content == {"inner": {"x": 2.5}}
+    for where in ("x", "inner/x", "mean"):
+        assert f"the return value holds NaN or infinity, which JSON cannot carry ({where})" in caplog.text

@@ -28,12 +28,11 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from toolweave.core.errors import InvalidResult
-from toolweave.core.result import ToolResult
+from toolweave.core.result import ToolResult, non_finite
 from toolweave.core.schema_check import NOT_COMPILED, quick_check
 
 
@@ -42,29 +41,6 @@ def schema_problem(validator: Any, data: Any) -> str | None:
     for error in validator.iter_errors(data):
         path = "/".join(str(part) for part in error.absolute_path) or "(root)"
         return f"{path}: {error.validator}"
-    return None
-
-
-def non_finite(data: Any, path: tuple[str, ...] = ()) -> str | None:
-    """The path of the first NaN or ±Infinity in JSON-like data, if any.
-
-    Example:
-        >>> non_finite({"stats": [1.0, float("nan")]}), non_finite({"n": 1})
-        ('stats/1', None)
-    """
-    if type(data) is float:
-        return None if math.isfinite(data) else "/".join(path) or "(root)"
-    items: Any
-    if isinstance(data, dict):
-        items = data.items()
-    elif isinstance(data, list | tuple):
-        items = enumerate(data)
-    else:
-        return None
-    for key, item in items:
-        found = non_finite(item, (*path, str(key)))
-        if found is not None:
-            return found
     return None
 
 

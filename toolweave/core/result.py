@@ -93,6 +93,29 @@ def _block(item: object) -> ContentBlock:
     return TextContent(dump_json(to_jsonable_python(item)))
 
 
+def non_finite(data: Any, path: tuple[str, ...] = ()) -> str | None:
+    """The path of the first NaN or ±Infinity in JSON-like data, if any.
+
+    Example:
+        >>> non_finite({"stats": [1.0, float("nan")]}), non_finite({"n": 1})
+        ('stats/1', None)
+    """
+    if type(data) is float:
+        return None if math.isfinite(data) else "/".join(path) or "(root)"
+    items: Any
+    if isinstance(data, dict):
+        items = data.items()
+    elif isinstance(data, list | tuple):
+        items = enumerate(data)
+    else:
+        return None
+    for key, item in items:
+        found = non_finite(item, (*path, str(key)))
+        if found is not None:
+            return found
+    return None
+
+
 def _finite(value: Any) -> bool:
     """False for the floats JSON cannot carry (NaN, ±Infinity)."""
     return type(value) is not float or math.isfinite(value)
@@ -128,13 +151,14 @@ class ResultConverter:
             matches the schema; a value that does not fit is an `InvalidResult`.
     """
 
-    __slots__ = ("_adapter", "returns", "structured", "wrap")
+    __slots__ = ("_adapter", "_own_config", "returns", "structured", "wrap")
 
     def __init__(self, output_schema: Mapping[str, Any] | None, returns: Any = None) -> None:
         self.structured = output_schema is not None
         self.wrap = bool(output_schema and output_schema.get(WRAP_KEY))
         self.returns: Any = returns if self.structured else None
         self._adapter: Any = None
+        self._own_config = False
 
     @classmethod
     def shared(cls, output_schema: Mapping[str, Any] | None, returns: Any = None) -> ResultConverter:
@@ -176,17 +200,24 @@ class ResultConverter:
                 adapter = TypeAdapter(self.returns, config=ConfigDict(allow_inf_nan=False))
             except PydanticUserError:  # models and dataclasses carry their own config
                 adapter = TypeAdapter(self.returns)
+                self._own_config = True
             self._adapter = adapter
         from pydantic import ValidationError
 
         try:
-            return adapter.dump_python(adapter.validate_python(value), mode="json")
+            validated = adapter.validate_python(value)
         except ValidationError as error:
             first = error.errors(include_url=False, include_input=False, include_context=False)[0]
             where = ".".join(str(part) for part in first["loc"]) or "(root)"
             raise InvalidResult(
                 f"the return value does not match the return annotation ({where}: {first['msg']})"
             ) from None
+        # Refused above only where the annotation says `float`: a model's or dataclass's own config,
+        # and `Any`, let NaN and ±Infinity through, and the JSON dump would turn them into `null`.
+        where = non_finite(adapter.dump_python(validated) if self._own_config else value)
+        if where is not None:
+            raise InvalidResult(f"the return value holds NaN or infinity, which JSON cannot carry ({where})")
+        return adapter.dump_python(validated, mode="json")
 
     def _structured(self, data: Any) -> Any:
         if not self.structured:
