@@ -99,7 +99,15 @@ async def test_prompt_errors_are_tool_errors() -> None:
     unknown = await call(server, "get_prompt", {"name": "nope"})
     missing = await call(server, "get_prompt", {"name": "review"})
     assert unknown.is_error and unknown.content[0].text == "no prompt named 'nope': see `list_prompts`"
-    assert missing.is_error and "code" in missing.content[0].text
+    assert missing.is_error
+    assert missing.content[0].text == "Invalid arguments for prompt 'review':\n- code: Field required"
+
+
+async def test_a_templates_parameter_error_names_the_template_not_the_tool() -> None:
+    server, _ = docs_server()
+    result = await call(server, "read_resource", {"uri": "memo://monday/notes"})
+    assert result.is_error
+    assert result.content[0].text.startswith("Invalid arguments for resource template 'memo://{day}/notes':\n- day:")
 
 
 async def test_list_resources_shows_resources_and_templates() -> None:
