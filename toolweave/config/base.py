@@ -18,14 +18,13 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, ModelWrapValidatorHandler, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic_core.core_schema import ErrorType
 
-from toolweave.core.names import MAX_NAME_LENGTH, NAME_CHARS, NAME_CHARS_SHOWN, NAME_PATTERN
+from toolweave.core.names import MAX_NAME_LENGTH, NAME_CHARS, NAME_CHARS_SHOWN, NAME_PATTERN, suggest
 
 _BUILT_IN_ERRORS = frozenset(get_args(ErrorType))
 
@@ -53,15 +52,6 @@ def json_kind(value: Any) -> str:
 def shape(value: Any) -> str:
     """The union tag of a value's JSON kind (`"<object>"`, `"<string>"`, ...) for shorthand unions."""
     return f"<{json_kind(value)}>"
-
-
-def suggest(word: str, choices: list[str]) -> str | None:
-    """The closest of `choices` to a misspelt `word`, if any is close enough."""
-    found = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    if not found:
-        lowered = {choice.lower(): choice for choice in choices}
-        found = [lowered[word.lower()]] if word.lower() in lowered else []
-    return found[0] if found else None
 
 
 def check_glob(pattern: str) -> str:

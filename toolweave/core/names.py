@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Container
 
@@ -54,3 +55,17 @@ def first_free(base: str, taken: Container[str]) -> str:
     while name in taken:
         name, number = f"{base}_{number}", number + 1
     return name
+
+
+def suggest(word: str, choices: list[str]) -> str | None:
+    """The closest of `choices` to a misspelt `word`, if any is close enough.
+
+    Example:
+        >>> suggest("serch", ["search", "fetch"]), suggest("zzz", ["search"])
+        ('search', None)
+    """
+    found = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    if not found:
+        lowered = {choice.lower(): choice for choice in choices}
+        found = [lowered[word.lower()]] if word.lower() in lowered else []
+    return found[0] if found else None

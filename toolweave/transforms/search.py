@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from toolweave.core.content import TextContent
 from toolweave.core.context import Context
 from toolweave.core.errors import ToolError, UnknownTool
+from toolweave.core.names import suggest
 from toolweave.core.result import ToolResult, dump_json
 from toolweave.core.tool import Tool, ToolAnnotations
 from toolweave.transforms.bm25 import BM25Index, document
@@ -99,6 +100,11 @@ _MAX_PATTERN = 200
 _REGEX_SECONDS = 0.05
 """The most time one regex search may take: a client's pattern runs on the server, and some
 (`(.|.)*!`, `.*.*.*!`) backtrack for hours over ordinary text, so matching stops at this budget."""
+
+
+def _hint(name: str, exposed: list[str]) -> str:
+    close = suggest(name, exposed)
+    return f" (did you mean {close!r}?)" if close else ""
 
 
 def _left(deadline: float) -> float:
@@ -177,9 +183,11 @@ class SearchTools(CatalogTransform):
     def front(self, catalog: CatalogView) -> list[Tool]:
         """The `always` tools, the search tool and the call tool, with the index built now."""
         always = set(self.always)
-        missing = always - {tool.name for tool in catalog.tools}
+        exposed = [tool.name for tool in catalog.tools]
+        missing = sorted(always.difference(exposed))
         if missing:
-            raise ValueError(f"SearchTools always names tools the catalog does not expose: {sorted(missing)}")
+            named = ", ".join(f"{name!r}{_hint(name, exposed)}" for name in missing)
+            raise ValueError(f"SearchTools always names tools the catalog does not expose: {named}")
         listed = [tool for tool in catalog.tools if tool.name in always]
         behind = [tool for tool in catalog.tools if tool.name not in always]
         documents = [document(tool) for tool in behind]
