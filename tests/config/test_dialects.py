@@ -138,6 +138,17 @@ def test_unknown_keys_in_a_servers_entry_fail_with_file_key_path_and_hint(tmp_pa
     assert "servers.gh.comand: unknown key (did you mean 'command'?)" in message
 
 
+def test_a_clients_own_settings_file_read_as_a_config_points_at_from(tmp_path: Path) -> None:
+    text = '{"globalShortcut": "Ctrl+Space", "mcpServers": {"gh": {"command": "gh-mcp"}}}'
+    message = problems_of(write(tmp_path, "claude_desktop_config.json", text))
+    assert "globalShortcut: unknown key" in message
+    assert message.endswith(
+        "an MCP client's settings file? "
+        "`--from claude-desktop|claude-code|cursor|windsurf|cline|vscode FILE` reads only its servers"
+    )
+    assert "settings file" not in problems_of(write(tmp_path, "plain.yaml", "pyhton: []"))
+
+
 def test_a_name_under_both_lists_is_refused(tmp_path: Path) -> None:
     data = {"mcpServers": {"gh": {"command": "a"}}, "servers": {"gh": {"command": "b"}}}
     path = write(tmp_path, "c.json", json.dumps(data))

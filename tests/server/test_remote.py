@@ -458,4 +458,4 @@ async def test_two_unprefixed_upstreams_with_the_same_names_keep_serving_with_th
     assert not echoed.is_error and echoed.structured_content == {"echo": "hi"}
     clashes = [r.getMessage() for r in caplog.records if "claimed twice" in r.getMessage()]
     assert clashes and "tool name 'echo' is claimed twice" in clashes[0]
-    assert clashes[0].endswith("the first one is kept (mount the servers under prefixes to expose both)")
+    assert "the first one is kept (give the servers prefixes to expose both" in clashes[0]

@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from toolweave.config.dialects import CLIENTS
 from toolweave.config.envvars import Variables, expand_all
 from toolweave.config.jsonc import plain_json
 from toolweave.config.models import Config
@@ -102,16 +103,28 @@ def validate(
     except ValidationError as error:
         problems += [line for line in describe(error) if line not in problems]
     if problems:
-        raise problems_error(problems, file=file)
+        raise problems_error(problems, file=file, hint=_client_file_hint(data))
     return config.with_secrets(secrets)
 
 
-def problems_error(problems: list[str], *, file: str | None) -> ConfigError:
-    """One `ConfigError` listing every problem of a file (just the problem when there is one)."""
+def _client_file_hint(data: dict[Any, Any]) -> str | None:
+    """For a client's own settings file (its servers beside keys toolweave does not know), how to
+    read just its servers."""
+    foreign = set(data).difference(field.alias or name for name, field in Config.model_fields.items())
+    if not foreign or not {"mcpServers", "servers"} & set(data):
+        return None
+    return f"an MCP client's settings file? `--from {'|'.join(CLIENTS)} FILE` reads only its servers"
+
+
+def problems_error(problems: list[str], *, file: str | None, hint: str | None = None) -> ConfigError:
+    """One `ConfigError` listing every problem of a file (just the problem when there is one),
+    and a `hint` after them."""
     if len(problems) == 1:
-        return ConfigError(problems[0], file=file)
-    listed = "\n".join(f"  - {line}" for line in problems)
-    return ConfigError(f"{len(problems)} problems:\n{listed}", file=file)
+        message = problems[0]
+    else:
+        listed = "\n".join(f"  - {line}" for line in problems)
+        message = f"{len(problems)} problems:\n{listed}"
+    return ConfigError(f"{message}\n{hint}" if hint else message, file=file)
 
 
 def read_data(path: str | os.PathLike[str]) -> Any:

@@ -81,6 +81,9 @@ class Owner(Protocol):
     def transforms_for(self, kind: str) -> tuple[tuple[Any, Selector | None], ...]: ...
 
 
+_PREFIXES = "give the servers prefixes to expose both: `prefix:` in a config entry, `mount(..., prefix=)` in Python"
+
+
 def keep_new(policy: OnDuplicate, message: str, *, serving: bool = False) -> bool:
     """Apply `on_duplicate` to the clash `message` describes: True when the newcomer wins.
 
@@ -94,7 +97,7 @@ def keep_new(policy: OnDuplicate, message: str, *, serving: bool = False) -> boo
     if policy == "error":
         if not serving:
             raise DuplicateError(message)
-        logger.error("%s; the first one is kept (mount the servers under prefixes to expose both)", message)
+        logger.error("%s; the first one is kept (%s)", message, _PREFIXES)
         return False
     if policy == "warn":
         logger.warning("%s; the second one wins", message)
