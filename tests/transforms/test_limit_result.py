@@ -254,3 +254,27 @@ async def test_structured_drop_drops_structured_content_within_the_limits_too() 
     )
     assert result.structured_content is None
     assert result.text == "[1]"
+
+
+async def test_a_json_text_without_a_schema_is_cut_as_data_and_stays_json() -> None:
+    # (an API's answer or an unannotated list: no output schema, no structured content)
+    answer = json.dumps({"items": [{"id": i, "name": "n" * 40} for i in range(200)], "total": 200}, indent=2)
+    result = await limited(returning(ToolResult([TextContent(answer)])), max_bytes=1000, max_items=5)
+    text = result.content[0].text
+    assert len(text.encode()) <= 1000 and result.structured_content is None
+    data = shown(text)
+    assert len(data["items"]) <= 5 and data["total"] == 200
+    assert result.meta is not None and result.meta[META_KEY]["items"] >= 195
+
+
+async def test_max_items_alone_cuts_a_json_list_text() -> None:
+    result = await limited(returning(ToolResult([TextContent(json.dumps(list(range(50))))])), max_items=3)
+    assert result.content[0].text == "[0,1,2]… [truncated: 47 items dropped]"
+
+
+@pytest.mark.parametrize("text", ['{"broken": ' + "x" * 300, "[" + "1," * 600 + "2", "plain words " * 30])
+async def test_a_long_text_that_is_not_a_json_value_is_cut_as_text(text: str) -> None:
+    result = await limited(returning(ToolResult([TextContent(text)])), max_bytes=100, max_items=3)
+    cut = result.content[0].text
+    assert len(cut.encode()) <= 100 and cut.endswith(" bytes]")
+    assert text.startswith(cut.partition("… [truncated")[0])

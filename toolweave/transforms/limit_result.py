@@ -13,7 +13,10 @@ A result over the limits is cut down, never refused:
   block, the marker ends the last text block (or is one). A JSON text over `max_bytes` whose data
   is within it is sent compact rather than cut. `structured="drop"` removes the output schema and
   the structured content instead: results are text only.
-- **text** is cut to `max_bytes` (UTF-8, never inside a character), marker included:
+- **a JSON text** (an array or object, the only content block of a result without an output
+  schema: an API's answer, an unannotated list) is cut the same way as data and stays JSON: its
+  arrays to `max_items`, then to `max_bytes`, sent compact with the marker after it.
+- **other text** is cut to `max_bytes` (UTF-8, never inside a character), marker included:
   `… [truncated: 10485760 → 65536 bytes]`; at most `max_items` content blocks are kept and
   blocks past the byte budget (images, embedded files) are dropped.
 - a marker that would take more than half of `max_bytes` is the short `… [truncated]`; a
@@ -209,13 +212,29 @@ class _Limiter:
 
     def __call__(self, result: ToolResult) -> ToolResult:
         data = result.structured_content
+        if data is not None and self.drop:  # text only, whether or not the result is cut
+            result = ToolResult(result.content, None, result.is_error, result.meta)
+        if self.schema is None:  # a JSON text (an API's answer, a list) is cut as data, still JSON
+            shown = self._sole_json(result.content)
+            return self._content(result) if shown is None else self._structured(result, shown)
         if data is None:
             return self._content(result)
-        if self.drop:  # text only, whether or not the result is cut
-            result = ToolResult(result.content, None, result.is_error, result.meta)
-        if self.schema is None:
-            return self._content(result)
         return self._structured(result, data)
+
+    def _sole_json(self, blocks: list[ContentBlock]) -> Any:
+        """The data of a result's only content block, a JSON array or object over the limits
+        (`None` for anything else)."""
+        if len(blocks) != 1 or not isinstance(text := getattr(blocks[0], "text", None), str):
+            return None
+        if self.max_items is None and self.max_bytes is not None and len(text.encode()) <= self.max_bytes:
+            return None  # within the only limit: nothing to cut
+        if not text.lstrip().startswith(("[", "{")):
+            return None
+        try:
+            data = from_json(text)
+        except ValueError:
+            return None
+        return data if isinstance(data, list | dict) else None
 
     def _content(self, result: ToolResult, size: int | None = None, items: int = 0, cut: bool = False) -> ToolResult:
         """`result` with at most `max_items` blocks and `max_bytes` of content. `size`: the result's
@@ -254,7 +273,7 @@ class _Limiter:
                 result = ToolResult(blocks, data, result.is_error, result.meta)
             return self._content(result, size)
         cut = {"result": capped} if self.wrap else capped
-        problem = schema_problem(self._schema_validator(), cut)
+        problem = None if self.schema is None else schema_problem(self._schema_validator(), cut)
         if problem is not None:
             return self._content(
                 ToolResult.error(
