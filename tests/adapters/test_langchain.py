@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.optional import require
 
 require("langchain_core", "the langchain extra is not installed")
@@ -49,3 +51,11 @@ async def test_an_error_result_is_handed_back_as_the_tool_message() -> None:
     forecast = by_name(structured_tools(server))["forecast"]
     assert await forecast.ainvoke({"days": 9}) == "at most 7 days"
     assert await forecast.ainvoke({"days": 1}) == '["sun"]'
+
+
+def test_a_sync_invoke_is_refused_saying_to_use_ainvoke() -> None:
+    server, recorder = gateway()
+    weather = by_name(structured_tools(server, context=per_user))["weather"]
+    with pytest.raises(NotImplementedError, match=r"tool 'weather' runs on the event loop .*call it with `ainvoke`"):
+        weather.invoke({"city": "Oslo"}, config={"configurable": {"user": "u-7"}})
+    assert recorder.calls == []

@@ -35,7 +35,8 @@ def structured_tools(server: Server, *, context: ContextSource = None) -> list[S
     """The tools `server` lists now, as LangChain tools; `context` gets the call's `RunnableConfig`.
 
     A server mounting remote servers lists their tools once it runs: make the tools inside
-    `async with server:` (else `RuntimeError`, naming them).
+    `async with server:` (else `RuntimeError`, naming them). The tools are asynchronous: run them
+    with `ainvoke` (`invoke` raises `NotImplementedError` saying so).
     """
     calls = CatalogCalls(server, context)
     return [_structured_tool(calls, tool) for tool in calls.taken_once()]
@@ -44,6 +45,12 @@ def structured_tools(server: Server, *, context: ContextSource = None) -> list[S
 class _CatalogTool(StructuredTool):
     """A `StructuredTool` handing every argument to the catalog: `StructuredTool`'s own `_arun`
     takes `config` and `run_manager` for itself, so a tool argument of either name never arrived."""
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f"tool {self.name!r} runs on the event loop of its server (upstream sessions live there): "
+            "call it with `ainvoke` (an agent or graph run with `ainvoke`/`astream` does)"
+        )
 
     async def _arun(  # type: ignore[override] # the run config under another name, on purpose
         self, *args: Any, toolweave_run_config: RunnableConfig, **arguments: Any
