@@ -244,7 +244,10 @@ async def test_an_api_that_is_gone_fails_the_call_clearly() -> None:
         server = RemoteServer.openapi(spec, base_url=f"http://127.0.0.1:{free_port()}")
     result = await call(server, "get_pet", {"pet_id": 1})
     assert result.is_error
-    assert result.content[0].text == "API 'Petstore': GET /pets/{pet_id} failed (ConnectError)"
+    assert (
+        result.content[0].text
+        == "API 'Petstore': GET /pets/{pet_id} failed: the connection could not be opened (ConnectError)"
+    )
 
 
 async def test_an_answer_over_the_size_limit_fails_the_call(url: str) -> None:
@@ -391,7 +394,8 @@ async def test_a_classic_httpx_client_is_used_too(url: str) -> None:
         gone = await api(url, client=nowhere).call_tool("get_pet", {"pet_id": 1})
     assert result.structured_content == {"id": 1, "name": "Rex", "tag": "dog"}
     assert timed_out.is_error and timed_out.text == "API 'Petstore': GET /slow timed out"
-    assert gone.is_error and gone.text == "API 'Petstore': GET /pets/{pet_id} failed (ConnectError)"
+    assert gone.is_error
+    assert gone.text == "API 'Petstore': GET /pets/{pet_id} failed: the connection could not be opened (ConnectError)"
 
 
 async def test_a_client_or_auth_that_cannot_work_is_refused_when_the_server_is_built(url: str) -> None:

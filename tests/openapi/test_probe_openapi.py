@@ -142,7 +142,11 @@ async def test_an_operation_that_may_answer_204_has_no_output_schema_and_both_an
 @pytest.mark.parametrize(
     ("servers", "message"),
     [
-        ([], "the spec dict: no base_url given and the spec lists no 'servers'"),
+        (
+            [],
+            "the spec dict: no base_url given, and the spec lists no 'servers' and was not read from a URL "
+            "(give base_url, the API's http(s):// address)",
+        ),
         ({"a": 1}, "the spec dict: 'servers' is a list of servers (each with a 'url'), not dict"),
         (["http://api.example"], "the spec dict: servers[0] is a mapping with a 'url', not str"),
         ([{"url": 5}], "the spec dict: servers[0] needs a string 'url' and a mapping of 'variables'"),

@@ -4,7 +4,9 @@ tool, or a tool that asks for an argument its request drops, without a word."""
 
 from __future__ import annotations
 
+import json
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -152,6 +154,43 @@ def test_a_reference_that_points_nowhere_is_named_where_it_is_used(operation: di
     assert _refused(_spec({"/a": {"post": operation}})) == f"the spec dict: {message}"
 
 
+@pytest.mark.parametrize(
+    ("ref", "stop"),
+    [
+        ("#/info/title/X", "'title' is a string, it has no 'X'"),
+        ("#/info/title/0", "'title' is a string, it has no '0'"),
+        ("#/info/version/major", "'version' is a number, it has no 'major'"),
+        ("#/info/tags/first", "'tags' is a list of 1, it has no 'first'"),
+        ("#/info/tags/3", "'tags' is a list of 1, it has no '3'"),
+        ("#/info/license/name", "'license' is null, it has no 'name'"),
+    ],
+)
+def test_a_reference_that_walks_into_a_value_says_where_it_stops(ref: str, stop: str) -> None:
+    """It was `paths./a.get: cannot be read (invalid literal for int() with base 10: 'X')`, or
+    (a digit into a string) the reference went on to one character of it."""
+    spec = _spec({"/a": {"get": {"parameters": [{"$ref": ref}]}}})
+    spec["info"] = {"title": "Mistakes", "version": 1, "tags": ["a"], "license": None}
+    assert (
+        _refused(spec) == f"the spec dict: paths./a.get.parameters[0]: the reference {ref!r} points to nothing: {stop}"
+    )
+
+
+def test_a_reference_into_another_file_says_where_it_stops(tmp_path: Path) -> None:
+    (tmp_path / "common.yaml").write_text("info: {title: Common}\nPet: {type: object}\n")
+    ok = {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "common.yaml#/Pet"}}}}}
+    bad = {
+        "200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "common.yaml#/info/title/X"}}}}
+    }
+    spec = tmp_path / "api.json"
+    spec.write_text(json.dumps(_spec({"/ok": {"get": {"responses": ok}}, "/a": {"get": {"responses": bad}}})))
+    with pytest.raises(SpecError) as caught:
+        RemoteServer.openapi(str(spec), base_url=BASE)
+    assert str(caught.value) == (
+        f"{spec}: paths./a.get.responses.200.content.application/json.schema: the reference "
+        "'common.yaml#/info/title/X' points to nothing: 'title' is a string, it has no 'X'"
+    )
+
+
 def test_an_excluded_operation_is_not_read_so_a_route_skips_a_broken_one() -> None:
     broken = {"get": {"operationId": "broken", "parameters": [{"name": "q"}]}}
     spec = _spec({"/fine": {"get": {"operationId": "fine"}}, "/broken": broken})
@@ -180,6 +219,52 @@ def test_an_operation_with_servers_of_its_own_is_kept_with_a_warning_that_they_a
         "the spec dict: paths./a.get",
     ]
     assert all("are not used" in message for message in caplog.messages)
+
+
+ROUTED = {
+    "/pets": {"get": {"operationId": "list", "tags": ["pets"]}, "post": {"operationId": "add", "tags": ["pets"]}},
+    "/pets/{id}": {"get": {"operationId": "one", "tags": ["pets"], "parameters": [{"name": "id", "in": "path"}]}},
+    "/misc": {"get": {"operationId": "misc"}},
+}
+
+
+@pytest.mark.parametrize(
+    ("options", "warning"),
+    [
+        ({"include": Routes(tags=["pet"])}, "include route {tags: [pet]} matches no operation (did you mean 'pets'?)"),
+        (
+            {"include": [Routes(tags=["pets"]), Routes(paths=["/users/**"])]},
+            "include route {paths: [/users/**]} matches no operation (its paths are /pets, /pets/{id}, /misc)",
+        ),
+        (
+            {"exclude": Routes(methods=["DELETE", "PATCH"])},
+            "exclude route {methods: [DELETE, PATCH]} matches no operation (its methods are GET, POST)",
+        ),
+        (
+            {"exclude": Routes(tags=["admin"], methods=["POST"])},
+            "exclude route {tags: [admin], methods: [POST]} matches no operation (its tags are pets)",
+        ),
+        (
+            {"include": Routes(tags=["pets"], paths=["/misc"])},
+            "include route {tags: [pets], paths: [/misc]} matches no operation (no operation meets all of it at once)",
+        ),
+    ],
+)
+def test_a_route_that_matches_no_operation_is_said_once_naming_it_and_the_api(
+    options: dict[str, Any], warning: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A misspelt tag left the API with fewer tools (or none) and not a word, where a tool-name
+    glob that matches no tool is warned of."""
+    with caplog.at_level(logging.WARNING, logger="toolweave.openapi"):
+        RemoteServer.openapi(_spec(ROUTED), base_url=BASE, name="shop", **options)
+    assert caplog.messages == [f"API 'shop': {warning}"]
+
+
+def test_routes_that_match_say_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="toolweave.openapi"):
+        names = _names(_spec(ROUTED), include=Routes(tags=["pets"]), exclude=Routes(methods=["POST"]))
+    assert names == ["list", "one"]
+    assert caplog.messages == []
 
 
 def test_a_multipart_body_is_refused_unless_the_operation_takes_another() -> None:

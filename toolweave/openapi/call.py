@@ -11,9 +11,11 @@ answer into a result:
   `excerpt` characters of the body; every credential the request carried is scrubbed from it
   (`sent_secrets`: the upstream headers, what an `auth=` flow or the client added, each whole
   and without its scheme);
-- a timeout, a connection failure or a 2xx body over `max_bytes` (10 MiB) is an `UpstreamError`
-  naming the operation, never the URL's secrets; bodies are read as they stream, never past the
-  limit.
+- a timeout, a connection failure (said in words: `failed: the connection closed before an
+  answer (ReadError)`) or a 2xx body over `max_bytes` (10 MiB) is an `UpstreamError` naming the
+  operation, never the URL's secrets; bodies are read as they stream, never past the limit. An
+  idempotent request a kept-alive connection lost before any answer is sent once more
+  (`toolweave.openapi.sending`).
 
 Example:
     >>> from toolweave.openapi.operations import Operation, Param
@@ -45,6 +47,7 @@ from toolweave.core.in_flight import InFlight
 from toolweave.core.result import WRAP_KEY, ToolResult
 from toolweave.core.shown import SECRET_NAME, without
 from toolweave.openapi.operations import Operation, Param
+from toolweave.openapi.sending import HTTPX2_ERRORS, Errors, send, what_failed
 
 if TYPE_CHECKING:
     import httpx
@@ -55,9 +58,6 @@ if TYPE_CHECKING:
 
 GetClient = Callable[[], "Client"]
 """Returns the client a call goes through: an `httpx2.AsyncClient`, or a classic `httpx.AsyncClient`."""
-Errors = tuple[type[Exception], type[Exception]]
-"""The timeout and the transport error of the client's HTTP library (`httpx2`'s by default)."""
-HTTPX2_ERRORS: Errors = (httpx2.TimeoutException, httpx2.HTTPError)
 Credentials = Callable[[Context], Awaitable[dict[str, str]] | dict[str, str]]
 """The upstream headers of one call (`{}` when there are none); see `toolweave.openapi.credentials`."""
 
@@ -128,7 +128,7 @@ class HttpCall:
         excerpt: How many characters of an error answer's body the result quotes.
         max_bytes: The largest 2xx body read; a larger one is an `UpstreamError`, not a memory spike.
         auth: An `httpx2.Auth` for every request (else the client's own).
-        errors: The timeout and transport error classes of the client's library.
+        errors: The timeout and transport error classes of the client's library (`Errors`).
         api: How errors name the API.
         in_flight: Counts the calls under way (so the client outlives them).
         timeout: The most seconds a request may take in all, its answer read (None: the client's
@@ -255,20 +255,22 @@ class HttpCall:
                 sent = await sent
             if sent:
                 parts["headers"] = {**parts.get("headers", {}), **sent}
-        timeout_error, http_error = self.errors
+        answered = False
         try:
             request: Any = client.build_request(operation.method, self.url(arguments), **parts)  # its own type
             with self.in_flight, anyio.fail_after(self.timeout):  # httpx bounds each read, not the whole
-                response = await client.send(request, **self._send)
+                response = await send(client, request, self.errors, **self._send)
+                answered = True
                 try:
                     ok = 200 <= response.status_code < 300
                     content = await self._read(response, self.max_bytes if ok else _ERROR_BYTES, strict=ok)
                 finally:
                     await response.aclose()
-        except (timeout_error, TimeoutError):
+        except (self.errors.timeout, TimeoutError):
             raise UpstreamError(f"{self.api}: {operation.label} timed out") from None
-        except http_error as error:
-            raise UpstreamError(f"{self.api}: {operation.label} failed ({type(error).__name__})") from None
+        except self.errors.http as error:
+            said = what_failed(error, answered=answered)
+            raise UpstreamError(f"{self.api}: {operation.label} failed: {said}") from None
         if ok:
             return self.success(response, content)
         return self.failure(response, content, sent_secrets(response.request, sent, given))

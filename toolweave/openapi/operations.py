@@ -40,7 +40,7 @@ from toolweave.core.errors import SpecError
 from toolweave.core.names import first_free
 from toolweave.core.result import WRAP_KEY
 from toolweave.core.tool import ToolAnnotations
-from toolweave.openapi.routes import METHODS, Routes, selected
+from toolweave.openapi.routes import IDEMPOTENT, METHODS, Routes, selected, unmatched_routes
 from toolweave.openapi.schemas import SchemaReader, is_object
 from toolweave.openapi.spec import Resolver, Spec
 
@@ -98,14 +98,22 @@ class Operation:
 
 
 def read_operations(
-    spec: Spec, include: Sequence[Routes] = (), exclude: Sequence[Routes] = (), supplied: Iterable[str] = ()
+    spec: Spec,
+    include: Sequence[Routes] = (),
+    exclude: Sequence[Routes] = (),
+    supplied: Iterable[str] = (),
+    *,
+    supplied_query: Iterable[str] = (),
+    api: str | None = None,
 ) -> list[Operation]:
     """Every kept operation of `spec`, in document order.
 
     Header parameters named in `supplied` (the headers the server adds itself, such as an API
-    key) are not arguments. Each path item, operation and list of tags is checked before
-    `include`/`exclude` select by them; the rest of an operation is read only when it is kept,
-    so an exclude route leaves out an operation whose parameters or body the spec gets wrong.
+    key) and query parameters named in `supplied_query` (the base URL's own, `?key=...`) are not
+    arguments. Each path item, operation and list of tags is checked before `include`/`exclude`
+    select by them; the rest of an operation is read only when it is kept, so an exclude route
+    leaves out an operation whose parameters or body the spec gets wrong. A route that matches
+    no operation of the spec is said in a warning, naming `api` (by default the spec's place).
 
     Raises:
         SpecError: the spec is not what OpenAPI says where a kept operation is read (a path item,
@@ -122,11 +130,13 @@ def read_operations(
     """
     operations: list[Operation] = []
     taken: set[str] = set()
-    skip = {name.lower() for name in supplied}
+    skip = {("header", name.lower()) for name in supplied} | {("query", name) for name in supplied_query}
+    listed: list[tuple[str, str, tuple[str, ...]]] = []
     for path, item, resolver in _path_items(spec):
         for method, raw in _methods(spec, path, item):
             at = f"paths.{path}.{method}"
             tags = _tags(spec, raw, at)
+            listed.append((method, path, tags))
             if not selected(method, path, tags, include, exclude):
                 continue
             try:
@@ -138,6 +148,8 @@ def read_operations(
             _warn_own_servers(spec, at, item, raw)
             taken.add(operation.name)
             operations.append(operation)
+    for problem in unmatched_routes(include, exclude, listed):
+        logger.warning("%s: %s", api or spec.where, problem)
     return operations
 
 
@@ -220,16 +232,12 @@ def _operation(
     raw: Mapping[str, Any],
     tags: tuple[str, ...],
     taken: set[str],
-    skip: set[str],
+    skip: set[tuple[str, str]],
 ) -> Operation:
     reader = SchemaReader(spec, "request", at)
     declared = _parameters(spec, resolver, path, item, at, raw)
     _check_path(spec, path, at, declared)
-    declared = [
-        entry
-        for entry in declared
-        if not (entry.parameter["in"] == "header" and entry.parameter["name"].lower() in skip)
-    ]
+    declared = [entry for entry in declared if _wire_name(entry.parameter) not in skip]
     body_kind, media_type, body_schema, body_required = _request_body(spec, resolver, raw, reader, at)
     flat = _spread(body_schema) if body_kind in ("json", "form") else None
     names = [entry.parameter["name"] for entry in declared] + (list(flat["properties"]) if flat else [])
@@ -276,6 +284,13 @@ def _operation(
         tags=tags,
         annotations=_annotations(method),
     )
+
+
+def _wire_name(parameter: Mapping[str, Any]) -> tuple[str, str]:
+    """Where a parameter goes and its name there, as the server's own headers and base URL query
+    are named (a header's in lowercase: header names are not case-sensitive; a query's as is)."""
+    location, name = parameter["in"], parameter["name"]
+    return location, name.lower() if location == "header" else name
 
 
 @dataclass(frozen=True, slots=True)
@@ -506,6 +521,6 @@ def _annotations(method: str) -> ToolAnnotations:
     return ToolAnnotations(
         read_only_hint=method in ("get", "head", "options") or None,
         destructive_hint=True if method == "delete" else None,
-        idempotent_hint=method in ("get", "head", "options", "put", "delete") or None,
+        idempotent_hint=method in IDEMPOTENT or None,
         open_world_hint=True,
     )

@@ -25,7 +25,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 
 import anyio
 import httpx2
@@ -35,10 +35,11 @@ from toolweave.core.errors import SpecError, UpstreamError
 from toolweave.core.in_flight import InFlight
 from toolweave.core.shown import Secrets, shown_url
 from toolweave.core.tool import Origin, Tool
-from toolweave.openapi.call import HTTPX2_ERRORS, Errors, HttpCall
+from toolweave.openapi.call import HttpCall
 from toolweave.openapi.credentials import Credentials, HeaderValue
 from toolweave.openapi.operations import Operation, read_operations
 from toolweave.openapi.routes import Routes
+from toolweave.openapi.sending import HTTPX2_ERRORS, Errors, errors_of
 from toolweave.openapi.spec import Spec, load_spec
 from toolweave.server.server import Server
 
@@ -60,7 +61,9 @@ class OpenAPIServer(Server):
     Args:
         spec: The OpenAPI 3.x document: a file path, an `http(s)://` URL or a dict.
         base_url: Where the API answers; by default the spec's first `servers` URL (relative
-            ones taken against the spec's URL).
+            ones taken against the spec's URL; none, with a spec read from a URL: that URL's
+            host). Its query parameters (`?key=...`) are sent with every call, and a query
+            parameter of the same name is not an argument of the tools; a fragment is refused.
         client: An `httpx2.AsyncClient` of your own (its base URL, timeouts, transport, auth), or
             a classic `httpx.AsyncClient`; it is used as is and never closed. By default the
             server opens one pooled `httpx2.AsyncClient`.
@@ -112,6 +115,8 @@ class OpenAPIServer(Server):
         super().__init__(name or title, **options)
         self.spec = loaded
         self.base_url = _base_url(base_url, client is not None, loaded, spec)
+        # the base URL's query rides on every call through our own client (one given is used as is)
+        self._address, self._query = split_query(self.base_url) if client is None else (self.base_url, [])
         self.secrets = secrets
         self.timeout = timeout
         self.auth = auth
@@ -121,7 +126,14 @@ class OpenAPIServer(Server):
         self._errors = errors
         self._named = name is not None
         self.in_flight = InFlight()
-        self.operations = read_operations(loaded, _routes(include), _routes(exclude), self.credentials.describe())
+        self.operations = read_operations(
+            loaded,
+            _routes(include),
+            _routes(exclude),
+            self.credentials.describe(),
+            supplied_query=[name for name, _ in self._query],
+            api=f"API {self.name!r}",
+        )
         self.tools.set_upstream(
             self._tool(operation, error_excerpt, max_response_bytes) for operation in self.operations
         )
@@ -175,7 +187,8 @@ class OpenAPIServer(Server):
         if self._own_client is not None:
             return
         client = httpx2.AsyncClient(
-            base_url=self.base_url or "",
+            base_url=self._address or "",
+            params=tuple(self._query) or None,
             timeout=httpx2.Timeout(self.timeout),
             limits=DEFAULT_LIMITS,
         )
@@ -219,7 +232,7 @@ def client_errors(client: object, auth: object) -> Errors:
                 "given as client= cannot run it: give that client its own httpx auth (or headers=), "
                 "or pass an httpx2.AsyncClient"
             )
-        return httpx.TimeoutException, httpx.HTTPError
+        return errors_of(httpx)
     raise TypeError(
         f"OpenAPIServer client= takes an httpx2.AsyncClient (or an httpx.AsyncClient), not {type(client).__name__}"
     )
@@ -227,13 +240,15 @@ def client_errors(client: object, auth: object) -> Errors:
 
 def _base_url(given: str | None, has_client: bool, spec: Spec, source: object) -> str | None:
     """Where the API answers: `given`, else the spec's first server URL (a relative one taken
-    against the spec's own URL, as OpenAPI 3 says). None with a client of one's own and no
-    usable server URL: the client's base URL applies.
+    against the spec's own URL, as OpenAPI 3 says; a spec that lists no servers has the one
+    server `/`, so a spec read from a URL without them, as every FastAPI app serves its own, is
+    answered by the host it came from). None with a client of one's own and no usable server
+    URL: the client's base URL applies.
 
     Raises:
         ValueError: `given` is not an `http(s)://` URL.
-        SpecError: no `given` and no client, and the spec lists no server, a relative one with
-            no URL of the spec's own to take it against, or one that is not `http(s)`.
+        SpecError: no `given` and no client, and the spec lists no server or a relative one,
+            with no URL of the spec's own to take it against, or one that is not `http(s)`.
 
     Example:
         >>> spec = load_spec({"openapi": "3.1.0", "paths": {}, "servers": [{"url": "/v1"}]})
@@ -246,17 +261,31 @@ def _base_url(given: str | None, has_client: bool, spec: Spec, source: object) -
     if given:
         if not given.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, not {shown_url(given)!r}")
+        if "#" in given:
+            raise ValueError(
+                f"base_url cannot hold a fragment ('#...'), which no request sends: "
+                f"{shown_url(given.partition('#')[0]) + '#…'!r} "
+                "(an API key goes in its query, ?key=..., or in headers)"
+            )
         return given
     url = _server_url(spec.document, spec.where)
     is_url = isinstance(source, str) and source.startswith(("http://", "https://"))
+    if url is None and is_url:
+        url = "/"
     if url is not None and not urlsplit(url).scheme and is_url:
         url = urljoin(str(source), url)
+    if url is not None and "#" in url:
+        shown = shown_url(url.partition("#")[0]) + "#…"
+        raise SpecError(f"{spec.where}: servers[0].url {shown!r} holds a fragment ('#...'), which no request sends")
     if url is not None and url.startswith(("http://", "https://")):
         return url
     if has_client:
         return None
     if url is None:
-        raise SpecError(f"{spec.where}: no base_url given and the spec lists no 'servers'")
+        raise SpecError(
+            f"{spec.where}: no base_url given, and the spec lists no 'servers' and was not read from a URL "
+            "(give base_url, the API's http(s):// address)"
+        )
     if urlsplit(url).scheme:
         raise SpecError(
             f"{spec.where}: no base_url given, and servers[0].url {shown_url(url)!r} is not an http(s) URL "
@@ -266,6 +295,20 @@ def _base_url(given: str | None, has_client: bool, spec: Spec, source: object) -
         f"{spec.where}: no base_url given, and servers[0].url {shown_url(url)!r} is relative: it is taken against "
         "the spec's URL, and this spec was not read from one (give base_url, the API's http(s):// address)"
     )
+
+
+def split_query(base_url: str | None) -> tuple[str | None, list[tuple[str, str]]]:
+    """`base_url` without its query, and the query's parameters (decoded), which every call sends:
+    httpx would take the operation's path for more of the query (`/v1?key=k/things/42`).
+
+    Example:
+        >>> split_query("https://api.example/v1?key=a%2Bb&flag")
+        ('https://api.example/v1', [('key', 'a+b'), ('flag', '')])
+    """
+    if base_url is None:
+        return None, []
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(query="")), parse_qsl(parts.query, keep_blank_values=True)
 
 
 def _server_url(document: Mapping[str, Any], where: str) -> str | None:

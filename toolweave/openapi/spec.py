@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import yaml
 from referencing import Registry, Resource
@@ -68,7 +68,9 @@ class Spec:
         `at` is where `node` is in the document (`paths./a.get.parameters[0]`), for messages.
 
         Raises:
-            SpecError: the reference points nowhere, or to a loop of references.
+            SpecError: the reference points nowhere (saying where its pointer stops, when it walks
+                into a string, a number, null or a list: `'title' is a string, it has no 'X'`),
+                or to a loop of references.
 
         Example:
             >>> spec = load_spec({"openapi": "3.1.0", "paths": {}})
@@ -83,13 +85,58 @@ class Spec:
             ref = node["$ref"]
             try:
                 resolved = resolver.lookup(ref)
-            except Unresolvable:
-                raise SpecError(f"{where}: the reference {ref!r} points to nothing") from None
+            except (Unresolvable, TypeError, ValueError):  # `referencing` indexed a string or list by name
+                resolved = None
+            # a string may be the end of a pointer that went on into it: `#/info/title/0` is its first letter
+            stop = _stop(resolver, ref) if resolved is None or isinstance(resolved.contents, str) else None
+            if resolved is None or stop is not None:
+                said = f": {stop}" if stop else ""
+                raise SpecError(f"{where}: the reference {ref!r} points to nothing{said}")
             node, resolver = resolved.contents, resolved.resolver
             seen += 1
             if seen > 64:
                 raise SpecError(f"{where}: the reference {ref!r} is a loop of references")
         return node, resolver
+
+
+def _stop(resolver: Resolver, ref: str) -> str | None:
+    """Where the JSON pointer of `ref` walks into a value it cannot go on in (a string, a number,
+    null, a list by a name or past its end), said in words; None when it does not.
+
+    Example:
+        >>> spec = load_spec({"openapi": "3.1.0", "paths": {}, "info": {"title": "t", "tags": ["a"]}})
+        >>> _stop(spec.resolver, "#/info/title/X"), _stop(spec.resolver, "#/info/tags/2")
+        ("'title' is a string, it has no 'X'", "'tags' is a list of 1, it has no '2'")
+    """
+    uri, _, fragment = ref.partition("#")
+    if not fragment.startswith("/"):
+        return None
+    try:
+        node: Any = resolver.lookup(uri).contents
+    except (Unresolvable, TypeError, ValueError):
+        return None
+    name = "the document"
+    for segment in unquote(fragment).split("/")[1:]:
+        segment = segment.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping):
+            if segment not in node:
+                return None  # a name the mapping lacks: it points to nothing, said as such
+            node = node[segment]
+        elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
+            node = node[int(segment)]
+        else:
+            return f"{name!r} is {_value_kind(node)}, it has no {segment!r}"
+        name = segment
+    return None
+
+
+def _value_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if value is None:
+        return "null"
+    kinds = {bool: "a boolean", str: "a string", int: "a number", float: "a number"}
+    return kinds.get(type(value), f"a {type(value).__name__}")
 
 
 def load_spec(source: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
