@@ -214,9 +214,9 @@ class ResultConverter:
             ) from None
         # Refused above only where the annotation says `float`: a model's or dataclass's own config,
         # and `Any`, let NaN and ±Infinity through, and the JSON dump would turn them into `null`.
-        where = non_finite(adapter.dump_python(validated) if self._own_config else value)
-        if where is not None:
-            raise InvalidResult(f"the return value holds NaN or infinity, which JSON cannot carry ({where})")
+        unsent = non_finite(adapter.dump_python(validated) if self._own_config else value)
+        if unsent is not None:
+            raise InvalidResult(f"the return value holds NaN or infinity, which JSON cannot carry ({unsent})")
         return adapter.dump_python(validated, mode="json")
 
     def _structured(self, data: Any) -> Any:
