@@ -19,9 +19,11 @@ from tests.conftest import subprocess_env
 from tests.serving import serving
 from tests.telemetry.conftest import Metrics
 from toolweave import AuthInfo, RemoteServer, Server, ToolError
+from toolweave.core.tool import ToolAnnotations
 from toolweave.mcp.health import METRICS_SCOPE
-from toolweave.middleware import CircuitBreaker, RateLimit, Timeout
+from toolweave.middleware import CircuitBreaker, RateLimit, Retry, Timeout
 from toolweave.server.remote import Backoff
+from toolweave.transforms import Rename
 
 HERE = Path(__file__).resolve().parent
 
@@ -115,6 +117,58 @@ async def test_timeouts_are_counted(recorded: Metrics) -> None:
         await client.call_tool("nap", {})
     assert recorded.value("toolweave.tool.timeouts", **{"gen_ai.tool.name": "nap"}) == 2
     assert calls(recorded, "nap", "local", "timeout") == 2
+
+
+def shop(name: str) -> Server:
+    """A server whose own middleware rate-limits `invoice`, retries `flaky` once and times `slow` out."""
+    middleware = [
+        RateLimit(rate=0.001, burst=1, tools="invoice"),
+        Retry(attempts=2, backoff=0, tools="flaky"),
+        Timeout(default=0.05, tools="slow"),
+    ]
+    server = Server(name, middleware=middleware)
+    failures = [RuntimeError("once")]
+    server.add_tool(lambda: "paid", name="invoice")
+
+    def flaky() -> str:
+        if failures:
+            raise failures.pop()
+        return "fine"
+
+    async def slow() -> str:
+        await anyio.sleep(5)
+        return "late"
+
+    server.add_tool(flaky, annotations=ToolAnnotations(idempotent_hint=True))
+    server.add_tool(slow)
+    return server
+
+
+async def test_middleware_counters_of_a_mounted_server_name_the_tool_the_client_called(recorded: Metrics) -> None:
+    """`rate_limited`, `retries` and `timeouts` carry the label `toolweave.tool.calls` carries: the
+    exposed name (after the gateway's own renames), one series per exposed tool."""
+    gateway = Server("gateway")
+    gateway.mount(shop("a"), prefix="shop")
+    gateway.mount(shop("b"), prefix="billing")
+    gateway.add_transform(Rename("pay"), tools="billing_invoice")
+    async with mcp.Client(gateway.as_mcp()) as client:
+        for name in ["shop_invoice", "shop_invoice", "pay", "pay", "pay"]:
+            await client.call_tool(name, {})
+        for name in ["shop_flaky", "billing_flaky", "shop_slow", "billing_slow"]:
+            await client.call_tool(name, {})
+
+    def counted(metric: str) -> dict[str, int]:
+        """What this test added to `toolweave.tool.<metric>`, by tool label."""
+        name = f"toolweave.tool.{metric}"
+        added = {
+            dict(point)["gen_ai.tool.name"]: recorded.value(name, **dict(point)) for point in recorded.series(name)
+        }
+        return {tool: count for tool, count in added.items() if count}
+
+    assert counted("rate_limited") == {"shop_invoice": 1, "pay": 2}
+    assert calls(recorded, "pay", "billing", "rejected") == 2
+    assert counted("retries") == {"shop_flaky": 1, "billing_flaky": 1}
+    assert counted("timeouts") == {"shop_slow": 1, "billing_slow": 1}
 
 
 async def test_a_circuit_state_is_reported_as_it_changes(recorded: Metrics) -> None:

@@ -14,6 +14,7 @@ from tests.tasks.servers import Gate, cancel, create, task_client, tasks_server,
 from tests.telemetry.conftest import Metrics, Spans
 from tests.telemetry.test_spans import child_of, hex_id, traced_upstream, upstream_spans
 from toolweave import Server
+from toolweave.middleware import Timeout
 from toolweave.tasks import RunAsTask, configure_tasks
 
 ACTIVE = "toolweave.tool.active"
@@ -112,3 +113,16 @@ async def test_a_call_answered_plainly_within_answer_within_is_counted_once(reco
     assert calls(recorded, "jobs_export", "ok") == 1
     assert calls(recorded, "jobs_refuse", "tool_error") == 1 and calls(recorded, "jobs_refuse", "ok") == 0
     assert recorded.value(ACTIVE, **{"gen_ai.tool.name": "jobs_export", "toolweave.origin": "jobs"}) == 0
+
+
+async def test_a_mounted_servers_timeout_in_a_tasks_work_is_counted_under_the_name_the_client_called(
+    recorded: Metrics,
+) -> None:
+    server = Server("gateway")
+    server.mount(tasks_server(Gate(), middleware=[Timeout(default=0.05, tools="build")]), prefix="jobs")
+    async with task_client(server) as client:
+        created = await create(client, "jobs_build", {"ref": "main"})
+        await until(client, created.task_id, "completed")
+    assert recorded.value("toolweave.tool.timeouts", **{"gen_ai.tool.name": "jobs_build"}) == 1
+    assert recorded.value("toolweave.tool.timeouts", **{"gen_ai.tool.name": "build"}) == 0
+    assert calls(recorded, "jobs_build", "timeout") == 1

@@ -7,7 +7,9 @@ starts), each `tools/call` is observed once, at the server's edge:
   `toolweave.tool.original_name` and, when the call ends, `toolweave.outcome` and — for a
   masked failure — `toolweave.incident`, the id the client's message carries (never the message);
 - `toolweave.tool.calls`, `toolweave.tool.duration` and `toolweave.tool.active` are recorded
-  with the tool's exposed name, its origin and the outcome;
+  with the tool's exposed name, its origin and the outcome; while the call runs (its work as a
+  task included), the counters of middleware decisions (`toolweave.telemetry.events`) get the
+  same exposed name, whichever mounted server's middleware decides;
 - a call answered with a task goes on until its work ends: the request's span gets the outcome
   `task`, the work runs in a span `task <tool>` under it (the mounts and upstreams it goes
   through are its children), and the call is counted once, with its work's outcome and duration.
@@ -40,6 +42,7 @@ from toolweave.core.masking import incident_id
 from toolweave.core.tool import Tool
 from toolweave.server.mount import Prefix
 from toolweave.server.tools import ToolCatalog
+from toolweave.telemetry.events import served, serving
 from toolweave.telemetry.metrics import INSTRUMENTS
 from toolweave.telemetry.outcomes import INTERNAL, outcome_of
 from toolweave.telemetry.providers import metrics_configured, tracing_configured
@@ -118,7 +121,8 @@ class CallObserver:
 
     def start(self, catalog: ToolCatalog, name: str) -> ObservedCall:
         """Start observing a call of the tool exposed as `name`."""
-        return ObservedCall(self, _labels(catalog, name))
+        entry = catalog.entries.get(name) if self.metrics else None
+        return ObservedCall(self, _labels(catalog, name), entry.tool if entry is not None else None)
 
 
 class ObservedCall:
@@ -126,10 +130,23 @@ class ObservedCall:
     what it answered (`answered`). A call answered with a task (`handed_out`) is observed until
     its work ends (`task_work`): it is counted once, with its work's outcome and duration."""
 
-    __slots__ = ("_answer", "_failure", "_holds", "_metrics", "_span", "_started", "_task", "labels")
+    __slots__ = (
+        "_answer",
+        "_exposed",
+        "_failure",
+        "_holds",
+        "_metrics",
+        "_serving",
+        "_span",
+        "_started",
+        "_task",
+        "labels",
+    )
 
-    def __init__(self, observer: CallObserver, labels: CallLabels) -> None:
+    def __init__(self, observer: CallObserver, labels: CallLabels, exposed: Tool | None = None) -> None:
         self.labels = labels
+        self._exposed = exposed  # (with metrics) its name labels middleware's counters, `events.serving`
+        self._serving: Any = None  # the token that ends it
         self._span: Span | None = recording_span() if observer.tracing else None
         self._metrics = observer.metrics
         self._failure: BaseException | None = None
@@ -180,6 +197,8 @@ class ObservedCall:
             self._span.set_attributes({ORIGIN: labels.origin, ORIGINAL_NAME: labels.original})
         if self._metrics:
             INSTRUMENTS.active.add(1, {TOOL_NAME: labels.tool, ORIGIN: labels.origin})
+        if self._exposed is not None:
+            self._serving = serving(self._exposed)
         self._started = time.perf_counter()
         self._holds += 1
         return self
@@ -189,6 +208,8 @@ class ObservedCall:
     ) -> None:
         if exc is not None and self._failure is None:
             self._failure = exc
+        if self._serving is not None:
+            served(self._serving)
         if self._span is not None:
             outcome = TASK if self._task else self.outcome()
             attributes: dict[str, Any] = {OUTCOME: outcome}

@@ -19,7 +19,10 @@ names=['github_*']`), then `/` and the tool with `per_tool=True` (`github/search
 the one this process acts on (with a shared store, the shared circuit's).
 
 Tool names are those of the catalog (a name no tool has is counted as `(unknown)`, so a client
-cannot grow the label set); no argument, result or caller identity is ever a label.
+cannot grow the label set): the name the client called, for the counters of middleware decisions
+too (`rate_limited`, `timeouts`, `retries`), whichever mounted server's middleware decided — the
+series of `billing_invoice` and `shop_invoice` stay apart though both are `invoice` where they
+are defined. No argument, result or caller identity is ever a label.
 
 Example:
     >>> from opentelemetry.sdk.metrics import MeterProvider
