@@ -16,9 +16,12 @@ message `tool <name> <outcome> in <ms> ms` and these `extra` fields, ready for a
 
 Middleware only ever sees the exposed, validated arguments: hidden and injected arguments are
 filled in later, inside the tool, so their values cannot reach this record (and names in
-`tool.hidden` are never logged, even when allow-listed). Calls refused by validation never
-reach middleware, so they produce no record here. When the logger is not enabled for `level`,
-a call costs one `isEnabledFor` check.
+`tool.hidden` are never logged, even when allow-listed). A call refused before it runs — a tool
+name that is unknown (or hidden from the caller), arguments that do not validate — never reaches
+middleware, so it produces no record here: it is counted in `toolweave.tool.calls` (outcomes
+`unknown_tool`, `invalid_arguments`), its span carries that outcome, and a caller asking for a
+tool it may not use or sending an argument the server sets is logged on `toolweave.security`.
+When the logger is not enabled for `level`, a call costs one `isEnabledFor` check.
 
 Put `Logging` first (outermost), so it times and classifies everything inside it. Inside a
 `Timeout` it still says `timeout` when the call was cancelled because its deadline passed.
