@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,3 +141,25 @@ async def test_a_returned_tool_result_passes_through() -> None:
         return given
 
     assert await run(f) is given
+
+
+class Opaque:
+    """A return type pydantic cannot describe (an arbitrary class)."""
+
+
+async def test_a_return_type_without_a_json_schema_is_said_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def first() -> Opaque:
+        return Opaque()
+
+    def second() -> Opaque:
+        return Opaque()
+
+    with caplog.at_level(logging.WARNING, logger="toolweave.server"):
+        tools = [Tool.from_function(fn) for fn in (first, second)]
+        schemas = [tool.output_schema for tool in tools]
+    assert schemas == [None, None]
+    said = [r.getMessage() for r in caplog.records if "has no JSON Schema" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("the return type Opaque has no JSON Schema (")
+    assert said[0].endswith("): tools returning it have no output schema")

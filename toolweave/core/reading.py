@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import inspect
 import keyword
+import logging
 import types
 import typing
 import warnings
@@ -45,6 +46,7 @@ from toolweave.core.plain_signature import ANNOTATED, plain_parameters, plain_ty
 from toolweave.core.result import ToolResult
 from toolweave.core.schema import object_schema, output_schema_for, prune_titles
 
+logger = logging.getLogger("toolweave.server")
 _NO_OUTPUT_SCHEMA = (str, bytes, ToolResult, type(None), Any, *CONTENT_TYPES, *MEDIA_HELPERS)
 _SENT_AS_CONTENT = (ToolResult, *CONTENT_TYPES, *MEDIA_HELPERS)
 _BASEMODEL_NAMES = frozenset(dir(BaseModel))
@@ -250,15 +252,20 @@ def _returned_schema(annotation: Any) -> dict[str, Any] | None:
     base = get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
     if base in _NO_OUTPUT_SCHEMA or (isinstance(base, type) and issubclass(base, _NO_OUTPUT_SCHEMA[:3])):
         return None
-    if base in (list, tuple, Sequence) or (get_origin(base) in (list, tuple, Sequence) and (
-        not get_args(base) or Any in get_args(base)
-    )):
+    if base in (list, tuple, Sequence) or (
+        get_origin(base) in (list, tuple, Sequence) and (not get_args(base) or Any in get_args(base))
+    ):
         return None  # an unconstrained list may hold content blocks: no schema it could not honour
     if _may_be_content(annotation):
         return None  # `Image | None`, `str | Image`, `list[str | Image]`: sent as content blocks
     try:
         return output_schema_for(annotation)
-    except Exception:
+    except Exception as error:  # (said once per annotation: the result is memoized)
+        logger.warning(
+            "the return type %s has no JSON Schema (%s): tools returning it have no output schema",
+            getattr(annotation, "__name__", annotation),
+            str(error).splitlines()[0],
+        )
         return None
 
 
