@@ -259,6 +259,7 @@ class McpAdapter:
         run = attempt_or_task if self.tasks.may_offer(params.name) else attempt
         if observed is None:
             return await input_required.with_input(ctx, params, context, run)
+        observed.serves(context)
         with observed:  # a call answered with a task is observed until its work ends
             answer = await input_required.with_input(ctx, params, context, run)
             if isinstance(answer, dict) and answer.get("resultType") == "task":

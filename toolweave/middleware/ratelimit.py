@@ -117,7 +117,7 @@ class RateLimit(Middleware):
             wait = await self._take_shared(self._shared, call, key)
         if wait:
             self.rejected += 1
-            events.rate_limited(call.tool, wait)
+            events.rate_limited(call.tool, call.ctx, wait)
             message = f"Rate limit exceeded for tool '{call.tool.name}': retry in {seconds(wait)}s"
             raise Rejected(message, retry_after=wait, tool=call.tool.name)
         return await call_next(call)

@@ -123,7 +123,7 @@ class Retry(Middleware):
                 deadline = call.ctx.deadline
                 if deadline is not None and anyio.current_time() + wait >= deadline:
                     raise
-                events.retrying(call.tool, attempt, error, wait)
+                events.retrying(call.tool, call.ctx, attempt, error, wait)
             self.retries += 1
             attempt += 1
             await anyio.sleep(wait)

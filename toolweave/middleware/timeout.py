@@ -99,7 +99,7 @@ class Timeout(Middleware):
     def timed_out(self, call: ToolCall, seconds: float, tasks: int = 0) -> ToolTimeout:
         """Count one timed-out call (and the work it left running); the error to raise."""
         self.timeouts += 1
-        events.timed_out(call.tool, seconds)
+        events.timed_out(call.tool, call.ctx, seconds)
         self.abandoned_threads += call.ctx.state.pop(ABANDONED_THREADS, 0)
         self.abandoned_tasks += tasks
         return ToolTimeout(call.tool.name, seconds)

@@ -38,11 +38,12 @@ from opentelemetry import context as context_api
 from opentelemetry import trace
 from opentelemetry.trace import Span, StatusCode
 
+from toolweave.core.context import Context
 from toolweave.core.masking import incident_id
 from toolweave.core.tool import Tool
 from toolweave.server.mount import Prefix
 from toolweave.server.tools import ToolCatalog
-from toolweave.telemetry.events import served, serving
+from toolweave.telemetry.events import note_called
 from toolweave.telemetry.metrics import INSTRUMENTS
 from toolweave.telemetry.outcomes import INTERNAL, outcome_of
 from toolweave.telemetry.providers import metrics_configured, tracing_configured
@@ -136,7 +137,6 @@ class ObservedCall:
         "_failure",
         "_holds",
         "_metrics",
-        "_serving",
         "_span",
         "_started",
         "_task",
@@ -145,8 +145,7 @@ class ObservedCall:
 
     def __init__(self, observer: CallObserver, labels: CallLabels, exposed: Tool | None = None) -> None:
         self.labels = labels
-        self._exposed = exposed  # (with metrics) its name labels middleware's counters, `events.serving`
-        self._serving: Any = None  # the token that ends it
+        self._exposed = exposed  # (with metrics) its name labels middleware's counters (`events.note_called`)
         self._span: Span | None = recording_span() if observer.tracing else None
         self._metrics = observer.metrics
         self._failure: BaseException | None = None
@@ -154,6 +153,12 @@ class ObservedCall:
         self._started = 0.0
         self._holds = 0  # the request, and the task's work if it has one: the call ends with the last
         self._task = False
+
+    def serves(self, ctx: Context) -> None:
+        """The call runs with the request `ctx`: with metrics, middleware counters label it by
+        the exposed name (`events.note_called`)."""
+        if self._exposed is not None:
+            note_called(ctx, self._exposed)
 
     def failed(self, error: BaseException) -> None:
         """The call failed with `error` (its client sees an error result or message)."""
@@ -197,8 +202,6 @@ class ObservedCall:
             self._span.set_attributes({ORIGIN: labels.origin, ORIGINAL_NAME: labels.original})
         if self._metrics:
             INSTRUMENTS.active.add(1, {TOOL_NAME: labels.tool, ORIGIN: labels.origin})
-        if self._exposed is not None:
-            self._serving = serving(self._exposed)
         self._started = time.perf_counter()
         self._holds += 1
         return self
@@ -208,8 +211,6 @@ class ObservedCall:
     ) -> None:
         if exc is not None and self._failure is None:
             self._failure = exc
-        if self._serving is not None:
-            served(self._serving)
         if self._span is not None:
             outcome = TASK if self._task else self.outcome()
             attributes: dict[str, Any] = {OUTCOME: outcome}

@@ -15,28 +15,28 @@ nothing, and a decision costs nothing per call that goes through.
 The counters (`toolweave.tool.rate_limited`, `.timeouts`, `.retries`) label a call by the name the
 client called, as `toolweave.tool.calls` does: a mounted child's middleware sees the child's own
 tool (`invoice`), and two mounts of tools with the same own name would otherwise be one series.
-The served edge (`toolweave.telemetry.calls`) says which exposed tool it is serving
-(`serving`) while it records metrics; `called_name` maps the tool a middleware sees to that name
-when the exposed tool was made from it, and otherwise (a call made in-process, with no edge)
-keeps the tool's own name.
+The served edge (`toolweave.telemetry.calls`) notes on the request's `Context` which exposed tool
+it serves (`note_called`) while it records metrics; `called_name` maps the tool a middleware sees
+to that name when the exposed tool was made from it, and otherwise (a call made in-process, with
+no edge) keeps the tool's own name.
 
 Example:
     >>> from opentelemetry.sdk.trace import TracerProvider
     >>> from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     >>> from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    >>> from toolweave import Context
     >>> from toolweave.testing import fake_tool
     >>> exporter = InMemorySpanExporter()
     >>> provider = TracerProvider()
     >>> provider.add_span_processor(SimpleSpanProcessor(exporter))
     >>> with provider.get_tracer("demo").start_as_current_span("tools/call search"):
-    ...     timed_out(fake_tool("search"), 2.0)  # `Timeout` cancelled the call
+    ...     timed_out(fake_tool("search"), Context(), 2.0)  # `Timeout` cancelled the call
     >>> [(event.name, dict(event.attributes or {})) for event in exporter.get_finished_spans()[0].events]
     [('toolweave.timeout', {'toolweave.timeout': 2.0})]
 """
 
 from __future__ import annotations
 
-from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING
 
 from opentelemetry import trace
@@ -46,46 +46,42 @@ from toolweave.telemetry.outcomes import error_type
 from toolweave.telemetry.spans import ERROR_TYPE, TOOL_NAME
 
 if TYPE_CHECKING:
+    from toolweave.core.context import Context
     from toolweave.core.tool import Tool
 
-_serving: ContextVar[Tool | None] = ContextVar("toolweave_serving", default=None)
-"""The exposed tool of the call the served edge is recording metrics for (set there only: the
-tool a mounted child's middleware sees does not carry the name its client called)."""
+CALLED = "toolweave.called_tool"
+"""`ctx.state` key: the exposed tool the served edge is recording metrics for (set there only:
+the tool a mounted child's middleware sees does not carry the name its client called)."""
 
 
-def serving(tool: Tool | None) -> Token[Tool | None]:
-    """The served edge is recording a call of the exposed `tool` until `served(token)`."""
-    return _serving.set(tool)
+def note_called(ctx: Context, tool: Tool) -> None:
+    """The served edge is recording, for the request of `ctx`, a call of the exposed `tool`."""
+    ctx.state[CALLED] = tool
 
 
-def served(token: Token[Tool | None]) -> None:
-    """The call `serving` announced is no longer running here."""
-    _serving.reset(token)
-
-
-def called_name(tool: Tool) -> str:
-    """The name the client called `tool` by: the exposed name of the call being served when that
-    tool was made from `tool` (a mounted child's own tool, a renamed one), else `tool.name`.
+def called_name(tool: Tool, ctx: Context | None) -> str:
+    """The name the client called `tool` by: the exposed tool noted on `ctx` (`note_called`) when
+    it was made from `tool` (a mounted child's own tool, a renamed one), else `tool.name`.
 
     Example:
-        >>> from toolweave import Server
+        >>> from toolweave import Context, Server
         >>> billing, gateway = Server("billing"), Server("gateway")
         >>> own = billing.add_tool(lambda number: number, name="invoice")
         >>> mounted = gateway.mount(billing, prefix="billing")
-        >>> token = serving(gateway.catalog.get("billing_invoice").tool)
-        >>> called_name(billing.catalog.get("invoice").tool)
+        >>> ctx = Context()
+        >>> note_called(ctx, gateway.catalog.get("billing_invoice").tool)
+        >>> called_name(billing.catalog.get("invoice").tool, ctx)
         'billing_invoice'
-        >>> served(token)
-        >>> called_name(billing.catalog.get("invoice").tool)  # no call served: its own name
+        >>> called_name(billing.catalog.get("invoice").tool, Context())  # no call served: its own name
         'invoice'
     """
-    exposed = _serving.get()
+    exposed = ctx.state.get(CALLED) if ctx is not None else None
     if exposed is None:
         return tool.name
     made: Tool | None = exposed
     while made is not None:
         if made is tool:
-            return exposed.name
+            return str(exposed.name)
         made = made.parent
     return tool.name
 
@@ -96,25 +92,25 @@ def _event(name: str, attributes: dict[str, str | float | int]) -> None:
         span.add_event(name, attributes)
 
 
-def rate_limited(tool: Tool, retry_after: float) -> None:
+def rate_limited(tool: Tool, ctx: Context | None, retry_after: float) -> None:
     """`RateLimit` turned a call of `tool` away; one may be made in `retry_after` seconds."""
     _event("toolweave.rate_limited", {"toolweave.retry_after": round(retry_after, 3)})
-    INSTRUMENTS.rate_limited.add(1, {TOOL_NAME: called_name(tool)})
+    INSTRUMENTS.rate_limited.add(1, {TOOL_NAME: called_name(tool, ctx)})
 
 
-def timed_out(tool: Tool, seconds: float) -> None:
+def timed_out(tool: Tool, ctx: Context | None, seconds: float) -> None:
     """`Timeout` cancelled a call of `tool` at its limit of `seconds`."""
     _event("toolweave.timeout", {"toolweave.timeout": seconds})
-    INSTRUMENTS.timeouts.add(1, {TOOL_NAME: called_name(tool)})
+    INSTRUMENTS.timeouts.add(1, {TOOL_NAME: called_name(tool, ctx)})
 
 
-def retrying(tool: Tool, attempt: int, error: BaseException, wait: float) -> None:
+def retrying(tool: Tool, ctx: Context | None, attempt: int, error: BaseException, wait: float) -> None:
     """`Retry` will call `tool` again in `wait` seconds: attempt `attempt` failed with `error`."""
     _event(
         "toolweave.retry",
         {"toolweave.attempt": attempt, ERROR_TYPE: error_type(error), "toolweave.retry_after": round(wait, 3)},
     )
-    INSTRUMENTS.retries.add(1, {TOOL_NAME: called_name(tool)})
+    INSTRUMENTS.retries.add(1, {TOOL_NAME: called_name(tool, ctx)})
 
 
 def circuit_open(state: str) -> None:
