@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from mcp import Client
 
 from tests.reliability.http import META as MODERN_META
 from tests.reliability.http import MODERN
@@ -112,3 +113,15 @@ async def test_a_tracestate_or_baggage_that_is_not_a_string_is_dropped_and_the_m
         answers = [await client.ping({"traceparent": META, field: value}, header=header) for value in NOT_TEXT]
     assert [pong(answer) for answer in answers] == [True] * len(NOT_TEXT), answers
     assert trace_ids(spans) == [META_TRACE] * len(NOT_TEXT)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("field", ["traceparent", "tracestate", "baggage"])
+async def test_a_trace_field_that_is_not_a_string_is_dropped_in_memory_too(spans: Spans, mode: str, field: str) -> None:
+    # (no HTTP, no header: the layer that drops them runs for every served server)
+    server = Server("plain")
+    server.add_tool(lambda: "pong", name="ping")
+    async with Client(server.as_mcp(), mode=mode) as client:
+        for value in NOT_TEXT:
+            result = await client.call_tool("ping", {}, meta={field: value})  # type: ignore[typeddict-item]
+            assert not result.is_error and result.content[0].text == "pong", value

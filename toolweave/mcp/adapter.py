@@ -68,6 +68,7 @@ from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.request import caller, connection_of, request_context, verified_caller
 from toolweave.mcp.resource_updates import ResourceUpdates
+from toolweave.mcp.trace_context import read_trace_context
 from toolweave.server.server import Server
 from toolweave.server.tools import Failed
 from toolweave.tasks.serving import TaskService
@@ -166,6 +167,7 @@ class McpAdapter:
             on_subscriptions_listen=self.updates.counting(ListenHandler(self.bus)),
         )
         self.lowlevel.middleware.insert(1, self._every_request)  # just inside the SDK's OpenTelemetry span
+        read_trace_context(self.lowlevel)  # before that span: it reads the request's trace context
         self.observer: CallObserver | None = None
         """Observes calls (spans, metrics) while serving with an OpenTelemetry SDK configured."""
         # Seals the `requestState` of 2026 `InputRequiredResult`s (clients cannot forge or replay

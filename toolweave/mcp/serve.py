@@ -35,7 +35,6 @@ from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, close_streams, legacy_sse_routes
 from toolweave.mcp.redis_events import RedisEventStore
 from toolweave.mcp.shutdown import FLUSH_SECONDS, Drain, exit_past_running_threads, on_signals
-from toolweave.mcp.trace_context import read_http_trace_context
 from toolweave.mcp.upstream_callers import warn_without_callers
 from toolweave.server.server import Server
 from toolweave.store import RedisStore
@@ -123,7 +122,6 @@ def http_app(
     if metrics:
         routes.append(metrics_route())
     adapter = adapter_for(server)
-    read_http_trace_context(adapter.lowlevel)
     guarded = [path]
     if legacy_sse:
         routes += legacy_sse_routes(

@@ -13,15 +13,15 @@ served, parented by the header if there is one, else in a new trace. (The propag
 fail on such a value, and the SDK's span would turn the call into an internal error.) A string
 that does not parse is the propagators' to ignore, and they do.
 
-Only HTTP apps install it (`read_http_trace_context`): stdio and in-memory requests have no
-headers, and skip the layer entirely.
+Every served server has it (`read_trace_context`, installed by the adapter): stdio and in-memory
+requests have no headers, and only have malformed `_meta` trace fields dropped.
 
 Example:
     >>> from toolweave import Server
     >>> from toolweave.mcp.adapter import adapter_for
     >>> lowlevel = adapter_for(Server("demo")).lowlevel
-    >>> read_http_trace_context(lowlevel)
-    >>> read_http_trace_context(lowlevel)  # installed once, first
+    >>> read_trace_context(lowlevel)
+    >>> read_trace_context(lowlevel)  # installed once, first
     >>> lowlevel.middleware.count(trace_context_from_headers), lowlevel.middleware[0] is trace_context_from_headers
     (1, True)
     >>> well_formed({"traceparent": 12, "tracestate": "k=v", "progressToken": 1})
@@ -45,7 +45,7 @@ TRACE_FIELDS = frozenset((TRACEPARENT, "tracestate", "baggage"))
 """The `_meta` fields the default propagators read (W3C trace context and baggage)."""
 
 
-def read_http_trace_context(lowlevel: Any) -> None:
+def read_trace_context(lowlevel: Any) -> None:
     """Put `trace_context_from_headers` first in the SDK server's middleware (once)."""
     if trace_context_from_headers not in lowlevel.middleware:
         lowlevel.middleware.insert(0, trace_context_from_headers)  # before the SDK's span starts
