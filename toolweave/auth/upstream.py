@@ -9,7 +9,13 @@ upstream that needs credentials gets the gateway's own, as an `httpx` auth on it
   request, so rotating it needs no restart), a `Secret`, or a function returning the token;
 - `OAuthClientCredentials(token_url, client_id, client_secret, scopes=)`: the OAuth 2.0
   client-credentials grant (RFC 6749 §4.4), the token fetched once, shared by all requests,
-  refreshed shortly before it expires and again when the upstream answers 401.
+  refreshed shortly before it expires (`renew_after`) and again when the upstream answers 401.
+
+The gateway's credential is its own secret, never its callers': each value one of these sends (the
+token, and the client secret sent to the token endpoint) is held among the secrets in flight
+(`toolweave.transforms.redact.HeldSecret`) from its first use, so an upstream that echoes the
+`Authorization` header it got in a JSON-RPC error has it `[redacted]` before the SDK reads it, and
+the CLI's logs show `***` instead.
 
 Example:
     >>> import httpx2
@@ -33,10 +39,29 @@ from toolweave.auth.client_auth import basic_client_auth
 from toolweave.auth.verifier import scope_names
 from toolweave.core.context import Context
 from toolweave.core.errors import UpstreamError
+from toolweave.transforms.redact import HeldSecret
 from toolweave.transforms.sources import Secret, Source
 
 TokenSource = str | Secret | Source | Callable[[], str]
 """Where a bearer token comes from: a string, a `Secret`, a source such as `FromEnv`, a function."""
+SHORTEST_REUSE = 1.0
+"""Seconds a fetched access token is used at the least, whatever its `expires_in` says."""
+
+
+def renew_after(lifetime: float, refresh_before: float) -> float:
+    """Seconds after its fetch at which a token that lives `lifetime` seconds is renewed.
+
+    `refresh_before` seconds before it expires, so that no request leaves with a token about to
+    lapse on its way; but that margin is at most half the lifetime, or a token living less than
+    `refresh_before` would be renewed at once, one fetch per request: a short-lived token serves
+    the first half of its life instead. Never sooner than `SHORTEST_REUSE` (an `expires_in` of 0
+    must not mean a fetch per request either: if the upstream refuses the token, its 401 renews it).
+
+    Example:
+        >>> renew_after(3600, 60), renew_after(90, 60), renew_after(30, 60), renew_after(0, 60)
+        (3540, 45.0, 15.0, 1.0)
+    """
+    return max(lifetime - min(refresh_before, lifetime / 2), SHORTEST_REUSE)
 
 
 class Bearer(httpx2.Auth):
@@ -44,20 +69,24 @@ class Bearer(httpx2.Auth):
 
     def __init__(self, token: TokenSource) -> None:
         self._token = token
+        self._held = HeldSecret()
 
     def __repr__(self) -> str:
         return "Bearer(...)"
 
     def token(self) -> str:
-        """The token to send now."""
+        """The token to send now (held among the secrets in flight from now on)."""
         token = self._token
         if isinstance(token, Secret):
-            return str(token.value)
-        if isinstance(token, Source):
-            return str(token.get(Context()))
-        if callable(token):
-            return token()
-        return token
+            value = str(token.value)
+        elif isinstance(token, Source):
+            value = str(token.get(Context()))
+        elif callable(token):
+            value = token()
+        else:
+            value = token
+        self._held.hold(value)
+        return value
 
     def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
         request.headers["Authorization"] = f"Bearer {self.token()}"
@@ -74,7 +103,8 @@ class OAuthClientCredentials(httpx2.Auth):
             (`client_secret_basic`: id and secret form-encoded, RFC 6749 §2.3.1).
         scopes: Scopes to ask for (a list, or one space-separated string).
         audience: An `audience` (or RFC 8707 `resource`) parameter, for servers that want one.
-        refresh_before: Seconds before expiry at which the token is renewed.
+        refresh_before: Seconds before expiry at which the token is renewed (at most half its
+            lifetime: see `renew_after`).
         timeout: Seconds the token request may take.
     """
 
@@ -97,6 +127,7 @@ class OAuthClientCredentials(httpx2.Auth):
         self.refresh_before = refresh_before
         self.timeout = timeout
         self._token: str | None = None
+        self._held = HeldSecret()
         self._expires = 0.0
         self._lock: anyio.Lock | None = None
         self.fetches = 0
@@ -123,7 +154,8 @@ class OAuthClientCredentials(httpx2.Auth):
         async with self._lock:
             if self._token is None or self._token == stale or time.monotonic() >= self._expires:
                 self._token, lifetime = await self._fetch()
-                self._expires = time.monotonic() + max(lifetime - self.refresh_before, 0)
+                self._held.hold(self._token)
+                self._expires = time.monotonic() + renew_after(lifetime, self.refresh_before)
             return self._token
 
     async def _fetch(self) -> tuple[str, float]:

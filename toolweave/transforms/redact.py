@@ -22,7 +22,10 @@ replaced by a `RedactedError` with the scrubbed text and the original traceback.
 
 While such a call runs, its secrets are also `IN_FLIGHT`: what reads an upstream's messages
 before toolweave does (the SDK's client span records a JSON-RPC error's message) scrubs them
-there first.
+there first, and the CLI's log filter hides them. So are the credentials toolweave presents to its
+upstreams (`toolweave.auth.Bearer`, `OAuthClientCredentials`), each a `HeldSecret` from its first
+use until a newer one replaces it: they go with every request to the upstream, whichever call made
+it, so no call's run could count them.
 
 Example:
     >>> import anyio
@@ -100,10 +103,11 @@ class RedactingRun:
 
 
 class SecretsInFlight:
-    """The secrets of the calls running now, each counted once per call that carries it.
+    """The secrets of the calls running now, each counted once per call that carries it (and once
+    per `HeldSecret` that holds it).
 
-    Counted only once something `watched` them (an upstream's read stream): until then a call
-    pays nothing for it.
+    A call's are counted only once something `watched` them (an upstream's read stream): until
+    then a call pays nothing for it.
 
     Example:
         >>> running = SecretsInFlight()
@@ -139,7 +143,45 @@ class SecretsInFlight:
 
 
 IN_FLIGHT = SecretsInFlight()
-"""The secrets of every call running in this process."""
+"""The secrets of every call running in this process, and the upstream credentials in use (`HeldSecret`)."""
+
+
+class HeldSecret:
+    """One credential kept `IN_FLIGHT` while it is in use: the value `hold` was given last, and the
+    one before it (an answer to a request sent with that one may still be on its way). A value
+    shorter than `MIN_SECRET_LENGTH` is not held, as it is not redacted from a call.
+
+    Example:
+        >>> credential = HeldSecret()
+        >>> credential.hold("ghp_0123456789")
+        >>> IN_FLIGHT.scrub("you sent: Bearer ghp_0123456789")
+        'you sent: Bearer [redacted]'
+        >>> credential.release()
+        >>> IN_FLIGHT.scrub("you sent: Bearer ghp_0123456789")
+        'you sent: Bearer ghp_0123456789'
+    """
+
+    __slots__ = ("_held",)
+
+    def __init__(self) -> None:
+        self._held: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return "HeldSecret(...)"
+
+    def hold(self, value: str) -> None:
+        """Hold `value` from now on (every request passes here: the same value again costs a comparison)."""
+        held = self._held
+        if (held and held[0] == value) or len(value) < MIN_SECRET_LENGTH:
+            return
+        IN_FLIGHT.add([value])
+        IN_FLIGHT.remove(list(held[1:]))  # the one before the one before: its answers are in
+        self._held = (value, *held[:1])
+
+    def release(self) -> None:
+        """Hold nothing any more."""
+        IN_FLIGHT.remove(list(self._held))
+        self._held = ()
 
 
 def wrap(inner: Run, names: Iterable[str]) -> Run:
