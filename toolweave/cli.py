@@ -44,12 +44,13 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from toolweave.cli_callers import CallerRefused, admitted, bearer_token, token_caller
 from toolweave.config import Composed, build_file, config_schema
 from toolweave.config.base import suggest
 from toolweave.config.from_client import build_client
 from toolweave.config.live import LiveServer, reload_on_change
 from toolweave.core.context import AuthInfo, Context
-from toolweave.core.errors import ConfigError, InvalidToken, ToolweaveError, UnknownTool
+from toolweave.core.errors import ConfigError, ToolweaveError, UnknownTool
 from toolweave.core.result import ToolResult
 from toolweave.explain import explain_server
 from toolweave.render import explain_tree, print_json, print_listing, print_tree, print_upstreams
@@ -776,19 +777,20 @@ def list_(
 
 
 async def _listing_caller(composed: Composed, scopes: str | None, token: str | None) -> Context | Failure | None:
-    """The caller `list --scopes/--as-token` lists for (None: the operator, who sees everything)."""
-    if scopes is not None:
-        granted = tuple(scope.strip() for scope in scopes.split(",") if scope.strip())
-        return Context(auth=AuthInfo(subject="toolweave-list", scopes=granted))
-    if token is None:
-        return None
+    """The caller `list --scopes/--as-token` lists for (None: the operator, who sees everything),
+    or why the HTTP edge would refuse it (`toolweave.cli_callers`)."""
     verifier = (composed.auth or {}).get("auth")
-    if verifier is None:
-        return Failure("--as-token needs a server.auth section in the config (to verify the token)")
     try:
-        return Context(auth=await verifier.verify(token))
-    except InvalidToken as refused:
-        return Failure(f"the token was refused: {refused}")
+        if scopes is not None:
+            granted = tuple(scope.strip() for scope in scopes.split(",") if scope.strip())
+            return Context(auth=admitted(verifier, AuthInfo(subject="toolweave-list", scopes=granted)))
+        if token is None:
+            return None
+        if verifier is None:
+            return Failure("--as-token needs a server.auth section in the config (to verify the token)")
+        return Context(auth=await token_caller(verifier, token))
+    except CallerRefused as refused:
+        return Failure(str(refused))
 
 
 @app.command(
@@ -828,7 +830,8 @@ def explain(
         try:
             return [item.to_dict() for item in explain_server(composed.server, tool).tools]
         except UnknownTool:
-            return Failure(_unknown_tool(composed, tool or "", states))
+            names = [known.name for known in composed.server.catalog.tools]
+            return Failure(_unknown_tool(names, tool or "", states))
 
     explained = run_composed(composed, work)
     if as_json:
@@ -839,9 +842,11 @@ def explain(
     report_upstreams(states, allow_down, listed=not as_json)
 
 
-def _unknown_tool(composed: Composed, name: str, states: list[dict[str, Any]]) -> str:
-    """Why `name` is no tool: the nearest name (or every name), and the upstreams that are not up."""
-    names = [tool.name for tool in composed.server.catalog.tools]
+def _unknown_tool(names: list[str], name: str, states: list[dict[str, Any]]) -> str:
+    """Why `name` is no tool: the nearest of `names` (those the asker may see; or every one of
+    them), and the upstreams that are not up. A tool hidden from the asker is unknown in the same
+    words as one that does not exist: `names` do not hold it, and no hint names `name` itself."""
+    names = [known for known in names if known != name]
     hint = suggest(name, names)
     down = [f"upstream {state['name']!r} is {state['state']}" for state in states if state["state"] != "up"]
     return (
@@ -952,7 +957,11 @@ def call(
     allow_down: AllowDown = False,
     log_level: LogOption = LogLevel.warning,
 ) -> None:
-    """Call one tool in-process and print its result; exits 1 when the call fails."""
+    """Call one tool in-process and print its result; exits 1 when the call fails.
+
+    With server.auth, -H "Authorization: Bearer <token>" calls as that token's caller, verified as
+    the HTTP edge verifies it (a refused token, or one without the required scopes, exits 1).
+    """
     setup_logging(log_level)
     try:
         parse_arguments(arguments or [], json_args)  # usage errors first, before anything starts
@@ -965,16 +974,20 @@ def call(
 
     async def work(composed: Composed) -> ToolResult | Failure:
         states.extend(upstream_states(composed))
-        entry = composed.server.catalog.entries.get(tool)
-        if entry is None:
-            return Failure(_unknown_tool(composed, tool, states))
-        args = parse_arguments(arguments or [], json_args, entry.tool.input_schema)
-        auth = await _authenticate(composed, headers)
-        ctx = Context(server=composed.server, headers=headers, auth=auth)
         try:
-            return await composed.server.call_tool(tool, args, ctx=ctx)
-        except UnknownTool:
-            return Failure(_unknown_tool(composed, tool, states))
+            auth = await _caller(composed, headers)
+        except CallerRefused as refused:
+            return Failure(str(refused))
+        ctx = Context(server=composed.server, headers=headers, auth=auth)
+        entry = composed.server.catalog.entries.get(tool)
+        if entry is not None:
+            args = parse_arguments(arguments or [], json_args, entry.tool.input_schema)
+            try:
+                return await composed.server.call_tool(tool, args, ctx=ctx)
+            except UnknownTool:
+                pass
+        visible = [known.name for known in await composed.server.list_tools(ctx)]
+        return Failure(_unknown_tool(visible, tool, states))
 
     result = run_composed(composed, work)
     print_result(result, as_json)
@@ -983,7 +996,14 @@ def call(
     report_upstreams(states, allow_down)
 
 
-async def _authenticate(composed: Composed, headers: dict[str, str]) -> AuthInfo | None:
+async def _caller(composed: Composed, headers: dict[str, str]) -> AuthInfo | None:
+    """Who `call` calls as: with `server.auth`, the caller of the `Authorization: Bearer` header
+    (verified, held to the required scopes: `CallerRefused` otherwise; without the header, no
+    caller, as before); else what the config's `authenticate` hook makes of the headers."""
+    verifier = (composed.auth or {}).get("auth")
+    if verifier is not None:
+        token = bearer_token(headers)
+        return await token_caller(verifier, token) if token is not None else None
     if composed.authenticate is None:
         return None
     found = composed.authenticate(headers)

@@ -234,3 +234,102 @@ def test_a_broken_authorize_rule_names_it(tmp_path: Path, rule: dict[str, Any], 
     with pytest.raises(ConfigError, match=message) as refused:
         build_file(path)
     assert "authorize" in str(refused.value)
+
+
+# -- the CLI's callers are held to what the HTTP edge holds them to ---------------------------------
+
+OWNED = '''
+from toolweave import Server
+
+server = Server("mine")
+
+
+@server.tool
+def owned(user: str) -> str:
+    """The caller's own things."""
+    return f"owned by {user}"
+'''
+
+
+def with_owned_tool(path: Path) -> str:
+    """The config at `path`, with a tool `owned(user)` whose user is the caller's `sub` claim."""
+    (path.parent / "owned_tools.py").write_text(OWNED)
+    config = yaml.safe_load(path.read_text())
+    inject = {"owned": {"args": {"user": {"inject": "claim:sub"}}}}
+    config["python"].append({"import": "owned_tools:server", "tools": inject})
+    path.write_text(yaml.safe_dump(config))
+    return str(path)
+
+
+def bearer(token: str) -> str:
+    return f"Authorization: Bearer {token}"
+
+
+def errors(stderr: str) -> list[str]:
+    """The error lines of a command's stderr (not the operator's log lines)."""
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+async def test_list_refuses_a_caller_without_a_required_scope_as_the_http_edge_does(
+    tmp_path: Path, issuer: Issuer
+) -> None:
+    config = write_config(tmp_path, issuer)  # server.auth.required_scopes: [tools]
+    token = issuer.token(scope="billing:write")
+    listed = [
+        run_cli("list", str(config), "--as-token", token),
+        run_cli("list", str(config), "--scopes", "billing:write"),
+    ]
+    composed = build_file(config)
+    assert composed.auth is not None
+    async with serving(composed.server.http_app(**composed.auth)) as url, httpx2.AsyncClient() as http:
+        answer = await http.post(url + "/mcp", json={}, headers={"authorization": f"Bearer {token}"})
+    assert answer.status_code == 403 and answer.json()["error_description"] == "Required scope: tools"
+    for done in listed:
+        assert (done.returncode, done.stdout) == (1, "")
+        assert errors(done.stderr) == [
+            "error: a caller without scope 'tools' is refused "
+            "(server.auth.required_scopes; over HTTP: 403 insufficient_scope)"
+        ]
+
+
+def test_call_with_a_bearer_token_calls_as_its_verified_caller(tmp_path: Path, issuer: Issuer) -> None:
+    config = with_owned_tool(write_config(tmp_path, issuer))
+    writer = bearer(issuer.token(sub="boss", scope="tools billing:write"))
+    refund = run_cli("call", config, "refund", "order=A-1", "-H", writer)
+    owned = run_cli("call", config, "owned", "-H", writer)
+    assert (refund.returncode, refund.stdout) == (0, "refunded A-1\n"), refund.stderr
+    assert (owned.returncode, owned.stdout) == (0, "owned by boss\n"), owned.stderr
+
+
+@pytest.mark.parametrize(
+    ("header", "refusal"),
+    [
+        (lambda issuer: bearer(issuer.token(aud="https://other.test/")), "the token was refused: "),
+        (
+            lambda issuer: bearer(issuer.token(scope="billing:write")),
+            "a caller without scope 'tools' is refused (server.auth.required_scopes; over HTTP: 403",
+        ),
+        (lambda issuer: "Authorization: Basic Z2F0ZXdheTpzM2NyM3Q=", "verifies an 'Authorization: Bearer <token>'"),
+    ],
+    ids=["another audience", "without a required scope", "not a bearer token"],
+)
+def test_call_refuses_a_caller_the_http_edge_would_refuse(
+    tmp_path: Path, issuer: Issuer, header: Any, refusal: str
+) -> None:
+    done = run_cli("call", str(write_config(tmp_path, issuer)), "balance", "-H", header(issuer))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert len(errors(done.stderr)) == 1 and refusal in errors(done.stderr)[0]
+
+
+def test_a_tool_hidden_from_the_caller_is_unknown_in_the_words_of_one_that_does_not_exist(
+    tmp_path: Path, issuer: Issuer
+) -> None:
+    config = str(write_config(tmp_path, issuer))
+    reader, writer = bearer(issuer.token(scope="tools")), bearer(issuer.token(scope="tools billing:write"))
+    hidden = run_cli("call", config, "refund", "order=1", "-H", reader)
+    absent = run_cli("call", config, "nothing", "-H", reader)
+    misspelt = run_cli("call", config, "refnd", "order=1", "-H", writer)
+    assert hidden.returncode == absent.returncode == 1
+    assert errors(hidden.stderr) == ["error: unknown tool 'refund'; tools: balance"]
+    assert errors(absent.stderr) == ["error: unknown tool 'nothing'; tools: balance"]
+    assert errors(misspelt.stderr) == ["error: unknown tool 'refnd'; did you mean 'refund'?"]
