@@ -150,11 +150,6 @@ async def test_client_credentials_fetch_one_token_and_share_it(issuer: Issuer) -
 # -- the gateway's credential does not come back -------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an upstream's results reach the SDK unscrubbed: toolweave/mcp/read_stream.py scrubs the secrets "
-    "in flight (which now hold the credentials) from JSON-RPC errors only",
-)
 async def test_the_gateways_credential_never_reaches_the_caller(issuer: Issuer, credentials: Any) -> None:
     """Whether the upstream hands it back in a result, a tool error or structured content."""
     async with gateway(issuer, auth=credentials) as (url, seen):

@@ -3,6 +3,7 @@ the failure's type, through mounts and config files — and the rule for which v
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import types
@@ -168,3 +169,33 @@ def test_a_result_holding_no_secret_is_passed_on_as_it_is() -> None:
         meta={"source": "fine"},
     )
     assert scrub_result(result, [KEY]) is result
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_secret_quoted_url_encoded_or_json_escaped_is_redacted_too(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An upstream quoting the URL it was called with writes `%2B` for `+`; a JSON body, `\"`.
+    from urllib.parse import quote, quote_plus
+
+    secret = 'S3CR3T+abc=def&x/"q'
+    monkeypatch.setenv("ODD_KEY", secret)
+    server = Server("quoting", mask_error_details=False)  # (the error's text goes to the client)
+
+    @server.tool
+    def fetch(key: str) -> str:
+        raise RuntimeError(f"GET /v1?key={quote_plus(key)} and /{quote(key, safe='')} failed; body {key!r}")
+
+    @server.tool
+    def echo(key: str) -> dict[str, str]:
+        return {"url": f"/v1/{quote(key)}", "json": json.dumps({"key": key})}
+
+    server.add_transform(InjectArgs(key=FromEnv("ODD_KEY")))
+    async with Client(server.as_mcp(), mode=mode) as client:
+        failed = await client.call_tool("fetch", {})
+        echoed = await client.call_tool("echo", {})
+    sent = json.dumps([failed.model_dump(mode="json"), echoed.model_dump(mode="json")])
+    for form in (secret, quote(secret), quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1]):
+        assert form not in sent, form
+    assert failed.is_error and failed.content[0].text.count("[redacted]") == 3
+    assert echoed.structured_content == {"url": "/v1/[redacted]", "json": '{"key": "[redacted]"}'}

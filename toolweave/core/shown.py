@@ -23,9 +23,10 @@ write (a library's log line): `toolweave.telemetry.logs.RedactSecrets` takes the
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
 HIDDEN = "***"
 SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
@@ -218,3 +219,15 @@ def _shown_word(word: str, secrets: Expanded) -> str:
     if "://" in word:
         return shown_url(word, secrets)
     return secrets.written.get(word) or shown_text(word, secrets)
+
+
+def quoted_forms(value: str) -> set[str]:
+    """`value` in each form a message may quote it: as it is, JSON-escaped (ASCII or not) and
+    URL-encoded (path, component, form).
+
+    Example:
+        >>> sorted(quoted_forms("a/b c"))
+        ['a%2Fb%20c', 'a%2Fb+c', 'a/b c', 'a/b%20c']
+    """
+    escaped = json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]
+    return {value, *escaped, quote(value), quote(value, safe=""), quote_plus(value)}

@@ -3,8 +3,8 @@
 The SDK hands a session its read stream (an anyio memory receive stream of `SessionMessage`s or
 exceptions). `ReadStream` wraps one and passes everything through (`receive`, iteration, closing,
 attributes such as `last_context`); a variant overrides only what it changes: `WatchedStream`
-reports the end of the connection, `ScrubbedErrors` takes the secrets of running calls out of
-the JSON-RPC errors an upstream sends, and the stdio transport's reader answers malformed
+reports the end of the connection, `ScrubbedErrors` takes the secrets in flight out of
+the messages an upstream sends, and the stdio transport's reader answers malformed
 messages.
 
 Example:
@@ -86,9 +86,11 @@ class WatchedStream(ReadStream):
 
 
 class ScrubbedErrors(ReadStream):
-    """An upstream's read stream whose JSON-RPC errors reach the SDK's session without the secrets
-    of the calls running now: the session's client span records an error's message as it reads it,
-    before toolweave's own redaction sees the error."""
+    """An upstream's read stream whose messages reach the SDK's session without the secrets in
+    flight: those of the calls running now (the session's client span records an error's message
+    as it reads it, before toolweave's own redaction sees the error), and the credentials the
+    gateway presents to its upstreams (an upstream echoing its `Authorization` header in a result,
+    an error or a notification must not hand the gateway's secret to the caller)."""
 
     def __init__(self, stream: Any) -> None:
         super().__init__(stream)
@@ -96,10 +98,21 @@ class ScrubbedErrors(ReadStream):
 
     async def receive(self) -> Any:
         item = await self._stream.receive()
-        if IN_FLIGHT.counts and isinstance(item, SessionMessage) and isinstance(item.message, mt.JSONRPCError):
-            error = item.message.error
+        if not IN_FLIGHT.counts or not isinstance(item, SessionMessage):
+            return item
+        sent = item.message
+        if isinstance(sent, mt.JSONRPCError):
+            error = sent.error
             message, data = IN_FLIGHT.scrub(error.message), IN_FLIGHT.scrub(error.data)
             if message is not error.message or data is not error.data:
                 scrubbed = error.model_copy(update={"message": message, "data": data})
-                item = SessionMessage(item.message.model_copy(update={"error": scrubbed}), item.metadata)
+                return SessionMessage(sent.model_copy(update={"error": scrubbed}), item.metadata)
+        elif isinstance(sent, mt.JSONRPCResponse):
+            result = IN_FLIGHT.scrub(sent.result)
+            if result is not sent.result:
+                return SessionMessage(sent.model_copy(update={"result": result}), item.metadata)
+        elif isinstance(sent, mt.JSONRPCNotification | mt.JSONRPCRequest) and sent.params:
+            params = IN_FLIGHT.scrub(sent.params)
+            if params is not sent.params:
+                return SessionMessage(sent.model_copy(update={"params": params}), item.metadata)
         return item

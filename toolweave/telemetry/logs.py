@@ -39,8 +39,7 @@ from typing import Any
 
 from opentelemetry import trace
 
-from toolweave.core.shown import HIDDEN, SHORTEST_SECRET, longest_first, shown_url
-from toolweave.telemetry.withheld import quoted_forms
+from toolweave.core.shown import HIDDEN, SHORTEST_SECRET, longest_first, quoted_forms, shown_url
 
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 _NOT_FIELDS = _STANDARD | {"color_message"}  # (uvicorn's message again, with terminal colours)

@@ -30,18 +30,16 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 import mcp.types as mt
 from mcp import MCPError
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 
-from toolweave.core.shown import longest_first
+from toolweave.core.shown import longest_first, quoted_forms
 
 REDACTED = "[redacted]"
 WHOLE_WORD_BELOW = 4
@@ -127,18 +125,6 @@ def values_in(arguments: Any) -> set[str]:
         _collect(arguments, found)
     found.discard("")
     return found
-
-
-def quoted_forms(value: str) -> set[str]:
-    """`value` in each form a message may quote it: as it is, JSON-escaped (ASCII or not) and
-    URL-encoded (path, component, form).
-
-    Example:
-        >>> sorted(quoted_forms("a/b c"))
-        ['a%2Fb%20c', 'a%2Fb+c', 'a/b c', 'a/b%20c']
-    """
-    escaped = json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]
-    return {value, *escaped, quote(value), quote(value, safe=""), quote_plus(value)}
 
 
 def _collect(value: Any, found: set[str]) -> None:

@@ -47,7 +47,9 @@ from typing import Any
 
 from toolweave.core.context import Context, LogLevel
 from toolweave.core.errors import RedactedError, ToolError
+from toolweave.core.memo import Memo
 from toolweave.core.result import ToolResult
+from toolweave.core.shown import quoted_forms
 from toolweave.core.tool import Run
 
 _SILENT_PROGRESS, _SILENT_LOG = Context().progress_sink, Context().log_sink
@@ -76,11 +78,11 @@ class RedactingRun:
         return f"RedactingRun({sorted(self.names)!r})"
 
     async def __call__(self, arguments: dict[str, Any], ctx: Context) -> ToolResult:
-        secrets = []
+        secrets: list[str] = []
         for name in self.names:  # a plain loop: every call of such a tool passes here
             value = arguments.get(name)
             if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
-                secrets.append(value)
+                secrets += _FORMS.get(value, secret_forms, value)
         if not secrets:
             return await self.inner(arguments, ctx)
         if len(secrets) > 1:
@@ -174,14 +176,31 @@ class HeldSecret:
         held = self._held
         if (held and held[0] == value) or len(value) < MIN_SECRET_LENGTH:
             return
-        IN_FLIGHT.add([value])
-        IN_FLIGHT.remove(list(held[1:]))  # the one before the one before: its answers are in
+        IN_FLIGHT.add(secret_forms(value))
+        for before in held[1:]:  # the one before the one before: its answers are in
+            IN_FLIGHT.remove(secret_forms(before))
         self._held = (value, *held[:1])
 
     def release(self) -> None:
         """Hold nothing any more."""
-        IN_FLIGHT.remove(list(self._held))
+        for value in self._held:
+            IN_FLIGHT.remove(secret_forms(value))
         self._held = ()
+
+
+def secret_forms(value: str) -> list[str]:
+    """`value` in each form a message may quote it (as it is, JSON-escaped, URL-encoded: an
+    upstream quoting the URL it was called with writes `%2B` for `+`), the longest first.
+
+    Example:
+        >>> secret_forms("S3CR3T+abc=def")
+        ['S3CR3T%2Babc%3Ddef', 'S3CR3T+abc=def']
+    """
+    return sorted(quoted_forms(value), key=lambda form: (-len(form), form))
+
+
+_FORMS: Memo[list[str]] = Memo(limit=256)
+"""The forms of the secrets calls carry (mostly the same few values, call after call)."""
 
 
 def wrap(inner: Run, names: Iterable[str]) -> Run:
