@@ -22,6 +22,24 @@ def test_key_value_pairs_override_json_args() -> None:
     assert parse_arguments(["a=2"], '{"a": 1, "b": 2}') == {"a": 2, "b": 2}
 
 
+def test_a_value_is_kept_as_typed_where_the_argument_may_be_a_string_but_not_what_it_parses_as() -> None:
+    schema = {
+        "properties": {
+            "text": {"type": "string"},
+            "maybe": {"anyOf": [{"type": "string"}, {"type": "null"}]},  # pydantic's `str | None`
+            "either": {"type": ["string", "integer"]},
+            "count": {"type": "integer"},
+        }
+    }
+    typed = ["text=42", "maybe=42", "either=42", "count=42"]
+    assert parse_arguments(typed, None, schema) == {"text": "42", "maybe": "42", "either": 42, "count": 42}
+    assert parse_arguments(["maybe=null", "either=true", "count=x"], None, schema) == {
+        "maybe": None,
+        "either": "true",
+        "count": "x",  # (no string allowed: left for validation to refuse, as typed)
+    }
+
+
 def test_an_equals_sign_in_the_value_is_kept() -> None:
     assert parse_arguments(["query=a=b"], None) == {"query": "a=b"}
 

@@ -860,15 +860,18 @@ def parse_arguments(
     pairs: Sequence[str], json_args: str | None, schema: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """Call arguments from `--json-args` and `key=value` pairs: values are parsed as JSON when
-    they parse, except where the tool's input `schema` says the argument is a string.
+    they parse, except where the tool's input `schema` says the argument is a string, or may be
+    one and the parsed value is of a type it may not be.
 
     Example:
         >>> parse_arguments(["a=1", "name=Ada", 'tags=["x"]'], '{"b": true}')
         {'b': True, 'a': 1, 'name': 'Ada', 'tags': ['x']}
-        >>> parse_arguments(["text=42"], None, {"properties": {"text": {"type": "string"}}})
-        {'text': '42'}
+        >>> maybe = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+        >>> schema = {"properties": {"text": {"type": "string"}, "maybe": maybe}}
+        >>> parse_arguments(["text=42", "maybe=42"], None, schema), parse_arguments(["maybe=null"], None, schema)
+        ({'text': '42', 'maybe': '42'}, {'maybe': None})
     """
-    strings = _string_arguments(schema)
+    properties = (schema or {}).get("properties") or {}
     arguments: dict[str, Any] = {}
     if json_args:
         try:
@@ -882,20 +885,47 @@ def parse_arguments(
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"argument {pair!r} is not key=value")
-        if key in strings:
+        accepted = _json_types(properties.get(key))
+        if accepted == {"string"}:
             arguments[key] = raw
             continue
         try:
-            arguments[key] = json.loads(raw)
+            value = json.loads(raw)
         except json.JSONDecodeError:
-            arguments[key] = raw
+            value = raw
+        if "string" in accepted and not accepted & _json_types_of(value):
+            value = raw  # (`maybe=42` for a `str | None` argument: the string it may be)
+        arguments[key] = value
     return arguments
 
 
-def _string_arguments(schema: Mapping[str, Any] | None) -> set[str]:
-    """The arguments whose schema is (only) a string."""
-    properties = (schema or {}).get("properties") or {}
-    return {name for name, prop in properties.items() if isinstance(prop, dict) and prop.get("type") == "string"}
+def _json_types(schema: Any) -> set[str]:
+    """The JSON types a property's schema names (its `type`, and its `anyOf`/`oneOf` members');
+    none when it names none (anything may go)."""
+    if not isinstance(schema, dict):
+        return set()
+    named = schema.get("type")
+    found = {named} if isinstance(named, str) else set()
+    if isinstance(named, list):
+        found = {kind for kind in named if isinstance(kind, str)}
+    for member in (*(schema.get("anyOf") or ()), *(schema.get("oneOf") or ())):
+        found |= _json_types(member)
+    return found
+
+
+def _json_types_of(value: Any) -> set[str]:
+    """The JSON types `value` (parsed JSON) is an instance of."""
+    if value is None:
+        return {"null"}
+    if isinstance(value, bool):
+        return {"boolean"}
+    if isinstance(value, int):
+        return {"integer", "number"}
+    if isinstance(value, float):
+        return {"number"}
+    if isinstance(value, str):
+        return {"string"}
+    return {"array"} if isinstance(value, list) else {"object"}
 
 
 def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
