@@ -407,19 +407,23 @@ def serve(
     with_file: WithOption = None,
     inputs: InputOption = None,
     transport: Annotated[Transport, typer.Option(help="stdio (for an MCP client) or http.")] = Transport.stdio,
-    host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="HTTP: the port to listen on (0: any free one).")] = 8000,
+    host: Annotated[str, typer.Option(metavar="ADDRESS", help="HTTP: the address to listen on.")] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, metavar="PORT", help="HTTP: the port to listen on (0: any free one).")
+    ] = 8000,
     max_sessions: Annotated[
-        int, typer.Option(min=1, help="HTTP: the most handshake-era sessions at once (then 503).")
+        int, typer.Option(min=1, metavar="COUNT", help="HTTP: the most handshake-era sessions at once (then 503).")
     ] = 1000,
     session_idle_timeout: Annotated[
-        float, typer.Option(min=1, help="HTTP: seconds before an idle handshake-era session is closed.")
+        float,
+        typer.Option(min=1, metavar="SECONDS", help="HTTP: seconds before an idle handshake-era session is closed."),
     ] = 300,
     max_body_size: Annotated[
-        int, typer.Option(min=1024, help="HTTP: the largest request body in bytes (then 413).")
+        int, typer.Option(min=1024, metavar="BYTES", help="HTTP: the largest request body in bytes (then 413).")
     ] = 4 * 1024 * 1024,
     limit_concurrency: Annotated[
-        int, typer.Option(min=1, help="HTTP: the most connections and requests in progress (then 503).")
+        int,
+        typer.Option(min=1, metavar="COUNT", help="HTTP: the most connections and requests in progress (then 503)."),
     ] = 1000,
     timeout_keep_alive: Annotated[
         int,
@@ -448,6 +452,7 @@ def serve(
         str | None,
         typer.Option(
             "--metrics-scope",
+            metavar="SCOPES",
             help="With server.auth: the scopes a caller needs for /metrics, space-separated "
             "(default: toolweave:metrics; '' = any verified caller).",
         ),
@@ -455,7 +460,9 @@ def serve(
     grace: Annotated[
         float,
         typer.Option(
-            min=0, help="On SIGTERM/SIGINT: seconds the calls in flight get to finish (the rest are answered)."
+            min=0,
+            metavar="SECONDS",
+            help="On SIGTERM/SIGINT: seconds the calls in flight get to finish (the rest are answered).",
         ),
     ] = 10.0,
     watch: Annotated[
@@ -468,7 +475,9 @@ def serve(
     workers: Annotated[
         int,
         typer.Option(
-            min=1, help="HTTP: processes serving on the one port (share state with server.store: redis://...)."
+            min=1,
+            metavar="COUNT",
+            help="HTTP: processes serving on the one port (share state with server.store: redis://...).",
         ),
     ] = 1,
     reuse_port: Annotated[bool, typer.Option("--reuse-port", hidden=True)] = False,
@@ -742,11 +751,18 @@ def list_(
     ] = False,
     scopes: Annotated[
         str | None,
-        typer.Option("--scopes", help="Show what a caller with these scopes (a,b) sees.", show_default=False),
+        typer.Option(
+            "--scopes", metavar="A,B", help="Show what a caller with these scopes (a,b) sees.", show_default=False
+        ),
     ] = None,
     as_token: Annotated[
         str | None,
-        typer.Option("--as-token", help="Show what this bearer token's caller sees (server.auth).", show_default=False),
+        typer.Option(
+            "--as-token",
+            metavar="TOKEN",
+            help="Show what this bearer token's caller sees (server.auth).",
+            show_default=False,
+        ),
     ] = None,
     allow_down: AllowDown = False,
     log_level: LogOption = LogLevel.warning,
@@ -803,12 +819,15 @@ async def _listing_caller(composed: Composed, scopes: str | None, token: str | N
 )
 def explain(
     config: SourcePath = None,
-    tool: Annotated[str | None, typer.Argument(help="Only this tool (its exposed name).", show_default=False)] = None,
+    tool: Annotated[
+        str | None, typer.Argument(metavar="TOOL", help="Only this tool (its exposed name).", show_default=False)
+    ] = None,
     client: FromOption = None,
     with_file: WithOption = None,
     inputs: InputOption = None,
     only: Annotated[
-        str | None, typer.Option("--tool", help="Only this tool (its exposed name).", show_default=False)
+        str | None,
+        typer.Option("--tool", metavar="TOOL", help="Only this tool (its exposed name).", show_default=False),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a tree.")] = False,
     allow_down: AllowDown = False,
@@ -976,11 +995,18 @@ def print_result(result: ToolResult, as_json: bool) -> None:
 )
 def call(
     config: ConfigPath,
-    tool: Annotated[str, typer.Argument(help="The tool's exposed name.", show_default=False)],
-    arguments: Annotated[list[str] | None, typer.Argument(help="Arguments as key=value.", show_default=False)] = None,
-    json_args: Annotated[str | None, typer.Option("--json-args", help="Arguments as a JSON object.")] = None,
+    tool: Annotated[str, typer.Argument(metavar="TOOL", help="The tool's exposed name.", show_default=False)],
+    arguments: Annotated[
+        list[str] | None, typer.Argument(metavar="KEY=VALUE...", help="Arguments as key=value.", show_default=False)
+    ] = None,
+    json_args: Annotated[
+        str | None, typer.Option("--json-args", metavar="JSON", help="Arguments as a JSON object.")
+    ] = None,
     header: Annotated[
-        list[str] | None, typer.Option("--header", "-H", help="An HTTP-style request header, 'Name: value'.")
+        list[str] | None,
+        typer.Option(
+            "--header", "-H", metavar="'NAME: VALUE'", help="An HTTP-style request header, 'Name: value' (repeatable)."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
     inputs: InputOption = None,
