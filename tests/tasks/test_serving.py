@@ -38,6 +38,23 @@ async def test_progress_becomes_the_status_message() -> None:
     assert (state.status, state.status_message) == ("working", "1/3: compiling")
 
 
+@pytest.mark.parametrize(("end", "message"), [("completed", None), ("cancelled", "The client cancelled the task")])
+async def test_an_ended_tasks_status_message_says_how_it_ended_not_its_last_progress(
+    end: str, message: str | None
+) -> None:
+    gate = Gate()
+    async with task_client(tasks_server(gate)) as client:
+        created = await create(client, "build", {"ref": "main"})
+        await gate.entered.wait()
+        await anyio.sleep(0.05)  # its "1/3: compiling" recorded
+        if end == "cancelled":
+            await cancel(client, created.task_id)
+        else:
+            gate.release.set()
+        state = await until(client, created.task_id, end)
+    assert state.status_message == message
+
+
 async def test_the_client_extension_drives_a_task_to_its_result() -> None:
     gate = Gate()
     gate.release.set()

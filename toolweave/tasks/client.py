@@ -8,6 +8,13 @@ own elicitation/sampling/roots callbacks and `tasks/update`, and `tasks/cancel` 
 caller gives up (its await is cancelled, or the task asks for input its callbacks cannot give).
 A `failed` task raises its JSON-RPC error as `MCPError`; a `cancelled` one raises `MCPError` too.
 
+A poll that fails for a reason that may pass (the server's "try again shortly", a timeout, a lost
+connection: any error but a refusal of the request itself, such as "Task not found") is tried
+again, backing off from the poll interval to `max_poll_interval`; the task is given up (cancelled,
+best effort) only once no poll has been answered for `patience` seconds (60 by default: two of a
+toolweave server's default 30-second leases, after which a server reports a task whose worker died
+as `failed` itself). The call then raises `MCPError` (-32603) saying contact was lost, and why.
+
 Example:
     >>> import mcp
     >>> from toolweave import Server
@@ -34,11 +41,25 @@ from mcp import MCPError
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.session import ClientRequestContext, ClientSession
 
-from toolweave.core.errors import InputRequired
+from toolweave.core.errors import InputRequired, ToolTimeout, UpstreamError, UpstreamFailed
 from toolweave.mcp.input_required import input_requests
 from toolweave.tasks.serving import EXTENSION, GetTaskParams, UpdateTaskParams
 
 _CANCEL_SECONDS = 5.0
+PATIENCE = 60.0
+"""Seconds `drive_task` goes on polling a task whose server answers no poll (see the module)."""
+_REFUSALS = frozenset(
+    {
+        mt.PARSE_ERROR,
+        mt.INVALID_REQUEST,
+        mt.METHOD_NOT_FOUND,
+        mt.INVALID_PARAMS,  # "Task not found": the server does not know the task (any more)
+        mt.HEADER_MISMATCH,
+        mt.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        mt.UNSUPPORTED_PROTOCOL_VERSION,
+    }
+)
+"""JSON-RPC codes of a poll the server refused as such: asking again gets the same answer."""
 
 
 class CreateTaskResult(mt.Result):
@@ -87,18 +108,25 @@ class TasksExtension(ClientExtension):
 
     Args:
         max_poll_interval: The longest wait between two polls, whatever the server suggests (seconds).
+        patience: How long polls may go unanswered (each failing) before the task is given up (seconds).
     """
 
     identifier = EXTENSION
 
-    def __init__(self, *, max_poll_interval: float = 5.0) -> None:
+    def __init__(self, *, max_poll_interval: float = 5.0, patience: float = PATIENCE) -> None:
         self.max_poll_interval = max_poll_interval
+        self.patience = patience
 
     def claims(self) -> Sequence[ResultClaim[Any]]:
         return [ResultClaim(result_type="task", model=CreateTaskResult, resolve=self._resolve)]
 
     async def _resolve(self, created: CreateTaskResult, ctx: ClaimContext) -> mt.CallToolResult:
-        return await drive_task(ctx.session, created, max_poll_interval=self.max_poll_interval)
+        try:
+            return await drive_task(
+                ctx.session, created, max_poll_interval=self.max_poll_interval, patience=self.patience
+            )
+        except UpstreamError as lost:  # the server stayed out of reach: the SDK client's own error
+            raise MCPError(mt.INTERNAL_ERROR, str(lost)) from lost.__cause__
 
 
 Send = Callable[[Any, Any], Awaitable[Any]]
@@ -112,6 +140,7 @@ async def drive_task(
     created: CreateTaskResult,
     *,
     max_poll_interval: float = 5.0,
+    patience: float = PATIENCE,
     send: Send | None = None,
     ask: Ask | None = None,
     answered: set[str] | None = None,
@@ -124,6 +153,11 @@ async def drive_task(
     answering input requests through `session`'s callbacks), and the keys of the requests it
     already answered (`answered`), which a poll may still list for a moment; `on_status` hears
     each new `statusMessage` of the task.
+
+    Raises:
+        MCPError: the task failed or was cancelled; or a poll was refused (the server no longer
+            knows the task).
+        UpstreamError: no poll was answered for `patience` seconds (the task was given up).
     """
     send = send or session.send_request
     ask = ask or (lambda task_id, requests: _answer(session, send, task_id, requests))
@@ -131,8 +165,8 @@ async def drive_task(
     status = created.status_message
     try:
         while True:
-            await anyio.sleep(min((interval or 500) / 1000, max_poll_interval))
-            state = await send(GetTask(params=GetTaskParams(taskId=task_id)), TaskState)
+            wait = min((interval or 500) / 1000, max_poll_interval)
+            state = await _poll(send, task_id, wait, max_poll_interval=max_poll_interval, patience=patience)
             interval = state.poll_interval_ms or interval
             if on_status is not None and state.status_message and state.status_message != status:
                 status = state.status_message
@@ -152,10 +186,50 @@ async def drive_task(
     if state.status == "completed":
         return mt.CallToolResult.model_validate(state.result or {"content": []}, by_name=False)
     if state.status == "failed":
-        error = state.error or {}
-        code = int(error.get("code", mt.INTERNAL_ERROR))
-        raise MCPError(code, str(error.get("message", "")), error.get("data"))
+        failure = state.error or {}
+        code = int(failure.get("code", mt.INTERNAL_ERROR))
+        raise MCPError(code, str(failure.get("message", "")), failure.get("data"))
     raise MCPError(mt.INTERNAL_ERROR, f"task {task_id} was cancelled")
+
+
+async def _poll(send: Send, task_id: str, wait: float, *, max_poll_interval: float, patience: float) -> TaskState:
+    """The task's state, asked for after `wait` seconds; asked again while polls fail for a reason
+    that may pass, backing off, until `patience` seconds after the first failed one was sent."""
+    failing_since: float | None = None
+    while True:
+        await anyio.sleep(wait)
+        sent = anyio.current_time()
+        try:
+            state: TaskState = await send(GetTask(params=GetTaskParams(taskId=task_id)), TaskState)
+            return state
+        except Exception as error:
+            if not _passing(error):
+                raise
+            failing_since = sent if failing_since is None else failing_since
+            silent = anyio.current_time() - failing_since
+            if silent >= patience:
+                raise _lost(error, silent) from error
+            wait = min(2 * wait, max_poll_interval, patience - silent)  # the last try at the bound
+
+
+def _passing(error: Exception) -> bool:
+    """Whether a poll's failure may pass if the poll is sent again: the server (or, at a gateway,
+    the upstream) could not answer it now, rather than refusing it."""
+    if isinstance(error, MCPError):
+        return error.error.code not in _REFUSALS
+    if isinstance(error, UpstreamError):  # a gateway's own `send`: `code` is set when the upstream refused
+        return error.code not in _REFUSALS
+    return isinstance(error, ToolTimeout | UpstreamFailed | OSError)
+
+
+def _lost(error: Exception, silent: float) -> UpstreamError:
+    """The error of a task given up because its server answered no poll for `silent` seconds."""
+    if isinstance(error, ToolTimeout):  # a gateway's bound on one request, not the tool's
+        last = f"no answer within {error.seconds:g}s"
+    else:
+        last = error.error.message if isinstance(error, MCPError) else str(error)
+    message = f"lost contact with the task's server: no poll answered for {silent:.0f}s (the last: {last})"
+    return UpstreamError(message, tool=error.tool if isinstance(error, UpstreamError) else None)
 
 
 async def _answer(session: ClientSession, send: Send, task_id: str, requests: dict[str, dict[str, Any]]) -> None:

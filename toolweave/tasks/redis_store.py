@@ -11,6 +11,13 @@ the lease runs out; a replica reading the record takes the lease's end from it, 
 Every time is written as a duration from now, so replicas whose clocks disagree (by more than a
 lease, even) neither fail each other's live tasks nor write records that are already expired.
 
+Beside the records, `...:generation` holds a random token, written once (`SET NX`) by the first
+write to an empty store and read with every read and write. A replica that sees it change or
+vanish knows Redis lost the records (it restarted empty, or was flushed): `emptied_at()` says
+when, and the task runner answers for the tasks it cannot find accordingly (see
+`toolweave.tasks.runner`). `open()` reads it once when a server starts serving, so even a replica
+that has not used the store yet notices a loss.
+
 Every operation goes through the store's bounded `run`: an outage is `StoreUnavailable`, which a
 client sees as an internal error (creating or reading a task) and the work only logs (saving its
 progress or its end).
@@ -29,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +55,8 @@ class RedisTaskStore:
         self.store = store
         self.server = server
         self._scope = () if server is None else (server,)  # None: keys shared with every server
+        self._generation: Any = None  # the store's generation token, as last seen
+        self._emptied_at: float | None = None
 
     def __repr__(self) -> str:
         return f"RedisTaskStore({self.store!r}, server={self.server!r})"
@@ -55,39 +65,67 @@ class RedisTaskStore:
         """The Redis key of a task's record."""
         return self.store.key("tasks", *self._scope, task_id)
 
+    def emptied_at(self) -> float | None:
+        """When (`time.monotonic()`) this store last saw that Redis lost the task records (the
+        generation token changed or vanished), if it ever did."""
+        return self._emptied_at
+
+    async def open(self) -> None:
+        """Note the store's generation (writing the first one if there is none)."""
+        generation = self.key("generation")
+
+        async def stamp(client: Redis) -> list[Any]:
+            async with client.pipeline(transaction=True) as both:
+                both.set(generation, secrets.token_hex(8), nx=True)
+                both.get(generation)
+                return await both.execute()  # type: ignore[no-any-return]
+
+        self._saw((await self.store.run(stamp))[-1])
+
     async def put(self, record: TaskRecord) -> None:
         name, value = self.key(record.task_id), json.dumps(record.to_dict())
         until = record.expires_at if record.terminal else (record.lease_until or record.updated_at) + record.keep
         now = time.time()
         lease = 0 if record.terminal or record.lease_until is None else _ms(record.lease_until - now)
+        generation = self.key("generation")
 
-        async def write(client: Redis) -> None:
+        async def write(client: Redis) -> list[Any]:
             async with client.pipeline(transaction=True) as both:
                 both.set(name, value, px=max(1, _ms(until - now)))
                 if lease > 0:
                     both.set(f"{name}:lease", record.worker or "", px=lease)
                 else:
                     both.delete(f"{name}:lease")
-                await both.execute()
+                both.set(generation, secrets.token_hex(8), nx=True)  # (a new token: a new generation)
+                both.get(generation)
+                return await both.execute()  # type: ignore[no-any-return]
 
-        await self.store.run(write)
+        self._saw((await self.store.run(write))[-1])
 
     async def get(self, task_id: str) -> TaskRecord | None:
         name = self.key(task_id)
+        generation = self.key("generation")
 
         async def read(client: Redis) -> list[Any]:
             async with client.pipeline(transaction=False) as both:
                 both.get(name)
                 both.pttl(f"{name}:lease")
+                both.get(generation)
                 return await both.execute()  # type: ignore[no-any-return]
 
-        raw, lease_left = await self.store.run(read)
+        raw, lease_left, seen = await self.store.run(read)
+        self._saw(seen)
         if raw is None:
             return None
         record = TaskRecord.from_dict(json.loads(raw))
         if lease_left >= 0:  # (the key exists only beside a running record with a lease)
             record = dataclasses.replace(record, lease_until=time.time() + lease_left / 1000)
         return record
+
+    def _saw(self, generation: Any) -> None:
+        if self._generation is not None and generation != self._generation:
+            self._emptied_at = time.monotonic()
+        self._generation = generation
 
     def relay(self) -> Fanout:
         """The channel replicas pass requests for each other's tasks on."""

@@ -15,12 +15,20 @@ write happens even when the work is cancelled.
   server that stops while tasks run ends them `failed`: at once when its task group ends, or
   after its grace period when it drains (`working`, `idle()` and `stop()` are what
   `toolweave.mcp.shutdown.Drain` waits on). The end is written even through a short store
-  outage (tried again for up to 5 s).
+  outage (tried again for up to 5 s). An ended task's `statusMessage` says how it ended: the
+  error of a `failed` one, "The client cancelled the task", none for a `completed` one.
+- A store outage does not stop the work: saves of its progress fail, logged once for the outage
+  (`toolweave.tasks.upkeep`).
 - A store shared by replicas may offer a `relay()` (`RedisTaskStore` does): answers and
   cancellations for a task running on another replica are passed to it there.
 - Each running task's record carries a lease its runner renews; a record read after its lease
   lapsed (the process running it died: with a store shared by replicas, another one reads it) is
-  ended `failed` by whoever reads it.
+  ended `failed` by whoever reads it. A renewal writes the whole record, so a store that lost it
+  gets it back (`toolweave.tasks.upkeep`).
+- After the store lost its records (Redis restarted empty, or was flushed), a task it cannot find
+  is answered "try again shortly" (-32603 `RESTORING`) for one lease, not "Task not found": its
+  runner may not have written it again yet. The relay asks the replica running it to do so at
+  once; after a lease every runner has renewed its records.
 
 Example:
     >>> runner = TaskRunner(TaskSettings())
@@ -50,12 +58,15 @@ from toolweave.core.errors import InputRequired
 from toolweave.mcp.input_required import MAX_ROUNDS, to_mcp_requests
 from toolweave.tasks.record import TaskRecord, TaskStatus
 from toolweave.tasks.settings import TaskSettings
+from toolweave.tasks.upkeep import Upkeep
 
 logger = logging.getLogger("toolweave.tasks")
 Attempt = Callable[[Context], Awaitable[dict[str, Any]]]
 """One run of the call: the `CallToolResult` in wire form, or `InputRequired`, or `MCPError`."""
 STOPPED = {"code": -32603, "message": "The server stopped before the task finished"}
 LOST = {"code": -32603, "message": "The server running the task stopped answering"}
+CANCELLED = "The client cancelled the task"
+RESTORING = "Tasks are unavailable right now: the task store is being restored (try again shortly)"
 _FINAL_WRITE_SECONDS = 5.0
 _FINAL_WRITE_RETRY_SECONDS = 0.25
 
@@ -116,6 +127,7 @@ class TaskRunner:
         self._quiet: anyio.Event | None = None
         relay = getattr(settings.store, "relay", None)
         self._relay: Any = relay() if relay is not None else None
+        self._upkeep = Upkeep(settings)
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -123,7 +135,7 @@ class TaskRunner:
         async with anyio.create_task_group() as group:
             self._groups.append(group)
             if len(self._groups) == 1:
-                group.start_soon(self._renew_leases)
+                group.start_soon(self._upkeep.renew, self._renew)
                 if self._relay is not None:
                     group.start_soon(self._relay.run, self._relayed)  # never holds up serving (an outage)
             try:
@@ -194,9 +206,22 @@ class TaskRunner:
         return live.record
 
     async def find(self, task_id: str, owner: str) -> TaskRecord | None:
-        """The task `task_id` if it exists and belongs to `owner`, else `None` (the same for both)."""
+        """The task `task_id` if it exists and belongs to `owner`, else `None` (the same for both).
+
+        Raises:
+            MCPError: -32603 `RESTORING`: the store lost its records less than a lease ago and has
+                none for `task_id` (the replica running it is asked to write it again).
+        """
         live = self._live.get(task_id)
-        record = live.record if live is not None and live.decided else await self.settings.store.get(task_id)
+        if live is not None and live.decided:
+            record: TaskRecord | None = live.record
+        else:
+            record = await self.settings.store.get(task_id)
+            restoring = self._upkeep.restoring()  # (on every read: a read may find the store emptied)
+            if record is None and restoring:
+                if self._relay is not None:  # the replica running it writes it again at once
+                    self._relay.announce({"op": "restore", "task": task_id})
+                raise MCPError(-32603, RESTORING)
         if record is None or record.owner != owner:
             return None
         if record.lapsed():
@@ -237,6 +262,8 @@ class TaskRunner:
             return
         if message.get("op") == "cancel":
             self.cancel(task_id)
+        elif message.get("op") == "restore":  # another replica found its record missing
+            self._upkeep.renew_soon()
         elif message.get("op") == "answer" and isinstance(message.get("responses"), dict):
             ignored = self.answer(task_id, message["responses"])
             if ignored:
@@ -244,14 +271,13 @@ class TaskRunner:
 
     # -- the work ---------------------------------------------------------------------------------
 
-    async def _renew_leases(self) -> None:
-        """Every third of a lease, extend the lease of each task running here."""
-        while True:
-            await anyio.sleep(self.settings.lease / 3)
-            until = time.time() + self.settings.lease
-            for live in list(self._live.values()):
-                live.record = dataclasses.replace(live.record, lease_until=until)
-                await self._write(live)
+    async def _renew(self, until: float) -> bool:
+        """Write each running task's record again, its lease extended to `until`; whether all were saved."""
+        saved = True
+        for live in list(self._live.values()):
+            live.record = dataclasses.replace(live.record, lease_until=until)
+            saved = await self._write(live) and saved
+        return saved
 
     async def _run(self, live: _Live, context: Context, attempt: Attempt, watch: WorkWatch | None) -> None:
         with watch if watch is not None else contextlib.nullcontext():
@@ -332,15 +358,15 @@ class TaskRunner:
 
     async def _end(self, live: _Live, ending: Ending) -> None:
         status, changes = ending
-        if status == "failed":
-            changes = {**changes, "status_message": changes["error"]["message"]}
-        live.record = live.record.finish(cast(TaskStatus, status), **changes)
+        # what the status message says once the task ended: why it failed, who cancelled it
+        ended = changes["error"]["message"] if status == "failed" else CANCELLED if status == "cancelled" else None
+        live.record = live.record.finish(cast(TaskStatus, status), status_message=ended, **changes)
         while True:  # the end is what the client polls for: tried again through a short outage
             try:
                 await self._put(live)
                 return
             except Exception as error:  # a store outage (the caller bounds the retries)
-                logger.warning("could not save the end of task %s yet (%s)", live.record.task_id, type(error).__name__)
+                self._upkeep.failed(error)
             await anyio.sleep(_FINAL_WRITE_RETRY_SECONDS)
 
     async def _save(self, live: _Live, **changes: Any) -> None:
@@ -348,19 +374,22 @@ class TaskRunner:
         live.record = live.record.changed(**changes, lease_until=time.time() + self.settings.lease)
         await self._write(live)
 
-    async def _write(self, live: _Live) -> None:
-        """Store the task's latest state, once it exists for the client (a failing store is
-        logged: the work goes on)."""
+    async def _write(self, live: _Live) -> bool:
+        """Store the task's latest state, once it exists for the client; whether the store took it
+        (a failing store is logged, once per outage: the work goes on)."""
         if not live.decided:
-            return
+            return True
         try:
             await self._put(live)
-        except Exception:
-            logger.exception("could not save task %s (%s)", live.record.task_id, live.record.status)
+        except Exception as error:
+            self._upkeep.failed(error)
+            return False
+        return True
 
     async def _put(self, live: _Live) -> None:
         async with live.lock:  # one write at a time, each of the latest state: none overtakes a newer one
             await self.settings.store.put(live.record)
+        self._upkeep.saved()
 
 
 def _answer_early(ending: Ending) -> dict[str, Any]:

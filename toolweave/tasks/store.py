@@ -26,7 +26,14 @@ from toolweave.tasks.record import TaskRecord
 @runtime_checkable
 class TaskStore(Protocol):
     """Keeps task records by id. A store need not be in this process; each call may fail
-    (an outage): the server then answers the client's request with an internal error."""
+    (an outage, best as `toolweave.store.StoreUnavailable`): the server then answers the
+    client's request with an internal error.
+
+    A store shared by replicas may also offer `relay()` (a `Fanout` the replicas pass requests
+    for each other's tasks on), `open()` (awaited once when a server starts serving) and
+    `emptied_at()` (when, on the `time.monotonic()` clock, it last found it had lost its records);
+    `RedisTaskStore` offers all three (see `toolweave.tasks.runner` for what they are used for).
+    """
 
     async def put(self, record: TaskRecord) -> None:
         """Create or replace the record of `record.task_id`; once this returns, `get` finds it."""

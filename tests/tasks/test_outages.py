@@ -1,0 +1,294 @@
+"""A task outlives short outages: its client polls on through them, a Redis that comes back empty
+gets the running tasks' records back, and the logs say so once (real redis-server, HTTP, the
+official client; a stdio upstream for the gateway).
+
+Two replicas share one Redis behind a "balancer" that sends a task's polls to the replica that
+does not run it, so every poll is answered from the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import mcp
+import mcp.types as mt
+import pytest
+from mcp import MCPError
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.inbound import MCP_METHOD_HEADER
+
+from tests.conftest import subprocess_env
+from tests.serving import serving
+from tests.store.redis_server import RedisServer
+from tests.tasks.servers import Gate, create, get, task_client, tasks_server, until
+from toolweave import Context, Server
+from toolweave.core.errors import ToolTimeout, UpstreamError
+from toolweave.server.remote import RemoteServer
+from toolweave.store import RedisStore
+from toolweave.tasks import TasksExtension, configure_tasks
+from toolweave.tasks.client import CreateTaskResult, drive_task
+from toolweave.tasks.runner import RESTORING
+from toolweave.tasks.serving import NOT_FOUND, UNAVAILABLE
+
+UPSTREAM = Path(__file__).parent / "upstreams" / "task_upstream.py"
+
+
+def replica(redis: RedisServer, gate: Gate, **tasks: Any) -> Server:
+    """One replica of the server "jobs", its tasks in `redis` (an outage noticed within half a second)."""
+    server = tasks_server(gate, store=RedisStore(redis.url, timeout=0.5, retry_after=0.2))
+    configure_tasks(server, poll_interval=0.05, **tasks)
+    return server
+
+
+class Balancer(httpx2.AsyncBaseTransport):
+    """Sends each HTTP request to the port `pick(request)` chooses (no affinity of any kind)."""
+
+    def __init__(self, pick: Callable[[httpx2.Request], int]) -> None:
+        self._pick = pick
+        self._http = httpx2.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        port = self._pick(request)
+        request.url = request.url.copy_with(port=port)
+        request.headers["host"] = f"127.0.0.1:{port}"
+        return await self._http.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+@asynccontextmanager
+async def polled_elsewhere(runs: Server, answers: Server, **client: Any) -> AsyncIterator[mcp.Client]:
+    """A client whose tool calls reach `runs` and whose task requests (`tasks/*`) reach `answers`."""
+    async with AsyncExitStack() as stack:
+        urls = [await stack.enter_async_context(serving(server.http_app())) for server in (runs, answers)]
+        ports = [int(url.rsplit(":", 1)[1]) for url in urls]
+        balancer = Balancer(lambda request: ports[request.headers.get(MCP_METHOD_HEADER, "").startswith("tasks/")])
+        http = await stack.enter_async_context(httpx2.AsyncClient(transport=balancer))
+        transport = streamable_http_client(f"{urls[0]}/mcp", http_client=http)
+        yield await stack.enter_async_context(mcp.Client(transport, extensions=[TasksExtension(**client)]))
+
+
+async def call_in_background(client: mcp.Client, tasks: Any, outcome: list[Any]) -> None:
+    async def call() -> None:
+        try:
+            outcome.append(await client.call_tool("build", {"ref": "main"}))
+        except MCPError as error:
+            outcome.append(error)
+
+    tasks.start_soon(call)
+
+
+# -- the client polls on -----------------------------------------------------------------------
+
+
+async def test_a_client_polls_on_through_a_redis_restart_and_gets_the_tasks_result(redis: RedisServer) -> None:
+    """Every poll fails for a second ("try again shortly"), then Redis is back, empty: the call
+    still ends with the tool's result (the client cancelled the task at the first failed poll)."""
+    gate, outcome = Gate(), list[Any]()
+    async with polled_elsewhere(replica(redis, gate), replica(redis, gate)) as client:
+        await anyio.sleep(0.3)  # both servers serving (and their relays listening)
+        async with anyio.create_task_group() as tasks:
+            await call_in_background(client, tasks, outcome)
+            await gate.entered.wait()
+            await anyio.sleep(0.2)  # its progress saved: nothing more to write until its renewal
+            redis.stop()
+            await anyio.sleep(1.0)  # polls fail meanwhile
+            redis.start()
+            await anyio.sleep(0.5)
+            gate.release.set()
+    assert len(outcome) == 1 and not isinstance(outcome[0], MCPError), outcome
+    assert outcome[0].content[0].text == "built main"
+
+
+async def test_a_client_gives_the_task_up_once_no_poll_was_answered_for_its_patience(redis: RedisServer) -> None:
+    gate, outcome = Gate(), list[Any]()
+    async with (
+        polled_elsewhere(replica(redis, gate), replica(redis, gate), patience=1.0) as client,
+        anyio.create_task_group() as tasks,
+    ):
+        await call_in_background(client, tasks, outcome)
+        await gate.entered.wait()
+        redis.stop()
+        started = anyio.current_time()
+        with anyio.fail_after(10):
+            while not outcome:  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+        took = anyio.current_time() - started
+        redis.start()  # (so that the task's end is saved at once)
+        gate.release.set()
+    lost = outcome[0]
+    assert isinstance(lost, MCPError) and lost.error.code == mt.INTERNAL_ERROR
+    assert lost.error.message == (
+        f"lost contact with the task's server: no poll answered for 1s (the last: {UNAVAILABLE})"
+    )
+    assert 1.0 <= took < 5
+
+
+@pytest.mark.parametrize(
+    ("error", "last"),
+    [
+        (ToolTimeout("deploy", 3), "no answer within 3s"),
+        (UpstreamError("upstream 'up' is not connected; tool 'deploy' is unavailable", tool="deploy"), None),
+    ],
+    ids=["a timed-out poll", "an upstream not connected"],
+)
+async def test_a_gateway_giving_up_an_upstream_task_says_contact_was_lost_not_that_the_tool_timed_out(
+    error: Exception, last: str | None
+) -> None:
+    """What `drive_task` raises when the gateway's own requests fail (its `send`) past its patience."""
+
+    async def send(request: Any, result_type: Any) -> Any:
+        if isinstance(request.params, mt.RequestParams) and request.method == "tasks/get":
+            raise error
+        return mt.EmptyResult()
+
+    created = CreateTaskResult(task_id="t", status="working", poll_interval_ms=10)
+    with pytest.raises(UpstreamError) as raised:
+        await drive_task(None, created, send=send, patience=0.1)  # type: ignore[arg-type]
+    message = str(raised.value)
+    assert message.startswith("lost contact with the task's server: no poll answered for 0s (the last: ")
+    assert message.endswith(f"{last or error})") and "timed out" not in message
+    assert raised.value.code is None  # (a gateway's task then ends `failed`, as for an upstream gone)
+
+
+async def test_a_gateway_polls_its_upstreams_task_on_through_a_stall_longer_than_the_remote_timeout() -> None:
+    """The upstream stops answering for 1.5 s (each poll is bounded by 0.5 s) while its 2.5 s task
+    runs: the gateway's task ends with the tool's result (it ended with "timed out after 0.5s")."""
+    remote = RemoteServer.stdio(sys.executable, [str(UPSTREAM), "modern"], env=subprocess_env(), timeout=0.5)
+    server = Server("gateway")
+    server.mount(remote, prefix="up")
+    async with task_client(server) as client:
+        pid = int((await client.call_tool("up_pid", {})).content[0].text)  # type: ignore[union-attr]
+        created = await create(client, "up_build", {"seconds": 2.5})
+        with anyio.fail_after(5):  # its upstream task runs (its progress polled through)
+            while "compiling" not in ((await get(client, created.task_id)).status_message or ""):  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            await anyio.sleep(1.5)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        done = await until(client, created.task_id, "completed", "failed", "cancelled")
+    assert done.status == "completed" and done.result is not None and not done.result.get("isError")
+    assert done.result["content"][0]["text"] == "built"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="toolweave/mcp/upstream.py (_task_result) quotes the upstream's task id; its owners change it"
+)
+async def test_a_gateway_task_whose_upstream_died_names_the_upstream_and_not_its_task_id() -> None:
+    server = Server("gateway")
+    server.mount(RemoteServer.stdio(sys.executable, [str(UPSTREAM), "modern"], env=subprocess_env()), prefix="up")
+    async with task_client(server) as client:
+        pid = int((await client.call_tool("up_pid", {})).content[0].text)  # type: ignore[union-attr]
+        created = await create(client, "up_build", {"seconds": 30})
+        with anyio.fail_after(5):  # its upstream task runs
+            while "compiling" not in ((await get(client, created.task_id)).status_message or ""):  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+        os.kill(pid, signal.SIGKILL)
+        done = await until(client, created.task_id, "completed", "failed")
+    assert done.error is not None and "upstream 'up'" in done.error["message"]
+    assert not re.search(r"[\w-]{40,}", done.error["message"])  # (a task id is 43 such characters)
+
+
+# -- a Redis that comes back empty -------------------------------------------------------------
+
+
+async def answers_for(client: mcp.Client, task_id: str, seconds: float) -> list[str]:
+    """What `tasks/get` answers, polled every 50 ms for `seconds` or until the task is working."""
+    answers: list[str] = []
+    with anyio.move_on_after(seconds):
+        while not answers or answers[-1] != "working":
+            try:
+                answers.append((await get(client, task_id)).status)
+            except MCPError as error:
+                answers.append(error.error.message)
+            await anyio.sleep(0.05)
+    return answers
+
+
+async def test_after_redis_restarts_empty_another_replica_never_calls_a_running_task_not_found(
+    redis: RedisServer,
+) -> None:
+    """It answers "try again shortly" until the replica running the task has written it again,
+    which it does at once when asked (well before its next renewal, 10 s away with the default
+    30 s lease); it answered "Task not found" until then."""
+    gate = Gate()
+    runs, answers = replica(redis, gate), replica(redis, gate)
+    async with task_client(runs) as owner, task_client(answers) as other:
+        await anyio.sleep(0.3)  # both servers serving (and their relays listening)
+        created = await create(owner, "build", {"ref": "main"})
+        await gate.entered.wait()
+        await anyio.sleep(0.2)  # its progress saved: nothing more to write until its renewal
+        redis.stop()
+        redis.start()
+        seen = await answers_for(other, created.task_id, 5)
+        gate.release.set()
+        done = await until(other, created.task_id, "completed")
+    assert NOT_FOUND not in seen and seen[-1] == "working", seen
+    assert set(seen) <= {"working", RESTORING}
+    assert done.result is not None and done.result["content"][0]["text"] == "built main"
+
+
+async def test_a_task_not_found_after_redis_restarts_empty_is_so_once_a_lease_has_passed(
+    redis: RedisServer,
+) -> None:
+    server = replica(redis, Gate(), lease=0.6)
+    async with task_client(server) as client:
+        await anyio.sleep(0.3)
+        redis.stop()
+        redis.start()
+        with pytest.raises(MCPError) as meanwhile:
+            await get(client, "a-task-nobody-runs")
+        await anyio.sleep(0.7)
+        with pytest.raises(MCPError) as after:
+            await get(client, "a-task-nobody-runs")
+    assert (meanwhile.value.error.code, meanwhile.value.error.message) == (mt.INTERNAL_ERROR, RESTORING)
+    assert (after.value.error.code, after.value.error.message) == (mt.INVALID_PARAMS, NOT_FOUND)
+
+
+# -- what the logs say -------------------------------------------------------------------------
+
+
+async def test_a_redis_outage_is_one_log_line_without_a_traceback_however_many_saves_fail(
+    redis: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = Server("ticks", store=RedisStore(redis.url, timeout=0.5, retry_after=0.1))
+    configure_tasks(server, lease=0.6)
+    stop = anyio.Event()
+
+    @server.tool(task_support="required")
+    async def tick(ctx: Context) -> str:
+        count = 0
+        while not stop.is_set():
+            count += 1
+            await ctx.report_progress(count, None, "tick")
+            await anyio.sleep(0.02)
+        return f"{count} ticks"
+
+    caplog.set_level(logging.INFO, logger="toolweave.tasks")
+    async with task_client(server) as client:
+        created = await create(client, "tick", {})
+        redis.stop()
+        await anyio.sleep(0.6)  # some 25 progress saves, and two lease renewals, fail
+        redis.start()
+        await anyio.sleep(1.2)  # the next renewal saves
+        stop.set()
+        done = await until(client, created.task_id, "completed")
+    lines = [record for record in caplog.records if record.name == "toolweave.tasks"]
+    unsaved = [record.getMessage() for record in lines if record.getMessage().startswith("could not save")]
+    assert len(unsaved) == 1 and unsaved[0].startswith("could not save task records ("), unsaved
+    assert [record.getMessage() for record in lines].count("task records are saved again") == 1
+    assert not [record for record in lines if record.exc_info]
+    assert done.result is not None and done.result["content"][0]["text"].endswith("ticks")
