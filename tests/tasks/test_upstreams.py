@@ -1,7 +1,8 @@
 """Tasks through a remote upstream: a toolweave server on stdio whose tool is task-capable.
 
-A handshake-era upstream (2025-11-25) cannot answer with a task: the gateway calls its tool as a
-plain call (inside a task of its own, when its client asked for one). A 2026-era upstream is told
+An upstream that lists tools with task support is spoken to in the 2026-07-28 era when it speaks
+it. A handshake-era upstream (2025-11-25) cannot answer with a task: the gateway calls its tool as
+a plain call (inside a task of its own, when its client asked for one). A 2026-era upstream is told
 the gateway takes tasks; the call it answers with a task is polled to its end behind the
 gateway's call, and cancelled with it. Input such an upstream asks for, in a plain call or in its
 task, is asked of the gateway's client, and the answers go back to the upstream.
@@ -51,7 +52,7 @@ async def test_an_upstream_tool_keeps_its_task_support_at_the_gateway() -> None:
 
 
 async def test_an_upstream_killed_mid_task_fails_the_task_with_its_error() -> None:
-    server = gateway(timeout=10, backoff=Backoff(initial=30))
+    server = gateway("handshake", timeout=10, backoff=Backoff(initial=30))  # one held request (2026: below)
     async with task_client(server) as client:
         pid = int((await client.call_tool("up_pid", {})).content[0].text)
         created = await create(client, "up_deploy", {"env": "prod", "seconds": 30})
@@ -63,11 +64,45 @@ async def test_an_upstream_killed_mid_task_fails_the_task_with_its_error() -> No
     assert done.error["code"] == mt.INTERNAL_ERROR and "upstream 'up' went away" in done.error["message"]
 
 
+async def test_an_upstream_listing_task_support_is_spoken_to_in_the_2026_era_where_it_serves_tasks() -> None:
+    """It takes the handshake too, where its `required` tool refused every call (`-32021`, masked)
+    and input its tools asked for could not reach the gateway's client."""
+    server = gateway()
+    async with task_client(server, elicitation_callback=answer_ada) as client:
+        exported = await client.call_tool("up_export", {"table": "t"})
+        approved = await client.call_tool("up_approve_now", {})
+        spoken = era(server)
+    assert spoken == "2026"
+    assert not exported.is_error and exported.content[0].text == "exported t"  # type: ignore[union-attr]
+    assert not approved.is_error and approved.content[0].text == "approved by Ada (asked)"  # type: ignore[union-attr]
+
+
+async def test_what_a_handshake_upstream_cannot_serve_through_the_gateway_says_why_unmasked(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An upstream that refuses `server/discover` stays on the handshake: its `required` tool's
+    `-32021`, and the input its tools ask for, are clear errors naming it (were masked incidents)."""
+    server = gateway("handshake")
+    async with task_client(server, elicitation_callback=answer_ada) as client:
+        exported = await client.call_tool("up_export", {"table": "t"})
+        approved = await client.call_tool("up_approve_now", {})
+        spoken = era(server)
+    assert spoken == "2025"
+    assert "server/discover refused" in caplog.text
+    assert exported.is_error and approved.is_error
+    refused = exported.content[0].text  # type: ignore[union-attr]
+    assert refused.startswith("upstream 'up' refused the call to 'up_export': it needs a client capability")
+    assert "2025 handshake" in refused and "runs only as a task" in refused
+    asked = approved.content[0].text  # type: ignore[union-attr]
+    assert asked.startswith("upstream 'up' asked for input (elicitation/create) during the call to 'up_approve_now'")
+    assert "only from an upstream spoken to in the 2026-07-28 era" in asked
+
+
 async def test_a_long_running_upstream_tool_outlasts_the_remote_timeout_in_both_eras() -> None:
     # each request to the upstream must answer within 1 s: a 2026 upstream answers the 2-second
     # call with a task whose polls each answer at once; on a handshake session, where it cannot,
     # the call of a task-capable tool is one request bounded by the caller's deadline only
-    modern, legacy = gateway("modern", timeout=1), gateway(timeout=1)
+    modern, legacy = gateway("modern", timeout=1), gateway("handshake", timeout=1)
     async with modern, legacy:
         polled = await modern.call_tool("up_deploy", {"env": "prod", "seconds": 2})
         held = await legacy.call_tool("up_deploy", {"env": "prod", "seconds": 2})

@@ -7,11 +7,10 @@ the upstream advertises, see `toolweave.mcp.upstream_components`), and keeps the
 it is lost; then it reconnects with backoff. Every call, `prompts/get` and `resources/read` shares the one session
 (with `forward_caller_token`, each caller's go over its own, see `toolweave.mcp.upstream_callers`).
 
-- the era: the 2025 `initialize` handshake first (the upstream's `notifications/*/list_changed`
-  then arrive on the connection); an upstream that refuses it (method not found, unsupported
-  protocol version, invalid request) is asked `server/discover` and spoken to in the 2026-07-28
-  era, where a `subscriptions/listen` stream brings the list changes. If the refused connection
-  cannot go on, the next one (at once, not after backoff) starts with `server/discover`;
+- the era (`toolweave.mcp.upstream_era`): the 2025 `initialize` handshake first (the upstream's
+  `notifications/*/list_changed` then arrive on the connection); an upstream that refuses it, or
+  lists tools with task support (it serves the 2026-07-28 tasks extension), is spoken to in the
+  2026-07-28 era (`server/discover`), where a `subscriptions/listen` stream brings the list changes;
 
 - progress from the upstream goes to the caller's `ctx.report_progress` (asked for whenever the
   caller's context can deliver it); cancelling a call makes the SDK send `notifications/cancelled`;
@@ -21,7 +20,10 @@ it is lost; then it reconnects with backoff. Every call, `prompts/get` and `reso
 - results (content, structured content, `isError`) pass through unchanged; a 2026-era upstream,
   told the gateway takes tasks, may answer a call with a task, polled here to its result (each
   poll bounded like any request) and cancelled upstream when the call is; input it asks for
-  (in the call, or in its task) is the call's `InputRequired`, answered back upstream next round;
+  (in the call, or in its task) is the call's `InputRequired`, answered back upstream next round.
+  A call the upstream refuses for a capability the gateway's session lacks (`-32021`), or that
+  fails because a handshake-era upstream asked for input the gateway does not pass on, is an
+  `UpstreamError` saying so (not a masked internal error);
 - a lost connection fails the calls in flight with `UpstreamError` naming the upstream; calls
   while it is down fail at once; the last known tools, prompts and resources stay listed;
 - the upstream's stderr is logged line by line on `toolweave.upstream` (INFO), prefixed
@@ -68,6 +70,7 @@ from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotati
 from toolweave.mcp.read_stream import ReadStream, ScrubbedErrors, WatchedStream
 from toolweave.mcp.upstream_callers import CallerSessions
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
+from toolweave.mcp.upstream_era import Negotiation, Renegotiate
 from toolweave.mcp.upstream_stdout import reading
 from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask, drive_task
 from toolweave.tasks.serving import EXTENSION, UpdateTaskParams
@@ -85,7 +88,14 @@ logger = logging.getLogger("toolweave.upstream")
 STDERR_TAIL = 20
 """How many of an upstream's last stderr lines are kept to explain a failure."""
 _LOST_CODES = (mt.CONNECTION_CLOSED,)
-_HANDSHAKE_REFUSED = (mt.METHOD_NOT_FOUND, mt.UNSUPPORTED_PROTOCOL_VERSION, mt.INVALID_REQUEST)
+_INPUT_REFUSED = {
+    "Elicitation not supported": "elicitation/create",
+    "Sampling not supported": "sampling/createMessage",
+    "List roots not supported": "roots/list",
+}
+"""What the SDK's `ClientSession` answers (`-32600`) an upstream's request for input it has no
+callback for (an upstream session has none), by the method refused: the upstream's error then
+quotes it."""
 _EVENT_KINDS = {"ToolsListChanged": "tools", "PromptsListChanged": "prompts", "ResourcesListChanged": "resources"}
 _REFUSED_PARAMS = (mt.INVALID_PARAMS, -32002)  # -32002: "resource not found" of earlier spec revisions
 _NOTIFIED: dict[type[Any], str] = {
@@ -128,10 +138,6 @@ def _resumed(ctx: Context, label: str, tool: str) -> dict[str, Any] | None:
     return state if isinstance(state, dict) and state.get(_RESUME) == [label, tool] else None
 
 
-class _Renegotiate(Exception):
-    """The upstream refused the 2025 handshake and this connection cannot switch era: connect again."""
-
-
 def _quotable(message: str, request: Any) -> str:
     """An upstream's refusal of `request`, as the gateway may quote it in its own JSON-RPC error.
 
@@ -167,8 +173,7 @@ class Upstream:
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self.restarting = False
         """Whether a connection attempt after a failure is under way."""
-        self.era: str | None = None
-        """`"2025"` (the `initialize` handshake) or `"2026"` (`server/discover`), once negotiated."""
+        self.negotiation = Negotiation()
         self.in_flight = InFlight()
         """The requests waiting for the upstream's answer now."""
         self.callers: CallerSessions | None = None
@@ -178,6 +183,11 @@ class Upstream:
                 self, max_sessions=remote.caller_sessions, idle_timeout=remote.caller_session_idle
             )
         watch_upstream(self)
+
+    @property
+    def era(self) -> str | None:
+        """`"2025"` (the `initialize` handshake) or `"2026"` (`server/discover`), once negotiated."""
+        return self.negotiation.era
 
     @property
     def label(self) -> str:
@@ -222,8 +232,9 @@ class Upstream:
             try:
                 await self._connect_once(first)
             except Exception as error:
-                if isinstance(_innermost(error), _Renegotiate):
-                    logger.info("[%s] handshake refused; connecting again with server/discover", self.label)
+                reason = _innermost(error)
+                if isinstance(reason, Renegotiate):
+                    logger.info("[%s] %s", self.label, reason)
                     continue
                 self._failed(_describe(error))
                 logger.debug("[%s] failure details", self.label, exc_info=True)
@@ -260,7 +271,7 @@ class Upstream:
                 )
             )
             with anyio.fail_after(self.remote.connect_timeout):  # a silent upstream is restarted too
-                await self._negotiate(session)
+                await self.negotiation.negotiate(session, self.label)
             yield session
 
     async def _connect_once(self, first: anyio.Event) -> None:
@@ -268,6 +279,7 @@ class Upstream:
         async with self.open_session(lambda: self._ended(lost)) as session:
             with anyio.fail_after(self.remote.connect_timeout):
                 await self._list_tools(session)
+                self.negotiation.check_listing(tool.task_support for tool in self.remote.remote_tools.values())
                 await self.components.refresh(session)
                 await self.components.resubscribe(session)
             if lost.is_set():
@@ -297,24 +309,6 @@ class Upstream:
 
         transport = "pipe" if isinstance(self.remote.target, StdioTarget) else "tcp"
         return UpstreamSpan(self.label, target, transport=transport, method=method)
-
-    async def _negotiate(self, session: ClientSession) -> None:
-        """The 2025 handshake, or `server/discover` for an upstream that refuses it (see the module docstring)."""
-        if self.era == "2026":
-            await session.discover()
-            return
-        try:
-            await session.initialize()
-        except MCPError as refused:
-            if refused.error.code not in _HANDSHAKE_REFUSED:
-                raise
-            self.era = "2026"
-            try:
-                await session.discover()
-            except MCPError:
-                raise _Renegotiate from refused
-            return
-        self.era = "2025"
 
     async def _listen(self, session: ClientSession) -> None:
         """Follow a 2026-era upstream's `subscriptions/listen` stream: the lists it says changed are
@@ -717,7 +711,30 @@ class Upstream:
         if code in _REFUSED_PARAMS:
             message = f"upstream {self.label!r} refused {action}: {_quotable(error.error.message, request)}"
             return UpstreamError(message, code=mt.INVALID_PARAMS, tool=tool)
+        unserved = self._unserved(error, action, request)
+        if unserved is not None:
+            return UpstreamError(unserved, code=code, tool=tool)
         return UpstreamFailed(f"upstream {self.label!r} failed {action} (JSON-RPC {code}): {error.error.message}")
+
+    def _unserved(self, error: MCPError, action: str, request: Any) -> str | None:
+        """What to tell the caller of a request the upstream could not serve over this gateway's
+        session to it (else None: an internal error): one that needs a client capability the
+        session lacks (`-32021`), or a handshake-era upstream's request for input."""
+        code, said = error.error.code, _quotable(error.error.message, request)
+        if code == mt.MISSING_REQUIRED_CLIENT_CAPABILITY:
+            era = "2025 handshake" if self.era != "2026" else "2026-07-28"
+            return (
+                f"upstream {self.label!r} refused {action}: it needs a client capability the gateway's "
+                f"{era} session to it does not declare: {said}"
+            )
+        asked = _INPUT_REFUSED.get(error.error.message) if code == mt.INVALID_REQUEST else None
+        if asked is not None and self.era != "2026":
+            return (
+                f"upstream {self.label!r} asked for input ({asked}) during {action}: the gateway passes on "
+                "input only from an upstream spoken to in the 2026-07-28 era, and this one is spoken to with "
+                "the 2025 handshake"
+            )
+        return None
 
     def _lose(self, session: ClientSession) -> None:
         if self.session is session:

@@ -340,7 +340,8 @@ class RemoteServer(Server):
     @property
     def era(self) -> str | None:
         """The protocol era negotiated with the upstream: `"2025"` (the `initialize` handshake),
-        `"2026"` (`server/discover`, for an upstream that speaks only 2026-07-28), or None before."""
+        `"2026"` (`server/discover`: for an upstream that refuses the handshake, or lists tools
+        with task support), or None before (see `toolweave.mcp.upstream_era`)."""
         return self._upstream.era if self._upstream is not None else None
 
     @property

@@ -1,7 +1,8 @@
 """A toolweave server on stdio with a task-capable tool (a remote upstream for the gateway tests).
 
-Usage: python task_upstream.py [modern]. With `modern` it speaks only the 2026-07-28 protocol
-(`initialize` is refused), so a gateway's calls reach it in the era where it can answer with tasks.
+Usage: python task_upstream.py [modern|handshake]. It speaks both eras (a gateway switches to the
+2026-07-28 one, where its tools can answer with tasks); with `modern` it speaks only the 2026-07-28
+protocol (`initialize` is refused); with `handshake` only the 2025 one (`server/discover` is refused).
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ async def deploy(env: str, seconds: float = 0.0, marker: str = "") -> str:
     finally:
         if marker:
             Path(marker).write_text("cleaned up")  # noqa: ASYNC240 (a cancelled task's cleanup cannot await)
+
+
+@server.tool(task_support="required")
+def export(table: str) -> str:
+    """Export a table (only as a task)."""
+    return f"exported {table}"
 
 
 @server.tool(task_support="optional")
@@ -72,10 +79,18 @@ async def refuse_handshake(ctx: Any, call_next: Any) -> Any:
     return await call_next(ctx)
 
 
+async def refuse_discover(ctx: Any, call_next: Any) -> Any:
+    if ctx.method == "server/discover":
+        raise MCPError(mt.METHOD_NOT_FOUND, "Method not found")
+    return await call_next(ctx)
+
+
 if __name__ == "__main__":
     from toolweave.mcp.serve import serve_stdio
 
     if sys.argv[1:] == ["modern"]:
         server.as_mcp().middleware.insert(0, refuse_handshake)
+    if sys.argv[1:] == ["handshake"]:
+        server.as_mcp().middleware.insert(0, refuse_discover)
 
     anyio.run(serve_stdio, server)
