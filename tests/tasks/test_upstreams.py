@@ -23,6 +23,8 @@ import pytest
 from tests.conftest import subprocess_env
 from tests.tasks.servers import create, get, task_client, until
 from toolweave import Context, Server
+from toolweave.config import build
+from toolweave.config.models import Config
 from toolweave.server.remote import Backoff, RemoteServer
 
 UPSTREAM = Path(__file__).parent / "upstreams" / "task_upstream.py"
@@ -116,6 +118,29 @@ async def test_a_long_running_upstream_tool_outlasts_the_remote_timeout_in_both_
     assert not held.is_error and held.text == "deployed to prod"
     assert plain.is_error and "timed out after 1s" in plain.text  # a tool without task support: the remote's timeout
     assert bounded.is_error and "timed out" in bounded.text  # the caller's deadline still holds
+
+
+@pytest.mark.parametrize("args", [["handshake"], ["modern"]], ids=["handshake upstream", "2026 upstream"])
+async def test_a_config_timeout_bounds_each_request_as_the_python_remote_does(args: list[str]) -> None:
+    """A config `timeout:` is the remote's own: a call of a task-capable tool outlasts it (it was a
+    `Timeout` around every tool of the source, which ended the call, task or not, at `timeout`)."""
+    entry = {
+        "command": sys.executable,
+        "args": [str(UPSTREAM), *args],
+        "env": subprocess_env(),
+        "timeout": 1,
+        "connect_timeout": 30,
+    }
+    server = build(Config.model_validate({"mcpServers": {"up": {**entry, "prefix": "up"}}})).server
+    async with task_client(server) as client:
+        created = await create(client, "up_deploy", {"env": "prod", "seconds": 2})
+        task = await until(client, created.task_id, "completed", "failed")
+        plain = await server.call_tool("up_deploy", {"env": "prod", "seconds": 2})
+        quick = await server.call_tool("up_nap", {"seconds": 2})
+    assert task.status == "completed" and task.result is not None
+    assert task.result["content"][0]["text"] == "deployed to prod"
+    assert not plain.is_error and plain.text == "deployed to prod"
+    assert quick.is_error and "timed out after 1s" in quick.text  # a tool without task support: the bound holds
 
 
 async def test_cancelling_the_call_cancels_the_upstream_task(tmp_path: Path) -> None:

@@ -379,8 +379,9 @@ def remote_source(
     """A `RemoteServer` for an MCP server entry (stdio, HTTP or SSE); `secrets` stay out of what it
     shows (of what the config expanded, the part its command or URL holds: `Expanded.within`).
 
-    The entry's `timeout` is also the remote's own bound on each request (prompts and reads too),
-    and on connecting (see `connect_timeout`).
+    The entry's `timeout` is the remote's own bound on each request (prompts and reads too), as
+    `RemoteServer(timeout=)` is in Python, and on connecting (see `connect_timeout`); `_add_remote`
+    adds no `Timeout` for it.
     """
     if isinstance(secrets, Expanded):
         shown = [entry.endpoint] if entry.transport != "stdio" else [entry.command, *entry.args]
@@ -605,6 +606,10 @@ def _add_remote(
     composed.sources.append(_source(where, remote, written))
     secrets = list(composed.secrets)
     store = composed.server.store
+    # The remote applies `timeout` itself, one way from a file and from Python: to each request,
+    # and to a task-capable tool's call only through the caller's deadline (a `Timeout` around
+    # the source's tools would end a long-running call at `timeout`, task or not).
+    entry = entry.model_copy(update={"timeout": None})
     layer = source_layer(name, remote, entry, mode="mount", where=where, secrets=secrets, store=store)
     _mount(composed.server, layer, entry.prefix, where=where)
 

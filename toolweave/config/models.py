@@ -247,8 +247,9 @@ class SourceOptions(StrictModel):
     middleware: MiddlewareSet | None = Field(None, description="Middleware around this source's tools only.")
     timeout: PositiveFloat | None = Field(
         None,
-        description="Seconds each call to this source's tools may take; for an MCP server also each prompt "
-        "and resource read, and connecting unless `connect_timeout` says otherwise (default 60).",
+        description="Seconds each call to this source's tools may take. For an MCP server: each request to it "
+        "(a call, a prompt, a resource read; a call of a tool it lists with task support is bounded by the "
+        "caller's deadline only), and connecting unless `connect_timeout` says otherwise (default 60).",
     )
 
 
