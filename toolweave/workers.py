@@ -6,16 +6,20 @@ spreads connections between them), waits until each listens, and announces the U
 worker builds the config itself: its own upstream sessions (a stdio upstream runs once per
 worker), its own handshake-era sessions; what is shared goes through `server.store`. Stopping
 the parent (Ctrl-C, SIGTERM), even while the workers still start, stops every worker and exits
-0; a worker that exits on its own stops them all, and the parent exits with its status (leave
-restarts to a process supervisor).
+0; a worker that exits on its own stops them all (logged first: which worker, its pid, its exit
+status or the signal that killed it), and the parent exits with its status, 128 + the signal's
+number for a killed one, as a shell reports it (leave restarts to a process supervisor).
 
 Example:
     >>> worker_command(["serve", "gw.yaml", "--transport", "http"], port=8000)[-4:]
     ['--port', '8000', '--reuse-port', '--no-announce']
+    >>> how_it_ended(-9), exit_status(-9)
+    ('was killed by signal SIGKILL', 137)
 """
 
 from __future__ import annotations
 
+import logging
 import queue
 import signal
 import subprocess
@@ -26,6 +30,7 @@ from collections.abc import Callable, Sequence
 
 from toolweave.mcp.serve import reuse_port_socket
 
+logger = logging.getLogger("toolweave.workers")
 READY = "toolweave-worker-ready"
 """The line a worker prints on its standard output once it listens."""
 
@@ -59,10 +64,15 @@ def serve_workers(
         command = worker_command(arguments, port=port)
         children = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(workers)]
         if not _wait_ready(children, stop, ready_timeout):
-            return 0 if stop.is_set() else _first_status(children) or 1
+            if stop.is_set():
+                return 0
+            status = _report_ended(children, within=2.0)  # its output ends just before it does
+            if status is None:
+                logger.error("not every worker listened within %gs; stopping them", ready_timeout)
+            return status or 1
         on_ready(port)
         while not stop.is_set():
-            status = _first_status(children)
+            status = _report_ended(children)
             if status is not None:
                 return status or 1
             stop.wait(0.2)
@@ -102,13 +112,36 @@ def _wait_ready(children: list[subprocess.Popen[str]], stop: threading.Event, ti
     return not waiting
 
 
-def _first_status(children: list[subprocess.Popen[str]]) -> int | None:
-    """The exit status of the first child that exited, if any."""
-    for child in children:
-        status = child.poll()
-        if status is not None:
-            return status
-    return None
+def _report_ended(children: list[subprocess.Popen[str]], within: float = 0.0) -> int | None:
+    """If a child has exited (or does `within` seconds): log which one and how (before the others
+    are stopped), and return the parent's exit status for it (`exit_status`); else None."""
+    deadline = time.monotonic() + within
+    while True:
+        for number, child in enumerate(children, 1):
+            status = child.poll()
+            if status is not None:
+                count, how = len(children), how_it_ended(status)
+                logger.error("worker %d of %d (pid %d) %s; stopping the others", number, count, child.pid, how)
+                return exit_status(status)
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.05)
+
+
+def how_it_ended(status: int) -> str:
+    """A child's end, from its `returncode` (negative: the signal that killed it)."""
+    if status >= 0:
+        return f"exited with status {status}"
+    try:
+        name = signal.Signals(-status).name
+    except ValueError:
+        name = str(-status)
+    return f"was killed by signal {name}"
+
+
+def exit_status(status: int) -> int:
+    """The exit status a shell shows for a child's `returncode`: 128 + N for a child killed by signal N."""
+    return 128 - status if status < 0 else status
 
 
 def _stop(children: list[subprocess.Popen[str]], grace: float = 15.0) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -126,3 +129,27 @@ def test_each_startup_warning_is_printed_once_not_once_per_worker(tmp_path: Path
     assert [line for line in before if "UNSET_X" in line] == [
         "warning: environment variable UNSET_X is not set: calls to 'echo' will fail\n"
     ]
+
+
+def test_a_worker_that_dies_is_named_with_its_signal_before_the_others_are_stopped(tmp_path: Path) -> None:
+    """The parent said nothing of which worker ended or how, and exited 247 (-9 as a byte)."""
+    (tmp_path / "pid_tools.py").write_text(TOOLS)
+    path = tmp_path / "gw.yaml"
+    path.write_text("python: ['pid_tools:server']\n")
+    command = [sys.executable, "-m", "toolweave", "serve", str(path), "--transport", "http", "--port", "0"]
+    with subprocess.Popen(
+        [*command, "--workers", "2"], stderr=subprocess.PIPE, text=True, env=subprocess_env()
+    ) as parent:
+        assert parent.stderr is not None
+        for line in parent.stderr:  # the URL is announced once every worker listens
+            if line.startswith("Serving"):
+                break
+        workers = subprocess.run(["pgrep", "-P", str(parent.pid)], capture_output=True, text=True, check=False)
+        victim = int(workers.stdout.split()[0])
+        os.kill(victim, signal.SIGKILL)
+        after = parent.stderr.read()
+        status = parent.wait(timeout=60)
+    said = re.search(rf"ERROR toolweave.workers: worker [12] of 2 \(pid {victim}\) (.*)\n", after)
+    assert said is not None and said.group(1) == "was killed by signal SIGKILL; stopping the others"
+    assert said.start() < after.index("received SIGTERM")  # then the other worker was stopped
+    assert status == 128 + signal.SIGKILL
