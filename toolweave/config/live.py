@@ -10,8 +10,10 @@ the build's `server` settings are its own) and holds every upstream MCP server i
    and the current build keeps serving;
 3. new upstreams are connected (up to their `connect_timeout`, as at startup) and the new build
    is started (an HTTP API's client opened); then it replaces the old one in one step, and every
-   client gets `list_changed` (with a shared `server.store`, the clients of every replica too; each
-   replica reloads its own file);
+   client gets `list_changed` (with a shared `server.store`, the clients of every replica too, so
+   a client listening on one replica and listing through another lists again). Each replica
+   serves its own build: a `--watch` replica reloads the file itself when it changes there; a
+   plain `serve` of the file keeps the build it started with (its clients list again, and get it);
 4. calls already running finish on the old build; an upstream the new file no longer has is
    closed once the calls waiting for it have their answers.
 
