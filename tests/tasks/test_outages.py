@@ -130,7 +130,7 @@ async def test_a_client_gives_the_task_up_once_no_poll_was_answered_for_its_pati
     lost = outcome[0]
     assert isinstance(lost, MCPError) and lost.error.code == mt.INTERNAL_ERROR
     assert lost.error.message == (
-        f"lost contact with the task's server: no poll answered for 1s (the last: {UNAVAILABLE})"
+        f"lost contact with the server while its task ran: no poll answered for 1s (the last: {UNAVAILABLE})"
     )
     assert 1.0 <= took < 5
 
@@ -155,9 +155,9 @@ async def test_a_gateway_giving_up_an_upstream_task_says_contact_was_lost_not_th
 
     created = CreateTaskResult(task_id="t", status="working", poll_interval_ms=10)
     with pytest.raises(UpstreamError) as raised:
-        await drive_task(None, created, send=send, patience=0.1)  # type: ignore[arg-type]
+        await drive_task(None, created, send=send, patience=0.1, server="upstream 'up'")  # type: ignore[arg-type]
     message = str(raised.value)
-    assert message.startswith("lost contact with the task's server: no poll answered for 0s (the last: ")
+    assert message.startswith("lost contact with upstream 'up' while its task ran: no poll answered for 0s (the last: ")
     assert message.endswith(f"{last or error})") and "timed out" not in message
     assert raised.value.code is None  # (a gateway's task then ends `failed`, as for an upstream gone)
 

@@ -145,6 +145,7 @@ async def drive_task(
     ask: Ask | None = None,
     answered: set[str] | None = None,
     on_status: Callable[[str], Awaitable[None]] | None = None,
+    server: str = "the server",
 ) -> mt.CallToolResult:
     """Poll the task `created` to its end and return its `CallToolResult` (see the module).
 
@@ -152,7 +153,8 @@ async def drive_task(
     bounds each request and turns a lost upstream into its own error) and `ask` (instead of
     answering input requests through `session`'s callbacks), and the keys of the requests it
     already answered (`answered`), which a poll may still list for a moment; `on_status` hears
-    each new `statusMessage` of the task.
+    each new `statusMessage` of the task; `server` is what the error of a task given up calls the
+    server running it (a gateway: `"upstream 'mh'"`).
 
     Raises:
         MCPError: the task failed or was cancelled; or a poll was refused (the server no longer
@@ -166,7 +168,7 @@ async def drive_task(
     try:
         while True:
             wait = min((interval or 500) / 1000, max_poll_interval)
-            state = await _poll(send, task_id, wait, max_poll_interval=max_poll_interval, patience=patience)
+            state = await _poll(send, task_id, wait, max_poll_interval, patience, server)
             interval = state.poll_interval_ms or interval
             if on_status is not None and state.status_message and state.status_message != status:
                 status = state.status_message
@@ -192,7 +194,9 @@ async def drive_task(
     raise MCPError(mt.INTERNAL_ERROR, f"task {task_id} was cancelled")
 
 
-async def _poll(send: Send, task_id: str, wait: float, *, max_poll_interval: float, patience: float) -> TaskState:
+async def _poll(
+    send: Send, task_id: str, wait: float, max_poll_interval: float, patience: float, server: str
+) -> TaskState:
     """The task's state, asked for after `wait` seconds; asked again while polls fail for a reason
     that may pass, backing off, until `patience` seconds after the first failed one was sent."""
     failing_since: float | None = None
@@ -208,7 +212,7 @@ async def _poll(send: Send, task_id: str, wait: float, *, max_poll_interval: flo
             failing_since = sent if failing_since is None else failing_since
             silent = anyio.current_time() - failing_since
             if silent >= patience:
-                raise _lost(error, silent) from error
+                raise _lost(error, silent, server) from error
             wait = min(2 * wait, max_poll_interval, patience - silent)  # the last try at the bound
 
 
@@ -222,13 +226,13 @@ def _passing(error: Exception) -> bool:
     return isinstance(error, ToolTimeout | UpstreamFailed | OSError)
 
 
-def _lost(error: Exception, silent: float) -> UpstreamError:
-    """The error of a task given up because its server answered no poll for `silent` seconds."""
+def _lost(error: Exception, silent: float, server: str) -> UpstreamError:
+    """The error of a task given up because `server` answered no poll for `silent` seconds."""
     if isinstance(error, ToolTimeout):  # a gateway's bound on one request, not the tool's
         last = f"no answer within {error.seconds:g}s"
     else:
         last = error.error.message if isinstance(error, MCPError) else str(error)
-    message = f"lost contact with the task's server: no poll answered for {silent:.0f}s (the last: {last})"
+    message = f"lost contact with {server} while its task ran: no poll answered for {silent:.0f}s (the last: {last})"
     return UpstreamError(message, tool=error.tool if isinstance(error, UpstreamError) else None)
 
 
