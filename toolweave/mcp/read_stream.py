@@ -3,7 +3,7 @@
 The SDK hands a session its read stream (an anyio memory receive stream of `SessionMessage`s or
 exceptions). `ReadStream` wraps one and passes everything through (`receive`, iteration, closing,
 attributes such as `last_context`); a variant overrides only what it changes: `WatchedStream`
-reports the end of the connection, `ScrubbedErrors` takes the secrets in flight out of
+reports the end of the connection, `ScrubbedMessages` takes the secrets in flight out of
 the messages an upstream sends, and the stdio transport's reader answers malformed
 messages.
 
@@ -85,7 +85,7 @@ class WatchedStream(ReadStream):
         await self._stream.aclose()
 
 
-class ScrubbedErrors(ReadStream):
+class ScrubbedMessages(ReadStream):
     """An upstream's read stream whose messages reach the SDK's session without the secrets in
     flight: those of the calls running now (the session's client span records an error's message
     as it reads it, before toolweave's own redaction sees the error), and the credentials the

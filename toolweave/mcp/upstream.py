@@ -67,7 +67,7 @@ from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
 from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp, from_mcp_result
-from toolweave.mcp.read_stream import ReadStream, ScrubbedErrors, WatchedStream
+from toolweave.mcp.read_stream import ReadStream, ScrubbedMessages, WatchedStream
 from toolweave.mcp.upstream_callers import CallerSessions
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 from toolweave.mcp.upstream_era import Negotiation, Renegotiate
@@ -254,7 +254,7 @@ class Upstream:
         is called when its connection ends. `auth` (HTTP) replaces the mount's own credentials."""
         async with AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self._transport(auth))
-            read = ScrubbedErrors(read)
+            read = ScrubbedMessages(read)
             if tracing_configured():  # the SDK's send spans record an upstream's error messages
                 sent = SentArguments()
                 read, write = ArgumentsWithheld(read, sent), NotedSends(write, sent)
