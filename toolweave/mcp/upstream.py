@@ -440,7 +440,9 @@ class Upstream:
             logger.info("[%s] %s", self.label, text)
 
     def _failed(self, why: str) -> None:
-        """Record and log (WARNING) why the upstream is down, with its last words on stderr."""
+        """Record and log (WARNING) why the upstream is down, with its last words on stderr; a
+        retry that fails as the last attempt did is logged at DEBUG (a down upstream would repeat
+        the same warning at every backoff step)."""
         from toolweave.server.remote import HttpTarget, SseTarget
 
         reached = self.remote.target
@@ -448,10 +450,19 @@ class Upstream:
             path = reached.url.split("?", 1)[0].rstrip("/")
             if path.endswith("/sse"):  # some clients try the legacy transport when streamable HTTP fails
                 why += " (a URL ending in /sse is usually a legacy SSE server: give it `type: sse`)"
+        again = why == self.last_error  # (a retry failing as the last one did: said once, at WARNING)
         self.last_error = why
         tail = "".join(f"\n  [{self.label}] {line}" for line in self.stderr_tail)
         target = self.remote.target.describe()
-        logger.warning("[%s] upstream %s failed: %s%s", self.label, target, why, tail and f"; its stderr:{tail}")
+        logger.log(
+            logging.DEBUG if again else logging.WARNING,
+            "[%s] upstream %s failed%s: %s%s",
+            self.label,
+            target,
+            " again" if again else "",
+            why,
+            tail and f"; its stderr:{tail}",
+        )
 
     # -- tools -----------------------------------------------------------------------------------
 
