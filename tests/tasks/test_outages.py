@@ -184,9 +184,6 @@ async def test_a_gateway_polls_its_upstreams_task_on_through_a_stall_longer_than
     assert done.result["content"][0]["text"] == "built"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="toolweave/mcp/upstream.py (_task_result) quotes the upstream's task id; its owners change it"
-)
 async def test_a_gateway_task_whose_upstream_died_names_the_upstream_and_not_its_task_id() -> None:
     server = Server("gateway")
     server.mount(RemoteServer.stdio(sys.executable, [str(UPSTREAM), "modern"], env=subprocess_env()), prefix="up")

@@ -620,7 +620,7 @@ class Upstream:
         next round sends the answers with `tasks/update` and polls on."""
         session = self.session
         if session is None:
-            raise UpstreamError(f"upstream {self.label!r} went away before its task {created.task_id} ended")
+            raise UpstreamError(f"upstream {self.label!r} went away before its task ended")
 
         async def ask(task_id: str, requests: dict[str, dict[str, Any]]) -> None:
             raise _asked(requests, self.label, name, task=task_id)
@@ -634,16 +634,22 @@ class Upstream:
 
         status = on_status if _wants_progress(ctx) else None
         try:
-            return await drive_task(session, created, send=send, ask=ask, answered=set(answered), on_status=status)
+            return await drive_task(
+                session,
+                created,
+                send=send,
+                ask=ask,
+                answered=set(answered),
+                on_status=status,
+                server=f"upstream {self.label!r}",
+            )
         except UpstreamError:
             if self.session is session:
                 raise
             # lost between two polls: the next one found no session ("not connected" says less)
-            raise UpstreamError(
-                f"upstream {self.label!r} went away during its task {created.task_id}", tool=name
-            ) from None
+            raise UpstreamError(f"upstream {self.label!r} went away while its task ran", tool=name) from None
         except MCPError as error:  # the task failed, or was cancelled upstream
-            raise UpstreamFailed(f"upstream {self.label!r} task {created.task_id}: {error.error.message}") from None
+            raise UpstreamFailed(f"upstream {self.label!r} task: {error.error.message}") from None
 
     async def request(
         self,
