@@ -204,3 +204,10 @@ def test_a_secret_the_config_expanded_into_base_url_is_shown_as_written(url: str
     assert explained.returncode == 0, explained.stderr
     assert tenant not in explained.stdout + explained.stderr
     assert "tenant=${TENANT}" in explained.stdout
+
+
+def test_a_key_written_into_base_url_is_kept_out_of_the_logs(url: str) -> None:
+    composed = compose(
+        {"openapi": {"shop": {"spec": f"{url}/openapi.json", "base_url": f"{url}/?api_key=literal-key-0123"}}}
+    )
+    assert composed.hidden_values()["literal-key-0123"] == "***"

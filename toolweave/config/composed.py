@@ -141,7 +141,7 @@ class Composed:
         """Every value to keep out of logs, with what to show instead: those the config expanded
         from the environment or inputs (as their `${VAR}`, and each string holding one as the
         config wrote it), and the passwords and secret-looking query values in the URLs of its
-        upstreams and its store (as `***`).
+        upstreams, its APIs' base URLs and its store (as `***`).
 
         Example:
             >>> from toolweave.server.remote import RemoteServer
@@ -155,6 +155,7 @@ class Composed:
             target = remote.target
             words = [getattr(target, "url", None), getattr(target, "command", None), *getattr(target, "args", ())]
             urls += [word for word in words if isinstance(word, str) and "://" in word]
+        urls += [url for source in self.sources if isinstance(url := getattr(source.server, "base_url", None), str)]
         found = {value: HIDDEN for url in urls for value in url_secrets(url)}
         found.update(self.secrets.stand_ins() if isinstance(self.secrets, Expanded) else self.secrets)
         return found
