@@ -440,6 +440,18 @@ def test_an_args_refusal_names_its_key_in_the_config_words(args: dict[str, Any],
     assert "Arg(" not in str(error) and "ExcludeArgs" not in str(error) and "InjectArgs" not in str(error)
 
 
+def test_every_problem_of_one_args_section_is_reported_at_once() -> None:
+    args = {"text": {"hide": True}, "nope": {"description": "x"}, "txet": {"description": "y"}}
+    error = compile_error({"python": [{"import": "calc:shout", "tools": {"shout": {"args": args}}}]})
+    assert str(error) == (
+        "3 problems:\n"
+        "  - python[0].tools.shout.args.nope.description: the tool has no argument 'nope' (it has: text)\n"
+        "  - python[0].tools.shout.args.txet.description: the tool has no argument 'txet' (did you mean 'text'?)\n"
+        "  - python[0].tools.shout.args.text.hide: a required argument cannot be hidden without a value: "
+        "add `default:` or `inject:`"
+    )
+
+
 @pytest.mark.parametrize(
     ("arg", "path"),
     [

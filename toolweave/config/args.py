@@ -90,18 +90,32 @@ class ArgChanges:
             raise self.problem(tool, str(error)) from None
 
     def problem(self, tool: Tool, error: str) -> ConfigError:
-        """The `ConfigError` for a transform's `error` on `tool` (as the section received it)."""
+        """The `ConfigError` for a transform's `error` on `tool` (as the section received it), with
+        every argument the section names that the tool does not have: all of them at once."""
         subject = "the tool" if self.tool is not None else f"tool {tool.name!r}"
+        problems: list[tuple[str, str]] = []
         for name, spec in self.args.items():
             unknown = unknown_argument(name, tool, subject=subject)
             if unknown is not None:
-                return ConfigError(unknown, path=_key(name, spec, self.where))
+                problems.append((_key(name, spec, self.where), unknown))
+        refused = self._refused(error, subject)
+        if refused is not None and unknown_argument(refused[0], tool) is None:  # (else said above)
+            problems.append(refused[1:])
+        if not problems:
+            return ConfigError(error, path=self.where)
+        if len(problems) == 1:
+            return ConfigError(problems[0][1], path=problems[0][0])
+        listed = "\n".join(f"  - {path}: {said}" for path, said in problems)
+        return ConfigError(f"{len(problems)} problems:\n{listed}")
+
+    def _refused(self, error: str, subject: str) -> tuple[str, str, str] | None:
+        """The argument, key path and words of the transform's `error`, when it is about an argument."""
         for name, spec in self.args.items():
             _, found, what = error.partition(f"argument {name!r}: ")
             if found:
                 path, said = self._refusal(name, spec, what)
-                return ConfigError(said if self.tool is not None else f"{subject}: {said}", path=path)
-        return ConfigError(error, path=self.where)
+                return name, path, said if self.tool is not None else f"{subject}: {said}"
+        return None
 
     def _refusal(self, name: str, spec: ArgSpec, what: str) -> tuple[str, str]:
         """The key path and the words for what a transform said about argument `name`."""
