@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -24,6 +25,20 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env.update(extra)
     return env
+
+
+def run_python(source: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`source` run by this interpreter in a fresh process (this checkout's toolweave importable,
+    `env` added), its output captured as text; at most a minute."""
+    return subprocess.run(
+        [sys.executable, "-c", source],
+        env=subprocess_env(**env),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def free_port() -> int:

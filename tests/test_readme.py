@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import ROOT, subprocess_env
+from tests.conftest import ROOT, run_python
 
 NOT_RUN = "<!-- not run"
 CONTINUES = "<!-- continues"
@@ -38,12 +36,5 @@ def test_the_readme_has_runnable_examples() -> None:
 
 @pytest.mark.parametrize(("heading", "code"), examples(), ids=[heading for heading, _ in examples()])
 def test_readme_example_runs(heading: str, code: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env=subprocess_env(SEARCH_KEY="k"),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_python(code, SEARCH_KEY="k")
     assert done.returncode == 0, f"{heading}:\n{done.stderr[-3000:]}"

@@ -5,8 +5,6 @@ with the reason — never a 200 without toolweave's metrics."""
 from __future__ import annotations
 
 import logging
-import subprocess
-import sys
 
 import httpx2
 import mcp
@@ -14,7 +12,7 @@ import pytest
 from opentelemetry.exporter.prometheus import PrometheusMetricReader
 from prometheus_client import REGISTRY, CollectorRegistry
 
-from tests.conftest import subprocess_env
+from tests.conftest import run_python
 from tests.serving import serving
 from tests.telemetry.conftest import Metrics
 from toolweave import Server
@@ -58,14 +56,7 @@ anyio.run(main)
 
 
 def test_an_application_provider_without_a_prometheus_reader_gets_a_warning_and_a_503() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", OWN_PROVIDER],
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = run_python(OWN_PROVIDER)
     assert done.returncode == 0, done.stderr
     status, *body, counted = done.stdout.splitlines()
     assert status == "503"

@@ -3,10 +3,7 @@ this one has the SDK installed by the other telemetry tests)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from tests.conftest import subprocess_env
+from tests.conftest import run_python
 
 SCRIPT = """
 import anyio, mcp
@@ -30,9 +27,7 @@ anyio.run(main)
 
 
 def test_no_observer_and_no_mount_wrapper_without_an_sdk() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], env=subprocess_env(), capture_output=True, text=True, timeout=60, check=False
-    )
+    done = run_python(SCRIPT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "None", "True"]
 
@@ -69,13 +64,6 @@ anyio.run(main)
 def test_trace_context_fields_that_are_not_strings_are_dropped_without_an_sdk_too() -> None:
     """A number as `_meta.traceparent`, `tracestate` or `baggage`, with a `traceparent` header: the
     call is served in both eras (the propagators run without an SDK too)."""
-    done = subprocess.run(
-        [sys.executable, "-c", MALFORMED_TRACE_CONTEXT],
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = run_python(MALFORMED_TRACE_CONTEXT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["pong"] * 6, done.stdout
