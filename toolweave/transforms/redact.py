@@ -47,7 +47,6 @@ from typing import Any
 
 from toolweave.core.context import Context, LogLevel
 from toolweave.core.errors import RedactedError, ToolError
-from toolweave.core.memo import Memo
 from toolweave.core.result import ToolResult
 from toolweave.core.shown import quoted_forms
 from toolweave.core.tool import Run
@@ -82,7 +81,8 @@ class RedactingRun:
         for name in self.names:  # a plain loop: every call of such a tool passes here
             value = arguments.get(name)
             if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
-                secrets += _FORMS.get(value, secret_forms, value)
+                forms = _FORMS.get(value)
+                secrets += forms if forms is not None else _remembered_forms(value)
         if not secrets:
             return await self.inner(arguments, ctx)
         if len(secrets) > 1:
@@ -199,8 +199,15 @@ def secret_forms(value: str) -> list[str]:
     return sorted(quoted_forms(value), key=lambda form: (-len(form), form))
 
 
-_FORMS: Memo[list[str]] = Memo(limit=256)
+_FORMS: dict[str, list[str]] = {}
 """The forms of the secrets calls carry (mostly the same few values, call after call)."""
+
+
+def _remembered_forms(value: str) -> list[str]:
+    if len(_FORMS) >= 256:  # values of secrets that rotate must not pile up
+        _FORMS.clear()
+    forms = _FORMS[value] = secret_forms(value)
+    return forms
 
 
 def wrap(inner: Run, names: Iterable[str]) -> Run:
