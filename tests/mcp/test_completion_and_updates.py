@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import warnings
 from typing import Any
 
@@ -126,3 +127,19 @@ async def test_2026_listeners_hear_about_the_uris_they_named() -> None:
             async for event in events:
                 assert event == ResourceUpdated(uri="notes://today")
                 break
+
+
+async def test_an_update_of_a_uri_the_server_does_not_serve_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    # (the usual slip: a mounted server's code telling the gateway about its own, unprefixed URI)
+    child = travel_server()
+    gateway = Server("gateway")
+    gateway.mount(child, prefix="trip")
+    with caplog.at_level(logging.WARNING, logger="toolweave.server"):
+        gateway.resource_updated("notes://today")
+        child.resource_updated("notes://today")  # the child serves it: said nothing
+        gateway.resource_updated("notes://trip/today")  # the gateway's name for it
+    said = [record.getMessage() for record in caplog.records]
+    assert said == [
+        "server 'gateway': resource_updated('notes://today') reaches no client: the server serves no resource "
+        "there (code of a mounted server tells its own server: child.resource_updated(...))"
+    ]

@@ -471,7 +471,22 @@ class Server:
         self._all_changed()
 
     def resource_updated(self, uri: str) -> None:
-        """Tell clients subscribed to `uri` that its content changed (`notifications/resources/updated`)."""
+        """Tell clients subscribed to `uri` that its content changed (`notifications/resources/updated`).
+
+        `uri` is as this server serves it: code of a mounted server tells that server
+        (`child.resource_updated`), which passes the news on under the URI its parent exposes. A
+        URI no resource or template of this server serves reaches no client: that is logged.
+        """
+        if not self.is_remote:  # (a remote passes on its upstream's news, listed or not)
+            try:
+                self.resources.catalog.resolve(uri)
+            except UnknownResource:
+                logger.warning(
+                    "server %r: resource_updated(%r) reaches no client: the server serves no resource there "
+                    "(code of a mounted server tells its own server: child.resource_updated(...))",
+                    self.name,
+                    uri,
+                )
         self._update_listeners.notify(uri)
 
     def subscribe_updates(self, listener: Callable[[str], None]) -> Callable[[], None]:
