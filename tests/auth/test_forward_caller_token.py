@@ -5,6 +5,7 @@ and every call it received), the gateway on HTTP with JWT auth, the official `mc
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -29,6 +30,7 @@ from toolweave.auth import Bearer, IntrospectionVerifier, JWTVerifier
 from toolweave.config import build
 from toolweave.config.models import Config
 from toolweave.server.remote import Backoff
+from toolweave.transforms.redact import IN_FLIGHT
 
 
 @dataclass
@@ -74,6 +76,18 @@ class Seen:
         return {session for method, _, session in self.requests if method == "DELETE"}
 
 
+def fingerprint(authorization: str) -> str:
+    """What the upstream's tools answer for an Authorization header: its token's hash, never the
+    token (the gateway redacts a forwarded token from what an upstream sends back)."""
+    scheme, _, token = authorization.partition(" ")
+    return f"{scheme} #{hashlib.sha256(token.encode()).hexdigest()[:16]}" if token else authorization
+
+
+def whose(token: str) -> str:
+    """What the upstream answers for a call forwarded with `token`."""
+    return fingerprint(f"Bearer {token}")
+
+
 async def refuse_handshake(ctx: Any, call_next: Any) -> Any:
     """Speak only the 2026-07-28 protocol (`initialize` refused)."""
     if ctx.method == "initialize":
@@ -87,7 +101,7 @@ def upstream(seen: Seen, *, modern_only: bool = False) -> Server:
         server.as_mcp().middleware.insert(0, refuse_handshake)
 
     def authorization(ctx: Context) -> str:
-        return seen.called(ctx.headers.get("authorization", "none"))
+        return fingerprint(seen.called(ctx.headers.get("authorization", "none")))
 
     @server.tool
     async def wait(ctx: Context) -> str:
@@ -161,9 +175,9 @@ async def test_each_caller_reaches_the_upstream_with_its_own_token(issuer: Issue
                 tasks.start_soon(calls, "grace", g)
             prompt = await a.get_prompt("up_whose_prompt", {})
             note = await g.read_resource("note://up/whose")
-    assert answers == {"ada": [f"Bearer {ada}"] * 3, "grace": [f"Bearer {grace}"] * 3}
-    assert prompt.messages[0].content.text == f"Bearer {ada}"
-    assert note.contents[0].text == f"Bearer {grace}"
+    assert answers == {"ada": [whose(ada)] * 3, "grace": [whose(grace)] * 3}
+    assert prompt.messages[0].content.text == whose(ada)
+    assert note.contents[0].text == whose(grace)
     ada_sessions, grace_sessions = seen.sessions_of(f"Bearer {ada}"), seen.sessions_of(f"Bearer {grace}")
     assert len(ada_sessions) == 1 and len(grace_sessions) == 1  # one upstream session per caller...
     for _, authorization, session in seen.requests:  # ...which never carries anyone else's token
@@ -189,7 +203,8 @@ async def test_every_transport_and_era_forwards_each_callers_own_token(transport
             answers = [(await root.call_tool("up_whose", {}, ctx=caller(token))).text for token in ("tok-a", "tok-b")]
             assert remote.caller_session_count == 2
     assert remote.era == era
-    assert answers == seen.calls == ["Bearer tok-a", "Bearer tok-b"]
+    assert seen.calls == ["Bearer tok-a", "Bearer tok-b"]
+    assert answers == [whose("tok-a"), whose("tok-b")]
 
 
 async def test_without_the_flag_the_upstream_never_sees_a_callers_token(issuer: Issuer) -> None:
@@ -222,7 +237,7 @@ async def test_a_request_without_a_verified_caller_gets_a_clear_error_and_the_ga
         "upstream 'up' needs the caller's own token, and this request has no verified caller; "
         "tool 'up_whose' is unavailable"
     )
-    assert served.content[0].text == f"Bearer {ada}"
+    assert served.content[0].text == whose(ada)
     assert seen.calls == [f"Bearer {ada}"]  # no anonymous call, and never the gateway's own token
     assert "Bearer gateway-own-token" in {authorization for _, authorization, _ in seen.requests}  # listing
 
@@ -236,7 +251,7 @@ async def test_in_process_and_stdio_requests_have_no_caller_token_to_forward() -
             result = await root.call_tool("up_whose", {})
             forwarded = await root.call_tool("up_whose", {}, ctx=caller("tok-in-process"))
     assert result.is_error and "upstream 'up' needs the caller's own token" in result.text
-    assert forwarded.text == "Bearer tok-in-process"
+    assert forwarded.text == whose("tok-in-process")
     assert seen.calls == ["Bearer tok-in-process"]
 
 
@@ -248,7 +263,7 @@ async def test_the_callers_token_replaces_a_static_authorization_header_of_the_m
         root.mount(remote, prefix="up")
         async with root:
             forwarded = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
-    assert forwarded.text == "Bearer tok-a"
+    assert forwarded.text == whose("tok-a")
     sessions = seen.sessions_of("Bearer tok-a")
     assert sessions and all(auth == "Bearer tok-a" for _, auth, session in seen.requests if session in sessions)
     assert seen.sessions_of("Bearer gateway-static")  # the gateway's own session keeps its header
@@ -285,7 +300,7 @@ async def test_an_upstream_that_refuses_the_callers_token_fails_that_call_only(i
         assert answer.is_error
         assert "upstream 'up' refused the caller's token (HTTP 403)" in answer.content[0].text
         assert narrow not in answer.content[0].text
-    assert served.content[0].text == f"Bearer {ada}"
+    assert served.content[0].text == whose(ada)
     assert seen.calls == [f"Bearer {ada}"]
 
 
@@ -308,7 +323,7 @@ async def test_a_token_revoked_during_a_session_fails_the_call_and_drops_the_ses
             served = await root.call_tool("up_whose", {}, ctx=caller(grace))
     await verifier.aclose()
     assert refused.is_error and "upstream 'up' refused the caller's token (HTTP 401)" in refused.text
-    assert served.text == f"Bearer {grace}"
+    assert served.text == whose(grace)
     assert seen.calls == [f"Bearer {ada}", f"Bearer {grace}", f"Bearer {grace}"]
 
 
@@ -320,11 +335,11 @@ async def test_the_pool_keeps_at_most_its_bound_and_closes_the_least_recently_us
         root.mount(remote, prefix="up")
         async with root:
             for token in ("tok-a", "tok-b", "tok-c"):
-                assert (await root.call_tool("up_whose", {}, ctx=caller(token))).text == f"Bearer {token}"
+                assert (await root.call_tool("up_whose", {}, ctx=caller(token))).text == whose(token)
             assert remote.caller_session_count == 2
             await seen.until(seen.closed)  # the least recently used session is closed at the upstream
             assert seen.closed() == seen.sessions_of("Bearer tok-a")
-            assert (await root.call_tool("up_whose", {}, ctx=caller("tok-a"))).text == "Bearer tok-a"
+            assert (await root.call_tool("up_whose", {}, ctx=caller("tok-a"))).text == whose("tok-a")
             assert remote.caller_session_count == 2
     assert len(seen.sessions_of("Bearer tok-a")) == 2  # a new session for the returning caller
     assert seen.calls == ["Bearer tok-a", "Bearer tok-b", "Bearer tok-c", "Bearer tok-a"]
@@ -364,7 +379,7 @@ async def test_an_idle_caller_session_is_closed_and_a_later_call_opens_another()
             await seen.until(seen.closed)
             assert remote.caller_session_count == 0
             again = await root.call_tool("up_whose", {}, ctx=caller("tok-a"))
-    assert again.text == "Bearer tok-a"
+    assert again.text == whose("tok-a")
     assert len(seen.sessions_of("Bearer tok-a")) == 2
 
 
@@ -381,7 +396,7 @@ async def test_a_session_closes_when_its_token_expires_and_the_renewed_token_get
             assert remote.caller_session_count == 0
             renewed = await root.call_tool("up_whose", {}, ctx=caller("tok-new"))
             assert remote.caller_session_count == 1
-    assert renewed.text == "Bearer tok-new"
+    assert renewed.text == whose("tok-new")
     assert seen.closed() >= seen.sessions_of("Bearer tok-old")
 
 
@@ -402,7 +417,7 @@ async def test_a_caller_whose_upstream_went_away_gets_a_new_session_once_it_is_b
                     if not after.is_error:
                         break
                     await anyio.sleep(0.05)
-    assert before.text == after.text == "Bearer tok-a"
+    assert before.text == after.text == whose("tok-a")
     assert gone.is_error and gone.text.startswith("upstream 'up' ")  # went away, or is not connected
     assert len(seen.sessions_of("Bearer tok-a")) == 2  # the lost session was dropped, a new one opened
 
@@ -420,6 +435,19 @@ async def test_sessions_are_closed_when_the_gateway_stops() -> None:
                 assert not seen.closed()
         assert remote.caller_session_count == 0
         assert seen.closed() == seen.sessions_of("Bearer tok-a")  # the upstream heard it end
+
+
+async def test_a_forwarded_token_is_a_secret_in_flight_while_its_session_lives() -> None:
+    # (what the CLI's log filter hides, and what is scrubbed from whatever the upstream sends back)
+    token, line = "tok-secret-caller-123", "Authorization: Bearer tok-secret-caller-123"
+    async with upstream_at(Seen()) as url:
+        remote = RemoteServer.http(url, forward_caller_token=True)
+        root = Server("gateway")
+        root.mount(remote, prefix="up")
+        async with root:
+            assert (await root.call_tool("up_whose", {}, ctx=caller(token))).text == whose(token)
+            assert IN_FLIGHT.scrub(line) == "Authorization: Bearer [redacted]"
+        assert IN_FLIGHT.scrub(line) == line  # the session closed with the gateway: released
 
 
 async def test_the_token_never_appears_in_logs_or_reprs(caplog: pytest.LogCaptureFixture) -> None:
@@ -446,7 +474,7 @@ async def test_a_config_entry_forwards_the_callers_token() -> None:
             result = await server.call_tool("whose", {}, ctx=caller("tok-config"))
             anonymous = await server.call_tool("whose", {})
             await seen.until(seen.closed)  # closed after 0.1 s unused
-    assert result.text == "Bearer tok-config"
+    assert result.text == whose("tok-config")
     assert anonymous.is_error and "needs the caller's own token" in anonymous.text
 
 

@@ -54,6 +54,7 @@ from mcp import ClientSession
 
 from toolweave.core.context import Context
 from toolweave.core.errors import UpstreamError
+from toolweave.transforms.redact import HeldSecret
 
 if TYPE_CHECKING:
     from toolweave.mcp.upstream import Upstream
@@ -80,12 +81,19 @@ def warn_without_callers(server: Any, served: str) -> None:
 
 class CallerToken(httpx2.Auth):
     """`Authorization: Bearer <the caller's token>` on every request of one caller's session;
-    remembers whether the upstream refused it (401/403)."""
+    remembers whether the upstream refused it (401/403). The token is a secret in flight until
+    `release()` (the session closed): kept out of logs and of what upstreams send back."""
 
     def __init__(self, token: str) -> None:
         self._token = token
+        self._held = HeldSecret()
+        self._held.hold(token)
         self.refused: int | None = None
         """The status by which the upstream last refused the token, or None."""
+
+    def release(self) -> None:
+        """The session is closed: the token is no longer in flight."""
+        self._held.release()
 
     def __repr__(self) -> str:
         return "CallerToken(...)"
@@ -301,6 +309,7 @@ class CallerSessions:
                 logger.warning("[%s] could not open a session for a caller: %s", label, failure)
         finally:
             entry.session = None
+            entry.auth.release()
             entry.opened.set()
             entry.closed.set()
             self._held.discard(entry)
