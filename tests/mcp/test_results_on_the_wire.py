@@ -233,6 +233,21 @@ def server_with_non_finite_objects() -> Server:
         return {"mean": math.nan}
 
     @server.tool
+    def many() -> list[Reading]:
+        """Models inside a list keep their own config too."""
+        return [Reading(x=1.0), Reading(x=math.inf)]
+
+    @server.tool
+    def maybe() -> Reading | None:
+        """And a model in a union."""
+        return Reading(x=math.nan)
+
+    @server.tool
+    def words() -> dict[str, str]:
+        """Text that only says NaN goes out."""
+        return {"note": "NaN and Infinity are words here"}
+
+    @server.tool
     def fine() -> Nested:
         """A finite one goes out."""
         return Nested(inner=Reading(x=2.5))
@@ -246,10 +261,13 @@ async def test_nan_or_infinity_inside_models_dataclasses_and_any_values_is_maske
 ) -> None:
     # (pydantic would dump each as `null`: under `"type": "number"` the client's SDK raises)
     async with Client(server_with_non_finite_objects().as_mcp(), mode=mode) as client:
-        failed = {name: await client.call_tool(name, {}) for name in ("model", "sample", "nested", "loose")}
+        names = ("model", "sample", "nested", "loose", "many", "maybe")
+        failed = {name: await client.call_tool(name, {}) for name in names}
         fine = await client.call_tool("fine", {})
+        words = await client.call_tool("words", {})
     for result in failed.values():
         assert result.is_error and "(incident " in result.content[0].text
     assert fine.structured_content == {"inner": {"x": 2.5}}
-    for where in ("x", "inner/x", "mean"):
+    assert words.structured_content == {"note": "NaN and Infinity are words here"}
+    for where in ("x", "inner/x", "mean", "1/x"):
         assert f"the return value holds NaN or infinity, which JSON cannot carry ({where})" in caplog.text

@@ -121,6 +121,22 @@ def _finite(value: Any) -> bool:
     return type(value) is not float or math.isfinite(value)
 
 
+def _finite_json(data: Any) -> str:
+    """The JSON text of a return value's data, which must hold no NaN or ±Infinity.
+
+    The annotation refuses them only where it says `float`: a model's or dataclass's own config
+    (at any depth) and `Any` let them through, and JSON would carry them as `null`, breaking a
+    `number` schema in the client's SDK. Written as JSON's constants they show in the text: a
+    search of it is the common case's whole cost; only a text holding those words is walked.
+    """
+    text: str = to_json(data, inf_nan_mode="constants").decode()
+    if ("N" in text or "I" in text) and ("NaN" in text or "Infinity" in text):  # (one letter: a memchr)
+        unsent = non_finite(data)
+        if unsent is not None:
+            raise InvalidResult(f"the return value holds NaN or infinity, which JSON cannot carry ({unsent})")
+    return text
+
+
 def dump_json(data: Any) -> str:
     """Compact JSON text of JSON-able data, as tools return it to the model.
 
@@ -151,14 +167,13 @@ class ResultConverter:
             matches the schema; a value that does not fit is an `InvalidResult`.
     """
 
-    __slots__ = ("_adapter", "_own_config", "returns", "structured", "wrap")
+    __slots__ = ("_adapter", "returns", "structured", "wrap")
 
     def __init__(self, output_schema: Mapping[str, Any] | None, returns: Any = None) -> None:
         self.structured = output_schema is not None
         self.wrap = bool(output_schema and output_schema.get(WRAP_KEY))
         self.returns: Any = returns if self.structured else None
         self._adapter: Any = None
-        self._own_config = False
 
     @classmethod
     def shared(cls, output_schema: Mapping[str, Any] | None, returns: Any = None) -> ResultConverter:
@@ -185,10 +200,15 @@ class ResultConverter:
             return ToolResult([_block(value)])
         if isinstance(value, list | tuple) and any(_is_content_like(item) for item in value):
             return ToolResult([_block(item) for item in value])
-        data = to_jsonable_python(value) if self.returns is None else self._checked(value)
-        if data is None:
+        if self.returns is None:
+            data = to_jsonable_python(value)
+            text = None if data is None else dump_json(data)
+        else:
+            data = self._checked(value)
+            text = None if data is None else _finite_json(data)
+        if text is None:
             return ToolResult([], self._structured(None) if self.wrap else None)
-        return ToolResult([TextContent(dump_json(data))], self._structured(data))
+        return ToolResult([TextContent(text)], self._structured(data))
 
     def _checked(self, value: object) -> Any:
         """`value` validated against the return annotation, as JSON-able data."""
@@ -196,28 +216,23 @@ class ResultConverter:
         if adapter is None:
             from pydantic import ConfigDict, PydanticUserError, TypeAdapter
 
-            try:  # NaN and Infinity are not JSON numbers: a result holding one breaks its schema
-                adapter = TypeAdapter(self.returns, config=ConfigDict(allow_inf_nan=False))
+            try:  # NaN and Infinity are not JSON numbers: refused where the annotation says `float`,
+                # kept as floats elsewhere (`Any`) for `_finite_json` to find, never dumped as `null`
+                config = ConfigDict(allow_inf_nan=False, ser_json_inf_nan="constants")
+                adapter = TypeAdapter(self.returns, config=config)
             except PydanticUserError:  # models and dataclasses carry their own config
                 adapter = TypeAdapter(self.returns)
-                self._own_config = True
             self._adapter = adapter
         from pydantic import ValidationError
 
         try:
-            validated = adapter.validate_python(value)
+            return adapter.dump_python(adapter.validate_python(value), mode="json")
         except ValidationError as error:
             first = error.errors(include_url=False, include_input=False, include_context=False)[0]
             where = ".".join(str(part) for part in first["loc"]) or "(root)"
             raise InvalidResult(
                 f"the return value does not match the return annotation ({where}: {first['msg']})"
             ) from None
-        # Refused above only where the annotation says `float`: a model's or dataclass's own config,
-        # and `Any`, let NaN and ±Infinity through, and the JSON dump would turn them into `null`.
-        unsent = non_finite(adapter.dump_python(validated) if self._own_config else value)
-        if unsent is not None:
-            raise InvalidResult(f"the return value holds NaN or infinity, which JSON cannot carry ({unsent})")
-        return adapter.dump_python(validated, mode="json")
 
     def _structured(self, data: Any) -> Any:
         if not self.structured:
