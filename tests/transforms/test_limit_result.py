@@ -278,3 +278,15 @@ async def test_a_long_text_that_is_not_a_json_value_is_cut_as_text(text: str) ->
     cut = result.content[0].text
     assert len(cut.encode()) <= 100 and cut.endswith(" bytes]")
     assert text.startswith(cut.partition("… [truncated")[0])
+
+
+@pytest.mark.parametrize("structured", ["keep", "drop"])
+async def test_an_indented_json_text_whose_compact_form_fits_is_sent_compact_without_structured_content(
+    structured: str,
+) -> None:
+    rows = [{"id": i, "name": f"row {i}"} for i in range(20)]
+    indented = json.dumps(rows, indent=4)
+    assert len(indented.encode()) > 1000 >= len(json.dumps(rows, separators=(",", ":")).encode())
+    result = await limited(returning(ToolResult([TextContent(indented)])), max_bytes=1000, structured=structured)
+    assert result.structured_content is None and not result.is_error
+    assert json.loads(result.content[0].text) == rows and len(result.content[0].text.encode()) <= 1000

@@ -270,7 +270,7 @@ class _Limiter:
         if text is compact:  # the data is within the limits; a JSON text of it over them is sent compact
             if limit is not None and _total(result.content) > limit:
                 blocks = _reshown(result.content, data, value, compact, value, compact)
-                result = ToolResult(blocks, data, result.is_error, result.meta)
+                result = ToolResult(blocks, result.structured_content, result.is_error, result.meta)
             return self._content(result, size)
         cut = {"result": capped} if self.wrap else capped
         problem = None if self.schema is None else schema_problem(self._schema_validator(), cut)
