@@ -79,6 +79,18 @@ class ToolError(ToolweaveError):
             return message
         return message.replace(f"'{self.tool}'", f"'{name}'")
 
+    def unattributed(self) -> ToolError:
+        """This error, changed in place to quote no tool: its message stays as it is whatever name
+        the boundary that answers it exposes (a prompt's error answered by the `get_prompt` tool).
+
+        Example:
+            >>> error = InvalidArguments("review", [ArgumentProblem("code", "Field required")])
+            >>> error.unattributed().for_tool("get_prompt").splitlines()[0]
+            "Invalid arguments for tool 'review':"
+        """
+        self.tool = None
+        return self
+
     def quoting(self, name: str) -> ToolError:
         """This error, changed in place so that its message quotes `name` (for re-raising at a
         boundary that exposes the tool, prompt or resource under that name).

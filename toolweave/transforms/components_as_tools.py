@@ -42,13 +42,6 @@ _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_wor
 _NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-def _unattributed(error: ToolError) -> ToolError:
-    """`error` of a prompt or resource, as its tool's own error: the call boundary renames the
-    component an attributed error quotes to the tool's name, but here it names the prompt or
-    resource the client asked for (`Invalid arguments for prompt 'review'`, not 'get_prompt')."""
-    return ToolError(str(error)) if error.tool is not None else error
-
-
 def _answer(data: dict[str, Any], text: str | None = None) -> ToolResult:
     return ToolResult([TextContent(text if text is not None else dump_json(data))], data)
 
@@ -124,7 +117,7 @@ class PromptsAsTools(CatalogTransform):
             except UnknownPrompt:
                 raise ToolError(f"no prompt named {name!r}: see `{self.list_tool}`") from None
             except ToolError as error:
-                raise _unattributed(error) from None
+                raise error.unattributed() from None
             messages = [{"role": m.role, "content": _wire(m.content)} for m in rendered.messages]
             text = "\n\n".join(f"{m.role}: {m.text}" for m in rendered.messages if m.text is not None)
             data = {"messages": messages, **({"description": rendered.description} if rendered.description else {})}
@@ -206,7 +199,7 @@ class ResourcesAsTools(CatalogTransform):
             except UnknownResource:
                 raise ToolError(f"no resource at {uri!r}: see `{self.list_tool}`") from None
             except ToolError as error:
-                raise _unattributed(error) from None
+                raise error.unattributed() from None
             contents = [_contents(item) for item in read.contents]
             texts = [item.text for item in read.contents if isinstance(item, TextResourceContents)]
             text = texts[0] if len(texts) == len(read.contents) == 1 else None
