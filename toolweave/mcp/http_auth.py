@@ -111,7 +111,12 @@ class Unverifiable(Exception):
     def failed(cls, what: str, error: BaseException) -> Unverifiable:
         """`what` crashed: logged with its traceback under an incident id the answer names."""
         incident = incident_id(error)
-        logger.error("%s failed (incident %s); the request goes on unauthenticated", what, incident, exc_info=error)
+        logger.error(
+            "%s failed (incident %s); the request has no verified caller (a protected route answers 500)",
+            what,
+            incident,
+            exc_info=error,
+        )
         return cls(500, "server_error", f"the caller could not be checked (incident {incident})")
 
 
