@@ -34,11 +34,13 @@ from tests.tasks.servers import Gate, create, get, task_client, tasks_server, un
 from toolweave import Context, Server
 from toolweave.core.errors import ToolTimeout, UpstreamError
 from toolweave.server.remote import RemoteServer
-from toolweave.store import RedisStore
+from toolweave.store import RedisStore, StoreUnavailable
 from toolweave.tasks import TasksExtension, configure_tasks
 from toolweave.tasks.client import CreateTaskResult, drive_task
 from toolweave.tasks.runner import RESTORING
 from toolweave.tasks.serving import NOT_FOUND, UNAVAILABLE
+from toolweave.tasks.settings import TaskSettings
+from toolweave.tasks.upkeep import Upkeep
 
 UPSTREAM = Path(__file__).parent / "upstreams" / "task_upstream.py"
 
@@ -289,3 +291,22 @@ async def test_a_redis_outage_is_one_log_line_without_a_traceback_however_many_s
     assert [record.getMessage() for record in lines].count("task records are saved again") == 1
     assert not [record for record in lines if record.exc_info]
     assert done.result is not None and done.result["content"][0]["text"].endswith("ticks")
+
+
+def test_a_save_failing_for_another_reason_than_an_outage_is_logged_with_its_traceback_each_time(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    upkeep = Upkeep(TaskSettings())
+    with caplog.at_level(logging.WARNING, logger="toolweave.tasks"):
+        for _ in range(2):  # (a store's bug, a record it cannot take: never hidden as an outage)
+            try:
+                raise TypeError("Object of type Decimal is not JSON serializable")
+            except TypeError as error:
+                upkeep.failed(error)
+        for _ in range(3):
+            upkeep.failed(StoreUnavailable("Redis at 127.0.0.1:1 is unreachable"))
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert [r.getMessage() for r in errors] == ["could not save a task record"] * 2
+    assert all(r.exc_info is not None and r.exc_info[0] is TypeError for r in errors)
+    assert len(warnings) == 1 and "StoreUnavailable: Redis at 127.0.0.1:1 is unreachable" in warnings[0].getMessage()

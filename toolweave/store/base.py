@@ -37,6 +37,17 @@ class StoreUnavailable(Exception):
     """The shared store did not answer in time (or refused); the caller applies its outage policy."""
 
 
+def reason_of(error: BaseException) -> str:
+    """Why a store failed, for a log line: the error's type and its message (redis-py's never holds
+    the password): `AuthenticationError: invalid username-password pair ...`.
+
+    Example:
+        >>> reason_of(ConnectionError("Connection refused")), reason_of(TimeoutError())
+        ('ConnectionError: Connection refused', 'TimeoutError')
+    """
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
 class SharedRateLimiter(Protocol):
     """Token buckets every replica draws from."""
 

@@ -26,8 +26,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
-from toolweave.store.base import StoreUnavailable
-from toolweave.store.redis_store import reason_of
+from toolweave.store.base import StoreUnavailable, reason_of
 
 if TYPE_CHECKING:
     from toolweave.store.redis_store import RedisStore

@@ -34,6 +34,7 @@ from toolweave.store.base import (
     SharedRateLimiter,
     Store,
     StoreUnavailable,
+    reason_of,
 )
 
 if TYPE_CHECKING:
@@ -88,12 +89,6 @@ def check_url(url: str) -> str:
     except Exception as error:  # TypeError, ValueError, RedisError: whatever redis-py says of it
         raise ValueError(f"the store URL {shown_url(url)!r} is not one redis-py accepts: {error}") from None
     return url
-
-
-def reason_of(error: BaseException) -> str:
-    """Why Redis failed, for a log line: the error's type and redis-py's message (which never holds
-    the password): `AuthenticationError: invalid username-password pair ...`."""
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 class RedisStore(Store):

@@ -4,8 +4,9 @@
   (`renew`). The whole record is written, so a store that lost it gets it back; after a round
   that could not save, the next one comes within a second, so records are back soon after the
   store. `renew_soon()` asks for a round at once.
-- Saves that fail (a store outage) are logged once, saying why, not once per save and without a
-  traceback; and once more when a save works again (`failed`, `saved`).
+- Saves that fail for a store outage are logged once, saying why, not once per save and without a
+  traceback; and once more when a save works again (`failed`, `saved`). Any other failure is a
+  bug to see: logged with its traceback, every time.
 - A store may say when it found it had lost its records (`emptied_at()`: `RedisTaskStore`, after
   Redis restarted empty or was flushed). For one lease after that, `restoring()` is true: a task
   the store lacks may still be running, its record not written again yet (every runner has
@@ -26,8 +27,7 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-from toolweave.store import StoreUnavailable
-from toolweave.store.redis_store import reason_of
+from toolweave.store.base import StoreUnavailable, reason_of
 from toolweave.tasks.settings import TaskSettings
 
 logger = logging.getLogger("toolweave.tasks")
@@ -83,7 +83,12 @@ class Upkeep:
         return time.monotonic() - emptied < self.settings.lease
 
     def failed(self, error: Exception) -> None:
-        """A save failed: the first of an outage is logged, saying why (no traceback)."""
+        """A save failed. A store outage (`StoreUnavailable`, a lost connection) is logged at its
+        first failed save, saying why (no traceback); anything else (a store's bug, a record it
+        cannot take) with its traceback, every time."""
+        if not isinstance(error, StoreUnavailable | OSError):
+            logger.error("could not save a task record", exc_info=error)
+            return
         if not self._unsaved:
             self._unsaved = True
             cause = error.__cause__ if isinstance(error, StoreUnavailable) and error.__cause__ else error
