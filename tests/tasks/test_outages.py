@@ -164,6 +164,26 @@ async def test_a_gateway_giving_up_an_upstream_task_says_contact_was_lost_not_th
     assert raised.value.code is None  # (a gateway's task then ends `failed`, as for an upstream gone)
 
 
+async def test_a_poll_that_hangs_is_given_up_at_the_patience_bound() -> None:
+    """A server that stops answering (no error, no answer: a stopped process, a half-open
+    connection) is given up like one whose polls fail, and the task is cancelled."""
+    cancelled: list[str] = []
+
+    async def send(request: Any, result_type: Any) -> Any:
+        if request.method == "tasks/get":
+            await anyio.sleep_forever()
+        cancelled.append(request.params.task_id)
+        return mt.EmptyResult()
+
+    created = CreateTaskResult(task_id="t", status="working", poll_interval_ms=10)
+    with anyio.fail_after(5), pytest.raises(UpstreamError) as raised:
+        await drive_task(None, created, send=send, patience=0.3, server="upstream 'up'")  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        "lost contact with upstream 'up' while its task ran: no poll answered for 0s (the last: no answer within 0.3s)"
+    )
+    assert cancelled == ["t"]
+
+
 async def test_a_gateway_polls_its_upstreams_task_on_through_a_stall_longer_than_the_remote_timeout() -> None:
     """The upstream stops answering for 1.5 s (each poll is bounded by 0.5 s) while its 2.5 s task
     runs: the gateway's task ends with the tool's result (it ended with "timed out after 0.5s")."""

@@ -198,17 +198,22 @@ async def _poll(
     send: Send, task_id: str, wait: float, max_poll_interval: float, patience: float, server: str
 ) -> TaskState:
     """The task's state, asked for after `wait` seconds; asked again while polls fail for a reason
-    that may pass, backing off, until `patience` seconds after the first failed one was sent."""
+    that may pass, backing off, until `patience` seconds after the first failed one was sent. A
+    poll that hangs fails at that bound too (a stopped server, a half-open connection)."""
     failing_since: float | None = None
     while True:
         await anyio.sleep(wait)
         sent = anyio.current_time()
+        budget = patience if failing_since is None else max(patience - (sent - failing_since), 0.0)
         try:
-            state: TaskState = await send(GetTask(params=GetTaskParams(taskId=task_id)), TaskState)
+            with anyio.fail_after(budget):
+                state: TaskState = await send(GetTask(params=GetTaskParams(taskId=task_id)), TaskState)
             return state
         except Exception as error:
             if not _passing(error):
                 raise
+            if isinstance(error, TimeoutError) and not str(error):  # (anyio's says nothing)
+                error = TimeoutError(f"no answer within {budget:g}s")
             failing_since = sent if failing_since is None else failing_since
             silent = anyio.current_time() - failing_since
             if silent >= patience:
