@@ -204,7 +204,8 @@ async def _poll(
     while True:
         await anyio.sleep(wait)
         sent = anyio.current_time()
-        budget = patience if failing_since is None else max(patience - (sent - failing_since), 0.0)
+        # (the last try at the bound still gets a second to answer why it fails)
+        budget = patience if failing_since is None else max(patience - (sent - failing_since), min(patience, 1.0))
         try:
             with anyio.fail_after(budget):
                 state: TaskState = await send(GetTask(params=GetTaskParams(taskId=task_id)), TaskState)
