@@ -21,11 +21,14 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 
-from toolweave.auth.verifier import Verifier
+from toolweave.auth.verifier import Verifier, expired
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken, VerifierUnavailable
+
+logger = logging.getLogger("toolweave.auth")
 
 
 class CallerRefused(Exception):
@@ -57,6 +60,11 @@ async def token_caller(verifier: Verifier, token: str) -> AuthInfo:
         raise CallerRefused(f"the token cannot be checked now: {unavailable}") from None
     except InvalidToken as refused:
         raise CallerRefused(f"the token was refused: {refused}") from None
+    except Exception as error:  # (over HTTP: 500, the traceback logged under an incident id)
+        logger.error("the token verifier failed", exc_info=error)
+        raise CallerRefused(f"the token could not be checked: the verifier failed ({type(error).__name__})") from None
+    if expired(caller):
+        raise CallerRefused("the token was refused: expired (the HTTP edge allows no leeway past exp)")
     return admitted(verifier, caller)
 
 

@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -51,6 +52,18 @@ class Verifier(Protocol):
     async def verify(self, token: str) -> AuthInfo:
         """The verified caller behind `token`; `InvalidToken` (with the reason) when refused."""
         ...
+
+
+def expired(caller: AuthInfo) -> bool:
+    """Whether `caller`'s token is past its `exp` now: a verifier may accept it within its leeway,
+    but the HTTP edge (the SDK's bearer backend) allows none past `exp`, so neither does a caller
+    the CLI acts as.
+
+    Example:
+        >>> expired(AuthInfo(expires_at=1)), expired(AuthInfo()), expired(AuthInfo(expires_at=2**40))
+        (True, False, False)
+    """
+    return caller.expires_at is not None and caller.expires_at < int(time.time())
 
 
 def scopes_of(claims: Mapping[str, Any]) -> tuple[str, ...]:

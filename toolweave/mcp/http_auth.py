@@ -33,7 +33,6 @@ Example:
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl
@@ -50,7 +49,7 @@ from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from toolweave.auth.verifier import Verifier
+from toolweave.auth.verifier import Verifier, expired
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken, Rejected, VerifierUnavailable
 from toolweave.core.masking import incident_id, is_cancellation
@@ -159,9 +158,7 @@ class SdkVerifier(TokenVerifier):
             return None
         except Exception as error:  # a bug in the verifier lets nobody in, like a crashing hook
             raise Unverifiable.failed("the token verifier", error) from None
-        if caller.expires_at is not None and caller.expires_at < int(time.time()):
-            # Accepted within the verifier's leeway, but the SDK refuses a token past its `exp`:
-            # say so here, or the 401 has no reason in the log.
+        if expired(caller):  # (accepted within the verifier's leeway: say why the SDK refuses it)
             self.refused += 1
             logger.info("bearer token refused: expired (the HTTP edge allows no leeway past exp)")
             return None
