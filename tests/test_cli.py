@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolweave.cli import parse_arguments, parse_headers
+from toolweave.cli_arguments import parse_arguments, parse_headers
 
 
 def test_values_are_json_when_they_parse_else_strings() -> None:

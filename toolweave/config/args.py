@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolweave.config.base import suggest
 from toolweave.config.models import ArgSpec
 from toolweave.config.paths import key_path
 from toolweave.core.errors import ConfigError
+from toolweave.core.names import suggest
 from toolweave.core.tool import Tool
 from toolweave.transforms.signature import Signature
 

@@ -28,7 +28,7 @@ from toolweave.core.names import MAX_NAME_LENGTH, NAME_CHARS, NAME_CHARS_SHOWN, 
 
 _BUILT_IN_ERRORS = frozenset(get_args(ErrorType))
 
-__all__ = ["GLOB_PATTERN", "StrictModel", "check_glob", "json_kind", "shape", "suggest"]
+__all__ = ["GLOB_PATTERN", "StrictModel", "check_glob", "json_kind", "shape"]
 
 GLOB_PATTERN = rf"^[{NAME_CHARS}*?\[\]!]{{1,{MAX_NAME_LENGTH}}}$"
 """What a tool-name glob may contain: tool-name characters (`toolweave.core.names`) and `* ? [ ] !`."""

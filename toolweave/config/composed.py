@@ -21,8 +21,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolweave.config.base import suggest
 from toolweave.config.paths import key_path
+from toolweave.core.names import suggest
 from toolweave.core.shown import HIDDEN, Expanded, shown_text, url_secrets
 from toolweave.core.tool import Tool
 from toolweave.openapi.credentials import Credentials

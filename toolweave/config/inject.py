@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from toolweave.config.base import suggest
+from toolweave.core.names import suggest
 
 KINDS = ("context", "header", "claim", "env", "value")
 CONTEXT_ROOTS = ("auth", "client", "headers", "meta", "request_id", "state")

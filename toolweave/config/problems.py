@@ -19,8 +19,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from toolweave.config.base import json_kind, suggest
+from toolweave.config.base import json_kind
 from toolweave.config.paths import key_path
+from toolweave.core.names import suggest
 
 _EXPECTED = {
     "bool_type": "true or false",

@@ -97,3 +97,22 @@ def _output_schema(annotation: Any) -> dict[str, Any]:
 
 
 _cached_output_schema = functools.lru_cache(maxsize=1024)(_output_schema)
+
+
+def json_types(prop: Any) -> list[str]:
+    """The simple JSON types a property accepts, in the order it names them: its `type` (one or a
+    list), else the `type` of each `anyOf`/`oneOf` branch; none when it names none.
+
+    Example:
+        >>> json_types({"anyOf": [{"type": "string"}, {"type": "null"}]}), json_types({"type": ["integer", "null"]})
+        (['string', 'null'], ['integer', 'null'])
+    """
+    if not isinstance(prop, Mapping):
+        return []
+    kind = prop.get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list):
+        return [k for k in kind if isinstance(k, str)]
+    branches = [*(prop.get("anyOf") or ()), *(prop.get("oneOf") or ())]
+    return [b["type"] for b in branches if isinstance(b, Mapping) and isinstance(b.get("type"), str)]

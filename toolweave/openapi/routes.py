@@ -15,11 +15,12 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+
+from toolweave.core.names import suggest
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 IDEMPOTENT = frozenset({"get", "head", "options", "put", "delete"})
@@ -107,7 +108,7 @@ def _advice(route: Routes, listed: Listed) -> str:
     said: list[str] = []
     if route.tags and not any(Routes(tags=route.tags).matches(m, p, tags) for m, p, tags in listed):
         tags = sorted({str(tag) for _, _, found in listed for tag in found})
-        close = [hit for tag in route.tags for hit in difflib.get_close_matches(tag, tags, n=1, cutoff=0.6)]
+        close = [hit for hit in (suggest(tag, tags) for tag in route.tags) if hit is not None]
         hint = _some("tags", tags) if tags else "no operation has tags"
         said.append(f"did you mean {close[0]!r}?" if close else hint)
     if route.methods and not any(Routes(methods=route.methods).matches(m, p, t) for m, p, t in listed):

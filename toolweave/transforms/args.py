@@ -24,6 +24,7 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
 from toolweave.core.errors import TransformError
+from toolweave.core.schema import json_types
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors, pydantic_problems
 from toolweave.transforms.argmap import Coerce
@@ -129,17 +130,6 @@ def _to_json_via(annotation: Any) -> Coerce:
 _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "null": type(None)}
 
 
-def _json_kinds(prop: Mapping[str, Any]) -> list[str]:
-    """The simple JSON types a property accepts (`type`, a list of types, or `anyOf`/`oneOf` branches)."""
-    kind = prop.get("type")
-    if isinstance(kind, str):
-        return [kind]
-    if isinstance(kind, list):
-        return [k for k in kind if isinstance(k, str)]
-    branches = [*(prop.get("anyOf") or ()), *(prop.get("oneOf") or ())]
-    return [b["type"] for b in branches if isinstance(b, Mapping) and isinstance(b.get("type"), str)]
-
-
 def _fits(value: Any, target: type) -> bool:
     if target is float:
         return type(value) in (int, float)
@@ -152,7 +142,7 @@ def _to_parent_json(prop: Mapping[str, Any]) -> Coerce | None:
     A value that already has one of the accepted types passes; otherwise each accepted simple
     type is tried in order. Properties with no simple type (objects, arrays, refs) pass through.
     """
-    kinds = _json_kinds(prop)
+    kinds = json_types(prop)
     if not kinds or any(kind not in _JSON_TYPES for kind in kinds):
         return None
     targets = [_JSON_TYPES[kind] for kind in kinds]
