@@ -80,14 +80,16 @@ class RedactingRun:
 
     async def __call__(self, arguments: dict[str, Any], ctx: Context) -> ToolResult:
         secrets: list[str] = []
+        values = 0
         for name in self.names:  # a plain loop: every call of such a tool passes here
             value = arguments.get(name)
             if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
                 forms = _FORMS.get(value)
                 secrets += forms if forms is not None else _remembered_forms(value)
+                values += 1
         if not secrets:
             return await self.inner(arguments, ctx)
-        if len(secrets) > 1:
+        if values > 1:  # (one value's forms come longest first)
             secrets.sort(key=len, reverse=True)  # a secret containing another goes first
         flight = IN_FLIGHT if IN_FLIGHT.watched else None
         if flight is not None:
