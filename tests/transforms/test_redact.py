@@ -199,3 +199,19 @@ async def test_a_secret_quoted_url_encoded_or_json_escaped_is_redacted_too(
         assert form not in sent, form
     assert failed.is_error and failed.content[0].text.count("[redacted]") == 3
     assert echoed.structured_content == {"url": "/v1/[redacted]", "json": '{"key": "[redacted]"}'}
+
+
+def test_a_held_credential_is_let_go_when_its_holder_is_collected() -> None:
+    # (a config reloaded without an upstream's Bearer: its token must not stay in flight for ever)
+    import gc
+
+    from toolweave.transforms.redact import IN_FLIGHT, HeldSecret
+
+    held = HeldSecret()
+    held.hold("ghp_first_0123456789")
+    held.hold("ghp_second_0123456789")
+    line = "sent ghp_first_0123456789 and ghp_second_0123456789"
+    assert IN_FLIGHT.scrub(line) == "sent [redacted] and [redacted]"
+    del held
+    gc.collect()
+    assert IN_FLIGHT.scrub(line) == line

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -175,8 +176,9 @@ IN_FLIGHT = SecretsInFlight()
 
 class HeldSecret:
     """One credential kept `IN_FLIGHT` while it is in use: the value `hold` was given last, and the
-    one before it (an answer to a request sent with that one may still be on its way). A value
-    shorter than `MIN_SECRET_LENGTH` is not held, as it is not redacted from a call.
+    one before it (an answer to a request sent with that one may still be on its way), until
+    `release()`, or until the holder is collected (a config reloaded without it). A value shorter
+    than `MIN_SECRET_LENGTH` is not held, as it is not redacted from a call.
 
     Example:
         >>> credential = HeldSecret()
@@ -188,10 +190,11 @@ class HeldSecret:
         'you sent: Bearer ghp_0123456789'
     """
 
-    __slots__ = ("_held",)
+    __slots__ = ("__weakref__", "_held")
 
     def __init__(self) -> None:
-        self._held: tuple[str, ...] = ()
+        self._held: list[str] = []  # the latest first (a list the finalizer shares: it sees the latest)
+        weakref.finalize(self, _let_go, self._held)
 
     def __repr__(self) -> str:
         return "HeldSecret(...)"
@@ -204,13 +207,17 @@ class HeldSecret:
         IN_FLIGHT.add(secret_forms(value))
         for before in held[1:]:  # the one before the one before: its answers are in
             IN_FLIGHT.remove(secret_forms(before))
-        self._held = (value, *held[:1])
+        held[:] = [value, *held[:1]]
 
     def release(self) -> None:
         """Hold nothing any more."""
-        for value in self._held:
-            IN_FLIGHT.remove(secret_forms(value))
-        self._held = ()
+        _let_go(self._held)
+
+
+def _let_go(held: list[str]) -> None:
+    for value in held:
+        IN_FLIGHT.remove(secret_forms(value))
+    held.clear()
 
 
 def secret_forms(value: str) -> list[str]:
