@@ -115,14 +115,6 @@ def describe(step: Any) -> str:
     return str(method()) if callable(method) else repr(step)
 
 
-def _lineage(tool: Tool) -> list[Tool]:
-    """`tool` and its ancestors, base tool first."""
-    chain = [tool]
-    while chain[-1].parent is not None:
-        chain.append(chain[-1].parent)
-    return chain[::-1]
-
-
 def _silent(step: Any) -> bool:
     """A mount without a prefix (e.g. a config's per-source layer) changes nothing worth showing."""
     return isinstance(step, Prefix) and step.prefix is None
@@ -133,7 +125,7 @@ def explain_tool(
 ) -> ToolExplanation:
     """The explanation of one tool; `exposed_by` and `chains` (the entries of every server on its
     way, by tool id) as a server's catalogs know them."""
-    lineage = _lineage(tool)
+    lineage = tool.lineage()[::-1]  # base tool first
     root = lineage[0]
     base = root.origin
     kind = base.kind if base else "schema"

@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,13 +44,6 @@ def _servers(root: Server) -> list[Server]:
     return found
 
 
-def _lineage(tool: Tool | None) -> Iterator[Tool]:
-    """`tool` and the tools it was made from, newest first."""
-    while tool is not None:
-        yield tool
-        tool = tool.parent
-
-
 def _called_by(root: Server) -> dict[int, str]:
     """The name a client calls each tool by, by the id of every tool on its way there (in every
     server below `root`): the root's own names first; then, for a tool a catalog transform keeps
@@ -61,7 +54,7 @@ def _called_by(root: Server) -> dict[int, str]:
         for name, entry in server.catalog.entries.items():
             for rename in renames:
                 name = rename.name(name)
-            for tool in _lineage(entry.tool):
+            for tool in entry.tool.lineage():
                 names.setdefault(id(tool), name)
         for mount in server.mounts:
             walk(mount.child, (mount.rename, *renames))
@@ -197,7 +190,7 @@ class Composed:
             credentials = getattr(server, "credentials", None)  # an HTTP API's upstream headers
             headers = _unset(credentials.sources()) if isinstance(credentials, Credentials) else set()
             for entry in server.catalog.entries.values():
-                for variable in sorted(headers.union(*map(_unset_injected, _lineage(entry.tool)))):
+                for variable in sorted(headers.union(*map(_unset_injected, entry.tool.lineage()))):
                     needed.setdefault(variable, set()).add(names.get(id(entry.tool), entry.tool.name))
         return [
             f"environment variable {name} is not set: calls to {', '.join(map(repr, sorted(tools)))} will fail"

@@ -186,13 +186,17 @@ class Tool:
             tool = transform.apply(tool)
         return tool
 
+    def lineage(self) -> list[Tool]:
+        """This tool and the tools it was made from (`parent` after `parent`), this one first."""
+        chain = [self]
+        while chain[-1].parent is not None:
+            chain.append(chain[-1].parent)
+        return chain
+
     @property
     def root(self) -> Tool:
         """The base tool at the start of the transform chain."""
-        tool = self
-        while tool.parent is not None:
-            tool = tool.parent
-        return tool
+        return self.lineage()[-1]
 
 
 def settle_fields(tool: Tool) -> None:

@@ -85,14 +85,9 @@ class CallLabels:
 
 def labels_for(tool: Tool) -> CallLabels:
     """The labels of an exposed tool, from the steps that made it (mounts are `Prefix` steps)."""
-    mounts: list[str] = []
-    made = tool
-    while True:
-        mounts += [step.prefix or step.child for step in made.transforms if isinstance(step, Prefix)]
-        if made.parent is None:
-            break
-        made = made.parent
-    return CallLabels(tool.name, made.name, "/".join(mounts) or "local")  # `made`: the tool as first defined
+    lineage = tool.lineage()
+    mounts = [step.prefix or step.child for made in lineage for step in made.transforms if isinstance(step, Prefix)]
+    return CallLabels(tool.name, lineage[-1].name, "/".join(mounts) or "local")  # (the last: as first defined)
 
 
 def _labels(catalog: ToolCatalog, name: str) -> CallLabels:

@@ -78,12 +78,7 @@ def called_name(tool: Tool, ctx: Context | None) -> str:
     exposed = ctx.state.get(CALLED) if ctx is not None else None
     if exposed is None:
         return tool.name
-    made: Tool | None = exposed
-    while made is not None:
-        if made is tool:
-            return str(exposed.name)
-        made = made.parent
-    return tool.name
+    return str(exposed.name) if any(made is tool for made in exposed.lineage()) else tool.name
 
 
 def _event(name: str, attributes: dict[str, str | float | int]) -> None:
