@@ -50,6 +50,7 @@ from pydantic_core import to_json
 
 from toolweave.core.context import Context, LogLevel
 from toolweave.core.errors import RedactedError, ToolError
+from toolweave.core.memo import Memo
 from toolweave.core.result import ToolResult
 from toolweave.core.shown import quoted_forms
 from toolweave.core.tool import Run
@@ -85,8 +86,7 @@ class RedactingRun:
         for name in self.names:  # a plain loop: every call of such a tool passes here
             value = arguments.get(name)
             if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
-                forms = _FORMS.get(value)
-                secrets += forms if forms is not None else _remembered_forms(value)
+                secrets += _FORMS.get(value, secret_forms, value)
                 values += 1
         if not secrets:
             return await self.inner(arguments, ctx)
@@ -231,15 +231,8 @@ def secret_forms(value: str) -> list[str]:
     return sorted(quoted_forms(value), key=lambda form: (-len(form), form))
 
 
-_FORMS: dict[str, list[str]] = {}
+_FORMS: Memo[list[str]] = Memo(limit=256)
 """The forms of the secrets calls carry (mostly the same few values, call after call)."""
-
-
-def _remembered_forms(value: str) -> list[str]:
-    if len(_FORMS) >= 256:  # values of secrets that rotate must not pile up
-        _FORMS.clear()
-    forms = _FORMS[value] = secret_forms(value)
-    return forms
 
 
 def wrap(inner: Run, names: Iterable[str]) -> Run:
