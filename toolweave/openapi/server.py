@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 
@@ -138,9 +139,10 @@ class OpenAPIServer(Server):
             self._tool(operation, error_excerpt, max_response_bytes) for operation in self.operations
         )
 
-    @property
+    @cached_property
     def shown_base_url(self) -> str:
-        """Where the API answers, as logs and `explain` show it (without secrets)."""
+        """Where the API answers, as logs and `explain` show it (without secrets; worked out once,
+        the first of the operations' tools reading it)."""
         return shown_url(self.base_url or "the API", self.secrets)
 
     def __repr__(self) -> str:
