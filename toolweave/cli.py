@@ -29,10 +29,8 @@ import dataclasses
 import importlib.util
 import json
 import logging
-import os
 import socket
 import sys
-import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -483,7 +481,7 @@ def serve(
     ] = 1,
     reuse_port: Annotated[bool, typer.Option("--reuse-port", hidden=True)] = False,
     no_announce: Annotated[bool, typer.Option("--no-announce", hidden=True)] = False,
-    warn_once: Annotated[Path | None, typer.Option("--warn-once", hidden=True)] = None,
+    no_warnings: Annotated[bool, typer.Option("--no-warnings", hidden=True)] = False,  # (a worker but the first)
     log_level: LogOption = LogLevel.warning,
     log_format: LogFormatOption = LogFormat.text,
 ) -> None:
@@ -518,9 +516,7 @@ def serve(
         arguments += ["--timeout-keep-alive", str(timeout_keep_alive)]
         arguments += ["--log-format", log_format.value]
         arguments += ["--grace", str(grace), *(["--watch"] if watch else [])]  # each worker reloads its own build
-        with tempfile.TemporaryDirectory(prefix="toolweave-") as folder:  # one worker prints the warnings
-            arguments += ["--warn-once", str(Path(folder) / "warned")]
-            serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json, grace=grace)
+        serve_workers_of(composed, arguments, workers=workers, host=host, port=port, as_json=as_json, grace=grace)
         return
     if watch:
         composed = live_composed(composed, parse_inputs(inputs or ()))
@@ -574,22 +570,10 @@ def serve(
         return None
 
     with contextlib.suppress(KeyboardInterrupt):
-        run_composed(composed, work, warnings=_first_to_claim(warn_once))
+        run_composed(composed, work, warnings=not no_warnings)
     from toolweave.mcp.shutdown import exit_past_running_threads
 
     exit_past_running_threads()
-
-
-def _first_to_claim(marker: Path | None) -> bool:
-    """Whether this process is the first to create `marker` (each worker of `--workers` builds the
-    config and would print the same warnings: the first one prints them); True without one."""
-    if marker is None:
-        return True
-    try:
-        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
-        return False
-    return True
 
 
 HTTP_OPTIONS = (

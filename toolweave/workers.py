@@ -62,7 +62,9 @@ def serve_workers(
     children: list[subprocess.Popen[str]] = []
     try:
         command = worker_command(arguments, port=port)
-        children = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(workers)]
+        quiet = [*command, "--no-warnings"]  # each worker builds the config: the first prints its warnings
+        commands = [command, *[quiet] * (workers - 1)]
+        children = [subprocess.Popen(each, stdout=subprocess.PIPE, text=True) for each in commands]
         if not _wait_ready(children, stop, ready_timeout):
             if stop.is_set():
                 return 0
