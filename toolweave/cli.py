@@ -49,7 +49,7 @@ from toolweave.config.from_client import build_client
 from toolweave.config.live import LiveServer, reload_on_change
 from toolweave.core.context import AuthInfo, Context
 from toolweave.core.errors import ConfigError, ToolweaveError, UnknownTool
-from toolweave.core.names import suggest
+from toolweave.core.names import advice
 from toolweave.core.result import ToolResult
 from toolweave.explain import explain_server
 from toolweave.render import explain_tree, print_json, print_listing, print_tree, print_upstreams
@@ -851,13 +851,9 @@ def _unknown_tool(names: list[str], name: str, states: list[dict[str, Any]]) -> 
     them), and the upstreams that are not up. A tool hidden from the asker is unknown in the same
     words as one that does not exist: `names` do not hold it, and no hint names `name` itself."""
     names = [known for known in names if known != name]
-    hint = suggest(name, names)
     down = [f"upstream {state['name']!r} is {state['state']}" for state in states if state["state"] != "up"]
-    return (
-        f"unknown tool {name!r}"
-        + (f"; did you mean {hint!r}?" if hint else f"; tools: {', '.join(names) or 'none'}")
-        + (f" ({'; '.join(down)})" if down else "")
-    )
+    said = advice(name, names, f"tools: {', '.join(names) or 'none'}")
+    return f"unknown tool {name!r}; {said}" + (f" ({'; '.join(down)})" if down else "")
 
 
 def _result_json(result: ToolResult) -> Any:

@@ -27,7 +27,7 @@ from typing import Any
 from toolweave.config.models import ArgSpec
 from toolweave.config.paths import key_path
 from toolweave.core.errors import ConfigError
-from toolweave.core.names import suggest
+from toolweave.core.names import advice
 from toolweave.core.tool import Tool
 from toolweave.transforms.signature import Signature
 
@@ -64,9 +64,8 @@ def unknown_argument(name: str, tool: Tool, *, subject: str = "the tool") -> str
         return None
     if name.casefold() in {hidden.casefold() for hidden in tool.hidden}:
         return f"{subject} has no argument {name!r} to change: it is already hidden"
-    hint = suggest(name, exposed)
-    advice = f"did you mean {hint!r}?" if hint else f"it has: {', '.join(exposed) or 'no arguments'}"
-    return f"{subject} has no argument {name!r} ({advice})"
+    said = advice(name, exposed, f"it has: {', '.join(exposed) or 'no arguments'}")
+    return f"{subject} has no argument {name!r} ({said})"
 
 
 @dataclass(frozen=True, eq=False, slots=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolweave.config.paths import key_path
-from toolweave.core.names import suggest
+from toolweave.core.names import advice
 from toolweave.core.shown import HIDDEN, Expanded, shown_text, url_secrets
 from toolweave.core.tool import Tool
 from toolweave.openapi.credentials import Credentials
@@ -95,11 +95,10 @@ def _no_such_tool(word: str, names: list[str]) -> str:
         >>> _no_such_tool("x_*", ["echo", "shout"])
         "'x_*' matches no tool of this source (its tools are echo, shout)"
     """
-    hint = suggest(word, names)
-    advice = f"did you mean {hint!r}?" if hint else f"its tools are {', '.join(names)}"
+    said = advice(word, names, f"its tools are {', '.join(names)}")
     if any(char in word for char in "*?["):
-        return f"{word!r} matches no tool of this source ({advice})"
-    return f"this source has no tool {word!r} ({advice})"
+        return f"{word!r} matches no tool of this source ({said})"
+    return f"this source has no tool {word!r} ({said})"
 
 
 @dataclass

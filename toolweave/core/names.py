@@ -69,3 +69,14 @@ def suggest(word: str, choices: list[str]) -> str | None:
         lowered = {choice.lower(): choice for choice in choices}
         found = [lowered[word.lower()]] if word.lower() in lowered else []
     return found[0] if found else None
+
+
+def advice(word: str, choices: list[str], otherwise: str) -> str:
+    """ "did you mean ...?" for the nearest of `choices` to a misspelt `word`, else `otherwise`.
+
+    Example:
+        >>> advice("ecoh", ["echo", "shout"], "its tools are echo, shout"), advice("zz", ["echo"], "none")
+        ("did you mean 'echo'?", 'none')
+    """
+    hint = suggest(word, choices)
+    return f"did you mean {hint!r}?" if hint else otherwise
