@@ -26,19 +26,19 @@ from typing import Any
 
 from toolweave.config.models import ArgSpec
 from toolweave.config.paths import key_path
-from toolweave.core.errors import ConfigError
+from toolweave.core.errors import ConfigError, TransformError
 from toolweave.core.names import advice
 from toolweave.core.tool import Tool
 from toolweave.transforms.signature import Signature
 
 REQUIRED_HIDDEN = "a required argument cannot be hidden without a value: add `default:` or `inject:`"
 
-_REFUSALS = (  # what a transform says about one argument → the config keys that may be at fault, what to say
-    ("cannot be hidden: it is required", ("hide",), REQUIRED_HIDDEN),
-    ("the default given for it does not fit its type", ("default",), "does not fit the argument's type"),
-    ("the value given for it does not fit its type", ("inject", "default"), "does not fit the argument's type"),
-    ("cannot be renamed to", ("name",), None),  # None: the transform's words are the config's too
-)
+_REFUSALS = {  # a transform's refusal of one argument → the config keys that may be at fault, what to say
+    "required_hidden": (("hide",), REQUIRED_HIDDEN),
+    "default_mismatch": (("default",), "does not fit the argument's type"),
+    "value_mismatch": (("inject", "default"), "does not fit the argument's type"),
+    "rename": (("name",), None),  # None: the transform's words are the config's too
+}
 
 
 def _key(name: str, spec: ArgSpec, where: str) -> str:
@@ -86,9 +86,9 @@ class ArgChanges:
         try:
             return tool.with_transforms(*self.steps)
         except (TypeError, ValueError) as error:
-            raise self.problem(tool, str(error)) from None
+            raise self.problem(tool, error) from None
 
-    def problem(self, tool: Tool, error: str) -> ConfigError:
+    def problem(self, tool: Tool, error: Exception) -> ConfigError:
         """The `ConfigError` for a transform's `error` on `tool` (as the section received it), with
         every argument the section names that the tool does not have: all of them at once."""
         subject = "the tool" if self.tool is not None else f"tool {tool.name!r}"
@@ -97,32 +97,28 @@ class ArgChanges:
             unknown = unknown_argument(name, tool, subject=subject)
             if unknown is not None:
                 problems.append((_key(name, spec, self.where), unknown))
-        refused = self._refused(error, subject)
+        refused = self._refused(error, subject) if isinstance(error, TransformError) else None
         if refused is not None and unknown_argument(refused[0], tool) is None:  # (else said above)
             problems.append(refused[1:])
         if not problems:
-            return ConfigError(error, path=self.where)
+            return ConfigError(str(error), path=self.where)
         if len(problems) == 1:
             return ConfigError(problems[0][1], path=problems[0][0])
         listed = "\n".join(f"  - {path}: {said}" for path, said in problems)
         return ConfigError(f"{len(problems)} problems:\n{listed}")
 
-    def _refused(self, error: str, subject: str) -> tuple[str, str, str] | None:
-        """The argument, key path and words of the transform's `error`, when it is about an argument."""
-        for name, spec in self.args.items():
-            _, found, what = error.partition(f"argument {name!r}: ")
-            if found:
-                path, said = self._refusal(name, spec, what)
-                return name, path, said if self.tool is not None else f"{subject}: {said}"
-        return None
-
-    def _refusal(self, name: str, spec: ArgSpec, what: str) -> tuple[str, str]:
-        """The key path and the words for what a transform said about argument `name`."""
-        for phrase, keys, said in _REFUSALS:
-            given = [key for key in keys if key in spec.model_fields_set]
-            if phrase in what and given:
-                return key_path((name, given[0]), start=self.where), said or what
-        return _key(name, spec, self.where), what
+    def _refused(self, error: TransformError, subject: str) -> tuple[str, str, str] | None:
+        """The argument, key path and words of the transform's refusal, when it refused an argument
+        this section names."""
+        name = error.argument
+        if name is None or name not in self.args:
+            return None
+        spec, detail = self.args[name], str(error.detail)
+        keys, said = _REFUSALS.get(error.problem or "", ((), None))
+        given = [key for key in keys if key in spec.model_fields_set]
+        path = key_path((name, given[0]), start=self.where) if given else _key(name, spec, self.where)
+        words = (said or detail) if given else detail
+        return name, path, words if self.tool is not None else f"{subject}: {words}"
 
     def describe(self) -> str:
         """How `explain` shows this step."""

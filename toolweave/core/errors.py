@@ -288,7 +288,20 @@ class TransformError(ToolweaveError, ValueError):
 
     The message names the tool and the argument (e.g. renaming onto an existing argument, hiding
     a required argument that has no default or source, an `Arg` for an argument that does not exist).
+    A refusal of one argument also says which (`argument`), what kind of refusal it is (`problem`:
+    `"required_hidden"`, `"default_mismatch"`, `"value_mismatch"`, `"rename"`) and the words about
+    that argument (`detail`), for a caller that words it its own way (the config).
     """
+
+    def __init__(
+        self, message: str, *, argument: str | None = None, problem: str | None = None, detail: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.argument, self.problem, self.detail = argument, problem, detail
+
+    def within(self, prefix: str) -> TransformError:
+        """This refusal with `prefix` before its message (the tool it happened in)."""
+        return TransformError(f"{prefix}: {self}", argument=self.argument, problem=self.problem, detail=self.detail)
 
 
 class InjectionError(ToolweaveError):

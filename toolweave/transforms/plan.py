@@ -55,6 +55,11 @@ def where(tool: Tool, arg: str | None = None) -> str:
     return f"tool {tool.name!r}" + (f", argument {arg!r}" if arg is not None else "")
 
 
+def refusal(tool: Tool, arg: str, problem: str, detail: str) -> TransformError:
+    """The `TransformError` refusing argument `arg` of `tool` (`problem`: its kind; `detail`: why)."""
+    return TransformError(f"{where(tool, arg)}: {detail}", argument=arg, problem=problem, detail=detail)
+
+
 def require_args(tool: Tool, sig: Signature, names: Iterable[str], what: str) -> None:
     """`TransformError` unless every name is an exposed argument of `tool`."""
     exposed = [arg.name for arg in sig.args]
@@ -80,7 +85,7 @@ def fixed_value(tool: Tool, spec: ArgSpec, value: Any, what: str = "value") -> A
     try:
         return adapter.validate_python(value)
     except ValidationError:
-        raise TransformError(f"{where(tool, spec.name)}: the {what} given for it does not fit its type") from None
+        raise refusal(tool, spec.name, f"{what}_mismatch", f"the {what} given for it does not fit its type") from None
 
 
 def _exact(spec: ArgSpec) -> type | None:
@@ -111,15 +116,16 @@ def _check_names(tool: Tool, visible: list[tuple[str, ArgSpec]]) -> None:
         if spec.name in seen:
             other = seen[spec.name]
             moved = current if current != spec.name else other
-            raise TransformError(
-                f"{where(tool, moved)}: cannot be renamed to {spec.name!r}: "
-                f"the tool already exposes an argument named {spec.name!r}"
+            raise refusal(
+                tool,
+                moved,
+                "rename",
+                f"cannot be renamed to {spec.name!r}: the tool already exposes an argument named {spec.name!r}",
             )
         seen[spec.name] = current
         if spec.name != current and spec.name.casefold() in hidden:
-            raise TransformError(
-                f"{where(tool, current)}: cannot be renamed to {spec.name!r}: that name is a hidden argument"
-            )
+            detail = f"cannot be renamed to {spec.name!r}: that name is a hidden argument"
+            raise refusal(tool, current, "rename", detail)
 
 
 def _fill_step(tool: Tool, sig: Signature, fills: Mapping[str, Fill]) -> dict[str, Any]:
@@ -138,9 +144,12 @@ def _fill_step(tool: Tool, sig: Signature, fills: Mapping[str, Fill]) -> dict[st
             elif spec.default is not NOT_SET:
                 constants[name] = spec.default
             elif spec.required or sig.kind == "model":
-                raise TransformError(
-                    f"{where(tool, name)}: cannot be hidden: it is required and has no default; "
-                    "give it a default (Arg(default=...)) or inject a value (InjectArgs)"
+                raise refusal(
+                    tool,
+                    name,
+                    "required_hidden",
+                    "cannot be hidden: it is required and has no default; "
+                    "give it a default (Arg(default=...)) or inject a value (InjectArgs)",
                 )
         elif fill.kind == "constant":
             constants[name] = fixed_value(tool, spec, fill.value)
@@ -204,7 +213,7 @@ def remap(
         try:
             argmap, inner, base = step.then(below.argmap), below.inner, below.base
         except TransformError as error:
-            raise TransformError(f"{where(tool)}: {error}") from None
+            raise error.within(where(tool)) from None
     else:
         argmap, inner, base = step, tool.run, tool
     hidden = hidden_names(tool, sig, visible)
