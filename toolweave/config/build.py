@@ -569,15 +569,16 @@ def _source(where: str, server: Any, entry: SourceOptions) -> Source:
     """What `Composed.unknown_tool_keys` checks of an entry: its `tools` keys, its `include` globs,
     and the plain names of its `exclude` (and `disabledTools`) lists: a pattern such as `delete_*`
     may be there in case such a tool appears, a name is a tool the file means."""
-    globs = [(("include", index), glob) for index, glob in enumerate(entry.include or [])]
+    named: list[tuple[tuple[str | int, ...], str]] = [(("tools", key), key) for key in entry.tools]
+    named += [(("include", index), glob) for index, glob in enumerate(entry.include or [])]
     lists = {"exclude": entry.exclude, "disabledTools": getattr(entry, "disabled_tools", [])}
-    globs += [
+    named += [
         ((key, index), name)
         for key, names in lists.items()
         for index, name in enumerate(names)
         if not any(char in name for char in "*?[")
     ]
-    return Source(where, server, tuple(entry.tools), tuple(globs))
+    return Source(where, server, tuple(named))
 
 
 def _add_python(composed: Composed, entry: PythonEntry, *, where: str) -> None:

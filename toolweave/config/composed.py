@@ -76,14 +76,13 @@ def _unset_injected(tool: Tool) -> set[str]:
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """One `python` item or `mcpServers` entry: where it is in the file, its server, its `tools` keys
-    and the globs of its `include`, `exclude` (and `disabledTools`) lists, each with its key path
-    below the entry (`("include", 0)`)."""
+    """One `python` item or `mcpServers` entry: where it is in the file, its server, and what names
+    its tools: its `tools` keys and the globs of its `include`, `exclude` (and `disabledTools`)
+    lists, each with its key path below the entry (`("tools", "echo")`, `("include", 0)`)."""
 
     where: str
     server: Any
-    tool_keys: tuple[str, ...]
-    globs: tuple[tuple[tuple[str, int], str], ...] = ()
+    names: tuple[tuple[tuple[str | int, ...], str], ...] = ()
 
 
 def _no_such_tool(word: str, names: list[str]) -> str:
@@ -208,9 +207,7 @@ class Composed:
             names = [tool.name for tool in getattr(catalog, "tools", ())]
             if not names:
                 continue
-            unknown: list[tuple[tuple[str | int, ...], str]] = [
-                (("tools", key), key) for key in source.tool_keys if key not in names
-            ]
-            unknown += [(at, glob) for at, glob in source.globs if not any(fnmatch.fnmatchcase(n, glob) for n in names)]
+            # (a `tools` key is a tool name, a glob without wildcards: the same test)
+            unknown = [(at, word) for at, word in source.names if not any(fnmatch.fnmatchcase(n, word) for n in names)]
             problems += [f"{key_path(at, start=source.where)}: {_no_such_tool(word, names)}" for at, word in unknown]
         return problems
