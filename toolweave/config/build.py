@@ -374,7 +374,7 @@ def connect_timeout(entry: McpServerEntry) -> float | None:
 
 
 def remote_source(
-    name: str, entry: McpServerEntry, *, base_dir: Path, where: str, secrets: Mapping[str, str] | None = None
+    name: str, entry: McpServerEntry, *, base_dir: Path, where: str, secrets: Expanded | None = None
 ) -> Any:
     """A `RemoteServer` for an MCP server entry (stdio, HTTP or SSE); `secrets` stay out of what it
     shows (of what the config expanded, the part its command or URL holds: `Expanded.within`).
@@ -383,7 +383,7 @@ def remote_source(
     `RemoteServer(timeout=)` is in Python, and on connecting (see `connect_timeout`); `_add_remote`
     adds no `Timeout` for it.
     """
-    if isinstance(secrets, Expanded):
+    if secrets is not None:
         shown = [entry.endpoint] if entry.transport != "stdio" else [entry.command, *entry.args]
         secrets = secrets.within(word for word in shown if word is not None)
     extra: dict[str, Any] = {"secrets": secrets} if secrets else {}
@@ -434,11 +434,11 @@ def header_value(value: str, *, where: str, secrets: Collection[str] = ()) -> An
 
 
 def openapi_source(
-    name: str, entry: OpenAPIEntry, *, base_dir: Path, where: str, secrets: Mapping[str, str] | None = None
+    name: str, entry: OpenAPIEntry, *, base_dir: Path, where: str, secrets: Expanded | None = None
 ) -> Any:
     """An `OpenAPIServer` for an `openapi` entry (its spec file relative to the config file);
     `secrets` stay out of what it shows (of what the config expanded, the part its `base_url` holds)."""
-    secrets = secrets or {}
+    secrets = secrets or Expanded()
     spec = entry.spec if entry.spec.startswith(("http://", "https://")) else str((base_dir / entry.spec).resolve())
     headers = {
         header: header_value(value, where=key_path(("headers", header), start=where), secrets=list(secrets))
@@ -458,7 +458,7 @@ def openapi_source(
         "name": name,
     }
     if entry.base_url is not None and secrets:
-        options["secrets"] = secrets.within([entry.base_url]) if isinstance(secrets, Expanded) else secrets
+        options["secrets"] = secrets.within([entry.base_url])
     if entry.timeout is not None:
         options["timeout"] = entry.timeout
     if entry.auth is not None:

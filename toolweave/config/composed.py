@@ -111,7 +111,7 @@ class Composed:
     auth: dict[str, Any] | None = None
     """The `http_app` options of `server.auth` (the verifier, resource URL, ...), when set."""
     file: str | None = None
-    secrets: Mapping[str, str] = field(default_factory=dict)
+    secrets: Expanded = field(default_factory=Expanded)
     """Values the config expanded from the environment (with their `${VAR}`): never shown."""
     fixed_settings: Mapping[str, Any] = field(default_factory=dict)
     """The `server` settings the process keeps from its start (`server.auth`, `server.store`, ...),
@@ -136,7 +136,7 @@ class Composed:
 
         Example:
             >>> from toolweave.server.remote import RemoteServer
-            >>> composed = Composed(Server("gw"), secrets={"hunter2-0123": "${TOKEN}"})
+            >>> composed = Composed(Server("gw"), secrets=Expanded({"hunter2-0123": "${TOKEN}"}))
             >>> composed.remotes.append(RemoteServer.http("https://bot:pa55word@mcp.example/mcp"))
             >>> composed.hidden_values()
             {'pa55word': '***', 'hunter2-0123': '${TOKEN}'}
@@ -148,7 +148,7 @@ class Composed:
             urls += [word for word in words if isinstance(word, str) and "://" in word]
         urls += [url for source in self.sources if isinstance(url := getattr(source.server, "base_url", None), str)]
         found = {value: HIDDEN for url in urls for value in url_secrets(url)}
-        found.update(self.secrets.stand_ins() if isinstance(self.secrets, Expanded) else self.secrets)
+        found.update(self.secrets.stand_ins())
         return found
 
     def shown(self, text: str) -> str:
@@ -156,7 +156,7 @@ class Composed:
         names, as `shown_text` takes them out.
 
         Example:
-            >>> composed = Composed(Server("gw"), secrets={"hunter2-0123": "${TOKEN}"})
+            >>> composed = Composed(Server("gw"), secrets=Expanded({"hunter2-0123": "${TOKEN}"}))
             >>> composed.shown("FileNotFoundError: '/opt/hunter2-0123/srv'")
             "FileNotFoundError: '/opt/${TOKEN}/srv'"
         """

@@ -218,7 +218,7 @@ def layered(base: Config, over: Config, *, file: str | None = None) -> Config:
             "servers": {**base.servers, **over.servers},
         }
     )
-    return merged.with_secrets(Expanded() | base.secrets | over.secrets)
+    return merged.with_secrets(base.secrets | over.secrets)
 
 
 def build_client(

@@ -25,7 +25,6 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -47,6 +46,7 @@ from toolweave.config.dialects import TRANSPORTS, Transport, TransportName
 from toolweave.config.inject import parse_inject
 from toolweave.config.policies import Glob, MiddlewareSet, ToolSelector
 from toolweave.core.names import NAME_PATTERN, NAME_RULE
+from toolweave.core.shown import Expanded
 from toolweave.store.redis_store import check_url
 
 _IMPORT = re.compile(
@@ -612,7 +612,7 @@ class Config(StrictModel):
         description="Access rules for prompts, resources and tools (HTTP with server.auth): the verified "
         "callers each rule admits see and use what it covers; for others it does not exist.",
     )
-    _secrets: Mapping[str, str] = PrivateAttr(default_factory=dict)
+    _secrets: Expanded = PrivateAttr(default_factory=Expanded)
 
     @model_validator(mode="after")
     def _one_entry_per_name(self) -> Config:
@@ -631,12 +631,12 @@ class Config(StrictModel):
         ]
 
     @property
-    def secrets(self) -> Mapping[str, str]:
+    def secrets(self) -> Expanded:
         """The values `${VAR}` expansion put into the file, each with its `${VAR}`: shown instead of
         the value wherever a command or URL is shown."""
         return self._secrets
 
-    def with_secrets(self, secrets: Mapping[str, str]) -> Config:
+    def with_secrets(self, secrets: Expanded) -> Config:
         """This config, knowing which of its values came from the environment."""
         self._secrets = secrets
         return self
