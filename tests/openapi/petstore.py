@@ -13,8 +13,8 @@ from tests.optional import require
 
 require("fastapi", "FastAPI (a dev extra) is not installed")
 
-from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Query, Request
-from fastapi.responses import PlainTextResponse
+from fastapi import APIRouter, Cookie, Depends, FastAPI, Header, HTTPException, Query, Request
+from fastapi.responses import PlainTextResponse, RedirectResponse
 from pydantic import BaseModel
 
 API_KEY = "sk-test-0123456789"
@@ -47,6 +47,18 @@ def echo_credentials(request: Request) -> dict[str, str]:
     sent = [request.headers.get(name, "") for name in ("authorization", "x-api-key", "cookie")]
     bare = [value.partition(" ")[2] for value in sent]
     raise HTTPException(401, f"bad credentials: {sent} (tokens {bare})")
+
+
+@careless.get("/mirror", operation_id="mirror", tags=["misc"])
+def mirror(request: Request, theme: str | None = Cookie(default=None)) -> dict[str, str | None]:
+    """Answers 200 with the credentials it was sent, the query and the cookie, as careless APIs do."""
+    sent = {name: request.headers.get(name) for name in ("authorization", "x-api-key", "x-app", "cookie")}
+    return {**sent, "query": request.url.query, "theme": theme}
+
+
+@careless.get("/moved", operation_id="moved", tags=["misc"])
+def moved() -> RedirectResponse:
+    return RedirectResponse("/pets?limit=1", status_code=302)
 
 
 def petstore() -> FastAPI:

@@ -44,15 +44,16 @@ APP = Starlette(routes=[Route("/{rest:path}", _where)])
 
 async def test_the_query_of_base_url_is_sent_with_every_call_and_the_path_joined() -> None:
     """`/v1?key=k` took the operation's path for more of its query: `GET /v1?q=hello` went out, and
-    succeeded, with neither `/things/42` nor the key."""
+    succeeded, with neither `/things/42` nor the key. The API echoes the key: its answer reaches
+    the client with the key scrubbed."""
     async with (
         serving(APP) as url,
         connect(RemoteServer.openapi(SPEC, base_url=f"{url}/v1?key=sk-0123%2B9&v=2")) as client,
     ):
         thing = await client.call_tool("thing", {"id": "42", "q": "hello"})
         bare = await client.call_tool("thing", {"id": "7"})
-    assert thing.content[0].text == '{"path":"/v1/things/42","query":"key=sk-0123%2B9&v=2&q=hello"}'
-    assert bare.content[0].text == '{"path":"/v1/things/7","query":"key=sk-0123%2B9&v=2"}'
+    assert thing.content[0].text == '{"path":"/v1/things/42","query":"key=[redacted]&v=2&q=hello"}'
+    assert bare.content[0].text == '{"path":"/v1/things/7","query":"key=[redacted]&v=2"}'
 
 
 async def test_a_query_parameter_the_base_url_gives_is_not_an_argument() -> None:
@@ -64,7 +65,7 @@ async def test_a_query_parameter_the_base_url_gives_is_not_an_argument() -> None
     async with serving(APP) as url, connect(RemoteServer.openapi(SPEC, base_url=f"{url}?key=sk-fixed-0123")) as client:
         result = await client.call_tool("keyed", {"q": "a"})
         spoofed = await client.call_tool("keyed", {"q": "a", "key": "mine"})
-    assert result.content[0].text == '{"path":"/keyed","query":"key=sk-fixed-0123&q=a"}'
+    assert result.content[0].text == '{"path":"/keyed","query":"key=[redacted]&q=a"}'  # sent, and scrubbed
     assert spoofed.is_error
     assert spoofed.content[0].text == "Invalid arguments for tool 'keyed':\n- key: unexpected argument"
 

@@ -65,6 +65,8 @@ async def test_every_operation_is_a_tool_with_its_schemas(url: str) -> None:
         "readme",
         "boom",
         "echo_credentials",
+        "mirror",
+        "moved",
     }
     get_pet = tools["get_pet"]
     assert get_pet.description == "Get one pet by id"
@@ -128,6 +130,12 @@ async def test_error_body_excerpt_is_bounded(url: str) -> None:
     assert result.is_error and "HTTP 500" in text
     excerpt = text.split("Internal Server Error: ", 1)[1]
     assert excerpt == '{"detail":"' + "z" * 89 + "… (4913 more characters)"
+
+
+async def test_no_excerpt_at_all_leaves_the_status_alone(url: str) -> None:
+    result = await call(api(url, error_excerpt=0), "boom", {})
+    assert result.is_error
+    assert result.content[0].text == "API 'Petstore': GET /boom answered HTTP 500 Internal Server Error"
 
 
 async def test_a_slow_api_times_out_with_an_error_naming_the_operation(url: str) -> None:
@@ -266,7 +274,8 @@ async def test_upstream_auth_signs_every_request_and_the_callers_token_stays_hom
     async with server:
         result = await server.call_tool("me", {}, ctx=CALLER)
         again = await server.call_tool("me", {}, ctx=CALLER)
-    assert result.structured_content == again.structured_content == {"authorization": "Bearer upstream-token"}
+    assert [dict(request)["authorization"] for request in received(app)] == ["Bearer upstream-token"] * 2
+    assert result.structured_content == again.structured_content == {"authorization": "[redacted]"}
     assert_caller_credentials_stayed_home(app, requests=2)
 
 
@@ -318,6 +327,57 @@ async def test_the_clients_own_credentials_are_scrubbed_too(url: str) -> None:
     assert "client-default-token" not in text and "client-session" not in text
 
 
+@pytest.mark.parametrize(
+    "credentials",
+    [
+        pytest.param(lambda url: {"headers": {"authorization": ("Bearer {}", FromEnv("PETS_TOKEN"))}}, id="headers"),
+        pytest.param(lambda url: {"headers": {"x-api-key": Secret("sk-live-SECRET-999")}}, id="secret-header"),
+        pytest.param(lambda url: _bearer("sk-live-SECRET-999"), id="auth-bearer"),
+        pytest.param(lambda url: {"base_url": f"{url}?api_key=sk-live-SECRET-999"}, id="base-url-query"),
+        pytest.param(lambda url: {"headers": {"Cookie": Secret("sid=sk-live-SECRET-999")}}, id="cookie"),
+    ],
+)
+async def test_every_credential_sent_is_scrubbed_from_an_echoing_2xx_answer(
+    url: str, monkeypatch: pytest.MonkeyPatch, credentials: Any
+) -> None:
+    """A 2xx answer that quotes a credential (text and structured content) reaches the client without it."""
+    monkeypatch.setenv("PETS_TOKEN", "sk-live-SECRET-999")
+    options = {"base_url": url, **credentials(url)}
+    server = RemoteServer.openapi(f"{url}/openapi.json", include=Routes(paths=["/mirror"]), **options)
+    result = await call(server, "mirror", {})
+    assert not result.is_error
+    assert "SECRET" not in result.content[0].text and "SECRET" not in json.dumps(result.structured_content)
+    assert "[redacted]" in json.dumps(result.structured_content)
+
+
+async def test_a_plain_header_constant_is_no_secret(url: str) -> None:
+    """`x-app: ...` is a setting, not a credential: an answer quoting it is left as it is."""
+    server = api(url, include=Routes(paths=["/mirror"]), headers={"x-app": "gateway-client-one"})
+    result = await call(server, "mirror", {})
+    assert result.structured_content["x-app"] == "gateway-client-one"
+
+
+async def test_a_credential_cookie_and_a_cookie_argument_share_one_header(url: str, app: FastAPI) -> None:
+    server = api(url, include=Routes(paths=["/mirror"]), headers={"Cookie": Secret("sid=session-0123")})
+    result = await call(server, "mirror", {"theme": "dark"})
+    assert result.structured_content["theme"] == "dark"
+    cookies = [value for name, value in received(app)[-1] if name == "cookie"]
+    assert cookies == ["theme=dark; sid=session-0123"]
+
+
+async def test_a_redirect_says_where_it_points_and_that_it_is_not_followed(url: str) -> None:
+    result = await call(api(url, include=Routes(paths=["/moved"])), "moved", {})
+    assert result.is_error
+    assert "answered HTTP 302 Found (to /pets?limit=1: redirects are not followed)" in result.content[0].text
+
+
+async def test_a_mounted_api_is_named_by_its_prefix_in_errors(url: str) -> None:
+    gateway = Server("gateway")
+    gateway.mount(api(url, include=Routes(paths=["/boom"])), prefix="zoo")
+    result = await call(gateway, "zoo_boom", {})
+    assert result.is_error and result.content[0].text.startswith("API 'zoo': GET /boom answered HTTP 500")
+
+
 async def test_an_argument_the_model_gave_is_not_scrubbed(url: str) -> None:
     """The model may see what it sent itself: an API's complaint about it stays readable."""
     result = await call(api(url, include=Routes(paths=["/whoami"])), "whoami", {"x-api-key": "mine"})
@@ -327,10 +387,11 @@ async def test_an_argument_the_model_gave_is_not_scrubbed(url: str) -> None:
 # -- OAuth client credentials against a real token endpoint --------------------------------------
 
 
-def _token_of(result: Any) -> dict[str, Any]:
+def _token_of(request: list[tuple[str, str]]) -> dict[str, Any]:
+    """The claims of the bearer token one request the API received carried."""
     import jwt
 
-    scheme, _, token = result.structured_content["authorization"].partition(" ")
+    scheme, _, token = dict(request)["authorization"].partition(" ")
     assert scheme == "Bearer"
     return jwt.decode(token, options={"verify_signature": False})  # type: ignore[no-any-return]
 
@@ -347,8 +408,10 @@ async def test_oauth_client_credentials_sign_calls_with_the_gateways_own_token(
         first = await server.call_tool("me", {}, ctx=CALLER)
         second = await server.call_tool("me", {}, ctx=CALLER)
         refused = await server.call_tool("echo_credentials", {})
-    assert _token_of(first) == _token_of(second)
-    assert _token_of(first)["sub"] == "gateway" and _token_of(first)["scope"] == "pets"
+    me, again = received(app)[:2]
+    assert _token_of(me) == _token_of(again)
+    assert _token_of(me)["sub"] == "gateway" and _token_of(me)["scope"] == "pets"
+    assert first.structured_content == second.structured_content == {"authorization": "[redacted]"}
     assert issuer.token_requests == 2  # one token for both calls; the 401 asks for a fresh one
     assert refused.is_error and "bad credentials: [" in refused.text
     assert "Bearer ey" not in refused.text and "'ey" not in refused.text  # no JWT, whole or bare
@@ -374,7 +437,8 @@ async def test_oauth_client_credentials_from_a_config_entry(
     )
     async with composed.running() as server:
         result = await server.call_tool("me", {}, ctx=CALLER)
-    assert _token_of(result)["sub"] == "gateway"
+    assert _token_of(received(app)[0])["sub"] == "gateway"
+    assert result.structured_content == {"authorization": "[redacted]"}  # the API echoes it: scrubbed
     assert issuer.token_requests == 1
     assert_caller_credentials_stayed_home(app)
 

@@ -190,3 +190,55 @@ async def test_a_path_argument_cannot_step_to_another_path_of_the_api() -> None:
             for name in ("..", ".", "../admin", "a/b"):
                 await server.call_tool("get_file", {"name": name})
     assert seen == ["/v1/files/..", "/v1/files/.", "/v1/files/../admin", "/v1/files/a/b"]
+
+
+def _op(parameters: list[dict[str, Any]], responses: dict[str, Any] | None = None) -> dict[str, Any]:
+    operation: dict[str, Any] = {"operationId": "op", "parameters": parameters}
+    operation["responses"] = responses or {"200": {"description": "ok"}}
+    return {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/x/{id}": {"get": operation}}}
+
+
+def test_a_suffixed_argument_never_takes_the_name_of_another() -> None:
+    """`id` in the path and the query become `id_path` and `id_query`; a header literally named
+    `id_query` keeps its name, so the query's `id` moves on to `id_query_2`: three arguments."""
+    spec = _op(
+        [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
+            {"name": "id", "in": "query", "schema": {"type": "string"}},
+            {"name": "id_query", "in": "header", "schema": {"type": "string"}},
+        ]
+    )
+    assert list(tools(spec)["op"].input_schema["properties"]) == ["id_path", "id_query_2", "id_query"]
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"description": "ok", "content": {"application/json": {"schema": schema}}}
+
+
+JOB = {"type": "object", "properties": {"job": {"type": "string"}}, "required": ["job"]}
+THING = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+def test_2xx_answers_described_differently_give_no_output_schema() -> None:
+    """A `202` with a job id beside a `200` with the object: no one schema is every answer's promise."""
+    path = [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]
+    assert tools(_op(path, {"200": _json(THING), "202": _json(JOB)}))["op"].output_schema is None
+    assert tools(_op(path, {"200": _json(THING), "201": _json(THING)}))["op"].output_schema is not None
+
+
+async def test_a_2xx_answer_its_schema_does_not_describe_is_an_upstream_error() -> None:
+    """The API's fault, said as such (not a masked internal error)."""
+    path = [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]
+    spec = _op(path, {"200": _json(THING)})
+
+    async def wrong(request: Request) -> JSONResponse:
+        return JSONResponse({"title": "no name"})
+
+    async with (
+        serving(Starlette(routes=[Route("/x/{id}", wrong)])) as url,
+        connect(RemoteServer.openapi(spec, base_url=url)) as client,
+    ):
+        result = await client.call_tool("op", {"id": "1"})
+    assert result.is_error
+    assert result.content[0].text.startswith("API 't': GET /x/{id} answered JSON its spec does not describe: ")
+    assert "'name' is a required property" in result.content[0].text

@@ -37,10 +37,11 @@ from toolweave.core.schema_check import NOT_COMPILED, quick_check
 
 
 def schema_problem(validator: Any, data: Any) -> str | None:
-    """The first violation of a JSON Schema as `path: keyword` (never the offending value)."""
+    """The first violation of a JSON Schema as `path: keyword` (never the offending value; a
+    missing property is named: that name is the schema's)."""
     for error in validator.iter_errors(data):
         path = "/".join(str(part) for part in error.absolute_path) or "(root)"
-        return f"{path}: {error.validator}"
+        return f"{path}: {error.message if error.validator == 'required' else error.validator}"
     return None
 
 

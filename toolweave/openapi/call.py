@@ -5,12 +5,15 @@ and parameters, and each argument knows its place in the request. A call fills t
 the upstream credentials (`Credentials`), sends through the API's pooled client and turns the
 answer into a result:
 
-- a 2xx JSON answer becomes its text and, under an output schema, structured content; text,
-  images and other bytes become text, image and embedded-resource blocks;
+- a 2xx JSON answer becomes its text and, under an output schema, structured content (checked
+  here: an answer the schema does not describe is an `UpstreamError` saying how); text, images
+  and other bytes become text, image and embedded-resource blocks;
 - any other status is an `isError` result naming the status and the operation, with at most
-  `excerpt` characters of the body; every credential the request carried is scrubbed from it
-  (`sent_secrets`: the upstream headers, what an `auth=` flow or the client added, each whole
-  and without its scheme);
+  `excerpt` characters of the body (and where a redirect points: none is followed);
+- every credential the request carried is scrubbed (`[redacted]`) from whatever the API answers,
+  a 2xx answer's text and structured content as much as an error's excerpt (`sent_secrets`: the
+  secret upstream headers, what an `auth=` flow or the client added, each whole and without its
+  scheme; and the base URL's secret query values), in each form an answer may quote it;
 - a timeout, a connection failure (said in words: `failed: the connection closed before an
   answer (ReadError)`) or a 2xx body over `max_bytes` (10 MiB) is an `UpstreamError` naming the
   operation, never the URL's secrets; bodies are read as they stream, never past the limit. An
@@ -31,7 +34,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -42,12 +45,15 @@ from pydantic_core import from_json
 
 from toolweave.core.content import BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent, TextContent
 from toolweave.core.context import Context
-from toolweave.core.errors import ToolError, UpstreamError
+from toolweave.core.errors import InvalidResult, ToolError, UpstreamError
 from toolweave.core.in_flight import InFlight
+from toolweave.core.output import OutputCheck
 from toolweave.core.result import WRAP_KEY, ToolResult
-from toolweave.core.shown import SECRET_NAME, without
+from toolweave.core.shown import SECRET_NAME, shown_url
+from toolweave.openapi.credentials import CREDENTIAL_HEADERS, Credentials
 from toolweave.openapi.operations import Operation, Param
 from toolweave.openapi.sending import HTTPX2_ERRORS, Errors, send, what_failed
+from toolweave.transforms.redact import every_form, scrub, scrub_result
 
 if TYPE_CHECKING:
     import httpx
@@ -58,8 +64,6 @@ if TYPE_CHECKING:
 
 GetClient = Callable[[], "Client"]
 """Returns the client a call goes through: an `httpx2.AsyncClient`, or a classic `httpx.AsyncClient`."""
-Credentials = Callable[[Context], Awaitable[dict[str, str]] | dict[str, str]]
-"""The upstream headers of one call (`{}` when there are none); see `toolweave.openapi.credentials`."""
 
 _SEGMENT = re.compile(r"\{([^{}]+)\}")
 _ERROR_BYTES = 64 * 1024
@@ -124,12 +128,13 @@ class HttpCall:
     Args:
         operation: The operation read from the spec.
         client: Returns the pooled client (raises `UpstreamError` when the API is not started).
-        credentials: Returns the upstream headers for a call.
+        credentials: The upstream headers of every call.
         excerpt: How many characters of an error answer's body the result quotes.
         max_bytes: The largest 2xx body read; a larger one is an `UpstreamError`, not a memory spike.
         auth: An `httpx2.Auth` for every request (else the client's own).
         errors: The timeout and transport error classes of the client's library (`Errors`).
         api: How errors name the API.
+        secrets: Secret values every request carries besides its headers (the base URL's).
         in_flight: Counts the calls under way (so the client outlives them).
         timeout: The most seconds a request may take in all, its answer read (None: the client's
             own timeouts only, which bound each step, not an answer that trickles in).
@@ -137,9 +142,11 @@ class HttpCall:
 
     __slots__ = (
         "_by_location",
+        "_check",
         "_client",
         "_credentials",
         "_pieces",
+        "_public",
         "_send",
         "_wraps",
         "api",
@@ -149,6 +156,7 @@ class HttpCall:
         "in_flight",
         "max_bytes",
         "operation",
+        "secrets",
         "timeout",
     )
 
@@ -165,10 +173,13 @@ class HttpCall:
         api: str = "the API",
         in_flight: InFlight | None = None,
         timeout: float | None = None,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self.operation = operation
         self._client = client
         self._credentials = credentials
+        self._public = credentials.public if credentials is not None else frozenset()
+        self.secrets = secrets
         self.excerpt = excerpt
         self.max_bytes = max_bytes
         self.auth = auth
@@ -179,6 +190,7 @@ class HttpCall:
         self.timeout = timeout
         self.in_flight: AbstractContextManager[None] = in_flight if in_flight is not None else nullcontext()
         self._wraps = bool(operation.output_schema and operation.output_schema.get(WRAP_KEY))
+        self._check = OutputCheck(operation.output_schema, validate=True)
         by_arg = {param.name: param.arg for param in operation.params if param.location == "path"}
         self._pieces = [
             (piece, by_arg.get(piece, piece)) if index % 2 else (piece, None)
@@ -248,13 +260,9 @@ class HttpCall:
         operation = self.operation
         parts = self.request_parts(arguments)
         given = parts.get("headers", {})
-        sent: dict[str, str] = {}
-        if self._credentials is not None:
-            sent = self._credentials(ctx)  # type: ignore[assignment]
-            if not isinstance(sent, dict):
-                sent = await sent
-            if sent:
-                parts["headers"] = {**parts.get("headers", {}), **sent}
+        sent = self._credentials(ctx) if self._credentials is not None else {}
+        if sent:
+            parts["headers"] = with_credentials(given, sent)
         answered = False
         try:
             request: Any = client.build_request(operation.method, self.url(arguments), **parts)  # its own type
@@ -271,9 +279,12 @@ class HttpCall:
         except self.errors.http as error:
             said = what_failed(error, answered=answered)
             raise UpstreamError(f"{self.api}: {operation.label} failed: {said}") from None
-        if ok:
-            return self.success(response, content)
-        return self.failure(response, content, sent_secrets(response.request, sent, given))
+        secret = {name: value for name, value in sent.items() if name not in self._public} if self._public else sent
+        secrets = every_form([*self.secrets, *sent_secrets(response.request, secret, given)])
+        if not ok:
+            return self.failure(response, content, secrets)
+        result = self.success(response, content)
+        return scrub_result(result, secrets) if secrets else result
 
     async def _read(self, response: Response, limit: int, *, strict: bool) -> bytes:
         """The body, at most `limit` bytes: past it an `UpstreamError` (`strict`) or the start only."""
@@ -309,20 +320,50 @@ class HttpCall:
                 raise UpstreamError(f"{label} answered JSON that does not parse") from None
             if not self._wraps and not isinstance(data, dict):
                 raise UpstreamError(f"{label} answered a JSON {type(data).__name__}, not the object its spec describes")
-            return ToolResult([TextContent(text)], {"result": data} if self._wraps else data)
+            result = ToolResult([TextContent(text)], {"result": data} if self._wraps else data)
+            try:
+                self._check(result)
+            except InvalidResult as error:
+                raise UpstreamError(f"{label} answered JSON its spec does not describe: {error}") from None
+            return result
         if schema is not None:
             raise UpstreamError(f"{label} answered {media or 'an untyped body'}, not the JSON its spec describes")
         return ToolResult([_block(response, content, media)])
 
-    def failure(self, response: Response, content: bytes, secrets: Any = ()) -> ToolResult:
-        """A non-2xx answer as an `isError` result: the status and a bounded excerpt of the body."""
-        body = without(content.decode(response.encoding or "utf-8", errors="replace"), list(secrets)).strip()
-        if len(body) > self.excerpt:
+    def failure(self, response: Response, content: bytes, secrets: list[str] | None = None) -> ToolResult:
+        """A non-2xx answer as an `isError` result: the status and a bounded excerpt of the body
+        (`secrets` scrubbed from it before it is cut)."""
+        body = scrub(content.decode(response.encoding or "utf-8", errors="replace"), secrets or []).strip()
+        if not self.excerpt:  # no excerpt at all: the status alone
+            body = ""
+        elif len(body) > self.excerpt:
             body = body[: self.excerpt] + f"… ({len(body) - self.excerpt} more characters)"
         reason = response.reason_phrase or ""
         head = f"{self.api}: {self.operation.label} answered HTTP {response.status_code} {reason}".rstrip()
+        location = response.headers.get("location")
+        if 300 <= response.status_code < 400 and location:
+            head += f" (to {scrub(shown_url(location), secrets or [])}: redirects are not followed)"
         result = ToolResult.error(f"{head}: {body}" if body else head)
         return ToolResult(result.content, is_error=True, meta={"toolweave/http_status": response.status_code})
+
+
+def with_credentials(headers: Mapping[str, Any], credentials: Mapping[str, str]) -> dict[str, Any]:
+    """A call's `headers` (from its arguments) with the upstream `credentials` added: header
+    names compared without case, and a credential cookie joined with the call's cookie
+    arguments in the one `cookie` header a request may carry.
+
+    Example:
+        >>> with_credentials({"cookie": "theme=dark", "x-id": "1"}, {"Cookie": "sid=s3cr3t"})
+        {'x-id': '1', 'cookie': 'theme=dark; sid=s3cr3t'}
+    """
+    merged = dict(headers)
+    for name, value in credentials.items():
+        key = name.lower()
+        mine = merged.pop(key, None)
+        if key == "cookie" and mine is not None:
+            value = f"{mine.decode() if isinstance(mine, bytes) else mine}; {value}"
+        merged[key] = _header_value(value)
+    return merged
 
 
 def sent_secrets(request: Request, credentials: Mapping[str, str], given: Mapping[str, Any]) -> list[str]:
@@ -342,7 +383,7 @@ def sent_secrets(request: Request, credentials: Mapping[str, str], given: Mappin
     carried = [
         (name, value)
         for name, value in request.headers.multi_items()
-        if (name in _CREDENTIAL_HEADERS or SECRET_NAME.search(name)) and mine.get(name) != value
+        if (name in CREDENTIAL_HEADERS or SECRET_NAME.search(name)) and mine.get(name) != value
     ]
     found: list[str] = []
     for name, value in [*((name.lower(), value) for name, value in credentials.items()), *carried]:
@@ -353,8 +394,6 @@ def sent_secrets(request: Request, credentials: Mapping[str, str], given: Mappin
             found.append(value.partition(" ")[2].strip())
     return [value for value in found if value]
 
-
-_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
 
 
 def _block(response: Response, content: bytes, media: str) -> ContentBlock:

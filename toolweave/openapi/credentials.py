@@ -39,19 +39,29 @@ class Credentials:
         TypeError: a value is none of the accepted kinds (at construction).
         InjectionError: at call time, a source has no value (the message names the header and
             the source, never a value; an internal error, masked for clients).
+
+    Attributes:
+        labels: Each header and where its value comes from, as `explain` shows it.
+        public: The headers whose values are no secret: constants under a name that says
+            nothing of keys or tokens (`accept`, `x-app`). The others' values are scrubbed from
+            what the API answers (`toolweave.openapi.call`).
     """
 
-    __slots__ = ("_constant", "_read", "labels")
+    __slots__ = ("_constant", "_read", "labels", "public")
 
     def __init__(self, headers: Mapping[str, HeaderValue] | None) -> None:
         self._constant: dict[str, str] = {}
         self._read: list[tuple[str, str, Source]] = []
         self.labels: dict[str, str] = {}
+        public: set[str] = set()
         for name, value in (headers or {}).items():
             template, value = value if isinstance(value, tuple) else ("{}", value)
             if isinstance(value, str):
+                secret = SECRET_NAME.search(name) or name.lower() in CREDENTIAL_HEADERS
                 self._constant[name] = value
-                self.labels[name] = HIDDEN if SECRET_NAME.search(name) else value
+                self.labels[name] = HIDDEN if secret else value
+                if not secret:
+                    public.add(name)
             elif isinstance(value, Secret):
                 self._constant[name] = template.replace("{}", str(value.value))
                 self.labels[name] = "a secret"
@@ -63,6 +73,8 @@ class Credentials:
                     f"upstream header {name!r}: expected a string, a Secret or a source such as FromEnv(...), "
                     f"not {type(value).__name__}"
                 )
+
+        self.public = frozenset(public)
 
     def __bool__(self) -> bool:
         return bool(self._constant or self._read)
@@ -85,3 +97,7 @@ class Credentials:
     def describe(self) -> dict[str, Any]:
         """Each header and where its value comes from (never a secret value), for `explain`."""
         return dict(self.labels)
+
+
+CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
+"""Headers that carry credentials whatever their values look like."""

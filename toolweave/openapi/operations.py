@@ -8,9 +8,10 @@
   ones merged, the operation's winning) and, for a JSON or form body that is an object (an
   `allOf` of objects is merged), one argument per body property; any other body (an array, a
   `oneOf`, text) is the one argument `body` (a string for a body sent as it is: text, XML,
-  bytes). A parameter whose name clashes with another is suffixed with its location (`id_query`);
-- the **output schema** is the first 2xx JSON response's schema, when every 2xx response is
-  JSON (a non-object one is wrapped under `result`, as function tools do);
+  bytes). A parameter whose name clashes with another is suffixed with its location (`id_query`,
+  then `_2`, ... if that is taken too);
+- the **output schema** is the 2xx JSON responses' schema, when every 2xx response is JSON and
+  they all describe the same (a non-object one is wrapped under `result`, as function tools do);
 - the **description** is the summary and the description; annotations follow the method
   (`GET` read-only, `DELETE` destructive, `PUT`/`DELETE` idempotent).
 
@@ -241,13 +242,14 @@ def _operation(
     body_kind, media_type, body_schema, body_required = _request_body(spec, resolver, raw, reader, at)
     flat = _spread(body_schema) if body_kind in ("json", "form") else None
     names = [entry.parameter["name"] for entry in declared] + (list(flat["properties"]) if flat else [])
+    claimed = {name for name in names if names.count(name) == 1} | set(flat["properties"] if flat else ())
     params: list[Param] = []
     properties: dict[str, Any] = {}
     required: list[str] = []
     for entry in declared:
         parameter = entry.parameter
         name, location = parameter["name"], parameter["in"]
-        arg = f"{name}_{location}" if names.count(name) > 1 else name
+        arg = name if names.count(name) == 1 else _unique(f"{name}_{location}", claimed)
         schema, as_json = _parameter_schema(spec, entry, reader)
         explode = parameter.get("explode", parameter.get("style", "form") == "form")
         params.append(Param(arg, name, location, bool(explode), as_json))
@@ -261,7 +263,7 @@ def _operation(
             properties[name] = schema
         required += [name for name in flat.get("required", ()) if name in flat["properties"]]
     elif body_kind is not None:
-        body_arg = "body" if "body" not in properties else "request_body"
+        body_arg = "body" if "body" not in properties else _unique("request_body", {*claimed, *properties})
         properties[body_arg] = body_schema if body_schema is not None else {}
         if body_required:
             required.append(body_arg)
@@ -284,6 +286,20 @@ def _operation(
         tags=tags,
         annotations=_annotations(method),
     )
+
+
+def _unique(arg: str, taken: set[str]) -> str:
+    """`arg`, or the first of `arg_2`, `arg_3`, ... no other argument has; it joins `taken`.
+
+    Example:
+        >>> _unique("id_query", {"id_query"}), _unique("id_path", set())
+        ('id_query_2', 'id_path')
+    """
+    candidate, number = arg, 2
+    while candidate in taken:
+        candidate, number = f"{arg}_{number}", number + 1
+    taken.add(candidate)
+    return candidate
 
 
 def _wire_name(parameter: Mapping[str, Any]) -> tuple[str, str]:
@@ -463,8 +479,9 @@ def _spread(schema: Any) -> dict[str, Any] | None:
 
 
 def _output_schema(spec: Spec, resolver: Resolver, raw: Mapping[str, Any], at: str) -> dict[str, Any] | None:
-    """The first 2xx response's JSON schema, when every 2xx response is JSON (else an answer
-    such as a `204` beside a `200` could not give the structured content the schema promises)."""
+    """The 2xx responses' JSON schema, when every 2xx response is JSON and they all describe the
+    same (else an answer such as a `204` beside a `200`, or a `202` with a job id beside a `200`
+    with the object, could not give the structured content the schema promises)."""
     responses = raw.get("responses")
     if responses is None:
         return None
@@ -488,9 +505,14 @@ def _output_schema(spec: Spec, resolver: Resolver, raw: Mapping[str, Any], at: s
         found.append((schema, inner, f"{where}.content.{media}.schema"))
     if not found:
         return None
-    schema, inner, where = found[0]
-    reader = SchemaReader(spec, "response", at)
-    read = reader.read(schema, inner, where)
+    readers = [SchemaReader(spec, "response", at) for _ in found]
+    described = [
+        (reader.read(schema, inner, where), reader.defs())
+        for reader, (schema, inner, where) in zip(readers, found, strict=True)
+    ]
+    if any(other != described[0] for other in described[1:]):
+        return None
+    reader, read = readers[0], described[0][0]
     if not isinstance(read, Mapping):
         return None
     if is_object(read):

@@ -34,7 +34,7 @@ from anyio.abc import TaskGroup
 
 from toolweave.core.errors import SpecError, UpstreamError
 from toolweave.core.in_flight import InFlight
-from toolweave.core.shown import Secrets, shown_url
+from toolweave.core.shown import Secrets, shown_url, url_secrets
 from toolweave.core.tool import Origin, Tool
 from toolweave.openapi.call import HttpCall
 from toolweave.openapi.credentials import Credentials, HeaderValue
@@ -119,6 +119,7 @@ class OpenAPIServer(Server):
         # the base URL's query rides on every call through our own client (one given is used as is)
         self._address, self._query = split_query(self.base_url) if client is None else (self.base_url, [])
         self.secrets = secrets
+        self._carried = self._secrets_carried()
         self.timeout = timeout
         self.auth = auth
         self.credentials = Credentials(headers)
@@ -127,6 +128,7 @@ class OpenAPIServer(Server):
         self._errors = errors
         self._named = name is not None
         self.in_flight = InFlight()
+        self._calls: list[HttpCall] = []
         self.operations = read_operations(
             loaded,
             _routes(include),
@@ -160,12 +162,15 @@ class OpenAPIServer(Server):
             api=f"API {self.name!r}",
             in_flight=self.in_flight,
             timeout=self.timeout if self._own_client is None else None,
+            secrets=self._carried,
         )
+        self._calls.append(call)
         return Tool(
             name=operation.name,
             description=operation.description,
             input_schema=operation.input_schema,
             output_schema=operation.output_schema,
+            output_checked=True,  # (by the call: a mismatch is the API's fault, said as such)
             annotations=operation.annotations,
             tags=frozenset(operation.tags),
             run=call,
@@ -183,6 +188,14 @@ class OpenAPIServer(Server):
         """Take the mount prefix as this API's name (in logs and errors), unless one was given."""
         if not self._named:
             self.name = prefix
+            for call in self._calls:
+                call.api = f"API {prefix!r}"
+
+    def _secrets_carried(self) -> tuple[str, ...]:
+        """The secret values the base URL puts in every request (a password, an `api_key=`, a
+        config's `${...}`), to scrub from the answers."""
+        url = self.base_url or ""
+        return tuple(dict.fromkeys([*url_secrets(url), *(value for value in self.secrets if value and value in url)]))
 
     async def hold_open(self, tasks: TaskGroup) -> None:
         """Open the pooled client for the lifespan (unless a client was given)."""

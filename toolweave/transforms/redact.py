@@ -235,6 +235,19 @@ _FORMS: Memo[list[str]] = Memo(limit=256)
 """The forms of the secrets calls carry (mostly the same few values, call after call)."""
 
 
+def every_form(values: Iterable[str]) -> list[str]:
+    """Every form (`secret_forms`) of each of `values` long enough to be a secret
+    (`MIN_SECRET_LENGTH`), the longest first: what `scrub` takes.
+
+    Example:
+        >>> every_form(["t0k3n/abc", "short"])
+        ['t0k3n%2Fabc', 't0k3n/abc']
+    """
+    long_enough = [value for value in values if len(value) >= MIN_SECRET_LENGTH]
+    forms = {form for value in long_enough for form in _FORMS.get(value, secret_forms, value)}
+    return sorted(forms, key=lambda form: (-len(form), form))
+
+
 def wrap(inner: Run, names: Iterable[str]) -> Run:
     """`inner` behind one `RedactingRun` for `names` (merged with one already there), or `inner` alone."""
     if isinstance(inner, RedactingRun):
