@@ -671,7 +671,7 @@ def serve_workers_of(
 
     status = serve_workers(arguments, host=host, port=port, workers=workers, on_ready=announce, grace=grace)
     if status:
-        fail(f"a worker exited with status {status}; the others were stopped", code=status)
+        fail(f"a worker ended (see above); the others were stopped: exit status {status}", code=status)
 
 
 def _announce(name: str, url: str, legacy_sse: bool = False, *, as_json: bool = False) -> None:

@@ -4,7 +4,9 @@ while the workers still start is a clean stop."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +42,27 @@ async def test_the_workers_keep_the_grace_period_given() -> None:
     assert status == 0
     assert answers["long"]["error"]["code"] == SHUTTING_DOWN
     assert "grace period 1s" in answers["long"]["error"]["message"]
+
+
+async def test_a_stop_sent_to_the_whole_process_group_keeps_the_grace_period() -> None:
+    """Ctrl-C in a terminal, `kill -- -PGID` and systemd's stop reach every worker, and the
+    parent forwards the stop as well: one stop, heard twice, is not a second signal that would
+    cut the grace period short."""
+    process, url = await serve_http("--grace", "10", "--workers", "2")
+    async with httpx2.AsyncClient(timeout=30) as client:
+        answers = {}
+
+        async def run() -> None:
+            answers["call"] = await call(client, url, "local_sleep", {"seconds": 2})
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(run)
+            await anyio.sleep(1.0)  # the call is under way in a worker
+            os.killpg(process.pid, signal.SIGTERM)  # (the server runs in a session of its own)
+    with anyio.fail_after(15):
+        status = await process.wait()
+    assert status == 0
+    assert answers["call"]["result"]["content"][0]["text"] == "slept 2.0"
 
 
 async def test_the_workers_reload_an_edited_config_with_watch(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from toolweave.mcp.health import METRICS_PATH, METRICS_SCOPE, health_routes, met
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
 from toolweave.mcp.legacy_sse import MESSAGE_PATH, SSE_PATH, close_streams, legacy_sse_routes
 from toolweave.mcp.redis_events import RedisEventStore
-from toolweave.mcp.shutdown import FLUSH_SECONDS, Drain, exit_past_running_threads, on_signals
+from toolweave.mcp.shutdown import FLUSH_SECONDS, WORKER_SIGNAL_ECHO, Drain, exit_past_running_threads, on_signals
 from toolweave.mcp.upstream_callers import warn_without_callers
 from toolweave.server.server import Server
 from toolweave.store import RedisStore
@@ -265,7 +265,9 @@ async def serve_http(
     with drain.installed(adapter_for(server).lowlevel):
         async with anyio.create_task_group() as tasks:
             if grace is not None:
-                tasks.start_soon(on_signals, drain, grace, stop, partial(_stop_listening, runner))
+                # a worker of `serve --workers` (sharing its port) hears each stop twice, see on_signals
+                signals = partial(on_signals, echo_within=WORKER_SIGNAL_ECHO if reuse_port else 0.0)
+                tasks.start_soon(signals, drain, grace, stop, partial(_stop_listening, runner))
             await _serve_uvicorn(runner, sockets, server, host, port, path, on_ready)
             tasks.cancel_scope.cancel()
 

@@ -197,36 +197,56 @@ class Drain:
             self.cancelled += 1
         self.stopped = self._background.stop() if self._background is not None else 0
         if self.cancelled or self.stopped:
+            when = "when a second signal cut the grace period short" if self._forced.is_set() else f"after {grace:g}s"
             logger.warning(
-                "shutting down: cancelled %d request(s) and failed %d task(s) still running after %gs",
+                "shutting down: cancelled %d request(s) and failed %d task(s) still running %s",
                 self.cancelled,
                 self.stopped,
-                grace,
+                when,
             )
         with anyio.move_on_after(FLUSH_SECONDS):
             await self._until_idle()
             await self._until_written()
 
 
+WORKER_SIGNAL_ECHO = 2.0
+"""Seconds in which a worker takes another signal for the same stop (see `on_signals`)."""
+
+
 async def on_signals(
-    drain: Drain, grace: float, then: Callable[[], None], at_once: Callable[[], None] | None = None
+    drain: Drain,
+    grace: float,
+    then: Callable[[], None],
+    at_once: Callable[[], None] | None = None,
+    *,
+    echo_within: float = 0.0,
 ) -> None:
     """On the first SIGTERM or SIGINT call `at_once` (stop accepting connections), drain (`grace`
     seconds), then call `then` (stop the transport); a second signal ends the grace period. Does
-    nothing off the main thread, where signals cannot be received."""
+    nothing off the main thread, where signals cannot be received.
+
+    `echo_within`: seconds after the first signal in which another is the same stop, not a second
+    one. A worker of `serve --workers` hears one stop twice: from its process group (Ctrl-C in a
+    terminal, `kill -- -PGID`, systemd's control-group stop) and from the parent forwarding it.
+    """
     if threading.current_thread() is not threading.main_thread():
         await anyio.sleep_forever()
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async for received in signals:
             logger.warning("received %s: shutting down gracefully", signal.Signals(received).name)
             break
+        echoes_until = anyio.current_time() + echo_within
         if at_once is not None:
             at_once()
         async with anyio.create_task_group() as tasks:
 
             async def second() -> None:
                 async for received in signals:
-                    logger.warning("received %s again: cancelling what is left", signal.Signals(received).name)
+                    name = signal.Signals(received).name
+                    if anyio.current_time() < echoes_until:
+                        logger.info("received %s again within %gs: the same stop", name, echo_within)
+                        continue
+                    logger.warning("received %s again: cancelling what is left", name)
                     drain.force()
 
             tasks.start_soon(second)
