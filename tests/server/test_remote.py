@@ -121,6 +121,18 @@ async def test_upstream_error_results_pass_through_unchanged(
     assert result.structured_content == structured
 
 
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_an_upstream_results_meta_passes_without_the_protocols_own_keys(mode: str) -> None:
+    """`io.modelcontextprotocol/serverInfo` describes the upstream's answer: the gateway's client
+    hears the gateway's (2026-07-28) or none (the handshake era), and the upstream's other keys."""
+    async with running(stdio_remote(), mode=mode) as client:
+        result = await client.call_tool("up_raw", {})
+    meta = result.meta or {}
+    assert meta["acme.com/trace"] == "t-1"
+    server_info = meta.get("io.modelcontextprotocol/serverInfo")
+    assert server_info == ({"name": "gateway", "version": server_info["version"]} if mode == "auto" else None)
+
+
 async def test_a_toolweave_upstream_refuses_its_own_off_schema_result() -> None:
     gateway = gateway_with(stdio_remote())
     async with gateway:

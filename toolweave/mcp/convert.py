@@ -134,13 +134,34 @@ def _wire_block(block: ContentBlock) -> dict[str, Any]:
 
 
 def from_mcp_result(result: mt.CallToolResult) -> ToolResult:
-    """The SDK's `CallToolResult` as a `ToolResult` (content passed through unchanged)."""
+    """The SDK's `CallToolResult` as a `ToolResult` (content passed through unchanged; `_meta`
+    without the upstream's protocol envelope, see `upstream_meta`)."""
     return ToolResult(
         content=[from_mcp_content(block) for block in result.content],
         structured_content=result.structured_content,
         is_error=bool(result.is_error),
-        meta=result.meta,
+        meta=upstream_meta(result.meta),
     )
+
+
+def upstream_meta(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """An upstream result's `_meta` as it goes on to our clients: without the keys the protocol
+    reserves for itself (a prefix with a `modelcontextprotocol` or `mcp` label, such as
+    `io.modelcontextprotocol/serverInfo`), which describe the upstream's own answer, not ours.
+
+    Example:
+        >>> upstream_meta({"io.modelcontextprotocol/serverInfo": {"name": "up"}, "acme.com/trace": "t-1"})
+        {'acme.com/trace': 't-1'}
+    """
+    if not meta:
+        return None
+    kept = {key: value for key, value in meta.items() if not _reserved(key)}
+    return kept or None
+
+
+def _reserved(key: str) -> bool:
+    prefix, slash, _ = key.partition("/")
+    return bool(slash) and any(label in ("modelcontextprotocol", "mcp") for label in prefix.split("."))
 
 
 _marked: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}

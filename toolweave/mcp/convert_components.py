@@ -17,7 +17,14 @@ import mcp.types as mt
 from toolweave.core.message import Message, PromptResult
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
-from toolweave.mcp.convert import TAGS_META_KEY, from_mcp_content, from_mcp_contents, to_mcp_content, to_mcp_contents
+from toolweave.mcp.convert import (
+    TAGS_META_KEY,
+    from_mcp_content,
+    from_mcp_contents,
+    to_mcp_content,
+    to_mcp_contents,
+    upstream_meta,
+)
 
 
 def _meta(meta: Any, tags: frozenset[str]) -> dict[str, Any] | None:
@@ -82,9 +89,9 @@ def to_mcp_read_result(result: ResourceResult) -> mt.ReadResourceResult:
 def from_mcp_prompt_result(result: mt.GetPromptResult) -> PromptResult:
     """The SDK's `GetPromptResult` as a `PromptResult` (roles and content blocks unchanged)."""
     messages = [Message(from_mcp_content(message.content), role=message.role) for message in result.messages]
-    return PromptResult(messages, result.description, result.meta)
+    return PromptResult(messages, result.description, upstream_meta(result.meta))
 
 
 def from_mcp_read_result(result: mt.ReadResourceResult) -> ResourceResult:
     """The SDK's `ReadResourceResult` as a `ResourceResult` (text, blobs and MIME types unchanged)."""
-    return ResourceResult([from_mcp_contents(item) for item in result.contents], result.meta)
+    return ResourceResult([from_mcp_contents(item) for item in result.contents], upstream_meta(result.meta))

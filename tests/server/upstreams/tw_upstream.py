@@ -59,8 +59,10 @@ def fail(message: str = "boom") -> str:
 
 @server.tool
 def raw() -> ToolResult:
-    """Return an isError result with structured content, by hand."""
-    return ToolResult([TextContent("half done")], structured_content={"done": 1}, is_error=True)
+    """Return an isError result with structured content and `_meta` (one key of it in the
+    protocol's own namespace), by hand."""
+    meta = {"io.modelcontextprotocol/serverInfo": {"name": "upstream-itself", "version": "0"}, "acme.com/trace": "t-1"}
+    return ToolResult([TextContent("half done")], structured_content={"done": 1}, is_error=True, meta=meta)
 
 
 @server.tool(output_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
