@@ -87,3 +87,19 @@ async def test_watch_follows_every_update_of_a_kubernetes_configmap(tmp_path: Pa
                     await anyio.sleep(0.05)
         tasks.cancel_scope.cancel()
     assert live.reloads == 2
+
+
+async def test_a_cancelled_watch_ends_at_once(tmp_path: Path) -> None:
+    """watchfiles waits in a thread that looks at its stop event every 50 ms but was told to stop
+    only once that thread returned, up to 5 s later: every `serve --watch` shutdown (SIGTERM, the
+    end of stdin) paid that, and with a call in flight the wait came on top of the grace period."""
+    path = tmp_path / "gateway.yaml"
+    path.write_text(TOOLS)
+    live = LiveServer(build_file(path))
+    async with live:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(reload_on_change(live))
+            await anyio.sleep(0.5)  # the watcher is up, its thread waiting
+            cancelled = anyio.current_time()
+            tasks.cancel_scope.cancel()
+        assert anyio.current_time() - cancelled < 1.0

@@ -257,9 +257,23 @@ class LiveServer(Server):
 
 def reload_on_change(live: LiveServer) -> Callable[[], Any]:
     """A coroutine function that reloads `live` whenever its file changes (`watchfiles`), until
-    cancelled; a rejected file is logged and the current build keeps serving."""
+    cancelled; a rejected file is logged and the current build keeps serving.
+
+    Cancelled, it ends within one `step` (50 ms): `watchfiles` waits for changes in a thread that
+    cannot be interrupted and only looks at its stop event between steps; cancelling its `awatch`
+    alone sets that event once the thread returns, up to 5 s later (every shutdown paid for it).
+    """
 
     async def watch() -> None:
+        stop = anyio.Event()
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(follow, stop)
+            try:
+                await anyio.sleep_forever()
+            finally:
+                stop.set()  # before the task group waits for the watching thread
+
+    async def follow(stop: anyio.Event) -> None:
         from watchfiles import awatch
 
         assert live.file is not None
@@ -273,7 +287,7 @@ def reload_on_change(live: LiveServer) -> Callable[[], Any]:
             return Path(path).parent == folder
 
         seen = _fingerprint(file)
-        async for _ in awatch(folder, watch_filter=ours, debounce=200, step=50, recursive=False):
+        async for _ in awatch(folder, watch_filter=ours, debounce=200, step=50, recursive=False, stop_event=stop):
             now = _fingerprint(file)
             if now == seen:
                 continue  # another file of the folder changed, or the same text was saved again
