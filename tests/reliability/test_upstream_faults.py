@@ -191,6 +191,20 @@ async def test_an_http_upstream_answering_500_fails_calls_at_once(http_fault: st
     assert local.content[0].text == "fine"
 
 
+@pytest.mark.parametrize(
+    ("http_fault", "status"),
+    [("500", "HTTP 500 Internal Server Error"), ("401", "HTTP 401 Unauthorized")],
+    indirect=["http_fault"],
+)
+async def test_an_http_upstreams_refusal_says_its_status(http_fault: str, status: str) -> None:
+    """The SDK says only "Server returned an error response": a wrong token and a broken server
+    read the same unless the status is said."""
+    remote = RemoteServer.http(http_fault, timeout=TIMEOUT, connect_timeout=3, backoff=Backoff(initial=5))
+    async with gateway(up=remote):
+        assert remote.state == "down"
+        assert (remote.last_error or "").endswith(f"Server returned an error response (the upstream answered {status})")
+
+
 async def test_a_refused_http_upstream_is_down_and_the_rest_serves() -> None:
     remote = RemoteServer.http(f"http://127.0.0.1:{free_port()}/mcp", connect_timeout=3, backoff=Backoff(initial=5))
     async with gateway(up=remote) as client:

@@ -171,6 +171,9 @@ class Upstream:
         self.last_error: str | None = None
         """Why the last connection attempt failed or the session was lost (None while all is well)."""
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
+        self.refused: str | None = None
+        """An HTTP upstream's last refusal of a message (`HTTP 401 Unauthorized`), which the SDK
+        reports only as "Server returned an error response"; None once one is accepted."""
         self.restarting = False
         """Whether a connection attempt after a failure is under way."""
         self.negotiation = Negotiation()
@@ -236,7 +239,8 @@ class Upstream:
                 if isinstance(reason, Renegotiate):
                     logger.info("[%s] %s", self.label, reason)
                     continue
-                self._failed(_describe(error))
+                refused = f" (the upstream answered {self.refused})" if self.refused else ""
+                self._failed(_describe(error) + refused)
                 logger.debug("[%s] failure details", self.label, exc_info=True)
             first.set()
             self.restarting = False
@@ -400,9 +404,17 @@ class Upstream:
         from mcp.client.streamable_http import streamable_http_client
 
         timeout = httpx2.Timeout(30.0, read=300.0)
-        client = httpx2.AsyncClient(headers=dict(target.headers or {}), timeout=timeout, auth=auth)
+        hooks = {"response": [self._heard]}
+        client = httpx2.AsyncClient(headers=dict(target.headers or {}), timeout=timeout, auth=auth, event_hooks=hooks)
+        self.refused = None
         async with client, streamable_http_client(target.url, http_client=client) as streams:
             yield streams
+
+    async def _heard(self, response: Any) -> None:
+        """Note how the upstream answered a message we posted (a refused one: its status)."""
+        if response.request.method == "POST":
+            refused = response.status_code >= 400
+            self.refused = f"HTTP {response.status_code} {response.reason_phrase}".rstrip() if refused else None
 
     @asynccontextmanager
     async def _sse(self, target: SseTarget, auth: Any) -> AsyncIterator[Any]:
