@@ -18,8 +18,8 @@ def test_values_are_json_when_they_parse_else_strings() -> None:
     }
 
 
-def test_key_value_pairs_override_json_args() -> None:
-    assert parse_arguments(["a=2"], '{"a": 1, "b": 2}') == {"a": 2, "b": 2}
+def test_key_value_pairs_and_json_args_are_merged() -> None:
+    assert parse_arguments(["a=2"], '{"b": 1}') == {"b": 1, "a": 2}
 
 
 def test_a_value_is_kept_as_typed_where_the_argument_may_be_a_string_but_not_what_it_parses_as() -> None:
@@ -51,6 +51,8 @@ def test_an_equals_sign_in_the_value_is_kept() -> None:
         (["=x"], None, "is not key=value"),
         ([], "{bad", "not valid JSON"),
         ([], "[1, 2]", "must be a JSON object"),
+        (["a=1", "b=2", "a=3"], None, r"^argument 'a' is given twice: 'a=1' and 'a=3'$"),
+        (["a=2"], '{"a": 1, "b": 2}', r"^argument 'a' is given both as 'a=2' and in --json-args$"),
     ],
 )
 def test_bad_arguments_are_refused(pairs: list[str], json_args: str | None, problem: str) -> None:

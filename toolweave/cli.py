@@ -43,7 +43,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from toolweave.cli_arguments import parse_arguments, parse_headers
-from toolweave.cli_callers import CallerRefused, admitted, bearer_token, token_caller
+from toolweave.cli_callers import CallerRefused, admitted, bearer_token, hook_caller, token_caller
 from toolweave.config import Composed, build_file, config_schema
 from toolweave.config.from_client import build_client
 from toolweave.config.live import LiveServer, reload_on_change
@@ -887,7 +887,7 @@ def print_result(result: ToolResult, as_json: bool) -> None:
         'toolweave call examples/identity.yaml add_note text=hello -H "Authorization: Bearer alice-token"',
         note="Values are parsed as JSON when they parse (1, true, [1,2], {...}), else taken as strings;\n"
         "an argument the tool declares as a string is always taken as written (text=42 is '42');\n"
-        "--json-args '{...}' passes them as one JSON object.",
+        "--json-args '{...}' passes them as one JSON object; an argument given twice is refused.",
     )
 )
 def call(
@@ -914,6 +914,7 @@ def call(
 
     With server.auth, -H "Authorization: Bearer <token>" calls as that token's caller, verified as
     the HTTP edge verifies it (a refused token, or one without the required scopes, exits 1).
+    With server.authenticate, headers the hook finds no caller in exit 1, as over HTTP (401).
     """
     setup_logging(log_level)
     try:
@@ -950,19 +951,16 @@ def call(
 
 
 async def _caller(composed: Composed, headers: dict[str, str]) -> AuthInfo | None:
-    """Who `call` calls as: with `server.auth`, the caller of the `Authorization: Bearer` header
-    (verified, held to the required scopes: `CallerRefused` otherwise; without the header, no
-    caller, as before); else what the config's `authenticate` hook makes of the headers."""
+    """Who `call` calls as, held to what the HTTP edge holds a caller to (`CallerRefused`
+    otherwise): with `server.auth`, the caller of the `Authorization: Bearer` header (without the
+    header, no caller); with an `authenticate` hook, the caller it finds in the headers."""
     verifier = (composed.auth or {}).get("auth")
     if verifier is not None:
-        token = bearer_token(headers)
+        token = await bearer_token(headers)
         return await token_caller(verifier, token) if token is not None else None
     if composed.authenticate is None:
         return None
-    found = composed.authenticate(headers)
-    if hasattr(found, "__await__"):
-        found = await found
-    return found if isinstance(found, AuthInfo) else None
+    return await hook_caller(composed.authenticate, headers)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -19,42 +19,60 @@ def parse_arguments(
 ) -> dict[str, Any]:
     """Call arguments from `--json-args` and `key=value` pairs: values are parsed as JSON when
     they parse, except where the tool's input `schema` says the argument is a string, or may be
-    one and the parsed value is of a type it may not be.
+    one and the parsed value is of a type it may not be. An argument given twice is refused
+    (neither one wins).
 
     Example:
         >>> parse_arguments(["a=1", "name=Ada", 'tags=["x"]'], '{"b": true}')
         {'b': True, 'a': 1, 'name': 'Ada', 'tags': ['x']}
+        >>> parse_arguments(["a=1"], '{"a": 5}')
+        Traceback (most recent call last):
+        ValueError: argument 'a' is given both as 'a=1' and in --json-args
         >>> maybe = {"anyOf": [{"type": "string"}, {"type": "null"}]}
         >>> schema = {"properties": {"text": {"type": "string"}, "maybe": maybe}}
         >>> parse_arguments(["text=42", "maybe=42"], None, schema), parse_arguments(["maybe=null"], None, schema)
         ({'text': '42', 'maybe': '42'}, {'maybe': None})
     """
     properties = (schema or {}).get("properties") or {}
-    arguments: dict[str, Any] = {}
-    if json_args:
-        try:
-            loaded = json.loads(json_args)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"--json-args is not valid JSON: {error.msg} at column {error.colno}") from None
-        if not isinstance(loaded, dict):
-            raise ValueError("--json-args must be a JSON object")
-        arguments.update(loaded)
+    arguments = _json_arguments(json_args)
+    given: dict[str, str] = {}  # each key=value argument's pair, to name both of a repeated one
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"argument {pair!r} is not key=value")
-        accepted = set(json_types(properties.get(key)))
-        if accepted == {"string"}:
-            arguments[key] = raw
-            continue
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
-        if "string" in accepted and not accepted & _json_types_of(value):
-            value = raw  # (`maybe=42` for a `str | None` argument: the string it may be)
-        arguments[key] = value
+        if key in given:
+            raise ValueError(f"argument {key!r} is given twice: {given[key]!r} and {pair!r}")
+        if key in arguments:
+            raise ValueError(f"argument {key!r} is given both as {pair!r} and in --json-args")
+        given[key] = pair
+        arguments[key] = _value(raw, accepted=set(json_types(properties.get(key))))
     return arguments
+
+
+def _value(raw: str, accepted: set[str]) -> Any:
+    """The value of a `key=value` argument whose schema `accepted` these JSON types (none: any)."""
+    if accepted == {"string"}:
+        return raw
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+    if "string" in accepted and not accepted & _json_types_of(value):
+        return raw  # (`maybe=42` for a `str | None` argument: the string it may be)
+    return value
+
+
+def _json_arguments(json_args: str | None) -> dict[str, Any]:
+    """The arguments of `--json-args` (a JSON object), none without it."""
+    if not json_args:
+        return {}
+    try:
+        loaded = json.loads(json_args)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"--json-args is not valid JSON: {error.msg} at column {error.colno}") from None
+    if not isinstance(loaded, dict):
+        raise ValueError("--json-args must be a JSON object")
+    return loaded
 
 
 def _json_types_of(value: Any) -> set[str]:
@@ -73,12 +91,23 @@ def _json_types_of(value: Any) -> set[str]:
 
 
 def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
-    """`Name: value` (or `name=value`) pairs as lower-case header names."""
+    """`Name: value` (or `name=value`) pairs as lower-case header names. A header given twice is
+    refused, naming it (never its values: a header may carry a token), as the HTTP edge refuses
+    an `Authorization` header sent twice.
+
+    Example:
+        >>> parse_headers(["Authorization: Bearer a", "authorization: Bearer b"])
+        Traceback (most recent call last):
+        ValueError: header 'authorization' is given twice (-H takes each header once)
+    """
     headers: dict[str, str] = {}
     for pair in pairs:
         sep = ":" if ":" in pair else "="
         name, found, value = pair.partition(sep)
         if not found or not name.strip():
             raise ValueError(f"header {pair!r} is not 'Name: value'")
-        headers[name.strip().lower()] = value.strip()
+        key = name.strip().lower()
+        if key in headers:
+            raise ValueError(f"header {key!r} is given twice (-H takes each header once)")
+        headers[key] = value.strip()
     return headers
