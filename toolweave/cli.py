@@ -162,8 +162,12 @@ AllowDown = Annotated[
 
 
 def setup_logging(level: LogLevel) -> None:
-    """Logs to stderr at `level`, one line per record."""
+    """Logs to stderr at `level`, one line per record (libraries' tracebacks for what toolweave
+    reports itself only at DEBUG: `quiet_library_logs`)."""
+    from toolweave.telemetry.logs import quiet_library_logs
+
     logging.basicConfig(stream=sys.stderr, level=level.value.upper(), format="%(levelname)s %(name)s: %(message)s")
+    quiet_library_logs(logging.getLogger().level)
 
 
 def hide_secrets_in_logs(current: Callable[[], Composed]) -> None:

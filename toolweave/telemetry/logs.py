@@ -161,6 +161,41 @@ class HideUrlSecrets(logging.Filter):
         return True
 
 
+class WithoutTraceback(logging.Filter):
+    """A record without its traceback (the message stays): for a library that logs an expected
+    failure with a traceback toolweave reports in a line of its own (the SDK's SSE client logs
+    each lost connection with three chained tracebacks; toolweave says "the connection was lost").
+
+    Example:
+        >>> import sys
+        >>> try:
+        ...     raise ConnectionError("peer closed")
+        ... except ConnectionError:
+        ...     failure = sys.exc_info()
+        >>> record = logging.LogRecord("mcp.client.sse", logging.ERROR, "", 1, "Error in sse_reader", (), failure)
+        >>> WithoutTraceback().filter(record), record.exc_info, record.getMessage()
+        (True, None, 'Error in sse_reader')
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.exc_info = None
+        record.exc_text = None
+        return True
+
+
+def quiet_library_logs(level: int) -> None:
+    """Above DEBUG, keep libraries from repeating at length what toolweave logs in its own words:
+    the SDK's SSE client's tracebacks for a lost upstream connection (`WithoutTraceback`), and
+    watchfiles' INFO line for every change in a watched config's folder (toolweave logs each
+    reload, and what it rejected)."""
+    if level <= logging.DEBUG:
+        return
+    sse = logging.getLogger("mcp.client.sse")
+    if not any(isinstance(found, WithoutTraceback) for found in sse.filters):
+        sse.addFilter(WithoutTraceback())
+    logging.getLogger("watchfiles").setLevel(max(level, logging.WARNING))
+
+
 def hide_url_secrets_in_access_log() -> None:
     """Install one `HideUrlSecrets` on uvicorn's access logger (what every served HTTP app logs)."""
     access = logging.getLogger("uvicorn.access")
