@@ -25,7 +25,7 @@ async def test_a_lost_sse_upstream_is_one_warning_without_tracebacks(tmp_path: P
             process, url = await toolweave_started(config, stderr=log)
             try:
                 with anyio.fail_after(10):
-                    while not await _upstream_listed(f"{url}/mcp"):
+                    while not await _upstream_listed(f"{url}/mcp"):  # noqa: ASYNC110 - another process
                         await anyio.sleep(0.1)
                 upstream.process.kill()
                 upstream.process.wait()
