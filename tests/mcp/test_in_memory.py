@@ -156,6 +156,20 @@ async def test_large_catalogs_are_paginated_with_cursors(mode: str) -> None:
     assert raised.value.error.code == -32602
 
 
+@pytest.mark.parametrize("cursor", ["bogus", "-1", "9", "\u00b2", "\u0661", "1" * 5000, "0" * 100_000])
+async def test_a_cursor_we_did_not_give_is_invalid_and_never_quoted(cursor: str) -> None:
+    """A superscript or Arabic-Indic digit passed `str.isdigit` (an internal error with a logged
+    traceback, or page 1), 5,000 digits broke `int()`, and the answer quoted the cursor whole."""
+    server = Server("many", page_size=3)
+    for index in range(8):
+        server.add_tool(fake_tool(f"tool_{index}"))
+    async with connect(server, cache=None) as client:
+        for listing in (client.list_tools, client.list_prompts, client.list_resources):
+            with pytest.raises(MCPError) as raised:
+                await listing(cursor=cursor)
+            assert (raised.value.error.code, raised.value.error.message) == (-32602, "Invalid cursor")
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_the_listing_order_is_deterministic(mode: str) -> None:
     async with connect(demo_server(), mode=mode, cache=None) as client:

@@ -19,13 +19,24 @@ T = TypeVar("T")
 
 
 def _bounds(count: int, cursor: str | None, size: int | None) -> tuple[int, int]:
-    """The first and past-the-last index of the page at `cursor` in `count` items."""
+    """The first and past-the-last index of the page at `cursor` in `count` items.
+
+    A cursor is one we gave: ASCII digits, at most as many as `count` has. Anything else is
+    "Invalid cursor" (-32602), never quoted back (a client's input: it may be megabytes long).
+
+    Example:
+        >>> _bounds(10, "4", 3), _bounds(10, None, None)
+        ((4, 7), (0, 10))
+        >>> _bounds(10, "²", 3)
+        Traceback (most recent call last):
+        mcp.shared.exceptions.MCPError: Invalid cursor
+    """
     if cursor is None or cursor == "":
         start = 0
-    elif cursor.isdigit() and int(cursor) <= count:
+    elif cursor.isascii() and cursor.isdigit() and len(cursor) <= len(str(count)) and int(cursor) <= count:
         start = int(cursor)
     else:
-        raise MCPError(mt.INVALID_PARAMS, f"Invalid cursor: {cursor!r}")
+        raise MCPError(mt.INVALID_PARAMS, "Invalid cursor")
     return start, count if size is None else min(start + size, count)
 
 
