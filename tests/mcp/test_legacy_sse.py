@@ -137,10 +137,36 @@ async def test_legacy_sse_streams_are_bounded_and_a_freed_slot_is_used_again() -
 async def test_bad_hosts_and_unknown_sessions_are_refused_and_the_server_keeps_serving() -> None:
     async with serving(demo_server().http_app(legacy_sse=True)) as base, httpx2.AsyncClient() as http:
         rebound = await http.get(base + "/sse", headers={"host": "evil.example"})
-        unknown = await http.post(f"{base}/messages/?session_id={uuid4().hex}", json={})
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        unknown = await http.post(f"{base}/messages/?session_id={uuid4().hex}", json=ping)
         malformed = await http.post(f"{base}/messages/?session_id=nope", json={})
         async with session(base + "/sse") as client:
             result = await client.call_tool("add", {"a": 3, "b": 4})
     assert rebound.status_code in (400, 403, 421)
     assert unknown.status_code == 404 and malformed.status_code == 400
     assert result.structured_content == {"result": 7}
+
+
+async def test_a_malformed_message_on_a_legacy_session_is_answered_not_dropped() -> None:
+    """The SDK took a request whose `id` is `true` or a float for a notification: 202, and no
+    answer on the stream, ever. It is answered as on /mcp and over stdio, the id never quoted."""
+    async with serving(demo_server().http_app(legacy_sse=True)) as base, httpx2.AsyncClient() as http:
+        async with http.stream("GET", base + "/sse") as stream:
+            endpoint = await _endpoint(stream)
+            answers = [
+                await http.post(base + endpoint, json={"jsonrpc": "2.0", "id": bad, "method": "tools/list"})
+                for bad in (True, 1.5)
+            ]
+        async with session(base + "/sse") as client:  # and the server serves on
+            result = await client.call_tool("add", {"a": 3, "b": 4})
+    assert [answer.status_code for answer in answers] == [400, 400]
+    assert {answer.json()["error"]["code"] for answer in answers} == {-32600}
+    assert result.structured_content == {"result": 7}
+
+
+async def _endpoint(stream: Any) -> str:
+    """The message path (with its session id) the legacy stream announces first."""
+    async for line in stream.aiter_lines():
+        if line.startswith("data: /messages/"):
+            return str(line.removeprefix("data: "))
+    raise AssertionError("the stream announced no endpoint")

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from toolweave.auth.verifier import Verifier
+from toolweave.auth.verifier import Verifier, url_problem
 from toolweave.mcp.adapter import adapter_for
+from toolweave.mcp.envelope import RefuseMalformed
 from toolweave.mcp.event_scope import EventScopes
 from toolweave.mcp.health import METRICS_PATH, METRICS_SCOPE, health_routes, metrics_route
 from toolweave.mcp.http_auth import Authenticate, metadata_routes, protect
@@ -140,6 +141,8 @@ def http_app(
         session_idle_timeout=session_idle_timeout,
         max_request_body_size=max_request_body_size,
     )
+    if legacy_sse:  # a legacy client's malformed message is answered as on /mcp (the SDK drops some unanswered)
+        app.add_middleware(RefuseMalformed, path=MESSAGE_PATH, max_body_size=max_request_body_size)
     if event_store is not None:  # replays stay inside the session that stored the events
         app.add_middleware(EventScopes, max_sessions=10 * (max_sessions or 1000), event_store=event_store, path=path)
     if auth is None and authenticate is None:
@@ -164,9 +167,9 @@ def _resource_metadata(auth: Verifier, resource_url: str | None, named: list[str
     given = resource_url is not None
     if resource_url is None:
         audience = getattr(auth, "audience", None) or []
-        if len(audience) == 1 and audience[0].startswith(("https://", "http://")):
+        if len(audience) == 1 and url_problem(audience[0]) is None:
             resource_url = audience[0]
-    issuers = named or [issuer for issuer in [getattr(auth, "issuer", None)] if issuer]
+    issuers = named or _issuer_as_server(auth, serving=resource_url is not None)
     if resource_url is not None and issuers:
         return resource_url, metadata_routes(resource_url, issuers, list(auth.required_scopes))
     if given:
@@ -177,6 +180,28 @@ def _resource_metadata(auth: Verifier, resource_url: str | None, named: list[str
         "authorization_servers=" if resource_url is not None else "resource_url= (this server's public URL)",
     )
     return None, []
+
+
+def _issuer_as_server(auth: Verifier, *, serving: bool) -> list[str]:
+    """The verifier's issuer as the authorization server of the metadata (`serving` it), when it
+    has one; an issuer that is no URL (a JWT's `iss` may be any string) cannot be.
+
+    Example:
+        >>> from toolweave.auth import JWTVerifier
+        >>> verifier = JWTVerifier(jwks_uri="https://idp.example.com/jwks.json", issuer="my-idp")
+        >>> _issuer_as_server(verifier, serving=True)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: the verifier's issuer 'my-idp' is not an http(s) URL, ...: pass authorization_servers= (...)
+    """
+    issuer = getattr(auth, "issuer", None)
+    if not issuer:
+        return []
+    if serving and url_problem(issuer) is not None:
+        raise ValueError(
+            f"the verifier's issuer {issuer!r} is not an http(s) URL, so it cannot name the authorization server "
+            "in the RFC 9728 metadata: pass authorization_servers= (the URLs clients get tokens from)"
+        )
+    return [issuer]
 
 
 async def serve_stdio(server: Server, *, grace: float | None = GRACE) -> None:
