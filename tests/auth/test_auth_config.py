@@ -46,7 +46,7 @@ def acme_report() -> str:
 '''
 
 
-def write_config(folder: Path, issuer: Issuer, **auth: Any) -> Path:
+def write_config(folder: Path, issuer: Issuer, /, **auth: Any) -> Path:
     (folder / "billing_tools.py").write_text(TOOLS)
     config = {
         "server": {
@@ -333,3 +333,54 @@ def test_a_tool_hidden_from_the_caller_is_unknown_in_the_words_of_one_that_does_
     assert errors(hidden.stderr) == ["error: unknown tool 'refund'; tools: balance"]
     assert errors(absent.stderr) == ["error: unknown tool 'nothing'; tools: balance"]
     assert errors(misspelt.stderr) == ["error: unknown tool 'refnd'; did you mean 'refund'?"]
+
+
+def with_hook(path: Path) -> str:
+    """The config at `path`, with an `authenticate` hook besides its `auth`."""
+    (path.parent / "hooks.py").write_text("def anyone(headers):\n    return None\n")
+    config = yaml.safe_load(path.read_text())
+    config["server"]["authenticate"] = "hooks:anyone"
+    path.write_text(yaml.safe_dump(config))
+    return str(path)
+
+
+def test_auth_and_an_authenticate_hook_together_are_refused_at_load(tmp_path: Path, issuer: Issuer) -> None:
+    """Not a traceback from `serve`, nor a `call` that quietly uses the verifier alone."""
+    config = with_hook(write_config(tmp_path, issuer))
+    called = run_cli("call", config, "balance", "-H", bearer(issuer.token(scope="tools")))
+    served = run_cli("serve", config, "--transport", "http", "--port", "0")
+    for done in (called, served):
+        assert (done.returncode, done.stdout) == (1, "")
+        assert errors(done.stderr) == [f"error: {config}: server: give auth or authenticate, not both"]
+
+
+@pytest.mark.parametrize(
+    ("auth", "problem"),
+    [
+        ({"resource_url": "mcp.example.com/mcp"}, "server.auth.resource_url: must start with http:// or https://"),
+        ({"jwks_uri": "not a url"}, "server.auth.jwks_uri: must start with http:// or https://"),
+        (
+            {"authorization_servers": ["https://"]},
+            "server.auth.authorization_servers[0]: is not a valid URL (empty host)",
+        ),
+        (
+            {"issuer": "my-idp"},
+            "server.auth: issuer is not an http(s) URL, so it cannot name the authorization server in the "
+            "RFC 9728 metadata: give authorization_servers (the URLs clients get tokens from)",
+        ),
+    ],
+    ids=["resource_url without a scheme", "jwks_uri", "authorization server without a host", "issuer"],
+)
+def test_serve_refuses_an_auth_url_at_load_naming_the_key(
+    tmp_path: Path, issuer: Issuer, auth: dict[str, Any], problem: str
+) -> None:
+    config = write_config(tmp_path, issuer, **auth)
+    done = run_cli("serve", str(config), "--transport", "http", "--port", "0")
+    assert (done.returncode, errors(done.stderr)) == (1, [f"error: {config}: {problem}"])
+
+
+def test_an_issuer_that_is_no_url_serves_with_authorization_servers(tmp_path: Path, issuer: Issuer) -> None:
+    """A JWT's `iss` may be any string: the metadata then names the servers given."""
+    config = write_config(tmp_path, issuer, issuer="my-idp", authorization_servers=["https://idp.example.com/"])
+    composed = build_file(config)
+    assert composed.auth is not None and composed.auth["authorization_servers"] == ["https://idp.example.com/"]

@@ -285,3 +285,68 @@ def test_a_misspelt_choice_suggests_the_closest_one(tmp_path: Path) -> None:
         ConfigError, match=r"python\[0\]\.mode: expected 'mount' or 'import' \(did you mean 'mount'\?\)"
     ):
         load_config(path)
+
+
+def test_a_reference_inside_a_default_is_refused_naming_the_key(tmp_path: Path) -> None:
+    """Never the text `${B}` (nor `B`'s value) in the expanded config."""
+    path = write(tmp_path, "c.yaml", "mcpServers:\n  h: {url: '${MCP_URL:-${FALLBACK_URL}}'}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, environ={"FALLBACK_URL": "https://mcp.example.com/mcp"})
+    assert str(caught.value) == (
+        f"{path}: mcpServers.h.url: '${{MCP_URL:-...}}' holds a reference in its default: nested references "
+        "are not supported (set MCP_URL, or write the default as plain text)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("mcpServers: {a: {command: x, timeout: true}}", "mcpServers.a.timeout: expected a number, got true or false"),
+        (
+            "mcpServers: {a: {command: x, connect_timeout: true}}",
+            "mcpServers.a.connect_timeout: expected a number, got true or false",
+        ),
+        ("mcpServers: {a: {command: x, timeout: '5'}}", "mcpServers.a.timeout: expected a number, got a string"),
+        (
+            "mcpServers: {a: {url: 'https://h/mcp', forward_caller_token: true, caller_sessions: '8'}}",
+            "mcpServers.a.caller_sessions: expected a whole number, got a string",
+        ),
+        (
+            "server: {store: {url: 'redis://h', max_value_bytes: true}}",
+            "server.store.max_value_bytes: expected a whole number, got true or false",
+        ),
+        ("server: {tasks: {answer_within: false}}", "server.tasks.answer_within: expected a number, got true or false"),
+        ("catalog: {search: {max_results: '3'}}", "catalog.search.max_results: expected a whole number, got a string"),
+        (
+            "openapi: {o: {spec: s.json, max_response_bytes: true}}",
+            "openapi.o.max_response_bytes: expected a whole number, got true or false",
+        ),
+        (
+            "transforms: [{tools: '*', limit_result: {max_items: true}}]",
+            "transforms[0].limit_result.max_items: expected a whole number, got true or false",
+        ),
+    ],
+    ids=[
+        "timeout",
+        "connect_timeout",
+        "timeout as text",
+        "caller_sessions",
+        "bytes",
+        "seconds >= 0",
+        "results",
+        "response bytes",
+        "items",
+    ],
+)
+def test_a_number_is_never_read_from_a_boolean_or_a_string(tmp_path: Path, text: str, problem: str) -> None:
+    """`timeout: true` is no 1-second timeout, `"3"` no 3."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, "c.yaml", text + "\n"))
+    assert str(caught.value) == f"{tmp_path / 'c.yaml'}: {problem}"
+
+
+def test_a_whole_number_is_a_number_of_seconds(tmp_path: Path) -> None:
+    text = "mcpServers: {a: {command: x, timeout: 5, connect_timeout: 2.5}}\nserver: {tasks: {answer_within: 0}}\n"
+    config = load_config(write(tmp_path, "c.yaml", text))
+    assert (config.mcp_servers["a"].timeout, config.mcp_servers["a"].connect_timeout) == (5, 2.5)
+    assert config.server.tasks is not None and config.server.tasks.answer_within == 0

@@ -27,7 +27,7 @@ import httpx2 as httpx
 
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.client_auth import basic_client_auth
-from toolweave.auth.verifier import audiences, caller_from_claims, epoch_seconds, scope_names
+from toolweave.auth.verifier import audiences, caller_from_claims, checked_url, epoch_seconds, scope_names
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken, VerifierUnavailable
 
@@ -64,7 +64,7 @@ class IntrospectionVerifier:
         timeout: float = 5,
         max_length: int = 4096,
     ) -> None:
-        self.url = url
+        self.url = checked_url(url, "IntrospectionVerifier url=")
         self.issuer = issuer
         self.audience = audiences(audience)
         self.required_scopes = scope_names(required_scopes)

@@ -55,7 +55,7 @@ from jwt.api_jwk import PyJWK
 
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.jws import Compact, check_claims
-from toolweave.auth.verifier import audiences, caller_from_claims, scope_names
+from toolweave.auth.verifier import audiences, caller_from_claims, checked_url, scope_names
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken, VerifierUnavailable
 
@@ -129,7 +129,7 @@ class JWTVerifier:
                 "JWTVerifier algorithms must be asymmetric (RS*, PS*, ES*, EdDSA); refused: "
                 + (", ".join(refused) or "an empty list")
             )
-        self.jwks_uri = jwks_uri
+        self.jwks_uri = None if jwks_uri is None else checked_url(jwks_uri, "JWTVerifier jwks_uri=")
         self.issuer = issuer
         self.audience = audiences(audience)
         self.leeway = leeway

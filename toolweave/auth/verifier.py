@@ -15,6 +15,9 @@ Example:
     'ada'
     >>> scopes_of({"scope": "read write"}), scopes_of({"scp": ["read"]})
     (('read', 'write'), ('read',))
+    >>> checked_url("auth.example.com/jwks.json", "jwks_uri=")
+    Traceback (most recent call last):
+    ValueError: jwks_uri= must start with http:// or https://, not 'auth.example.com/jwks.json'
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import math
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
+
+from pydantic import AnyHttpUrl, ValidationError
 
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken
@@ -33,9 +38,11 @@ __all__ = [
     "Verifier",
     "audiences",
     "caller_from_claims",
+    "checked_url",
     "epoch_seconds",
     "scope_names",
     "scopes_of",
+    "url_problem",
 ]
 
 
@@ -117,3 +124,31 @@ def epoch_seconds(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return int(value) if isinstance(value, int) or math.isfinite(value) else None
+
+
+def url_problem(url: str) -> str | None:
+    """What keeps `url` from being an http(s) URL, as a JWKS or introspection endpoint and the
+    URLs of the RFC 9728 metadata must be; `None` when it is one.
+
+    Example:
+        >>> url_problem("https://auth.example.com/jwks.json") is None
+        True
+        >>> url_problem("mcp.example.com/mcp"), url_problem("https://")
+        ('must start with http:// or https://', 'is not a valid URL (empty host)')
+    """
+    if not url.startswith(("http://", "https://")):
+        return "must start with http:// or https://"
+    try:
+        AnyHttpUrl(url)
+    except ValidationError as error:
+        reason = (error.errors()[0].get("ctx") or {}).get("error", "not parseable")
+        return f"is not a valid URL ({reason})"
+    return None
+
+
+def checked_url(url: str, option: str) -> str:
+    """`url` if it is an http(s) URL (`url_problem`), else a `ValueError` naming `option`."""
+    problem = url_problem(url)
+    if problem is not None:
+        raise ValueError(f"{option} {problem}, not {url!r}")
+    return url

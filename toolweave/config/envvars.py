@@ -7,17 +7,21 @@
 - `${workspaceFolder}` and `${userHome}`: the folder a VS Code or Cursor file belongs to, and the
   home folder (see `Variables.for_file`).
 
-`$${...}` keeps a literal `${...}`. A reference that has no value is an error naming the variable
-or input and the key path where it was used (never a value); `expand_all` collects every such
-problem of a file at once. Values from the environment and from inputs are secrets: each is
-returned with the reference it came from, and each string holding one as it was written
-(`toolweave.core.shown.Expanded`), to be shown instead of the value.
+`$${...}` keeps a literal `${...}`. A default is plain text: it cannot hold another reference
+(`${A:-${B}}` is an error saying so, never `B`'s value nor the text `${B}`). A reference that has
+no value is an error naming the variable or input and the key path where it was used (never a
+value); `expand_all` collects every such problem of a file at once. Values from the environment
+and from inputs are secrets: each is returned with the reference it came from, and each string
+holding one as it was written (`toolweave.core.shown.Expanded`), to be shown instead of the value.
 
 Example:
     >>> expand({"headers": {"Authorization": "Bearer ${TOKEN:-none}"}}, environ={})
     {'headers': {'Authorization': 'Bearer none'}}
     >>> expand({"args": ["${input:root}"]}, variables=Variables({}, inputs={"root": "/srv"}))
     {'args': ['/srv']}
+    >>> expand({"url": "${URL:-${FALLBACK}}"}, environ={"FALLBACK": "https://x"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    toolweave.core.errors.ConfigError: url: '${URL:-...}' holds a reference in its default: nested references ...
 """
 
 from __future__ import annotations
@@ -120,6 +124,11 @@ def _resolve(match: re.Match[str], variables: Variables) -> str:
         return "$"
     name, default, kind, argument, broken = match.groups()
     if name is not None:
+        if default is not None and "${" in default:
+            raise ValueError(
+                f"'${{{name}:-...}}' holds a reference in its default: nested references are not supported "
+                f"(set {name}, or write the default as plain text)"
+            )
         if name in variables.predefined:
             return variables.predefined[name]
         value = variables.environ.get(name)

@@ -31,9 +31,6 @@ from pydantic import (
     AfterValidator,
     Discriminator,
     Field,
-    NonNegativeFloat,
-    PositiveFloat,
-    PositiveInt,
     PrivateAttr,
     StrictBool,
     Tag,
@@ -41,6 +38,7 @@ from pydantic import (
     model_validator,
 )
 
+from toolweave.auth.verifier import url_problem
 from toolweave.config.base import StrictModel, json_kind, shape
 from toolweave.config.dialects import TRANSPORTS, Transport, TransportName
 from toolweave.config.inject import parse_inject
@@ -66,9 +64,24 @@ def _import_path(value: str) -> str:
     return value
 
 
+def _http_url(value: str) -> str:
+    problem = url_problem(value)
+    if problem is not None:
+        raise ValueError(problem)  # the value is not echoed: it may come from ${VAR}
+    return value
+
+
 ToolName = Annotated[str, AfterValidator(_tool_name)]
 ImportPath = Annotated[str, AfterValidator(_import_path), Field(pattern=_IMPORT.pattern)]
 StoreURL = Annotated[str, AfterValidator(check_url), Field(pattern=r"^(redis|rediss|unix)://")]
+HttpURL = Annotated[str, AfterValidator(_http_url)]
+"""An http:// or https:// URL (an endpoint toolweave calls, or names in the RFC 9728 metadata)."""
+StrictPositiveFloat = Annotated[float, Field(strict=True, gt=0)]
+"""A number > 0 (a whole one too); `true` or `"3"` is refused, never read as 1 or 3."""
+StrictNonNegativeFloat = Annotated[float, Field(strict=True, ge=0)]
+"""A number >= 0 (a whole one too); booleans and strings are refused."""
+StrictPositiveInt = Annotated[int, Field(strict=True, gt=0)]
+"""A whole number > 0; booleans, strings and `3.0` are refused."""
 
 
 def _claim_value(value: Any) -> Any:
@@ -87,13 +100,13 @@ class StoreSpec(StrictModel):
 
     url: StoreURL = Field(description="'redis://[user:password@]host:6379/0' (or rediss://, unix://).")
     namespace: str | None = Field(None, description="The prefix of every key and channel (default 'toolweave').")
-    timeout: PositiveFloat | None = Field(
+    timeout: StrictPositiveFloat | None = Field(
         None, description="Seconds one Redis operation may take before it counts as an outage (default 0.5)."
     )
-    retry_after: PositiveFloat | None = Field(
+    retry_after: StrictPositiveFloat | None = Field(
         None, description="Seconds Redis is left alone after an outage before it is tried again (default 1)."
     )
-    max_value_bytes: PositiveInt | None = Field(
+    max_value_bytes: StrictPositiveInt | None = Field(
         None, description="The largest cached result stored, in bytes (default 1 MiB)."
     )
 
@@ -191,10 +204,12 @@ class ToolSpec(ToolPatch):
 class LimitResultSpec(StrictModel):
     """Cut results down (see `toolweave.transforms.LimitResult`)."""
 
-    max_bytes: int | None = Field(
-        None, gt=0, description="The most bytes of text (and of JSON) per result (at least 64: room for the marker)."
+    max_bytes: StrictPositiveInt | None = Field(
+        None, description="The most bytes of text (and of JSON) per result (at least 64: room for the marker)."
     )
-    max_items: int | None = Field(None, gt=0, description="The most items per array, and content blocks, per result.")
+    max_items: StrictPositiveInt | None = Field(
+        None, description="The most items per array, and content blocks, per result."
+    )
     structured: Literal["keep", "drop"] = Field(
         "keep", description="'keep' cuts structured content within the output schema; 'drop' removes both."
     )
@@ -245,7 +260,7 @@ class SourceOptions(StrictModel):
         default_factory=dict, description="Per-tool changes, keyed by the tool's original name."
     )
     middleware: MiddlewareSet | None = Field(None, description="Middleware around this source's tools only.")
-    timeout: PositiveFloat | None = Field(
+    timeout: StrictPositiveFloat | None = Field(
         None,
         description="Seconds each call to this source's tools may take. For an MCP server: each request to it "
         "(a call, a prompt, a resource read; a call of a tool it lists with task support is bounded by the "
@@ -256,7 +271,7 @@ class SourceOptions(StrictModel):
 class ClientCredentialsSpec(StrictModel):
     """The gateway's own OAuth token for an upstream (client-credentials grant)."""
 
-    token_url: str = Field(description="The authorization server's token endpoint.")
+    token_url: HttpURL = Field(description="The authorization server's token endpoint.")
     client_id: str = Field(description="The gateway's client id.")
     client_secret: str = Field(description="Its secret: write '${VAR}' (or 'env:VAR', read at each refresh).")
     scopes: list[str] = Field(default_factory=list, description="Scopes to ask for.")
@@ -316,13 +331,13 @@ class McpServerEntry(SourceOptions):
         "session per caller (HTTP); `auth` then serves only to list the catalog. A request without a "
         "verified caller fails.",
     )
-    caller_sessions: PositiveInt | None = Field(
+    caller_sessions: StrictPositiveInt | None = Field(
         None, description="With forward_caller_token: the most caller sessions kept open at once (default 64)."
     )
-    caller_session_idle: PositiveFloat | None = Field(
+    caller_session_idle: StrictPositiveFloat | None = Field(
         None, description="With forward_caller_token: seconds after which an unused caller session is closed (300)."
     )
-    connect_timeout: PositiveFloat | None = Field(
+    connect_timeout: StrictPositiveFloat | None = Field(
         None,
         description="Seconds starting waits for this server to answer its handshake and list its tools; "
         "after it, the server is down (`list` and `call` say so) and retried in the background. Default: "
@@ -423,8 +438,10 @@ class OpenAPIEntry(SourceOptions):
     auth: UpstreamAuthSpec | None = Field(
         None, description="Credentials for every request: a bearer token or OAuth client credentials."
     )
-    error_excerpt: int = Field(500, gt=0, description="Characters of a non-2xx answer's body its error quotes.")
-    max_response_bytes: int = Field(10 * 2**20, gt=0, description="The largest answer read; a larger one fails.")
+    error_excerpt: StrictPositiveInt = Field(500, description="Characters of a non-2xx answer's body its error quotes.")
+    max_response_bytes: StrictPositiveInt = Field(
+        10 * 2**20, description="The largest answer read; a larger one fails."
+    )
     disabled: StrictBool = Field(False, description="Skip this API.")
 
 
@@ -432,7 +449,7 @@ class SearchSpec(StrictModel):
     """List only a search tool and a call tool (and `always`) in front of the whole catalog."""
 
     strategy: Literal["bm25", "regex"] = Field("bm25", description="Ranked natural-language search, or a regex.")
-    max_results: int = Field(5, gt=0, description="The most tools one search returns.")
+    max_results: StrictPositiveInt = Field(5, description="The most tools one search returns.")
     always: list[str] = Field(default_factory=list, description="Tools still listed directly, by exposed name.")
 
 
@@ -479,7 +496,7 @@ PythonSource = Annotated[
 class IntrospectionSpec(StrictModel):
     """Opaque tokens, verified by asking the authorization server (RFC 7662)."""
 
-    url: str = Field(description="The introspection endpoint.")
+    url: HttpURL = Field(description="The introspection endpoint.")
     client_id: str = Field(description="This server's client id at the authorization server.")
     client_secret: str = Field(description="Its client secret (write it as '${VAR}' to keep it out of the file).")
 
@@ -487,7 +504,7 @@ class IntrospectionSpec(StrictModel):
 class AuthSpec(StrictModel):
     """Verified callers over HTTP: every request needs a valid bearer token (401 otherwise)."""
 
-    jwks_uri: str | None = Field(None, description="Where the issuer publishes its signing keys (JWTs).")
+    jwks_uri: HttpURL | None = Field(None, description="Where the issuer publishes its signing keys (JWTs).")
     public_key: str | None = Field(None, description="A PEM public key, instead of `jwks_uri`.")
     introspection: IntrospectionSpec | None = Field(
         None, description="Verify opaque tokens at the authorization server instead of as JWTs."
@@ -504,11 +521,12 @@ class AuthSpec(StrictModel):
         None,
         description="JWTs: the header `typ` values accepted: ['at+jwt'] for RFC 9068 access tokens (default: any).",
     )
-    resource_url: str | None = Field(
+    resource_url: HttpURL | None = Field(
         None, description="This server's public URL: the audience of its tokens and its RFC 9728 metadata."
     )
-    authorization_servers: list[str] = Field(
-        default_factory=list, description="The issuers clients should get tokens from (default: `issuer`)."
+    authorization_servers: list[HttpURL] = Field(
+        default_factory=list,
+        description="The URLs of the issuers clients should get tokens from (default: `issuer`, when it is a URL).",
     )
     allow_anonymous: StrictBool = Field(
         False, description="Serve requests without a token as anonymous callers instead of answering 401."
@@ -519,19 +537,35 @@ class AuthSpec(StrictModel):
         given = [key for key in ("jwks_uri", "public_key", "introspection") if getattr(self, key) is not None]
         if len(given) != 1:
             raise ValueError(f"give exactly one of jwks_uri, public_key or introspection (got {given or 'none'})")
+        if self._issuer_cannot_be_the_server():
+            raise ValueError(
+                "issuer is not an http(s) URL, so it cannot name the authorization server in the RFC 9728 "
+                "metadata: give authorization_servers (the URLs clients get tokens from)"
+            )
         return self
+
+    def _issuer_cannot_be_the_server(self) -> bool:
+        """Whether `serve` would name `issuer`, no URL, as the authorization server of its RFC 9728
+        metadata: it announces one with a `resource_url`, or an `audience` that is one http(s) URL
+        (as `toolweave.mcp.serve` does), and no `authorization_servers` are given."""
+        if self.issuer is None or self.authorization_servers or url_problem(self.issuer) is None:
+            return False
+        audience = [self.audience] if isinstance(self.audience, str) else self.audience or []
+        return self.resource_url is not None or (len(audience) == 1 and url_problem(audience[0]) is None)
 
 
 class TasksSpec(StrictModel):
     """How the server keeps and runs tool calls that run as MCP tasks (tools with `task_support`)."""
 
-    keep: PositiveFloat | None = Field(None, description="Seconds a task's record is kept after its last change.")
-    poll_interval: PositiveFloat | None = Field(None, description="Seconds between polls asked of clients.")
-    answer_within: NonNegativeFloat | None = Field(
+    keep: StrictPositiveFloat | None = Field(None, description="Seconds a task's record is kept after its last change.")
+    poll_interval: StrictPositiveFloat | None = Field(None, description="Seconds between polls asked of clients.")
+    answer_within: StrictNonNegativeFloat | None = Field(
         None, description="Seconds a call may take and still be answered plainly (0: always a task)."
     )
-    input_timeout: PositiveFloat | None = Field(None, description="Seconds a task waits for input before it fails.")
-    lease: PositiveFloat | None = Field(
+    input_timeout: StrictPositiveFloat | None = Field(
+        None, description="Seconds a task waits for input before it fails."
+    )
+    lease: StrictPositiveFloat | None = Field(
         None, description="Seconds without a renewal after which a running task counts as lost (replicas)."
     )
 
@@ -565,9 +599,15 @@ class ServerSettings(StrictModel):
         None,
         description="HTTP only: 'module:function' called with the request headers (lower-case names), "
         "returning a toolweave AuthInfo (or None); it becomes ctx.auth "
-        "('claim:' and 'context:auth.*' read it).",
+        "('claim:' and 'context:auth.*' read it). Instead of `auth`, not with it.",
     )
     tasks: TasksSpec | None = Field(None, description="How calls that run as MCP tasks are kept and run.")
+
+    @model_validator(mode="after")
+    def _one_way_to_authenticate(self) -> ServerSettings:
+        if self.auth is not None and self.authenticate is not None:
+            raise ValueError("give auth or authenticate, not both")
+        return self
 
 
 class Config(StrictModel):

@@ -49,7 +49,7 @@ from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from toolweave.auth.verifier import Verifier, expired
+from toolweave.auth.verifier import Verifier, checked_url, expired
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken, Rejected, VerifierUnavailable
 from toolweave.core.masking import incident_id, is_cancellation
@@ -59,6 +59,8 @@ logger = logging.getLogger("toolweave.auth")
 Authenticate = Callable[[Mapping[str, str]], "Awaitable[AuthInfo | None] | AuthInfo | None"]
 QUERY_TOKEN_NAMES = frozenset({"access_token", "token", "bearer", "id_token"})
 """Query parameters that carry a bearer token (refused: tokens belong in the `Authorization` header)."""
+BOTH_WAYS = "give auth= (a token verifier) or authenticate= (a hook), not both"
+"""Why an app is not served with both: which of them would decide who the caller is?"""
 UNVERIFIED = "toolweave.unverified"
 """Where the auth backend leaves, on the request's scope, why its caller could not be checked."""
 
@@ -298,12 +300,28 @@ def oauth_error(status: int, error: str, description: str, headers: Mapping[str,
 
 
 def metadata_routes(resource_url: str, authorization_servers: list[str], scopes: list[str]) -> list[Any]:
-    """The RFC 9728 protected-resource metadata route(s) for `resource_url` (the SDK's)."""
+    """The RFC 9728 protected-resource metadata route(s) for `resource_url` (the SDK's).
+
+    Raises:
+        ValueError: naming `resource_url=` or `authorization_servers=` when one is not an http(s) URL.
+    """
     return create_protected_resource_routes(
-        resource_url=AnyHttpUrl(resource_url),
-        authorization_servers=[AnyHttpUrl(server) for server in authorization_servers],
+        resource_url=http_url(resource_url, "resource_url="),
+        authorization_servers=[http_url(server, "authorization_servers=") for server in authorization_servers],
         scopes_supported=scopes or None,
     )
+
+
+def http_url(url: str, option: str) -> AnyHttpUrl:
+    """`url` as the SDK's `AnyHttpUrl`, or a `ValueError` naming `option` (never pydantic's bare
+    "Input should be a valid URL").
+
+    Example:
+        >>> http_url("mcp.example.com/mcp", "resource_url=")
+        Traceback (most recent call last):
+        ValueError: resource_url= must start with http:// or https://, not 'mcp.example.com/mcp'
+    """
+    return AnyHttpUrl(checked_url(url, option))
 
 
 def protect(
@@ -322,8 +340,10 @@ def protect(
     `private` path (for every request, anonymous callers allowed or not; with the scopes it
     names besides the required ones).
     """
-    if (verifier is None) == (authenticate is None):
-        raise ValueError("protect() needs exactly one of a verifier or an authenticate hook")
+    if verifier is not None and authenticate is not None:
+        raise ValueError(BOTH_WAYS)
+    if verifier is None and authenticate is None:
+        raise ValueError("give auth= (a token verifier) or authenticate= (a hook) to protect the app")
     backend: AuthenticationBackend
     scopes: list[str] = []
     if verifier is not None:
@@ -339,7 +359,7 @@ def protect(
     else:
         assert authenticate is not None
         backend = HookBackend(authenticate)
-    metadata_url = build_resource_metadata_url(AnyHttpUrl(resource_url)) if resource_url else None
+    metadata_url = build_resource_metadata_url(http_url(resource_url, "resource_url=")) if resource_url else None
     # add_middleware puts each new layer outside the ones added before: innermost first.
     # (a hook decides alone who is anonymous; a verifier's anonymous callers send no token)
     guarded = paths if not allow_anonymous or verifier is not None else ()
