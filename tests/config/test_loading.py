@@ -325,6 +325,10 @@ def test_a_reference_inside_a_default_is_refused_naming_the_key(tmp_path: Path) 
             "transforms: [{tools: '*', limit_result: {max_items: true}}]",
             "transforms[0].limit_result.max_items: expected a whole number, got true or false",
         ),
+        ("middleware: {retry: {attempts: '3'}}", "middleware.retry.attempts: expected a whole number, got a string"),
+        ("middleware: {retry: {jitter: true}}", "middleware.retry.jitter: expected a number, got true or false"),
+        ("middleware: {timeout: {default: '30'}}", "middleware.timeout.default: expected a number, got a string"),
+        ("middleware: {rate_limit: {rate: true}}", "middleware.rate_limit.rate: expected a number, got true or false"),
     ],
     ids=[
         "timeout",
@@ -336,6 +340,10 @@ def test_a_reference_inside_a_default_is_refused_naming_the_key(tmp_path: Path) 
         "results",
         "response bytes",
         "items",
+        "middleware attempts",
+        "middleware jitter",
+        "middleware timeout",
+        "middleware rate",
     ],
 )
 def test_a_number_is_never_read_from_a_boolean_or_a_string(tmp_path: Path, text: str, problem: str) -> None:

@@ -18,9 +18,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, ConfigDict, ModelWrapValidatorHandler, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ModelWrapValidatorHandler, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic_core.core_schema import ErrorType
 
@@ -28,10 +28,25 @@ from toolweave.core.names import MAX_NAME_LENGTH, NAME_CHARS, NAME_CHARS_SHOWN, 
 
 _BUILT_IN_ERRORS = frozenset(get_args(ErrorType))
 
-__all__ = ["GLOB_PATTERN", "StrictModel", "check_glob", "json_kind", "shape"]
+__all__ = [
+    "GLOB_PATTERN",
+    "StrictModel",
+    "StrictNonNegativeFloat",
+    "StrictPositiveFloat",
+    "StrictPositiveInt",
+    "check_glob",
+    "json_kind",
+    "shape",
+]
 
 GLOB_PATTERN = rf"^[{NAME_CHARS}*?\[\]!]{{1,{MAX_NAME_LENGTH}}}$"
 """What a tool-name glob may contain: tool-name characters (`toolweave.core.names`) and `* ? [ ] !`."""
+StrictPositiveFloat = Annotated[float, Field(strict=True, gt=0)]
+"""A number > 0 (a whole one too); `true` or `"3"` is refused, never read as 1 or 3."""
+StrictNonNegativeFloat = Annotated[float, Field(strict=True, ge=0)]
+"""A number >= 0 (a whole one too); booleans and strings are refused."""
+StrictPositiveInt = Annotated[int, Field(strict=True, gt=0)]
+"""A whole number > 0; booleans, strings and `3.0` are refused."""
 
 
 def json_kind(value: Any) -> str:

@@ -39,7 +39,14 @@ from pydantic import (
 )
 
 from toolweave.auth.verifier import url_problem
-from toolweave.config.base import StrictModel, json_kind, shape
+from toolweave.config.base import (
+    StrictModel,
+    StrictNonNegativeFloat,
+    StrictPositiveFloat,
+    StrictPositiveInt,
+    json_kind,
+    shape,
+)
 from toolweave.config.dialects import TRANSPORTS, Transport, TransportName
 from toolweave.config.inject import parse_inject
 from toolweave.config.policies import Glob, MiddlewareSet, ToolSelector
@@ -76,12 +83,6 @@ ImportPath = Annotated[str, AfterValidator(_import_path), Field(pattern=_IMPORT.
 StoreURL = Annotated[str, AfterValidator(check_url), Field(pattern=r"^(redis|rediss|unix)://")]
 HttpURL = Annotated[str, AfterValidator(_http_url)]
 """An http:// or https:// URL (an endpoint toolweave calls, or names in the RFC 9728 metadata)."""
-StrictPositiveFloat = Annotated[float, Field(strict=True, gt=0)]
-"""A number > 0 (a whole one too); `true` or `"3"` is refused, never read as 1 or 3."""
-StrictNonNegativeFloat = Annotated[float, Field(strict=True, ge=0)]
-"""A number >= 0 (a whole one too); booleans and strings are refused."""
-StrictPositiveInt = Annotated[int, Field(strict=True, gt=0)]
-"""A whole number > 0; booleans, strings and `3.0` are refused."""
 
 
 def _claim_value(value: Any) -> Any:

@@ -23,16 +23,21 @@ from pydantic import (
     Discriminator,
     Field,
     ModelWrapValidatorHandler,
-    NonNegativeFloat,
-    PositiveFloat,
-    PositiveInt,
     PrivateAttr,
     StrictBool,
     Tag,
     model_validator,
 )
 
-from toolweave.config.base import GLOB_PATTERN, StrictModel, check_glob, shape
+from toolweave.config.base import (
+    GLOB_PATTERN,
+    StrictModel,
+    StrictNonNegativeFloat,
+    StrictPositiveFloat,
+    StrictPositiveInt,
+    check_glob,
+    shape,
+)
 
 Glob = Annotated[
     str,
@@ -75,7 +80,7 @@ CALLER_DOC = (
     "Who gets separate state: 'caller' (the verified subject, else the peer address), 'subject', "
     "'peer', 'client' (the name a client announces: any client can claim any), or 'global' (everyone together)."
 )
-Fraction = Annotated[float, Field(ge=0, le=1)]
+Fraction = Annotated[float, Field(strict=True, ge=0, le=1)]
 
 
 class LoggingSpec(Policy):
@@ -94,8 +99,8 @@ class LoggingSpec(Policy):
 class TimeoutSpec(Policy):
     """Cancel calls that run too long; the client gets a clear timeout error."""
 
-    default: PositiveFloat | None = Field(None, description="Seconds a call may take.")
-    per_tool: dict[Glob, PositiveFloat] | None = Field(
+    default: StrictPositiveFloat | None = Field(None, description="Seconds a call may take.")
+    per_tool: dict[Glob, StrictPositiveFloat] | None = Field(
         None, description="Seconds per tool-name glob, overriding `default` ({'gh_*': 60})."
     )
 
@@ -103,18 +108,20 @@ class TimeoutSpec(Policy):
 class ProgressSpec(Policy):
     """Forward tool progress to clients that asked for it, throttled."""
 
-    max_rate: PositiveFloat | None = Field(
+    max_rate: StrictPositiveFloat | None = Field(
         None, description="At most this many progress notifications per second (default 10)."
     )
-    heartbeat: PositiveFloat | None = Field(None, description="Send a progress heartbeat every this many seconds.")
+    heartbeat: StrictPositiveFloat | None = Field(
+        None, description="Send a progress heartbeat every this many seconds."
+    )
 
 
 class RetrySpec(Policy):
     """Retry failed calls of read-only or idempotent tools with backoff."""
 
-    attempts: PositiveInt | None = Field(None, description="Attempts in all, the first included (default 3).")
-    backoff: PositiveFloat | None = Field(None, description="Seconds before the first retry; doubles each time.")
-    max_backoff: PositiveFloat | None = Field(None, description="The longest wait between attempts, in seconds.")
+    attempts: StrictPositiveInt | None = Field(None, description="Attempts in all, the first included (default 3).")
+    backoff: StrictPositiveFloat | None = Field(None, description="Seconds before the first retry; doubles each time.")
+    max_backoff: StrictPositiveFloat | None = Field(None, description="The longest wait between attempts, in seconds.")
     jitter: Fraction | None = Field(
         None, description="How much of each wait is randomised: 0 = none, 1 = anywhere from 0 to the wait."
     )
@@ -126,8 +133,8 @@ class RetrySpec(Policy):
 class RateLimitSpec(Policy):
     """A token bucket per caller: `rate` calls per second, bursts up to `burst`."""
 
-    rate: PositiveFloat = Field(description="Calls per second allowed on average.")
-    burst: PositiveFloat | None = Field(None, description="Calls allowed at once before the rate applies.")
+    rate: StrictPositiveFloat = Field(description="Calls per second allowed on average.")
+    burst: StrictPositiveFloat | None = Field(None, description="Calls allowed at once before the rate applies.")
     key: Caller | None = Field(None, description=CALLER_DOC)
     per_tool: StrictBool | None = Field(None, description="A separate bucket for each tool.")
     on_store_error: Literal["local", "allow", "reject"] | None = Field(
@@ -140,17 +147,17 @@ class RateLimitSpec(Policy):
 class ConcurrencySpec(Policy):
     """At most `limit` calls at once (a bulkhead), overall and/or per tool-name glob."""
 
-    limit: PositiveInt | None = Field(None, description="Calls that may run at the same time.")
-    per_tool: dict[Glob, PositiveInt] | None = Field(
+    limit: StrictPositiveInt | None = Field(None, description="Calls that may run at the same time.")
+    per_tool: dict[Glob, StrictPositiveInt] | None = Field(
         None, description="Concurrent calls allowed per tool-name glob ({'gh_*': 2})."
     )
-    wait: NonNegativeFloat | None = Field(
+    wait: StrictNonNegativeFloat | None = Field(
         None, description="Seconds a call may wait for a free slot before it is refused (default 10)."
     )
     shared: StrictBool | None = Field(
         None, description="With a shared server.store: count calls across every replica (default false)."
     )
-    lease: PositiveFloat | None = Field(
+    lease: StrictPositiveFloat | None = Field(
         None, description="With shared: seconds a slot outlives a replica that died holding it (default 30)."
     )
 
@@ -164,8 +171,10 @@ class ConcurrencySpec(Policy):
 class CircuitBreakerSpec(Policy):
     """Stop calling a failing upstream for a while after repeated failures."""
 
-    failures: PositiveInt | None = Field(None, description="Consecutive failures that open the circuit (default 5).")
-    reset_after: PositiveFloat | None = Field(
+    failures: StrictPositiveInt | None = Field(
+        None, description="Consecutive failures that open the circuit (default 5)."
+    )
+    reset_after: StrictPositiveFloat | None = Field(
         None, description="Seconds before a trial call is let through (default 30)."
     )
     per_tool: StrictBool | None = Field(None, description="One circuit per tool instead of one for all.")
@@ -180,8 +189,8 @@ class CircuitBreakerSpec(Policy):
 class CacheSpec(Policy):
     """Cache results of read-only, idempotent tools, per tool, arguments and caller."""
 
-    ttl: PositiveFloat = Field(description="Seconds a cached result stays valid.")
-    max_entries: PositiveInt | None = Field(None, description="The most results kept (default 1000).")
+    ttl: StrictPositiveFloat = Field(description="Seconds a cached result stays valid.")
+    max_entries: StrictPositiveInt | None = Field(None, description="The most results kept (default 1000).")
     key: Caller | None = Field(None, description=CALLER_DOC)
     only_safe: StrictBool | None = Field(
         None, description="Only cache tools annotated read-only or idempotent (default true)."
@@ -193,7 +202,7 @@ LoggingOption = Annotated[
     Discriminator(shape),
 ]
 TimeoutOption = Annotated[
-    Union[Annotated[PositiveFloat, Tag("<number>")], Annotated[TimeoutSpec, Tag("<object>")]],  # noqa: UP007
+    Union[Annotated[StrictPositiveFloat, Tag("<number>")], Annotated[TimeoutSpec, Tag("<object>")]],  # noqa: UP007
     Discriminator(shape),
 ]
 ProgressOption = Annotated[
