@@ -81,21 +81,37 @@ class _Lines:
         self.joined = "\n".join(text.replace("\n", " ") for text in texts)
 
     def matching(self, pattern: regex.Pattern[str], limit: int, skip: set[int], deadline: float) -> list[int]:
+        """The positions of the first `limit` texts (not in `skip`) that `pattern` matches.
+
+        One search per text at most: after a hit the scan moves on to the next text, so a
+        pattern matching everywhere (`''`, `^`, `x*`) costs no more than one matching once.
+        """
         found: list[int] = []
-        for match in pattern.finditer(self.joined, timeout=_left(deadline)):
-            position = bisect.bisect_right(self.starts, match.start()) - 1
-            if position in skip or (found and found[-1] == position):
-                continue
-            if not pattern.search(self.texts[position], timeout=_left(deadline)):
-                continue
-            found.append(position)
-            if len(found) >= limit:
+        at = 0
+        while self.texts and len(found) < limit:
+            match = pattern.search(self.joined, at, timeout=_left(deadline))
+            if match is None:
                 break
+            position = bisect.bisect_right(self.starts, match.start()) - 1
+            if position not in skip and pattern.search(self.texts[position], timeout=_left(deadline)):
+                found.append(position)
+            if position + 1 >= len(self.starts):
+                break
+            at = self.starts[position + 1]
         return found
 
 
-_NESTED_REPEAT = re.compile(r"\([^()]*[+*}][^()]*\)\s*[+*{]")
-"""A repeated group that itself repeats, `(a+)+`: the shape of catastrophic backtracking."""
+_PATTERN_PARTS = re.compile(
+    r"\\.|\[\^?\]?(?:\\.|[^\]\\])*\]"  # an escape, a set: plain text here
+    r"|(?P<open>\()|(?P<close>\))\s*(?P<repeated>[+*]|\{[\d\s,]*\})?"  # a group, and whether it repeats
+    r"|(?P<repeat>[+*]|\{[\d\s,]*\})",  # a repeat of what precedes it
+    re.DOTALL,
+)
+_UNPARSED = re.compile(r"\(\?(?:#|[\w-]*x)")
+"""A comment group or the verbose flag: parentheses and spaces `_costly` cannot read as written."""
+_MAX_COUNT = 100
+"""The largest count a client's `{n}`, `{n,}`, `{n,m}` may give: compiling `x{4294967294}` lays
+the repeat out in memory (24 GB, before any time budget starts), so a larger one is text."""
 _MAX_PATTERN = 200
 _REGEX_SECONDS = 0.05
 """The most time one regex search may take: a client's pattern runs on the server, and some
@@ -111,12 +127,41 @@ def _left(deadline: float) -> float:
     return max(deadline - time.monotonic(), 0.001)
 
 
+def _costly(query: str) -> bool:
+    """Whether `query`, as a pattern, could cost the server without bound: too long, a count
+    above `_MAX_COUNT`, a comment or the verbose flag (not read here), or a repeated group
+    holding a repeat at any depth (`(a+)+`, the shape of catastrophic backtracking, and
+    `((x{99})){99}`, counts that multiply when compiled).
+
+    Example:
+        >>> [_costly(query) for query in ("x{3}", "x{4294967294}", "(a+)+", "((x{9})|y){9}", "(ab)+c*")]
+        [False, True, True, True, False]
+    """
+    if len(query) > _MAX_PATTERN or _UNPARSED.search(query):
+        return True
+    holds = [False]  # for each open group (and the whole pattern): does it hold a repeat?
+    for part in _PATTERN_PARTS.finditer(query):
+        count = part["repeat"] or part["repeated"]
+        if count and count.startswith("{") and any(int(n) > _MAX_COUNT for n in re.findall(r"\d+", count)):
+            return True
+        if part["open"]:
+            holds.append(False)
+        elif part["close"] and len(holds) > 1:
+            inner = holds.pop()
+            if inner and part["repeated"]:
+                return True
+            holds[-1] = holds[-1] or inner or bool(part["repeated"])
+        elif part["repeat"]:
+            holds[-1] = True
+    return False
+
+
 def _pattern(query: str) -> regex.Pattern[str]:
-    """The client's pattern, or the query as literal text when it is not a pattern, too long, or
-    shaped to backtrack without end (a client's regex runs on the server: it must stay cheap)."""
+    """The client's pattern, or the query as literal text when it is not a pattern or could cost
+    the server without bound (see `_costly`: a client's regex runs on the server, it must stay cheap)."""
     import regex  # only the regex strategy needs it (~10 ms to import)
 
-    if len(query) <= _MAX_PATTERN and not _NESTED_REPEAT.search(query):
+    if not _costly(query):
         try:
             return regex.compile(query, regex.IGNORECASE | regex.MULTILINE)
         except regex.error:
