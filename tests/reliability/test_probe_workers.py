@@ -9,10 +9,13 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx2
+from anyio.abc import Process
 from mcp import Client
 
 from tests.conftest import free_port, subprocess_env
@@ -25,44 +28,43 @@ from .raw import SERVERS
 SHUTTING_DOWN = -32000
 
 
-async def test_the_workers_keep_the_grace_period_given() -> None:
-    process, url = await serve_http("--grace", "1", "--workers", "2")
+async def stopped_during_a_call(grace: str, seconds: float, stop: Callable[[Process], None]) -> tuple[int, Any]:
+    """`serve --workers 2 --grace GRACE`, stopped with `stop` a moment into a call of `seconds`:
+    the server's exit status and the call's answer."""
+    process, url = await serve_http("--grace", grace, "--workers", "2")
     async with httpx2.AsyncClient(timeout=30) as client:
         answers = {}
 
         async def run() -> None:
-            answers["long"] = await call(client, url, "local_sleep", {"seconds": 60})
+            answers["call"] = await call(client, url, "local_sleep", {"seconds": seconds})
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(run)
-            await anyio.sleep(2.0)  # the call is under way in a worker
-            terminate(process)
+            await anyio.sleep(1.0)  # the call is under way in a worker
+            stop(process)
     with anyio.fail_after(15):
         status = await process.wait()
+    return status, answers["call"]
+
+
+async def test_the_workers_keep_the_grace_period_given() -> None:
+    status, answer = await stopped_during_a_call("1", 60, terminate)
     assert status == 0
-    assert answers["long"]["error"]["code"] == SHUTTING_DOWN
-    assert "grace period 1s" in answers["long"]["error"]["message"]
+    assert answer["error"]["code"] == SHUTTING_DOWN
+    assert "grace period 1s" in answer["error"]["message"]
 
 
 async def test_a_stop_sent_to_the_whole_process_group_keeps_the_grace_period() -> None:
     """Ctrl-C in a terminal, `kill -- -PGID` and systemd's stop reach every worker, and the
     parent forwards the stop as well: one stop, heard twice, is not a second signal that would
     cut the grace period short."""
-    process, url = await serve_http("--grace", "10", "--workers", "2")
-    async with httpx2.AsyncClient(timeout=30) as client:
-        answers = {}
 
-        async def run() -> None:
-            answers["call"] = await call(client, url, "local_sleep", {"seconds": 2})
+    def stop_the_group(process: Process) -> None:
+        os.killpg(process.pid, signal.SIGTERM)  # (the server runs in a session of its own)
 
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(run)
-            await anyio.sleep(1.0)  # the call is under way in a worker
-            os.killpg(process.pid, signal.SIGTERM)  # (the server runs in a session of its own)
-    with anyio.fail_after(15):
-        status = await process.wait()
+    status, answer = await stopped_during_a_call("10", 2, stop_the_group)
     assert status == 0
-    assert answers["call"]["result"]["content"][0]["text"] == "slept 2.0"
+    assert answer["result"]["content"][0]["text"] == "slept 2.0"
 
 
 async def test_the_workers_reload_an_edited_config_with_watch(tmp_path: Path) -> None:
