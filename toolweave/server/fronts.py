@@ -3,7 +3,9 @@
 `fronted(catalog, transforms, owner)` gives each transform a view of the catalog so far and
 compiles what it returns into the next catalog: a tool it keeps keeps its entry (and chain); a
 tool of its own gets an entry with no middleware (the calls it makes meet the middleware of the
-tool they reach) and the server's error policy.
+tool they reach) and the server's error policy. A tool of its own named like a catalog tool it
+hides (`SearchTools`' `call_tool` over a server's own `call_tool`) is a clash, settled by the
+server's `on_duplicate` like any other: by default a `DuplicateError` naming both.
 
 Example:
     >>> from toolweave.server.server import Server
@@ -23,17 +25,31 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolweave.core.context import Context
 from toolweave.core.errors import DuplicateError
 from toolweave.core.names import check_name
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
+from toolweave.server.registry import OnDuplicate, keep_new
 from toolweave.transforms.catalog import CatalogTransform, Components
 
 if TYPE_CHECKING:
     from toolweave.server.tools import ToolCatalog, ToolEntry
+
+
+class FrontOwner(Components, Protocol):
+    """The server whose catalog is fronted: its prompts and resources, and its clash rules."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def on_duplicate(self) -> OnDuplicate: ...
+
+    @property
+    def running(self) -> bool: ...
 
 
 class _View:
@@ -56,21 +72,42 @@ class _View:
 def fronted(
     catalog: ToolCatalog,
     transforms: Sequence[CatalogTransform],
-    components: Components,
+    owner: FrontOwner,
     bare_entry: Callable[[Tool, str], ToolEntry],
 ) -> ToolCatalog:
     """`catalog` reshaped by each of `transforms` in turn; `bare_entry(tool, origin)` makes the
-    entry of a tool a transform adds (no middleware)."""
+    entry of a tool a transform adds (no middleware).
+
+    Raises:
+        DuplicateError: a transform exposes two tools of one name, or (under `on_duplicate="error"`,
+            when not serving) a tool of its own named like a catalog tool.
+    """
     for transform in transforms:
         kept = catalog.entries
         entries: dict[str, ToolEntry] = {}
-        for tool in transform.front(_View(catalog, components)):
+        for tool in transform.front(_View(catalog, owner)):
             check_name(tool.name)
             if tool.name in entries:
                 raise DuplicateError(f"{transform.describe()} exposes two tools named {tool.name!r}")
             entry = kept.get(tool.name)
+            if entry is not None and entry.component is not tool and not _own_wins(owner, transform, entry):
+                entries[tool.name] = entry
+                continue
             if entry is None or entry.component is not tool:
                 entry = bare_entry(tool, f"tool {tool.name!r} of {transform.describe()}")
             entries[tool.name] = entry
         catalog = dataclasses.replace(catalog, entries=entries, cache={})
     return catalog
+
+
+def _own_wins(owner: FrontOwner, transform: CatalogTransform, shadowed: ToolEntry) -> bool:
+    """Settle a tool of `transform`'s own named like the catalog's `shadowed` by `on_duplicate`:
+    True when the transform's tool is exposed (a model calling the name would reach it)."""
+    name = shadowed.component.name
+    message = (
+        f"server {owner.name!r}: tool name {name!r} is claimed twice: by {shadowed.origin} and by "
+        f"{transform.describe()}, which exposes a tool of its own under that name; rename one of them "
+        "(the server's with a `Rename` transform, or the transform's with its name option, "
+        "e.g. `SearchTools(call_tool=...)`)"
+    )
+    return keep_new(owner.on_duplicate, message, serving=owner.running)
