@@ -1,5 +1,9 @@
 """What every agent-framework adapter shares: the context of a call, the call, its answer.
 
+A framework's model is shown what a client of the server would list — only the tools the
+caller may see (`Authorize`), by the same per-caller view as `tools/list` — and a call it makes
+anyway to a tool it may not use (or that does not exist) is an `isError` answer, as any failure.
+
 Example:
     >>> import anyio
     >>> from toolweave import Server
@@ -22,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolweave.core.context import Context
+from toolweave.core.errors import UnknownTool
 from toolweave.core.result import WRAP_KEY, ToolResult
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
@@ -48,12 +53,30 @@ class CatalogCalls:
         self._context = context
 
     @property
-    def tools(self) -> tuple[Tool, ...]:
-        """The tools a client of the server would list now."""
-        return self.server.catalog.tools
+    def per_call(self) -> bool:
+        """Whether the caller is known only per call (`context` is a function of the run)."""
+        return self._context is not None and not isinstance(self._context, Context)
 
-    def taken_once(self) -> tuple[Tool, ...]:
-        """The tools listed now, for an adapter that makes its tool objects once.
+    def caller(self, run: Any = None) -> Context | None:
+        """The caller known before any call: `context` itself, an anonymous one without it, the
+        function's answer for `run` if given; None for a context function without a `run`."""
+        if self.per_call and run is None:
+            return None
+        return self.context_for(run)
+
+    def visible(self, caller: Context | None) -> tuple[Tool, ...]:
+        """The tools `caller` may see, as `tools/list` shows them (every tool for None)."""
+        catalog = self.server.catalog
+        if caller is None:
+            return catalog.tools
+        return tuple(catalog.view("tools", catalog.tools, caller.auth)[1])
+
+    async def listed(self, run: Any) -> list[Tool]:
+        """The tools the caller of `run` may see, through the list middleware too, as `tools/list`."""
+        return await self.server.list_tools(self.context_for(run))
+
+    def taken_once(self, caller: Context | None) -> tuple[Tool, ...]:
+        """The tools `caller` may see now (see `visible`), for an adapter that makes its tool objects once.
 
         Raises:
             RuntimeError: the server holds remote servers and is not running: their tools are
@@ -69,7 +92,7 @@ class CatalogCalls:
         down = self.server.down_remotes()
         if down:
             logger.warning("tools made while upstream(s) are down leave theirs out: %s", ", ".join(down))
-        return self.tools
+        return self.visible(caller)
 
     def tool(self, name: str) -> Tool | None:
         """The exposed tool `name`, if the server lists one."""
@@ -90,8 +113,20 @@ class CatalogCalls:
         return ctx if ctx.server is not None else dataclasses.replace(ctx, server=self.server)
 
     async def call(self, name: str, arguments: dict[str, Any], run: Any) -> ToolResult:
-        """Call tool `name` as a client would; failures are `isError` results."""
-        return await self.server.call_tool(name, arguments, ctx=self.context_for(run))
+        """Call tool `name` as a client would; failures are `isError` results, a tool the caller
+        may not use (or that is gone) included: the model reads the message, as a client would.
+
+        Example:
+            >>> import anyio
+            >>> from toolweave import Server
+            >>> calls = CatalogCalls(Server("empty"))
+            >>> anyio.run(calls.call, "rotate_keys", {}, None).text
+            'Unknown tool: rotate_keys'
+        """
+        try:
+            return await self.server.call_tool(name, arguments, ctx=self.context_for(run))
+        except UnknownTool as error:
+            return ToolResult.error(str(error))
 
 
 def answer(result: ToolResult, tool: Tool | None = None) -> Any:

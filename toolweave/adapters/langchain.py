@@ -3,7 +3,10 @@
 Each tool's arguments are the exposed input schema (hidden and injected arguments are not in
 it, so the model never sees them); a call runs through the server's catalog and answers with
 the text for the model and the structured content as the artifact. An `isError` answer is a
-`ToolException` that the tool hands back to the model as its message.
+`ToolException` that the tool hands back to the model as its message (a tool the caller may not
+use included). The tools are made once, so they are those one caller may see (under `Authorize`):
+the caller of `context`, anonymous without one; with a context function, the caller it gives for
+`config` if you pass the agent's run config, else an anonymous one.
 
 Example:
     >>> import anyio
@@ -27,24 +30,41 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
 from toolweave.adapters.calls import CatalogCalls, ContextSource
+from toolweave.core.context import Context
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
 
 
-def structured_tools(server: Server, *, context: ContextSource = None) -> list[StructuredTool]:
-    """The tools `server` lists now, as LangChain tools; `context` gets the call's `RunnableConfig`.
+def structured_tools(
+    server: Server, *, context: ContextSource = None, config: RunnableConfig | None = None
+) -> list[StructuredTool]:
+    """The tools `server` lists now to one caller, as LangChain tools; `context` gets the call's
+    `RunnableConfig`.
+
+    The caller the tools are listed to is `context`'s (anonymous without one); a context function
+    is asked for the caller of `config`, the run config of the agent they are for (without it,
+    the tools are those an anonymous caller may see). Every call is still checked for its own caller.
 
     A server mounting remote servers lists their tools once it runs: make the tools inside
     `async with server:` (else `RuntimeError`, naming them). The tools are asynchronous: run them
     with `ainvoke` (`invoke` raises `NotImplementedError` saying so).
     """
     calls = CatalogCalls(server, context)
-    return [_structured_tool(calls, tool) for tool in calls.taken_once()]
+    caller = calls.caller(config)
+    listed_to = caller if caller is not None else Context()  # a context function, no config: anyone
+    return [_structured_tool(calls, tool) for tool in calls.taken_once(listed_to)]
 
 
 class _CatalogTool(StructuredTool):
-    """A `StructuredTool` handing every argument to the catalog: `StructuredTool`'s own `_arun`
-    takes `config` and `run_manager` for itself, so a tool argument of either name never arrived."""
+    """A `StructuredTool` handing every argument to the catalog, whatever its name: LangChain
+    passes arguments as keywords beside its own (`config`, `run_manager`, the run config's
+    parameter, `self`), so they travel here as one dictionary in a single positional argument."""
+
+    def _to_args_and_kwargs(  # type: ignore[override] # one dictionary, not strings, on purpose
+        self, tool_input: str | dict[str, Any], tool_call_id: str | None
+    ) -> tuple[tuple[dict[str, Any]], dict[str, Any]]:
+        _, arguments = super()._to_args_and_kwargs(tool_input, tool_call_id)
+        return (arguments,), {}
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
@@ -52,8 +72,8 @@ class _CatalogTool(StructuredTool):
             "call it with `ainvoke` (an agent or graph run with `ainvoke`/`astream` does)"
         )
 
-    async def _arun(  # type: ignore[override] # the run config under another name, on purpose
-        self, *args: Any, toolweave_run_config: RunnableConfig, **arguments: Any
+    async def _arun(  # type: ignore[override] # the arguments as one dictionary, on purpose
+        self, arguments: dict[str, Any], /, toolweave_run_config: RunnableConfig
     ) -> Any:
         assert self.coroutine is not None
         return await self.coroutine(toolweave_run_config, arguments)

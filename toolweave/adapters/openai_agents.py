@@ -1,9 +1,11 @@
 """A composed server's tools as OpenAI Agents SDK `FunctionTool`s (extra `toolweave[openai-agents]`).
 
-The model sees each tool's exposed input schema; a call parses the model's JSON arguments, runs
-through the server's catalog and answers with the text (an `isError` answer's message included,
-so the model reads why). `context` gets the SDK's `ToolContext` (`ctx.context` is your own
-run context).
+The model sees the tools the caller may see (under `Authorize`), each with its exposed input
+schema; a call parses the model's JSON arguments, runs through the server's catalog and answers
+with the text (an `isError` answer's message included, so the model reads why, a tool the caller
+may not use too). `context` gets the SDK's `ToolContext` (`ctx.context` is your own run context):
+with a function, each tool is listed to a run only if the caller it gives may see the tool
+(the tool's `is_enabled`, asked with a `ToolContext` of no call).
 
 Example:
     >>> import anyio
@@ -23,9 +25,10 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from agents import FunctionTool
+from agents import FunctionTool, RunContextWrapper
 from agents.tool_context import ToolContext
 
 from toolweave.adapters.calls import CatalogCalls, ContextSource
@@ -37,10 +40,21 @@ def function_tools(server: Server, *, context: ContextSource = None) -> list[Fun
     """The tools `server` lists now, as OpenAI Agents SDK function tools.
 
     A server mounting remote servers lists their tools once it runs: make the tools inside
-    `async with server:` (else `RuntimeError`, naming them).
+    `async with server:` (else `RuntimeError`, naming them). With `context` a `Context` (or
+    none), the tools are those its caller may see; with a function, those each run's caller may.
     """
     calls = CatalogCalls(server, context)
-    return [_function_tool(calls, tool) for tool in calls.taken_once()]
+    return [_function_tool(calls, tool) for tool in calls.taken_once(calls.caller())]
+
+
+def _shown_to_run(calls: CatalogCalls, name: str) -> Callable[[RunContextWrapper[Any], Any], bool]:
+    """A tool's `is_enabled`: whether the caller the context function gives for this run may see it."""
+
+    def shown(run: RunContextWrapper[Any], agent: Any) -> bool:
+        probe = ToolContext.from_agent_context(run, tool_call_id="", tool_name=name, tool_arguments="")
+        return any(tool.name == name for tool in calls.visible(calls.context_for(probe)))
+
+    return shown
 
 
 def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
@@ -62,4 +76,5 @@ def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
         params_json_schema=dict(tool.input_schema),
         on_invoke_tool=invoke,
         strict_json_schema=False,
+        is_enabled=_shown_to_run(calls, name) if calls.per_call else True,
     )

@@ -1,9 +1,9 @@
 """A composed server's tools as a Pydantic AI toolset (extra `toolweave[pydantic-ai]`).
 
-The toolset lists the server's tools at every run step (so tools a remote upstream adds appear)
-and calls them through the server's catalog. An `isError` answer becomes `ModelRetry`, so the
-model reads the message and may try again; entering the toolset (as an agent does) starts the
-server.
+The toolset lists the server's tools at every run step (so tools a remote upstream adds appear),
+as `tools/list` would for the run's caller (only those it may see, under `Authorize`), and calls
+them through the server's catalog. An `isError` answer becomes `ModelRetry`, so the model reads
+the message and may try again; entering the toolset (as an agent does) starts the server.
 
 Example:
     >>> from pydantic_ai import Agent
@@ -80,7 +80,7 @@ class ToolweaveToolset(AbstractToolset[Any]):
                 max_retries=retries,
                 args_validator=_ARGUMENTS,
             )
-            for tool in self.calls.tools
+            for tool in await self.calls.listed(ctx)
         }
 
     async def call_tool(
