@@ -7,8 +7,6 @@ any user's model), and a call to one raised `UnknownTool` out of LangChain's `ai
 OpenAI Agents runner's `on_invoke_tool` and the Pydantic AI agent's run.
 """
 
-# ruff: noqa: E402 # the framework imports follow `require`, which skips the module without the extra
-
 from __future__ import annotations
 
 from typing import Any

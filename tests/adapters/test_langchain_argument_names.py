@@ -5,8 +5,6 @@ LangChain passes a tool's arguments as keywords beside its own parameters: an ar
 `toolweave_run_config` was replaced by the run config.
 """
 
-# ruff: noqa: E402 # the framework imports follow `require`, which skips the module without the extra
-
 from __future__ import annotations
 
 from typing import Any
