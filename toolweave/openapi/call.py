@@ -381,20 +381,34 @@ def sent_secrets(request: Request, credentials: Mapping[str, str], given: Mappin
         >>> sent_secrets(request, {}, {"x-api-key": "mine"})
         ['Bearer t0k3n', 't0k3n']
     """
-    mine = {name.lower(): value.decode() if isinstance(value, bytes) else value for name, value in given.items()}
-    carried = [
-        (name, value)
-        for name, value in request.headers.multi_items()
-        if (name in CREDENTIAL_HEADERS or SECRET_NAME.search(name)) and mine.get(name) != value
-    ]
+    carried = [(name, value) for name, value in request.headers.raw if _is_credential(name)]  # (every call: raw bytes)
+    if carried:
+        mine = {name.lower(): value.encode() if isinstance(value, str) else value for name, value in given.items()}
+        carried = [(name, value) for name, value in carried if mine.get(name.decode("latin-1").lower()) != value]
     found: list[str] = []
-    for name, value in [*((name.lower(), value) for name, value in credentials.items()), *carried]:
+    sent = [(name.lower(), value) for name, value in credentials.items()]
+    for name, value in [*sent, *((name.decode("latin-1").lower(), value.decode("latin-1")) for name, value in carried)]:
         found.append(value)
         if name == "cookie":
             found += [cookie.partition("=")[2].strip() for cookie in value.split(";")]
         else:
             found.append(value.partition(" ")[2].strip())
     return [value for value in found if value]
+
+
+_CREDENTIAL_NAMES: dict[bytes, bool] = {}
+"""Whether each header name seen says it carries a credential (the same few names, call after call)."""
+
+
+def _is_credential(name: bytes) -> bool:
+    """Whether a header of this name carries a credential (`authorization`, `cookie`, `x-api-key`, ...)."""
+    known = _CREDENTIAL_NAMES.get(name)
+    if known is None:
+        if len(_CREDENTIAL_NAMES) >= 1024:  # names from arguments' headers must not pile up
+            _CREDENTIAL_NAMES.clear()
+        text = name.decode("latin-1").lower()
+        known = _CREDENTIAL_NAMES[name] = text in CREDENTIAL_HEADERS or SECRET_NAME.search(text) is not None
+    return known
 
 
 
