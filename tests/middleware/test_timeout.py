@@ -452,3 +452,20 @@ async def test_a_late_value_from_a_tool_that_blocked_the_loop_is_discarded_in_pr
     result = await server.call_tool(tool, ctx=Context(server=server, hard_deadline=path == "hard deadline"))
     assert result.is_error and result.text == f"Tool '{tool}' timed out after 0.05s"
     assert timeout.timeouts == 1 and timeout.abandoned == 0
+
+
+async def test_a_mounted_childs_timeout_names_the_tool_the_client_called() -> None:
+    """The child's own `Timeout` named its inner tool ("Tool 'slow' timed out"): the client
+    called `up_slow`, and that is the name it must read."""
+    child = Server("child", middleware=[Timeout(0.05)])
+
+    @child.tool
+    async def slow() -> str:
+        await anyio.sleep(5)
+        return "done"
+
+    gateway = Server("gateway")
+    gateway.mount(child, prefix="up")
+    async with connect(gateway) as client:
+        result = await client.call_tool("up_slow", {})
+    assert result.is_error and result.content[0].text == "Tool 'up_slow' timed out after 0.05s"
