@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 from pydantic import BaseModel
 
-from toolweave import Context, Server, Tool
+from toolweave import Context, Server, Tool, get_context
 from toolweave.core.content import EmbeddedResource, TextContent, TextResourceContents
 from toolweave.core.result import ToolResult
 from toolweave.transforms import FromEnv, InjectArgs
@@ -59,6 +59,14 @@ def mounted_local_tools() -> Server:
         await ctx.warning(f"key {api_key} expires soon")
         return "signed"
 
+    @child.tool
+    async def ambient(api_key: str) -> str:
+        """The same, through the request's context as `get_context()` finds it."""
+        ctx = get_context()
+        await ctx.report_progress(1, 1, f"signing with {api_key}")
+        await ctx.warning(f"key {api_key} expires soon")
+        return "signed"
+
     gateway = Server("gateway", mask_error_details=False)  # failures shown as `Type: message`
     gateway.mount(child, prefix="c")
     gateway.add_transform(InjectArgs(api_key=FromEnv("REDACT_KEY")), tools="c_*")
@@ -87,8 +95,11 @@ async def test_failures_whose_text_is_not_their_arguments_are_scrubbed(
     assert "while using [redacted]" in caplog.text and "no account for [redacted]" in caplog.text
 
 
+@pytest.mark.parametrize("tool", ["c_reporting", "c_ambient"])
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_progress_and_log_messages_of_the_call_are_scrubbed(mode: str) -> None:
+async def test_progress_and_log_messages_of_the_call_are_scrubbed(mode: str, tool: str) -> None:
+    """Whether the tool takes its context as a parameter or from `get_context()` (which gave the
+    unscrubbed context of the request: the key went out in clear)."""
     sent: list[str] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -98,7 +109,7 @@ async def test_progress_and_log_messages_of_the_call_are_scrubbed(mode: str) -> 
         sent.append(str(params.data))
 
     async with Client(mounted_local_tools().as_mcp(), mode=mode, logging_callback=on_log, log_level="info") as client:
-        result = await client.call_tool("c_reporting", {}, progress_callback=on_progress)
+        result = await client.call_tool(tool, {}, progress_callback=on_progress)
         with anyio.fail_after(5):
             while len(sent) < 2:  # noqa: ASYNC110 - the log notification may trail the result
                 await anyio.sleep(0.01)

@@ -48,7 +48,7 @@ from typing import Any
 
 from pydantic_core import to_json
 
-from toolweave.core.context import Context, LogLevel
+from toolweave.core.context import Context, LogLevel, enter_context, exit_context
 from toolweave.core.errors import RedactedError, ToolError
 from toolweave.core.memo import Memo
 from toolweave.core.result import ToolResult
@@ -95,8 +95,11 @@ class RedactingRun:
         flight = IN_FLIGHT if IN_FLIGHT.watched else None
         if flight is not None:
             flight.add(secrets)
+        scrubbing = _scrubbing_sinks(ctx, secrets)
+        # what `get_context()` returns inside the tool, too (a sync tool's thread gets a copy of it)
+        entered = enter_context(scrubbing) if scrubbing is not ctx else None
         try:
-            result = await self.inner(arguments, _scrubbing_sinks(ctx, secrets))
+            result = await self.inner(arguments, scrubbing)
         except BaseException as error:
             cleaned = scrub_error(error, secrets)
             if cleaned is error:
@@ -104,6 +107,8 @@ class RedactingRun:
         else:
             return scrub_result(result, secrets)
         finally:
+            if entered is not None:
+                exit_context(entered)
             if flight is not None:
                 flight.remove(secrets)
         raise cleaned  # outside the handler, so the unscrubbed original is not chained to it
