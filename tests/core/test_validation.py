@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 from pydantic import create_model
 
+from toolweave import Server
 from toolweave.core.validation import ArgumentErrors, LazyModelValidator, ModelValidator, SchemaValidator
+from toolweave.testing import connect, fake_tool
 
 SCHEMA = {
     "type": "object",
@@ -112,3 +115,20 @@ async def test_a_too_deep_value_answers_the_client_with_an_error_result_and_the_
         "Invalid arguments for tool 'walk':\n- the arguments are nested too deeply to be checked"
     )
     assert not served.is_error and served.structured_content["node"]["v"] == 2
+
+
+async def test_a_pattern_that_backtracks_cannot_hold_the_server() -> None:
+    """A hand-written schema's `pattern` (a remote or OpenAPI tool's) ran on Python's `re` over the
+    client's value: `^([a-z]+)+$` given 25 letters and a `!` held the event loop 3 s, doubling with
+    each letter. The search is bounded: the value is refused at once, and the server serves on."""
+    schema = {"type": "object", "properties": {"word": {"type": "string", "pattern": "^([a-z]+)+$"}}}
+    server = Server("s")
+    server.add_tool(fake_tool("spell", schema))
+    async with connect(server) as client:
+        started = time.perf_counter()
+        refused = await client.call_tool("spell", {"word": "a" * 28 + "!"})
+        took = time.perf_counter() - started
+        fine = await client.call_tool("spell", {"word": "abc"})
+    assert refused.is_error and "word: must satisfy pattern '^([a-z]+)+$'" in refused.content[0].text
+    assert took < 1.0
+    assert fine.structured_content == {"word": "abc"}

@@ -33,7 +33,7 @@ from typing import Any
 
 from toolweave.core.errors import InvalidResult
 from toolweave.core.result import ToolResult, non_finite
-from toolweave.core.schema_check import NOT_COMPILED, quick_check
+from toolweave.core.schema_check import NOT_COMPILED, json_schema_validator, quick_check
 
 
 def schema_problem(validator: Any, data: Any) -> str | None:
@@ -100,9 +100,7 @@ class OutputCheck:
 
     def _compiled(self) -> Any:
         if self._validator is None:
-            from jsonschema import Draft202012Validator
-
-            self._validator = Draft202012Validator(dict(self.schema or {}))
+            self._validator = json_schema_validator(self.schema or {})
         return self._validator
 
 

@@ -20,14 +20,18 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
+
+import regex
 
 Check = Callable[[Any], bool]
 NOT_COMPILED: Any = object()
 """What a holder of a quick check keeps before compiling it (`None` means "not supported")."""
+PATTERN_SECONDS = 0.02
+"""The longest a schema's `pattern` may search one value (`matches`)."""
 
 _ANNOTATIONS = frozenset(
     {
@@ -166,11 +170,47 @@ class _Compiler:
             return lambda v: type(v) is not list or len(v) <= limit
         if key == "pattern" and isinstance(limit, str):
             try:
-                pattern = re.compile(limit)
-            except re.error:
+                pattern = bounded_pattern(limit)
+            except regex.error:
                 raise _Unsupported from None
-            return lambda v: type(v) is not str or pattern.search(v) is not None
+            return lambda v: type(v) is not str or matches(pattern, v)
         raise _Unsupported
+
+
+@functools.lru_cache(maxsize=1024)
+def bounded_pattern(pattern: str) -> regex.Pattern[str]:
+    """A schema's `pattern`, compiled once, for `matches` (the `regex` module: its searches take
+    a timeout, which Python's `re` does not)."""
+    return regex.compile(pattern)
+
+
+def matches(pattern: regex.Pattern[str], value: str) -> bool:
+    """Whether `value` matches a schema's `pattern`; a search still running after
+    `PATTERN_SECONDS` counts as no match.
+
+    A schema's pattern runs on every call, over a value the client chose: a pattern that
+    backtracks (`^([a-z]+)+$`) given `"aaa...a!"` takes time that doubles with each character,
+    and held the event loop (every other client) for seconds.
+
+    Example:
+        >>> matches(bounded_pattern("^[a-z]+$"), "abc"), matches(bounded_pattern("^([a-z]+)+$"), "a" * 40 + "!")
+        (True, False)
+    """
+    try:
+        return pattern.search(value, timeout=PATTERN_SECONDS) is not None
+    except TimeoutError:
+        return False
+
+
+def json_schema_validator(schema: Mapping[str, Any]) -> Any:
+    """`jsonschema`'s 2020-12 validator for `schema`, its `pattern` keyword bounded as `matches` is."""
+    from jsonschema import Draft202012Validator, ValidationError, validators
+
+    def pattern(validator: Any, wanted: str, instance: Any, _: Any) -> Any:
+        if validator.is_type(instance, "string") and not matches(bounded_pattern(wanted), instance):
+            yield ValidationError(f"{instance!r} does not match {wanted!r}")
+
+    return validators.extend(Draft202012Validator, {"pattern": pattern})(dict(schema))
 
 
 def _required(names: tuple[str, ...]) -> Check:

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from toolweave.core.errors import ArgumentProblem
-from toolweave.core.schema_check import NOT_COMPILED, quick_check
+from toolweave.core.schema_check import NOT_COMPILED, json_schema_validator, quick_check
 
 
 class ArgumentErrors(Exception):
@@ -273,8 +273,6 @@ class SchemaValidator(_NameCheck):
 
     def _schema_problems(self, values: dict[str, Any]) -> list[ArgumentProblem]:
         if self._validator is None:
-            from jsonschema import Draft202012Validator
-
-            self._validator = Draft202012Validator(self._schema)
+            self._validator = json_schema_validator(self._schema)
         errors = sorted(self._validator.iter_errors(values), key=lambda e: list(e.absolute_path))
         return [ArgumentProblem(_schema_path(e), _schema_message(e)) for e in errors]
