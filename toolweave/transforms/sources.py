@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from toolweave.core.context import Context
@@ -70,6 +70,11 @@ class Source:
         return value
 
 
+CONTEXT_ROOTS = tuple(item.name for item in fields(Context) if not item.name.endswith("_sink"))
+"""What a `FromContext` path may start with: the request `Context`'s data attributes (not its
+progress and log sinks, which are functions)."""
+
+
 def _step(value: Any, part: str) -> Any:
     if isinstance(value, Mapping):
         return value.get(part, NOT_SET)
@@ -80,11 +85,18 @@ def _step(value: Any, part: str) -> Any:
 class FromContext(Source):
     """A value on the request `Context`, by dotted path: `"auth.subject"`, `"state.tenant"`, `"client.name"`.
 
+    The path starts with one of the `Context`'s attributes (`CONTEXT_ROOTS`); any other start is
+    a `ValueError` when the source is made, not a failure of every call.
+
     Example:
         >>> from toolweave.transforms import InjectArgs
         >>> per_user = InjectArgs(user_id=FromContext("auth.subject"))
         >>> FromContext("client.name", default="unknown").get(Context())  # in-process: no client
         'unknown'
+        >>> FromContext("user.id")
+        Traceback (most recent call last):
+        ...
+        ValueError: FromContext path 'user.id' starts with 'user', which the request context does not have: ...
     """
 
     path: str
@@ -95,6 +107,12 @@ class FromContext(Source):
     def __post_init__(self) -> None:
         if not self.path or any(not part for part in self.path.split(".")):
             raise ValueError(f"FromContext path {self.path!r} is not a dotted attribute path")
+        root = self.path.split(".", 1)[0]
+        if root not in CONTEXT_ROOTS:
+            raise ValueError(
+                f"FromContext path {self.path!r} starts with {root!r}, which the request context does not have: "
+                f"it starts with one of {', '.join(CONTEXT_ROOTS)}"
+            )
 
     @property
     def label(self) -> str:
