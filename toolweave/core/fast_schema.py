@@ -151,6 +151,50 @@ def json_default(value: Any) -> bool:
     return type(value) in _JSON_DEFAULTS
 
 
+_FITS: dict[Any, tuple[type, ...]] = {
+    str: (str,), int: (int,), float: (int, float), bool: (bool,), type(None): (type(None),),
+    list: (list,), dict: (dict,),
+}  # fmt: skip
+"""The classes of the values each plain class takes as they are (`bool` is no `int` here, as in JSON)."""
+
+
+def default_fits(default: Any, annotation: Any) -> bool:
+    """Whether a JSON default (see `json_default`) is a value of a `describable` annotation, checked
+    without pydantic (registration asks it of every default); `True` for annotations this module
+    does not describe (pydantic's model checks those, or nothing does).
+
+    Example:
+        >>> default_fits(3, int), default_fits("three", int), default_fits(None, str | None)
+        (True, False, True)
+        >>> default_fits("desc", Literal["asc", "desc"]), default_fits(None, str), default_fits(True, int)
+        (True, False, False)
+    """
+    kind = type(annotation)
+    if kind is type:
+        allowed = _FITS.get(annotation)
+        return allowed is None or type(default) in allowed
+    if kind is types.UnionType:  # (the commonest generic shape, `str | None`, without a call)
+        return _fits_one_of(default, annotation.__args__)
+    if annotation is Any:
+        return True
+    shape = _shape(annotation)
+    if shape is None:
+        return True
+    origin, args = shape
+    if origin is Literal:
+        return any(type(default) is type(value) and default == value for value in args)
+    if origin in _UNIONS:
+        return _fits_one_of(default, args)
+    return False  # a list or dict: no JSON scalar default is one
+
+
+def _fits_one_of(default: Any, members: tuple[Any, ...]) -> bool:
+    for member in members:  # noqa: SIM110 - a loop: `any(...)` of a generator costs more, asked per default
+        if default_fits(default, member):
+            return True
+    return False
+
+
 def describable(annotation: Any) -> bool:
     """Whether every type in `annotation` is one this module writes a schema for, checked without
     building one (registration asks this of every parameter; the schema waits for the listing).

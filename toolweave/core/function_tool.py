@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, fields
+from types import UnionType
 from typing import Any
 
 from pydantic import BaseModel
@@ -32,11 +33,15 @@ from pydantic import BaseModel
 from toolweave.core.context import Context
 from toolweave.core.fast_schema import describable, fast_input_schema, json_default
 from toolweave.core.invoke import make_invoker
+from toolweave.core.names import name_set
 from toolweave.core.plain_signature import plain_names, plain_type_hints, settled
 from toolweave.core.reading import (
     Parameter,
     build_model,
     callable_name,
+    check_defaults,
+    described,
+    fits_its_type,
     has_default,
     infer_output_schema,
     is_context,
@@ -48,6 +53,7 @@ from toolweave.core.reading import (
     type_hints,
 )
 from toolweave.core.result import ResultConverter
+from toolweave.core.schema import check_output_schema
 from toolweave.core.tool import Origin, TaskSupport, Tool, ToolAnnotations, settle_fields
 from toolweave.core.validation import LazyModelValidator, ModelValidator
 
@@ -113,30 +119,38 @@ def tool_from_function(
         name: The tool name; defaults to the function's name.
         title: A human-readable title.
         description: Defaults to the docstring text above its `Args:` section.
-        tags: Labels for selecting tools (transforms, middleware, enable/disable).
+        tags: Labels for selecting tools (transforms, middleware, enable/disable): a list or set
+            of strings (a single string is a `TypeError`, not a set of its characters).
         annotations: `ToolAnnotations` or a dict of hints (`readOnlyHint`, ...).
         meta: Static `_meta` sent with the tool definition.
-        exclude_args: Parameters to leave out of the schema; each must have a default.
-        output_schema: An explicit output schema, `None` for none, or inferred by default.
+        exclude_args: Names of parameters to leave out of the schema (a list or set; a single
+            string is a `TypeError`); each must have a default.
+        output_schema: An explicit output schema (a JSON Schema with `type: object` at the
+            top, as MCP requires), `None` for none, or inferred by default.
         enabled: Whether the tool starts enabled.
         run_in_thread: Run a sync function in a worker thread (default) or inline.
         task_support: Whether calls may run as MCP tasks: `"none"`, `"optional"`, `"required"`.
 
     Raises:
         TypeError: for `*args`/`**kwargs`, positional-only parameters, a lambda without a name,
-            an excluded argument that does not exist or has no default, or unschematisable types.
+            an excluded argument that does not exist or has no default, unschematisable types,
+            a default that is not a value of its parameter's type (`n: int = "three"`), or an
+            `output_schema` that is not a JSON Schema of an object.
     """
+    tool_name = name or callable_name(fn)
     known: dict[str, Any] = {"description": description} if description is not None else {}
     known.update(
-        name=name or callable_name(fn),
+        name=tool_name,
         title=title,
         annotations=ToolAnnotations.coerce(annotations),
-        tags=frozenset(tags) if tags else _NO_TAGS,
+        tags=name_set(tags, "tags", "tool", tool_name) if tags else _NO_TAGS,
         meta=dict(meta) if meta else None,
         enabled=enabled,
         fn=fn,
         task_support=task_support,
     )
+    if output_schema is not INFER and output_schema is not None:
+        check_output_schema(output_schema, tool_name)
     hints = None if exclude_args else readable_later(fn)
     if hints is None:
         return _read_now(fn, known, exclude_args, output_schema, run_in_thread)
@@ -159,7 +173,8 @@ def _read_now(
     tool_name = known["name"]
     hints = type_hints(target(fn))
     params, context_param, doc_description = parameters(fn, tool_name, hints=hints)
-    excluded = set(exclude_args)
+    check_defaults(params, tool_name)
+    excluded = name_set(exclude_args, "exclude_args", "tool", tool_name)
     by_name = {param.name: param for param in params}
     for arg in excluded:
         if arg not in by_name:
@@ -167,7 +182,7 @@ def _read_now(
         if not has_default(by_name[arg]):
             raise TypeError(f"tool {tool_name!r}: cannot exclude {arg!r}: it has no default to use instead")
     visible = [param for param in params if param.name not in excluded] if excluded else params
-    hidden = frozenset(excluded) if excluded else _NO_TAGS  # refused even with extra_args="ignore"
+    hidden = excluded or _NO_TAGS  # refused even with extra_args="ignore"
     input_schema, validator = _input_schema_and_validator(fn, tool_name, visible, hidden)
     returns: Any = None  # the annotation results are validated against, when the schema came from it
     if output_schema is INFER:
@@ -188,6 +203,7 @@ def _read_now(
 
 
 def _origin(fn: Callable[..., Any], tool_name: str) -> Origin:
+    fn = described(fn)
     return Origin("function", getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", tool_name))
 
 
@@ -195,7 +211,8 @@ def readable_later(fn: Callable[..., Any]) -> Mapping[str, Any] | None:
     """The type hints of `fn` if reading it can wait, else `None` (it is read at once).
 
     It can wait for a plain function with named parameters only, whose every parameter the
-    direct schema writer can describe (or is the `Context`) with a JSON default if any: reading
+    direct schema writer can describe (or is the `Context`) with a JSON default of its type if
+    any (a default that is not of its type is refused by the reading done at once): reading
     it later cannot fail, so every error a function can cause is still raised at registration.
     Annotations without forward references are their own type hints (no copy is made).
 
@@ -206,7 +223,7 @@ def readable_later(fn: Callable[..., Any]) -> Mapping[str, Any] | None:
         (True, None)
     """
     names = plain_names(fn)
-    if names is None or not _json_defaults(fn):
+    if names is None:
         return None
     hints: Mapping[str, Any] | None = fn.__annotations__
     assert hints is not None
@@ -216,7 +233,7 @@ def readable_later(fn: Callable[..., Any]) -> Mapping[str, Any] | None:
         hints = plain_type_hints(fn, _CONTEXT)
         if hints is None or not _describable(names, hints):
             return None
-    return hints
+    return hints if _fitting_json_defaults(fn, names, hints) else None
 
 
 def _describable(names: tuple[str, ...], hints: Mapping[str, Any]) -> bool:
@@ -231,11 +248,34 @@ def _describable(names: tuple[str, ...], hints: Mapping[str, Any]) -> bool:
     return True
 
 
-def _json_defaults(fn: Any) -> bool:
-    """Whether every default of `fn` is JSON a schema can carry."""
+def _fitting_json_defaults(fn: Any, names: tuple[str, ...], hints: Mapping[str, Any]) -> bool:
+    """Whether every default of `fn` is JSON a schema can carry and a value of its parameter's
+    type (one that is not is read at once, and refused there by `check_defaults`)."""
+    defaults = fn.__defaults__
+    if defaults:
+        positional = fn.__code__.co_argcount
+        for param_name, default in zip(names[positional - len(defaults) : positional], defaults, strict=True):
+            if not _fitting_json(default, hints.get(param_name, Any)):
+                return False
     keyword = fn.__kwdefaults__
-    defaults = (*(fn.__defaults__ or ()), *(keyword.values() if keyword else ()))
-    return all(default is ... or json_default(default) for default in defaults)
+    if keyword:
+        for param_name, default in keyword.items():
+            if not _fitting_json(default, hints.get(param_name, Any)):
+                return False
+    return True
+
+
+_NONE = type(None)
+
+
+def _fitting_json(default: Any, annotation: Any) -> bool:
+    """Whether `default` is JSON and `fits_its_type` (the commonest cases answered first, inline)."""
+    kind = type(default)
+    if kind is annotation and (kind is int or kind is str or kind is bool):  # (`limit: int = 10`: no call)
+        return True
+    if default is None and type(annotation) is UnionType and _NONE in annotation.__args__:
+        return True
+    return json_default(default) and fits_its_type(default, annotation)
 
 
 _SET = object.__setattr__

@@ -5,6 +5,11 @@ awaited on the loop; a sync one runs in a worker thread (`toolweave.core.threads
 the threads sync code may hold) unless told to run inline. `convert` turns the return value into
 what the caller needs (a tool's `ToolResult`), inside the same coroutine.
 
+A generator function, sync or async, is run to its end and what it yielded is the return value,
+as a list: `yield` reads as "one more item of the result" (a tool's list of items, a prompt's
+list of messages), never as a stream (MCP sends one result per call). A sync generator runs
+where a sync function would (a worker thread), so its body never blocks the loop.
+
 Example:
     >>> import anyio
     >>> def double(n: int) -> int:
@@ -12,6 +17,11 @@ Example:
     >>> call = make_invoker(double, context_param=None)
     >>> anyio.run(call, {"n": 21}, Context())
     42
+    >>> async def count(n: int):
+    ...     for i in range(n):
+    ...         yield i
+    >>> anyio.run(make_invoker(count, context_param=None), {"n": 3}, Context())
+    [0, 1, 2]
 """
 
 from __future__ import annotations
@@ -28,6 +38,17 @@ Invoker = Callable[[dict[str, Any], Context], Awaitable[Any]]
 """`async (arguments, ctx) -> the function's return value` (converted, when `convert` is given)."""
 
 
+def _code_of(fn: Callable[..., Any]) -> Any:
+    """The function whose code runs when `fn` is called (through callable objects, wrappers and partials)."""
+    target: Any = fn
+    if not (inspect.isroutine(fn) or isinstance(fn, functools.partial)):
+        target = getattr(fn, "__call__", fn)  # noqa: B004 - callable objects
+    target = inspect.unwrap(target)
+    while isinstance(target, functools.partial):
+        target = target.func
+    return target
+
+
 def is_async_callable(fn: Callable[..., Any]) -> bool:
     """Whether calling `fn` returns a coroutine (async functions, partials and callable objects of them).
 
@@ -36,13 +57,17 @@ def is_async_callable(fn: Callable[..., Any]) -> bool:
         >>> is_async_callable(functools.partial(fetch)), is_async_callable(len)
         (True, False)
     """
-    target: Any = fn
-    if not (inspect.isroutine(fn) or isinstance(fn, functools.partial)):
-        target = getattr(fn, "__call__", fn)  # noqa: B004 - callable objects
-    target = inspect.unwrap(target)
-    while isinstance(target, functools.partial):
-        target = target.func
-    return inspect.iscoroutinefunction(target)
+    return inspect.iscoroutinefunction(_code_of(fn))
+
+
+def _collecting(fn: Callable[..., Any]) -> Callable[..., list[Any]]:
+    """`fn`, a sync generator function, run to its end: what it yielded, as a list."""
+
+    @functools.wraps(fn)
+    def collect(**arguments: Any) -> list[Any]:
+        return list(fn(**arguments))
+
+    return collect
 
 
 def _unchanged(value: Any) -> Any:
@@ -57,8 +82,20 @@ def make_invoker(
     convert: Callable[[Any], Any] = _unchanged,
 ) -> Invoker:
     """An awaitable call of `fn` that passes `ctx` into `context_param` (when there is one) and
-    returns `convert(return value)`."""
-    if is_async_callable(fn):
+    returns `convert(return value)`; a generator function's return value is the list of what it yielded."""
+    code = _code_of(fn)
+    if inspect.isasyncgenfunction(code):
+
+        async def call_async_generator(arguments: dict[str, Any], ctx: Context) -> Any:
+            if context_param is not None:
+                arguments = {**arguments, context_param: ctx}
+            return convert([item async for item in fn(**arguments)])
+
+        return call_async_generator
+
+    if inspect.isgeneratorfunction(code):
+        fn = _collecting(fn)
+    if inspect.iscoroutinefunction(code):
 
         async def call_async(arguments: dict[str, Any], ctx: Context) -> Any:
             if context_param is not None:

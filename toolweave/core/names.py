@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Container
+from collections.abc import Container, Iterable
 
 NAME_CHARS = r"A-Za-z0-9_.\-"
 """The characters of a name, as the body of a regex character class (`[{NAME_CHARS}]`)."""
@@ -35,6 +35,38 @@ def check_name(name: str, what: str = "tool") -> str:
     if not NAME_PATTERN.fullmatch(name):
         raise ValueError(f"{what} name {name!r} is not valid: {NAME_RULE}")
     return name
+
+
+def name_set(names: Iterable[str], option: str, what: str, name: str) -> frozenset[str]:
+    """`names` (a list, tuple or set of strings) as a frozenset; a single string is a `TypeError`,
+    not a set of its characters, and so is anything else that is not a string.
+
+    `option` names what was given (`"tags"`, `"exclude_args"`), `what` and `name` whose it is
+    (`"tool"`, `"search"`).
+
+    Example:
+        >>> sorted(name_set(["billing", "beta"], "tags", "tool", "f"))
+        ['beta', 'billing']
+        >>> name_set("billing", "tags", "tool", "f")
+        Traceback (most recent call last):
+        ...
+        TypeError: tool 'f': tags must be a list or set of names, not the string 'billing' (write ['billing'])
+    """
+    if isinstance(names, str | bytes):
+        shown = repr(names)
+        raise TypeError(
+            f"{what} {name!r}: {option} must be a list or set of names, not the string {shown} (write [{shown}])"
+        )
+    try:
+        found = frozenset(names)
+    except TypeError:
+        raise TypeError(
+            f"{what} {name!r}: {option} must be a list or set of names, not {type(names).__name__}"
+        ) from None
+    for item in found:
+        if not isinstance(item, str):
+            raise TypeError(f"{what} {name!r}: {option} holds {item!r}, which is not a string")
+    return found
 
 
 def check_separator(separator: str) -> str:

@@ -30,7 +30,15 @@ from toolweave.core.access import Access
 from toolweave.core.context import Context
 from toolweave.core.invoke import make_invoker
 from toolweave.core.message import PromptResult, to_prompt_result
-from toolweave.core.reading import build_model, callable_name, has_default, model_schema, parameters
+from toolweave.core.names import name_set
+from toolweave.core.reading import (
+    build_model,
+    callable_name,
+    check_defaults,
+    has_default,
+    model_schema,
+    parameters,
+)
 from toolweave.core.string_arguments import StringArguments
 from toolweave.core.tool import Origin
 from toolweave.core.validation import ArgumentValidator, SchemaValidator
@@ -90,7 +98,7 @@ class Prompt:
         if self.origin is None:
             object.__setattr__(self, "origin", Origin("schema", "hand-written prompt", self.name))
         if not isinstance(self.tags, frozenset):
-            object.__setattr__(self, "tags", frozenset(self.tags))
+            object.__setattr__(self, "tags", name_set(self.tags, "tags", "prompt", self.name))
         object.__setattr__(self, "arguments", tuple(self.arguments))
 
     @classmethod
@@ -144,6 +152,7 @@ def prompt_from_function(
     """
     prompt_name = name or callable_name(fn, "prompt")
     params, context_param, doc_description = parameters(fn, prompt_name, "prompt")
+    check_defaults(params, prompt_name, "prompt")
     model, renamed = build_model(prompt_name, params, what="prompt")
     described = model_schema(prompt_name, model).get("properties", {})
     arguments = tuple(
@@ -155,7 +164,7 @@ def prompt_from_function(
         title=title,
         description=description if description is not None else doc_description,
         arguments=arguments,
-        tags=frozenset(tags),
+        tags=name_set(tags, "tags", "prompt", prompt_name),
         meta=dict(meta) if meta else None,
         enabled=enabled,
         validator=StringArguments(model, renamed),

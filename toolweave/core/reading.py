@@ -41,6 +41,7 @@ from pydantic.json_schema import PydanticJsonSchemaWarning
 from toolweave.core.content import CONTENT_TYPES, MEDIA_HELPERS
 from toolweave.core.context import Context
 from toolweave.core.docstrings import parse_docstring
+from toolweave.core.fast_schema import default_fits, describable, json_default
 from toolweave.core.memo import Memo
 from toolweave.core.plain_signature import ANNOTATED, plain_parameters, plain_type_hints
 from toolweave.core.result import ToolResult
@@ -63,7 +64,29 @@ class Parameter:
     description: str | None
 
 
+def described(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The function whose name, docstring and type hints describe `fn`: a `functools.partial`'s
+    wrapped function (its bound arguments are not parameters, its return is the function's).
+
+    Example:
+        >>> def add(a: int, b: int) -> int: ...
+        >>> described(functools.partial(functools.partial(add, b=1))) is add, described(add) is add
+        (True, True)
+    """
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return fn
+
+
 def callable_name(fn: Callable[..., Any], what: str = "tool") -> str:
+    """The name a function's tool, prompt or resource gets by default (a partial: its function's).
+
+    Example:
+        >>> def add(a: int, b: int) -> int: ...
+        >>> callable_name(functools.partial(add, b=10))
+        'add'
+    """
+    fn = described(fn)
     name = getattr(fn, "__name__", None) or type(fn).__name__
     if name == "<lambda>":
         raise TypeError(f"a lambda has no usable name: pass name= when making a {what} from it")
@@ -92,7 +115,7 @@ def is_context(annotation: Any) -> bool:
 
 def type_hints(target: Callable[..., Any]) -> dict[str, Any]:
     """Resolved annotations; `Context` resolves even where the module imported it locally."""
-    function = inspect.unwrap(target)
+    function = described(inspect.unwrap(target))
     local = {"Context": Context}
     plain = plain_type_hints(function, local)
     if plain is not None:
@@ -161,9 +184,10 @@ def parameters(
         found = [(param_name, default, _EMPTY) for param_name, default in plain]
     if hints is None:
         hints = type_hints(reads)
-    raw_doc = reads.__doc__
+    documented = described(reads)
+    raw_doc = documented.__doc__
     # `parse_docstring` cleans the text itself; `inspect.getdoc` also looks up inherited docs.
-    doc = parse_docstring(raw_doc if isinstance(raw_doc, str) else inspect.getdoc(reads))
+    doc = parse_docstring(raw_doc if isinstance(raw_doc, str) else inspect.getdoc(documented))
     params: list[Parameter] = []
     context_param = None
     for param_name, default, raw_annotation in found:
@@ -176,6 +200,54 @@ def parameters(
         annotation, inline_doc = split_annotated(annotation)
         params.append(Parameter(param_name, annotation, default, inline_doc or doc.params.get(param_name)))
     return params, context_param, doc.description
+
+
+def check_defaults(params: Iterable[Parameter], name: str, what: str = "tool") -> None:
+    """`TypeError` for a parameter whose default is not a value of its type (see `check_default`).
+
+    Example:
+        >>> check_defaults([Parameter("n", int, "three", None)], "count")
+        Traceback (most recent call last):
+        ...
+        TypeError: tool 'count', parameter 'n': the default given for it ('three') does not fit its type int
+    """
+    for param in params:
+        check_default(param.name, param.default, param.annotation, name, what)
+
+
+def check_default(param_name: str, default: Any, annotation: Any, name: str, what: str = "tool") -> None:
+    """`TypeError` unless `default` `fits_its_type`: `n: int = "three"` would be listed as an
+    integer defaulting to a string, and passed that string.
+
+    Example:
+        >>> check_default("n", 3, int, "count"), check_default("z", "x", complex, "count")
+        (None, None)
+    """
+    if fits_its_type(default, annotation):
+        return
+    annotation = split_annotated(annotation)[0]
+    shown = annotation.__name__ if type(annotation) is type else str(annotation).replace("typing.", "")
+    hint = f" (write {shown} | None to allow None)" if default is None else ""
+    raise TypeError(
+        f"{what} {name!r}, parameter {param_name!r}: the default given for it ({default!r}) "
+        f"does not fit its type {shown}{hint}"
+    )
+
+
+def fits_its_type(default: Any, annotation: Any) -> bool:
+    """Whether a parameter's default is a value of its type, checked for the simple types and
+    JSON defaults the direct schema writer knows, without pydantic (registering thousands of
+    tools stays cheap); other types and defaults, and no default (`...`), pass. A `None`
+    default needs `| None` in the type.
+
+    Example:
+        >>> fits_its_type(3, int), fits_its_type("three", Annotated[int, "how many"])
+        (True, False)
+    """
+    if default is ... or not json_default(default):
+        return True
+    annotation = split_annotated(annotation)[0]  # (`Annotated[int, "how many"]`: the int)
+    return default_fits(default, annotation) or not describable(annotation)
 
 
 def _field_name(name: str, index: int) -> str:

@@ -37,6 +37,7 @@ from toolweave.core.access import Access
 from toolweave.core.content import BlobResourceContents, ResourceContents, TextResourceContents
 from toolweave.core.context import Context
 from toolweave.core.invoke import make_invoker
+from toolweave.core.names import name_set
 from toolweave.core.reading import build_model, callable_name, parameters
 from toolweave.core.string_arguments import StringArguments
 from toolweave.core.tool import Origin
@@ -125,7 +126,7 @@ class Resource:
         if self.origin is None:
             object.__setattr__(self, "origin", Origin("schema", "hand-written resource", self.name))
         if not isinstance(self.tags, frozenset):
-            object.__setattr__(self, "tags", frozenset(self.tags))
+            object.__setattr__(self, "tags", name_set(self.tags, "tags", "resource", self.name))
 
     @property
     def is_template(self) -> bool:
@@ -214,7 +215,7 @@ def resource_from_function(
         title=title,
         description=description if description is not None else doc_description,
         mime_type=mime_type,
-        tags=frozenset(tags),
+        tags=name_set(tags, "tags", "resource", resource_name),
         meta=dict(meta) if meta else None,
         enabled=enabled,
         validator=validator,

@@ -116,3 +116,29 @@ def json_types(prop: Any) -> list[str]:
         return [k for k in kind if isinstance(k, str)]
     branches = [*(prop.get("anyOf") or ()), *(prop.get("oneOf") or ())]
     return [b["type"] for b in branches if isinstance(b, Mapping) and isinstance(b.get("type"), str)]
+
+
+def check_output_schema(schema: Any, tool_name: str) -> None:
+    """`TypeError` unless `schema`, given as a tool's `output_schema=`, is a JSON Schema of an
+    object: MCP sends `structuredContent` as an object, so `type: object` is required at the top.
+
+    Example:
+        >>> check_output_schema({"type": "object", "properties": {"n": {"type": "integer"}}}, "count")
+        >>> check_output_schema({"type": "string"}, "count")
+        Traceback (most recent call last):
+        ...
+        TypeError: tool 'count': output_schema must describe a JSON object (type: object), not type 'string'
+    """
+    where = f"tool {tool_name!r}: output_schema"
+    if not isinstance(schema, Mapping):
+        raise TypeError(f"{where} must be a JSON Schema (a dict) or None, not {type(schema).__name__}")
+    if schema.get("type") != "object":
+        found = f"type {schema['type']!r}" if "type" in schema else "no type"
+        raise TypeError(f"{where} must describe a JSON object (type: object), not {found}")
+    from jsonschema import SchemaError, validators  # (imported when needed: costly at startup)
+
+    try:
+        validators.validator_for(schema).check_schema(schema)
+    except SchemaError as error:
+        at = "/".join(str(step) for step in error.absolute_path) or "the top"
+        raise TypeError(f"{where} is not a valid JSON Schema at {at}: {error.message}") from None

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from toolweave.core.access import Access
 from toolweave.core.context import Context
+from toolweave.core.names import name_set
 from toolweave.core.result import ToolResult
 from toolweave.core.validation import ArgumentValidator, SchemaValidator
 
@@ -200,10 +201,11 @@ class Tool:
 
 
 def settle_fields(tool: Tool) -> None:
-    """What building any `Tool` checks of its own fields: `tags` become a frozenset, and an unknown
+    """What building any `Tool` checks of its own fields: `tags` become a frozenset (a single string
+    is a `TypeError`, not a set of characters), and an unknown
     `task_support` is a `ValueError`."""
     if not isinstance(tool.tags, frozenset):
-        object.__setattr__(tool, "tags", frozenset(tool.tags))
+        object.__setattr__(tool, "tags", name_set(tool.tags, "tags", "tool", tool.name))
     if tool.task_support not in TASK_SUPPORT:
         expected = ", ".join(TASK_SUPPORT)
         raise ValueError(f"tool {tool.name!r}: task_support must be one of {expected}, not {tool.task_support!r}")

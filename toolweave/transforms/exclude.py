@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from toolweave.core.tool import Tool
@@ -22,17 +23,20 @@ from toolweave.transforms.signature import Signature
 class ExcludeArgs:
     """Remove arguments from the exposed schema; each must have a default, which every call uses.
 
+    The names are given one per argument, `ExcludeArgs("debug", "trace")`, or as one list,
+    `ExcludeArgs(["debug", "trace"])` (as `exclude_args=` takes them).
+
     Example:
         >>> ExcludeArgs("debug").describe()
         "exclude ['debug'] (their defaults are used)"
+        >>> ExcludeArgs(["debug", "trace"]) == ExcludeArgs("debug", "trace")
+        True
     """
 
     names: tuple[str, ...]
 
-    def __init__(self, *names: str) -> None:
-        if not names:
-            raise ValueError("ExcludeArgs needs at least one argument name")
-        object.__setattr__(self, "names", names)
+    def __init__(self, *names: str | Iterable[str]) -> None:
+        object.__setattr__(self, "names", _names_given(names))
 
     def describe(self) -> str:
         """How `explain` shows this transform."""
@@ -44,3 +48,17 @@ class ExcludeArgs:
         require_args(tool, sig, self.names, "ExcludeArgs")
         visible = [(arg.name, arg) for arg in sig.args if arg.name not in self.names]
         return remap(tool, self, sig, visible, {name: Fill("default") for name in self.names})
+
+
+def _names_given(given: tuple[str | Iterable[str], ...]) -> tuple[str, ...]:
+    """The argument names `ExcludeArgs` was given: each a string, or one list of strings."""
+    if len(given) == 1 and isinstance(given[0], Iterable) and not isinstance(given[0], str):
+        given = tuple(given[0])
+    if not given:
+        raise ValueError("ExcludeArgs needs at least one argument name")
+    for name in given:
+        if not isinstance(name, str):
+            raise TypeError(
+                f"ExcludeArgs takes argument names, as ExcludeArgs('a', 'b') or ExcludeArgs(['a', 'b']), not {name!r}"
+            )
+    return given  # type: ignore[return-value]  # (each was checked to be a str)

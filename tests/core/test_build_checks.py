@@ -1,0 +1,182 @@
+"""What building a tool or prompt from a function refuses, or reads through, before any call:
+async generators, partials, explicit output schemas, a string where names are expected, and
+defaults that do not fit their type."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+import pytest
+
+from toolweave import Server
+from toolweave.core.prompt import Prompt
+from toolweave.core.tool import Tool
+
+# -- generators: run to their end, what they yielded is the result ---------------------------------
+
+
+async def count(n: int) -> AsyncIterator[int]:
+    for i in range(n):
+        yield i
+
+
+def count_sync(n: int):  # type: ignore[no-untyped-def]
+    yield from range(n)
+
+
+@pytest.mark.parametrize("fn", [count, count_sync], ids=["async", "sync"])
+async def test_a_generator_tool_returns_the_list_of_what_it_yielded(fn: Any) -> None:
+    server = Server("s", mask_error_details=False)
+    server.add_tool(fn, name="count")
+    result = await server.call_tool("count", {"n": 3})
+    assert (result.is_error, result.text) == (False, "[0,1,2]")
+
+
+async def test_an_async_generator_prompt_sends_each_yielded_item_as_a_message() -> None:
+    async def chat(topic: str) -> AsyncIterator[str]:
+        yield f"Tell me about {topic}"
+        yield "Briefly."
+
+    server = Server("s")
+    server.add_prompt(chat)
+    result = await server.get_prompt("chat", {"topic": "owls"})
+    assert [message.content.text for message in result.messages] == ["Tell me about owls", "Briefly."]  # type: ignore[union-attr]
+
+
+# -- functools.partial: described by the function it wraps ----------------------------------------
+
+
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+def test_a_partial_is_named_described_and_typed_by_its_function() -> None:
+    tool = Tool.from_function(functools.partial(add, b=10))
+    assert (tool.name, tool.description) == ("add", "Add two numbers.")
+    assert tool.output_schema is not None and tool.output_schema["properties"]["result"] == {"type": "integer"}
+    assert tool.input_schema["required"] == ["a"]  # (a keyword bound by the partial is its default)
+
+
+async def test_a_partial_tool_returns_its_functions_result() -> None:
+    server = Server("s")
+    server.add_tool(functools.partial(add, b=10))
+    assert (await server.call_tool("add", {"a": 1})).structured_content == {"result": 11}
+
+
+# -- explicit output schemas ---------------------------------------------------------------------
+
+
+def echo(x: int) -> int:
+    return x
+
+
+@pytest.mark.parametrize(
+    ("schema", "says"),
+    [
+        ({"type": "string"}, "output_schema must describe a JSON object (type: object), not type 'string'"),
+        ({"type": "nope"}, "output_schema must describe a JSON object (type: object), not type 'nope'"),
+        ({"properties": {}}, "output_schema must describe a JSON object (type: object), not no type"),
+        ({"type": "object", "properties": {"n": {"type": "nope"}}}, "is not a valid JSON Schema at properties/n/type"),
+        ("object", "must be a JSON Schema (a dict) or None, not str"),
+    ],
+)
+def test_an_output_schema_that_is_not_an_object_schema_is_refused_at_build(schema: Any, says: str) -> None:
+    with pytest.raises(TypeError, match=r"^tool 'echo': ") as error:
+        Server("s").add_tool(echo, output_schema=schema)
+    assert says in str(error.value)
+
+
+def test_an_object_output_schema_is_kept() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert Tool.from_function(echo, output_schema=schema).output_schema == schema
+
+
+# -- a single string where names are expected ----------------------------------------------------
+
+
+def flagged(x: int, debug: bool = False) -> int:
+    return x
+
+
+@pytest.mark.parametrize("option", ["tags", "exclude_args"])
+def test_a_string_for_a_list_of_names_is_refused_not_split_into_characters(option: str) -> None:
+    says = rf"tool 'flagged': {option} must be a list or set of names, not the string 'debug'"
+    with pytest.raises(TypeError, match=says):
+        Tool.from_function(flagged, **{option: "debug"})
+
+
+def test_a_string_for_prompt_tags_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"prompt 'flagged': tags must be a list or set of names"):
+        Prompt.from_function(flagged, tags="billing")
+
+
+def test_a_tool_made_directly_refuses_string_tags() -> None:
+    with pytest.raises(TypeError, match=r"tool 'echo': tags must be a list or set of names"):
+        Tool(name="echo", input_schema={"type": "object"}, run=None, tags="billing")  # type: ignore[arg-type]
+
+
+def test_tags_and_exclude_args_as_lists_still_work() -> None:
+    tool = Tool.from_function(flagged, tags=["billing"], exclude_args=["debug"])
+    assert (tool.tags, list(tool.input_schema["properties"])) == (frozenset({"billing"}), ["x"])
+
+
+# -- defaults that do not fit their type ---------------------------------------------------------
+
+
+def wrong_int(n: int = "three") -> int:  # type: ignore[assignment]
+    return n
+
+
+def wrong_choice(order: Literal["asc", "desc"] = "up") -> str:  # type: ignore[assignment]
+    return order
+
+
+def wrong_documented(n: Annotated[int, "how many"] = "x") -> int:  # type: ignore[assignment]
+    return n
+
+
+def none_for_str(*, name: str = None) -> str:  # type: ignore[assignment]  # noqa: RUF013 - the case refused
+    return name
+
+
+def wrong_complex(z: complex = 1j, n: int = "x") -> int:  # type: ignore[assignment]
+    return n
+
+
+@pytest.mark.parametrize(
+    ("fn", "param", "default"),
+    [
+        (wrong_int, "n", "'three'"),  # read later (a plain signature)
+        (wrong_choice, "order", "'up'"),
+        (wrong_documented, "n", "'x'"),
+        (none_for_str, "name", "None"),
+        (wrong_complex, "n", "'x'"),  # read at once (complex needs pydantic)
+        (functools.partial(wrong_int), "n", "'three'"),  # read at once (not a plain function)
+    ],
+)
+def test_a_default_that_does_not_fit_its_type_is_refused_at_build(fn: Any, param: str, default: str) -> None:
+    with pytest.raises(TypeError, match=rf"parameter '{param}': the default given for it \({default}\) does not fit"):
+        Server("s").add_tool(fn, name="t")
+
+
+def test_a_none_default_for_a_plain_type_says_how_to_allow_it() -> None:
+    with pytest.raises(TypeError, match=r"write str \| None to allow None"):
+        Tool.from_function(none_for_str)
+
+
+def test_a_prompt_default_that_does_not_fit_its_type_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"^prompt 'wrong_int', parameter 'n': the default given for it"):
+        Prompt.from_function(wrong_int)
+
+
+def fitting(
+    a: float = 1, b: str | None = None, c: Literal["x", "y"] = "y", d: bool = True, e: list[str] | None = None
+) -> None: ...
+
+
+def test_defaults_that_fit_their_types_are_kept() -> None:
+    properties = Tool.from_function(fitting).input_schema["properties"]
+    assert [properties[name].get("default") for name in "abcde"] == [1, None, "y", True, None]
