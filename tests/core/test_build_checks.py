@@ -138,8 +138,8 @@ def wrong_documented(n: Annotated[int, "how many"] = "x") -> int:  # type: ignor
     return n
 
 
-def none_for_str(*, name: str = None) -> str:  # type: ignore[assignment]  # noqa: RUF013 - the case refused
-    return name
+def none_for_str(*, name: str = None) -> str:  # type: ignore[assignment]  # noqa: RUF013 - the implicit Optional
+    return name or "nobody"
 
 
 def wrong_complex(z: complex = 1j, n: int = "x") -> int:  # type: ignore[assignment]
@@ -152,7 +152,6 @@ def wrong_complex(z: complex = 1j, n: int = "x") -> int:  # type: ignore[assignm
         (wrong_int, "n", "'three'"),  # read later (a plain signature)
         (wrong_choice, "order", "'up'"),
         (wrong_documented, "n", "'x'"),
-        (none_for_str, "name", "None"),
         (wrong_complex, "n", "'x'"),  # read at once (complex needs pydantic)
         (functools.partial(wrong_int), "n", "'three'"),  # read at once (not a plain function)
     ],
@@ -162,9 +161,12 @@ def test_a_default_that_does_not_fit_its_type_is_refused_at_build(fn: Any, param
         Server("s").add_tool(fn, name="t")
 
 
-def test_a_none_default_for_a_plain_type_says_how_to_allow_it() -> None:
-    with pytest.raises(TypeError, match=r"write str \| None to allow None"):
-        Tool.from_function(none_for_str)
+async def test_a_none_default_on_a_plain_type_is_the_implicit_optional_it_always_was() -> None:
+    """`name: str = None` is common (PEP 484 once read it as `str | None`; pydantic accepts it):
+    it registers, and a call without the argument gets None."""
+    server = Server("s")
+    server.add_tool(none_for_str)
+    assert (await server.call_tool("none_for_str", {})).text == "nobody"
 
 
 def test_a_prompt_default_that_does_not_fit_its_type_is_refused() -> None:

@@ -227,24 +227,24 @@ def check_default(param_name: str, default: Any, annotation: Any, name: str, wha
         return
     annotation = split_annotated(annotation)[0]
     shown = annotation.__name__ if type(annotation) is type else str(annotation).replace("typing.", "")
-    hint = f" (write {shown} | None to allow None)" if default is None else ""
     raise TypeError(
         f"{what} {name!r}, parameter {param_name!r}: the default given for it ({default!r}) "
-        f"does not fit its type {shown}{hint}"
+        f"does not fit its type {shown}"
     )
 
 
 def fits_its_type(default: Any, annotation: Any) -> bool:
     """Whether a parameter's default is a value of its type, checked for the simple types and
     JSON defaults the direct schema writer knows, without pydantic (registering thousands of
-    tools stays cheap); other types and defaults, and no default (`...`), pass. A `None`
-    default needs `| None` in the type.
+    tools stays cheap); other types and defaults, no default (`...`) and a `None` default pass
+    (`name: str = None`, the implicit `Optional` PEP 484 once allowed, is common and pydantic
+    accepts it).
 
     Example:
         >>> fits_its_type(3, int), fits_its_type("three", Annotated[int, "how many"])
         (True, False)
     """
-    if default is ... or not json_default(default):
+    if default is ... or default is None or not json_default(default):
         return True
     annotation = split_annotated(annotation)[0]  # (`Annotated[int, "how many"]`: the int)
     return default_fits(default, annotation) or not describable(annotation)
