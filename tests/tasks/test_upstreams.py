@@ -10,6 +10,7 @@ task, is asked of the gateway's client, and the answers go back to the upstream.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -21,11 +22,12 @@ import mcp.types as mt
 import pytest
 
 from tests.conftest import subprocess_env
-from tests.tasks.servers import create, get, task_client, until
+from tests.tasks.servers import cancel, create, get, task_client, until
 from toolweave import Context, Server
 from toolweave.config import build
 from toolweave.config.models import Config
 from toolweave.server.remote import Backoff, RemoteServer
+from toolweave.tasks import configure_tasks
 
 UPSTREAM = Path(__file__).parent / "upstreams" / "task_upstream.py"
 
@@ -164,9 +166,11 @@ async def test_a_gateway_task_runs_the_upstream_task_to_its_end() -> None:
     assert done.result["content"][0]["text"] == "deployed to staging"
 
 
-async def test_an_upstream_killed_while_its_task_runs_fails_the_call() -> None:
-    # its task's polls are tried again while it is away; restarted, it no longer knows the task
-    server = gateway("modern", timeout=10)
+@pytest.mark.parametrize("restart", [0.1, 30.0], ids=["restarted at once", "not restarted yet"])
+async def test_an_upstream_killed_while_its_task_runs_fails_the_call_at_once(restart: float) -> None:
+    """The session the task ran on is gone: its polls are not tried again for `patience` (60 s),
+    whether the upstream is down ("not connected") or back without the task ("Task not found")."""
+    server = gateway("modern", timeout=10, backoff=Backoff(initial=restart))
     async with server:
         pid = int((await server.call_tool("up_pid", {})).text)
         results = []
@@ -174,12 +178,45 @@ async def test_an_upstream_killed_while_its_task_runs_fails_the_call() -> None:
         async def call() -> None:
             results.append(await server.call_tool("up_deploy", {"env": "prod", "seconds": 30}))
 
-        with anyio.fail_after(10):
+        with anyio.fail_after(5):
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(call)
                 await anyio.sleep(0.5)
                 os.kill(pid, signal.SIGKILL)
-    assert results[0].is_error and "upstream 'up' went away" in results[0].text
+    assert results[0].is_error
+    assert results[0].text.startswith("lost contact with upstream 'up' while its task ran: upstream 'up' went away")
+
+
+async def statuses(server: Server) -> list[str]:
+    """The latest status of each task the gateway's upstream ran."""
+    return json.loads((await server.call_tool("up_statuses", {})).text)  # type: ignore[no-any-return]
+
+
+async def test_cancelling_a_gateway_task_waiting_for_input_cancels_the_upstream_task() -> None:
+    server = gateway("modern")
+    async with task_client(server) as client:
+        created = await create(client, "up_approve", {})
+        await until(client, created.task_id, "input_required")
+        waiting = await statuses(server)
+        await cancel(client, created.task_id)
+        done = await until(client, created.task_id, "cancelled", "failed", "completed")
+        with anyio.fail_after(5):
+            while (ended := await statuses(server)) == waiting:  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+    assert waiting == ["input_required"] and done.status == "cancelled" and ended == ["cancelled"]
+
+
+async def test_a_gateway_task_whose_input_times_out_cancels_the_upstream_task() -> None:
+    server = gateway("modern")
+    configure_tasks(server, input_timeout=0.5)
+    async with task_client(server) as client:
+        created = await create(client, "up_approve", {})
+        done = await until(client, created.task_id, "cancelled", "failed", "completed")
+        with anyio.fail_after(5):
+            while (ended := await statuses(server)) == ["input_required"]:  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+    assert done.status == "failed" and done.error is not None and "waited 0.5s for input" in done.error["message"]
+    assert ended == ["cancelled"]
 
 
 async def answer_ada(context: object, params: mt.ElicitRequestParams) -> mt.ElicitResult:

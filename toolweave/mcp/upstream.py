@@ -72,8 +72,9 @@ from toolweave.mcp.upstream_callers import CallerSessions
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 from toolweave.mcp.upstream_era import Negotiation, Renegotiate
 from toolweave.mcp.upstream_stdout import reading
-from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask, drive_task
+from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask, cancel_task, drive_task
 from toolweave.tasks.serving import EXTENSION, UpdateTaskParams
+from toolweave.tasks.waiting import WaitingInput
 from toolweave.telemetry import events
 from toolweave.telemetry.metrics import watch_upstream
 from toolweave.telemetry.providers import tracing_configured
@@ -628,14 +629,19 @@ class Upstream:
         extension) to its result: polled with `tasks/get`, each request bounded like any other,
         the whole by the caller's deadline only; cancelling the call cancels the upstream's task;
         its status messages are the call's progress.
-        Input the task asks for is asked of the gateway's client (`InputRequired`); the call's
-        next round sends the answers with `tasks/update` and polls on."""
+        Input the task asks for is asked of the gateway's client (`WaitingInput`, which cancels
+        the task if the call is not resumed); the call's next round sends the answers with
+        `tasks/update` and polls on. Once the session the task runs on is lost, a failed poll
+        ends the call at once ("lost contact with upstream … while its task ran: … went away")."""
         session = self.session
         if session is None:
             raise UpstreamError(f"upstream {self.label!r} went away before its task ended")
 
+        server = f"upstream {self.label!r}"
+
         async def ask(task_id: str, requests: dict[str, dict[str, Any]]) -> None:
-            raise _asked(requests, self.label, name, task=task_id)
+            asked = _asked(requests, self.label, name, task=task_id)  # the task waits for the next round
+            raise WaitingInput(asked.requests, state=asked.state, abandon=lambda: cancel_task(send, task_id, server))
 
         updates = 0
 
@@ -653,13 +659,9 @@ class Upstream:
                 ask=ask,
                 answered=set(answered),
                 on_status=status,
-                server=f"upstream {self.label!r}",
+                server=server,
+                gone=lambda: self.session is not session,  # (a new session does not know the task)
             )
-        except UpstreamError:
-            if self.session is session:
-                raise
-            # lost between two polls: the next one found no session ("not connected" says less)
-            raise UpstreamError(f"upstream {self.label!r} went away while its task ran", tool=name) from None
         except MCPError as error:  # the task failed, or was cancelled upstream
             raise UpstreamFailed(f"upstream {self.label!r} task: {error.error.message}") from None
 

@@ -31,7 +31,7 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -45,6 +45,7 @@ from toolweave.core.errors import InputRequired, ToolTimeout, UpstreamError, Ups
 from toolweave.mcp.input_required import input_requests
 from toolweave.tasks.serving import EXTENSION, GetTaskParams, UpdateTaskParams
 
+logger = logging.getLogger("toolweave.tasks")
 _CANCEL_SECONDS = 5.0
 PATIENCE = 60.0
 """Seconds `drive_task` goes on polling a task whose server answers no poll (see the module)."""
@@ -146,6 +147,7 @@ async def drive_task(
     answered: set[str] | None = None,
     on_status: Callable[[str], Awaitable[None]] | None = None,
     server: str = "the server",
+    gone: Callable[[], bool] | None = None,
 ) -> mt.CallToolResult:
     """Poll the task `created` to its end and return its `CallToolResult` (see the module).
 
@@ -154,7 +156,9 @@ async def drive_task(
     answering input requests through `session`'s callbacks), and the keys of the requests it
     already answered (`answered`), which a poll may still list for a moment; `on_status` hears
     each new `statusMessage` of the task; `server` is what the error of a task given up calls the
-    server running it (a gateway: `"upstream 'mh'"`).
+    server running it (a gateway: `"upstream 'mh'"`); `gone` says whether the connection the
+    task was created on is lost (a gateway's upstream session): a poll that fails then is not
+    sent again, and the task is given up at once.
 
     Raises:
         MCPError: the task failed or was cancelled; or a poll was refused (the server no longer
@@ -168,7 +172,7 @@ async def drive_task(
     try:
         while True:
             wait = min((interval or 500) / 1000, max_poll_interval)
-            state = await _poll(send, task_id, wait, max_poll_interval, patience, server)
+            state = await _poll(send, task_id, wait, max_poll_interval, patience, server, gone)
             interval = state.poll_interval_ms or interval
             if on_status is not None and state.status_message and state.status_message != status:
                 status = state.status_message
@@ -182,8 +186,7 @@ async def drive_task(
     except InputRequired:  # the caller asks its own client first (a gateway): the task waits meanwhile
         raise
     except BaseException:  # given up (cancelled, or the input could not be answered): the task too
-        with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_SECONDS), contextlib.suppress(Exception):
-            await send(CancelTask(params=GetTaskParams(taskId=task_id)), mt.EmptyResult)
+        await cancel_task(send, task_id, server)
         raise
     if state.status == "completed":
         return mt.CallToolResult.model_validate(state.result or {"content": []}, by_name=False)
@@ -194,12 +197,31 @@ async def drive_task(
     raise MCPError(mt.INTERNAL_ERROR, f"task {task_id} was cancelled")
 
 
+async def cancel_task(send: Send, task_id: str, server: str = "the server") -> None:
+    """Send `tasks/cancel` for `task_id`, best effort: within a few seconds, even from a cancelled
+    scope; a failure is logged, never raised (the task ends anyway when its server gives up)."""
+    with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_SECONDS) as bound:
+        try:
+            await send(CancelTask(params=GetTaskParams(taskId=task_id)), mt.EmptyResult)
+        except Exception as error:
+            logger.warning("could not cancel task %s of %s: %s", task_id, server, error)
+    if bound.cancelled_caught:
+        logger.warning("could not cancel task %s of %s: no answer within %gs", task_id, server, _CANCEL_SECONDS)
+
+
 async def _poll(
-    send: Send, task_id: str, wait: float, max_poll_interval: float, patience: float, server: str
+    send: Send,
+    task_id: str,
+    wait: float,
+    max_poll_interval: float,
+    patience: float,
+    server: str,
+    gone: Callable[[], bool] | None = None,
 ) -> TaskState:
     """The task's state, asked for after `wait` seconds; asked again while polls fail for a reason
     that may pass, backing off, until `patience` seconds after the first failed one was sent. A
-    poll that hangs fails at that bound too (a stopped server, a half-open connection)."""
+    poll that hangs fails at that bound too (a stopped server, a half-open connection); one that
+    fails once the connection is `gone` is not sent again."""
     failing_since: float | None = None
     while True:
         await anyio.sleep(wait)
@@ -211,6 +233,8 @@ async def _poll(
                 state: TaskState = await send(GetTask(params=GetTaskParams(taskId=task_id)), TaskState)
             return state
         except Exception as error:
+            if gone is not None and gone():  # the task's connection is lost: no poll will pass
+                raise _lost(error, f"{server} went away", server) from error
             if not _passing(error):
                 raise
             if isinstance(error, TimeoutError) and not str(error):  # (anyio's says nothing)
@@ -218,7 +242,7 @@ async def _poll(
             failing_since = sent if failing_since is None else failing_since
             silent = anyio.current_time() - failing_since
             if silent >= patience:
-                raise _lost(error, silent, server) from error
+                raise _lost(error, f"no poll answered for {silent:.0f}s", server) from error
             wait = min(2 * wait, max_poll_interval, patience - silent)  # the last try at the bound
 
 
@@ -232,13 +256,13 @@ def _passing(error: Exception) -> bool:
     return isinstance(error, ToolTimeout | UpstreamFailed | OSError)
 
 
-def _lost(error: Exception, silent: float, server: str) -> UpstreamError:
-    """The error of a task given up because `server` answered no poll for `silent` seconds."""
+def _lost(error: Exception, why: str, server: str) -> UpstreamError:
+    """The error of a task given up for `why` (`server` answered no poll for a while, or went away)."""
     if isinstance(error, ToolTimeout):  # a gateway's bound on one request, not the tool's
         last = f"no answer within {error.seconds:g}s"
     else:
         last = error.error.message if isinstance(error, MCPError) else str(error)
-    message = f"lost contact with {server} while its task ran: no poll answered for {silent:.0f}s (the last: {last})"
+    message = f"lost contact with {server} while its task ran: {why} (the last: {last})"
     return UpstreamError(message, tool=error.tool if isinstance(error, UpstreamError) else None)
 
 

@@ -10,7 +10,9 @@ write happens even when the work is cancelled.
   `toolweave.tasks` logger (a task has no request to send them on).
 - `InputRequired` becomes `input_required`: the record lists what is outstanding (keys unique
   over the task's life), `answer()` hands over the client's answers, and when all are in the
-  tool runs again with them, as a multi-round-trip call would.
+  tool runs again with them, as a multi-round-trip call would. A task that ends while it waits
+  (cancelled, its input timeout, the server stopping) abandons what else waits for the answers
+  (`WaitingInput`: a gateway's upstream task is cancelled).
 - `cancel()` cancels the work (its `finally` blocks run) and the task ends `cancelled`; a
   server that stops while tasks run ends them `failed`: at once when its task group ends, or
   after its grace period when it drains (`working`, `idle()` and `stop()` are what
@@ -59,6 +61,7 @@ from toolweave.mcp.input_required import MAX_ROUNDS, to_mcp_requests
 from toolweave.tasks.record import TaskRecord, TaskStatus
 from toolweave.tasks.settings import TaskSettings
 from toolweave.tasks.upkeep import Upkeep
+from toolweave.tasks.waiting import WaitingInput
 
 logger = logging.getLogger("toolweave.tasks")
 Attempt = Callable[[Context], Awaitable[dict[str, Any]]]
@@ -315,6 +318,7 @@ class TaskRunner:
 
     async def _rounds(self, live: _Live, context: Context, attempt: Attempt) -> Ending:
         used: set[str] = set()
+        waiting: InputRequired | None = None
         for _ in range(MAX_ROUNDS):
             token = enter_context(context)
             try:
@@ -322,13 +326,25 @@ class TaskRunner:
             except InputRequired as needed:
                 if not live.decided:
                     return "input", {"needed": needed}
-                answers = await self._wait_for_input(live, needed, used) if needed.requests else {}
-                if not needed.requests:
-                    await anyio.sleep(self.settings.poll_interval)
+                answers, waiting = await self._between_rounds(live, needed, used), needed
                 context = dataclasses.replace(context, input_responses=answers, request_state=needed.state)
             finally:
                 exit_context(token)
+        if waiting is not None:  # (the last round's answers resume nothing)
+            await _abandon(waiting)
         raise MCPError(-32603, f"the task asked the client for input more than {MAX_ROUNDS} times")
+
+    async def _between_rounds(self, live: _Live, needed: InputRequired, used: set[str]) -> dict[str, Any]:
+        """The answers the next round resumes with; a task that ends meanwhile (cancelled, its
+        input timeout, the server stopping) abandons what waits for them (`WaitingInput`)."""
+        try:
+            if not needed.requests:
+                await anyio.sleep(self.settings.poll_interval)
+                return {}
+            return await self._wait_for_input(live, needed, used)
+        except BaseException:
+            await _abandon(needed)
+            raise
 
     async def _wait_for_input(self, live: _Live, needed: InputRequired, used: set[str]) -> dict[str, Any]:
         asked = live.asked = _Asked(_unique_keys(needed.requests, used))
@@ -390,6 +406,13 @@ class TaskRunner:
         async with live.lock:  # one write at a time, each of the latest state: none overtakes a newer one
             await self.settings.store.put(live.record)
         self._upkeep.saved()
+
+
+async def _abandon(needed: InputRequired) -> None:
+    """Give up what waits elsewhere for the answers to `needed` (an upstream's task), if anything:
+    best effort, bounded and shielded by `WaitingInput.abandon` itself."""
+    if isinstance(needed, WaitingInput):
+        await needed.abandon()
 
 
 def _answer_early(ending: Ending) -> dict[str, Any]:

@@ -18,8 +18,27 @@ from mcp import MCPError
 
 from tests.tasks.servers import approval
 from toolweave import Context, Server
+from toolweave.tasks import configure_tasks
+from toolweave.tasks.record import TaskRecord
+from toolweave.tasks.store import MemoryTaskStore
 
 server = Server("task-upstream")
+
+
+class SeenStore(MemoryTaskStore):
+    """Remembers each task's latest status, for the `statuses` tool."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.statuses: dict[str, str] = {}
+
+    async def put(self, record: TaskRecord) -> None:
+        self.statuses[record.task_id] = record.status
+        await super().put(record)
+
+
+seen = SeenStore()
+configure_tasks(server, store=seen)
 
 
 @server.tool(task_support="optional")
@@ -64,6 +83,12 @@ async def nap(seconds: float) -> str:
     """Take `seconds` (never a task)."""
     await anyio.sleep(seconds)
     return "rested"
+
+
+@server.tool
+def statuses() -> list[str]:
+    """The latest status of each task this server ran, oldest first."""
+    return list(seen.statuses.values())
 
 
 @server.tool
