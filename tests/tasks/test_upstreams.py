@@ -244,7 +244,21 @@ async def test_an_upstream_tasks_status_messages_reach_the_gateways_task() -> No
     async with task_client(server) as client:
         created = await create(client, "up_build", {"seconds": 1.5})
         with anyio.fail_after(5):  # the upstream's "1/2: compiling", as the gateway task's progress
-            while "1/2: compiling" not in ((await get(client, created.task_id)).status_message or ""):  # noqa: ASYNC110
+            while (status := (await get(client, created.task_id)).status_message) is None:  # noqa: ASYNC110
                 await anyio.sleep(0.05)
         done = await until(client, created.task_id, "completed", "failed")
+    assert status == "1/2: compiling"  # as it came (was counted again: "1: 1/2: compiling")
     assert done.status == "completed" and done.result is not None and done.result["content"][0]["text"] == "built"
+
+
+async def test_an_upstream_tasks_progress_reaches_a_plain_call_as_it_came() -> None:
+    server = gateway("modern")
+    heard: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        heard.append((value, total, message))
+
+    async with mcp.Client(server.as_mcp()) as client:  # (a plain call: the client takes no tasks)
+        result = await client.call_tool("up_build", {"seconds": 1}, progress_callback=progress)
+    assert result.content[0].text == "built"  # type: ignore[union-attr]
+    assert heard == [(1, 2, "compiling")]  # was (1, None, "1/2: compiling")

@@ -73,6 +73,7 @@ from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
 from toolweave.mcp.upstream_era import Negotiation, Renegotiate
 from toolweave.mcp.upstream_stdout import reading
 from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask, cancel_task, drive_task
+from toolweave.tasks.record import progress_of
 from toolweave.tasks.serving import EXTENSION, UpdateTaskParams
 from toolweave.tasks.waiting import WaitingInput
 from toolweave.telemetry import events
@@ -648,7 +649,8 @@ class Upstream:
         async def on_status(message: str) -> None:  # the upstream task's news, as the call's progress
             nonlocal updates
             updates += 1
-            await ctx.report_progress(updates, None, message)
+            progress = progress_of(message)  # (a toolweave upstream's progress, passed on as it came)
+            await ctx.report_progress(*(progress or (updates, None, message)))
 
         status = on_status if _wants_progress(ctx) else None
         try:

@@ -26,6 +26,27 @@ TaskStatus = Literal["working", "input_required", "completed", "failed", "cancel
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 
 
+def progress_message(value: float, total: float | None, message: str | None) -> str:
+    """A task's `statusMessage` for the progress its tool reported: `"1/2: compiling"`.
+
+    Example:
+        >>> progress_message(1, 2, "compiling"), progress_of("1/2: compiling")
+        ('1/2: compiling', (1.0, 2.0, 'compiling'))
+    """
+    text = f"{value:g}/{total:g}" if total is not None else f"{value:g}"
+    return f"{text}: {message}" if message else text
+
+
+def progress_of(status_message: str) -> tuple[float, float | None, str | None] | None:
+    """The progress a `statusMessage` made by `progress_message` reports (else `None`)."""
+    count, _, message = status_message.partition(": ")
+    value, _, total = count.partition("/")
+    try:
+        return float(value), float(total) if total else None, message or None
+    except ValueError:
+        return None
+
+
 def new_task_id() -> str:
     """An unguessable task id (256 random bits, URL-safe): a task id is a bearer handle."""
     return secrets.token_urlsafe(32)

@@ -58,7 +58,7 @@ from mcp import MCPError
 from toolweave.core.context import Context, LogLevel, enter_context, exit_context
 from toolweave.core.errors import InputRequired
 from toolweave.mcp.input_required import MAX_ROUNDS, to_mcp_requests
-from toolweave.tasks.record import TaskRecord, TaskStatus
+from toolweave.tasks.record import TaskRecord, TaskStatus, progress_message
 from toolweave.tasks.settings import TaskSettings
 from toolweave.tasks.upkeep import Upkeep
 from toolweave.tasks.waiting import WaitingInput
@@ -367,8 +367,7 @@ class TaskRunner:
 
     def _progress(self, live: _Live) -> Callable[[float, float | None, str | None], Awaitable[None]]:
         async def progress(value: float, total: float | None, message: str | None) -> None:
-            text = f"{value:g}/{total:g}" if total is not None else f"{value:g}"
-            await self._save(live, status_message=f"{text}: {message}" if message else text)
+            await self._save(live, status_message=progress_message(value, total, message))
 
         return progress
 
