@@ -20,6 +20,7 @@ import anyio
 import mcp
 import mcp.types as mt
 import pytest
+from mcp import MCPError
 
 from tests.conftest import subprocess_env
 from tests.tasks.servers import cancel, create, get, task_client, until
@@ -216,6 +217,23 @@ async def test_a_gateway_task_whose_input_times_out_cancels_the_upstream_task() 
             while (ended := await statuses(server)) == ["input_required"]:  # noqa: ASYNC110
                 await anyio.sleep(0.05)
     assert done.status == "failed" and done.error is not None and "waited 0.5s for input" in done.error["message"]
+    assert ended == ["cancelled"]
+
+
+async def refuse_to_answer(context: object, params: mt.ElicitRequestParams) -> mt.ErrorData:
+    return mt.ErrorData(code=mt.INTERNAL_ERROR, message="no one is at the keyboard")
+
+
+async def test_a_handshake_clients_failed_elicitation_cancels_the_upstream_task() -> None:
+    """The gateway asks a handshake client for the input its upstream's task waits on; the client
+    cannot answer: the call fails, and the upstream's task is cancelled, not left waiting an hour."""
+    server = gateway("modern")
+    async with mcp.Client(server.as_mcp(), mode="legacy", elicitation_callback=refuse_to_answer) as client:  # type: ignore[arg-type]
+        with pytest.raises(MCPError):
+            await client.call_tool("up_approve", {})
+        with anyio.fail_after(5):
+            while (ended := await statuses(server)) == ["input_required"]:  # noqa: ASYNC110
+                await anyio.sleep(0.05)
     assert ended == ["cancelled"]
 
 

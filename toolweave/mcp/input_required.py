@@ -36,6 +36,7 @@ from pydantic import BaseModel, TypeAdapter
 from toolweave.core.context import Context, enter_context, exit_context
 from toolweave.core.errors import InputRequired
 from toolweave.core.input import InputRequest, elicit  # noqa: F401 (elicit: the doctest)
+from toolweave.tasks.waiting import WaitingInput
 
 T = TypeVar("T")
 logger = logging.getLogger("toolweave.mcp")
@@ -134,7 +135,12 @@ async def with_input(
         except InputRequired as needed:
             if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 return to_mcp_result(needed)
-            answers = await ask_client(ctx.session, ctx.request_id, needed.requests)
+            try:
+                answers = await ask_client(ctx.session, ctx.request_id, needed.requests)
+            except BaseException:  # no answers, no next round: a task elsewhere waiting on them is given up
+                if isinstance(needed, WaitingInput):
+                    await needed.abandon()
+                raise
             context = dataclasses.replace(context, input_responses=answers, request_state=needed.state)
         finally:
             exit_context(token)
