@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -181,6 +182,42 @@ class Middleware:
         if type(self).on_read_resource is Middleware.on_read_resource:
             return False
         return selects(self.resources, resource.name, resource.uri, tags=resource.tags)
+
+
+def as_middleware(candidate: object) -> Middleware:
+    """`candidate`, checked to be a `Middleware` instance (what `add_middleware` and
+    `Server(middleware=[...])` take); a `TypeError` saying what it is and how to make one if not.
+
+    Example:
+        >>> async def audit(call, call_next):
+        ...     return await call_next(call)
+        >>> as_middleware(audit)
+        Traceback (most recent call last):
+        ...
+        TypeError: expected a Middleware instance, got function 'audit' (decorate it with @middleware)
+        >>> as_middleware(Middleware)
+        Traceback (most recent call last):
+        ...
+        TypeError: expected a Middleware instance, got the class Middleware: pass an instance, Middleware(...)
+    """
+    if isinstance(candidate, Middleware):
+        return candidate
+    raise TypeError(f"expected a Middleware instance, got {_what(candidate)}")
+
+
+def _what(candidate: object) -> str:
+    """How `as_middleware` names something that is not a middleware, with the likely fix."""
+    if isinstance(candidate, type):
+        name = candidate.__name__
+        if issubclass(candidate, Middleware):
+            return f"the class {name}: pass an instance, {name}(...)"
+        return f"the class {name}, which is not a Middleware subclass"
+    if inspect.isroutine(candidate):
+        name = getattr(candidate, "__name__", "?")
+        return f"function {name!r} (decorate it with @middleware)"
+    shown = repr(candidate)
+    shown = shown if len(shown) <= 60 else f"{shown[:57]}..."
+    return "None" if candidate is None else f"{type(candidate).__name__} {shown}"
 
 
 def tool_runner(tool: Tool) -> Handler:

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
-from toolweave.core.errors import DuplicateError, ToolweaveError
+from toolweave.core.errors import DuplicateError, ToolweaveError, TransformError
 from toolweave.core.masking import ErrorPolicy
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.selector import Selector
@@ -46,6 +47,7 @@ logger = logging.getLogger("toolweave.server")
 OnDuplicate = Literal["error", "warn", "replace", "ignore"]
 C = TypeVar("C")
 K = TypeVar("K", bound=Catalog[Any])
+Transforms = tuple[tuple[Any, Selector | None], ...]
 
 
 class Owner(Protocol):
@@ -78,7 +80,7 @@ class Owner(Protocol):
     @property
     def running(self) -> bool: ...
 
-    def transforms_for(self, kind: str) -> tuple[tuple[Any, Selector | None], ...]: ...
+    def transforms_for(self, kind: str) -> Transforms: ...
 
 
 _PREFIXES = "give the servers prefixes to expose both: `prefix:` in a config entry, `mount(..., prefix=)` in Python"
@@ -120,6 +122,8 @@ class Registry(Generic[C, K]):
         self._local: dict[str, C] = {}
         self._upstream: dict[str, C] = {}
         self._catalog: K | None = None
+        self._shaped: dict[str, tuple[C, C]] = {}  # key -> (local component, after the first `_fitted` transforms)
+        self._fitted = 0
         self._listeners = Listeners()
         self._burst = Burst()
 
@@ -142,10 +146,7 @@ class Registry(Generic[C, K]):
 
     def prepared(self, component: C) -> C:
         """`component` as this server exposes it: after the server's transforms for its kind."""
-        for transform, selector in self.owner.transforms_for(self.kind):
-            if selector is None or selector.matches(component):
-                component = transform.apply(component)
-        return component
+        return transformed(component, self.owner.transforms_for(self.kind))
 
     def exposed(self, entry: Entry[C], mount: Mount[Any]) -> C:
         """A mounted child's compiled entry as this server sees it: renamed, run through its chain."""
@@ -162,7 +163,12 @@ class Registry(Generic[C, K]):
     # -- registering --------------------------------------------------------------------------------
 
     def add(self, component: C) -> C:
-        """Register `component`, following `on_duplicate` when its key is taken."""
+        """Register `component`, following `on_duplicate` when its key is taken.
+
+        Raises:
+            TransformError: a transform added to the server selects `component` and does not fit
+                it (nothing is registered).
+        """
         self.check(component)
         key = self.key(component)
         if key in self._local:
@@ -173,6 +179,9 @@ class Registry(Generic[C, K]):
                 raise DuplicateError(message)
             if self.owner.on_duplicate == "warn":
                 logger.warning("%s; it was replaced by a new one", message)
+        transforms = self.owner.transforms_for(self.kind)
+        if transforms:
+            self._remember(key, component, transforms, transformed(component, transforms))
         self._local[key] = component
         self._burst.registered()
         self.changed()
@@ -184,6 +193,7 @@ class Registry(Generic[C, K]):
             removed = self._local.pop(key)
         except KeyError:
             raise self.unknown(key) from None
+        self._shaped.pop(key, None)
         self.changed()
         return removed
 
@@ -210,6 +220,77 @@ class Registry(Generic[C, K]):
         """What the upstream of a `RemoteServer` listed last, by key (empty elsewhere)."""
         return dict(self._upstream)
 
+    # -- transforms -----------------------------------------------------------------------------------
+
+    def fit(self) -> None:
+        """Apply the transforms added since the last fit to every component they select, so that
+        one which does not fit is refused by the `add_transform` that added it (a component
+        registered later is refused by its `add`); the local results are kept for the compile.
+
+        Raises:
+            TransformError: (or a transform's own error) nothing is kept; the caller takes its
+                transform back.
+        """
+        transforms = self.owner.transforms_for(self.kind)
+        if not transforms:
+            return
+        with collector_paused():
+            self._fit(transforms)
+
+    def _fit(self, transforms: Transforms) -> None:
+        count = len(transforms)
+        fitted = self._fit_local(transforms) if self._fitted != count else {}
+        for candidate in [*self._upstream.values(), *(found for found, _ in self.mounted())]:
+            transformed(candidate, transforms)  # (upstream and mounted ones: checked, not kept)
+        if self._fitted not in (count - 1, count):  # (`fitted` was made afresh: forget the rest)
+            self._shaped.clear()
+        self._shaped.update(fitted)
+        self._fitted = count
+
+    def _fit_local(self, transforms: Transforms) -> dict[str, tuple[C, C]]:
+        """The local components `transforms` change, after them. The server only appends
+        transforms, so one remembered after all but the newest (while it is the same object) gets
+        only the newest, if it selects it; any other, all of them."""
+        known = self._shaped if self._fitted == len(transforms) - 1 else {}
+        newest, selects = transforms[-1]
+        fitted: dict[str, tuple[C, C]] = {}
+        for key, local in self._local.items():
+            shape = known.get(key)
+            if shape is None or shape[0] is not local:
+                fitted[key] = (local, transformed(local, transforms))
+            elif selects is None or selects.matches(shape[1]):
+                fitted[key] = (local, newest.apply(shape[1]))
+        return fitted
+
+    def _reshaped(self, key: str, component: C, transforms: Transforms) -> C:
+        """Local `component` after `transforms`: as remembered by the last fit, if it is the same."""
+        known = self._shaped.get(key)
+        if known is not None and known[0] is component and self._fitted == len(transforms):
+            return known[1]
+        return transformed(component, transforms)
+
+    def _remember(self, key: str, component: C, transforms: Transforms, shaped: C) -> None:
+        if self._fitted == len(transforms):  # (else the next fit starts afresh anyway)
+            self._shaped[key] = (component, shaped)
+
+    def _exposable(self, candidate: C, origin: str, transforms: Transforms) -> C | None:
+        """`candidate` after the transforms; `None` (logged, naming it) when one does not fit it.
+
+        Local components were checked when added (or the transform was), so this is an upstream or
+        mounted one appearing later: it is left out, and the others are served.
+        """
+        key = self.key(candidate)
+        try:
+            if self._local.get(key) is not candidate:
+                return transformed(candidate, transforms)
+            shaped = self._reshaped(key, candidate, transforms)
+        except TransformError as error:
+            message = "server %r: %s (from %s); it is left out, the other %ss are served"
+            logger.error(message, self.owner.name, error, origin, self.kind)
+            return None
+        self._remember(key, candidate, transforms, shaped)
+        return shaped
+
     # -- change tracking ------------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -232,17 +313,9 @@ class Registry(Generic[C, K]):
         """The compiled catalog, built now if something changed since the last build."""
         catalog = self._catalog
         if catalog is None:
-            # Compiling thousands of components allocates only objects that live as long as the
-            # catalog: pausing the cyclic collector meanwhile (and only meanwhile) spares it
-            # repeated full passes; a large catalog is then frozen out of its sight (`heap`).
-            paused = gc.isenabled()
-            gc.disable()
-            try:
+            with collector_paused():
                 entries = self._compile()
                 catalog = self._catalog = self.build_catalog(entries)
-            finally:
-                if paused:
-                    gc.enable()
             self._burst.compiled(len(entries))
         return catalog
 
@@ -251,11 +324,16 @@ class Registry(Generic[C, K]):
         owner, kind = self.owner, self.kind
         found = [(item, f"{kind} {key!r} of remote server {owner.name!r}") for key, item in self._upstream.items()]
         found += [(item, f"local {kind} {key!r}") for key, item in self._local.items()]
-        for mount in owner.mounts:
-            child = mount.child.registry(kind)
+        return found + self.mounted()
+
+    def mounted(self) -> list[tuple[C, str]]:
+        """What the mounts expose (each child's compiled entries, renamed), with its origin."""
+        found = []
+        for mount in self.owner.mounts:
+            child = mount.child.registry(self.kind)
             where = "remote server" if mount.child.is_remote else "server"
             for key, entry in child.catalog.entries.items():
-                origin = f"{mount.label} {kind} {key!r} ({where} {mount.child.name!r})"
+                origin = f"{mount.label} {self.kind} {key!r} ({where} {mount.child.name!r})"
                 found.append((self.exposed(entry, mount), origin))
         return found
 
@@ -265,7 +343,9 @@ class Registry(Generic[C, K]):
         by_flag = visibility.by_flag_only  # no name or tag rules: `enabled` alone decides
         entries: dict[str, Entry[C]] = {}
         for candidate, origin in self.candidates():
-            component = self.prepared(candidate) if transforms else candidate
+            component = self._exposable(candidate, origin, transforms) if transforms else candidate
+            if component is None:
+                continue
             enabled = component.enabled  # type: ignore[attr-defined]
             if not (enabled if by_flag else visibility.shows(enabled, component.tags, self.shown_by(component))):  # type: ignore[attr-defined]
                 continue
@@ -284,3 +364,38 @@ class Registry(Generic[C, K]):
                     continue
             entries[key] = self.build_entry(component, origin)
         return entries
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused for the block, if it was running.
+
+    Compiling (or fitting) thousands of components allocates only objects that live as long as
+    the catalog: pausing the collector meanwhile (and only meanwhile) spares it repeated full
+    passes; a large catalog is then frozen out of its sight (`heap`).
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def transformed(component: C, transforms: Transforms) -> C:
+    """`component` after each of `transforms` (`(transform, selector)`, in order) that selects it.
+
+    Example:
+        >>> from toolweave.core.tool import Tool
+        >>> from toolweave.transforms import Rename
+        >>> def q(text: str) -> str:
+        ...     return text
+        >>> transforms = ((Rename("search"), Selector("q")), (Rename("lookup"), Selector("fetch")))
+        >>> transformed(Tool.from_function(q), transforms).name
+        'search'
+    """
+    for transform, selector in transforms:
+        if selector is None or selector.matches(component):
+            component = transform.apply(component)
+    return component

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -36,7 +36,7 @@ from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool, Transform
-from toolweave.middleware.base import Middleware
+from toolweave.middleware.base import Middleware, as_middleware
 from toolweave.middleware.selector import Selector
 from toolweave.server.catalog import Listener
 from toolweave.server.completion import Completer, Completion, CompletionRequest, complete
@@ -256,6 +256,15 @@ class Server:
         `prompts=` and `resources=` (name or URI globs) apply a transform made for every kind of
         component (`Authorize`) to prompts and resources too; given either, tools are chosen only
         by `tools=` / `tags=`. `tags` narrows every kind chosen.
+
+        The transform is applied here to the components it selects now (the result is kept for
+        the compile): one it does not fit is refused at once, and so is a local one added later
+        (at its `add_tool`). A mounted or remote tool appearing later that it does not fit is
+        left out when the catalog compiles, with an error logged; the other tools are served.
+
+        Raises:
+            TransformError: the transform does not fit a component it selects (naming it and the
+                argument); the server is left as it was.
         """
         if isinstance(transform, CatalogTransform):
             if tools is not None or tags or prompts is not None or resources is not None:
@@ -267,11 +276,20 @@ class Server:
         for kind, names in chosen.items():
             if names is not None and kind not in getattr(transform, "kinds", ()):
                 raise TypeError(f"{type(transform).__name__} applies to tools only, not to {kind}s")
-        if tools is not None or tags or all(names is None for names in chosen.values()):
+        added = {kind: self._other_transforms[kind] for kind, names in chosen.items() if names is not None}
+        if tools is not None or tags or not added:
+            added["tool"] = self._transforms
             self._transforms.append((transform, _selector(tools, tags)))
         for kind, names in chosen.items():
             if names is not None:
                 self._other_transforms[kind].append((transform, _selector(names, tags)))
+        try:
+            for kind in added:
+                self.registry(kind).fit()
+        except Exception:
+            for transforms in added.values():
+                transforms.pop()
+            raise
         self._all_changed()
 
     @property
@@ -297,8 +315,12 @@ class Server:
         self.changed()
 
     def _bind(self, middleware: Iterable[Middleware]) -> None:
-        """Append middleware, handing each its state from this server's store."""
-        for layer in middleware:
+        """Append middleware, handing each its state from this server's store; `TypeError`
+        (and nothing appended) if one of them is not a `Middleware` instance."""
+        if isinstance(middleware, Middleware):
+            raise TypeError(f"middleware= takes a list of Middleware, not one {middleware.name}: wrap it in [...]")
+        layers = [as_middleware(layer) for layer in middleware]
+        for layer in layers:
             layer.use_store(self.store, f"{self._scope}:{len(self._middleware)}")
             self._middleware.append(layer)
 
@@ -352,8 +374,9 @@ class Server:
         _Topology.changed()
         self._mounts.append(mounted)
         self.changed()
-        try:
-            self.catalog  # noqa: B018 - report clashes now, not at the first request
+        try:  # report clashes, and transforms that do not fit the child's tools, now: not at the first request
+            self.tools.fit()
+            self.catalog  # noqa: B018
         except Exception:
             self._mounts.remove(mounted)
             self.changed()
@@ -382,6 +405,8 @@ class Server:
                 f"server {self.name!r} already has tools named {taken}; importing them from "
                 f"server {child.name!r} would replace them"
             )
+        for tool in copies if self.transforms else ():
+            self.tools.prepared(tool)  # (a transform that does not fit one: refused before any is added)
         for tool in copies:
             self.tools.add(tool)
         if child not in self._imported_from:
@@ -653,15 +678,24 @@ class Server:
             UnknownTool: when no enabled tool has that name (naming the remote servers that are
                 down, if any). Every other failure is returned as an `isError` result, exactly
                 as a client would get it.
+            TypeError: `arguments` is not a dict with `str` keys (or None), or `ctx` not a `Context`.
         """
         if self._needs_start():
             return await self._started_for(self.call_tool, name, arguments, ctx=ctx)
-        ctx = ctx or Context(server=self)
+        if ctx is None:
+            ctx = Context(server=self)
+        elif not isinstance(ctx, Context):
+            raise TypeError(f"call_tool({name!r}): ctx must be a toolweave Context or None, not {_kind(ctx)}")
+        if arguments is not None and not isinstance(arguments, dict):
+            arguments = _as_arguments(name, arguments)
         token = enter_context(ctx)
         try:
             return await self.tools.catalog.call(name, arguments, ctx)
         except UnknownTool as error:
             self._naming_down_remotes(error, name)
+            raise
+        except AttributeError:  # (a name that is not a str fails the name checks: looked for only then)
+            _refuse_odd_names(name, arguments)
             raise
         finally:
             exit_context(token)
@@ -751,6 +785,30 @@ class Server:
         from toolweave.mcp.serve import http_app
 
         return http_app(self, path=path, **options)
+
+
+def _kind(value: object) -> str:
+    """`value` named for a `TypeError`: its type, and itself if short (`list [1, 2]`)."""
+    shown = repr(value)
+    return f"{type(value).__name__} {shown}" if len(shown) <= 40 else f"a {type(value).__name__}"
+
+
+def _as_arguments(tool: str, arguments: object) -> dict[str, Any]:
+    """The arguments of an in-process call to `tool` that are not a dict: a copy if a mapping,
+    else a `TypeError` (a list, a string: `arguments.items()` would fail further down)."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    raise TypeError(
+        f"call_tool({tool!r}): arguments must be a dict of argument name to value (or None), "
+        f"not {_kind(arguments)}: e.g. call_tool({tool!r}, {{'a': 1}})"
+    )
+
+
+def _refuse_odd_names(tool: str, arguments: dict[str, Any] | None) -> None:
+    """`TypeError` if an argument name of an in-process call to `tool` is not a `str`."""
+    odd = next((name for name in arguments or () if not isinstance(name, str)), None)
+    if odd is not None:
+        raise TypeError(f"call_tool({tool!r}): argument names must be str, not {_kind(odd)}") from None
 
 
 def _selector(names: Selector | str | Iterable[str] | None, tags: Iterable[str]) -> Selector | None:

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -112,6 +113,8 @@ class ToolCatalog(Catalog[ToolEntry]):
                 result: ToolResult = await tool.run(validated, ctx)
             else:
                 result = await entry.handler(ToolCall(tool, validated, ctx))
+                if type(result) is not ToolResult:  # (one check; subclasses and mistakes take the slow way)
+                    result = chain_result(result, name, entry)
             entry.check(result)
             return result
         except BaseException as error:
@@ -136,6 +139,33 @@ def _spoofing(tool: str, names: tuple[str, ...], ctx: Context, answer: str) -> N
     security.warning(message, caller_key(ctx), sent, tool, answer)
 
 
+def chain_result(result: object, name: str, entry: Entry[Tool]) -> ToolResult:
+    """`result`, what tool `name`'s middleware chain returned, if it is a `ToolResult` (a subclass:
+    the fast `type(...) is` check missed it); else a `TypeError` naming the chain and the likely
+    slip. Raised inside the call, it is an internal error like any other: masked, logged.
+
+    Example:
+        >>> from toolweave.middleware import Timeout
+        >>> from toolweave.server.server import Server
+        >>> server = Server("demo", middleware=[Timeout(5)])
+        >>> _ = server.add_tool(lambda q: q, name="search")
+        >>> chain_result(None, "search", server.catalog.get("search"))
+        Traceback (most recent call last):
+        ...
+        TypeError: the middleware of tool 'search' (Timeout(5s)) returned None, not a ToolResult: does each ...
+    """
+    if isinstance(result, ToolResult):
+        return result
+    if inspect.iscoroutine(result):
+        result.close()  # (never awaited: closed here rather than warned about at collection)
+        got, hint = "a coroutine", "does each `await call_next(call)` (and is its hook `async def`)?"
+    else:
+        got = "None" if result is None else f"a {type(result).__name__}"
+        hint = "does each return `await call_next(call)`?"
+    layers = ", ".join(layer.name for layer in entry.chain)
+    raise TypeError(f"the middleware of tool {name!r} ({layers}) returned {got}, not a ToolResult: {hint}")
+
+
 def through_chain(entry: Entry[Tool]) -> Callable[[dict[str, Any], Context], Any]:
     """A tool's whole call path (its middleware, then the tool) as a tool `run`, for a parent."""
     handler = entry.handler
@@ -145,6 +175,8 @@ def through_chain(entry: Entry[Tool]) -> Callable[[dict[str, Any], Context], Any
 
     async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
         result: ToolResult = await handler(ToolCall(tool, arguments, ctx))
+        if type(result) is not ToolResult:
+            result = chain_result(result, tool.name, entry)
         return result
 
     return run
