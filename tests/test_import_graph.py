@@ -65,6 +65,21 @@ def imports(module: str) -> list[tuple[str, bool]]:
     return [(target, local) for target, local in visitor.found if target != module]
 
 
+def runs_when_imported(module: str) -> set[str]:
+    """The toolweave modules importing `module` runs: its module-level imports and the packages
+    they sit in (importing `toolweave.tasks.waiting` runs `toolweave/tasks/__init__` first), but
+    for the root package and the packages `module` itself sits in (already being imported)."""
+    own = set(_packages_of(module))
+    targets = {target for target, local in imports(module) if not local}
+    return targets | {package for target in targets for package in _packages_of(target) if package not in own}
+
+
+def _packages_of(module: str) -> list[str]:
+    """The packages below the root that `module` sits in: `toolweave.tasks` for `toolweave.tasks.waiting`."""
+    parts = module.split(".")
+    return [".".join(parts[:end]) for end in range(2, len(parts))]
+
+
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     """One cycle of `graph` as the modules along it, or None."""
     done: set[str] = set()
@@ -91,7 +106,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_the_imports_a_module_runs_when_imported_form_no_cycle() -> None:
-    graph = {module: {target for target, local in imports(module) if not local} for module in MODULES}
+    graph = {module: runs_when_imported(module) - {module} for module in MODULES}
     cycle = _cycle(graph)
     assert cycle is None, " -> ".join(cycle or ())
 

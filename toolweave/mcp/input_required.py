@@ -36,7 +36,7 @@ from pydantic import BaseModel, TypeAdapter
 from toolweave.core.context import Context, enter_context, exit_context
 from toolweave.core.errors import InputRequired
 from toolweave.core.input import InputRequest, elicit  # noqa: F401 (elicit: the doctest)
-from toolweave.tasks.waiting import WaitingInput
+from toolweave.core.waiting import WaitingInput
 
 T = TypeVar("T")
 logger = logging.getLogger("toolweave.mcp")

@@ -66,6 +66,7 @@ from toolweave.core.input import InputRequest
 from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
+from toolweave.core.waiting import WaitingInput
 from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp, from_mcp_result
 from toolweave.mcp.read_stream import ReadStream, ScrubbedMessages, WatchedStream
 from toolweave.mcp.upstream_callers import CallerSessions
@@ -75,7 +76,6 @@ from toolweave.mcp.upstream_stdout import reading
 from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask, cancel_task, drive_task
 from toolweave.tasks.record import progress_of
 from toolweave.tasks.serving import EXTENSION, UpdateTaskParams
-from toolweave.tasks.waiting import WaitingInput
 from toolweave.telemetry import events
 from toolweave.telemetry.metrics import watch_upstream
 from toolweave.telemetry.providers import tracing_configured

@@ -57,11 +57,11 @@ from mcp import MCPError
 
 from toolweave.core.context import Context, LogLevel, enter_context, exit_context
 from toolweave.core.errors import InputRequired
+from toolweave.core.waiting import WaitingInput
 from toolweave.mcp.input_required import MAX_ROUNDS, to_mcp_requests
 from toolweave.tasks.record import TaskRecord, TaskStatus, progress_message
 from toolweave.tasks.settings import TaskSettings
 from toolweave.tasks.upkeep import Upkeep
-from toolweave.tasks.waiting import WaitingInput
 
 logger = logging.getLogger("toolweave.tasks")
 Attempt = Callable[[Context], Awaitable[dict[str, Any]]]
