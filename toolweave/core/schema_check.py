@@ -23,9 +23,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
 Check = Callable[[Any], bool]
 NOT_COMPILED: Any = object()
@@ -171,7 +172,7 @@ class _Compiler:
         if key == "pattern" and isinstance(limit, str):
             try:
                 pattern = bounded_pattern(limit)
-            except regex.error:
+            except ValueError:
                 raise _Unsupported from None
             return lambda v: type(v) is not str or matches(pattern, v)
         raise _Unsupported
@@ -180,8 +181,17 @@ class _Compiler:
 @functools.lru_cache(maxsize=1024)
 def bounded_pattern(pattern: str) -> regex.Pattern[str]:
     """A schema's `pattern`, compiled once, for `matches` (the `regex` module: its searches take
-    a timeout, which Python's `re` does not)."""
-    return regex.compile(pattern)
+    a timeout, which Python's `re` does not); `ValueError` if it does not compile.
+
+    `regex` is imported here, by the first schema with a pattern: importing it costs ~17 ms,
+    which every server's start would pay otherwise.
+    """
+    import regex
+
+    try:
+        return regex.compile(pattern)
+    except regex.error as error:
+        raise ValueError(f"pattern {pattern!r} does not compile: {error}") from None
 
 
 def matches(pattern: regex.Pattern[str], value: str) -> bool:
