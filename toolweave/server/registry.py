@@ -29,7 +29,7 @@ import gc
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from toolweave.core.errors import DuplicateError, ToolweaveError, TransformError
 from toolweave.core.masking import ErrorPolicy
@@ -122,8 +122,7 @@ class Registry(Generic[C, K]):
         self._local: dict[str, C] = {}
         self._upstream: dict[str, C] = {}
         self._catalog: K | None = None
-        self._shaped: dict[str, tuple[C, C]] = {}  # key -> (local component, after the first `_fitted` transforms)
-        self._fitted = 0
+        self._shaped: dict[str, Shaped[C]] = {}  # key -> its local component after the transforms so far
         self._listeners = Listeners()
         self._burst = Burst()
 
@@ -181,7 +180,7 @@ class Registry(Generic[C, K]):
                 logger.warning("%s; it was replaced by a new one", message)
         transforms = self.owner.transforms_for(self.kind)
         if transforms:
-            self._remember(key, component, transforms, transformed(component, transforms))
+            self._shaped[key] = self._shape(key, component, transforms)
         self._local[key] = component
         self._burst.registered()
         self.changed()
@@ -235,43 +234,20 @@ class Registry(Generic[C, K]):
         if not transforms:
             return
         with collector_paused():
-            self._fit(transforms)
-
-    def _fit(self, transforms: Transforms) -> None:
-        count = len(transforms)
-        fitted = self._fit_local(transforms) if self._fitted != count else {}
-        for candidate in [*self._upstream.values(), *(found for found, _ in self.mounted())]:
-            transformed(candidate, transforms)  # (upstream and mounted ones: checked, not kept)
-        if self._fitted not in (count - 1, count):  # (`fitted` was made afresh: forget the rest)
-            self._shaped.clear()
+            fitted = {key: self._shape(key, local, transforms) for key, local in self._local.items()}
+            for candidate in [*self._upstream.values(), *(found for found, _ in self.mounted())]:
+                transformed(candidate, transforms)  # (upstream and mounted ones: checked, not kept)
         self._shaped.update(fitted)
-        self._fitted = count
 
-    def _fit_local(self, transforms: Transforms) -> dict[str, tuple[C, C]]:
-        """The local components `transforms` change, after them. The server only appends
-        transforms, so one remembered after all but the newest (while it is the same object) gets
-        only the newest, if it selects it; any other, all of them."""
-        known = self._shaped if self._fitted == len(transforms) - 1 else {}
-        newest, selects = transforms[-1]
-        fitted: dict[str, tuple[C, C]] = {}
-        for key, local in self._local.items():
-            shape = known.get(key)
-            if shape is None or shape[0] is not local:
-                fitted[key] = (local, transformed(local, transforms))
-            elif selects is None or selects.matches(shape[1]):
-                fitted[key] = (local, newest.apply(shape[1]))
-        return fitted
-
-    def _reshaped(self, key: str, component: C, transforms: Transforms) -> C:
-        """Local `component` after `transforms`: as remembered by the last fit, if it is the same."""
+    def _shape(self, key: str, local: C, transforms: Transforms) -> Shaped[C]:
+        """Local `local` after `transforms`: only those added since it was last shaped are applied
+        (the server only appends transforms, and one that does not fit is taken back)."""
         known = self._shaped.get(key)
-        if known is not None and known[0] is component and self._fitted == len(transforms):
-            return known[1]
-        return transformed(component, transforms)
-
-    def _remember(self, key: str, component: C, transforms: Transforms, shaped: C) -> None:
-        if self._fitted == len(transforms):  # (else the next fit starts afresh anyway)
-            self._shaped[key] = (component, shaped)
+        if known is None or known.local is not local:
+            return Shaped(local, len(transforms), transformed(local, transforms))
+        if known.applied == len(transforms):
+            return known
+        return Shaped(local, len(transforms), transformed(known.shaped, transforms[known.applied :]))
 
     def _exposable(self, candidate: C, origin: str, transforms: Transforms) -> C | None:
         """`candidate` after the transforms; `None` (logged, naming it) when one does not fit it.
@@ -283,13 +259,12 @@ class Registry(Generic[C, K]):
         try:
             if self._local.get(key) is not candidate:
                 return transformed(candidate, transforms)
-            shaped = self._reshaped(key, candidate, transforms)
+            shape = self._shaped[key] = self._shape(key, candidate, transforms)
         except TransformError as error:
             message = "server %r: %s (from %s); it is left out, the other %ss are served"
             logger.error(message, self.owner.name, error, origin, self.kind)
             return None
-        self._remember(key, candidate, transforms, shaped)
-        return shaped
+        return shape.shaped
 
     # -- change tracking ------------------------------------------------------------------------------
 
@@ -381,6 +356,14 @@ def collector_paused() -> Iterator[None]:
     finally:
         if paused:
             gc.enable()
+
+
+class Shaped(NamedTuple, Generic[C]):
+    """A local component, how many of its server's transforms have been applied, and the result."""
+
+    local: C
+    applied: int
+    shaped: C
 
 
 def transformed(component: C, transforms: Transforms) -> C:
