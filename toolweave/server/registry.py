@@ -221,22 +221,25 @@ class Registry(Generic[C, K]):
 
     # -- transforms -----------------------------------------------------------------------------------
 
-    def fit(self) -> None:
+    def fit(self) -> dict[str, Shaped[C]]:
         """Apply the transforms added since the last fit to every component they select, so that
         one which does not fit is refused by the `add_transform` that added it (a component
-        registered later is refused by its `add`); the local results are kept for the compile.
+        registered later is refused by its `add`); the local results, for `keep`.
 
         Raises:
-            TransformError: (or a transform's own error) nothing is kept; the caller takes its
-                transform back.
+            TransformError: (or a transform's own error) the caller takes its transform back.
         """
         transforms = self.owner.transforms_for(self.kind)
         if not transforms:
-            return
+            return {}
         with collector_paused():
             fitted = {key: self._shape(key, local, transforms) for key, local in self._local.items()}
             for candidate in [*self._upstream.values(), *(found for found, _ in self.mounted())]:
                 transformed(candidate, transforms)  # (upstream and mounted ones: checked, not kept)
+        return fitted
+
+    def keep(self, fitted: dict[str, Shaped[C]]) -> None:
+        """Keep what `fit` found, once every kind the transform touches has fitted."""
         self._shaped.update(fitted)
 
     def _shape(self, key: str, local: C, transforms: Transforms) -> Shaped[C]:

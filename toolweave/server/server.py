@@ -283,13 +283,14 @@ class Server:
         for kind, names in chosen.items():
             if names is not None:
                 self._other_transforms[kind].append((transform, _selector(names, tags)))
-        try:
-            for kind in added:
-                self.registry(kind).fit()
+        try:  # every kind fits, or none keeps anything
+            fitted = {kind: self.registry(kind).fit() for kind in added}
         except Exception:
             for transforms in added.values():
                 transforms.pop()
             raise
+        for kind, shapes in fitted.items():
+            self.registry(kind).keep(shapes)
         self._all_changed()
 
     @property
@@ -375,7 +376,7 @@ class Server:
         self._mounts.append(mounted)
         self.changed()
         try:  # report clashes, and transforms that do not fit the child's tools, now: not at the first request
-            self.tools.fit()
+            self.tools.keep(self.tools.fit())
             self.catalog  # noqa: B018
         except Exception:
             self._mounts.remove(mounted)
