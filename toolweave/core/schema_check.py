@@ -214,13 +214,19 @@ def matches(pattern: regex.Pattern[str], value: str) -> bool:
 
 def json_schema_validator(schema: Mapping[str, Any]) -> Any:
     """`jsonschema`'s 2020-12 validator for `schema`, its `pattern` keyword bounded as `matches` is."""
+    return _bounded_validator_class()(dict(schema))
+
+
+@functools.cache
+def _bounded_validator_class() -> Any:
+    """The 2020-12 validator class with `pattern` searched by `matches` (made once: ~0.6 ms)."""
     from jsonschema import Draft202012Validator, ValidationError, validators
 
     def pattern(validator: Any, wanted: str, instance: Any, _: Any) -> Any:
         if validator.is_type(instance, "string") and not matches(bounded_pattern(wanted), instance):
             yield ValidationError(f"{instance!r} does not match {wanted!r}")
 
-    return validators.extend(Draft202012Validator, {"pattern": pattern})(dict(schema))
+    return validators.extend(Draft202012Validator, {"pattern": pattern})
 
 
 def _required(names: tuple[str, ...]) -> Check:

@@ -53,6 +53,7 @@ from toolweave.core.content import ContentBlock, TextContent
 from toolweave.core.context import Context
 from toolweave.core.output import schema_problem
 from toolweave.core.result import WRAP_KEY, ToolResult, dump_json
+from toolweave.core.schema_check import json_schema_validator
 from toolweave.core.tool import Tool
 
 META_KEY = "toolweave/truncated"
@@ -313,9 +314,7 @@ class _Limiter:
 
     def _schema_validator(self) -> Any:
         if self._validator is None:
-            from jsonschema import Draft202012Validator
-
-            self._validator = Draft202012Validator(self.schema or {})
+            self._validator = json_schema_validator(self.schema or {})
         return self._validator
 
 
