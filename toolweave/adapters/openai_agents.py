@@ -52,7 +52,9 @@ def _shown_to_run(calls: CatalogCalls, name: str) -> Callable[[RunContextWrapper
 
     def shown(run: RunContextWrapper[Any], agent: Any) -> bool:
         probe = ToolContext.from_agent_context(run, tool_call_id="", tool_name=name, tool_arguments="")
-        return any(tool.name == name for tool in calls.visible(calls.context_for(probe)))
+        catalog = calls.server.catalog
+        entry = catalog.entries.get(name)
+        return entry is not None and catalog.admits(entry, calls.context_for(probe).auth)
 
     return shown
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, fields
-from types import UnionType
 from typing import Any
 
 from pydantic import BaseModel
@@ -265,15 +264,12 @@ def _fitting_json_defaults(fn: Any, names: tuple[str, ...], hints: Mapping[str, 
     return True
 
 
-_NONE = type(None)
-
-
 def _fitting_json(default: Any, annotation: Any) -> bool:
     """Whether `default` is JSON and `fits_its_type` (the commonest cases answered first, inline)."""
     kind = type(default)
     if kind is annotation and (kind is int or kind is str or kind is bool):  # (`limit: int = 10`: no call)
         return True
-    if default is None and type(annotation) is UnionType and _NONE in annotation.__args__:
+    if default is None:  # (any type: the implicit Optional, see `fits_its_type`)
         return True
     return json_default(default) and fits_its_type(default, annotation)
 

@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from toolweave.core.context import Context
+from toolweave.core.reading import described, target
 from toolweave.core.threads import run_in_worker
 
 Invoker = Callable[[dict[str, Any], Context], Awaitable[Any]]
@@ -40,13 +41,7 @@ Invoker = Callable[[dict[str, Any], Context], Awaitable[Any]]
 
 def _code_of(fn: Callable[..., Any]) -> Any:
     """The function whose code runs when `fn` is called (through callable objects, wrappers and partials)."""
-    target: Any = fn
-    if not (inspect.isroutine(fn) or isinstance(fn, functools.partial)):
-        target = getattr(fn, "__call__", fn)  # noqa: B004 - callable objects
-    target = inspect.unwrap(target)
-    while isinstance(target, functools.partial):
-        target = target.func
-    return target
+    return described(inspect.unwrap(target(fn)))
 
 
 def is_async_callable(fn: Callable[..., Any]) -> bool:

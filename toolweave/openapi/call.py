@@ -47,10 +47,11 @@ from toolweave.core.content import BlobResourceContents, ContentBlock, EmbeddedR
 from toolweave.core.context import Context
 from toolweave.core.errors import InvalidResult, ToolError, UpstreamError
 from toolweave.core.in_flight import InFlight
+from toolweave.core.memo import Memo
 from toolweave.core.output import OutputCheck
 from toolweave.core.result import WRAP_KEY, ToolResult
-from toolweave.core.shown import SECRET_NAME, shown_url
-from toolweave.openapi.credentials import CREDENTIAL_HEADERS, Credentials
+from toolweave.core.shown import shown_url
+from toolweave.openapi.credentials import Credentials, is_credential_name
 from toolweave.openapi.operations import Operation, Param
 from toolweave.openapi.sending import HTTPX2_ERRORS, Errors, send, what_failed
 from toolweave.transforms.redact import every_form, scrub, scrub_result
@@ -332,10 +333,10 @@ class HttpCall:
             raise UpstreamError(f"{label} answered {media or 'an untyped body'}, not the JSON its spec describes")
         return ToolResult([_block(response, content, media)])
 
-    def failure(self, response: Response, content: bytes, secrets: list[str] | None = None) -> ToolResult:
+    def failure(self, response: Response, content: bytes, secrets: list[str]) -> ToolResult:
         """A non-2xx answer as an `isError` result: the status and a bounded excerpt of the body
         (`secrets` scrubbed from it before it is cut)."""
-        body = scrub(content.decode(response.encoding or "utf-8", errors="replace"), secrets or []).strip()
+        body = scrub(content.decode(response.encoding or "utf-8", errors="replace"), secrets).strip()
         if not self.excerpt:  # no excerpt at all: the status alone
             body = ""
         elif len(body) > self.excerpt:
@@ -344,7 +345,7 @@ class HttpCall:
         head = f"{self.api}: {self.operation.label} answered HTTP {response.status_code} {reason}".rstrip()
         location = response.headers.get("location")
         if 300 <= response.status_code < 400 and location:
-            head += f" (to {scrub(shown_url(location), secrets or [])}: redirects are not followed)"
+            head += f" (to {scrub(shown_url(location), secrets)}: redirects are not followed)"
         result = ToolResult.error(f"{head}: {body}" if body else head)
         return ToolResult(result.content, is_error=True, meta={"toolweave/http_status": response.status_code})
 
@@ -396,20 +397,13 @@ def sent_secrets(request: Request, credentials: Mapping[str, str], given: Mappin
     return [value for value in found if value]
 
 
-_CREDENTIAL_NAMES: dict[bytes, bool] = {}
+_CREDENTIAL_NAMES: Memo[bool] = Memo(limit=1024)
 """Whether each header name seen says it carries a credential (the same few names, call after call)."""
 
 
 def _is_credential(name: bytes) -> bool:
     """Whether a header of this name carries a credential (`authorization`, `cookie`, `x-api-key`, ...)."""
-    known = _CREDENTIAL_NAMES.get(name)
-    if known is None:
-        if len(_CREDENTIAL_NAMES) >= 1024:  # names from arguments' headers must not pile up
-            _CREDENTIAL_NAMES.clear()
-        text = name.decode("latin-1").lower()
-        known = _CREDENTIAL_NAMES[name] = text in CREDENTIAL_HEADERS or SECRET_NAME.search(text) is not None
-    return known
-
+    return _CREDENTIAL_NAMES.get(name, is_credential_name, name.decode("latin-1"))
 
 
 def _block(response: Response, content: bytes, media: str) -> ContentBlock:

@@ -57,7 +57,7 @@ class Credentials:
         for name, value in (headers or {}).items():
             template, value = value if isinstance(value, tuple) else ("{}", value)
             if isinstance(value, str):
-                secret = SECRET_NAME.search(name) or name.lower() in CREDENTIAL_HEADERS
+                secret = is_credential_name(name)
                 self._constant[name] = value
                 self.labels[name] = HIDDEN if secret else value
                 if not secret:
@@ -101,3 +101,13 @@ class Credentials:
 
 CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
 """Headers that carry credentials whatever their values look like."""
+
+
+def is_credential_name(name: str) -> bool:
+    """Whether a header of this name carries a credential whatever its value looks like.
+
+    Example:
+        >>> is_credential_name("Authorization"), is_credential_name("X-Api-Key"), is_credential_name("accept")
+        (True, True, False)
+    """
+    return name.lower() in CREDENTIAL_HEADERS or SECRET_NAME.search(name) is not None

@@ -263,7 +263,7 @@ def _operation(
             properties[name] = schema
         required += [name for name in flat.get("required", ()) if name in flat["properties"]]
     elif body_kind is not None:
-        body_arg = "body" if "body" not in properties else _unique("request_body", {*claimed, *properties})
+        body_arg = "body" if "body" not in properties else first_free("request_body", {*claimed, *properties})
         properties[body_arg] = body_schema if body_schema is not None else {}
         if body_required:
             required.append(body_arg)
@@ -295,11 +295,9 @@ def _unique(arg: str, taken: set[str]) -> str:
         >>> _unique("id_query", {"id_query"}), _unique("id_path", set())
         ('id_query_2', 'id_path')
     """
-    candidate, number = arg, 2
-    while candidate in taken:
-        candidate, number = f"{arg}_{number}", number + 1
-    taken.add(candidate)
-    return candidate
+    name = first_free(arg, taken)
+    taken.add(name)
+    return name
 
 
 def _wire_name(parameter: Mapping[str, Any]) -> tuple[str, str]:
