@@ -31,3 +31,10 @@ class WaitingInput(InputRequired):
     ) -> None:
         super().__init__(requests, state=state)
         self.abandon = abandon
+
+
+async def give_up(needed: InputRequired) -> None:
+    """Give up what waits elsewhere for the answers to `needed` (an upstream's task), if anything:
+    best effort, bounded and shielded by `WaitingInput.abandon` itself."""
+    if isinstance(needed, WaitingInput):
+        await needed.abandon()

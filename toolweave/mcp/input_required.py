@@ -36,7 +36,7 @@ from pydantic import BaseModel, TypeAdapter
 from toolweave.core.context import Context, enter_context, exit_context
 from toolweave.core.errors import InputRequired
 from toolweave.core.input import InputRequest, elicit  # noqa: F401 (elicit: the doctest)
-from toolweave.core.waiting import WaitingInput
+from toolweave.core.waiting import give_up
 
 T = TypeVar("T")
 logger = logging.getLogger("toolweave.mcp")
@@ -138,8 +138,7 @@ async def with_input(
             try:
                 answers = await ask_client(ctx.session, ctx.request_id, needed.requests)
             except BaseException:  # no answers, no next round: a task elsewhere waiting on them is given up
-                if isinstance(needed, WaitingInput):
-                    await needed.abandon()
+                await give_up(needed)
                 raise
             context = dataclasses.replace(context, input_responses=answers, request_state=needed.state)
         finally:

@@ -25,31 +25,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from toolweave.core.context import Context
 from toolweave.core.errors import DuplicateError
 from toolweave.core.names import check_name
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
-from toolweave.server.registry import OnDuplicate, keep_new
+from toolweave.server.registry import keep_new
 from toolweave.transforms.catalog import CatalogTransform, Components
 
 if TYPE_CHECKING:
-    from toolweave.server.tools import ToolCatalog, ToolEntry
-
-
-class FrontOwner(Components, Protocol):
-    """The server whose catalog is fronted: its prompts and resources, and its clash rules."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def on_duplicate(self) -> OnDuplicate: ...
-
-    @property
-    def running(self) -> bool: ...
+    from toolweave.server.tools import ToolCatalog, ToolEntry, ToolOwner
 
 
 class _View:
@@ -72,7 +59,7 @@ class _View:
 def fronted(
     catalog: ToolCatalog,
     transforms: Sequence[CatalogTransform],
-    owner: FrontOwner,
+    owner: ToolOwner,
     bare_entry: Callable[[Tool, str], ToolEntry],
 ) -> ToolCatalog:
     """`catalog` reshaped by each of `transforms` in turn; `bare_entry(tool, origin)` makes the
@@ -90,17 +77,14 @@ def fronted(
             if tool.name in entries:
                 raise DuplicateError(f"{transform.describe()} exposes two tools named {tool.name!r}")
             entry = kept.get(tool.name)
-            if entry is not None and entry.component is not tool and not _own_wins(owner, transform, entry):
-                entries[tool.name] = entry
-                continue
-            if entry is None or entry.component is not tool:
+            if entry is None or (entry.component is not tool and _own_wins(owner, transform, entry)):
                 entry = bare_entry(tool, f"tool {tool.name!r} of {transform.describe()}")
             entries[tool.name] = entry
         catalog = dataclasses.replace(catalog, entries=entries, cache={})
     return catalog
 
 
-def _own_wins(owner: FrontOwner, transform: CatalogTransform, shadowed: ToolEntry) -> bool:
+def _own_wins(owner: ToolOwner, transform: CatalogTransform, shadowed: ToolEntry) -> bool:
     """Settle a tool of `transform`'s own named like the catalog's `shadowed` by `on_duplicate`:
     True when the transform's tool is exposed (a model calling the name would reach it)."""
     name = shadowed.component.name

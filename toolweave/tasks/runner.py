@@ -57,7 +57,7 @@ from mcp import MCPError
 
 from toolweave.core.context import Context, LogLevel, enter_context, exit_context
 from toolweave.core.errors import InputRequired
-from toolweave.core.waiting import WaitingInput
+from toolweave.core.waiting import give_up
 from toolweave.mcp.input_required import MAX_ROUNDS, to_mcp_requests
 from toolweave.tasks.record import TaskRecord, TaskStatus, progress_message
 from toolweave.tasks.settings import TaskSettings
@@ -331,7 +331,7 @@ class TaskRunner:
             finally:
                 exit_context(token)
         if waiting is not None:  # (the last round's answers resume nothing)
-            await _abandon(waiting)
+            await give_up(waiting)
         raise MCPError(-32603, f"the task asked the client for input more than {MAX_ROUNDS} times")
 
     async def _between_rounds(self, live: _Live, needed: InputRequired, used: set[str]) -> dict[str, Any]:
@@ -343,7 +343,7 @@ class TaskRunner:
                 return {}
             return await self._wait_for_input(live, needed, used)
         except BaseException:
-            await _abandon(needed)
+            await give_up(needed)
             raise
 
     async def _wait_for_input(self, live: _Live, needed: InputRequired, used: set[str]) -> dict[str, Any]:
@@ -405,13 +405,6 @@ class TaskRunner:
         async with live.lock:  # one write at a time, each of the latest state: none overtakes a newer one
             await self.settings.store.put(live.record)
         self._upkeep.saved()
-
-
-async def _abandon(needed: InputRequired) -> None:
-    """Give up what waits elsewhere for the answers to `needed` (an upstream's task), if anything:
-    best effort, bounded and shielded by `WaitingInput.abandon` itself."""
-    if isinstance(needed, WaitingInput):
-        await needed.abandon()
 
 
 def _answer_early(ending: Ending) -> dict[str, Any]:
