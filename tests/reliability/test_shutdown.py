@@ -76,6 +76,22 @@ async def test_http_serve_stops_accepting_drains_answers_and_exits_0() -> None:
     assert children and living(children) == []
 
 
+async def test_a_second_signal_answers_the_calls_in_flight_saying_it_cut_the_grace_period_short() -> None:
+    raw = await serve_stdio("--grace", "30")
+    await raw.call(1, "local_sleep", {"seconds": 60})
+    await anyio.sleep(0.5)  # the call is running
+    terminate(raw.process)
+    await anyio.sleep(0.3)
+    terminate(raw.process)
+    answer = await raw.receive(within=10)
+    with anyio.fail_after(10):
+        assert await raw.process.wait() == 0
+    assert answer["id"] == 1 and answer["error"]["code"] == SHUTTING_DOWN
+    assert answer["error"]["message"] == (
+        "the server shut down before this request finished (a second signal cut the grace period short)"
+    )
+
+
 @pytest.mark.parametrize("entry", ["Server.run", "toolweave serve"])
 async def test_a_sync_tool_still_blocking_after_the_grace_period_does_not_keep_the_process_alive(entry: str) -> None:
     # The worker thread cannot be interrupted and the interpreter would wait for it at exit (a

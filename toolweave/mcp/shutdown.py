@@ -133,9 +133,8 @@ class Drain:
                 del self._running[scope]
                 if not self._running and self._idle is not None:
                     self._idle.set()
-        raise MCPError(
-            SHUTTING_DOWN, f"the server shut down before this request finished (grace period {self.grace:g}s)"
-        )
+        why = "a second signal cut the grace period short" if self._forced.is_set() else f"grace period {self.grace:g}s"
+        raise MCPError(SHUTTING_DOWN, f"the server shut down before this request finished ({why})")
 
     async def _until_idle(self) -> None:
         """Return once no request is in flight and no background work runs."""
