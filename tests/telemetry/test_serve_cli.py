@@ -47,6 +47,7 @@ async def test_json_logs_have_one_line_per_call_with_its_trace_id_and_metrics_ar
     assert [(line["tool"], line["outcome"]) for line in logged] == [("calc_add", "ok"), ("calc_divide", "tool_error")]
     assert logged[0]["trace_id"] == f"{sent.context.trace_id:032x}"
     assert logged[0]["arguments"] == {"a": "<redacted>", "b": "<redacted>"}
+    assert {line["pid"] for line in logged} == {server.process.pid}  # which worker wrote it
     families = {family.name: family for family in text_string_to_metric_families(scraped.text)}
     counted = {
         (sample.labels["gen_ai_tool_name"], sample.labels["toolweave_outcome"]): sample.value

@@ -1,11 +1,11 @@
 """`JsonFormatter`: each log record as one JSON object on one line, with the trace it belongs to;
 `RedactSecrets`: no secret value in any log record, whoever wrote it.
 
-The record's message, level, logger and time, every `extra` field (the `Logging` middleware's
-`tool`, `outcome`, `duration_ms`, `request_id`, `incident`...) and — when the record is written
-inside a span with a valid context (a traced request, or a request that carried trace context) —
-`trace_id` and `span_id` in the W3C hex form trace backends search by, so a call's log line and
-its trace join.
+The record's message, level, logger, time and process id (`pid`: which worker of `--workers`),
+every `extra` field (the `Logging` middleware's `tool`, `outcome`, `duration_ms`, `request_id`,
+`incident`...) and — when the record is written inside a span with a valid context (a traced
+request, or a request that carried trace context) — `trace_id` and `span_id` in the W3C hex form
+trace backends search by, so a call's log line and its trace join.
 
 Example:
     >>> import json, logging
@@ -56,6 +56,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
+            "pid": record.process,  # which process of `--workers` wrote it
         }
         entry.update((key, value) for key, value in vars(record).items() if key not in _NOT_FIELDS)
         span = trace.get_current_span().get_span_context()
