@@ -30,7 +30,8 @@ from mcp.server.auth.provider import AccessToken, TokenVerifier
 from starlette.requests import HTTPConnection
 
 from toolweave.auth.verifier import Verifier, expired
-from toolweave.core.context import AuthInfo
+from toolweave.config import Composed
+from toolweave.core.context import AuthInfo, Context
 from toolweave.core.errors import InvalidToken, VerifierUnavailable
 from toolweave.mcp.http_auth import Authenticate
 
@@ -155,3 +156,30 @@ def admitted(verifier: Verifier | None, caller: AuthInfo) -> AuthInfo:
             "(server.auth.required_scopes; over HTTP: 403 insufficient_scope)"
         )
     return caller
+
+
+async def listing_caller(composed: Composed, scopes: str | None, token: str | None) -> Context | None:
+    """The caller `list --scopes/--as-token` lists for (None: the operator, who sees everything);
+    `CallerRefused` for one the HTTP edge would refuse, or a token with no `server.auth` to verify it."""
+    verifier = (composed.auth or {}).get("auth")
+    if scopes is not None:
+        granted = tuple(scope.strip() for scope in scopes.split(",") if scope.strip())
+        return Context(auth=admitted(verifier, AuthInfo(subject="toolweave-list", scopes=granted)))
+    if token is None:
+        return None
+    if verifier is None:
+        raise CallerRefused("--as-token needs a server.auth section in the config (to verify the token)")
+    return Context(auth=await token_caller(verifier, token))
+
+
+async def call_caller(composed: Composed, headers: dict[str, str]) -> AuthInfo | None:
+    """Who `call` calls as, held to what the HTTP edge holds a caller to (`CallerRefused`
+    otherwise): with `server.auth`, the caller of the `Authorization: Bearer` header (without the
+    header, no caller); with an `authenticate` hook, the caller it finds in the headers."""
+    verifier = (composed.auth or {}).get("auth")
+    if verifier is not None:
+        token = await bearer_token(headers)
+        return await token_caller(verifier, token) if token is not None else None
+    if composed.authenticate is None:
+        return None
+    return await hook_caller(composed.authenticate, headers)

@@ -139,7 +139,7 @@ def test_a_file_that_does_not_parse_is_reported_with_the_others_problems(places:
 
 
 def test_the_commands_clients_are_the_known_clients() -> None:
-    from toolweave.cli import Client
+    from toolweave.cli_compose import Client
 
     assert [client.value for client in Client] == list(CLIENTS)
 

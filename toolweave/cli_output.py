@@ -1,0 +1,66 @@
+"""What the CLI prints, and where: results on stdout; warnings and errors on stderr.
+
+`fail` ends the command with its exit status (2 for a usage error, else 1); a call's result
+prints as its text, or as JSON when asked.
+
+Example:
+    >>> print_result(ToolResult(structured_content={"sum": 3}), as_json=False)
+    {
+      "sum": 3
+    }
+    >>> try:
+    ...     fail("give a config file", code=2)
+    ... except typer.Exit as done:
+    ...     print("exit status", done.exit_code)
+    exit status 2
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from toolweave.core.result import ToolResult
+from toolweave.render import print_json
+
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def warn(message: str) -> None:
+    """Print `warning: message` to stderr."""
+    stderr.print(f"[yellow]warning:[/yellow] {escape(message)}", markup=True, highlight=False)
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print `error: message` to stderr and exit with `code`."""
+    stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, highlight=False)
+    raise typer.Exit(code)
+
+
+def _result_json(result: ToolResult) -> Any:
+    """The result exactly as MCP sends it (`content`, `structuredContent`, `isError`)."""
+    from toolweave.mcp.convert import wire_result
+
+    return wire_result(result)
+
+
+def print_result(result: ToolResult, as_json: bool) -> None:
+    """A call's result: text blocks, or structured content as JSON when there is no text."""
+    if as_json:
+        stdout.out(json.dumps(_result_json(result), indent=2, ensure_ascii=False, default=str), highlight=False)
+        return
+    if result.is_error:
+        fail(result.text or "the tool reported an error")
+    if result.text:
+        stdout.out(result.text, highlight=False)
+    elif result.structured_content is not None:
+        print_json(stdout, result.structured_content)
+    for block in result.content:
+        kind = getattr(block, "type", type(block).__name__)
+        if kind != "text":
+            stdout.out(f"[{kind} content]", highlight=False)
