@@ -60,7 +60,7 @@ FromOption = Annotated[
     Client | None,
     typer.Option(
         "--from",
-        help="Serve the MCP servers this client is configured with, each under its name as prefix.",
+        help="Use the MCP servers this client is configured with, each under its name as prefix.",
         show_default=False,
     ),
 ]
