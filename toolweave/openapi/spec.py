@@ -130,6 +130,16 @@ def _stop(resolver: Resolver, ref: str) -> str | None:
     return None
 
 
+def kind_of(value: Any) -> str:
+    """How a message names what the document has where OpenAPI wants another kind of value.
+
+    Example:
+        >>> kind_of("oops"), kind_of([]), kind_of(None)
+        ('str', 'list', 'null')
+    """
+    return "null" if value is None else type(value).__name__
+
+
 def _value_kind(value: Any) -> str:
     if isinstance(value, list):
         return f"a list of {len(value)}"
