@@ -11,8 +11,9 @@ import pytest
 
 from toolweave import ConfigError
 from toolweave.config import build, load_config
-from toolweave.config.envvars import expand
+from toolweave.config.envvars import expand, expand_all
 from toolweave.config.loading import parse_text
+from toolweave.core.shown import shown_command
 
 SAMPLE = {
     "server": {"name": "demo"},
@@ -77,6 +78,12 @@ def test_env_variables_expand_with_defaults() -> None:
         "c": "${LITERAL}",
         "d": 3,
     }
+
+
+def test_a_set_variable_with_a_default_is_shown_as_written_default_and_all() -> None:
+    _, _, secrets = expand_all({"command": "${PYTHON_X:-python3}"}, environ={"PYTHON_X": "/opt/py/bin/python"})
+    assert dict(secrets) == {"/opt/py/bin/python": "${PYTHON_X:-python3}"}
+    assert shown_command("/opt/py/bin/python", ["up.py"], secrets) == "${PYTHON_X:-python3} up.py"
 
 
 def test_an_empty_variable_takes_the_default() -> None:

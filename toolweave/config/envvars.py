@@ -240,7 +240,7 @@ def _secret(match: re.Match[str], variables: Variables) -> tuple[str, str] | Non
     and the reference, as shown instead of it; None for any other reference."""
     name, _, kind, argument, _ = match.groups()
     if name is not None and name not in variables.predefined:
-        value, reference = variables.environ.get(name), f"${{{name}}}"
+        value, reference = variables.environ.get(name), match.group(0)  # `${NAME:-default}` keeps its default
     elif kind == "env":
         value, reference = variables.environ.get(argument), f"${{env:{argument}}}"
     elif kind == "input":
