@@ -9,7 +9,7 @@ import pytest
 from toolweave.core.tool import ToolAnnotations
 from toolweave.mcp.convert import annotations_from_mcp
 from toolweave.mcp.read_stream import WatchedStream
-from toolweave.mcp.upstream import _describe
+from toolweave.mcp.upstream_errors import describe_failure
 
 
 def test_upstream_annotations_become_toolannotations_from_mcp() -> None:
@@ -25,8 +25,8 @@ def test_unknown_upstream_annotation_keys_are_ignored() -> None:
 
 def test_a_failure_is_described_by_its_innermost_cause() -> None:
     nested = BaseExceptionGroup("outer", [ExceptionGroup("inner", [FileNotFoundError("no such file")])])
-    assert _describe(nested) == "FileNotFoundError: no such file"
-    assert _describe(TimeoutError()) == "TimeoutError"
+    assert describe_failure(nested) == "FileNotFoundError: no such file"
+    assert describe_failure(TimeoutError()) == "TimeoutError"
 
 
 @pytest.mark.parametrize("close_sender", [True, False])

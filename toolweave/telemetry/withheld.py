@@ -5,9 +5,9 @@ and, when the answer is a JSON-RPC error, makes the error's message that span's 
 description — as its session reads the error, before toolweave sees it, and an ended span cannot
 be changed. An upstream's message often quotes what it was called with (`HTTP 500 for url
 '...?q=<the caller's query>&api_key=<an injected key>'`). So a session to an upstream opened
-while tracing is configured (`toolweave.mcp.upstream`) notes the arguments of each request it
-writes (`SentArguments.sending`) until the request is answered or cancelled, and an error that
-answers one reaches the session with each of those values `[redacted]` in its message
+while tracing is configured (`toolweave.mcp.upstream_withheld`) notes the arguments of each
+request it writes (`SentArguments.sending`) until the request is answered or cancelled, and an
+error that answers one reaches the session with each of those values `[redacted]` in its message
 (`SentArguments.received`); the upstream's own message and data ride along in a `Withheld` as
 the error's `data`, which the SDK's span does not record. toolweave takes them back
 (`restored`) where it catches the SDK's `MCPError`, before anything reads it: the client, the

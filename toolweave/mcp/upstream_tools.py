@@ -1,0 +1,109 @@
+"""The tools of an upstream, as toolweave `Tool`s that call it (`UpstreamTools`).
+
+`UpstreamTools.refresh` lists the upstream's tools (following cursors) and hands them to the
+`RemoteServer`, unless the list is the one handed over last (no spurious `list_changed`). Each
+`Tool` keeps the upstream's name, title, description, schemas and annotations; toolweave's tags
+and task support come out of its `_meta`, the rest of `_meta` stays. Calling it is one call of
+`call` (the `Upstream`'s), a tool listed with task support marked `long_running`. A tool whose
+name toolweave cannot expose (outside `[A-Za-z0-9_.-]{1,128}`) is skipped with a warning.
+
+Example:
+    >>> import anyio
+    >>> from toolweave.server.remote import RemoteServer
+    >>> async def call(name, arguments, ctx, *, long_running=False):  # as `Upstream.call`
+    ...     return ToolResult(structured_content={"called": name, "long_running": long_running})
+    >>> tools = UpstreamTools(RemoteServer.http("https://notes.example/mcp", name="notes"), call)
+    >>> wire = mt.Tool(name="search", input_schema={"type": "object"}, meta={TASK_SUPPORT_META_KEY: "optional"})
+    >>> tool = tools.tool(wire)
+    >>> tool.task_support, tool.origin.source
+    ('optional', 'notes (https://notes.example/mcp)')
+    >>> anyio.run(tool.run, {"q": "anyio"}, Context()).structured_content
+    {'called': 'search', 'long_running': True}
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, Protocol
+
+import mcp.types as mt
+from mcp import ClientSession
+
+from toolweave.core.context import Context
+from toolweave.core.names import NAME_PATTERN
+from toolweave.core.result import ToolResult
+from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
+from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp
+
+if TYPE_CHECKING:
+    from toolweave.server.remote import RemoteServer
+
+logger = logging.getLogger("toolweave.upstream")
+
+
+class CallTool(Protocol):
+    """Calls the upstream's tool `name` (`Upstream.call`)."""
+
+    def __call__(
+        self, name: str, arguments: dict[str, Any], ctx: Context, *, long_running: bool = False
+    ) -> Awaitable[ToolResult]: ...
+
+
+class UpstreamTools:
+    """Lists `remote`'s upstream tools and builds the `Tool`s that run them with `call`."""
+
+    def __init__(self, remote: RemoteServer, call: CallTool) -> None:
+        self._remote = remote
+        self._call = call
+        self._name_ok = NAME_PATTERN.fullmatch
+        self._listed: list[dict[str, Any]] | None = None
+
+    async def refresh(self, session: ClientSession) -> None:
+        """List the upstream's tools over `session` and hand them to the remote if they changed."""
+        listed: list[mt.Tool] = []
+        cursor: str | None = None
+        while True:
+            params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await session.list_tools(params=params)
+            listed.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        wire = [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed]
+        if wire == self._listed:
+            return
+        self._listed = wire
+        tools = []
+        for item in listed:
+            if not self._name_ok(item.name):
+                logger.warning("[%s] skipping upstream tool %r: not a valid name", self._remote.name, item.name)
+                continue
+            tools.append(self.tool(item))
+        self._remote.set_remote_tools(tools)
+
+    def tool(self, wire: mt.Tool) -> Tool:
+        """The upstream's tool `wire`, as a `Tool` that calls it."""
+        meta = dict(wire.meta) if wire.meta else {}
+        tags = meta.pop(TAGS_META_KEY, None) or ()
+        task_support = meta.pop(TASK_SUPPORT_META_KEY, "none")
+        name = wire.name
+        call = self._call
+        long_running = task_support in ("optional", "required")
+
+        async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+            return await call(name, arguments, ctx, long_running=long_running)
+
+        return Tool(
+            name=name,
+            input_schema=dict(wire.input_schema),
+            run=run,
+            title=wire.title,
+            description=wire.description,
+            output_schema=dict(wire.output_schema) if wire.output_schema is not None else None,
+            annotations=annotations_from_mcp(wire.annotations),
+            tags=frozenset(tags),
+            meta=meta or None,
+            origin=Origin("remote", f"{self._remote.name} ({self._remote.target.describe()})", name),
+            task_support=task_support if task_support in TASK_SUPPORT else "none",
+        )
