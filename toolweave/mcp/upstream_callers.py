@@ -54,6 +54,7 @@ from mcp import ClientSession
 
 from toolweave.core.context import Context
 from toolweave.core.errors import UpstreamError
+from toolweave.mcp.upstream_errors import describe_failure
 from toolweave.transforms.redact import HeldSecret
 
 if TYPE_CHECKING:
@@ -300,9 +301,7 @@ class CallerSessions:
                     await entry.closing.wait()
                     entry.session = None
         except Exception as error:
-            while isinstance(error, ExceptionGroup) and error.exceptions:  # task groups wrap failures
-                error = error.exceptions[0]
-            failure = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+            failure = describe_failure(error)  # (task groups wrap failures: the innermost one)
             if entry.opened.is_set():  # ending a session that was up (its upstream went away)
                 logger.debug("[%s] a caller session ended: %s", label, failure)
             elif entry.auth.refused is None:
