@@ -74,6 +74,16 @@ async def test_stdio_upstream_tools_are_listed_and_called(script: str) -> None:
     assert not result.is_error
 
 
+async def test_an_upstream_whose_tool_list_loops_back_is_listed_once_not_forever() -> None:
+    remote = RemoteServer.stdio(
+        sys.executable, [str(UPSTREAMS / "ll_upstream.py"), "looping-cursor"], env=subprocess_env()
+    )
+    with anyio.fail_after(20):
+        async with running(remote) as client:
+            listed = await names(client)
+    assert "up_echo" in listed and len(listed) == len(set(listed))  # each page's tools once
+
+
 async def test_legacy_client_reaches_a_stdio_upstream() -> None:
     async with running(stdio_remote(), mode="legacy") as client:
         result = await client.call_tool("up_echo", {"text": "old"})

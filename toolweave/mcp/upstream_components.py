@@ -63,8 +63,13 @@ logger = logging.getLogger("toolweave.upstream")
 KINDS = ("prompts", "resources")
 
 
+MAX_PAGES = 1000
+"""Pages of one list read from an upstream at most (an upstream handing out cursors forever)."""
+
+
 async def all_pages(fetch: Callable[[mt.PaginatedRequestParams | None], Awaitable[Any]], field: str) -> list[Any]:
-    """Every item of a paginated list (`field` of each page), following `next_cursor` until it ends or repeats."""
+    """Every item of a paginated list (`field` of each page), following `next_cursor` until it
+    ends, repeats, or `MAX_PAGES` pages were read (logged: the rest is left out)."""
     items: list[Any] = []
     cursor: str | None = None
     seen: set[str] = set()
@@ -73,6 +78,9 @@ async def all_pages(fetch: Callable[[mt.PaginatedRequestParams | None], Awaitabl
         items.extend(getattr(page, field))
         cursor = page.next_cursor
         if not cursor or cursor in seen:
+            return items
+        if len(seen) + 1 >= MAX_PAGES:
+            logger.warning("an upstream's %s list goes on past %d pages; the rest is left out", field, MAX_PAGES)
             return items
         seen.add(cursor)
 

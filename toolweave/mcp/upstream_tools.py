@@ -1,6 +1,6 @@
 """The tools of an upstream, as toolweave `Tool`s that call it (`UpstreamTools`).
 
-`UpstreamTools.refresh` lists the upstream's tools (following cursors) and hands them to the
+`UpstreamTools.refresh` lists the upstream's tools (following cursors: `all_pages`) and hands them to the
 `RemoteServer`, unless the list is the one handed over last (no spurious `list_changed`). Each
 `Tool` keeps the upstream's name, title, description, schemas and annotations; toolweave's tags
 and task support come out of its `_meta`, the rest of `_meta` stays. Calling it is one call of
@@ -35,6 +35,7 @@ from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
 from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp
+from toolweave.mcp.upstream_components import all_pages
 
 if TYPE_CHECKING:
     from toolweave.server.remote import RemoteServer
@@ -61,15 +62,7 @@ class UpstreamTools:
 
     async def refresh(self, session: ClientSession) -> None:
         """List the upstream's tools over `session` and hand them to the remote if they changed."""
-        listed: list[mt.Tool] = []
-        cursor: str | None = None
-        while True:
-            params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await session.list_tools(params=params)
-            listed.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
+        listed: list[mt.Tool] = await all_pages(lambda params: session.list_tools(params=params), "tools")
         wire = [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed]
         if wire == self._listed:
             return

@@ -1,12 +1,13 @@
 """An upstream built with the bare `mcp` SDK low-level Server (no toolweave), stdio or HTTP.
 
-Usage: python ll_upstream.py [http PORT | sse PORT] [tools-only | no-templates]
+Usage: python ll_upstream.py [http PORT | sse PORT] [tools-only | no-templates | looping-cursor]
 
 `sse` serves the legacy HTTP+SSE transport (`GET /sse`, `POST /messages/`) through the SDK's
 `SseServerTransport`.
 
 `tools-only` serves no prompts or resources (so it does not advertise them); `no-templates`
-does not implement `resources/templates/list`.
+does not implement `resources/templates/list`; `looping-cursor` hands out the first page's cursor
+again after the last page (a broken upstream whose tool list never ends).
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
     start = int(params.cursor) if params and params.cursor else 0  # pages of 3, to exercise pagination
-    nxt = str(start + 3) if start + 3 < len(TOOLS) else None
+    nxt = str(start + 3) if start + 3 < len(TOOLS) else ("0" if "looping-cursor" in sys.argv else None)
     return types.ListToolsResult(tools=TOOLS[start : start + 3], next_cursor=nxt)
 
 
