@@ -21,6 +21,7 @@ from toolweave.config.loading import validate
 from toolweave.config.models import Config
 
 build_module = importlib.import_module("toolweave.config.build")
+policies_module = importlib.import_module("toolweave.config.build_policies")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -181,12 +182,12 @@ def middleware_factory(kind: str) -> Any:
 @pytest.fixture
 def stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
     for kind in ("Rename", "TransformArgs", "ExcludeArgs", "InjectArgs", "Annotate", "MaskErrors"):
-        monkeypatch.setattr(build_module, kind, recorder(kind))
-    monkeypatch.setattr(build_module, "Arg", lambda **kwargs: ("Arg", kwargs))
+        monkeypatch.setattr(policies_module, kind, recorder(kind))
+    monkeypatch.setattr(policies_module, "Arg", lambda **kwargs: ("Arg", kwargs))
     for key, kind in (("context", "FromContext"), ("header", "FromHeader"), ("claim", "FromClaim"), ("env", "FromEnv")):
-        monkeypatch.setitem(build_module.INJECT_CLASSES, key, lambda arg, kind=kind: (kind, arg))
-    for key, cls in list(build_module.MIDDLEWARE_CLASSES.items()):
-        monkeypatch.setitem(build_module.MIDDLEWARE_CLASSES, key, middleware_factory(cls.__name__))
+        monkeypatch.setitem(policies_module.INJECT_CLASSES, key, lambda arg, kind=kind: (kind, arg))
+    for key, cls in list(policies_module.MIDDLEWARE_CLASSES.items()):
+        monkeypatch.setitem(policies_module.MIDDLEWARE_CLASSES, key, middleware_factory(cls.__name__))
     monkeypatch.setattr(build_module, "Timeout", middleware_factory("Timeout"))
 
 

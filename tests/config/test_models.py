@@ -10,7 +10,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from toolweave.config import config_schema
-from toolweave.config.models import Config, McpServerEntry, PythonEntry
+from toolweave.config.entries import McpServerEntry, PythonEntry
+from toolweave.config.models import Config
 from toolweave.config.policies import MiddlewareSet, SelectorSpec
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

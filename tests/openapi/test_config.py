@@ -98,7 +98,7 @@ async def test_a_config_auth_token_echoed_by_the_api_is_scrubbed(url: str, monke
 
 
 def test_a_header_value_is_parsed_as_a_source_or_a_template() -> None:
-    from toolweave.config.build import header_value
+    from toolweave.config.build_sources import header_value
 
     assert header_value("env:API_KEY", where="h") == FromEnv("API_KEY")
     assert header_value("Bearer {env:API_KEY}", where="h") == ("Bearer {}", FromEnv("API_KEY"))

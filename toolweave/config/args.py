@@ -1,13 +1,13 @@
 """A tool's `args` section as one step, whose refusals speak the config's keys.
 
-The section becomes `ExcludeArgs`, `InjectArgs` and `TransformArgs` (see `build.arg_transforms`).
+The section becomes `ExcludeArgs`, `InjectArgs` and `TransformArgs` (see `build_policies.arg_transforms`).
 When one refuses a tool, its `TransformError` speaks Python (`ExcludeArgs names an argument...`,
 `give it a default (Arg(default=...))`); `ArgChanges` turns it into a `ConfigError` at the key
 that asked for it, in the words of the file.
 
 Example:
     >>> from toolweave import Tool
-    >>> from toolweave.config.models import ArgSpec
+    >>> from toolweave.config.changes import ArgSpec
     >>> from toolweave.transforms import ExcludeArgs
     >>> def echo(text: str) -> str:
     ...     return text
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolweave.config.models import ArgSpec
+from toolweave.config.changes import ArgSpec
 from toolweave.config.paths import key_path
 from toolweave.core.errors import ConfigError, TransformError
 from toolweave.core.names import advice

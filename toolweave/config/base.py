@@ -1,4 +1,5 @@
-"""Building blocks of the config models: strict objects, shorthand unions, glob and name checks.
+"""Building blocks of the config models: strict objects, shorthand unions, checked values (tool-name
+globs, tool names, import paths, URLs).
 
 Every config object forbids unknown keys; a misspelt key fails with a suggestion. A value that
 may be written in a short form (`tools: "gh_*"` or `tools: {names: [...], tags: [...]}`) is a
@@ -18,22 +19,38 @@ Example:
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ModelWrapValidatorHandler, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic_core.core_schema import ErrorType
 
-from toolweave.core.names import MAX_NAME_LENGTH, NAME_CHARS, NAME_CHARS_SHOWN, NAME_PATTERN, suggest
+from toolweave.auth.verifier import url_problem
+from toolweave.core.names import MAX_NAME_LENGTH, NAME_CHARS, NAME_CHARS_SHOWN, NAME_PATTERN, NAME_RULE, suggest
 
 _BUILT_IN_ERRORS = frozenset(get_args(ErrorType))
+_IMPORT = re.compile(
+    r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+)
 
 __all__ = [
     "GLOB_PATTERN",
+    "HttpURL",
+    "ImportPath",
     "StrictModel",
     "StrictNonNegativeFloat",
     "StrictPositiveFloat",
     "StrictPositiveInt",
+    "ToolName",
     "check_glob",
     "json_kind",
     "shape",
@@ -91,6 +108,33 @@ def check_glob(pattern: str) -> str:
     if depth:
         raise ValueError("this pattern has a '[' that is never closed with ']'")
     return pattern
+
+
+def _tool_name(value: str) -> str:
+    if not NAME_PATTERN.fullmatch(value):
+        raise ValueError(f"not a valid tool name: {NAME_RULE}")
+    return value
+
+
+def _import_path(value: str) -> str:
+    if not _IMPORT.match(value):
+        raise ValueError("not an import path: write 'package.module:attribute'")
+    return value
+
+
+def _http_url(value: str) -> str:
+    problem = url_problem(value)
+    if problem is not None:
+        raise ValueError(problem)  # the value is not echoed: it may come from ${VAR}
+    return value
+
+
+ToolName = Annotated[str, AfterValidator(_tool_name)]
+"""A tool name (`toolweave.core.names`): a prefix, a new name, a key of `tools`."""
+ImportPath = Annotated[str, AfterValidator(_import_path), Field(pattern=_IMPORT.pattern)]
+"""A `package.module:attribute` reference."""
+HttpURL = Annotated[str, AfterValidator(_http_url)]
+"""An http:// or https:// URL (an endpoint toolweave calls, or names in the RFC 9728 metadata)."""
 
 
 class StrictModel(BaseModel):

@@ -37,8 +37,9 @@ from typing import Any
 from toolweave.config.build import build, naming_file
 from toolweave.config.composed import Composed
 from toolweave.config.dialects import CLIENTS, Platform
+from toolweave.config.entries import McpServerEntry
 from toolweave.config.loading import load_config, problems_error, read_data, validate
-from toolweave.config.models import Config, McpServerEntry
+from toolweave.config.models import Config
 from toolweave.core.errors import ConfigError
 from toolweave.core.names import first_free
 from toolweave.core.shown import Expanded
