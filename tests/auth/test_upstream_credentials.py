@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -28,11 +29,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from tests.acceptance.cli_helpers import run_cli
 from tests.auth.issuer import AUDIENCE, INTROSPECTION_CLIENT, ISSUER, Issuer
 from tests.auth.test_http_auth import connected
+from tests.conftest import subprocess_env
+from tests.server.conftest import UPSTREAMS
 from tests.serving import served, serving
 from toolweave import Context, FromEnv, RemoteServer, Server, ToolError, UpstreamError
 from toolweave.auth import Bearer, JWTVerifier, OAuthClientCredentials
 from toolweave.auth.upstream import renew_after
-from toolweave.config import build
+from toolweave.config import build, build_file
 from toolweave.config.models import Config
 
 UPSTREAM_TOKEN = "ghp_upstream-secret-1"
@@ -76,12 +79,14 @@ def upstream(seen: list[str]) -> ASGIApp:
 
 
 @asynccontextmanager
-async def gateway(issuer: Issuer, auth: Any) -> AsyncIterator[tuple[str, list[str]]]:
-    """The gateway's URL (the upstream mounted as `up`, with `auth`), and what the upstream saw."""
+async def gateway(
+    issuer: Issuer, auth: Any, headers: dict[str, str] | None = None
+) -> AsyncIterator[tuple[str, list[str]]]:
+    """The gateway's URL (the upstream mounted as `up`, with `auth` and `headers`), and what the upstream saw."""
     seen: list[str] = []
     async with serving(upstream(seen)) as upstream_url:
         root = Server("gateway")
-        root.mount(RemoteServer.http(upstream_url + "/mcp", auth=auth, name="up"), prefix="up")
+        root.mount(RemoteServer.http(upstream_url + "/mcp", auth=auth, headers=headers, name="up"), prefix="up")
         verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE)
         async with serving(root.http_app(auth=verifier, resource_url=AUDIENCE)) as url:
             yield url, seen
@@ -158,6 +163,44 @@ async def test_the_gateways_credential_never_reaches_the_caller(issuer: Issuer, 
     assert sent_token(seen) not in received
     assert [result.is_error for result in results] == [False, True, False]
     assert received.count("Bearer [redacted]") == 4  # the text of each, and the structured content
+
+
+async def test_a_credential_in_the_mounts_own_headers_never_reaches_the_caller(issuer: Issuer) -> None:
+    """As `mcpServers` entries write it: `headers: {Authorization: "Bearer ${TOKEN}"}`."""
+    headers = {"Authorization": f"Bearer {UPSTREAM_TOKEN}"}
+    async with gateway(issuer, auth=None, headers=headers) as (url, seen):
+        results = await call_all(url, issuer.token(), "up_echo_auth", "up_fail_auth", "up_report_auth")
+    received = json.dumps([result.model_dump(mode="json") for result in results])
+    assert sent_token(seen) == UPSTREAM_TOKEN and UPSTREAM_TOKEN not in received
+    assert received.count("Bearer [redacted]") == 4
+
+
+async def test_a_credential_in_a_stdio_upstreams_environment_never_reaches_the_caller() -> None:
+    secret = "stdio-upstream-key-42"
+    env = {**subprocess_env(), "UPSTREAM_API_KEY": secret, "UPSTREAM_MODE": "plain-value-42"}
+    root = Server("gateway")
+    root.mount(RemoteServer.stdio(sys.executable, [str(UPSTREAMS / "tw_upstream.py")], env=env), prefix="up")
+    async with root:
+        echoed = await root.call_tool("up_echo", {"text": f"key {secret}, mode plain-value-42"})
+    assert echoed.structured_content == {"echo": "key [redacted], mode plain-value-42"}
+
+
+def test_an_upstreams_credentials_are_what_their_names_or_references_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a config sends upstream and the gateway keeps from coming back; not a `${PYTHON}`."""
+    for name, value in {"CUSTOM_TOKEN": "custom-token-1", "REGION_NAME": "eu-central-1", "PY": "/usr/bin/py3"}.items():
+        monkeypatch.setenv(name, value)
+    web = {
+        "url": "https://u:pw-in-url-1@h/mcp",
+        "headers": {"X-Custom": "${CUSTOM_TOKEN}", "X-Region": "${REGION_NAME}", "Authorization": "Bearer literal-1"},
+    }
+    local = {"command": "${PY}", "args": ["up.py"], "env": {"API_KEY": "env-key-value-1", "MODE": "fast-mode-1"}}
+    config = tmp_path / "gateway.json"
+    config.write_text(json.dumps({"mcpServers": {"web": web, "local": local}}))
+    http, stdio = build_file(config).remotes
+    assert sorted(http.target.credentials()) == ["custom-token-1", "literal-1", "pw-in-url-1"]
+    assert stdio.target.credentials() == ["env-key-value-1"]
 
 
 async def test_an_upstream_error_quoting_the_gateways_credential_is_logged_without_it(

@@ -80,15 +80,17 @@ def remote_source(
     name: str, entry: McpServerEntry, *, base_dir: Path, where: str, secrets: Expanded | None = None
 ) -> Any:
     """A `RemoteServer` for an MCP server entry (stdio, HTTP or SSE); `secrets` stay out of what it
-    shows (of what the config expanded, the part its command or URL holds: `Expanded.within`).
+    shows (of what the config expanded, the part its command, URL, headers or environment hold:
+    `Expanded.within`; of those, the credentials are held in flight while it runs).
 
     The entry's `timeout` is the remote's own bound on each request (prompts and reads too), as
     `RemoteServer(timeout=)` is in Python, and on connecting (see `connect_timeout`); `build`
     adds no `Timeout` for it.
     """
-    if secrets is not None:
+    if secrets is not None:  # what it shows, and what it sends (credentials held in flight: `credentials()`)
+        sent = (entry.headers or {}) if entry.transport != "stdio" else (entry.env or {})
         shown = [entry.endpoint] if entry.transport != "stdio" else [entry.command, *entry.args]
-        secrets = secrets.within(word for word in shown if word is not None)
+        secrets = secrets.within(word for word in [*shown, *sent.values()] if word is not None)
     extra: dict[str, Any] = {"secrets": secrets} if secrets else {}
     if entry.timeout is not None:
         extra["timeout"] = entry.timeout

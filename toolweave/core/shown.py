@@ -31,6 +31,8 @@ from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, url
 HIDDEN = "***"
 SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
 """Query parameter names whose values are treated as secrets."""
+CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
+"""Headers that carry credentials whatever their values look like."""
 SHORTEST_SECRET = 4
 """Values shorter than this are left in text that is not known to hold them (`shown_text`): a
 `1` expanded into a flag would garble every `127.0.0.1`, and so short a value keeps nothing secret."""
@@ -105,6 +107,37 @@ class Expanded(Mapping[str, str]):
 Secrets = Mapping[str, str] | Iterable[str]
 """Secret values to hide: a mapping of each to what to show instead (an `Expanded`, for what a
 config expanded), or just the values (`***`)."""
+
+
+def is_credential_name(name: str) -> bool:
+    """Whether a header or variable of this name carries a credential whatever its value looks like.
+
+    Example:
+        >>> is_credential_name("Authorization"), is_credential_name("X-Api-Key"), is_credential_name("accept")
+        (True, True, False)
+    """
+    return name.lower() in CREDENTIAL_HEADERS or SECRET_NAME.search(name) is not None
+
+
+def credentials_in(named: Mapping[str, str] | None, secrets: Secrets = ()) -> list[str]:
+    """The credentials among what is sent upstream: the values of `named` (headers, environment
+    variables) whose names say so — of a `Scheme value` one, the value, which may be quoted alone —
+    and the `secrets` a config expanded from a reference whose name says so (`${API_TOKEN}`).
+
+    Example:
+        >>> credentials_in({"Authorization": "Bearer t0k3n-abc", "Accept": "json", "API_KEY": "k-123"})
+        ['t0k3n-abc', 'k-123']
+        >>> credentials_in(None, Expanded({"s3cr3t-1": "${GH_TOKEN}", "/usr/bin/python3": "${PYTHON}"}))
+        ['s3cr3t-1']
+    """
+    found = []
+    for name, value in (named or {}).items():
+        if isinstance(value, str) and value and is_credential_name(name):
+            scheme, _, rest = value.partition(" ")
+            found.append(rest.strip() if scheme.isalpha() and rest.strip() else value)
+    if isinstance(secrets, Mapping):
+        found += [value for value, reference in secrets.items() if SECRET_NAME.search(reference)]
+    return found
 
 
 def without(text: str, secrets: Secrets) -> str:

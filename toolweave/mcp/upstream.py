@@ -71,6 +71,7 @@ from toolweave.telemetry import events
 from toolweave.telemetry.metrics import watch_upstream
 from toolweave.telemetry.spans import UpstreamSpan
 from toolweave.telemetry.withheld import restored
+from toolweave.transforms.redact import held_secrets
 from toolweave.version import VERSION
 
 if TYPE_CHECKING:
@@ -112,6 +113,9 @@ class Upstream:
             self.callers = CallerSessions(
                 self, max_sessions=remote.caller_sessions, idle_timeout=remote.caller_session_idle
             )
+        self.credentials = held_secrets(remote.target.credentials())
+        """The credentials in its headers, URL or environment, held in flight while it lives: an
+        upstream's answer quoting one reaches nobody (`ScrubbedMessages`)."""
         watch_upstream(self)
 
     @property

@@ -50,8 +50,8 @@ from toolweave.core.in_flight import InFlight
 from toolweave.core.memo import Memo
 from toolweave.core.output import OutputCheck
 from toolweave.core.result import WRAP_KEY, ToolResult
-from toolweave.core.shown import shown_url
-from toolweave.openapi.credentials import Credentials, is_credential_name
+from toolweave.core.shown import is_credential_name, shown_url
+from toolweave.openapi.credentials import Credentials
 from toolweave.openapi.operations import Operation, Param
 from toolweave.openapi.sending import HTTPX2_ERRORS, Errors, send, what_failed
 from toolweave.transforms.redact import every_form, scrub, scrub_result

@@ -25,7 +25,7 @@ from typing import Any
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InjectionError
-from toolweave.core.shown import HIDDEN, SECRET_NAME
+from toolweave.core.shown import HIDDEN, is_credential_name
 from toolweave.transforms.sources import Secret, Source
 
 HeaderValue = str | Secret | Source | tuple[str, Source | Secret]
@@ -97,17 +97,3 @@ class Credentials:
     def describe(self) -> dict[str, Any]:
         """Each header and where its value comes from (never a secret value), for `explain`."""
         return dict(self.labels)
-
-
-CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
-"""Headers that carry credentials whatever their values look like."""
-
-
-def is_credential_name(name: str) -> bool:
-    """Whether a header of this name carries a credential whatever its value looks like.
-
-    Example:
-        >>> is_credential_name("Authorization"), is_credential_name("X-Api-Key"), is_credential_name("accept")
-        (True, True, False)
-    """
-    return name.lower() in CREDENTIAL_HEADERS or SECRET_NAME.search(name) is not None

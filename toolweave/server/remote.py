@@ -51,7 +51,7 @@ from urllib.parse import urlsplit
 
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource
-from toolweave.core.shown import Secrets, shown_command, shown_url
+from toolweave.core.shown import Secrets, credentials_in, shown_command, shown_url, url_secrets
 from toolweave.core.tool import Tool
 from toolweave.server.completion import Completion, CompletionRequest
 from toolweave.server.server import Server
@@ -78,6 +78,10 @@ class StdioTarget:
         """The command line, for logs and `explain` (never the environment, never a secret)."""
         return shown_command(self.command, self.args, self.secrets)
 
+    def credentials(self) -> list[str]:
+        """The credentials it is started with (`core.shown.credentials_in`): never to come back."""
+        return credentials_in(self.env, self.secrets)
+
     def default_name(self) -> str:
         """A server name from the command (`npx` and interpreters use their first argument)."""
         words = [self.command, *self.args]
@@ -102,6 +106,11 @@ class HttpTarget:
     def describe(self) -> str:
         """The URL, for logs and `explain` (never the headers, a password or a secret)."""
         return shown_url(self.url, self.secrets)
+
+    def credentials(self) -> list[str]:
+        """The credentials its requests carry in their headers and URL (`auth`'s are held where
+        they are sent: `toolweave.auth.upstream`): never to come back."""
+        return [*credentials_in(self.headers, self.secrets), *url_secrets(self.url)]
 
     def default_name(self) -> str:
         """The host name of the URL (never its user, password, port or query: the name is a log

@@ -219,6 +219,25 @@ class HeldSecret:
         _let_go(self._held)
 
 
+def held_secrets(values: Iterable[str]) -> list[HeldSecret]:
+    """Each of `values` held in flight for as long as the list is kept (a fixed credential).
+
+    Example:
+        >>> credentials = held_secrets(["ghp_0123456789"])
+        >>> IN_FLIGHT.scrub("you sent: Bearer ghp_0123456789")
+        'you sent: Bearer [redacted]'
+        >>> del credentials
+        >>> IN_FLIGHT.scrub("you sent: Bearer ghp_0123456789")
+        'you sent: Bearer ghp_0123456789'
+    """
+    held = []
+    for value in values:
+        secret = HeldSecret()
+        secret.hold(value)
+        held.append(secret)
+    return held
+
+
 def _let_go(held: list[str]) -> None:
     for value in held:
         IN_FLIGHT.remove(secret_forms(value))
