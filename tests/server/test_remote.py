@@ -222,7 +222,10 @@ async def test_bare_sdk_upstream_list_changed_is_followed() -> None:
         assert (await client.call_tool("up_extra", {})).content[0].text == "extra!"
 
 
-async def test_killed_upstream_fails_calls_fast_keeps_the_rest_working_and_restarts(tmp_path: Path) -> None:
+async def test_killed_upstream_fails_calls_fast_keeps_the_rest_working_and_restarts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="toolweave.upstream")
     remote = stdio_remote(backoff=Backoff(initial=0.05))
     started = tmp_path / "started"
     async with running(remote) as client:
@@ -246,6 +249,9 @@ async def test_killed_upstream_fails_calls_fast_keeps_the_rest_working_and_resta
             await remote.wait_connected()
         assert await upstream_pid(client) != pid
         assert not alive(pid)
+    said = [record.getMessage() for record in caplog.records if record.name == "toolweave.upstream"]
+    lost = next(index for index, line in enumerate(said) if "failed: the connection was lost" in line)
+    assert any(line.startswith("[up] connected again to ") for line in said[lost:])  # as loud as the loss
 
 
 async def test_call_while_the_upstream_is_down_fails_at_once() -> None:

@@ -217,10 +217,12 @@ class Upstream:
             if lost.is_set():
                 return
             self.session = session
-            self.last_error = None
+            recovered, self.last_error = self.last_error is not None, None
             self._up.set()
             first.set()
-            logger.info("[%s] connected to %s", self.label, self.remote.target.describe())
+            # the news that it is back is said where the news that it was down was (WARNING)
+            level, again = (logging.WARNING, " again") if recovered else (logging.INFO, "")
+            logger.log(level, "[%s] connected%s to %s", self.label, again, self.remote.target.describe())
             try:
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(self.changes.refresh_stale, session)
