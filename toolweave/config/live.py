@@ -245,7 +245,7 @@ class LiveServer(Server):
         self._adopt_settings(composed.server)
         self.composed = composed
         self.reloads += 1
-        self._announce("changed")  # the other replicas' clients list again (each replica reloads its own file)
+        self.replicas.announce("changed")  # the other replicas' clients list again (each replica reloads its own file)
         _close_mounts(old.child)
         kept = len(composed.remotes) - len(started)
         logger.warning(

@@ -7,6 +7,10 @@ server is started too, in parallel. Serving (`server.run()`, `server.http_app()`
 the user, once the first entry has started everything; the first entry's exit waits for the
 other users to leave, then stops (a cancelled first entry stops at once).
 
+An in-process use (`list_tools`, `call_tool`, ...) of a server that is not running and holds a
+remote server at some depth enters the lifespan for that use alone (`Lifespan.started_for`); one
+that finds nothing while a remote is down names it (`Lifespan.naming_down_remotes`).
+
 Example:
     >>> import anyio
     >>> from toolweave.server.server import Server
@@ -20,13 +24,18 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
+
+logger = logging.getLogger("toolweave.server")
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class Held(Protocol):
@@ -35,6 +44,28 @@ class Held(Protocol):
     name: str
 
     def lifespan(self) -> AbstractAsyncContextManager[Any]: ...
+
+
+class Runner(Held, Protocol):
+    """The server a lifespan belongs to."""
+
+    def held_children(self) -> Sequence[Held]:
+        """The servers started and stopped with it."""
+        ...
+
+    def remotes(self) -> Sequence[Held]:
+        """The remote servers it is, mounts or imports from, at any depth."""
+        ...
+
+
+class Topology:
+    """A version of every server's mounts and imports, bumped by any change anywhere."""
+
+    version = 0
+
+    @classmethod
+    def changed(cls) -> None:
+        cls.version += 1
 
 
 @dataclass(slots=True)
@@ -62,17 +93,17 @@ class Lifespan:
     """The lifespan of one server.
 
     Args:
-        children: The servers started and stopped with this one (mounted and imported-from).
+        server: The server it runs, with the servers it starts and stops with its own
+            (`held_children()`: mounted and imported-from) and the remote ones it holds.
         hold_open: Opens the server's own long-lived resources in the lifespan's task group.
     """
 
-    def __init__(
-        self, children: Callable[[], Sequence[Held]], hold_open: Callable[[TaskGroup], Awaitable[None]]
-    ) -> None:
-        self._children = children
+    def __init__(self, server: Runner, hold_open: Callable[[TaskGroup], Awaitable[None]]) -> None:
+        self._server = server
         self._hold_open = hold_open
         self._running: _Running | None = None
         self._holds: dict[int, anyio.CancelScope] = {}
+        self._holds_remote = (-1, False)  # (topology version, whether a remote is held at any depth)
 
     @property
     def running(self) -> bool:
@@ -115,7 +146,7 @@ class Lifespan:
         async with anyio.create_task_group() as tasks:
             running = self._running = _Running(tasks)
             try:
-                ready = [self.start(child) for child in self._children()]
+                ready = [self.start(child) for child in self._server.held_children()]
                 await self._hold_open(tasks)
                 for event in ready:
                     if event is not None:
@@ -127,6 +158,58 @@ class Lifespan:
                 self._running = None
                 self._holds.clear()
                 tasks.cancel_scope.cancel()
+
+    # -- in-process use of a server that is not running ----------------------------------------
+
+    def needs_start(self) -> bool:
+        """Whether an in-process use must connect remote servers first (not running, holds one);
+        the walk over the mount tree is redone only after a mount, unmount or import anywhere."""
+        version, holds = self._holds_remote
+        if version != Topology.version:
+            holds = bool(self._server.remotes())
+            self._holds_remote = (Topology.version, holds)
+        return holds and not self.started
+
+    async def started_for(self, use: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) -> T:
+        """`use(...)` with the lifespan entered for its duration (remote sessions connected first).
+
+        An in-process call on a server that is not running and holds remote servers connects them
+        for that call and closes them after it; `async with server:` keeps them open instead.
+        """
+        names = ", ".join(repr(remote.name) for remote in self._server.remotes())
+        logger.info(
+            "server %r is not running: connecting %s for this call (use `async with server:` to keep "
+            "the sessions open)",
+            self._server.name,
+            names,
+        )
+        failure: Exception | None = None
+        async with self.enter():
+            try:
+                result = await use(*args, **kwargs)
+            except Exception as error:  # raised here, not wrapped in the lifespan's exception group
+                failure = error
+        if failure is not None:
+            raise failure
+        return result
+
+    def down_remotes(self) -> list[str]:
+        """The remote servers held here that have no session now, as `'name' (state: why)`."""
+        found = []
+        for remote in self._server.remotes():
+            state = getattr(remote, "state", "up")
+            if state != "up":
+                why = getattr(remote, "last_error", None)
+                found.append(f"{remote.name!r} ({state}{': ' + why if why else ''})")
+        return found
+
+    def naming_down_remotes(self, error: Exception, key: str) -> None:
+        """Raise, instead of the unknown-error `error` for `key`, one that names the remote servers
+        that are down (it may be missing because of them), if any are; the one place for every
+        kind of in-process use (called from an `except`, so a found component costs nothing)."""
+        down = self.down_remotes()
+        if down:
+            raise type(error)(key, f"; these remote servers are down: {', '.join(down)}") from error
 
 
 async def _hold(child: Held, ready: anyio.Event, scope: anyio.CancelScope) -> None:

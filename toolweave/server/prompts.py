@@ -115,6 +115,14 @@ class PromptRegistry(Registry[Prompt, PromptCatalog]):
             errors=self.owner.error_policy,
         )
 
+    def add_from(self, fn_or_prompt: Callable[..., Any] | Prompt, options: dict[str, Any]) -> Prompt:
+        """The body of `server.add_prompt`: registers a ready `Prompt`, or one made from a function."""
+        if isinstance(fn_or_prompt, Prompt):
+            if options:
+                raise TypeError("options apply when building a prompt from a function, not to a Prompt")
+            return self.add(fn_or_prompt)
+        return self.add(Prompt.from_function(original(fn_or_prompt), **options))
+
     def decorator(self, fn: Any, options: dict[str, Any]) -> Any:
         """The body of `@server.prompt`, `@server.prompt()` and `@server.prompt(name=...)`."""
 

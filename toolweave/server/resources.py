@@ -8,7 +8,10 @@
 - a read resolves the URI (a static resource is one lookup; all templates are compiled once into
   one pattern, and the first registered template that matches wins), converts a template's
   parameters once, and turns a failure into a `ToolError` (internal ones masked) that the edge
-  serves as a JSON-RPC error; no match is `UnknownResource`.
+  serves as a JSON-RPC error; no match is `UnknownResource`;
+- news that a resource's content changed (`server.resource_updated(uri)`) goes to the registry's
+  update listeners: the clients subscribed to `uri`, and the server it is mounted in, which passes
+  it on under its own URI.
 
 Example:
     >>> from toolweave.server.server import Server
@@ -22,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,9 +38,12 @@ from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.hooks import ResourceRead, build_resource_chain, resource_runner
 from toolweave.server.catalog import Catalog, Entry, guarded, raising
 from toolweave.server.functions import ResourceFunction, original
+from toolweave.server.listeners import Listeners
 from toolweave.server.mount import Mount
-from toolweave.server.registry import Registry
+from toolweave.server.registry import Owner, Registry
 from toolweave.telemetry.spans import RESOURCE_URI
+
+logger = logging.getLogger("toolweave.server")
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +137,10 @@ class ResourceRegistry(Registry[Resource, ResourceCatalog]):
     kind = "resource"
     unknown = UnknownResource
 
+    def __init__(self, owner: Owner) -> None:
+        super().__init__(owner)
+        self._updates = Listeners()
+
     def key(self, component: Resource) -> str:
         return component.uri
 
@@ -163,6 +174,18 @@ class ResourceRegistry(Registry[Resource, ResourceCatalog]):
             errors=self.owner.error_policy,
         )
 
+    def add_from(
+        self, fn_or_resource: Callable[..., Any] | Resource, uri: str | None, options: dict[str, Any]
+    ) -> Resource:
+        """The body of `server.add_resource`: registers a ready `Resource`, or one made from a function."""
+        if isinstance(fn_or_resource, Resource):
+            if uri is not None or options:
+                raise TypeError("uri and options apply when building a resource from a function, not to a Resource")
+            return self.add(fn_or_resource)
+        if uri is None:
+            raise TypeError("add_resource(fn, uri): a resource made from a function needs its URI")
+        return self.add(Resource.from_function(original(fn_or_resource), uri, **options))
+
     def decorator(self, uri: str, options: dict[str, Any]) -> Callable[[Callable[..., Any]], Any]:
         """The body of `@server.resource(uri, ...)`: registers the function, returns it (still callable)."""
         if callable(uri):
@@ -174,3 +197,22 @@ class ResourceRegistry(Registry[Resource, ResourceCatalog]):
             return ResourceFunction(inner, self, made.uri)
 
         return decorate
+
+    def updated(self, uri: str) -> None:
+        """Tell the update listeners that the content at `uri` changed (`Server.resource_updated`);
+        a URI no resource or template serves reaches no client: that is logged."""
+        if not self.owner.is_remote:  # (a remote passes on its upstream's news, listed or not)
+            try:
+                self.catalog.resolve(uri)
+            except UnknownResource:
+                logger.warning(
+                    "server %r: resource_updated(%r) reaches no client: the server serves no resource there "
+                    "(code of a mounted server tells its own server: child.resource_updated(...))",
+                    self.owner.name,
+                    uri,
+                )
+        self._updates.notify(uri)
+
+    def subscribe_updates(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call `listener(uri)` on every `updated(uri)`; returns an unsubscribe function."""
+        return self._updates.add(listener)

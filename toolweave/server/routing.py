@@ -25,9 +25,11 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Literal
 
 from toolweave.core.errors import ToolweaveError
+from toolweave.server.completion import Completion, CompletionRequest, complete
 from toolweave.server.uri_prefix import UriPrefix
 
 if TYPE_CHECKING:
@@ -50,6 +52,27 @@ def owner(server: Server, kind: Kind, name: str) -> tuple[Server, str] | None:
         elif _exposes(mounted.child, child_name := _stripped(mounted.uris, name)):
             return mounted.child, child_name
     return None
+
+
+async def complete_at_owner(server: Server, request: CompletionRequest) -> Completion:
+    """`server`'s suggestions for `request` (`Server.complete`): the mounted child's that owns the
+    prompt or template, else — or when it suggests nothing — those of `server`'s own completer."""
+    found = owner(server, request.kind, request.name)
+    if found is not None:
+        child, name = found
+        completed = await child.complete(dataclasses.replace(request, name=name))
+        if completed.values or server.completer is None:
+            return completed
+    return await complete(server.completer, request)
+
+
+async def subscribe_at_owner(server: Server, uri: str, *, subscribe: bool = True) -> None:
+    """Subscribe (`subscribe=False`: unsubscribe) to the resource `uri` at the mounted child of
+    `server` that owns it, if any (`Server.subscribe_resource`)."""
+    found = owner(server, "resource", uri)
+    if found is not None:
+        child, child_uri = found
+        await (child.subscribe_resource if subscribe else child.unsubscribe_resource)(child_uri)
 
 
 def _stripped(uris: UriPrefix, uri: str) -> str:

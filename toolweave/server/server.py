@@ -3,8 +3,9 @@
 A thin facade over one generic pipeline: `server.tools`, `server.prompts` and
 `server.resources` are the registries of each kind (see `toolweave.server.registry`); the
 server holds what they share — the rules (`on_duplicate`, `extra_args`, error masking,
-`Visibility`), the transforms, the middleware, the mounts and the lifespan — and offers the
-in-process counterparts of every wire call.
+`Visibility`), the transforms (`transform_set`), the middleware, the mounts (`mounting`), the
+link to its replicas (`replicas`) and the lifespan (`lifespan`) — and offers the in-process
+counterparts of every wire call.
 
 Example:
     >>> server = Server("demo")
@@ -18,18 +19,16 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from anyio.abc import TaskGroup
 
 from toolweave.core.context import Context, enter_context, exit_context
 from toolweave.core.decorator import as_tool, make_decorator
-from toolweave.core.errors import DuplicateError, UnknownPrompt, UnknownResource, UnknownTool
+from toolweave.core.errors import UnknownPrompt, UnknownResource, UnknownTool
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
@@ -38,39 +37,27 @@ from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool, Transform
 from toolweave.middleware.base import Middleware, as_middleware
 from toolweave.middleware.selector import Selector
+from toolweave.server.arguments import as_arguments, described, refuse_odd_names
 from toolweave.server.catalog import Listener
-from toolweave.server.completion import Completer, Completion, CompletionRequest, complete
-from toolweave.server.functions import original
+from toolweave.server.completion import Completer, Completion, CompletionRequest
 from toolweave.server.lifespan import Lifespan
-from toolweave.server.listeners import Listeners
 from toolweave.server.mount import Mount
+from toolweave.server.mounting import Mounts
 from toolweave.server.prompts import PromptRegistry
 from toolweave.server.registry import OnDuplicate, Registry
+from toolweave.server.replicas import Replicas
 from toolweave.server.resources import ResourceRegistry
-from toolweave.server.routing import owner
+from toolweave.server.routing import complete_at_owner, subscribe_at_owner
 from toolweave.server.tools import ToolCatalog, ToolRegistry
+from toolweave.server.transform_set import TransformSet
 from toolweave.server.visibility import Visibility
 from toolweave.store import Store, open_store
-from toolweave.store.lifespan import hold_store
 from toolweave.transforms.catalog import CatalogTransform
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from starlette.applications import Starlette
-
-logger = logging.getLogger("toolweave.server")
-T = TypeVar("T")
-
-
-class _Topology:
-    """A version of every server's mounts and imports, bumped by any change anywhere."""
-
-    version = 0
-
-    @classmethod
-    def changed(cls) -> None:
-        cls.version += 1
 
 
 class Server:
@@ -122,21 +109,15 @@ class Server:
         self.tools = ToolRegistry(self)
         self.prompts = PromptRegistry(self)
         self.resources = ResourceRegistry(self)
-        self._transforms: list[tuple[Transform, Selector | None]] = []
-        self._catalog_transforms: list[CatalogTransform] = []
-        self._other_transforms: dict[str, list[tuple[Any, Selector | None]]] = {"prompt": [], "resource": []}
+        self._transforms = TransformSet()
         self.store = open_store(store)
-        self._scope = name  # what names this server's state in a shared store (see `_scoped_under`)
-        self._fanout = self.store.fanout(name)
-        self._stood_in_for = False  # served by a stand-in (`stand_in_for`): names and fan-out are its
+        self.replicas = Replicas(self.store, name)
+        """The scope of this server's state in a shared store, and the channel its changes travel on."""
         self._middleware: list[Middleware] = []
         self._bind(middleware)
-        self._mounts: list[Mount[Server]] = []
-        self._imported_from: list[Server] = []
-        self._holds_remote = (-1, False)  # (topology version, whether a remote is held at any depth)
-        self._life = Lifespan(self.held_children, self._hold_open)
+        self._life = Lifespan(self, self._hold_open)
+        self._mounts = Mounts(self, self._life, self._all_changed)
         self._entered: list[AbstractAsyncContextManager[Server]] = []
-        self._update_listeners = Listeners()
 
     def __repr__(self) -> str:
         return f"Server({self.name!r})"
@@ -188,11 +169,7 @@ class Server:
 
     def add_prompt(self, fn_or_prompt: Callable[..., Any] | Prompt, **options: Any) -> Prompt:
         """Register a function (with `Prompt.from_function` options) or a ready `Prompt`."""
-        if isinstance(fn_or_prompt, Prompt):
-            if options:
-                raise TypeError("options apply when building a prompt from a function, not to a Prompt")
-            return self.prompts.add(fn_or_prompt)
-        return self.prompts.add(Prompt.from_function(original(fn_or_prompt), **options))
+        return self.prompts.add_from(fn_or_prompt, options)
 
     def remove_prompt(self, name: str) -> Prompt:
         """Unregister a local prompt; `UnknownPrompt` if there is none by that name."""
@@ -213,13 +190,7 @@ class Server:
         self, fn_or_resource: Callable[..., Any] | Resource, uri: str | None = None, **options: Any
     ) -> Resource:
         """Register a function (with its `uri` and `Resource.from_function` options) or a ready `Resource`."""
-        if isinstance(fn_or_resource, Resource):
-            if uri is not None or options:
-                raise TypeError("uri and options apply when building a resource from a function, not to a Resource")
-            return self.resources.add(fn_or_resource)
-        if uri is None:
-            raise TypeError("add_resource(fn, uri): a resource made from a function needs its URI")
-        return self.resources.add(Resource.from_function(original(fn_or_resource), uri, **options))
+        return self.resources.add_from(fn_or_resource, uri, options)
 
     def remove_resource(self, uri: str) -> Resource:
         """Unregister a local resource or template by URI; `UnknownResource` if there is none."""
@@ -231,13 +202,13 @@ class Server:
         """Hide tools, prompts and resources by name (resources also by URI) or tag: unlisted, unusable."""
         self.visibility.disable(names, tags)
         self._all_changed()
-        self._announce("disable", names, tags)
+        self.replicas.announce("disable", names, tags)
 
     def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
         """Undo `disable`, and show tools, prompts and resources created with `enabled=False`."""
         self.visibility.enable(names, tags)
         self._all_changed()
-        self._announce("enable", names, tags)
+        self.replicas.announce("enable", names, tags)
 
     def add_transform(
         self,
@@ -266,46 +237,25 @@ class Server:
             TransformError: the transform does not fit a component it selects (naming it and the
                 argument); the server is left as it was.
         """
+        self._transforms.add(transform, self.registry, tools=tools, tags=tags, prompts=prompts, resources=resources)
         if isinstance(transform, CatalogTransform):
-            if tools is not None or tags or prompts is not None or resources is not None:
-                raise TypeError(f"{transform.describe()} applies to the whole catalog: it takes no selectors")
-            self._catalog_transforms.append(transform)
             self.changed()
-            return
-        chosen = {"prompt": prompts, "resource": resources}
-        for kind, names in chosen.items():
-            if names is not None and kind not in getattr(transform, "kinds", ()):
-                raise TypeError(f"{type(transform).__name__} applies to tools only, not to {kind}s")
-        added = {kind: self._other_transforms[kind] for kind, names in chosen.items() if names is not None}
-        if tools is not None or tags or not added:
-            added["tool"] = self._transforms
-            self._transforms.append((transform, _selector(tools, tags)))
-        for kind, names in chosen.items():
-            if names is not None:
-                self._other_transforms[kind].append((transform, _selector(names, tags)))
-        try:  # every kind fits, or none keeps anything
-            fitted = {kind: self.registry(kind).fit() for kind in added}
-        except Exception:
-            for transforms in added.values():
-                transforms.pop()
-            raise
-        for kind, shapes in fitted.items():
-            self.registry(kind).keep(shapes)
-        self._all_changed()
+        else:
+            self._all_changed()
 
     @property
     def transforms(self) -> tuple[tuple[Transform, Selector | None], ...]:
         """The transforms added with `add_transform` for tools, with their selectors, in order."""
-        return tuple(self._transforms)
+        return tuple(self._transforms.kinds["tool"])
 
     @property
     def catalog_transforms(self) -> tuple[CatalogTransform, ...]:
         """The catalog transforms added with `add_transform`, in order."""
-        return tuple(self._catalog_transforms)
+        return tuple(self._transforms.catalog)
 
     def transforms_for(self, kind: str) -> tuple[tuple[Any, Selector | None], ...]:
         """The transforms added with `add_transform` for `kind` (`"tool"`, `"prompt"`, `"resource"`)."""
-        return self.transforms if kind == "tool" else tuple(self._other_transforms[kind])
+        return tuple(self._transforms.kinds[kind])
 
     def add_middleware(self, *middleware: Middleware, outermost: bool = False) -> None:
         """Append middleware (the first added is the outermost); `outermost=True` puts it before all."""
@@ -322,25 +272,8 @@ class Server:
             raise TypeError(f"middleware= takes a list of Middleware, not one {middleware.name}: wrap it in [...]")
         layers = [as_middleware(layer) for layer in middleware]
         for layer in layers:
-            layer.use_store(self.store, f"{self._scope}:{len(self._middleware)}")
+            layer.use_store(self.store, self.replicas.layer_scope(len(self._middleware)))
             self._middleware.append(layer)
-
-    def _scoped_under(self, scope: str) -> None:
-        """Name this server's shared state `scope` (its place under the server it is mounted in),
-        so two gateways sharing one store, each mounting a server of the same name, share nothing."""
-        self._scope = scope
-        for position, layer in enumerate(self._middleware):
-            layer.use_store(self.store, f"{scope}:{position}")
-        if not self.running:
-            self._fanout = self.store.fanout(scope)
-        for mounted in self._mounts:
-            mounted.child._share_scope(scope, mounted.prefix)
-        self.changed()
-
-    def _share_scope(self, parent: str, prefix: str | None) -> None:
-        """Scope this server's shared state under `parent` (it is mounted there, under `prefix`)."""
-        if self.store.shared:
-            self._scoped_under("/".join(part for part in (parent, prefix, self.name) if part))
 
     @property
     def middleware(self) -> tuple[Middleware, ...]:
@@ -366,30 +299,7 @@ class Server:
             >>> [tool.name for tool in anyio.run(gateway.list_tools)]
             ['billing_refund']
         """
-        mounted = Mount(child, prefix=prefix, separator=separator)
-        self._refuse_cycle(child)
-        if prefix is not None:
-            child.named_by_mount(prefix)
-        if self.store.shared and not child._stood_in_for:
-            child._share_scope(self._scope, prefix)
-        _Topology.changed()
-        self._mounts.append(mounted)
-        self.changed()
-        try:  # report clashes, and transforms that do not fit the child's tools, now: not at the first request
-            self.tools.keep(self.tools.fit())
-            self.catalog  # noqa: B018
-        except Exception:
-            self._mounts.remove(mounted)
-            self.changed()
-            raise
-        mounted.follow("tool", self.changed)
-        mounted.follow("prompt", self.prompts.changed)
-        mounted.follow("resource", self.resources.changed)
-        mounted.follow_updates(self.resource_updated)
-        self.prompts.changed()
-        self.resources.changed()
-        self._life.start(child)
-        return mounted
+        return self._mounts.mount(Mount(child, prefix=prefix, separator=separator))
 
     def import_tools(self, child: Server, prefix: str | None = None, *, separator: str = "_") -> list[Tool]:
         """Copy `child`'s current tools here once, named like `mount` would; later changes are not followed.
@@ -397,52 +307,29 @@ class Server:
         The copies are local tools of this server (`on_duplicate` applies). A remote child is
         still started and stopped with this server, since its copied tools call it.
         """
-        self._refuse_cycle(child)
-        renaming = Mount(child, prefix=prefix, separator=separator)
-        copies = [self.tools.exposed(entry, renaming) for entry in child.catalog.entries.values()]
-        taken = [tool.name for tool in copies if tool.name in self.tools.local]
-        if taken and self.on_duplicate == "error":
-            raise DuplicateError(
-                f"server {self.name!r} already has tools named {taken}; importing them from "
-                f"server {child.name!r} would replace them"
-            )
-        for tool in copies if self.transforms else ():
-            self.tools.prepared(tool)  # (a transform that does not fit one: refused before any is added)
-        for tool in copies:
-            self.tools.add(tool)
-        if child not in self._imported_from:
-            _Topology.changed()
-            self._imported_from.append(child)
-        return copies
+        return self._mounts.import_tools(child, prefix, separator)
 
     def unmount(self, mounted: Mount[Server]) -> None:
         """Remove a mount: its components leave this server's catalogs (clients get `list_changed`)
         and the child is no longer started with this server (stopped now, if this server started it).
         Calls already running on the child's components finish."""
-        _Topology.changed()
-        self._mounts.remove(mounted)
-        mounted.close()
-        self._all_changed()
-        if all(other.child is not mounted.child for other in self._mounts):
-            self._life.stop(mounted.child)
+        self._mounts.unmount(mounted)
 
     def stand_in_for(self, child: Server) -> None:
         """Be `child` towards the other replicas (a `LiveServer` is, for each build of its file), from
         before `child` starts: mounting it here adds no level to the names of its shared state (they
         stay those of `child` served alone), and this server, not `child`, announces and applies the
         changes on the channel."""
-        child._stood_in_for = True
-        child._fanout = None
+        child.replicas.stand_in()
 
     @property
     def mounts(self) -> tuple[Mount[Server], ...]:
         """The live mounts of this server, in the order they were added."""
-        return tuple(self._mounts)
+        return tuple(self._mounts.live)
 
     def children(self) -> list[Server]:
         """The servers started and stopped with this one: mounted and imported-from."""
-        children = [mounted.child for mounted in self._mounts]
-        return children + [child for child in self._imported_from if child not in children]
+        return self._mounts.children()
 
     def held_children(self) -> list[Server]:
         """The children this server's lifespan starts when it starts (all of them; a hook)."""
@@ -450,14 +337,6 @@ class Server:
 
     def named_by_mount(self, prefix: str) -> None:
         """Called when this server is mounted under `prefix` (a `RemoteServer` takes it as its name)."""
-
-    def _refuse_cycle(self, child: Server) -> None:
-        path = _path(child, self)
-        if path is not None:
-            chain = " -> ".join(repr(server.name) for server in [self, *path])
-            raise ValueError(
-                f"cannot mount server {child.name!r} into {self.name!r}: it would contain itself ({chain})"
-            )
 
     # -- change tracking -----------------------------------------------------------------------
 
@@ -479,22 +358,7 @@ class Server:
     def broadcast_changed(self) -> None:
         """Recompile here and on every replica sharing this server's store (all clients get `list_changed`)."""
         self._all_changed()
-        self._announce("changed")
-
-    def _announce(self, op: str, names: Iterable[str] = (), tags: Iterable[str] = ()) -> None:
-        if self._fanout is not None:
-            self._fanout.announce({"op": op, "names": list(names), "tags": list(tags)})
-
-    def _apply_announcement(self, message: dict[str, Any]) -> None:
-        """Apply what another replica announced (never announced again)."""
-        names, tags = message.get("names") or [], message.get("tags") or []
-        if not all(isinstance(value, list) and all(isinstance(item, str) for item in value) for value in (names, tags)):
-            raise TypeError("names and tags must be lists of strings")  # a string would be read letter by letter
-        if message.get("op") == "disable":
-            self.visibility.disable(names, tags)
-        elif message.get("op") == "enable":
-            self.visibility.enable(names, tags)
-        self._all_changed()
+        self.replicas.announce("changed")
 
     def resource_updated(self, uri: str) -> None:
         """Tell clients subscribed to `uri` that its content changed (`notifications/resources/updated`).
@@ -503,21 +367,11 @@ class Server:
         (`child.resource_updated`), which passes the news on under the URI its parent exposes. A
         URI no resource or template of this server serves reaches no client: that is logged.
         """
-        if not self.is_remote:  # (a remote passes on its upstream's news, listed or not)
-            try:
-                self.resources.catalog.resolve(uri)
-            except UnknownResource:
-                logger.warning(
-                    "server %r: resource_updated(%r) reaches no client: the server serves no resource there "
-                    "(code of a mounted server tells its own server: child.resource_updated(...))",
-                    self.name,
-                    uri,
-                )
-        self._update_listeners.notify(uri)
+        self.resources.updated(uri)
 
     def subscribe_updates(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call `listener(uri)` on every `resource_updated(uri)`; returns an unsubscribe function."""
-        return self._update_listeners.add(listener)
+        return self.resources.subscribe_updates(listener)
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """Suggested values for a prompt argument or template parameter (`completion/complete`).
@@ -526,27 +380,17 @@ class Server:
         its upstream); this server's completer answers for its own, and for mounted ones whose
         owner suggests nothing.
         """
-        found = owner(self, request.kind, request.name)
-        if found is not None:
-            child, name = found
-            completed = await child.complete(dataclasses.replace(request, name=name))
-            if completed.values or self.completer is None:
-                return completed
-        return await complete(self.completer, request)
+        return await complete_at_owner(self, request)
 
     async def subscribe_resource(self, uri: str) -> None:
         """A client wants `notifications/resources/updated` for `uri`: tell the server that owns
         it (a remote one subscribes at its upstream). Updates reach this server's
         `resource_updated` through the mounts either way."""
-        found = owner(self, "resource", uri)
-        if found is not None:
-            await found[0].subscribe_resource(found[1])
+        await subscribe_at_owner(self, uri)
 
     async def unsubscribe_resource(self, uri: str) -> None:
         """No client wants updates for `uri` any more (the counterpart of `subscribe_resource`)."""
-        found = owner(self, "resource", uri)
-        if found is not None:
-            await found[0].unsubscribe_resource(found[1])
+        await subscribe_at_owner(self, uri, subscribe=False)
 
     def completion(self, fn: Completer) -> Completer:
         """Register the function suggesting prompt-argument and template-parameter values.
@@ -595,8 +439,7 @@ class Server:
         return self._life.running
 
     async def _hold_open(self, tasks: TaskGroup) -> None:
-        if self.store.shared:
-            await tasks.start(hold_store, self.store, self._fanout, self._apply_announcement)
+        await self.replicas.follow(tasks, self.visibility, self._all_changed)
         await self.hold_open(tasks)
 
     async def hold_open(self, tasks: TaskGroup) -> None:
@@ -609,63 +452,17 @@ class Server:
             found += [remote for remote in child.remotes() if all(remote is not seen for seen in found)]
         return found
 
-    async def _started_for(self, use: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
-        """`use(...)` with the lifespan entered for its duration (remote sessions connected first).
-
-        An in-process call on a server that is not running and holds remote servers connects them
-        for that call and closes them after it; `async with server:` keeps them open instead.
-        """
-        names = ", ".join(repr(remote.name) for remote in self.remotes())
-        logger.info(
-            "server %r is not running: connecting %s for this call (use `async with server:` to keep "
-            "the sessions open)",
-            self.name,
-            names,
-        )
-        failure: Exception | None = None
-        async with self._life.enter():
-            try:
-                result = await use(*args, **kwargs)
-            except Exception as error:  # raised here, not wrapped in the lifespan's exception group
-                failure = error
-        if failure is not None:
-            raise failure
-        return result
-
-    def _needs_start(self) -> bool:
-        """Whether an in-process use must connect remote servers first (not running, holds one);
-        the walk over the mount tree is redone only after a mount, unmount or import anywhere."""
-        version, holds = self._holds_remote
-        if version != _Topology.version:
-            holds = bool(self.remotes())
-            self._holds_remote = (_Topology.version, holds)
-        return holds and not self._life.started
-
     def down_remotes(self) -> list[str]:
         """The remote servers held here that have no session now, as `'name' (state: why)`."""
-        found = []
-        for remote in self.remotes():
-            state = getattr(remote, "state", "up")
-            if state != "up":
-                why = getattr(remote, "last_error", None)
-                found.append(f"{remote.name!r} ({state}{': ' + why if why else ''})")
-        return found
-
-    def _naming_down_remotes(self, error: Exception, key: str) -> None:
-        """Raise, instead of the unknown-error `error` for `key`, one that names the remote servers
-        that are down (it may be missing because of them), if any are; the one place for every
-        kind of in-process use (called from an `except`, so a found component costs nothing)."""
-        down = self.down_remotes()
-        if down:
-            raise type(error)(key, f"; these remote servers are down: {', '.join(down)}") from error
+        return self._life.down_remotes()
 
     # -- in-process use ------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Context | None = None) -> list[Tool]:
         """The tools a client would see (the caller of `ctx`; by default an anonymous one), in order;
         remote servers are connected first if the server is not running."""
-        if self._needs_start():
-            return await self._started_for(self.list_tools, ctx)
+        if self._life.needs_start():
+            return await self._life.started_for(self.list_tools, ctx)
         return await self.catalog.list_tools(ctx or Context(server=self))
 
     async def call_tool(
@@ -681,30 +478,30 @@ class Server:
                 as a client would get it.
             TypeError: `arguments` is not a dict with `str` keys (or None), or `ctx` not a `Context`.
         """
-        if self._needs_start():
-            return await self._started_for(self.call_tool, name, arguments, ctx=ctx)
+        if self._life.needs_start():
+            return await self._life.started_for(self.call_tool, name, arguments, ctx=ctx)
         if ctx is None:
             ctx = Context(server=self)
         elif not isinstance(ctx, Context):
-            raise TypeError(f"call_tool({name!r}): ctx must be a toolweave Context or None, not {_kind(ctx)}")
+            raise TypeError(f"call_tool({name!r}): ctx must be a toolweave Context or None, not {described(ctx)}")
         if arguments is not None and not isinstance(arguments, dict):
-            arguments = _as_arguments(name, arguments)
+            arguments = as_arguments(name, arguments)
         token = enter_context(ctx)
         try:
             return await self.tools.catalog.call(name, arguments, ctx)
         except UnknownTool as error:
-            self._naming_down_remotes(error, name)
+            self._life.naming_down_remotes(error, name)
             raise
         except AttributeError:  # (a name that is not a str fails the name checks: looked for only then)
-            _refuse_odd_names(name, arguments)
+            refuse_odd_names(name, arguments)
             raise
         finally:
             exit_context(token)
 
     async def list_prompts(self, ctx: Context | None = None) -> list[Prompt]:
         """The prompts a client would see (the caller of `ctx`; by default an anonymous one), in order."""
-        if self._needs_start():
-            return await self._started_for(self.list_prompts, ctx)
+        if self._life.needs_start():
+            return await self._life.started_for(self.list_prompts, ctx)
         catalog = self.prompts.catalog
         return list(catalog.view("prompts", catalog.prompts, ctx.auth if ctx else None)[1])
 
@@ -716,29 +513,29 @@ class Server:
         Raises `UnknownPrompt` (naming the remote servers that are down, if any),
         `InvalidArguments`, or `ToolError` (internal errors masked).
         """
-        if self._needs_start():
-            return await self._started_for(self.get_prompt, name, arguments, ctx=ctx)
+        if self._life.needs_start():
+            return await self._life.started_for(self.get_prompt, name, arguments, ctx=ctx)
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
             return await self.prompts.catalog.render(name, arguments, ctx)
         except UnknownPrompt as error:
-            self._naming_down_remotes(error, name)
+            self._life.naming_down_remotes(error, name)
             raise
         finally:
             exit_context(token)
 
     async def list_resources(self, ctx: Context | None = None) -> list[Resource]:
         """The static resources a client would see (the caller of `ctx`; by default an anonymous one)."""
-        if self._needs_start():
-            return await self._started_for(self.list_resources, ctx)
+        if self._life.needs_start():
+            return await self._life.started_for(self.list_resources, ctx)
         catalog = self.resources.catalog
         return list(catalog.view("resources", catalog.resources, ctx.auth if ctx else None)[1])
 
     async def list_resource_templates(self, ctx: Context | None = None) -> list[Resource]:
         """The resource templates a client would see (the caller of `ctx`; by default an anonymous one)."""
-        if self._needs_start():
-            return await self._started_for(self.list_resource_templates, ctx)
+        if self._life.needs_start():
+            return await self._life.started_for(self.list_resource_templates, ctx)
         catalog = self.resources.catalog
         return list(catalog.view("templates", catalog.resource_templates, ctx.auth if ctx else None)[1])
 
@@ -749,14 +546,14 @@ class Server:
         `InvalidArguments` (a template parameter that does not convert), or `ToolError` (internal
         errors masked).
         """
-        if self._needs_start():
-            return await self._started_for(self.read_resource, uri, ctx=ctx)
+        if self._life.needs_start():
+            return await self._life.started_for(self.read_resource, uri, ctx=ctx)
         ctx = ctx or Context(server=self)
         token = enter_context(ctx)
         try:
             return await self.resources.catalog.read(uri, ctx)
         except UnknownResource as error:
-            self._naming_down_remotes(error, uri)
+            self._life.naming_down_remotes(error, uri)
             raise
         finally:
             exit_context(token)
@@ -786,45 +583,3 @@ class Server:
         from toolweave.mcp.serve import http_app
 
         return http_app(self, path=path, **options)
-
-
-def _kind(value: object) -> str:
-    """`value` named for a `TypeError`: its type, and itself if short (`list [1, 2]`)."""
-    shown = repr(value)
-    return f"{type(value).__name__} {shown}" if len(shown) <= 40 else f"a {type(value).__name__}"
-
-
-def _as_arguments(tool: str, arguments: object) -> dict[str, Any]:
-    """The arguments of an in-process call to `tool` that are not a dict: a copy if a mapping,
-    else a `TypeError` (a list, a string: `arguments.items()` would fail further down)."""
-    if isinstance(arguments, Mapping):
-        return dict(arguments)
-    raise TypeError(
-        f"call_tool({tool!r}): arguments must be a dict of argument name to value (or None), "
-        f"not {_kind(arguments)}: e.g. call_tool({tool!r}, {{'a': 1}})"
-    )
-
-
-def _refuse_odd_names(tool: str, arguments: dict[str, Any] | None) -> None:
-    """`TypeError` if an argument name of an in-process call to `tool` is not a `str`."""
-    odd = next((name for name in arguments or () if not isinstance(name, str)), None)
-    if odd is not None:
-        raise TypeError(f"call_tool({tool!r}): argument names must be str, not {_kind(odd)}") from None
-
-
-def _selector(names: Selector | str | Iterable[str] | None, tags: Iterable[str]) -> Selector | None:
-    selector = Selector.coerce(names)
-    if tags:
-        selector = Selector(selector.names if selector else None, tags=tags)
-    return selector
-
-
-def _path(start: Server, target: Server) -> list[Server] | None:
-    """The chain of mounts (and imports) from `start` down to `target`, both included, if any."""
-    if start is target:
-        return [start]
-    for child in start.children():
-        below = _path(child, target)
-        if below is not None:
-            return [start, *below]
-    return None
