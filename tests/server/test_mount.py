@@ -170,6 +170,30 @@ def test_clash_with_a_local_tool_names_both_origins() -> None:
     assert [tool.name for tool in gateway.catalog.tools] == ["billing_get"]
 
 
+async def test_a_local_tool_claiming_a_mounted_name_is_refused_when_added_and_nothing_changes() -> None:
+    gateway = Server("gateway")
+    gateway.mount(billing(), prefix="billing")
+    gateway.add_tool(lambda: "other", name="other")
+    with pytest.raises(DuplicateError) as raised:
+        gateway.add_tool(lambda: "local", name="billing_get")
+    assert "local tool 'billing_get'" in str(raised.value) and "mount 'billing'" in str(raised.value)
+    assert list(gateway.local_tools) == ["other"]
+    assert (await gateway.call_tool("other", {})).text == "other"  # the server still answers
+    assert (await gateway.call_tool("billing_get", {"invoice": 3})).text == "invoice 3"
+
+
+def test_tools_imported_beside_a_mount_that_claims_one_of_their_names_are_all_taken_back() -> None:
+    gateway = Server("gateway")
+    gateway.mount(billing(), prefix="billing")
+    other = Server("other")
+    other.add_tool(lambda: 1, name="list")
+    other.add_tool(lambda: 2, name="get")
+    with pytest.raises(DuplicateError, match="claimed twice"):
+        gateway.import_tools(other, prefix="billing")
+    assert list(gateway.local_tools) == []
+    assert [tool.name for tool in gateway.catalog.tools] == ["billing_get"]
+
+
 def test_clash_arising_later_is_reported_when_the_catalog_compiles() -> None:
     gateway = Server("gateway")
     child = Server("child")

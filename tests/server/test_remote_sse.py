@@ -47,10 +47,12 @@ async def test_an_sse_upstream_is_listed_and_called_under_its_prefix(sse_upstrea
 
 async def test_sse_upstream_headers_reach_the_upstream_and_stay_out_of_what_is_shown() -> None:
     with sse("sdk_upstream.py") as upstream:
-        remote = RemoteServer.sse(f"{upstream.url}/sse", headers={"x-api-key": "k-12345678"})
+        remote = RemoteServer.sse(f"{upstream.url}/sse", headers={"x-api-key": "k-12345678", "x-region": "eu-west-1"})
         async with running(remote) as client:
-            result = await client.call_tool("up_header", {"name": "x-api-key"})
-    assert result.content[0].text == "k-12345678"
+            region = await client.call_tool("up_header", {"name": "x-region"})
+            key = await client.call_tool("up_header", {"name": "x-api-key"})
+    assert region.content[0].text == "eu-west-1"
+    assert key.content[0].text == "[redacted]"  # it reached the upstream, and its echo does not reach the caller
     assert "k-12345678" not in repr(remote) + repr(remote.target) + remote.target.describe()
     assert isinstance(remote.target, SseTarget)
 

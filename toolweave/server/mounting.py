@@ -98,7 +98,8 @@ class Mounts:
         for tool in copies if parent.transforms else ():
             parent.tools.prepared(tool)  # (a transform that does not fit one: refused before any is added)
         for tool in copies:
-            parent.tools.add(tool)
+            parent.tools.add(tool, against_mounts=False)
+        parent.tools.refuse_mount_clashes([tool.name for tool in copies])  # one compile for them all
         if child not in self.imported_from:
             Topology.changed()
             self.imported_from.append(child)

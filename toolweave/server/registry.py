@@ -161,13 +161,37 @@ class Registry(Generic[C, K]):
 
     # -- registering --------------------------------------------------------------------------------
 
-    def add(self, component: C) -> C:
-        """Register `component`, following `on_duplicate` when its key is taken.
+    def add(self, component: C, *, against_mounts: bool = True) -> C:
+        """Register `component`, following `on_duplicate` when its key is taken (by a local
+        component, or — `against_mounts` — by one a mount exposes).
 
         Raises:
             TransformError: a transform added to the server selects `component` and does not fit
                 it (nothing is registered).
+            DuplicateError: under `on_duplicate="error"`, the key is taken (nothing is registered).
         """
+        added = self._add(component)
+        if against_mounts:
+            self.refuse_mount_clashes([self.key(added)])
+        return added
+
+    def refuse_mount_clashes(self, keys: list[str]) -> None:
+        """Under `on_duplicate="error"` on a server with mounts that is not serving yet, compile
+        now, so that a local component claiming a name a mount exposes is refused when it is
+        added, not at every request after; the local `keys` just added are taken back if so."""
+        owner = self.owner
+        if not owner.mounts or owner.on_duplicate != "error" or owner.running:
+            return
+        try:
+            self.catalog  # noqa: B018
+        except DuplicateError:
+            for key in keys:
+                self._local.pop(key, None)
+                self._shaped.pop(key, None)
+            self.changed()
+            raise
+
+    def _add(self, component: C) -> C:
         self.check(component)
         key = self.key(component)
         if key in self._local:
