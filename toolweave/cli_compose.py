@@ -199,8 +199,7 @@ def _warnings(composed: Composed) -> list[str]:
     where = f"{composed.file}: " if composed.file else ""
     found = [where + problem for problem in composed.unknown_tool_keys()]
     found += composed.missing_environment()
-    server = composed.server
-    if not server.catalog.tools and not server.prompts.catalog.prompts and not composed.remotes:
+    if composed.defines_nothing():
         found.append(f"{where}the config defines no tools, prompts or resources")
     return found
 

@@ -109,8 +109,11 @@ async def test_a_changed_upstream_is_restarted_and_the_old_process_reaped(config
         "server: [not, a, mapping",
         "server:\n  name: gateway\nmiddleware:\n  timout: 3\n",
         "server:\n  name: gateway\n" + LOCAL + UP.replace("prefix: up", "prefix: local"),
+        "",
+        "# emptied, to be written again\n",
+        "server:\n  name: gateway\n" + LOCAL + UP.replace("command: ${PYTHON}", "command: /no/such/python"),
     ],
-    ids=["not YAML", "unknown key", "name clash"],
+    ids=["not YAML", "unknown key", "name clash", "empty", "comments only", "upstream that cannot start"],
 )
 async def test_a_broken_file_is_rejected_and_the_old_build_keeps_serving(
     config: Path, broken: str, caplog: pytest.LogCaptureFixture

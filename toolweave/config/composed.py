@@ -128,6 +128,14 @@ class Composed:
                 await stack.enter_async_context(self.server)  # type: ignore[arg-type,unused-ignore]
             yield self.server
 
+    def defines_nothing(self) -> bool:
+        """Whether it serves nothing at all: no tool, prompt or resource and no upstream (an empty
+        file, or one caught half written)."""
+        server = self.server
+        return not (
+            self.remotes or server.catalog.tools or server.prompts.catalog.prompts or server.resources.catalog.entries
+        )
+
     def hidden_values(self) -> dict[str, str]:
         """Every value to keep out of logs, with what to show instead: those the config expanded
         from the environment or inputs (as their `${VAR}`, and each string holding one as the

@@ -58,6 +58,7 @@ from anyio.abc import TaskGroup
 
 from toolweave.config.build import build_file
 from toolweave.config.composed import Composed
+from toolweave.config.loading import read_data
 from toolweave.core.errors import ConfigError
 from toolweave.server.mount import Mount
 from toolweave.server.server import Server
@@ -116,6 +117,11 @@ async def _keep(remote: Any, scope: anyio.CancelScope, ready: anyio.Event) -> No
                 await anyio.sleep_forever()
     finally:
         ready.set()
+
+
+def _was_up(name: str, remotes: list[Any]) -> bool:
+    """Whether one of `remotes` named `name` is up (the version of an upstream an edit replaces)."""
+    return any(remote.name == name and remote.state == "up" for remote in remotes)
 
 
 def _among(remote: Any, remotes: list[Any]) -> bool:
@@ -213,6 +219,8 @@ class LiveServer(Server):
 
     def _build(self, path: Path) -> Composed:
         try:
+            if not read_data(path):  # an editor's truncation, caught half written: not "serve nothing"
+                raise ConfigError("the file is empty (or holds only comments)", file=str(path))
             composed = build_file(path, inputs=self.inputs, reuse=self._held.reuse)
             composed.server.catalog  # noqa: B018 - compile now: a clash rejects the file, not a request
         except ConfigError as error:
@@ -229,6 +237,16 @@ class LiveServer(Server):
         dropped = [remote for remote in old_composed.remotes if not _among(remote, composed.remotes)]
         self._held.add(started)
         await self._held.start()
+        broken = [remote for remote in started if remote.state != "up" and _was_up(remote.name, dropped)]
+        if broken:  # an edit that would take a working upstream down is a broken edit
+            for remote in started:
+                await self._held.release(remote)
+            reasons = "; ".join(f"{remote.name!r}: {remote.last_error}" for remote in broken)
+            error = ConfigError(
+                f"upstream(s) that were up cannot start as the file now says: {reasons}", file=str(self.file)
+            )
+            logger.error("reload of %s rejected; still serving the previous version: %s", self.file, error)
+            raise error
         self.stand_in_for(composed.server)
         await self._started(composed.server)  # its own resources (an API's HTTP client) up before it serves
         self.unmount(old)
