@@ -75,12 +75,12 @@ def place(client: str, home: Path, project: Path, urls: dict[str, str]) -> dict[
         return {"web_add": ({"a": 1, "b": 2}, "3"), "legacy_add": ({"a": 2, "b": 2}, "4"),
                 "local_getenv": ({"name": "GREETING"}, "hello")}
     if client == "cursor":
-        headers = {"x-key": "${env:CURSOR_KEY}"}
+        headers = {"x-team": "${env:CURSOR_TEAM}"}  # (a credential's echo would come back [redacted])
         put(home / ".cursor/mcp.json", {"mcpServers": {"web": {"url": urls["http"], "headers": headers}}})
         put(project / ".env", "GREETING=from the env file\n")
         entry = {"command": PYTHON, "args": [SDK_UPSTREAM], "envFile": "${workspaceFolder}/.env"}
         put(project / ".cursor/mcp.json", {"mcpServers": {"local": entry}})
-        return {"web_header": ({"name": "x-key"}, "cursor-key"),
+        return {"web_header": ({"name": "x-team"}, "cursor-team"),
                 "local_getenv": ({"name": "GREETING"}, "from the env file")}
     if client == "windsurf":
         web = {"serverUrl": urls["http"], "disabledTools": ["pid"]}
@@ -101,7 +101,7 @@ def place(client: str, home: Path, project: Path, urls: dict[str, str]) -> dict[
 
 
 CLIENTS = ["claude-desktop", "claude-code", "cursor", "windsurf", "cline", "vscode"]
-ENVIRON = {"CURSOR_KEY": "cursor-key", "greeting": "hello from an input"}
+ENVIRON = {"CURSOR_TEAM": "cursor-team", "greeting": "hello from an input"}
 
 
 @pytest.mark.parametrize("client", CLIENTS)
