@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import logging
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -46,6 +47,7 @@ from toolweave.transforms.catalog import CatalogTransform, CatalogView
 if TYPE_CHECKING:
     import regex
 
+logger = logging.getLogger("toolweave.transforms")
 Strategy = Literal["bm25", "regex"]
 Finder = Callable[[str, int], list[int]]
 
@@ -193,7 +195,9 @@ class SearchTools(CatalogTransform):
     Attributes:
         strategy: `"bm25"` (ranked natural-language search) or `"regex"`.
         max_results: The most tools one search returns.
-        always: Tools still listed directly (names as this server exposes them).
+        always: Tools still listed directly (names as this server exposes them). One the catalog
+            does not expose is refused when the catalog compiles, or, once the server serves
+            (a tool disabled or removed meanwhile), left out with an error logged.
         search_tool: The search tool's name.
         call_tool: The call tool's name.
 
@@ -232,7 +236,10 @@ class SearchTools(CatalogTransform):
         missing = sorted(always.difference(exposed))
         if missing:
             named = ", ".join(f"{name!r}{_hint(name, exposed)}" for name in missing)
-            raise ValueError(f"SearchTools always names tools the catalog does not expose: {named}")
+            message = f"SearchTools always names tools the catalog does not expose: {named}"
+            if not catalog.serving:
+                raise ValueError(message)
+            logger.error("%s; they are left out until they are back", message)  # (disabled, removed meanwhile)
         listed = [tool for tool in catalog.tools if tool.name in always]
         behind = [tool for tool in catalog.tools if tool.name not in always]
         documents = [document(tool) for tool in behind]
