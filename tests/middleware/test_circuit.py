@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 from toolweave import Context, Server, Tool, ToolError, ToolResult, UpstreamError
-from toolweave.middleware import CircuitBreaker
+from toolweave.middleware import CircuitBreaker, Timeout
 
 
 class Upstream:
@@ -74,6 +74,35 @@ async def test_a_failed_probe_opens_it_again() -> None:
     assert breaker.circuit().state == "open"
     assert "Circuit open" in (await server.call_tool("gh_search")).text
     assert upstream.calls == 4
+
+
+@pytest.mark.parametrize("timeout_outside", [True, False])
+async def test_calls_a_timeout_ends_open_the_circuit_wherever_the_timeout_sits(timeout_outside: bool) -> None:
+    breaker, timeout = CircuitBreaker(failures=2, reset_after=30), Timeout(default=0.05)
+    server = Server("s", middleware=[timeout, breaker] if timeout_outside else [breaker, timeout])
+
+    @server.tool
+    async def hang() -> str:
+        await anyio.sleep(5)
+        return "never"
+
+    answers = [(await server.call_tool("hang", {})).text for _ in range(3)]
+    assert answers[:2] == ["Tool 'hang' timed out after 0.05s"] * 2
+    assert answers[2].startswith("Circuit open for tool 'hang'") and breaker.circuit().state == "open"
+
+
+async def test_a_call_cancelled_by_its_caller_counts_as_neither() -> None:
+    breaker = CircuitBreaker(failures=1, reset_after=30)
+    server = Server("s", middleware=[breaker])
+
+    @server.tool
+    async def hang() -> str:
+        await anyio.sleep(5)
+        return "never"
+
+    with anyio.move_on_after(0.05):
+        await server.call_tool("hang", {})
+    assert breaker.circuit().state == "closed"
 
 
 async def test_tool_errors_and_error_results_are_answers_not_failures() -> None:

@@ -13,7 +13,9 @@ What counts as a failure: an exception that means the upstream did not answer â€
 `ToolTimeout`, or any internal error. A `ToolError` (including invalid arguments and rejections)
 is an answer, so it counts as a success, and so does an `isError` result, unless
 `count_error_results=True` (for upstreams that report outages as error results). A cancelled
-call counts as neither.
+call counts as neither, unless its deadline has passed: a `Timeout` outside the breaker (the
+order `Server(middleware=[Timeout(...)])` and a later `CircuitBreaker` give) ends it with a
+cancellation, and the client gets a timeout: a failure, as a `Timeout` inside it would report.
 
 On a server with a shared store (`Server(store="redis://...")`) each circuit lives there: a
 circuit opened by failures on one replica is open on every replica, and only one replica's
@@ -43,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
+from toolweave.core.deadlines import passed
 from toolweave.core.errors import PROTOCOL_ANSWERS, Rejected, ToolError, ToolTimeout, UpstreamError
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
@@ -220,8 +223,10 @@ class Guard(Middleware):
         except Exception as error:
             self._record(not is_failure(error), probe)
             raise
-        except BaseException:  # cancelled: neither success nor failure
-            if probe:
+        except BaseException:  # cancelled: neither success nor failure, unless by the call's deadline
+            if _timed_out(call):
+                self._record(False, probe)
+            elif probe:
                 circuit.probing = False
             raise
         self._record(not (result.is_error and self.owner.count_error_results), probe)
@@ -263,6 +268,10 @@ class Guard(Middleware):
         except Exception as error:
             await self._record_shared(shared, not is_failure(error), probe, value)
             raise
+        except BaseException:
+            if _timed_out(call):
+                await self._record_shared(shared, False, probe, value)
+            raise
         await self._record_shared(shared, not (result.is_error and self.owner.count_error_results), probe, value)
         return result
 
@@ -284,6 +293,13 @@ class Guard(Middleware):
 
 _ACTED_ON: dict[str, State] = {"closed": "closed", "open": "open", "probe": "half_open", "probing": "half_open"}
 """The state of the circuit a shared admission acts on (`SharedCircuit.admit`)."""
+
+
+def _timed_out(call: ToolCall) -> bool:
+    """Whether the call's deadline has passed: a cancellation now is a `Timeout` outside this
+    breaker ending it, which the client sees as a timeout (a failure), not a caller giving up."""
+    deadline = call.ctx.deadline
+    return deadline is not None and passed(deadline, anyio.current_time())
 
 
 def _open(name: str, left: float) -> Rejected:
