@@ -87,6 +87,16 @@ async def test_text_is_cut_with_a_visible_marker_within_the_limit() -> None:
     assert result.meta == {META_KEY: {"bytes": 2000, "limit": 100, "items": 0}}
 
 
+async def test_a_block_too_large_is_dropped_and_the_small_ones_after_it_kept_and_counted() -> None:
+    image = ImageContent(data="A" * 3000, mime_type="image/png")
+    tool = returning(ToolResult([TextContent("caption first"), image, TextContent("caption after")]))
+    result = await limited(tool, max_bytes=1000)
+    texts = [block.text for block in result.content if isinstance(block, TextContent)]
+    assert texts[:2] == ["caption first", "caption after"] and len(result.content) == 3
+    assert texts[2].startswith("… [truncated: 3026 → 1000 bytes")
+    assert result.meta == {META_KEY: {"bytes": 3026, "limit": 1000, "items": 1}}
+
+
 async def test_results_within_the_limits_pass_through_unchanged() -> None:
     inner = ToolResult([TextContent("short")])
 

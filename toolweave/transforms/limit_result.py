@@ -17,13 +17,14 @@ A result over the limits is cut down, never refused:
   schema: an API's answer, an unannotated list) is cut the same way as data and stays JSON: its
   arrays to `max_items`, then to `max_bytes`, sent compact with the marker after it.
 - **other text** is cut to `max_bytes` (UTF-8, never inside a character), marker included:
-  `… [truncated: 10485760 → 65536 bytes]`; at most `max_items` content blocks are kept and
-  blocks past the byte budget (images, embedded files) are dropped.
+  `… [truncated: 10485760 → 65536 bytes]`; at most `max_items` content blocks are kept, and a
+  block of another kind (an image, an embedded file) that does not fit the bytes left is dropped
+  while the smaller blocks after it are still kept if they fit.
 - a marker that would take more than half of `max_bytes` is the short `… [truncated]`; a
   `max_bytes` below `MIN_BYTES` (64) is refused, so a result never exceeds `max_bytes`.
 - the result's `_meta` says what happened: `{"toolweave/truncated": {"bytes": the result's size
   before the cut (its text as sent, or its structured content as JSON, the larger), "limit":
-  max_bytes, "items": items dropped}}`.
+  max_bytes, "items": array items and content blocks dropped}}`.
 
 Results within the limits pass through untouched (one size check per text block). Error results
 are cut like any other text.
@@ -246,7 +247,8 @@ class _Limiter:
             blocks = blocks[: self.max_items]
         size = _total(result.content) if size is None else size
         if self.max_bytes is not None and _total(blocks) > self.max_bytes:
-            blocks = _within(blocks, self.max_bytes, marker(size, self.max_bytes))
+            blocks, dropped = _within(blocks, self.max_bytes, marker(size, self.max_bytes))
+            items += dropped
         elif not items and not cut:
             return result
         report = {"bytes": size, "limit": self.max_bytes, "items": items}
@@ -351,22 +353,23 @@ def _reshown(
     return out
 
 
-def _within(blocks: list[ContentBlock], budget: int, note: str) -> list[ContentBlock]:
-    """`blocks` (over `budget` bytes) cut to `budget`, `note` included: whole blocks while they fit
-    with room for `note`, then the start of the next text block (a block of another kind is
-    dropped) and `note`."""
+def _within(blocks: list[ContentBlock], budget: int, note: str) -> tuple[list[ContentBlock], int]:
+    """`blocks` (over `budget` bytes) cut to `budget`, `note` included, and how many were dropped:
+    each block that fits with room for `note` is kept; one of another kind that does not (an image)
+    is dropped and the next ones still tried; a text block that does not is cut to the room left,
+    ending with `note`, and the blocks after it dropped."""
     room = budget - len(note.encode())
     kept: list[ContentBlock] = []
-    for block in blocks:
+    for index, block in enumerate(blocks):
         weight = _weight(block)
         if weight <= room:
             kept.append(block)
             room -= weight
-            continue
-        text = _cut_utf8(block.text, room) if isinstance(block, TextContent) else ""
-        kept.append(TextContent(text + note))
-        break
-    return kept
+        elif isinstance(block, TextContent):
+            kept.append(TextContent(_cut_utf8(block.text, room) + note))
+            return kept, len(blocks) - index - 1
+    dropped = len(blocks) - len(kept)
+    return [*kept, TextContent(note)], dropped
 
 
 def _weight(block: ContentBlock) -> int:
