@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from toolweave import Context, Server, Tool, ToolError, ToolResult
+from toolweave import Context, FromEnv, InjectArgs, Server, Tool, ToolError, ToolResult
 from toolweave.middleware import Logging, Timeout
 from toolweave.testing import connect
 
@@ -144,3 +144,24 @@ async def test_inside_a_timeout_a_deadline_cancellation_is_still_a_timeout(
     server = _server(Timeout(per_tool={"slow": 0.02}), Logging())
     assert (await server.call_tool("slow")).is_error
     assert [record.outcome for record in _calls(caplog)] == ["timeout"]  # type: ignore[attr-defined]
+
+
+async def test_a_secret_a_parent_injects_is_redacted_in_a_mounted_childs_record(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child's chain sees the parent's injected value as an ordinary (here allow-listed) argument."""
+    caplog.set_level(logging.INFO, logger="toolweave.calls")
+    monkeypatch.setenv("CHILD_API_KEY", SECRET)
+    child = Server("child", middleware=[Logging(allow_args=["q", "api_key"])])
+
+    @child.tool
+    def get(q: str, api_key: str = "") -> str:
+        return "ok" if api_key == SECRET else "no key"
+
+    parent = Server("parent")
+    parent.mount(child, prefix="c")
+    parent.add_transform(InjectArgs(api_key=FromEnv("CHILD_API_KEY")), tools="c_get")
+    assert (await parent.call_tool("c_get", {"q": "hello"})).text == "ok"
+    (record,) = _calls(caplog)
+    assert record.arguments == {"q": "hello", "api_key": "[redacted]"}  # type: ignore[attr-defined]
+

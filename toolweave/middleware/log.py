@@ -16,7 +16,9 @@ message `tool <name> <outcome> in <ms> ms` and these `extra` fields, ready for a
 
 Middleware only ever sees the exposed, validated arguments: hidden and injected arguments are
 filled in later, inside the tool, so their values cannot reach this record (and names in
-`tool.hidden` are never logged, even when allow-listed). A call refused before it runs — a tool
+`tool.hidden` are never logged, even when allow-listed). In a mounted server's chain, a value
+its parent injected is an ordinary argument: an allow-listed one that is a secret the parent's
+call carries (`FromEnv`, `Secret`) is logged as `[redacted]`. A call refused before it runs — a tool
 name that is unknown (or hidden from the caller), arguments that do not validate — never reaches
 middleware, so it produces no record here: it is counted in `toolweave.tool.calls` (outcomes
 `unknown_tool`, `invalid_arguments`), its span carries that outcome, and a caller asking for a
@@ -46,8 +48,13 @@ from toolweave.core.errors import PROTOCOL_ANSWERS, InputRequired, ToolError, To
 from toolweave.core.masking import incident_id, is_cancellation
 from toolweave.core.result import ToolResult
 from toolweave.middleware.base import CallNext, Handler, Middleware, ToolCall
+from toolweave.transforms.redact import IN_FLIGHT
 
 REDACTED = "<redacted>"
+
+
+def _as_it_is(value: Any) -> Any:
+    return value
 
 
 def payload_size(value: Any) -> int:
@@ -91,6 +98,8 @@ class Logging(Middleware):
         self.logger = logging.getLogger(logger) if isinstance(logger, str) else logger
         self.level = level
         self.allow_args = frozenset(allow_args)
+        if self.allow_args:  # a value a parent injected reaches a mounted child's chain as an argument
+            IN_FLIGHT.watched = True  # (the calls carrying secrets count them in flight: `redact`)
         self.log_arguments = log_arguments
         self.payload_sizes = payload_sizes
 
@@ -164,8 +173,9 @@ class Logging(Middleware):
         """The call's arguments with every value not allow-listed replaced by `"<redacted>"`."""
         hidden = call.tool.hidden
         allowed = self.allow_args
+        shown = IN_FLIGHT.scrub if IN_FLIGHT.counts else _as_it_is  # a secret a parent injected: `[redacted]`
         return {
-            key: value if key in allowed and key not in hidden else REDACTED
+            key: shown(value) if key in allowed and key not in hidden else REDACTED
             for key, value in call.arguments.items()
             if key not in hidden
         }
