@@ -102,6 +102,30 @@ async def test_the_oldest_entries_are_dropped_beyond_max_entries() -> None:
     assert len(calls) == 4 and len(cache) == 2
 
 
+SAFE = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
+
+
+async def test_a_tool_replaced_under_its_name_is_never_answered_from_the_old_ones_entries() -> None:
+    server = Server("s", middleware=[Cache(ttl=60)])
+    server.add_tool(lambda item: f"v1 price of {item}", name="price", annotations=SAFE)
+    assert (await server.call_tool("price", {"item": "x"})).text == "v1 price of x"
+    server.remove_tool("price")
+    server.add_tool(lambda item: f"v2 price of {item}", name="price", annotations=SAFE)
+    assert (await server.call_tool("price", {"item": "x"})).text == "v2 price of x"
+
+
+async def test_one_cache_on_two_mounted_servers_keeps_their_same_named_tools_apart() -> None:
+    cache = Cache(ttl=60)
+    billing, pets = Server("billing", middleware=[cache]), Server("pets", middleware=[cache])
+    billing.add_tool(lambda id: f"invoice {id}", name="get", annotations=SAFE)
+    pets.add_tool(lambda id: f"pet {id}", name="get", annotations=SAFE)
+    gateway = Server("gateway")
+    gateway.mount(billing, prefix="billing")
+    gateway.mount(pets, prefix="pets")
+    answers = [(await gateway.call_tool(name, {"id": 1})).text for name in ("billing_get", "pets_get", "pets_get")]
+    assert answers == ["invoice 1", "pet 1", "pet 1"] and cache.hits == 1
+
+
 def test_annotations_object_also_qualifies() -> None:
     server = Server("ann", middleware=[Cache()])
     server.add_tool(lambda: 1, name="one", annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))

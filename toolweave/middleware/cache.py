@@ -4,18 +4,19 @@ By default only tools annotated both read-only and idempotent (`readOnlyHint` an
 `idempotentHint`) are cached; every other tool gets no `Cache` in its chain. `only_safe=False`
 caches every selected tool (use with a `tools=` selector you trust).
 
-An entry is keyed by the tool name, the canonical form of the validated arguments (JSON with
-sorted keys, so `{"a": 1, "b": 2}` and `{"b": 2, "a": 1}` share an entry), the caller (see
-`toolweave.middleware.keys`: the verified subject, else the peer address; one caller never sees
-another's cached result unless `key="global"` says they may) and the values injected into the
-call from the request (an `InjectArgs(tenant=FromHeader("x-tenant"))` keys entries per tenant;
-a digest of them, never the values). Those values are read once per call, here, and the tool
-gets exactly them (`toolweave.core.reads`). A tool whose injected value is a function of the
-request cannot be keyed and is never cached. An entry lives `ttl` seconds; at most
+An entry is keyed by the tool (as registered now: a tool replaced under its name, or another
+server's tool of the same name sharing one `Cache`, starts afresh), the canonical form of the
+validated arguments (JSON with sorted keys, so `{"a": 1, "b": 2}` and `{"b": 2, "a": 1}` share an
+entry), the caller (see `toolweave.middleware.keys`: the verified subject, else the peer address;
+one caller never sees another's cached result unless `key="global"` says they may) and the values
+injected into the call from the request (an `InjectArgs(tenant=FromHeader("x-tenant"))` keys
+entries per tenant; a digest of them, never the values). Those values are read once per call, here,
+and the tool gets exactly them (`toolweave.core.reads`). A tool whose injected value is a function
+of the request cannot be keyed and is never cached. An entry lives `ttl` seconds; at most
 `max_entries` are kept (least recently used dropped first). Errors are never cached: neither an
 `isError` result nor an exception; nor is a round answering the tool's questions
-(`ctx.input_responses`: the answers are not part of the key). Cached results are shared
-objects — a middleware outside `Cache` must not mutate a result in place.
+(`ctx.input_responses`: the answers are not part of the key). Cached results are shared objects — a
+middleware outside `Cache` must not mutate a result in place.
 
 Concurrent misses for one key make one call (single flight): the first caller runs the tool, the
 others wait for its result (and go on their own if it raised or was cancelled). On a server with
@@ -47,7 +48,7 @@ from toolweave.core.context import Context
 from toolweave.core.errors import ToolweaveError
 from toolweave.core.reads import Read, remembering, values_of
 from toolweave.core.result import ToolResult
-from toolweave.core.tool import Tool
+from toolweave.core.tool import Run, Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import CallerKey, positive, resolve_key
 from toolweave.store.base import SharedCache, StoreUnavailable
@@ -55,7 +56,11 @@ from toolweave.store.base import SharedCache, StoreUnavailable
 if TYPE_CHECKING:
     from toolweave.store.base import Store
 
-Key = tuple[str, str, str, str]
+Key = tuple[int, str, str, str, str]
+"""An entry's key: the identity of the tool's `run` (the tool as registered now: one removed and
+added again under its name, or another server's tool of that name sharing this `Cache`, never gets
+its entries; the entry keeps that `run` alive, so the identity is not reused meanwhile), its name,
+the canonical arguments, the caller, the digest of the injected request values."""
 
 
 @functools.cache
@@ -125,7 +130,7 @@ class Cache(Middleware):
         self.only_safe = only_safe
         self.hits = 0
         self.misses = 0
-        self._entries: OrderedDict[Key, tuple[float, ToolResult]] = OrderedDict()
+        self._entries: OrderedDict[Key, tuple[float, ToolResult, Run]] = OrderedDict()
         self._flights: dict[Key, Flight] = {}
         self._shared: SharedCache | None = None
 
@@ -167,7 +172,13 @@ class Cache(Middleware):
             return await call_next(call)
         with remembering(ctx):  # the injected values keyed on are the ones the tool gets
             try:
-                key = (tool.name, self.canonical(call.arguments), self.key(ctx), await _digest(tool.varies_with, ctx))
+                key = (
+                    id(tool.run),
+                    tool.name,
+                    self.canonical(call.arguments),
+                    self.key(ctx),
+                    await _digest(tool.varies_with, ctx),
+                )
             except (TypeError, ValueError, ToolweaveError):  # no canonical form, or an input missing: not cached
                 return await call_next(call)
             found = self._entries.get(key)
@@ -203,14 +214,14 @@ class Cache(Middleware):
         result = await call_next(call)
         if not result.is_error:
             entries = self._entries
-            entries[key] = (anyio.current_time() + self.ttl, result)
+            entries[key] = (anyio.current_time() + self.ttl, result, call.tool.run)  # (its `run` kept: see `Key`)
             if len(entries) > self.max_entries:
                 entries.popitem(last=False)
         return result
 
     async def _fill_shared(self, shared: SharedCache, key: Key, call: ToolCall, call_next: CallNext) -> ToolResult:
         """The shared entry, or the call's result stored there (by one replica at a time)."""
-        name = f"{key[0]}:{hashlib.blake2b(self.canonical(key[1:]).encode(), digest_size=20).hexdigest()}"
+        name = f"{key[1]}:{hashlib.blake2b(self.canonical(key[2:]).encode(), digest_size=20).hexdigest()}"
         try:
             found = await self._shared_entry(shared, name)
         except StoreUnavailable:  # the outage story: no cache
