@@ -73,7 +73,7 @@ async def test_a_bare_sdk_upstreams_prompts_keep_their_arguments_across_pages() 
     assert greet.meta == {"example.com/origin": "ll_upstream"}
 
 
-async def test_a_remote_prompts_messages_pass_through_unchanged() -> None:
+async def test_a_remote_prompts_messages_pass_through_with_its_resource_uris_prefixed() -> None:
     async with running(stdio_remote("ll_upstream.py"), mode="legacy") as client:
         result = await client.get_prompt("up_greet", {"who": "Ada", "mood": "glad"})
     user, assistant = result.messages
@@ -81,7 +81,7 @@ async def test_a_remote_prompts_messages_pass_through_unchanged() -> None:
     assert assistant.role == "assistant" and isinstance(assistant.content, mt.EmbeddedResource)
     embedded = assistant.content.resource
     assert isinstance(embedded, mt.TextResourceContents)
-    assert (embedded.uri, embedded.text, embedded.mime_type) == ("note://1/text", "first note", "text/plain")
+    assert (embedded.uri, embedded.text, embedded.mime_type) == ("note://up/1/text", "first note", "text/plain")
     assert result.description == "A greeting, by hand"
     assert result.meta is not None and result.meta["example.com/rendered"] is True
 

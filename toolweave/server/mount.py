@@ -20,6 +20,9 @@ Rules for mounted components:
 - **Names**: a tool or prompt is exposed as `{prefix}{separator}{name}`, a resource URI gets the
   prefix as its first path segment; a clash follows the parent's `on_duplicate`, and the error
   names both origins.
+- **Links**: the resource URIs inside a mounted tool's result or prompt's messages (`ResourceLink`
+  and `EmbeddedResource` blocks) are renamed like its resources when the child serves them, so
+  a client can read the link it was given (`Links`); other URIs pass through unchanged.
 
 Example:
     >>> from toolweave import Server
@@ -39,6 +42,7 @@ from typing import Any, Generic, ParamSpec, Protocol, TypeVar
 
 from toolweave.core.names import check_name, check_separator
 from toolweave.core.tool import Tool
+from toolweave.server.links import Linked, Links
 from toolweave.server.uri_prefix import UriPrefix
 from toolweave.telemetry.providers import tracing_configured
 from toolweave.telemetry.spans import traced_mount
@@ -119,6 +123,7 @@ class Mount(Generic[S]):
         self.child = child
         self.rename = Prefix(prefix, separator, child.name)
         self.uris = UriPrefix(prefix)
+        self.links = Links(self.uris, child.registry("resource")) if prefix else None
         self._unsubscribe: list[Callable[[], None]] = []
 
     def __repr__(self) -> str:
@@ -143,6 +148,16 @@ class Mount(Generic[S]):
         if not tracing_configured():
             return run
         return traced_mount(run, prefix=self.prefix, server=self.child.name, target=target, failed=failed)
+
+    def linked(
+        self, run: Callable[..., Awaitable[R]], rename: Callable[[Links], Callable[[R], R]]
+    ) -> Callable[..., Awaitable[R]]:
+        """`run` (a mounted tool's or prompt's path) with the resource URIs in its results renamed
+        by `rename(self.links)` (`Links.tool_result`, `Links.prompt_result`); `run` itself when
+        the mount renames nothing (no prefix)."""
+        if self.links is None:
+            return run
+        return Linked.of(run, rename(self.links))
 
     def follow(self, kind: str, listener: Callable[[], None]) -> None:
         """Call `listener` whenever the child's exposed components of `kind` change."""

@@ -2,6 +2,8 @@
 
 - the key is the name (checked like a tool name);
 - a mounted child's prompt is renamed `{prefix}{separator}{name}` and renders through the child's chain;
+  the URIs of the resource links and embedded resources in its messages are renamed like the
+  child's resources (`toolweave.server.links`);
 - the chain folds `on_get_prompt` (middleware whose `prompts` selector matches);
 - arguments (strings on the wire) are converted once; a failure is a `ToolError` (internal
   ones masked) that the edge serves as a JSON-RPC error; an unknown prompt is `UnknownPrompt`.
@@ -32,6 +34,7 @@ from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.hooks import PromptCall, build_prompt_chain, prompt_runner
 from toolweave.server.catalog import Catalog, Entry, guarded, raising
 from toolweave.server.functions import PromptFunction, original
+from toolweave.server.links import Links
 from toolweave.server.mount import Mount
 from toolweave.server.registry import Registry
 from toolweave.telemetry.spans import PROMPT_NAME
@@ -80,6 +83,10 @@ class PromptCatalog(Catalog[PromptEntry]):
         return result
 
 
+def _prompt_links(links: Links) -> Callable[[PromptResult], PromptResult]:
+    return links.prompt_result
+
+
 class PromptRegistry(Registry[Prompt, PromptCatalog]):
     """The prompts of one server: registered locally, listed by an upstream, or exposed by mounts."""
 
@@ -100,7 +107,8 @@ class PromptRegistry(Registry[Prompt, PromptCatalog]):
             result: PromptResult = await handler(PromptCall(prompt, arguments, ctx))
             return result
 
-        return prompt.replace(name=mount.rename.name(prompt.name), run=mount.traced(run, (PROMPT_NAME, prompt.name)))
+        linked = mount.linked(run, _prompt_links)
+        return prompt.replace(name=mount.rename.name(prompt.name), run=mount.traced(linked, (PROMPT_NAME, prompt.name)))
 
     def build_entry(self, component: Prompt, origin: str) -> PromptEntry:
         chain = tuple(layer for layer in self.owner.middleware if layer.applies_to_prompt(component))

@@ -2,7 +2,9 @@
 
 - the key is the name; the server's transforms apply to every candidate (local, upstream,
   mounted) when the catalog compiles;
-- a mounted child's tool is renamed `{prefix}{separator}{name}` and runs the child's chain;
+- a mounted child's tool is renamed `{prefix}{separator}{name}` and runs the child's chain; the
+  URIs of the resource links and embedded resources in its results are renamed like the child's
+  resources (`toolweave.server.links`);
 - the chain folds `on_call_tool` (each middleware's `for_tool` resolved once per tool);
 - a call validates once, runs the chain, checks the result (`OutputCheck`) and turns any
   failure into an `isError` result; an unknown tool is `UnknownTool`.
@@ -36,6 +38,7 @@ from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_f
 from toolweave.middleware.keys import caller_key
 from toolweave.server.catalog import Catalog, Entry, is_failure, security
 from toolweave.server.fronts import fronted
+from toolweave.server.links import Links
 from toolweave.server.mount import Mount
 from toolweave.server.registry import Owner, Registry
 from toolweave.telemetry.spans import TOOL_NAME
@@ -196,7 +199,8 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         check_name(component.name)
 
     def exposed(self, entry: Entry[Tool], mount: Mount[Any]) -> Tool:
-        run = mount.traced(through_chain(entry), (TOOL_NAME, entry.component.name), failed=_is_error)
+        run = mount.linked(through_chain(entry), _tool_links)
+        run = mount.traced(run, (TOOL_NAME, entry.component.name), failed=_is_error)
         return mount.rename.apply(entry.component).replace(run=run)
 
     def build_entry(self, component: Tool, origin: str) -> ToolEntry:
@@ -223,6 +227,10 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         )
         fronts = owner.catalog_transforms
         return fronted(catalog, fronts, owner, self.bare_entry) if fronts else catalog
+
+
+def _tool_links(links: Links) -> Callable[[ToolResult], ToolResult]:
+    return links.tool_result
 
 
 def _is_error(result: ToolResult) -> bool:
