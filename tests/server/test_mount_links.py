@@ -121,3 +121,21 @@ async def test_results_without_links_and_unprefixed_mounts_are_untouched() -> No
     assert (await gateway.call_tool("links", {})).content[1].uri == "demo://resource/dynamic/blob/1"
     plain = await gateway.call_tool("ev_plain", {})
     assert plain.text == "no links"
+
+
+async def test_a_resource_the_child_adds_after_the_mount_is_linked_under_the_parent() -> None:
+    """A child serving no resource costs a mounted call nothing; once it serves one, its links are renamed."""
+    child = Server("demo")
+
+    @child.tool
+    def link() -> ToolResult:
+        return ToolResult([ResourceLink("demo://resource/late", "late")])
+
+    parent = Server("gateway")
+    parent.mount(child, prefix="ev")
+    before = await parent.call_tool("ev_link", {})
+    child.add_resource(lambda: "late text", "demo://resource/late", name="late")
+    after = await parent.call_tool("ev_link", {})
+    assert [block.uri for block in before.content] == ["demo://resource/late"]  # (not served yet: as it is)
+    assert [block.uri for block in after.content] == ["demo://ev/resource/late"]
+    assert (await parent.read_resource("demo://ev/resource/late")).contents[0].text == "late text"

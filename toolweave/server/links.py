@@ -6,9 +6,11 @@ child's resources by the child's URIs; the parent's clients can read them only u
 resolves it): that is exactly what the mount renames. Others (a web page's `https://` link, the
 `toolweave://result` of returned bytes) are the child's to give and pass through unchanged.
 
-The cost is on results that carry such blocks: the others are looked at block by block (their
-types only) and returned as they are, never copied. A result to rename is a new one; the child's
-is left untouched (it may be shared). `structured_content` is not rewritten.
+A mount whose child serves no resource adds nothing to a call (its tools and prompts are exposed
+again when the child's resources change). Otherwise the cost is on results that carry such blocks:
+the others are looked at block by block (their types only) and returned as they are, never copied.
+A result to rename is a new one; the child's is left untouched (it may be shared).
+`structured_content` is not rewritten.
 
 Example:
     >>> from toolweave.core.content import ResourceLink, TextContent
@@ -48,6 +50,10 @@ class Links:
     def __init__(self, uris: UriPrefix, resources: Any) -> None:
         self.uris = uris
         self._resources = resources
+
+    def serves_any(self) -> bool:
+        """Whether the child serves any resource now (with none, no result of its can need renaming)."""
+        return bool(self._resources.catalog.entries)
 
     def uri(self, uri: str) -> str:
         """The parent's URI for `uri`, if the child serves it; else `uri` itself."""

@@ -154,8 +154,8 @@ class Mount(Generic[S]):
     ) -> Callable[..., Awaitable[R]]:
         """`run` (a mounted tool's or prompt's path) with the resource URIs in its results renamed
         by `rename(self.links)` (`Links.tool_result`, `Links.prompt_result`); `run` itself when
-        the mount renames nothing (no prefix)."""
-        if self.links is None:
+        the mount renames nothing (no prefix, or a child serving no resource)."""
+        if self.links is None or not self.links.serves_any():  # (the child's resources changing recompiles this)
             return run
         return Linked.of(run, rename(self.links))
 

@@ -76,6 +76,8 @@ class Mounts:
         mounted.follow("tool", parent.changed)
         mounted.follow("prompt", parent.prompts.changed)
         mounted.follow("resource", parent.resources.changed)
+        mounted.follow("resource", parent.tools.invalidate)  # whether results' links are renamed
+        mounted.follow("resource", parent.prompts.invalidate)  # depends on the child's resources
         mounted.follow_updates(parent.resource_updated)
         parent.prompts.changed()
         parent.resources.changed()
