@@ -96,7 +96,7 @@ class Upstream:
         self._up = anyio.Event()
         self._lost = anyio.Event()
         self.components = UpstreamComponents(self)
-        self.tools = UpstreamTools(remote, self.call)
+        self.tools = UpstreamTools(remote, self.call, lambda: self.era)
         self.changes = ListChanges(remote, self.tools, self.components)
         self.last_error: str | None = None
         """Why the last connection attempt failed or the session was lost (None while all is well)."""
@@ -211,7 +211,7 @@ class Upstream:
         async with self.open_session(lambda: self._ended(lost)) as session:
             with anyio.fail_after(self.remote.connect_timeout):
                 await self.tools.refresh(session)
-                self.negotiation.check_listing(tool.task_support for tool in self.remote.remote_tools.values())
+                self.negotiation.check_listing(self.tools.toolweave_task_support)
                 await self.components.refresh(session)
                 await self.components.resubscribe(session)
             if lost.is_set():

@@ -7,6 +7,15 @@ and task support come out of its `_meta`, the rest of `_meta` stays. Calling it 
 `call` (the `Upstream`'s), a tool listed with task support marked `long_running`. A tool whose
 name toolweave cannot expose (outside `[A-Za-z0-9_.-]{1,128}`) is skipped with a warning.
 
+Without toolweave's `_meta` key, the 2025-11-25 field `execution.taskSupport` (servers on the
+SDKs' experimental tasks, SEP-1686) is the tool's task support when the gateway can drive the
+upstream's tasks: over a 2026-07-28 session (the tasks extension). Over the 2025 handshake it
+cannot (it does not speak SEP-1686 tasks): a `required` tool, which refuses every plain call, is
+skipped with a warning naming the upstream and the tool; an `optional` one keeps its task support
+and is called plainly (inside a gateway task of its own when the client asks for one), as a
+toolweave upstream's task tool is over the handshake. Only toolweave's own key
+(`toolweave_task_support`) says the upstream serves the 2026-07-28 tasks extension.
+
 Example:
     >>> import anyio
     >>> from toolweave.server.remote import RemoteServer
@@ -24,7 +33,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp.types as mt
@@ -54,11 +63,16 @@ class CallTool(Protocol):
 class UpstreamTools:
     """Lists `remote`'s upstream tools and builds the `Tool`s that run them with `call`."""
 
-    def __init__(self, remote: RemoteServer, call: CallTool) -> None:
+    def __init__(self, remote: RemoteServer, call: CallTool, era: Callable[[], str | None] = lambda: None) -> None:
         self._remote = remote
         self._call = call
+        self._era = era
+        """The era the upstream is spoken to in now (`Upstream.era`)."""
         self._name_ok = NAME_PATTERN.fullmatch
         self._listed: list[dict[str, Any]] | None = None
+        self.toolweave_task_support: list[str] = []
+        """The task support of the tools listed last with toolweave's own `_meta` key (which
+        says the upstream serves the 2026-07-28 tasks extension)."""
 
     async def refresh(self, session: ClientSession) -> None:
         """List the upstream's tools over `session` and hand them to the remote if they changed."""
@@ -67,19 +81,43 @@ class UpstreamTools:
         if wire == self._listed:
             return
         self._listed = wire
+        self.toolweave_task_support = [
+            str(item.meta[TASK_SUPPORT_META_KEY]) for item in listed if item.meta and TASK_SUPPORT_META_KEY in item.meta
+        ]
         tools = []
         for item in listed:
             if not self._name_ok(item.name):
                 logger.warning("[%s] skipping upstream tool %r: not a valid name", self._remote.name, item.name)
                 continue
+            if self._task_support(item) == "unreachable":
+                logger.warning(
+                    "[%s] skipping upstream tool %r: it runs only as a task (execution.taskSupport 'required', "
+                    "the 2025-11-25 experimental tasks), which the gateway cannot drive over the 2025 handshake",
+                    self._remote.name,
+                    item.name,
+                )
+                continue
             tools.append(self.tool(item))
         self._remote.set_remote_tools(tools)
+
+    def _task_support(self, wire: mt.Tool) -> str:
+        """The task support of `wire`: toolweave's `_meta` key, else its `execution.taskSupport`
+        (`"unreachable"`: required, over a session where the gateway cannot drive its tasks)."""
+        if wire.meta and TASK_SUPPORT_META_KEY in wire.meta:
+            return str(wire.meta[TASK_SUPPORT_META_KEY])
+        listed = wire.execution.task_support if wire.execution is not None else None
+        if listed not in ("optional", "required"):
+            return "none"
+        if listed == "required" and self._era() != "2026":
+            return "unreachable"
+        return listed
 
     def tool(self, wire: mt.Tool) -> Tool:
         """The upstream's tool `wire`, as a `Tool` that calls it."""
         meta = dict(wire.meta) if wire.meta else {}
         tags = meta.pop(TAGS_META_KEY, None) or ()
-        task_support = meta.pop(TASK_SUPPORT_META_KEY, "none")
+        meta.pop(TASK_SUPPORT_META_KEY, None)
+        task_support = self._task_support(wire)
         name = wire.name
         call = self._call
         long_running = task_support in ("optional", "required")

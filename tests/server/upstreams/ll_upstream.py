@@ -1,13 +1,15 @@
 """An upstream built with the bare `mcp` SDK low-level Server (no toolweave), stdio or HTTP.
 
-Usage: python ll_upstream.py [http PORT | sse PORT] [tools-only | no-templates | looping-cursor]
+Usage: python ll_upstream.py [http PORT | sse PORT] [tools-only | no-templates | looping-cursor | sep1686-tasks]
 
 `sse` serves the legacy HTTP+SSE transport (`GET /sse`, `POST /messages/`) through the SDK's
 `SseServerTransport`.
 
 `tools-only` serves no prompts or resources (so it does not advertise them); `no-templates`
 does not implement `resources/templates/list`; `looping-cursor` hands out the first page's cursor
-again after the last page (a broken upstream whose tool list never ends).
+again after the last page (a broken upstream whose tool list never ends); `sep1686-tasks` also
+lists `research` with the 2025-11-25 `execution: {"taskSupport": "required"}` (refusing every plain
+call, as the SDKs' experimental tasks do) and `summarize` with `"optional"` (a plain call answers).
 """
 
 from __future__ import annotations
@@ -54,7 +56,15 @@ SLEEP = types.Tool(
 )
 ENABLE = types.Tool(name="enable_extra", input_schema={"type": "object"})
 EXTRA = types.Tool(name="extra", input_schema={"type": "object"})
+RESEARCH = types.Tool(
+    name="research", input_schema={"type": "object"}, execution=types.ToolExecution(task_support="required")
+)
+SUMMARIZE = types.Tool(
+    name="summarize", input_schema={"type": "object"}, execution=types.ToolExecution(task_support="optional")
+)
 TOOLS = [ECHO, FAIL, SLEEP, ENABLE]
+if "sep1686-tasks" in sys.argv:
+    TOOLS += [RESEARCH, SUMMARIZE]
 
 GREET = types.Prompt(
     name="greet",
@@ -188,6 +198,10 @@ async def call_tool(
         return types.CallToolResult(content=[types.TextContent(type="text", text="enabled")])
     if params.name == "extra":
         return types.CallToolResult(content=[types.TextContent(type="text", text="extra!")])
+    if params.name == "research" and RESEARCH in TOOLS:  # as the SDKs' experimental tasks answer
+        raise MCPError(types.METHOD_NOT_FOUND, "Tool 'research' requires task augmentation")
+    if params.name == "summarize" and SUMMARIZE in TOOLS:
+        return types.CallToolResult(content=[types.TextContent(type="text", text="summarized")])
     raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
 
 
