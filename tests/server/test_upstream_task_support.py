@@ -7,6 +7,8 @@ import logging
 import sys
 from pathlib import Path
 
+import mcp
+import mcp.types as mt
 import pytest
 
 from tests.conftest import subprocess_env
@@ -38,3 +40,25 @@ async def test_a_handshake_upstreams_required_task_tool_is_left_out_and_its_opti
     assert era == "2025"  # the handshake's experimental tasks are no reason to try server/discover
     skipped = [r.getMessage() for r in caplog.records if "research" in r.getMessage()]
     assert len(skipped) == 1 and skipped[0].startswith("[ll] skipping upstream tool 'research'")
+
+
+async def answer_ada(context: object, params: mt.ElicitRequestParams) -> mt.ElicitResult:
+    return mt.ElicitResult(action="accept", content={"name": "Ada"})
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a toolweave upstream without a task-capable tool is spoken to with the 2025 handshake: its "
+    "InitializeResult does not say it serves 2026-07-28 (the SDK's 2025-11-25 sieve drops "
+    "capabilities.extensions), and the gateway passes on input only from a 2026-era upstream",
+)
+async def test_a_toolweave_upstream_without_task_tools_asks_the_gateways_client_for_input() -> None:
+    """The README: "a toolweave upstream serves both eras and is spoken to in the 2026-07-28 one"."""
+    remote = RemoteServer.stdio(sys.executable, [str(UPSTREAMS / "tw_input_upstream.py")], env=subprocess_env())
+    gateway = Server("gateway")
+    gateway.mount(remote, prefix="tw")
+    async with mcp.Client(gateway.as_mcp(), elicitation_callback=answer_ada) as client:  # type: ignore[arg-type]
+        approved = await client.call_tool("tw_approve", {})
+    assert not approved.is_error, approved.content[0].text  # type: ignore[union-attr]
+    assert approved.content[0].text == "approved by Ada"  # type: ignore[union-attr]
+    assert remote.era == "2026"
