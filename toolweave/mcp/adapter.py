@@ -69,7 +69,6 @@ from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.request import caller, connection_of, request_context, verified_caller
 from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.mcp.trace_context import read_trace_context
-from toolweave.mcp.upstream_era import ERAS_KEY, MODERN
 from toolweave.server.server import Server
 from toolweave.server.tools import Failed
 from toolweave.tasks.serving import TaskService
@@ -83,18 +82,13 @@ _adapters: weakref.WeakKeyDictionary[Server, McpAdapter] = weakref.WeakKeyDictio
 
 
 class _LowLevel(LowLevelServer[Any]):
-    """The SDK server, advertising `listChanged` to handshake-era clients on every transport, and
-    (`upstream_era.ERAS_KEY`) that it serves the 2026-07-28 revision to a gateway in front; over
+    """The SDK server, advertising `listChanged` to handshake-era clients on every transport; over
     streamable HTTP each POST body that is not one JSON-RPC message is answered before the SDK
     reads it, alike in both eras and as over stdio (`toolweave.mcp.envelope`)."""
 
-    def create_initialization_options(
-        self, notification_options: Any = None, experimental_capabilities: Any = None, *args: Any, **kwargs: Any
-    ) -> Any:
+    def create_initialization_options(self, notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
         options = notification_options or NotificationOptions(True, True, True)
-        # a gateway in front of this server reads that it serves the 2026-07-28 revision too
-        experimental = {ERAS_KEY: {MODERN: {}}, **(experimental_capabilities or {})}
-        return super().create_initialization_options(options, experimental, *args, **kwargs)
+        return super().create_initialization_options(options, *args, **kwargs)
 
     def streamable_http_app(self, **options: Any) -> Starlette:
         app = super().streamable_http_app(**options)

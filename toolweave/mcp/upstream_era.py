@@ -14,10 +14,6 @@
   input its tools ask for cannot reach the gateway's client. The gateway connects to it again,
   at once, with `server/discover` (a stdio upstream is started once more). An upstream that then
   refuses `server/discover` is spoken to with the handshake from then on.
-- An upstream whose handshake answer says it serves the 2026-07-28 revision (`ERAS_KEY` among
-  its experimental capabilities: every toolweave server says so, since the handshake's schema
-  keeps no `extensions`) is connected to again the same way before anything is listed: input its
-  tools ask for reaches the gateway's client only in that era.
 
 Example:
     >>> negotiation = Negotiation()
@@ -42,10 +38,6 @@ from mcp import ClientSession, MCPError
 logger = logging.getLogger("toolweave.upstream")
 _HANDSHAKE_REFUSED = (mt.METHOD_NOT_FOUND, mt.UNSUPPORTED_PROTOCOL_VERSION, mt.INVALID_REQUEST)
 _LONG_RUNNING = ("optional", "required")
-ERAS_KEY = "io.toolweave/eras"
-"""Where a toolweave server's handshake answer lists the revisions it also serves (under
-`capabilities.experimental`): `{"2026-07-28": {}}`."""
-MODERN = "2026-07-28"
 
 
 class Renegotiate(Exception):
@@ -87,7 +79,7 @@ class Negotiation:
                 raise Renegotiate("connecting again with the 2025 handshake") from refused
             return
         try:
-            answer = await session.initialize()
+            await session.initialize()
         except MCPError as refused:
             if refused.error.code not in _HANDSHAKE_REFUSED:
                 raise
@@ -98,10 +90,6 @@ class Negotiation:
                 raise Renegotiate("handshake refused; connecting again with server/discover") from refused
             return
         self.era = "2025"
-        experimental = answer.capabilities.experimental or {}
-        if not self._settled and MODERN in (experimental.get(ERAS_KEY) or {}):
-            self.era, self._chosen = "2026", True
-            raise Renegotiate(f"it serves {MODERN} too; connecting again with server/discover")
 
     def check_listing(self, task_support: Iterable[str]) -> None:
         """After a handshake-era connection listed its tools (their `task_support`): switch to
