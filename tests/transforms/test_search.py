@@ -147,19 +147,20 @@ def test_bad_options_are_refused() -> None:
         server.add_transform(SearchTools(), tools=["get_invoice"])
 
 
-async def test_an_always_tool_disabled_while_serving_is_left_out_and_the_rest_serve(
+async def test_an_always_tool_disabled_after_it_was_listed_is_left_out_and_the_rest_serve(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     server = catalog_server(records=1)
     server.add_transform(SearchTools(always=["list_invoice"]))
     async with connect(server) as client:
+        first = [tool.name for tool in (await client.list_tools()).tools]
         server.disable("list_invoice")
         listed = [tool.name for tool in (await client.list_tools()).tools]
         found = await client.call_tool("search_tools", {"query": "get invoice"})
         called = await client.call_tool("call_tool", {"name": "get_invoice", "arguments": {"invoice_id": "i"}})
         server.enable("list_invoice")
         back = [tool.name for tool in (await client.list_tools()).tools]
-    assert listed == ["search_tools", "call_tool"]
+    assert first == ["list_invoice", "search_tools", "call_tool"] and listed == ["search_tools", "call_tool"]
     assert not found.is_error and not called.is_error
     assert back == ["list_invoice", "search_tools", "call_tool"]
     assert "always names tools the catalog does not expose: 'list_invoice'" in caplog.text

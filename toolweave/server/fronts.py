@@ -52,10 +52,6 @@ class _View:
     def tools(self) -> tuple[Tool, ...]:
         return self._catalog.tools
 
-    @property
-    def serving(self) -> bool:
-        return bool(getattr(self.components, "running", False))
-
     async def call(self, name: str, arguments: dict[str, Any] | None, ctx: Context) -> ToolResult:
         return await self._catalog.call(name, arguments, ctx)
 

@@ -77,12 +77,6 @@ class CatalogView(Protocol):
         """The server's prompts and resources."""
         ...
 
-    @property
-    def serving(self) -> bool:
-        """Whether the server serves now: a problem found then is logged, not raised (raising
-        would fail every request, not the one change that caused it)."""
-        ...
-
 
 class CatalogTransform:
     """The base of catalog transforms: implement `front`.

@@ -32,7 +32,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolweave.core.content import TextContent
@@ -196,8 +196,9 @@ class SearchTools(CatalogTransform):
         strategy: `"bm25"` (ranked natural-language search) or `"regex"`.
         max_results: The most tools one search returns.
         always: Tools still listed directly (names as this server exposes them). One the catalog
-            does not expose is refused when the catalog compiles, or, once the server serves
-            (a tool disabled or removed meanwhile), left out with an error logged.
+            has never exposed (a typo) is refused when the catalog compiles; one it exposed
+            before and no longer does (disabled, removed meanwhile) is left out with an error
+            logged until it is back.
         search_tool: The search tool's name.
         call_tool: The call tool's name.
 
@@ -217,6 +218,8 @@ class SearchTools(CatalogTransform):
     always: Sequence[str] = ()
     search_tool: str = "search_tools"
     call_tool: str = "call_tool"
+    _seen: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
+    """The `always` names the catalog has exposed so far."""
 
     def __post_init__(self) -> None:
         if self.strategy not in ("bm25", "regex"):
@@ -234,10 +237,12 @@ class SearchTools(CatalogTransform):
         always = set(self.always)
         exposed = [tool.name for tool in catalog.tools]
         missing = sorted(always.difference(exposed))
+        seen = self._seen
+        seen.update(always.intersection(exposed))
         if missing:
             named = ", ".join(f"{name!r}{_hint(name, exposed)}" for name in missing)
             message = f"SearchTools always names tools the catalog does not expose: {named}"
-            if not catalog.serving:
+            if not seen.issuperset(missing):  # never there: a mistake, not a tool gone for now
                 raise ValueError(message)
             logger.error("%s; they are left out until they are back", message)  # (disabled, removed meanwhile)
         listed = [tool for tool in catalog.tools if tool.name in always]
