@@ -64,7 +64,8 @@ async def test_a_config_sources_timeout_is_the_remotes_own_bound() -> None:
     from .test_remote import UPSTREAMS
 
     entry = {"command": sys.executable, "args": [str(UPSTREAMS / "tw_upstream.py")], "env": subprocess_env()}
-    composed = build(Config.model_validate({"mcpServers": {"up": {**entry, "prefix": "up", "timeout": 1, "connect_timeout": 30}}}))
+    bounds = {"timeout": 1, "connect_timeout": 30}
+    composed = build(Config.model_validate({"mcpServers": {"up": {**entry, "prefix": "up", **bounds}}}))
     gateway = composed.server
     async with gateway:
         await composed.remotes[0].wait_connected()  # (its start is bounded by connect_timeout, not timeout)
