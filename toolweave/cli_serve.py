@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import logging
 import socket
@@ -32,6 +31,7 @@ from toolweave.cli_logging import hide_secrets_in_logs
 from toolweave.cli_output import fail, stderr, warn
 from toolweave.config import Composed
 from toolweave.config.live import LiveServer, reload_on_change
+from toolweave.core.extras import installed
 
 
 class Transport(StrEnum):
@@ -169,7 +169,7 @@ def check_serve_flags(
             "(opentelemetry-instrument toolweave serve ...)",
             code=2,
         )
-    if watch and importlib.util.find_spec("watchfiles") is None:
+    if watch and not installed("watchfiles"):
         fail("--watch needs the watchfiles package: pip install 'toolweave[watch]'", code=2)
 
 

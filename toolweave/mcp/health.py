@@ -38,6 +38,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from toolweave.core.extras import need
 from toolweave.server.remote import RemoteServer
 from toolweave.server.server import Server
 
@@ -160,12 +161,11 @@ def install_prometheus_provider() -> bool:
     """
     from toolweave.telemetry.providers import metrics_configured
 
-    try:
-        import prometheus_client  # noqa: F401 - what /metrics reads
-        from opentelemetry.exporter.prometheus import PrometheusMetricReader
-        from opentelemetry.sdk.metrics import MeterProvider
-    except ImportError:
-        raise ImportError("metrics need the prometheus extra: pip install 'toolweave[prometheus]'") from None
+    missing = "metrics need the prometheus extra: pip install 'toolweave[prometheus]'"
+    need("prometheus_client", missing)  # what /metrics reads
+    PrometheusMetricReader = need("opentelemetry.exporter.prometheus", missing).PrometheusMetricReader
+    from opentelemetry.sdk.metrics import MeterProvider
+
     if metrics_configured():
         return False
     reader: Any = PrometheusMetricReader()

@@ -26,6 +26,7 @@ import anyio
 import anyio.lowlevel
 
 from toolweave.core.errors import ConfigError
+from toolweave.core.extras import installed, need
 from toolweave.core.shown import shown_url
 from toolweave.store.base import (
     SharedCache,
@@ -47,11 +48,7 @@ T = TypeVar("T")
 
 
 def _redis_module() -> Any:
-    try:
-        import redis.asyncio
-    except ImportError as error:  # pragma: no cover - depends on the install
-        raise ImportError('RedisStore needs the redis package: pip install "toolweave[redis]"') from error
-    return redis.asyncio
+    return need("redis.asyncio", 'RedisStore needs the redis package: pip install "toolweave[redis]"')
 
 
 def _reconnect_once(module: Any) -> Any:
@@ -80,10 +77,9 @@ def check_url(url: str) -> str:
     if database and not database.isdigit():  # redis-py would quietly use database 0
         shown = shown_url(url)
         raise ValueError(f"the database of a store URL is a number (redis://host:6379/0), not {database!r}: {shown!r}")
-    try:
-        module = _redis_module()
-    except ImportError:  # RedisStore says so when it is made; a config file may still be checked
+    if not installed("redis"):  # RedisStore says so when it is made; a config file may still be checked
         return url
+    module = _redis_module()
     try:  # what redis-py would refuse only when it first connects: an unknown or malformed option
         module.ConnectionPool.from_url(url).make_connection()
     except Exception as error:  # TypeError, ValueError, RedisError: whatever redis-py says of it
