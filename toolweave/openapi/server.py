@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -236,10 +237,7 @@ def client_errors(client: object, auth: object) -> Errors:
         )
     if client is None or isinstance(client, httpx2.AsyncClient):
         return HTTPX2_ERRORS
-    try:
-        import httpx  # optional: only a client of that library needs it
-    except ImportError:
-        httpx = None  # type: ignore[assignment]
+    httpx = sys.modules.get("httpx")  # a client of that library means it is imported already
     if httpx is not None and isinstance(client, httpx.AsyncClient):
         if auth is not None:
             raise TypeError(
