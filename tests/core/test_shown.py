@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolweave.core.shown import Expanded, shown_command, shown_text, shown_url
+from toolweave.core.shown import Expanded, credentials_in, shown_command, shown_text, shown_url, without
 
 DEBUG = Expanded({"1": "${DEBUG}"}, {"1": "${DEBUG}"})
 """`X-Debug: "${DEBUG}"` with DEBUG=1: a header, never shown."""
@@ -41,3 +41,10 @@ def test_an_error_loses_the_strings_the_config_expanded_and_its_long_values() ->
 
 def test_values_given_as_plain_secrets_are_hidden_whatever_their_length() -> None:
     assert shown_command("srv", ["--key=ab"], {"ab": "${KEY}"}) == "srv --key=${KEY}"
+
+
+def test_a_credential_header_is_held_whole_unless_it_names_an_authentication_scheme() -> None:
+    """`Bearer t` holds `t` (the scheme stays readable); `team k3y` is one secret, held whole."""
+    held = credentials_in({"Authorization": "bearer t0k-1", "X-Api-Key": "team k3y-value", "Cookie": "a=1; b=2"})
+    assert held == ["t0k-1", "team k3y-value", "a=1; b=2"]
+    assert without("sent: team k3y-value", held) == "sent: ***"

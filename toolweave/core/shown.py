@@ -36,6 +36,8 @@ CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"
 SHORTEST_SECRET = 4
 """Values shorter than this are left in text that is not known to hold them (`shown_text`): a
 `1` expanded into a flag would garble every `127.0.0.1`, and so short a value keeps nothing secret."""
+AUTH_SCHEMES = frozenset({"basic", "bearer", "digest", "dpop", "negotiate", "oauth", "token", "apikey"})
+"""The HTTP authentication schemes (lower case) of a `Scheme value` header: the value is the secret."""
 
 
 class Expanded(Mapping[str, str]):
@@ -121,12 +123,13 @@ def is_credential_name(name: str) -> bool:
 
 def credentials_in(named: Mapping[str, str] | None, secrets: Secrets = ()) -> list[str]:
     """The credentials among what is sent upstream: the values of `named` (headers, environment
-    variables) whose names say so — of a `Scheme value` one, the value, which may be quoted alone —
-    and the `secrets` a config expanded from a reference whose name says so (`${API_TOKEN}`).
+    variables) whose names say so — of a `Scheme value` one (`AUTH_SCHEMES`), the value, which may
+    be quoted alone; of any other, the whole text, spaces and all — and the `secrets` a config
+    expanded from a reference whose name says so (`${API_TOKEN}`).
 
     Example:
-        >>> credentials_in({"Authorization": "Bearer t0k3n-abc", "Accept": "json", "API_KEY": "k-123"})
-        ['t0k3n-abc', 'k-123']
+        >>> credentials_in({"Authorization": "Bearer t0k3n-abc", "Accept": "json", "X-Api-Key": "k1 k2"})
+        ['t0k3n-abc', 'k1 k2']
         >>> credentials_in(None, Expanded({"s3cr3t-1": "${GH_TOKEN}", "/usr/bin/python3": "${PYTHON}"}))
         ['s3cr3t-1']
     """
@@ -134,7 +137,7 @@ def credentials_in(named: Mapping[str, str] | None, secrets: Secrets = ()) -> li
     for name, value in (named or {}).items():
         if isinstance(value, str) and value and is_credential_name(name):
             scheme, _, rest = value.partition(" ")
-            found.append(rest.strip() if scheme.isalpha() and rest.strip() else value)
+            found.append(rest.strip() if scheme.lower() in AUTH_SCHEMES and rest.strip() else value)
     if isinstance(secrets, Mapping):
         found += [value for value, reference in secrets.items() if SECRET_NAME.search(reference)]
     return found
