@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from toolweave import Tool, ToolAnnotations
+import mcp.types
+import pytest
+
+from toolweave import Server, Tool, ToolAnnotations
+from toolweave.testing import connect
 from toolweave.transforms import Annotate
 
 
@@ -39,3 +43,21 @@ def test_nothing_given_changes_nothing(search_tool: Tool) -> None:
         search_tool.tags,
         search_tool.meta,
     )
+
+
+async def test_the_sdks_annotations_model_is_taken_as_given_to_a_tool() -> None:
+    """`@server.tool(annotations=mcp.types.ToolAnnotations(...))`, as SDK users write it."""
+    server = Server("s")
+
+    @server.tool(annotations=mcp.types.ToolAnnotations(readOnlyHint=True, title="Look"))
+    def look() -> str:
+        return "seen"
+
+    async with connect(server) as client:
+        (listed,) = (await client.list_tools()).tools
+    assert listed.annotations == mcp.types.ToolAnnotations(readOnlyHint=True, title="Look")
+
+
+def test_annotations_of_another_kind_are_refused_by_name() -> None:
+    with pytest.raises(TypeError, match="not list"):
+        ToolAnnotations.coerce(["readOnlyHint"])  # type: ignore[arg-type]

@@ -73,10 +73,21 @@ class ToolAnnotations:
     """Each hint's field name → its key on the wire (MCP's camelCase)."""
 
     @classmethod
-    def coerce(cls, value: ToolAnnotations | Mapping[str, Any] | None) -> ToolAnnotations | None:
-        """Accept annotations as an object or a dict with wire (camelCase) or snake_case keys."""
+    def coerce(cls, value: ToolAnnotations | Mapping[str, Any] | Any | None) -> ToolAnnotations | None:
+        """Accept annotations as an object, a dict with wire (camelCase) or snake_case keys, or
+        the `mcp` SDK's `ToolAnnotations` model.
+
+        Example:
+            >>> import mcp.types
+            >>> ToolAnnotations.coerce(mcp.types.ToolAnnotations(readOnlyHint=True)).to_dict()
+            {'readOnlyHint': True}
+        """
         if value is None or isinstance(value, ToolAnnotations):
             return value
+        if not isinstance(value, Mapping) and hasattr(value, "model_dump"):  # a pydantic model: the SDK's
+            value = value.model_dump(exclude_none=True)
+        if not isinstance(value, Mapping):
+            raise TypeError(f"tool annotations are a ToolAnnotations or a dict, not {type(value).__name__}")
         by_wire = {wire: py for py, wire in cls.WIRE_NAMES.items()}
         kwargs = {}
         for key, item in value.items():
