@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolweave.core.shown import Expanded, credentials_in, shown_command, shown_text, shown_url, without
+from toolweave.core.shown import Expanded, credentials_in, shown_command, shown_text, shown_url, url_secrets, without
 
 DEBUG = Expanded({"1": "${DEBUG}"}, {"1": "${DEBUG}"})
 """`X-Debug: "${DEBUG}"` with DEBUG=1: a header, never shown."""
@@ -48,3 +48,11 @@ def test_a_credential_header_is_held_whole_unless_it_names_an_authentication_sch
     held = credentials_in({"Authorization": "bearer t0k-1", "X-Api-Key": "team k3y-value", "Cookie": "a=1; b=2"})
     assert held == ["t0k-1", "team k3y-value", "a=1; b=2"]
     assert without("sent: team k3y-value", held) == "sent: ***"
+
+
+def test_a_url_password_with_an_unencoded_slash_is_hidden_with_all_before_the_host() -> None:
+    """`urlsplit` ends the host at the `/` and reads the password's tail as the path."""
+    url = "redis://:Zm9v/YmFy+cXV4@127.0.0.1:6379/0"
+    assert shown_url(url) == "redis://***@127.0.0.1:6379/0"
+    assert "Zm9v/YmFy+cXV4" in url_secrets(url)
+    assert shown_url("https://host/users/@me") == "https://host/users/@me"  # an @ in a path is no password

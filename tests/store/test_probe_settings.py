@@ -4,6 +4,7 @@ reason (never the password) when Redis refuses it."""
 from __future__ import annotations
 
 import logging
+import re
 import sys
 
 import pytest
@@ -29,6 +30,16 @@ def test_a_url_redis_would_misread_or_refuse_later_is_refused_at_once(url: str, 
     with pytest.raises(ValueError) as raised:
         RedisStore(url)
     assert named in str(raised.value) and "s3cret" not in str(raised.value)
+
+
+@pytest.mark.parametrize("password", ["Zm9v/YmFy+cXV4", "Qx7#kz9-w", "Hq2?Zr8v"])
+def test_a_password_with_an_unencoded_delimiter_is_refused_without_showing_any_of_it(password: str) -> None:
+    """A parser ends the host at the `/` (`?`, `#`): redis-py took the rest for the port and said so."""
+    with pytest.raises(ValueError) as raised:
+        RedisStore(f"redis://:{password}@127.0.0.1:6379/0")
+    message = str(raised.value)
+    assert "percent-encoded" in message and "redis://***@127.0.0.1:6379/0" in message
+    assert not any(piece in message for piece in re.split(r"[/#?]", password))
 
 
 def test_without_the_redis_package_a_redis_store_is_an_error_not_an_outage(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -188,9 +188,29 @@ def longest_first(values: Iterable[str], *, whole_words_below: int = 0) -> re.Pa
     return re.compile("|".join(alternative(value) for value in sorted(set(values), key=len, reverse=True)))
 
 
+def unencoded_userinfo(url: str) -> str | None:
+    """The `user:password` of `url` when its password holds a `/`, `?` or `#` not percent-encoded:
+    parsers then end the host at it and read the rest of the password as the path (or query),
+    so it cannot be told from one; else `None`.
+
+    Example:
+        >>> unencoded_userinfo("redis://:Zm9v/YmFy@127.0.0.1:6379/0"), unencoded_userinfo("redis://:pw@h:6379/0")
+        (':Zm9v/YmFy', None)
+    """
+    _, slashes, rest = url.partition("://")
+    if not slashes or "@" not in rest:
+        return None
+    userinfo = rest.rpartition("@")[0]
+    parsed_host = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    return userinfo if "@" not in parsed_host and ":" in userinfo else None
+
+
 def _without_credentials(url: str) -> str:
     """`url` with its password (or a user alone) and secret-looking query values as `***`; the
-    rest as written."""
+    rest as written (a password a parser cannot tell from the path hides all before the host)."""
+    misread = unencoded_userinfo(url)
+    if misread is not None:
+        return url.replace(f"{misread}@", f"{HIDDEN}@", 1)
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -226,6 +246,9 @@ def url_secrets(url: str) -> list[str]:
         >>> url_secrets("https://user:hunter2@api.example.com/v1?key=a%2Bb&q=cats")
         ['hunter2', 'a%2Bb', 'a+b']
     """
+    misread = unencoded_userinfo(url)
+    if misread is not None:
+        return [misread, misread.partition(":")[2]]
     try:
         parts = urlsplit(url)
     except ValueError:

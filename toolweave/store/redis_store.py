@@ -27,7 +27,7 @@ import anyio.lowlevel
 
 from toolweave.core.errors import ConfigError
 from toolweave.core.extras import installed, need
-from toolweave.core.shown import shown_url
+from toolweave.core.shown import shown_url, unencoded_userinfo
 from toolweave.store.base import (
     SharedCache,
     SharedCircuit,
@@ -70,6 +70,11 @@ def check_url(url: str) -> str:
         ...
         ValueError: the database of a store URL is a number (redis://host:6379/0), not 'cache': 'redis://127.0.0.1:6379/cache'
     """
+    if unencoded_userinfo(url) is not None:  # else redis-py reads part of the password as the port
+        raise ValueError(
+            "the password of a store URL must be percent-encoded ('/' as %2F, '?' as %3F, '#' as %23): "
+            f"{shown_url(url)!r}"
+        )
     parts = urlsplit(url)
     if parts.scheme not in ("redis", "rediss", "unix") or not (parts.netloc or parts.path):
         raise ValueError(f"a store URL looks like 'redis://127.0.0.1:6379/0', not {shown_url(url)!r}")
