@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -61,6 +62,15 @@ class RedisServer:
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and self._listening():
             time.sleep(0.02)
+
+    def pause(self) -> None:
+        """Stop the server answering, connections left open (as a black-holed network would)."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
 
     def _listening(self) -> bool:
         import socket

@@ -42,6 +42,33 @@ async def test_an_unreachable_store_fails_fast_and_is_not_retried_at_once() -> N
         await store.close()
 
 
+async def test_a_redis_that_does_not_answer_costs_one_call_the_timeout_not_every_call(redis: RedisServer) -> None:
+    """After `retry_after`, one operation tries Redis again; the calls made meanwhile fail at once."""
+    store = RedisStore(redis.url, timeout=0.4, retry_after=0.2)
+    slow: list[float] = []
+
+    async def ping() -> None:
+        started = anyio.current_time()
+        with pytest.raises(StoreUnavailable):
+            await store.run(lambda client: client.ping())
+        if anyio.current_time() - started > 0.2:
+            slow.append(anyio.current_time() - started)
+
+    try:
+        await store.run(lambda client: client.ping())  # connected
+        redis.pause()
+        await ping()  # the outage begins: this one waits the timeout
+        await anyio.sleep(0.3)  # past retry_after
+        async with anyio.create_task_group() as group:
+            for _ in range(20):
+                group.start_soon(ping)
+                await anyio.sleep(0.01)
+    finally:
+        redis.resume()
+        await store.close()
+    assert len(slow) == 2  # the first failure and the one retry, not the 20 calls made meanwhile
+
+
 @pytest.mark.parametrize(
     ("policy", "allowed"), [("local", 2), ("allow", 5), ("reject", 0)], ids=["local", "allow", "reject"]
 )

@@ -174,9 +174,14 @@ class RedisStore(Store):
         return self._down_until > anyio.current_time()
 
     async def run(self, op: Callable[[Redis], Awaitable[T]]) -> T:
-        """Run `op(client)` within `timeout`; any failure is `StoreUnavailable`."""
-        if self._down_until and self.down:
-            raise StoreUnavailable(f"{self!r} is unavailable")
+        """Run `op(client)` within `timeout`; any failure is `StoreUnavailable`. After an outage's
+        `retry_after`, one operation tries Redis again while the others keep failing at once, so a
+        Redis that does not answer costs one call the timeout, not every call made meanwhile."""
+        if self._down_until:
+            now = anyio.current_time()
+            if self._down_until > now:
+                raise StoreUnavailable(f"{self!r} is unavailable")
+            self._down_until = now + self.timeout  # this one tries; an answer ends the outage
         try:
             with anyio.fail_after(self.timeout):
                 result = await op(self.client())
