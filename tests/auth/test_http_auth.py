@@ -142,6 +142,23 @@ async def test_the_resource_url_defaults_to_the_verifiers_audience(issuer: Issue
     assert (metadata["resource"], metadata["authorization_servers"]) == (AUDIENCE, [ISSUER])
 
 
+@pytest.mark.parametrize(
+    "written", ["https://mcp.example.com", "https://MCP.example.com/mcp", "https://mcp.example.com:443/mcp/"]
+)
+async def test_a_token_for_the_advertised_resource_is_accepted_however_the_url_was_written(
+    issuer: Issuer, written: str
+) -> None:
+    """The metadata advertises the URL normalised; a client asks its issuer for a token for that."""
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=written)
+    async with serving(notes_server().http_app(auth=verifier)) as url, httpx2.AsyncClient() as http:
+        challenge = (await _post(url, {})).headers["www-authenticate"]
+        metadata = httpx2.URL(challenge.split('resource_metadata="')[1].split('"')[0])
+        advertised = (await http.get(url + metadata.raw_path.decode())).json()["resource"]
+        accepted = await _post(url, {"authorization": f"Bearer {issuer.token(aud=advertised)}"})
+        other = await _post(url, {"authorization": f"Bearer {issuer.token(aud=advertised + 'x')}"})
+    assert advertised != written and (accepted.status_code, other.status_code) == (200, 401)
+
+
 def test_without_a_resource_url_the_missing_metadata_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     verifier = JWTVerifier(public_key=SigningKey.rsa().public_pem(), issuer=ISSUER)  # no audience to go by
     app = notes_server().http_app(auth=verifier)

@@ -36,6 +36,12 @@ async def test_an_active_token_is_the_caller_and_is_remembered_briefly(issuer: I
     assert second is first and issuer.introspections == 1
 
 
+async def test_an_audience_is_the_same_url_however_it_is_written(issuer: Issuer) -> None:
+    token = issuer.opaque_token(aud="HTTP://127.0.0.1:80/mcp/")
+    async with verifier_for(issuer) as verifier:
+        assert (await verifier.verify(token)).subject == "ada"
+
+
 INACTIVE = {
     "unknown token": lambda i: "never-issued",
     "inactive": lambda i: i.opaque_token(active=False),

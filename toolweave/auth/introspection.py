@@ -27,7 +27,14 @@ import httpx2 as httpx
 
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.client_auth import basic_client_auth
-from toolweave.auth.verifier import audiences, caller_from_claims, checked_url, epoch_seconds, scope_names
+from toolweave.auth.verifier import (
+    audiences,
+    caller_from_claims,
+    checked_url,
+    epoch_seconds,
+    issued_for,
+    scope_names,
+)
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken, VerifierUnavailable
 
@@ -133,5 +140,5 @@ class IntrospectionVerifier:
         if self.audience is not None and "aud" in answer:
             audience = answer["aud"]
             audiences = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
-            if not any(accepted in audiences for accepted in self.audience):
+            if not issued_for(audiences, self.audience):
                 raise InvalidToken("the token is for another audience")

@@ -32,6 +32,8 @@ from typing import Any
 import jwt
 from pydantic_core import from_json
 
+from toolweave.auth.verifier import issued_for
+
 _COMPACT = re.compile(r"([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]*)")
 """Header, payload, signature (empty for `alg: none`, which the algorithm check then refuses)."""
 
@@ -102,7 +104,8 @@ def check_claims(
     claims: dict[str, Any], *, now: float, leeway: float, issuer: str | None, audience: Sequence[str] | None
 ) -> None:
     """`exp` (required), `nbf`, `iat` with `leeway` seconds of skew; `iss` equal to `issuer` and
-    `aud` containing one of `audience`, when given. Raises the PyJWT error of the first failure."""
+    `aud` containing one of `audience` (as URLs, `verifier.issued_for`), when given. Raises the
+    PyJWT error of the first failure."""
     expires = _number(claims, "exp")
     if expires is None:
         raise jwt.MissingRequiredClaimError("exp")
@@ -121,5 +124,5 @@ def check_claims(
         given = [found] if isinstance(found, str) else found if isinstance(found, list) else None
         if given is None:
             raise jwt.MissingRequiredClaimError("aud")
-        if not any(value in audience for value in given):
+        if not issued_for(given, audience):
             raise jwt.InvalidAudienceError("Audience doesn't match")

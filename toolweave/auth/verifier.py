@@ -22,10 +22,12 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AnyHttpUrl, ValidationError
 
@@ -117,6 +119,41 @@ def audiences(audience: str | Iterable[str] | None) -> list[str] | None:
         (['https://mcp.example.com/mcp'], None, None)
     """
     return [audience] if isinstance(audience, str) else list(audience or []) or None
+
+
+@functools.lru_cache(maxsize=256)
+def audience_form(audience: str) -> str:
+    """`audience` as audiences are compared: an http(s) URL with its scheme and host in lower
+    case, no default port and no trailing `/` (the form the RFC 9728 metadata advertises is
+    normalised, and a client asks for a token for what it advertises); anything else as it is.
+
+    Example:
+        >>> audience_form("https://MCP.example.com:443/mcp/"), audience_form("api://toolweave")
+        ('https://mcp.example.com/mcp', 'api://toolweave')
+    """
+    try:
+        parts = urlsplit(audience)
+        port = parts.port
+    except ValueError:
+        return audience
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return audience
+    scheme = parts.scheme.lower()
+    shown_port = f":{port}" if port is not None and port != {"http": 80, "https": 443}[scheme] else ""
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    path = parts.path.rstrip("/")
+    return urlunsplit((scheme, f"{host}{shown_port}", path, parts.query, ""))
+
+
+def issued_for(found: Iterable[Any], accepted: Iterable[str]) -> bool:
+    """Whether one of a token's audiences `found` is one of `accepted` (see `audience_form`).
+
+    Example:
+        >>> issued_for(["https://mcp.example.com/"], ["https://mcp.example.com"])
+        True
+    """
+    wanted = {audience_form(audience) for audience in accepted}
+    return any(isinstance(audience, str) and audience_form(audience) in wanted for audience in found)
 
 
 def epoch_seconds(value: Any) -> int | None:
