@@ -68,6 +68,15 @@ async def test_wrong_client_credentials_refuse_every_token(issuer: Issuer) -> No
     await verifier.aclose()
 
 
+async def test_a_secret_in_the_endpoint_url_is_never_shown(caplog: pytest.LogCaptureFixture) -> None:
+    url = f"http://gw:pw-S3CRET@127.0.0.1:{free_port()}/introspect?api_key=k-S3CRET"
+    verifier = IntrospectionVerifier(url, client_id="a", client_secret="b", timeout=1)
+    with pytest.raises(InvalidToken):
+        await verifier.verify("some-token")
+    await verifier.aclose()
+    assert "introspection at" in caplog.text and "S3CRET" not in caplog.text + repr(verifier)
+
+
 async def test_an_unreachable_endpoint_refuses_within_its_timeout() -> None:
     verifier = IntrospectionVerifier(
         f"http://127.0.0.1:{free_port()}/introspect", client_id="a", client_secret="b", timeout=1

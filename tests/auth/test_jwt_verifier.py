@@ -9,6 +9,7 @@ import jwt
 import pytest
 
 from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey, hs256_with_public_key, unsigned
+from tests.conftest import free_port
 from toolweave.auth import JWTVerifier
 from toolweave.auth.jwt_verifier import RETRY_WITHOUT_KEYS
 from toolweave.core.errors import InvalidToken
@@ -130,8 +131,6 @@ async def test_a_verified_token_is_not_checked_again(issuer: Issuer) -> None:
 
 
 async def test_an_unreachable_jwks_refuses_quickly() -> None:
-    from tests.conftest import free_port
-
     verifier = JWTVerifier(jwks_uri=f"http://127.0.0.1:{free_port()}/jwks.json", timeout=1)
     with anyio.fail_after(5), pytest.raises(InvalidToken, match="could not be fetched"):
         await verifier.verify(Issuer().token())
@@ -150,6 +149,31 @@ async def test_keys_the_jwks_endpoint_could_not_give_at_start_are_fetched_within
     await anyio.sleep(RETRY_WITHOUT_KEYS + 0.1)
     assert (await verifier.verify(issuer.token())).subject == "ada"
     assert issuer.jwks_requests == 2
+
+
+async def test_a_jwks_with_no_usable_key_is_logged_with_why_and_fetched_again_within_a_second(
+    issuer: Issuer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An empty key set mid-rotation, or only keys this verifier cannot use: a failure, not keys
+    known for the JWKS's whole lifetime (every request refused for five minutes)."""
+    key = SigningKey.ec()
+    issuer.keys = [SigningKey.rsa()]
+    verifier = verifier_for(issuer, algorithms=["ES256"])  # the JWKS holds only an RSA key
+    with pytest.raises(InvalidToken, match="could not be fetched"):
+        await verifier.verify(issuer.token(key))
+    assert "no signing key it holds is usable here" in caplog.text and "alg 'RS256' is not allowed" in caplog.text
+    issuer.keys = [key]  # published
+    await anyio.sleep(RETRY_WITHOUT_KEYS + 0.1)
+    assert (await verifier.verify(issuer.token(key))).subject == "ada"
+    assert issuer.jwks_requests == 2
+
+
+async def test_a_secret_in_the_jwks_url_is_never_shown(caplog: pytest.LogCaptureFixture) -> None:
+    verifier = JWTVerifier(jwks_uri=f"http://u:pw-S3CRET@127.0.0.1:{free_port()}/jwks?access_key=k-S3CRET", timeout=1)
+    with pytest.raises(InvalidToken):
+        await verifier.verify(Issuer().token())
+    assert "could not fetch the JWKS" in caplog.text
+    assert "S3CRET" not in caplog.text + repr(verifier)
 
 
 def test_symmetric_or_empty_algorithm_lists_are_refused_at_construction() -> None:

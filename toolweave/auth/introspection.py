@@ -37,6 +37,7 @@ from toolweave.auth.verifier import (
 )
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken, VerifierUnavailable
+from toolweave.core.shown import shown_url
 
 logger = logging.getLogger("toolweave.auth")
 
@@ -85,7 +86,7 @@ class IntrospectionVerifier:
         self._client: httpx.AsyncClient | None = None
 
     def __repr__(self) -> str:
-        return f"IntrospectionVerifier({self.url!r}, client_id={self._credentials[0]!r})"
+        return f"IntrospectionVerifier({shown_url(self.url)!r}, client_id={self._credentials[0]!r})"
 
     async def verify(self, token: str) -> AuthInfo:
         """The caller behind `token`, as the authorization server describes it.
@@ -126,7 +127,7 @@ class IntrospectionVerifier:
         except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
             status = error.response.status_code if isinstance(error, httpx.HTTPStatusError) else None
             why = f"HTTP {status}" if status is not None else type(error).__name__  # 401: this server's credentials
-            logger.warning("token introspection at %s failed: %s", self.url, why)
+            logger.warning("token introspection at %s failed: %s", shown_url(self.url), why)
             raise VerifierUnavailable("the introspection endpoint could not be asked") from None
         if not isinstance(answer, dict):
             raise VerifierUnavailable("the introspection answer is not a JSON object")

@@ -58,6 +58,7 @@ from toolweave.auth.jws import Compact, check_claims
 from toolweave.auth.verifier import audiences, caller_from_claims, checked_url, scope_names
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken, VerifierUnavailable
+from toolweave.core.shown import shown_url, url_secrets, without
 
 logger = logging.getLogger("toolweave.auth")
 
@@ -151,7 +152,7 @@ class JWTVerifier:
             self._keys = {None: _static_key(public_key)}
 
     def __repr__(self) -> str:
-        source = f"jwks_uri={self.jwks_uri!r}" if self.jwks_uri else "public_key=..."
+        source = f"jwks_uri={shown_url(self.jwks_uri)!r}" if self.jwks_uri else "public_key=..."
         return f"JWTVerifier({source}, issuer={self.issuer!r}, audience={self.audience!r})"
 
     async def verify(self, token: str) -> AuthInfo:
@@ -159,7 +160,8 @@ class JWTVerifier:
 
         Raises:
             InvalidToken: the token is refused; the message says why (for logs, not for clients).
-            VerifierUnavailable: the signing keys could not be had (the JWKS endpoint failed).
+            VerifierUnavailable: no signing key is known (the JWKS endpoint failed, or held none
+                this verifier can use).
         """
         cached = self._cache.get(token)
         if cached is not None:
@@ -198,7 +200,7 @@ class JWTVerifier:
             with contextlib.suppress(InvalidToken):  # down: keep the keys already known (logged in _fetch)
                 await self._refresh(forced=False)
         if not self._keys:
-            raise VerifierUnavailable("the signing keys could not be fetched (the JWKS endpoint failed)")
+            raise VerifierUnavailable("the signing keys could not be fetched (the JWKS failed or held no usable key)")
         key = self._find(kid)
         if key is None and await self._refresh(forced=True):
             key = self._find(kid)
@@ -238,9 +240,11 @@ class JWTVerifier:
             response.raise_for_status()
             keys = _jwks(response.json(), self.algorithms)
         except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
-            # Keep serving with the keys already known; tokens signed by new ones fail until it works.
+            # Keep serving with the keys already known (an empty set mid-rotation too), and try again
+            # at the pace of a failure: tokens signed by new keys fail until it works.
             self._failed_at = time.monotonic()
-            logger.warning("could not fetch the JWKS at %s: %s", self.jwks_uri, str(error) or type(error).__name__)
+            why = without(str(error) or type(error).__name__, url_secrets(self.jwks_uri))  # httpx quotes the URL
+            logger.warning("could not fetch the JWKS at %s: %s", shown_url(self.jwks_uri), why)
             raise VerifierUnavailable("the signing keys could not be fetched") from None
         self._fetched_at = time.monotonic()
         if any(keys.get(kid) != key for kid, key in self._keys.items()):
@@ -257,23 +261,42 @@ def _media_type(typ: Any) -> str | None:
 
 
 def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, _Key]:
-    """The usable signing keys of a JWKS document, by `kid`."""
+    """The usable signing keys of a JWKS document, by `kid`.
+
+    Raises:
+        ValueError: not a JWKS, or none of its keys is usable (each one's reason given).
+
+    Example:
+        >>> _jwks({"keys": [{"kid": "k1", "kty": "oct", "alg": "HS256", "k": "c2VjcmV0"}]}, ("RS256",))
+        Traceback (most recent call last):
+        ...
+        ValueError: no signing key it holds is usable here (kid 'k1': alg 'HS256' is not allowed)
+    """
     if not isinstance(document, dict) or not isinstance(document.get("keys"), list):
         raise ValueError("not a JSON Web Key Set (no 'keys' list)")
     keys: dict[str | None, _Key] = {}
+    skipped: list[str] = []
     for entry in document["keys"]:
-        if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
+        if not isinstance(entry, dict):
+            skipped.append("an entry that is not an object")
             continue
         kid = entry.get("kid")
-        if kid is not None and not isinstance(kid, str):
-            continue  # a token's `kid` is looked up as a string; this key could never be chosen
-        if entry.get("alg") is not None and entry["alg"] not in algorithms:
-            continue
-        try:
-            jwk = PyJWK.from_dict(entry)
-        except jwt.PyJWTError:
-            continue  # a key type or curve this verifier cannot use
-        keys[kid] = _Key(jwk.key_type or "", jwk.key)
+        named = f"kid {str(kid)[:40]!r}"
+        if entry.get("use", "sig") != "sig":
+            skipped.append(f"{named}: use {str(entry['use'])[:20]!r}, not 'sig'")
+        elif kid is not None and not isinstance(kid, str):
+            skipped.append(f"{named}: not a string")  # a token's `kid` is looked up as one: never chosen
+        elif entry.get("alg") is not None and entry["alg"] not in algorithms:
+            skipped.append(f"{named}: alg {str(entry['alg'])[:20]!r} is not allowed")
+        else:
+            try:
+                jwk = PyJWK.from_dict(entry)
+            except jwt.PyJWTError as error:  # a key type or curve this verifier cannot use
+                skipped.append(f"{named}: {error}")
+                continue
+            keys[kid] = _Key(jwk.key_type or "", jwk.key)
+    if not keys:
+        raise ValueError(f"no signing key it holds is usable here ({'; '.join(skipped[:5]) or 'it holds none'})")
     return keys
 
 
