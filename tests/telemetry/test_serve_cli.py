@@ -18,6 +18,7 @@ from tests.acceptance.cli_helpers import FIXTURES, ROOT, run_cli
 from tests.conftest import subprocess_env
 from tests.serving import toolweave_served
 from tests.telemetry.conftest import Spans
+from toolweave.mcp.http_auth import QUERY_TOKEN_NAMES
 
 BASIC = str(FIXTURES / "basic.yaml")
 
@@ -68,12 +69,13 @@ async def test_uvicorns_lines_follow_the_log_format_and_never_show_a_token_sent_
         toolweave_served(BASIC, "--log-format", log_format, "--log-level", "info", stderr=stderr) as server,
         httpx2.Client() as http,
     ):
-        refused = http.post(f"{server.url}/mcp?access_token={token}", json={})
-    assert refused.status_code == 400  # (no auth configured: an empty object is not a request)
+        refused = [http.post(f"{server.url}/mcp?{name}={token}", json={}) for name in sorted(QUERY_TOKEN_NAMES)]
+    assert {response.status_code for response in refused} == {400}  # (no auth: an empty object is no request)
     text = errors.read_text()
     assert token not in text
-    access = [line for line in text.splitlines() if "/mcp?access_token=" in line]
-    assert access and all("access_token=***" in line for line in access)
+    for name in QUERY_TOKEN_NAMES:  # each name the auth edge refuses a token under
+        access = [line for line in text.splitlines() if f"/mcp?{name}=" in line]
+        assert access and all(f"{name}=***" in line for line in access), name
     if log_format == "json":
         lines = [json.loads(line) for line in text.splitlines()]  # every line is JSON, uvicorn's too
         assert {"uvicorn.error", "uvicorn.access"} <= {line["logger"] for line in lines}

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
 HIDDEN = "***"
-SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
+SECRET_NAME = re.compile(r"key|token|bearer|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
 """Query parameter names whose values are treated as secrets."""
 CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
 """Headers that carry credentials whatever their values look like."""
