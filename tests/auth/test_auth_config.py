@@ -217,6 +217,15 @@ async def test_an_authorize_rule_gates_prompts_and_resources(tmp_path: Path) -> 
         await server.get_prompt("billing_letter", {"customer": "Bob"}, ctx=caller(tenant="acme"))
 
 
+async def test_an_authorize_rule_with_an_empty_tools_list_gates_no_tool(tmp_path: Path) -> None:
+    (tmp_path / "letters.py").write_text(PROMPTS_AND_RESOURCES + "\nserver.add_tool(lambda: 'ok', name='ping')\n")
+    path = tmp_path / "gateway.yaml"
+    rule = {"tools": [], "prompts": "greeting", "scopes": ["letters"]}
+    path.write_text(yaml.safe_dump({"python": ["letters:server"], "authorize": [rule]}))
+    anyone = await names(build_file(path).server)
+    assert anyone["tools"] == ["ping"] and "greeting" not in anyone["prompts"]
+
+
 @pytest.mark.parametrize(
     ("rule", "message"),
     [

@@ -13,7 +13,7 @@ from tests.conftest import subprocess_env
 from toolweave import DuplicateError, Server, Tool, explain
 from toolweave.server.remote import RemoteServer
 from toolweave.testing import RecordingMiddleware
-from toolweave.transforms import Annotate, InjectArgs, MaskErrors, Rename, TransformArgs
+from toolweave.transforms import Annotate, Authorize, InjectArgs, MaskErrors, Rename, TransformArgs
 from toolweave.transforms.argmap import MappedRun
 
 
@@ -50,6 +50,28 @@ def test_tags_select_tools() -> None:
     hints = {name: e.tool.annotations for name, e in server.catalog.entries.items()}
     assert hints["search"] is not None and hints["search"].read_only_hint is True
     assert hints["fetch"] is None
+
+
+def test_tags_and_a_predicate_must_both_hold() -> None:
+    """The predicate was dropped when tags were given too: every tagged tool was chosen."""
+    server = make_server([])
+    server.add_tool(lambda q: q, name="lookup", tags={"search"})
+    server.add_transform(Annotate(read_only=True), tools=lambda tool: tool.name != "lookup", tags={"search"})
+    hints = {name: e.tool.annotations for name, e in server.catalog.entries.items()}
+    assert hints["search"] is not None and (hints["lookup"], hints["fetch"]) == (None, None)
+
+
+def test_an_empty_list_of_tools_selects_none() -> None:
+    """`tools=[]` beside `prompts=`: the prompts only (it selected every tool)."""
+    server = make_server([])
+
+    @server.prompt
+    def brief() -> str:
+        return "brief"
+
+    server.add_transform(Authorize(scopes=["admin"]), tools=[], prompts="brief")
+    assert all(entry.tool.access is None for entry in server.catalog.entries.values())
+    assert [prompt.access is not None for prompt in server.prompts.catalog.prompts] == [True]
 
 
 async def test_transforms_apply_to_mounted_tools_by_their_exposed_name() -> None:

@@ -93,7 +93,7 @@ def selector(spec: str | list[str] | SelectorSpec | None) -> Selector | None:
             destructive=spec.destructive,
             open_world=spec.open_world,
         )
-    return Selector(spec)
+    return Selector.coerce(spec)
 
 
 # -- per-tool changes and rules --------------------------------------------------------------------

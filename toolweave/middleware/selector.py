@@ -34,6 +34,11 @@ def _named(component: Any, pattern: str) -> bool:
     return uri is not None and fnmatch.fnmatchcase(uri, pattern)
 
 
+def _no_tool(tool: Any) -> bool:
+    """The test of an empty list of names (`tools=[]`): it selects nothing."""
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Selector:
     """Matches tools by name glob, tags (any of), annotation hints and a predicate.
@@ -80,7 +85,13 @@ class Selector:
 
     @classmethod
     def coerce(cls, value: Selector | str | Iterable[str] | Callable[[Tool], bool] | None) -> Selector | None:
-        """A selector from a selector, a glob, a list of globs, a predicate or `None` (all tools)."""
+        """A selector from a selector, a glob, a list of globs (an empty one selects nothing), a
+        predicate or `None` (all tools).
+
+        Example:
+            >>> Selector.coerce([]).describe(), Selector.coerce(None)
+            ('no tools', None)
+        """
         if value is None or isinstance(value, Selector):
             return value
         if callable(value):
@@ -89,6 +100,8 @@ class Selector:
             return cls(value)
         if isinstance(value, Iterable):
             patterns = list(value)
+            if not patterns:
+                return cls(where=_no_tool)
             if all(isinstance(item, str) for item in patterns):
                 return cls(patterns)
         raise TypeError(
@@ -114,6 +127,8 @@ class Selector:
 
     def describe(self) -> str:
         """A short human-readable form, for `explain`."""
+        if self.where is _no_tool:
+            return "no tools"
         parts: list[str] = []
         if self.names:
             parts.append(f"names={list(self.names)}")

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -88,6 +89,6 @@ class TransformSet:
 
 def _selector(names: Selector | str | Iterable[str] | None, tags: Iterable[str]) -> Selector | None:
     selector = Selector.coerce(names)
-    if tags:
-        selector = Selector(selector.names if selector else None, tags=tags)
+    if tags:  # with the selector's other criteria (a predicate, hints), not its names alone
+        selector = dataclasses.replace(selector, tags=frozenset(tags)) if selector else Selector(tags=tags)
     return selector
