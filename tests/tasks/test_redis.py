@@ -61,6 +61,24 @@ async def test_a_task_whose_server_died_is_failed_by_the_replica_that_reads_it(r
     assert state.status == "failed" and state.error is not None and "stopped answering" in state.error["message"]
 
 
+async def test_an_ended_record_is_final_in_redis(redis: RedisServer) -> None:
+    """A write over an ended record (a slow runner's renewal after another replica failed its
+    task) is refused and says so; the same end written again (a retried write) is taken."""
+    store = RedisStore(redis.url)
+    tasks = RedisTaskStore(store, server="jobs")
+    working = TaskRecord.new("local", keep=60.0, poll_interval=0.5).changed(worker="w", lease_until=time.time() + 30)
+    failed = working.finish("failed", error={"code": -32603, "message": "lost"})
+    try:
+        written = [await tasks.put(working), await tasks.put(failed), await tasks.put(failed)]
+        refused = await tasks.put(working.changed(status_message="still going", lease_until=time.time() + 30))
+        stored = await tasks.get(working.task_id)
+    finally:
+        await store.close()
+    assert written == [True, True, True] and refused is False
+    assert stored is not None and stored.status == "failed"
+    assert redis_cli(redis, "exists", f"toolweave:tasks:jobs:{working.task_id}:lease") == "0"
+
+
 async def test_a_redis_outage_fails_task_creation_and_polling_saying_tasks_are_unavailable(
     redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:

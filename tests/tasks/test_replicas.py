@@ -11,6 +11,24 @@ from toolweave import Server
 from toolweave.tasks import MemoryTaskStore, TaskRecord, configure_tasks
 
 
+class Cut:
+    """A replica's way to a shared store, which a test can cut (as a network would) and restore."""
+
+    def __init__(self, store: MemoryTaskStore) -> None:
+        self.store = store
+        self.cut = False
+
+    async def put(self, record: TaskRecord) -> bool | None:
+        if self.cut:
+            raise ConnectionError("the store is out of reach")
+        return await self.store.put(record)
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        if self.cut:
+            raise ConnectionError("the store is out of reach")
+        return await self.store.get(task_id)
+
+
 def replicas(store: MemoryTaskStore, gate: Gate, **options: float) -> tuple[Server, Server]:
     first, second = tasks_server(gate, name="replica-1"), tasks_server(gate, name="replica-2")
     for server in (first, second):
@@ -58,3 +76,26 @@ async def test_a_task_whose_worker_died_is_failed_once_its_lease_lapsed() -> Non
     }
     stored = await store.get(orphan.task_id)
     assert stored is not None and stored.status == "failed"
+
+
+async def test_a_task_failed_for_a_lapsed_lease_stays_failed_and_its_work_is_cancelled() -> None:
+    """Its runner was cut off from the store longer than a lease, then came back: its renewals
+    and its result used to overwrite the end another replica wrote (failed, working, completed)."""
+    gate, store = Gate(), MemoryTaskStore()
+    first, second = tasks_server(gate, name="replica-1"), tasks_server(gate, name="replica-2")
+    way = Cut(store)
+    configure_tasks(first, store=way, lease=0.3)  # type: ignore[arg-type]
+    configure_tasks(second, store=store, lease=0.3)
+    async with task_client(first) as one, task_client(second) as other:
+        created = await create(one, "build", {"ref": "main"})
+        await gate.entered.wait()
+        way.cut = True
+        await anyio.sleep(0.5)  # the lease lapses unrenewed
+        ended = await get(other, created.task_id)
+        way.cut = False
+        with anyio.fail_after(5):
+            await gate.cleaned_up.wait()  # the runner's next renewal is refused: its work is cancelled
+        gate.release.set()
+        await anyio.sleep(0.2)
+        seen = [(await get(other, created.task_id)).status for _ in range(3)]
+    assert ended.status == "failed" and seen == ["failed"] * 3

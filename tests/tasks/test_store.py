@@ -44,6 +44,15 @@ async def test_ended_records_are_forgotten_once_they_expire() -> None:
     assert await store.get(running.task_id) == running  # its worker is still on it
 
 
+async def test_an_ended_record_is_final_in_memory() -> None:
+    store = MemoryTaskStore()
+    working = TaskRecord.new("local", keep=60.0, poll_interval=1.0)
+    failed = working.finish("failed", error={"code": -32603, "message": "lost"})
+    written = [await store.put(working), await store.put(failed), await store.put(failed)]
+    assert written == [True, True, True] and await store.put(working.changed(status_message="on")) is False
+    assert await store.get(working.task_id) == failed
+
+
 async def test_a_growing_store_sweeps_expired_records_on_its_own() -> None:
     store = MemoryTaskStore()
     for _ in range(200):

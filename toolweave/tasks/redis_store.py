@@ -2,7 +2,8 @@
 
 One JSON document per task under `<namespace>:tasks:<server>:<task id>` (a server's replicas share
 one name; another server on the same Redis never reads, answers or cancels its tasks; without
-`server`, `<namespace>:tasks:<task id>`), written whole on each change and expiring on its own:
+`server`, `<namespace>:tasks:<task id>`), written whole on each change (never over an ended
+one: an ended task is final, whoever ended it) and expiring on its own:
 an ended record `keep` seconds after its last change; a running one `keep` seconds after its
 lease (so the record of a task whose server died and that nobody reads again still goes away).
 
@@ -82,25 +83,18 @@ class RedisTaskStore:
 
         self._saw((await self.store.run(stamp))[-1])
 
-    async def put(self, record: TaskRecord) -> None:
+    async def put(self, record: TaskRecord) -> bool:
         name, value = self.key(record.task_id), json.dumps(record.to_dict())
         until = record.expires_at if record.terminal else (record.lease_until or record.updated_at) + record.keep
         now = time.time()
         lease = 0 if record.terminal or record.lease_until is None else _ms(record.lease_until - now)
-        generation = self.key("generation")
-
-        async def write(client: Redis) -> list[Any]:
-            async with client.pipeline(transaction=True) as both:
-                both.set(name, value, px=max(1, _ms(until - now)))
-                if lease > 0:
-                    both.set(f"{name}:lease", record.worker or "", px=lease)
-                else:
-                    both.delete(f"{name}:lease")
-                both.set(generation, secrets.token_hex(8), nx=True)  # (a new token: a new generation)
-                both.get(generation)
-                return await both.execute()  # type: ignore[no-any-return]
-
-        self._saw((await self.store.run(write))[-1])
+        keys = [name, f"{name}:lease", self.key("generation")]
+        args = [value, max(1, _ms(until - now)), lease, record.worker or "", secrets.token_hex(8)]
+        written, generation = await self.store.run(
+            lambda client: self.store.script(_PUT)(keys=keys, args=args, client=client)
+        )
+        self._saw(generation)
+        return bool(written)
 
     async def get(self, task_id: str) -> TaskRecord | None:
         name = self.key(task_id)
@@ -130,6 +124,29 @@ class RedisTaskStore:
     def relay(self) -> Fanout:
         """The channel replicas pass requests for each other's tasks on."""
         return Fanout(self.store, self.store.key("tasks", *self._scope, "relay"))
+
+
+_PUT = """
+local stored = redis.call('GET', KEYS[1])
+if stored and stored ~= ARGV[1] then
+  local ok, record = pcall(cjson.decode, stored)
+  local status = ok and type(record) == 'table' and record['status']
+  if status == 'completed' or status == 'failed' or status == 'cancelled' then
+    return {0, redis.call('GET', KEYS[3])}
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if tonumber(ARGV[3]) > 0 then
+  redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[3])
+else
+  redis.call('DEL', KEYS[2])
+end
+redis.call('SET', KEYS[3], ARGV[5], 'NX')
+return {1, redis.call('GET', KEYS[3])}
+"""
+"""Write a record (its lease key beside it) unless the stored one has ended: an ended task is
+final. Also stamps the generation if there is none (a new token: a new generation) and returns
+it, with whether the record was written."""
 
 
 def _ms(seconds: float) -> int:

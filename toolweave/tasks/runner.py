@@ -25,8 +25,10 @@ write happens even when the work is cancelled.
   cancellations for a task running on another replica are passed to it there.
 - Each running task's record carries a lease its runner renews; a record read after its lease
   lapsed (the process running it died: with a store shared by replicas, another one reads it) is
-  ended `failed` by whoever reads it. A renewal writes the whole record, so a store that lost it
-  gets it back (`toolweave.tasks.upkeep`).
+  ended `failed` by whoever reads it. An ended record is final (the store keeps it over any later
+  write): a runner that was only slow (paused, cut off from the store longer than a lease) finds
+  its write refused and cancels the work. A renewal writes the whole record, so a store that lost
+  it gets it back (`toolweave.tasks.upkeep`).
 - After the store lost its records (Redis restarted empty, or was flushed), a task it cannot find
   is answered "try again shortly" (-32603 `RESTORING`) for one lease, not "Task not found": its
   runner may not have written it again yet. The relay asks the replica running it to do so at
@@ -117,6 +119,9 @@ class _Live:
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     stopped: bool = False
     """Cancelled because the server stops (the task ends `failed`, not `cancelled`)."""
+    ended_elsewhere: bool = False
+    """The stored record ended without this runner (its lease lapsed; another replica read it):
+    the work is cancelled and nothing more is written."""
 
 
 class TaskRunner:
@@ -227,11 +232,15 @@ class TaskRunner:
                 raise MCPError(-32603, RESTORING)
         if record is None or record.owner != owner:
             return None
-        if record.lapsed():
+        if live is None and record.lapsed():  # (a task running here has not lost its worker)
             logger.warning("task %s lost its worker %s: ended failed", task_id, record.worker)
-            record = record.finish("failed", error=LOST, status_message=LOST["message"])
-            await self.settings.store.put(record)
+            lost = record.finish("failed", error=LOST, status_message=LOST["message"])
+            # it may have ended meanwhile (its worker was slow, not gone): then that end stands
+            record = lost if await self.settings.store.put(lost) is not False else await self._stored(task_id, record)
         return record
+
+    async def _stored(self, task_id: str, otherwise: TaskRecord) -> TaskRecord:
+        return await self.settings.store.get(task_id) or otherwise
 
     def answer(self, task_id: str, responses: Mapping[str, Any]) -> list[str]:
         """Hand the client's answers to a task waiting for them; returns the keys it ignored
@@ -302,9 +311,11 @@ class TaskRunner:
             if ending is None:
                 cancelled = live.scope.cancelled_caught and not live.stopped
                 ending = ("cancelled", {}) if cancelled else ("failed", {"error": STOPPED})
+            if live.ended_elsewhere:
+                ending = "failed", {"error": LOST}
             if watch is not None:
                 watch.ended(ending[0], ending[1].get("result"))
-            if live.decided:
+            if live.decided and not live.ended_elsewhere:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(_FINAL_WRITE_SECONDS) as window:
                     await self._end(live, ending)
                 if window.cancelled_caught:
@@ -403,8 +414,16 @@ class TaskRunner:
 
     async def _put(self, live: _Live) -> None:
         async with live.lock:  # one write at a time, each of the latest state: none overtakes a newer one
-            await self.settings.store.put(live.record)
+            written = await self.settings.store.put(live.record)
         self._upkeep.saved()
+        if written is False and not live.ended_elsewhere:  # its record ended without it: the work stops
+            logger.warning(
+                "task %s was ended without its worker (its lease lapsed while this process did not answer):"
+                " its work is cancelled",
+                live.record.task_id,
+            )
+            live.ended_elsewhere = True
+            live.scope.cancel()
 
 
 def _answer_early(ending: Ending) -> dict[str, Any]:

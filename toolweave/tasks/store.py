@@ -35,8 +35,11 @@ class TaskStore(Protocol):
     `RedisTaskStore` offers all three (see `toolweave.tasks.runner` for what they are used for).
     """
 
-    async def put(self, record: TaskRecord) -> None:
-        """Create or replace the record of `record.task_id`; once this returns, `get` finds it."""
+    async def put(self, record: TaskRecord) -> bool | None:
+        """Create or replace the record of `record.task_id`; once this returns, `get` finds it.
+        An ended record is final: when the stored one has ended (another replica ended a task
+        whose lease lapsed), it is kept and `put` returns `False` (a store that returns `None`
+        is taken to have written)."""
         ...
 
     async def get(self, task_id: str) -> TaskRecord | None:
@@ -58,10 +61,14 @@ class MemoryTaskStore:
     def __len__(self) -> int:
         return len(self._records)
 
-    async def put(self, record: TaskRecord) -> None:
+    async def put(self, record: TaskRecord) -> bool:
+        stored = self._records.get(record.task_id)
+        if stored is not None and stored.terminal and stored != record:
+            return False  # an ended task is final
         self._records[record.task_id] = record
         if len(self._records) >= 2 * self._swept_at_size:
             self.sweep()
+        return True
 
     async def get(self, task_id: str) -> TaskRecord | None:
         record = self._records.get(task_id)
