@@ -55,8 +55,28 @@ def test_a_project_file_adds_servers_and_wins_by_name(places: tuple[Path, Path],
     key = CLIENTS[name].key
     put(home / user.removeprefix("~/"), {key: {"shared": {"command": "user"}, "mine": {"command": "user"}}})
     put(project / str(in_project), {key: {"shared": {"command": "project"}}})
+    if name == "claude-code":  # (which asks before it starts a project's servers)
+        put(project / ".claude" / "settings.local.json", {"enabledMcpjsonServers": ["shared"]})
     servers = servers_of(client_config(name, home=home, cwd=project, platform="linux"))
     assert {name: entry.command for name, entry in servers.items()} == {"shared": "project", "mine": "user"}
+
+
+def test_claude_code_starts_only_the_project_servers_the_user_approved_there(
+    places: tuple[Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A cloned repository's `.mcp.json` may run anything: Claude Code asks first, and so do we."""
+    home, project = places
+    servers = {name: {"command": f"{name}-server"} for name in ("approved", "rejected", "unasked", "all")}
+    put(project / ".mcp.json", {"mcpServers": servers})
+    decided = {"enabledMcpjsonServers": ["approved", "rejected"], "disabledMcpjsonServers": ["rejected"]}
+    put(home / ".claude.json", {"projects": {str(project.resolve()): decided}})
+    kept = servers_of(client_config("claude-code", home=home, cwd=project, platform="linux"))
+    assert sorted(kept) == ["approved"]
+    assert "rejected in Claude Code: rejected" in caplog.text
+    assert "not approved in Claude Code: all, unasked" in caplog.text
+    put(project / ".claude" / "settings.json", {"enableAllProjectMcpServers": True})
+    kept = servers_of(client_config("claude-code", home=home, cwd=project, platform="linux"))
+    assert sorted(kept) == ["all", "approved", "unasked"]  # a rejection still stands
 
 
 def test_claude_code_reads_the_current_projects_own_servers_last(places: tuple[Path, Path]) -> None:

@@ -83,7 +83,9 @@ CLIENTS: dict[str, Client] = {
             ".mcp.json",
             "mcpServers",
             "`type: stdio\\|http\\|sse`, `url`, `headers`, `${VAR:-default}`; in `~/.claude.json` the user's "
-            "servers and the current project's (`projects.<folder>.mcpServers`, which win)",
+            "servers and the current project's (`projects.<folder>.mcpServers`, which win); of `.mcp.json`, "
+            "the servers approved in Claude Code only (`enabledMcpjsonServers`, `enableAllProjectMcpServers`; "
+            "never a `disabledMcpjsonServers` one)",
         ),
         Client(
             "cursor",

@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -44,6 +45,7 @@ from toolweave.core.errors import ConfigError
 from toolweave.core.names import first_free
 from toolweave.core.shown import Expanded
 
+logger = logging.getLogger("toolweave.config")
 SERVER_LISTS = ("mcpServers", "servers", "inputs")
 """The keys taken from a client's file."""
 _NOT_IN_PREFIX = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -100,10 +102,13 @@ def _sections(
     for file in found:
         try:
             data = read_data(file)
-            sections.append(_Section(str(file), _server_list(data, file=str(file), required=False), file.parent))
+            listed = _server_list(data, file=str(file), required=False)
         except ConfigError as error:
             problems.append(error)
             continue
+        if name == "claude-code" and file == cwd / ".mcp.json":
+            listed = _approved(listed, file, home=home, cwd=cwd)
+        sections.append(_Section(str(file), listed, file.parent))
         project = _claude_code_project(data, cwd) if name == "claude-code" and file.name == ".claude.json" else None
         if project is not None:  # Claude Code's local scope wins over the project's .mcp.json
             where = f"{file} (projects[{str(cwd)!r}])"
@@ -117,6 +122,57 @@ def _sections(
 def _claude_code_project(data: Any, cwd: Path) -> Any:
     projects = data.get("projects") if isinstance(data, dict) else None
     return projects.get(str(cwd)) if isinstance(projects, dict) else None
+
+
+CLAUDE_CODE_APPROVALS = (
+    "~/.claude.json",
+    "~/.claude/settings.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+)
+"""Where Claude Code keeps which of a project's `.mcp.json` servers the user approved or rejected
+(`enabledMcpjsonServers`, `disabledMcpjsonServers`, `enableAllProjectMcpServers`; in
+`~/.claude.json`, under the project's folder)."""
+
+
+def _approved(listed: dict[str, Any], file: Path, *, home: Path, cwd: Path) -> dict[str, Any]:
+    """The servers of a project's `.mcp.json` the user approved in Claude Code, which asks before
+    it starts any (the file comes with the project: a cloned repository's may run anything). A
+    rejected one, or one never approved, is left out with a warning."""
+    servers = listed.get("mcpServers")
+    if not isinstance(servers, dict) or not servers:
+        return listed
+    enabled: set[str] = set()
+    disabled: set[str] = set()
+    every = False
+    for spec in CLAUDE_CODE_APPROVALS:
+        path = home / spec[2:] if spec.startswith("~/") else cwd / spec
+        try:
+            settings = read_data(path) if path.is_file() else None
+        except ConfigError as error:  # unread, it approves nothing
+            logger.warning("%s", error)
+            continue
+        if spec == "~/.claude.json":
+            settings = _claude_code_project(settings, cwd)
+        if not isinstance(settings, dict):
+            continue
+        enabled |= {name for name in settings.get("enabledMcpjsonServers") or () if isinstance(name, str)}
+        disabled |= {name for name in settings.get("disabledMcpjsonServers") or () if isinstance(name, str)}
+        every = every or settings.get("enableAllProjectMcpServers") is True
+    kept = {name: entry for name, entry in servers.items() if name not in disabled and (every or name in enabled)}
+    rejected = sorted(disabled.intersection(servers))
+    unapproved = sorted(set(servers).difference(kept, rejected))
+    if rejected:
+        logger.warning("%s: left out the servers rejected in Claude Code: %s", file, ", ".join(rejected))
+    if unapproved:
+        logger.warning(
+            "%s: left out the servers not approved in Claude Code: %s (approve them there, or serve the file: "
+            "toolweave serve %s)",
+            file,
+            ", ".join(unapproved),
+            file,
+        )
+    return {**listed, "mcpServers": kept}
 
 
 def _rebased(entry: McpServerEntry, folder: Path) -> McpServerEntry:
