@@ -62,6 +62,8 @@ def problems_of(path: Path, **options: Any) -> str:
         ({"serverUrl": "https://h/mcp"}, "http"),
         ({"type": "sse", "url": "https://h/sse"}, "sse"),
         ({"transport": "sse", "serverUrl": "https://h/sse"}, "sse"),
+        ({"transportType": "stdio", "command": "x", "timeout": 60, "disabled": False}, "stdio"),  # Cline's
+        ({"transportType": "sse", "url": "https://h/sse"}, "sse"),
     ],
 )
 def test_every_spelling_of_the_transport_is_accepted(tmp_path: Path, entry: dict[str, Any], transport: str) -> None:
@@ -105,6 +107,22 @@ def test_an_input_without_a_value_is_refused_naming_it_with_every_other_problem(
     ) in message
     assert "servers.docs.headers.X-Key: environment variable DOCS_KEY is not set" in message
     assert "servers.github.devv: unknown key (did you mean 'dev'?)" in message
+
+
+def test_a_disabled_server_needs_none_of_its_values(tmp_path: Path) -> None:
+    """It is skipped: its `${input:id}` and `${VAR}` must not make the whole file fail."""
+    servers = {
+        "on": {"command": "server", "args": ["${input:region}"]},
+        "gh": {"url": "http://x/mcp", "headers": {"Authorization": "Bearer ${input:ghtok}"}, "disabled": True},
+        "old": {"command": "x", "env": {"K": "${PROBE_NOT_SET}"}, "disabled": True},
+    }
+    inputs = [{"id": "ghtok", "type": "promptString"}, {"id": "region", "type": "promptString"}]
+    path = write(tmp_path, "mcp.json", json.dumps({"inputs": inputs, "servers": servers}))
+    config = load_config(path, environ={}, inputs={"region": "eu"})
+    assert config.servers["on"].args == ["eu"] and config.servers["gh"].disabled
+    assert [remote.name for remote in build_file(path, inputs={"region": "eu"}).remotes] == ["on"]
+    mistyped = {"servers": {"gh": {**servers["gh"], "urll": 1}}}  # still checked as written
+    assert "servers.gh.urll: unknown key" in problems_of(write(tmp_path, "bad.json", json.dumps(mistyped)))
 
 
 def test_an_undeclared_input_says_so(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from tests.acceptance.cli_helpers import COMMAND, ROOT
 from tests.conftest import subprocess_env
-from toolweave.config import build_file
+from toolweave.config import build_file, load_config
 
 SHAPES = Path(__file__).parents[1] / "openapi" / "shapes.yaml"
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -74,6 +74,12 @@ def test_a_tool_behind_search_is_named_as_search_finds_it(monkeypatch: pytest.Mo
     monkeypatch.delenv("PETSTORE_KEY", raising=False)
     missing = build_file(ROOT / "examples" / "search_gateway.yaml").missing_environment()
     assert missing == ["environment variable PETSTORE_KEY is not set: calls to 'pets_list_pets' will fail"]
+
+
+def test_an_error_excerpt_of_zero_is_the_status_alone_as_documented(api_config: Path) -> None:
+    api_config.write_text(api_config.read_text() + "    error_excerpt: 0\n")
+    assert load_config(api_config).openapi["shapes"].error_excerpt == 0
+    build_file(api_config)  # and it builds
 
 
 def test_a_composition_error_names_the_file(tmp_path: Path) -> None:

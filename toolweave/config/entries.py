@@ -108,6 +108,9 @@ class McpServerEntry(SourceOptions):
     declared_transport: TransportName | None = Field(
         None, alias="transport", description="The same as `type`, as some clients spell it."
     )
+    transport_type: TransportName | None = Field(
+        None, alias="transportType", description="The same as `type`, as Cline's older entries spell it."
+    )
     command: str | None = Field(None, description="The program to start (stdio).")
     args: list[str] = Field(default_factory=list, description="Arguments for `command` (stdio).")
     env: dict[str, str] | None = Field(None, description="Environment variables for `command` (stdio).")
@@ -163,10 +166,10 @@ class McpServerEntry(SourceOptions):
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerEntry:
-        given = [name for name in (self.type, self.declared_transport) if name is not None]
+        given = [name for name in (self.type, self.declared_transport, self.transport_type) if name is not None]
         declared = {TRANSPORTS[name] for name in given}
         if len(declared) > 1:
-            raise ValueError("'type' and 'transport' name different transports")
+            raise ValueError("'type', 'transport' and 'transportType' name different transports")
         if self.url is not None and self.server_url is not None:
             raise ValueError("give either 'url' or 'serverUrl', not both")
         url = self.endpoint
@@ -203,7 +206,7 @@ class McpServerEntry(SourceOptions):
         """`"stdio"`, `"http"` (streamable HTTP) or `"sse"` (legacy HTTP+SSE)."""
         if self.command is not None:
             return "stdio"
-        declared = self.type or self.declared_transport
+        declared = self.type or self.declared_transport or self.transport_type
         return "sse" if declared is not None and TRANSPORTS[declared] == "sse" else "http"
 
 
@@ -237,7 +240,9 @@ class OpenAPIEntry(SourceOptions):
     auth: UpstreamAuthSpec | None = Field(
         None, description="Credentials for every request: a bearer token or OAuth client credentials."
     )
-    error_excerpt: StrictPositiveInt = Field(500, description="Characters of a non-2xx answer's body its error quotes.")
+    error_excerpt: Annotated[int, Field(strict=True, ge=0)] = Field(
+        500, description="Characters of a non-2xx answer's body its error quotes (0: the status alone)."
+    )
     max_response_bytes: StrictPositiveInt = Field(
         10 * 2**20, description="The largest answer read; a larger one fails."
     )

@@ -96,7 +96,10 @@ def validate(
     if not isinstance(data, dict):
         raise ConfigError("the top level must be a mapping (an object / table)", file=file)
     variables = Variables.for_file(Path(file) if file else None, data, environ=environ, inputs=inputs)
-    expanded, unset, secrets = expand_all(data, variables=variables)
+    active, disabled = _set_aside_disabled(data)
+    expanded, unset, secrets = expand_all(active, variables=variables)
+    for section, entries in disabled.items():  # checked as written: a skipped server needs no value
+        expanded[section] = {**expanded[section], **entries}
     problems = [str(error) for error in unset]  # reported together with the validation problems
     try:
         config = Config.model_validate(expanded)
@@ -105,6 +108,33 @@ def validate(
     if problems:
         raise problems_error(problems, file=file, hint=_client_file_hint(data))
     return config.with_secrets(secrets)
+
+
+SERVER_SECTIONS = ("mcpServers", "servers", "openapi")
+"""The sections whose entries may be `disabled: true`."""
+
+
+def _set_aside_disabled(data: dict[Any, Any]) -> tuple[dict[Any, Any], dict[str, dict[Any, Any]]]:
+    """`data` without its `disabled: true` server entries, and those entries by section: their
+    `${VAR}` and `${input:id}` references are not asked for (a client skips such a server).
+
+    Example:
+        >>> active, disabled = _set_aside_disabled({"servers": {"a": {"url": "${U}", "disabled": True}, "b": {}}})
+        >>> active, disabled
+        ({'servers': {'b': {}}}, {'servers': {'a': {'url': '${U}', 'disabled': True}}})
+    """
+    active, disabled = dict(data), {}
+    for section in SERVER_SECTIONS:
+        entries = data.get(section)
+        if not isinstance(entries, dict):
+            continue
+        skipped = {
+            name: entry for name, entry in entries.items() if isinstance(entry, dict) and entry.get("disabled") is True
+        }
+        if skipped:
+            active[section] = {name: entry for name, entry in entries.items() if name not in skipped}
+            disabled[section] = skipped
+    return active, disabled
 
 
 def _client_file_hint(data: dict[Any, Any]) -> str | None:
