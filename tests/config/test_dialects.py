@@ -134,6 +134,7 @@ def test_an_undeclared_input_says_so(tmp_path: Path) -> None:
     ("reference", "problem"),
     [
         ("${env:}", "does not name an environment variable"),
+        ("${input:}", "'${input:}' names no input: write ${input:id}"),
         ("${config:editor.tabSize}", "'${config:editor.tabSize}' is not a valid reference"),
         ("${command:pick}", "write ${NAME}, ${NAME:-default}, ${env:NAME} or ${input:id}"),
     ],

@@ -146,6 +146,8 @@ def _resolve(match: re.Match[str], variables: Variables) -> str:
             raise ValueError(f"environment variable {argument} is not set")
         return value
     if kind == "input":
+        if not argument.strip():
+            raise ValueError("'${input:}' names no input: write ${input:id}, with the id of one of 'inputs'")
         found = variables.input(argument)
         if found is None:
             raise ValueError(_unset_input(argument, variables))
