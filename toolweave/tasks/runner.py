@@ -235,12 +235,10 @@ class TaskRunner:
         if live is None and record.lapsed():  # (a task running here has not lost its worker)
             logger.warning("task %s lost its worker %s: ended failed", task_id, record.worker)
             lost = record.finish("failed", error=LOST, status_message=LOST["message"])
-            # it may have ended meanwhile (its worker was slow, not gone): then that end stands
-            record = lost if await self.settings.store.put(lost) is not False else await self._stored(task_id, record)
+            if await self.settings.store.put(lost) is False:  # it ended meanwhile (slow, not gone): that end stands
+                lost = await self.settings.store.get(task_id) or lost
+            record = lost
         return record
-
-    async def _stored(self, task_id: str, otherwise: TaskRecord) -> TaskRecord:
-        return await self.settings.store.get(task_id) or otherwise
 
     def answer(self, task_id: str, responses: Mapping[str, Any]) -> list[str]:
         """Hand the client's answers to a task waiting for them; returns the keys it ignored
