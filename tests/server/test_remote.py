@@ -487,3 +487,20 @@ async def test_two_unprefixed_upstreams_with_the_same_names_keep_serving_with_th
     clashes = [r.getMessage() for r in caplog.records if "claimed twice" in r.getMessage()]
     assert clashes and "tool name 'echo' is claimed twice" in clashes[0]
     assert "the first one is kept (give the servers prefixes to expose both" in clashes[0]
+
+
+async def test_an_upstream_tool_whose_prefixed_name_is_too_long_is_left_out_and_the_rest_served(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Its list arrives while the gateway serves: the invalid name stopped every list and call."""
+    gateway = Server("gateway")
+    gateway.add_tool(lambda: "pong", name="ping")
+    gateway.mount(stdio_remote(), prefix="p" * 120)
+    with caplog.at_level(logging.ERROR, logger="toolweave.server"):
+        async with connect(gateway) as client:
+            listed = [tool.name for tool in (await client.list_tools()).tools]
+            ponged = await client.call_tool("ping", {})
+    assert "ping" in listed and f"{'p' * 120}_echo" in listed and not ponged.is_error
+    assert max(map(len, listed)) <= 128 and f"{'p' * 120}_grow_components" not in listed
+    left = [r.getMessage() for r in caplog.records if "is not valid" in r.getMessage()]
+    assert left and "it is left out (give its server a shorter prefix)" in left[0]

@@ -356,7 +356,12 @@ class Registry(Generic[C, K]):
                 try:
                     self.check(component)
                 except ValueError as error:
-                    raise ValueError(f"server {owner.name!r}: {error} (from {origin})") from None
+                    message = f"server {owner.name!r}: {error} (from {origin})"
+                    if not owner.running:
+                        raise ValueError(message) from None
+                    # an upstream's list arrived or changed while serving: it cannot stop every answer
+                    logger.error("%s; it is left out (give its server a shorter prefix)", message)
+                    continue
             if key in entries:
                 message = (
                     f"server {owner.name!r}: {self.kind} {self.label(key, clash=True)} is claimed twice: "
