@@ -128,3 +128,57 @@ def test_a_spec_dict_with_no_servers_asks_for_base_url() -> None:
         "the spec dict: no base_url given, and the spec lists no 'servers' and was not read from a URL "
         "(give base_url, the API's http(s):// address)"
     )
+
+
+# -- a client of one's own -----------------------------------------------------------------------
+
+
+def _without_base_url(library: str) -> Any:
+    """An `AsyncClient` of `library` (`httpx2` or the classic `httpx`) with no base URL of its own."""
+    return pytest.importorskip(library).AsyncClient()
+
+
+@pytest.mark.parametrize("library", ["httpx2", "httpx"])
+@pytest.mark.parametrize("from_spec", [False, True], ids=["base_url", "servers"])
+async def test_a_client_without_a_base_url_calls_the_address_the_server_shows(library: str, from_spec: bool) -> None:
+    """Only the client toolweave opens had the address: with a client given, every call failed
+    "the URL is not an http(s) URL (UnsupportedProtocol)", `base_url=` or the spec's servers alike."""
+    async with serving(APP) as url, _without_base_url(library) as own:
+        address = f"{url}/v1?key=sk-01234567"
+        given = {"servers": [{"url": address}]} if from_spec else {}
+        api = RemoteServer.openapi({**SPEC, **given}, client=own, **({} if from_spec else {"base_url": address}))
+        assert api.base_url == address
+        async with connect(api) as client:
+            result = await client.call_tool("thing", {"id": "42", "q": "hello"})
+    assert result.content[0].text == '{"path":"/v1/things/42","query":"key=[redacted]&q=hello"}'
+
+
+async def test_the_base_url_of_the_client_given_is_the_address_shown_and_called() -> None:
+    """The spec's servers URL was shown (in `explain`, the tools' origin) while the client's own
+    base URL was called."""
+    import httpx2
+
+    spec = {**SPEC, "servers": [{"url": "http://127.0.0.1:9/elsewhere"}]}
+    async with serving(APP) as url, httpx2.AsyncClient(base_url=f"{url}/v2") as own:
+        api = RemoteServer.openapi(spec, client=own)
+        assert api.shown_base_url == f"{url}/v2/"
+        assert all(tool.origin.source.endswith(f"of {url}/v2/") for tool in api.catalog.tools)
+        async with connect(api) as client:
+            result = await client.call_tool("thing", {"id": "42"})
+    assert result.content[0].text == '{"path":"/v2/things/42","query":""}'
+
+
+async def test_a_base_url_other_than_the_clients_own_is_refused_naming_both() -> None:
+    """The client's base URL won, silently, while `explain` and the server's repr showed `base_url=`:
+    which of the two is meant is not known. The same address written two ways is no conflict."""
+    import httpx2
+
+    async with httpx2.AsyncClient(base_url="https://api.example/v1") as own:
+        with pytest.raises(ValueError) as caught:
+            RemoteServer.openapi(SPEC, client=own, base_url="https://staging.example/v1?api_key=sk-live-0123")
+        same = RemoteServer.openapi(SPEC, client=own, base_url="https://API.example/v1/")
+    assert str(caught.value) == (
+        "base_url 'https://staging.example/v1?api_key=***' is another address than the base URL of the client "
+        "given, 'https://api.example/v1/': give one of them (or the same in both)"
+    )
+    assert same.base_url == "https://API.example/v1/"

@@ -454,8 +454,8 @@ async def test_a_classic_httpx_client_is_used_too(url: str) -> None:
         assert not own.is_closed
     async with httpx.AsyncClient(base_url=url, timeout=0.2) as slow:
         timed_out = await api(url, client=slow).call_tool("slow", {"seconds": 2})
-    async with httpx.AsyncClient(base_url="http://127.0.0.1:1") as nowhere:
-        gone = await api(url, client=nowhere).call_tool("get_pet", {"pet_id": 1})
+    async with httpx.AsyncClient(base_url="http://127.0.0.1:1") as nowhere:  # its base URL is the address
+        gone = await RemoteServer.openapi(f"{url}/openapi.json", client=nowhere).call_tool("get_pet", {"pet_id": 1})
     assert result.structured_content == {"id": 1, "name": "Rex", "tag": "dog"}
     assert timed_out.is_error and timed_out.text == "API 'Petstore': GET /slow timed out"
     assert gone.is_error

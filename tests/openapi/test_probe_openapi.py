@@ -4,13 +4,14 @@ the spec promises: each refused or reported with a message naming it, against a 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import anyio
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from tests.serving import served, serving
@@ -137,6 +138,66 @@ async def test_an_operation_that_may_answer_204_has_no_output_schema_and_both_an
     assert tool.output_schema is None
     assert not full.is_error and full.content[0].text == '{"a":1}'
     assert not empty.is_error and empty.content == []
+
+
+async def test_accept_content_type_and_authorization_header_parameters_are_no_arguments(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """OpenAPI 3: header parameters of these names SHALL be ignored. As arguments, `Content-Type`
+    replaced the JSON body's type and `Authorization` asked the model for a credential."""
+    received: list[dict[str, str | None]] = []
+
+    async def record(request: Request) -> JSONResponse:
+        received.append({name: request.headers.get(name) for name in ("content-type", "authorization", "x-trace")})
+        return JSONResponse({})
+
+    def header(name: str) -> dict[str, Any]:
+        return {"name": name, "in": "header", "schema": {"type": "string"}}
+
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": {"n": {"type": "integer"}}}}}}
+    parameters = [header("Content-Type"), header("accept"), header("AUTHORIZATION"), header("X-Trace")]
+    spec = _spec({"/things": {"post": {"operationId": "add", "requestBody": body, "parameters": parameters}}})
+    app = Starlette(routes=[Route("/things", record, methods=["POST"])])
+    async with serving(app) as url:
+        with caplog.at_level(logging.WARNING, "toolweave.openapi"):
+            api = RemoteServer.openapi(spec, base_url=url)
+        async with connect(api) as client:
+            sent = await client.call_tool("add", {"n": 1, "X-Trace": "t-1"})
+            typed = await client.call_tool("add", {"n": 1, "Content-Type": "text/plain"})
+    assert list(api.catalog.tools[0].input_schema["properties"]) == ["X-Trace", "n"]
+    assert not sent.is_error, sent.content
+    assert received == [{"content-type": "application/json", "authorization": None, "x-trace": "t-1"}]
+    assert typed.is_error and typed.content[0].text.endswith("- Content-Type: unexpected argument")
+    assert [record.getMessage() for record in caplog.records] == [
+        "the spec dict: paths./things.post: the header parameter(s) Content-Type, accept, AUTHORIZATION are "
+        "ignored, as OpenAPI 3 says (the media types and the security schemes set them): they are no arguments "
+        "of the tool"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("streamed", "said"),
+    [(False, "more characters, of a 100000-byte answer"), (True, "more characters")],
+    ids=["content-length", "chunked"],
+)
+async def test_an_error_body_longer_than_what_is_read_is_not_given_a_wrong_count(streamed: bool, said: str) -> None:
+    """Only 64 KiB of an error answer is read: `… (65036 more characters)` was said of a
+    100,000-character body. Its `Content-Length`, when it has one, says how long it is."""
+    text = "x" * 100_000
+
+    async def huge(request: Request) -> Response:
+        if streamed:
+            return StreamingResponse(iter([text]), status_code=500, media_type="text/plain")
+        return PlainTextResponse(text, status_code=500)
+
+    spec = _spec({"/huge": {"get": {"operationId": "huge"}}})
+    app = Starlette(routes=[Route("/huge", huge)])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
+        result = await client.call_tool("huge", {})
+    assert result.is_error
+    assert result.content[0].text == (
+        f"API 'Probe': GET /huge answered HTTP 500 Internal Server Error: {'x' * 500}… ({said})"
+    )
 
 
 @pytest.mark.parametrize(

@@ -211,6 +211,22 @@ def test_a_suffixed_argument_never_takes_the_name_of_another() -> None:
     assert list(tools(spec)["op"].input_schema["properties"]) == ["id_path", "id_query_2", "id_query"]
 
 
+def test_an_operation_id_keeps_its_name_and_a_made_up_name_moves_on() -> None:
+    """`GET /a` (no operationId) is `get_a` too: it came first and took the name, so the operation
+    the spec names `get_a` became `get_a_2`. The operationIds are given out first (a second
+    `get_a`, which the spec should not have, gets `_2`), then the made-up names."""
+    spec = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {"/a": {"get": {}}, "/b": {"get": {"operationId": "get_a"}}, "/c": {"get": {"operationId": "get_a"}}},
+    }
+    assert {name: tool.origin.source.split(" of ")[0] for name, tool in tools(spec).items()} == {
+        "get_a_3": "GET /a",
+        "get_a": "GET /b",
+        "get_a_2": "GET /c",
+    }
+
+
 def _json(schema: dict[str, Any]) -> dict[str, Any]:
     return {"description": "ok", "content": {"application/json": {"schema": schema}}}
 

@@ -1,15 +1,19 @@
 """One operation's HTTP call: arguments → request, response → `ToolResult`.
 
 An `HttpCall` is built once per operation: the path template is split into its literal parts
-and parameters, and each argument knows its place in the request. A call fills them in, adds
-the upstream credentials (`Credentials`), sends through the API's pooled client and turns the
-answer into a result:
+and parameters, and each argument knows its place in the request and how it is written there
+(its `style`: `toolweave.openapi.styles`). A call fills them in, puts the API's address before
+the path (so any client can send it, one with no base URL of its own too), adds the upstream
+credentials (`Credentials`), sends through the API's pooled client and turns the answer into a
+result:
 
 - a 2xx JSON answer becomes its text and, under an output schema, structured content (checked
   here: an answer the schema does not describe is an `UpstreamError` saying how); text, images
   and other bytes become text, image and embedded-resource blocks;
 - any other status is an `isError` result naming the status and the operation, with at most
-  `excerpt` characters of the body (and where a redirect points: none is followed);
+  `excerpt` characters of the body, and how many more there are (of the first 64 KiB read; past
+  them, "more characters" and the answer's `Content-Length`, when it gives one), and where a
+  redirect points (none is followed);
 - every credential the request carried is scrubbed (`[redacted]`) from whatever the API answers,
   a 2xx answer's text and structured content as much as an error's excerpt (`sent_secrets`: the
   secret upstream headers, what an `auth=` flow or the client added, each whole and without its
@@ -25,8 +29,8 @@ Example:
     >>> from toolweave.core.tool import ToolAnnotations
     >>> op = Operation("get_pet", "GET", "/pets/{id}", (Param("id", "id", "path"),), None, None, None,
     ...     {"type": "object"}, None, "", (), ToolAnnotations())
-    >>> HttpCall(op).url({"id": "a b/c"}), HttpCall(op).url({"id": ".."})
-    ('/pets/a%20b%2Fc', '/pets/%2E%2E')
+    >>> HttpCall(op).url({"id": "a b/c"}), HttpCall(op, address="https://api.example/v1/").url({"id": ".."})
+    ('/pets/a%20b%2Fc', 'https://api.example/v1/pets/%2E%2E')
 """
 
 from __future__ import annotations
@@ -34,10 +38,9 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 import anyio
 import httpx2
@@ -54,6 +57,7 @@ from toolweave.core.shown import is_credential_name, shown_url
 from toolweave.openapi.credentials import Credentials
 from toolweave.openapi.operations import Operation, Param
 from toolweave.openapi.sending import HTTPX2_ERRORS, Errors, send, what_failed
+from toolweave.openapi.styles import in_cookie, in_header, in_path, in_query, scalar_text
 from toolweave.transforms.redact import every_form, scrub, scrub_result
 
 if TYPE_CHECKING:
@@ -71,22 +75,33 @@ _ERROR_BYTES = 64 * 1024
 """How much of a non-2xx body is read (its excerpt is cut from it)."""
 
 
-def _text(value: Any) -> str:
-    if value is True or value is False:
-        return "true" if value else "false"
-    if isinstance(value, dict | list):
-        return json.dumps(value, separators=(",", ":"))
-    return str(value)
-
-
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
-def _header_text(param: Param, value: Any) -> str:
+def _header(param: Param, value: Any) -> str | bytes:
+    """A header argument's value, as its style writes it (`_checked`)."""
+    text = scalar_text(value) if param.as_json else in_header(value, explode=param.explode)
+    return _header_value(_checked(param, text))
+
+
+def _cookies(param: Param, value: Any) -> list[str]:
+    """A cookie argument's `name=value` pairs, as its style writes it (`_checked`)."""
+    pairs = [(param.name, scalar_text(value))] if param.as_json else in_cookie(param.name, value, explode=param.explode)
+    return [f"{name}={_checked(param, text)}" for name, text in pairs]
+
+
+def _query(param: Param, value: Any) -> list[tuple[str, str]]:
+    """A query argument's `(name, value)` pairs, as its style writes it; a null one is left out
+    (one described by `content` is sent as JSON text, `null` too)."""
+    if param.as_json:
+        return [(param.name, json.dumps(value))]
+    return [] if value is None else in_query(param.name, value, param.style, explode=param.explode)
+
+
+def _checked(param: Param, text: str) -> str:
     """A header or cookie argument's text; a line break or other control character (or a `;` in a
     cookie) would let a caller add headers or cookies of its own, so it is refused. Text beyond
     ASCII is sent as UTF-8."""
-    text = _text(value)
     control = _CONTROL.search(text)
     if control or (param.location == "cookie" and ";" in text):
         where = "a line break" if control and control.group() in "\r\n" else "a control character" if control else "';'"
@@ -108,16 +123,20 @@ def _form(body: Mapping[str, Any]) -> dict[str, Any]:
             if inner is None:
                 continue
             if isinstance(inner, list):
-                fields[field] = [json.dumps(item) if isinstance(item, dict | list) else _text(item) for item in inner]
+                fields[field] = [
+                    json.dumps(item) if isinstance(item, dict | list) else scalar_text(item) for item in inner
+                ]
             else:
-                fields[field] = json.dumps(inner) if isinstance(inner, dict) else _text(inner)
+                fields[field] = json.dumps(inner) if isinstance(inner, dict) else scalar_text(inner)
     return fields
 
 
-def _segment(arg: str, value: Any) -> str:
+def _segment(param: Param, value: Any) -> str:
+    """A path argument's text, percent-encoded, as its style writes it."""
+    arg = param.arg
     if value is None:
         raise ToolError(f"argument {arg!r} cannot be null: it is a segment of the request path")
-    text = quote(_text(value), safe="")
+    text = in_path(param.name, scalar_text(value) if param.as_json else value, param.style, explode=param.explode)
     if not text:  # an empty segment would merge with its neighbours (`/a//b`, or `//host` at the start)
         raise ToolError(f"argument {arg!r} cannot be empty: it is a segment of the request path")
     return text.replace(".", "%2E") if text in (".", "..") else text
@@ -139,9 +158,13 @@ class HttpCall:
         in_flight: Counts the calls under way (so the client outlives them).
         timeout: The most seconds a request may take in all, its answer read (None: the client's
             own timeouts only, which bound each step, not an answer that trickles in).
+        address: Where the API answers (its base URL without a query), put before every path:
+            the client's own base URL, if it has one, never applies.
+        query: The base URL's query parameters, sent first in every request's query.
     """
 
     __slots__ = (
+        "_address",
         "_by_location",
         "_check",
         "_client",
@@ -157,6 +180,7 @@ class HttpCall:
         "in_flight",
         "max_bytes",
         "operation",
+        "query",
         "secrets",
         "timeout",
     )
@@ -175,8 +199,12 @@ class HttpCall:
         in_flight: InFlight | None = None,
         timeout: float | None = None,
         secrets: tuple[str, ...] = (),
+        address: str = "",
+        query: Sequence[tuple[str, str]] = (),
     ) -> None:
         self.operation = operation
+        self._address = address.rstrip("/")
+        self.query = list(query)
         self._client = client
         self._credentials = credentials
         self._public = credentials.public if credentials is not None else frozenset()
@@ -192,9 +220,9 @@ class HttpCall:
         self.in_flight: AbstractContextManager[None] = in_flight if in_flight is not None else nullcontext()
         self._wraps = bool(operation.output_schema and operation.output_schema.get(WRAP_KEY))
         self._check = OutputCheck(operation.output_schema, validate=True)
-        by_arg = {param.name: param.arg for param in operation.params if param.location == "path"}
+        in_path = {param.name: param for param in operation.params if param.location == "path"}
         self._pieces = [
-            (piece, by_arg.get(piece, piece)) if index % 2 else (piece, None)
+            (piece, in_path.get(piece, Param(piece, piece, "path"))) if index % 2 else (piece, None)
             for index, piece in enumerate(_SEGMENT.split(operation.path))
         ]
         self._by_location: dict[str, list[Param]] = {}
@@ -203,29 +231,25 @@ class HttpCall:
                 self._by_location.setdefault(param.location, []).append(param)
 
     def url(self, arguments: Mapping[str, Any]) -> str:
-        """The request path with the path arguments filled in: percent-encoded, `/` included, and
-        a `.` or `..` value encoded too, so no argument can step to another path of the API."""
-        return "".join(piece if arg is None else _segment(arg, arguments[arg]) for piece, arg in self._pieces)
+        """The request URL: the API's address and the path with the path arguments filled in,
+        percent-encoded, `/` included, and a `.` or `..` value encoded too, so no argument can step
+        to another path of the API."""
+        path = "".join(
+            piece if param is None else _segment(param, arguments[param.arg]) for piece, param in self._pieces
+        )
+        return self._address + path
 
     def request_parts(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The `httpx` request options (params, headers, body) of a call."""
         parts: dict[str, Any] = {}
-        query: list[tuple[str, str]] = []
+        query = [*self.query]
         for param in self._by_location.get("query", ()):
             if param.arg in arguments:
-                value = arguments[param.arg]
-                if param.as_json:
-                    query.append((param.name, json.dumps(value)))
-                elif isinstance(value, list) and param.explode:
-                    query += [(param.name, _text(item)) for item in value]
-                elif isinstance(value, list):
-                    query.append((param.name, ",".join(_text(item) for item in value)))
-                elif value is not None:
-                    query.append((param.name, _text(value)))
+                query += _query(param, arguments[param.arg])
         if query:
             parts["params"] = query
-        headers = {p.name: _header_value(_header_text(p, arguments[p.arg])) for p in self._given("header", arguments)}
-        cookies = [f"{p.name}={_header_text(p, arguments[p.arg])}" for p in self._given("cookie", arguments)]
+        headers = {p.name: _header(p, arguments[p.arg]) for p in self._given("header", arguments)}
+        cookies = [cookie for p in self._given("cookie", arguments) for cookie in _cookies(p, arguments[p.arg])]
         if cookies:
             headers["cookie"] = _header_value("; ".join(cookies))
         if headers:
@@ -272,7 +296,7 @@ class HttpCall:
                 answered = True
                 try:
                     ok = 200 <= response.status_code < 300
-                    content = await self._read(response, self.max_bytes if ok else _ERROR_BYTES, strict=ok)
+                    content, whole = await self._read(response, self.max_bytes if ok else _ERROR_BYTES, strict=ok)
                 finally:
                     await response.aclose()
         except (self.errors.timeout, TimeoutError):
@@ -283,14 +307,15 @@ class HttpCall:
         secret = {name: value for name, value in sent.items() if name not in self._public} if self._public else sent
         secrets = every_form([*self.secrets, *sent_secrets(response.request, secret, given)])
         if not ok:
-            return self.failure(response, content, secrets)
+            return self.failure(response, content, secrets, whole=whole)
         result = self.success(response, content)
         if secrets and any(secret.encode() in content for secret in secrets):  # (bytes: one fast search each)
             return scrub_result(result, secrets)
         return result
 
-    async def _read(self, response: Response, limit: int, *, strict: bool) -> bytes:
-        """The body, at most `limit` bytes: past it an `UpstreamError` (`strict`) or the start only."""
+    async def _read(self, response: Response, limit: int, *, strict: bool) -> tuple[bytes, bool]:
+        """The body, at most `limit` bytes, and whether that is all of it: past `limit` an
+        `UpstreamError` (`strict`) or the start only."""
         chunks: list[bytes] = []
         size = 0
         async for chunk in response.aiter_bytes():
@@ -299,9 +324,9 @@ class HttpCall:
                 if strict:
                     raise UpstreamError(f"{self.api}: {self.operation.label} answered more than {limit} bytes")
                 chunks.append(chunk[: len(chunk) - (size - limit)])
-                break
+                return b"".join(chunks), False
             chunks.append(chunk)
-        return b"".join(chunks)
+        return b"".join(chunks), True
 
     def success(self, response: Response, content: bytes) -> ToolResult:
         """A 2xx answer (its headers, and its body `content`) as a result."""
@@ -333,14 +358,15 @@ class HttpCall:
             raise UpstreamError(f"{label} answered {media or 'an untyped body'}, not the JSON its spec describes")
         return ToolResult([_block(response, content, media)])
 
-    def failure(self, response: Response, content: bytes, secrets: list[str]) -> ToolResult:
+    def failure(self, response: Response, content: bytes, secrets: list[str], *, whole: bool = True) -> ToolResult:
         """A non-2xx answer as an `isError` result: the status and a bounded excerpt of the body
-        (`secrets` scrubbed from it before it is cut)."""
+        (`secrets` scrubbed from it before it is cut), saying how much is left out: a count when
+        `content` is the `whole` body, else "more" and the `Content-Length`, when given."""
         body = scrub(content.decode(response.encoding or "utf-8", errors="replace"), secrets).strip()
         if not self.excerpt:  # no excerpt at all: the status alone
             body = ""
-        elif len(body) > self.excerpt:
-            body = body[: self.excerpt] + f"… ({len(body) - self.excerpt} more characters)"
+        elif len(body) > self.excerpt or not whole:
+            body = body[: self.excerpt] + f"… ({_left_out(len(body) - self.excerpt, whole, response)})"
         reason = response.reason_phrase or ""
         head = f"{self.api}: {self.operation.label} answered HTTP {response.status_code} {reason}".rstrip()
         location = response.headers.get("location")
@@ -348,6 +374,15 @@ class HttpCall:
             head += f" (to {scrub(shown_url(location), secrets)}: redirects are not followed)"
         result = ToolResult.error(f"{head}: {body}" if body else head)
         return ToolResult(result.content, is_error=True, meta={"toolweave/http_status": response.status_code})
+
+
+def _left_out(more: int, whole: bool, response: Response) -> str:
+    """How much of an error answer's body its excerpt leaves out, in words: `more` characters of
+    a body read `whole`, else more than was read, and its length when the answer says it."""
+    if whole:
+        return f"{more} more characters"
+    length = response.headers.get("content-length", "")
+    return f"more characters, of a {length}-byte answer" if length.isdigit() else "more characters"
 
 
 def with_credentials(headers: Mapping[str, Any], credentials: Mapping[str, str]) -> dict[str, Any]:

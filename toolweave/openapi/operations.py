@@ -3,9 +3,11 @@
 `read_operations(spec, include=, exclude=)` returns one `Operation` per kept `method path`:
 
 - the **name** is the `operationId` (characters a tool name cannot hold become `_`), else
-  `method_path` (`get_pets_id`); a name taken twice gets `_2`, `_3`, ...;
+  `method_path` (`get_pets_id`); a name taken twice gets `_2`, `_3`, ..., and a name made up
+  that way never takes an `operationId`'s: `GET /a` is `get_a_2` beside an `operationId: get_a`;
 - the **input schema** has one argument per path, query, header and cookie parameter (path-level
-  ones merged, the operation's winning) and, for a JSON or form body that is an object (an
+  ones merged, the operation's winning; not the `Accept`, `Content-Type` and `Authorization`
+  headers, which OpenAPI 3 says are ignored) and, for a JSON or form body that is an object (an
   `allOf` of objects is merged), one argument per body property; any other body (an array, a
   `oneOf`, text) is the one argument `body` (a string for a body sent as it is: text, XML,
   bytes). A parameter whose name clashes with another is suffixed with its location (`id_query`,
@@ -16,7 +18,9 @@
   (`GET` read-only, `DELETE` destructive, `PUT`/`DELETE` idempotent).
 
 This module walks the document and puts each operation together; its parameters are read in
-`toolweave.openapi.parameters`, its request body and responses in `toolweave.openapi.bodies`.
+`toolweave.openapi.parameters` (each with its `style` and `explode`, read once here: how a call
+writes an array or object argument, `toolweave.openapi.styles`), its request body and responses
+in `toolweave.openapi.bodies`.
 
 A kept operation the spec gets wrong (an operation or parameter list of the wrong kind, a
 parameter without `name`/`in`, a path parameter the path template lacks or the reverse, a
@@ -38,13 +42,20 @@ import logging
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolweave.core.errors import SpecError
 from toolweave.core.names import first_free
 from toolweave.core.tool import ToolAnnotations
 from toolweave.openapi.bodies import output_schema, request_body, spread
-from toolweave.openapi.parameters import check_path, declared_parameters, parameter_schema, wire_name
+from toolweave.openapi.parameters import (
+    check_path,
+    declared_parameters,
+    parameter_schema,
+    parameter_style,
+    wire_name,
+    without_ignored_headers,
+)
 from toolweave.openapi.routes import IDEMPOTENT, METHODS, Routes, selected, unmatched_routes
 from toolweave.openapi.schemas import SchemaReader
 from toolweave.openapi.spec import Resolver, Spec, kind_of
@@ -64,13 +75,16 @@ class Param:
         arg: The argument's name in the tool.
         name: Its name on the wire (the parameter or body property name).
         location: `path`, `query`, `header`, `cookie`, or `body` (a property of an object body).
-        explode: A query array is sent as repeated keys (`True`) or one comma-joined value.
+        style: How an array or object value is written (`simple`, `form`, `deepObject`, ...:
+            `toolweave.openapi.styles`).
+        explode: An array or object is written item by item (`ids=1&ids=2`) or joined (`ids=1,2`).
         as_json: The value is sent as JSON text (a parameter described by `content`).
     """
 
     arg: str
     name: str
     location: str
+    style: str = "form"
     explode: bool = True
     as_json: bool = False
 
@@ -131,29 +145,65 @@ def read_operations(
         Traceback (most recent call last):
         toolweave.core.errors.SpecError: the spec dict: paths./a.get: an operation is a mapping, not str
     """
-    operations: list[Operation] = []
-    taken: set[str] = set()
     skip = {("header", name.lower()) for name in supplied} | {("query", name) for name in supplied_query}
     listed: list[tuple[str, str, tuple[str, ...]]] = []
+    kept: list[_Kept] = []
     for path, item, resolver in _path_items(spec):
         for method, raw in _methods(spec, path, item):
-            at = f"paths.{path}.{method}"
-            tags = _tags(spec, raw, at)
+            tags = _tags(spec, raw, f"paths.{path}.{method}")
             listed.append((method, path, tags))
-            if not selected(method, path, tags, include, exclude):
-                continue
-            try:
-                operation = _operation(spec, resolver, at, path, method, item, raw, tags, taken, skip)
-            except SpecError:
-                raise
-            except (TypeError, ValueError, KeyError, AttributeError) as error:
-                raise SpecError(f"{spec.where}: {at}: cannot be read ({error})") from None
-            _warn_own_servers(spec, at, item, raw)
-            taken.add(operation.name)
-            operations.append(operation)
+            if selected(method, path, tags, include, exclude):
+                kept.append(_Kept(path, method, item, raw, resolver, tags))
+    operations: list[Operation] = []
+    for found, name in zip(kept, _names(kept), strict=True):
+        try:
+            operation = _operation(spec, found, name, skip)
+        except SpecError:
+            raise
+        except (TypeError, ValueError, KeyError, AttributeError) as error:
+            raise SpecError(f"{spec.where}: {found.at}: cannot be read ({error})") from None
+        _warn_own_servers(spec, found.at, found.item, found.raw)
+        operations.append(operation)
     for problem in unmatched_routes(include, exclude, listed):
         logger.warning("%s: %s", api or spec.where, problem)
     return operations
+
+
+class _Kept(NamedTuple):
+    """An operation `read_operations` keeps, as the document gives it."""
+
+    path: str
+    method: str
+    item: Mapping[str, Any]
+    """Its path item."""
+    raw: Mapping[str, Any]
+    resolver: Resolver
+    """Resolves the references inside its path item."""
+    tags: tuple[str, ...]
+
+    @property
+    def at(self) -> str:
+        """Where it is in the document: `paths./pets.get`."""
+        return f"paths.{self.path}.{self.method}"
+
+
+def _names(kept: Sequence[_Kept]) -> list[str]:
+    """Each operation's tool name: its `operationId`, else made of its method and path. The
+    `operationId`s are given out first, so a made-up name never takes one; a name taken twice
+    gets `_2`, `_3`, ... (document order within each kind).
+
+    Example:
+        >>> get_a = _Kept("/a", "get", {}, {}, None, ())
+        >>> _names([get_a, get_a._replace(path="/b", raw={"operationId": "get_a"}), get_a])
+        ['get_a_2', 'get_a', 'get_a_3']
+    """
+    names: dict[int, str] = {}
+    taken: set[str] = set()
+    for index in sorted(range(len(kept)), key=lambda index: not kept[index].raw.get("operationId")):
+        operation = kept[index]
+        names[index] = first_free(_name(operation.raw.get("operationId"), operation.method, operation.path), taken)
+        taken.add(names[index])
+    return [names[index] for index in range(len(kept))]
 
 
 def _warn_own_servers(spec: Spec, at: str, item: Mapping[str, Any], operation: Mapping[str, Any]) -> None:
@@ -223,22 +273,13 @@ def _tags(spec: Spec, raw: Mapping[str, Any], at: str) -> tuple[str, ...]:
     return tuple(str(tag) for tag in tags)
 
 
-def _operation(
-    spec: Spec,
-    resolver: Resolver,
-    at: str,
-    path: str,
-    method: str,
-    item: Mapping[str, Any],
-    raw: Mapping[str, Any],
-    tags: tuple[str, ...],
-    taken: set[str],
-    skip: set[tuple[str, str]],
-) -> Operation:
+def _operation(spec: Spec, kept: _Kept, tool_name: str, skip: set[tuple[str, str]]) -> Operation:
+    path, method, raw, resolver, at = kept.path, kept.method, kept.raw, kept.resolver, kept.at
     reader = SchemaReader(spec, "request", at)
-    declared = declared_parameters(spec, resolver, path, item, at, raw)
+    declared = declared_parameters(spec, resolver, path, kept.item, at, raw)
     check_path(spec, path, at, declared)
     declared = [entry for entry in declared if wire_name(entry.parameter) not in skip]
+    declared = without_ignored_headers(spec, at, declared)
     body_kind, media_type, body_schema, body_required = request_body(spec, resolver, raw, reader, at)
     flat = spread(body_schema) if body_kind in ("json", "form") else None
     names = [entry.parameter["name"] for entry in declared] + (list(flat["properties"]) if flat else [])
@@ -251,8 +292,8 @@ def _operation(
         name, location = parameter["name"], parameter["in"]
         arg = name if names.count(name) == 1 else _unique(f"{name}_{location}", claimed)
         schema, as_json = parameter_schema(spec, entry, reader)
-        explode = parameter.get("explode", parameter.get("style", "form") == "form")
-        params.append(Param(arg, name, location, bool(explode), as_json))
+        style, explode = parameter_style(spec, entry)
+        params.append(Param(arg, name, location, style, explode, as_json))
         properties[arg] = schema
         if parameter.get("required") or location == "path":
             required.append(arg)
@@ -273,7 +314,7 @@ def _operation(
     if reader.defs():
         input_schema["$defs"] = reader.defs()
     return Operation(
-        name=_name(raw.get("operationId"), method, path, taken),
+        name=tool_name,
         method=method.upper(),
         path=path,
         params=tuple(params),
@@ -283,7 +324,7 @@ def _operation(
         input_schema=input_schema,
         output_schema=output_schema(spec, resolver, raw, at),
         description=_description(raw, method, path),
-        tags=tags,
+        tags=kept.tags,
         annotations=_annotations(method),
     )
 
@@ -300,12 +341,14 @@ def _unique(arg: str, taken: set[str]) -> str:
     return name
 
 
-def _name(operation_id: Any, method: str, path: str, taken: set[str]) -> str:
+def _name(operation_id: Any, method: str, path: str) -> str:
+    """The tool name an operation asks for: its `operationId` in the characters a name may hold,
+    else `method_path` (`get_pets_id`)."""
     if operation_id:
         base = re.sub(r"[^A-Za-z0-9_.-]", "_", str(operation_id))[:120]
     else:
         base = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9]", "_", f"{method}_{path}")).strip("_")[:120]
-    return first_free(base or method, taken)
+    return base or method
 
 
 def _description(raw: Mapping[str, Any], method: str, path: str) -> str:

@@ -3,8 +3,11 @@
 `declared_parameters` merges the path item's parameters with the operation's (the operation's
 winning on the same name and place) and refuses one that is not a mapping with a `name` and an
 `in` of `LOCATIONS`; `check_path` holds the path template and the path parameters to each other;
-`parameter_schema` reads a parameter's schema (or, for one described by `content`, its media
-type's schema: it is sent as JSON text). How the parameters become a tool's arguments is
+`without_ignored_headers` leaves out the header parameters OpenAPI 3 says are ignored
+(`Accept`, `Content-Type`, `Authorization`: the media types and the security schemes say
+them); `parameter_schema` reads a parameter's schema (or, for one described by `content`, its
+media type's schema: it is sent as JSON text), and `parameter_style` its `style` and `explode`
+(`toolweave.openapi.styles`). How the parameters become a tool's arguments is
 `toolweave.openapi.operations`.
 
 Example:
@@ -22,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,8 +35,13 @@ from toolweave.core.errors import SpecError
 from toolweave.openapi.bodies import media_schema
 from toolweave.openapi.schemas import SchemaReader
 from toolweave.openapi.spec import Resolver, Spec, kind_of
+from toolweave.openapi.styles import STYLES
 
 LOCATIONS = ("path", "query", "header", "cookie")
+IGNORED_HEADERS = frozenset({("header", "accept"), ("header", "content-type"), ("header", "authorization")})
+"""The header parameters OpenAPI 3 says SHALL be ignored, by `wire_name`."""
+
+logger = logging.getLogger("toolweave.openapi")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +106,22 @@ def check_path(spec: Spec, path: str, at: str, declared: Sequence[DeclaredParame
             )
 
 
+def without_ignored_headers(spec: Spec, at: str, declared: Sequence[DeclaredParameter]) -> list[DeclaredParameter]:
+    """`declared` without the `Accept`, `Content-Type` and `Authorization` header parameters,
+    which OpenAPI 3 says are ignored: as arguments, one would override the body's media type or
+    ask the model for a credential. One warning names those the operation declares."""
+    ignored = [entry for entry in declared if wire_name(entry.parameter) in IGNORED_HEADERS]
+    if ignored:
+        logger.warning(
+            "%s: %s: the header parameter(s) %s are ignored, as OpenAPI 3 says (the media types and the "
+            "security schemes set them): they are no arguments of the tool",
+            spec.where,
+            at,
+            ", ".join(entry.parameter["name"] for entry in ignored),
+        )
+    return [entry for entry in declared if entry not in ignored]
+
+
 def wire_name(parameter: Mapping[str, Any]) -> tuple[str, str]:
     """Where a parameter goes and its name there, as the server's own headers and base URL query
     are named (a header's in lowercase: header names are not case-sensitive; a query's as is)."""
@@ -120,3 +145,33 @@ def parameter_schema(spec: Spec, entry: DeclaredParameter, reader: SchemaReader)
     if parameter.get("description") and "description" not in schema:
         schema["description"] = parameter["description"]
     return schema, as_json
+
+
+def parameter_style(spec: Spec, entry: DeclaredParameter) -> tuple[str, bool]:
+    """The parameter's `style` (by default `simple` in the path and headers, `form` in the query
+    and cookies) and `explode` (by default true for `form` only). A style OpenAPI does not allow
+    where the parameter is (`deepObject` in the path) is said in a warning, and the default used.
+
+    Example:
+        >>> from toolweave.openapi.spec import load_spec
+        >>> spec = load_spec({"openapi": "3.1.0", "paths": {}})
+        >>> parameter_style(spec, DeclaredParameter("at", {"name": "ids", "in": "query"}, None))
+        ('form', True)
+        >>> parameter_style(spec, DeclaredParameter("at", {"name": "id", "in": "path", "style": "label"}, None))
+        ('label', False)
+    """
+    parameter = entry.parameter
+    allowed = STYLES[parameter["in"]]
+    style = parameter.get("style", allowed[0])
+    if style not in allowed:
+        logger.warning(
+            "%s: %s: the style %r is not one OpenAPI allows in the %s (%s): %r is used",
+            spec.where,
+            entry.at,
+            style,
+            parameter["in"],
+            ", ".join(allowed),
+            allowed[0],
+        )
+        style = allowed[0]
+    return style, bool(parameter.get("explode", style == "form"))

@@ -11,6 +11,11 @@ to `timeout`), with the server's `timeout` on every request; a client
 of your own (`client=`: an `httpx2.AsyncClient`, or a classic `httpx.AsyncClient`) is used as it
 is and never closed. A call while no client is open fails at once with `UpstreamError`.
 
+Every call goes to the one address the server shows (`base_url`, in `explain` and its tools'
+origin): `base_url=`, else the base URL of the client given, else the spec's `servers`. Each
+request names it whole, so a client with no base URL of its own sends it as well; a client
+whose base URL is another than `base_url=` is refused (which of the two was meant?).
+
 Example:
     >>> api = OpenAPIServer({"openapi": "3.1.0", "info": {"title": "Pets", "version": "1"},
     ...     "paths": {"/pets": {"get": {"operationId": "list_pets", "summary": "List pets"}}}},
@@ -62,13 +67,14 @@ class OpenAPIServer(Server):
 
     Args:
         spec: The OpenAPI 3.x document: a file path, an `http(s)://` URL or a dict.
-        base_url: Where the API answers; by default the spec's first `servers` URL (relative
-            ones taken against the spec's URL; none, with a spec read from a URL: that URL's
-            host). Its query parameters (`?key=...`) are sent with every call, and a query
-            parameter of the same name is not an argument of the tools; a fragment is refused.
-        client: An `httpx2.AsyncClient` of your own (its base URL, timeouts, transport, auth), or
-            a classic `httpx.AsyncClient`; it is used as is and never closed. By default the
-            server opens one pooled `httpx2.AsyncClient`.
+        base_url: Where the API answers; by default the base URL of `client`, else the spec's
+            first `servers` URL (relative ones taken against the spec's URL; none, with a spec
+            read from a URL: that URL's host). Its query parameters (`?key=...`) are sent with
+            every call, and a query parameter of the same name is not an argument of the tools;
+            a fragment is refused.
+        client: An `httpx2.AsyncClient` of your own (its timeouts, transport, auth, and its base
+            URL when `base_url` is not given), or a classic `httpx.AsyncClient`; it is used as is
+            and never closed. By default the server opens one pooled `httpx2.AsyncClient`.
         headers: Upstream credentials and other headers for every request: constants,
             `Secret`s or sources (`FromEnv`, ...), see `toolweave.openapi.credentials`. The
             caller's own token is never sent unless a header says so (`FromHeader`).
@@ -87,7 +93,10 @@ class OpenAPIServer(Server):
         **options: `Server` options.
 
     Raises:
-        SpecError: the spec cannot be read or an operation in it is malformed.
+        SpecError: the spec cannot be read or an operation in it is malformed, or there is no
+            base URL (none given, none in the spec, and none of the client's).
+        ValueError: `base_url` is no `http(s)://` URL, holds a fragment, or is another address
+            than the base URL of `client`.
         TypeError: `client` is not an `httpx2` or `httpx` `AsyncClient`, `auth` is a string, or
             an `httpx2` auth is given with an `httpx.AsyncClient` (which cannot run it).
     """
@@ -116,9 +125,9 @@ class OpenAPIServer(Server):
         title = str((loaded.document.get("info") or {}).get("title") or "openapi")
         super().__init__(name or title, **options)
         self.spec = loaded
-        self.base_url = _base_url(base_url, client is not None, loaded, spec)
-        # the base URL's query rides on every call through our own client (one given is used as is)
-        self._address, self._query = split_query(self.base_url) if client is None else (self.base_url, [])
+        self.base_url = _base_url(base_url, str(client.base_url) if client is not None else "", loaded, spec)
+        # each call names the address whole and sends the query first (a client's base URL never applies)
+        self._address, self._query = split_query(self.base_url)
         self.secrets = secrets
         self._carried = self._secrets_carried()
         self.timeout = timeout
@@ -146,10 +155,10 @@ class OpenAPIServer(Server):
     def shown_base_url(self) -> str:
         """Where the API answers, as logs and `explain` show it (without secrets; worked out once,
         the first of the operations' tools reading it)."""
-        return shown_url(self.base_url or "the API", self.secrets)
+        return shown_url(self.base_url, self.secrets)
 
     def __repr__(self) -> str:
-        return f"OpenAPIServer({self.name!r}, {shown_url(self.base_url or '(client)', self.secrets)!r})"
+        return f"OpenAPIServer({self.name!r}, {self.shown_base_url!r})"
 
     def _tool(self, operation: Operation, excerpt: int, max_bytes: int) -> Tool:
         call = HttpCall(
@@ -164,6 +173,8 @@ class OpenAPIServer(Server):
             in_flight=self.in_flight,
             timeout=self.timeout if self._own_client is None else None,
             secrets=self._carried,
+            address=self._address,
+            query=self._query,
         )
         self._calls.append(call)
         return Tool(
@@ -195,19 +206,14 @@ class OpenAPIServer(Server):
     def _secrets_carried(self) -> tuple[str, ...]:
         """The secret values the base URL puts in every request (a password, an `api_key=`, a
         config's `${...}`), to scrub from the answers."""
-        url = self.base_url or ""
+        url = self.base_url
         return tuple(dict.fromkeys([*url_secrets(url), *(value for value in self.secrets if value and value in url)]))
 
     async def hold_open(self, tasks: TaskGroup) -> None:
         """Open the pooled client for the lifespan (unless a client was given)."""
         if self._own_client is not None:
             return
-        client = httpx2.AsyncClient(
-            base_url=self._address or "",
-            params=tuple(self._query) or None,
-            timeout=httpx2.Timeout(self.timeout),
-            limits=DEFAULT_LIMITS,
-        )
+        client = httpx2.AsyncClient(timeout=httpx2.Timeout(self.timeout), limits=DEFAULT_LIMITS)
         self._client = client
         tasks.start_soon(self._close_at_exit, client, name=f"toolweave HTTP client of {self.name!r}")
 
@@ -251,36 +257,32 @@ def client_errors(client: object, auth: object) -> Errors:
     )
 
 
-def _base_url(given: str | None, has_client: bool, spec: Spec, source: object) -> str | None:
-    """Where the API answers: `given`, else the spec's first server URL (a relative one taken
-    against the spec's own URL, as OpenAPI 3 says; a spec that lists no servers has the one
-    server `/`, so a spec read from a URL without them, as every FastAPI app serves its own, is
-    answered by the host it came from). None with a client of one's own and no usable server
-    URL: the client's base URL applies.
+def _base_url(given: str | None, client_url: str, spec: Spec, source: object) -> str:
+    """Where the API answers: `given`, else the base URL of the client given (`client_url`, `""`
+    for none), else the spec's first server URL (a relative one taken against the spec's own
+    URL, as OpenAPI 3 says; a spec that lists no servers has the one server `/`, so a spec read
+    from a URL without them, as every FastAPI app serves its own, is answered by the host it
+    came from).
 
     Raises:
-        ValueError: `given` is not an `http(s)://` URL.
-        SpecError: no `given` and no client, and the spec lists no server or a relative one,
+        ValueError: `given` is not an `http(s)://` URL, or another address than `client_url`.
+        SpecError: no `given` and no `client_url`, and the spec lists no server or a relative one,
             with no URL of the spec's own to take it against, or one that is not `http(s)`.
 
     Example:
         >>> spec = load_spec({"openapi": "3.1.0", "paths": {}, "servers": [{"url": "/v1"}]})
-        >>> _base_url(None, False, spec, "https://api.example/specs/openapi.json")
+        >>> _base_url(None, "", spec, "https://api.example/specs/openapi.json")
         'https://api.example/v1'
-        >>> _base_url(None, False, spec, spec.document)  # doctest: +ELLIPSIS
+        >>> _base_url(None, "https://own.example/", spec, "https://api.example/specs/openapi.json")
+        'https://own.example/'
+        >>> _base_url(None, "", spec, spec.document)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         toolweave.core.errors.SpecError: the spec dict: no base_url given, and servers[0].url '/v1' is relative: ...
     """
     if given:
-        if not given.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, not {shown_url(given)!r}")
-        if "#" in given:
-            raise ValueError(
-                f"base_url cannot hold a fragment ('#...'), which no request sends: "
-                f"{shown_url(given.partition('#')[0]) + '#…'!r} "
-                "(an API key goes in its query, ?key=..., or in headers)"
-            )
-        return given
+        return _checked_base_url(given, client_url)
+    if client_url:
+        return client_url
     url = _server_url(spec.document, spec.where)
     is_url = isinstance(source, str) and source.startswith(("http://", "https://"))
     if url is None and is_url:
@@ -292,8 +294,6 @@ def _base_url(given: str | None, has_client: bool, spec: Spec, source: object) -
         raise SpecError(f"{spec.where}: servers[0].url {shown!r} holds a fragment ('#...'), which no request sends")
     if url is not None and url.startswith(("http://", "https://")):
         return url
-    if has_client:
-        return None
     if url is None:
         raise SpecError(
             f"{spec.where}: no base_url given, and the spec lists no 'servers' and was not read from a URL "
@@ -310,7 +310,41 @@ def _base_url(given: str | None, has_client: bool, spec: Spec, source: object) -
     )
 
 
-def split_query(base_url: str | None) -> tuple[str | None, list[tuple[str, str]]]:
+def _checked_base_url(given: str, client_url: str) -> str:
+    """`given`, checked: an `http(s)://` URL with no fragment, and the same address as the base
+    URL of the client given, `client_url`, when it has one (of two, which one is meant is not known).
+
+    Example:
+        >>> _checked_base_url("http://api.example/v1", "http://API.example/v1/")
+        'http://api.example/v1'
+        >>> _checked_base_url("http://api.example/v1", "http://api.example/v2/")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: base_url 'http://api.example/v1' is another address than the base URL of the client given, ...
+    """
+    if not given.startswith(("http://", "https://")):
+        raise ValueError(f"base_url must start with http:// or https://, not {shown_url(given)!r}")
+    if "#" in given:
+        raise ValueError(
+            f"base_url cannot hold a fragment ('#...'), which no request sends: "
+            f"{shown_url(given.partition('#')[0]) + '#…'!r} "
+            "(an API key goes in its query, ?key=..., or in headers)"
+        )
+    if client_url and _normalized(given) != _normalized(client_url):
+        raise ValueError(
+            f"base_url {shown_url(given)!r} is another address than the base URL of the client given, "
+            f"{shown_url(client_url)!r}: give one of them (or the same in both)"
+        )
+    return given
+
+
+def _normalized(url: str) -> tuple[str, list[tuple[str, str]]]:
+    """A base URL as an address compares: its scheme and host in lowercase, its path without a
+    trailing `/` (httpx adds one to a client's), and its query parameters."""
+    address, query = split_query(url)
+    return str(httpx2.URL(address)).rstrip("/"), query
+
+
+def split_query(base_url: str) -> tuple[str, list[tuple[str, str]]]:
     """`base_url` without its query, and the query's parameters (decoded), which every call sends:
     httpx would take the operation's path for more of the query (`/v1?key=k/things/42`).
 
@@ -318,8 +352,6 @@ def split_query(base_url: str | None) -> tuple[str | None, list[tuple[str, str]]
         >>> split_query("https://api.example/v1?key=a%2Bb&flag")
         ('https://api.example/v1', [('key', 'a+b'), ('flag', '')])
     """
-    if base_url is None:
-        return None, []
     parts = urlsplit(base_url)
     return urlunsplit(parts._replace(query="")), parse_qsl(parts.query, keep_blank_values=True)
 
