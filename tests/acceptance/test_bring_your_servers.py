@@ -68,7 +68,8 @@ def place(client: str, home: Path, project: Path, urls: dict[str, str]) -> dict[
         put(home / ".config/Claude/claude_desktop_config.json", {"mcpServers": {"local": local(GREETING="hi")}})
         return {"local_getenv": ({"name": "GREETING"}, "hi")}
     if client == "claude-code":
-        local_scope = {"mcpServers": {"legacy": {"type": "sse", "url": urls["sse"]}}}
+        legacy = {"legacy": {"type": "sse", "url": urls["sse"]}}
+        local_scope = {"mcpServers": legacy, "enabledMcpjsonServers": ["local"]}  # (approved in Claude Code)
         user = {"mcpServers": {"web": {"type": "http", "url": urls["http"]}}, "projects": {str(project): local_scope}}
         put(home / ".claude.json", user)
         put(project / ".mcp.json", {"mcpServers": {"local": local(GREETING="${GREETING_X:-hello}")}})
