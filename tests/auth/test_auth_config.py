@@ -218,10 +218,11 @@ async def test_an_authorize_rule_gates_prompts_and_resources(tmp_path: Path) -> 
 
 
 async def test_an_authorize_rule_with_an_empty_tools_list_gates_no_tool(tmp_path: Path) -> None:
-    (tmp_path / "letters.py").write_text(PROMPTS_AND_RESOURCES + "\nserver.add_tool(lambda: 'ok', name='ping')\n")
+    source = PROMPTS_AND_RESOURCES + "\nserver.add_tool(lambda: 'ok', name='ping')\n"
+    (tmp_path / "pinged_letters.py").write_text(source)  # (a module name of its own: imports are cached)
     path = tmp_path / "gateway.yaml"
     rule = {"tools": [], "prompts": "greeting", "scopes": ["letters"]}
-    path.write_text(yaml.safe_dump({"python": ["letters:server"], "authorize": [rule]}))
+    path.write_text(yaml.safe_dump({"python": ["pinged_letters:server"], "authorize": [rule]}))
     anyone = await names(build_file(path).server)
     assert anyone["tools"] == ["ping"] and "greeting" not in anyone["prompts"]
 

@@ -1,9 +1,10 @@
 """Where task records live: the `TaskStore` protocol and the in-memory default.
 
 A store keeps `TaskRecord`s by id and forgets them once they expire (`record.expires_at`, for a
-record that has ended). Two methods are the whole contract, so a store shared by several
-replicas (Redis: one JSON document per task, `SET ... PXAT expires_at` on each `put`) can
-implement it: then `tasks/get` reaching any replica answers from the record.
+record that has ended), and keeps an ended record over any later write (an ended task is final).
+Two methods are the whole contract, so a store shared by several replicas (Redis: one JSON
+document per task, written by one script that checks and sets) can implement it: then
+`tasks/get` reaching any replica answers from the record.
 
 Example:
     >>> import anyio
@@ -11,8 +12,11 @@ Example:
     >>> store = MemoryTaskStore()
     >>> record = TaskRecord.new("local", keep=60.0, poll_interval=1.0)
     >>> anyio.run(store.put, record)
+    True
     >>> anyio.run(store.get, record.task_id) == record
     True
+    >>> anyio.run(store.put, record.finish("cancelled")), anyio.run(store.put, record)
+    (True, False)
 """
 
 from __future__ import annotations
