@@ -56,12 +56,21 @@ async def upstream_pid(client: Any, prefix: str = "up") -> int:
     return int((await client.call_tool(f"{prefix}_pid", {})).content[0].text)
 
 
-async def wait_for_file(path: Path) -> str:
-    """The text of `path` once another process has written it."""
+async def wait_for_file(path: Path) -> None:
+    """Return once another process has made `path`."""
     with anyio.fail_after(5):
-        while not await anyio.Path(path).exists():  # noqa: ASYNC110 - written by another process
+        while not await anyio.Path(path).exists():  # noqa: ASYNC110 - made by another process
             await anyio.sleep(0.02)
-    return await anyio.Path(path).read_text()
+
+
+async def wait_for_text(path: Path) -> str:
+    """The text of `path` once another process has written some (`write_text` makes the file
+    empty before it writes: seen in between, it read as '')."""
+    file = anyio.Path(path)
+    with anyio.fail_after(5):
+        while not (await file.exists() and await file.read_text()):  # noqa: ASYNC110 - written by another process
+            await anyio.sleep(0.02)
+    return await file.read_text()
 
 
 @pytest.mark.parametrize("script", ["tw_upstream.py", "ll_upstream.py"])
@@ -172,7 +181,7 @@ async def test_cancelling_a_call_cancels_it_upstream(script: str, tmp_path: Path
             tasks.start_soon(client.call_tool, "up_sleep", arguments)
             await wait_for_file(started)
             tasks.cancel_scope.cancel()
-        assert await wait_for_file(marker) == "cancelled"
+        assert await wait_for_text(marker) == "cancelled"
         still = await client.call_tool("up_echo", {"text": "still here"})
         assert still.structured_content == {"echo": "still here"}
 
@@ -184,7 +193,7 @@ async def test_the_callers_deadline_becomes_the_upstream_timeout(tmp_path: Path)
         ctx = Context(server=gateway, deadline=anyio.current_time() + 1.0)
         result = await gateway.call_tool("up_sleep", {"seconds": 30, "marker": str(marker)}, ctx=ctx)
         assert result.is_error and "timed out" in result.text
-        assert await wait_for_file(marker) == "cancelled"
+        assert await wait_for_text(marker) == "cancelled"
 
 
 async def test_concurrent_calls_share_one_session() -> None:

@@ -153,7 +153,7 @@ async def test_cancelling_the_call_cancels_the_upstream_task(tmp_path: Path) -> 
         with anyio.move_on_after(1):
             await server.call_tool("up_deploy", {"env": "prod", "seconds": 30, "marker": str(marker)})
         with anyio.fail_after(5):  # the upstream's task was cancelled, and its `finally` ran
-            while not marker.exists():  # noqa: ASYNC110
+            while not (marker.exists() and marker.read_text()):  # noqa: ASYNC110 - (made empty, then written)
                 await anyio.sleep(0.05)
     assert marker.read_text() == "cleaned up"
 
