@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from toolweave import Context, ToolResult, TransformError
+from toolweave import Context, Tool, ToolResult, TransformError
 from toolweave.testing import fake_tool
-from toolweave.transforms import Arg, InjectArgs, InjectContext, TransformArgs
+from toolweave.transforms import Arg, ExcludeArgs, InjectArgs, InjectContext, TransformArgs
 from toolweave.transforms.argmap import MappedRun
 
 
@@ -111,3 +112,20 @@ async def test_random_maps_rewrite_like_the_reference(renames: dict[str, str], h
 async def test_a_tool_whose_every_argument_is_hidden() -> None:
     tool = fake_tool("t", schema("a", "b"), reply=echo).with_transforms(InjectArgs(a="x", b=lambda: "y"))
     assert await rewritten(tool, {}, Context()) == {"a": "x", "b": "y"}
+
+
+def appending(q: str, seen: list[int] = []) -> dict[str, Any]:  # noqa: B006 - the shared default under test
+    seen.append(len(seen))
+    return {"seen": seen}
+
+
+@pytest.mark.parametrize(
+    "hide",
+    [ExcludeArgs("seen"), TransformArgs({"seen": Arg(hide=True)}), InjectArgs(seen=[7])],
+    ids=["excluded", "hidden", "injected"],
+)
+async def test_a_hidden_list_is_a_fresh_copy_for_every_call(hide: Any) -> None:
+    """One list was handed to every call of every caller: what one call appended, the next saw."""
+    tool = Tool.from_function(appending).with_transforms(hide)
+    first, second = [(await tool.run({"q": "x"}, Context())).structured_content for _ in range(2)]
+    assert first == second and len(first["seen"]) in (1, 2)  # ([0], or [7, 1] when injected)

@@ -5,11 +5,11 @@ arguments, the way `dataclasses` generates `__init__`. A call whose arguments ha
 exposed names (the usual case: validated arguments with nothing left out) builds them with a
 single dict display; any other set (an optional argument left out, an extra one a middleware
 added) is copied and renamed in one pass (renames are simultaneous, so swapped names are fine;
-a renamed value wins over a same-named extra). Then, in this order: the defaults of arguments
-that were not sent, the fixed values, the factories, the context, the sources (awaited when
-async: only then is the function a coroutine of its own). Argument names appear in the source
-only as `repr()` literals of strings; every value (constants, sources, the base run) and any
-other name is passed in as a variable, never as text.
+a renamed value wins over a same-named extra). Then, in this order: the fixed values (a copy for
+each call of one a tool could change in place), the defaults of arguments that were not sent, the
+factories, the context, the sources (awaited when async: only then is the function a coroutine of
+its own). Argument names appear in the source only as `repr()` literals of strings; every value
+(constants, sources, the base run) and any other name is passed in as a variable, never as text.
 
 Example:
     >>> from toolweave.core.tool import Tool
@@ -25,6 +25,8 @@ Example:
 
 from __future__ import annotations
 
+import copy
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -58,9 +60,10 @@ def compile_run(mapped: MappedRun, tool_name: str) -> Any:
     code = _Source(mapped)
     lines = code.lines
     renames = tuple((new, old) for new, old in argmap.forward.items() if new != old)
+    shared = {name: value for name, value in argmap.constants.items() if shareable(value)}
     items = [f"{code.name(base)}: arguments[{code.name(exposed)}]" for exposed, base in argmap.forward.items()]
-    if argmap.constants:
-        items.append(f"**{code.value(dict(argmap.constants), '_constants')}")
+    if shared:
+        items.append(f"**{code.value(shared, '_constants')}")
     lines += [
         f"{'async def' if is_async else 'def'} mapped(arguments, ctx):",
         f"    if len(arguments) == {len(argmap.forward)}:",
@@ -71,11 +74,16 @@ def compile_run(mapped: MappedRun, tool_name: str) -> Any:
         "    else:",
         "        out = _any(arguments)",
     ]
-    code.env["_any"] = _any_arguments(renames, dict(argmap.constants))
+    code.env["_any"] = _any_arguments(renames, shared)
+    code.env["_copy"] = copy.deepcopy
+    for name, value in argmap.constants.items():  # a list, a dict, a model: each call its own copy
+        if name not in shared:
+            lines.append(f"    out[{code.name(name)}] = _copy({code.value(value, '_constant')})")
     for name, value in argmap.defaults.items():
         key = code.name(name)
+        fresh = code.value(value, "_default") if shareable(value) else f"_copy({code.value(value, '_default')})"
         lines.append(f"    if {key} not in out:")
-        lines.append(f"        out[{key}] = {code.value(value, '_default')}")
+        lines.append(f"        out[{key}] = {fresh}")
     for name, factory in argmap.factories.items():
         lines.append(f"    out[{code.name(name)}] = {code.value(factory, '_factory')}()")
     lines.extend(f"    out[{code.name(name)}] = ctx" for name in argmap.context)
@@ -103,6 +111,20 @@ def compile_run(mapped: MappedRun, tool_name: str) -> Any:
     function.__name__ = function.__qualname__ = f"mapped_{tool_name}"
     function.mapped_run = mapped
     return function
+
+
+def shareable(value: Any) -> bool:
+    """Whether one object may serve every call: nothing a tool could change in place (a hidden
+    default or injected constant that is a list, a dict or a model is copied for each call, as
+    pydantic copies a mutable default).
+
+    Example:
+        >>> shareable("k"), shareable((1, "a")), shareable([]), shareable({"a": 1})
+        (True, True, False, False)
+    """
+    if isinstance(value, tuple | frozenset):
+        return all(shareable(item) for item in value)
+    return value is None or isinstance(value, str | bytes | int | float | complex | Enum | range)
 
 
 def _any_arguments(renames: tuple[tuple[Any, Any], ...], constants: dict[str, Any]) -> Any:
