@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from toolweave.config import Composed
-from toolweave.telemetry.logs import redact_secrets
+from toolweave.telemetry.logs import hide_url_secrets_in_library_logs, redact_secrets
 from toolweave.transforms.redact import IN_FLIGHT
 
 
@@ -59,7 +59,8 @@ def setup_logging(level: LogLevel) -> None:
 def hide_secrets_in_logs(current: Callable[[], Composed]) -> None:
     """Take the secrets of the composition `current()` gives (`Composed.hidden_values`, once per
     build: a reload's new ones count at once), and those injected into the calls running
-    (`IN_FLIGHT`: the SDK logs the arguments it sends at DEBUG), out of every log record."""
+    (`IN_FLIGHT`: the SDK logs the arguments it sends at DEBUG, a tool may log what it was given),
+    out of every log record; and secret-looking query values out of the URLs libraries log."""
     built: list[tuple[Composed, Mapping[str, str]]] = []
 
     def secrets() -> Mapping[str, str]:
@@ -69,6 +70,8 @@ def hide_secrets_in_logs(current: Callable[[], Composed]) -> None:
         return built[0][1]
 
     redact_secrets(secrets, passing=lambda: IN_FLIGHT.counts)
+    IN_FLIGHT.watched = True  # (the calls carrying injected secrets count them in flight from now on)
+    hide_url_secrets_in_library_logs()
 
 
 def log_calls_as_json(server: Any) -> None:

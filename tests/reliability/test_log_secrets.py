@@ -8,11 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from tests.conftest import subprocess_env
 from tests.serving import PORT, spawned
-from toolweave.telemetry.logs import JsonFormatter, RedactSecrets
+from toolweave.telemetry.logs import HideUrlSecrets, JsonFormatter, RedactSecrets
 
 TOKEN = "hunter2-0123456789"
 PASSWORD = "pa55-literal-word"
@@ -86,6 +87,49 @@ def test_a_secret_injected_into_an_upstream_call_is_not_logged_with_its_argument
     assert done.returncode == 0, done.stderr
     assert "Sending client message: jsonrpc='2.0' id=" in done.stderr and "'arguments': {'text': '***'}" in done.stderr
     assert TOKEN not in done.stdout + done.stderr
+
+
+LOGGING_TOOL = """
+import logging
+from toolweave import Server
+
+server = Server("ops")
+
+
+@server.tool
+def boom(api_key: str) -> str:
+    logging.getLogger("ops").warning("boom called with key %s", api_key)
+    return "done"
+"""
+
+
+def test_a_secret_injected_into_a_python_tool_is_not_in_what_the_tool_logs(tmp_path: Path) -> None:
+    """With no MCP upstream in the config, nothing counted the call's secrets for the log filter."""
+    (tmp_path / "ops_tools.py").write_text(LOGGING_TOOL)
+    config = tmp_path / "gw.yaml"
+    config.write_text(
+        "python:\n  - import: ops_tools:server\n    tools:\n      boom:\n"
+        "        args:\n          api_key: {inject: 'env:OPS_KEY'}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "toolweave.cli", "call", str(config), "boom"],
+        cwd=tmp_path,
+        env=subprocess_env(OPS_KEY=TOKEN, PYTHONPATH=f"{ROOT}:{tmp_path}"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "boom called with key ***" in done.stderr and TOKEN not in done.stdout + done.stderr
+
+
+def test_a_secret_query_value_in_an_httpx_request_line_is_hidden() -> None:
+    """httpx logs every request's URL at INFO: an API key sent as `?api_key=` was in it."""
+    record = logging.LogRecord("httpx2", logging.INFO, "", 1, 'HTTP Request: %s %s "%s %d %s"', (), None)
+    record.args = ("GET", httpx2.URL(f"http://127.0.0.1:8123/pets?api_key={TOKEN}&limit=2"), "HTTP/1.1", 200, "OK")
+    HideUrlSecrets().filter(record)
+    assert record.getMessage() == 'HTTP Request: GET http://127.0.0.1:8123/pets?api_key=***&limit=2 "HTTP/1.1 200 OK"'
 
 
 def record_with(message: str, *args: object, **extra: object) -> logging.LogRecord:

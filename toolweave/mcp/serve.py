@@ -39,7 +39,7 @@ from toolweave.mcp.shutdown import FLUSH_SECONDS, WORKER_SIGNAL_ECHO, Drain, exi
 from toolweave.mcp.upstream_callers import warn_without_callers
 from toolweave.server.server import Server
 from toolweave.store import RedisStore
-from toolweave.telemetry.logs import hide_url_secrets_in_access_log
+from toolweave.telemetry.logs import hide_url_secrets_in_library_logs
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http import EventStore
@@ -264,7 +264,7 @@ async def serve_http(
     app = http_app(server, path=path, host=host, **app_options)
     drain = Drain(adapter_for(server).tasks)
     trusted = forwarded_allow_ips if forwarded_allow_ips is not None else os.environ.get("FORWARDED_ALLOW_IPS")
-    hide_url_secrets_in_access_log()
+    hide_url_secrets_in_library_logs()
     config = uvicorn.Config(
         app,
         host=host,

@@ -145,7 +145,8 @@ def _forms(secret: str) -> Collection[str]:
 class HideUrlSecrets(logging.Filter):
     """A record's URL arguments without secret-looking query values (`shown_url`): uvicorn's access
     log writes each request's path with its query string, and a client that sends its bearer token
-    there (`?access_token=...`, which the server refuses) must not see it written to the log.
+    there (`?access_token=...`, which the server refuses) must not see it written to the log; httpx
+    logs each request's URL (an API key an OpenAPI server sends as `?api_key=`).
 
     Example:
         >>> line = '%s - "%s %s HTTP/%s" %d'
@@ -157,9 +158,15 @@ class HideUrlSecrets(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
-        if isinstance(args, tuple) and any(isinstance(arg, str) and "?" in arg for arg in args):
-            record.args = tuple(shown_url(arg) if isinstance(arg, str) and "?" in arg else arg for arg in args)
+        if isinstance(args, tuple) and any(_with_query(arg) is not None for arg in args):
+            record.args = tuple(shown_url(text) if (text := _with_query(arg)) is not None else arg for arg in args)
         return True
+
+
+def _with_query(arg: Any) -> str | None:
+    """A log argument as text when it is a path or URL with a query (a string, or httpx's `URL`)."""
+    text = arg if isinstance(arg, str) else str(arg) if type(arg).__name__ == "URL" else None
+    return text if text is not None and "?" in text else None
 
 
 class WithoutTraceback(logging.Filter):
@@ -197,11 +204,17 @@ def quiet_library_logs(level: int) -> None:
     logging.getLogger("watchfiles").setLevel(max(level, logging.WARNING))
 
 
-def hide_url_secrets_in_access_log() -> None:
-    """Install one `HideUrlSecrets` on uvicorn's access logger (what every served HTTP app logs)."""
-    access = logging.getLogger("uvicorn.access")
-    if not any(isinstance(found, HideUrlSecrets) for found in access.filters):
-        access.addFilter(HideUrlSecrets())
+URL_LOGGERS = ("uvicorn.access", "httpx", "httpx2")
+"""The loggers that write whole URLs: uvicorn's access log (every served request), httpx's
+request lines (every call to an HTTP upstream or API, at INFO)."""
+
+
+def hide_url_secrets_in_library_logs() -> None:
+    """Install one `HideUrlSecrets` on each of `URL_LOGGERS`."""
+    for name in URL_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(found, HideUrlSecrets) for found in logger.filters):
+            logger.addFilter(HideUrlSecrets())
 
 
 def redact_secrets(
