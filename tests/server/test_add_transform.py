@@ -74,6 +74,16 @@ def test_an_empty_list_of_tools_selects_none() -> None:
     assert [prompt.access is not None for prompt in server.prompts.catalog.prompts] == [True]
 
 
+async def test_a_rename_onto_another_local_tools_name_is_refused_and_taken_back() -> None:
+    """It was accepted, and then every list and call of the server failed (even of other tools)."""
+    server = make_server([])
+    clash = "'fetch' would be claimed twice: by local tool 'search' and by local tool 'fetch'"
+    with pytest.raises(DuplicateError, match=clash):
+        server.add_transform(Rename("fetch"), tools="search")
+    assert sorted(tool.name for tool in server.catalog.tools) == ["fetch", "search"]
+    assert (await server.call_tool("search", {"q": "x"})).content[0].text == "x"  # type: ignore[union-attr]
+
+
 async def test_transforms_apply_to_mounted_tools_by_their_exposed_name() -> None:
     seen: list[dict[str, Any]] = []
     child = make_server(seen)
@@ -150,9 +160,9 @@ async def test_transforms_run_at_compile_time_never_per_call() -> None:
 def test_two_transforms_producing_the_same_name_name_both_origins() -> None:
     server = make_server([])
     server.add_transform(Rename("lookup"), tools="search")
-    server.add_transform(Rename("lookup"), tools="fetch")
     with pytest.raises(DuplicateError, match=r"'lookup'.*local tool 'search'.*local tool 'fetch'"):
-        server.catalog  # noqa: B018 - compiling raises
+        server.add_transform(Rename("lookup"), tools="fetch")  # refused when added, not at every list
+    assert sorted(tool.name for tool in server.catalog.tools) == ["fetch", "lookup"]
 
 
 async def test_transforms_apply_to_remote_tools_over_stdio() -> None:

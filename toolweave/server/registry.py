@@ -262,6 +262,29 @@ class Registry(Generic[C, K]):
                 transformed(candidate, transforms)  # (upstream and mounted ones: checked, not kept)
         return fitted
 
+    def refuse_clashes(self, fitted: dict[str, Shaped[C]]) -> None:
+        """Under `on_duplicate="error"`, refuse transforms that give two local components one
+        name (`Rename("b")` on `a` beside a `b`): the caller takes its transform back, as for one
+        that does not fit, instead of a server whose every list then fails.
+
+        Raises:
+            DuplicateError: naming both components.
+        """
+        if self.owner.on_duplicate != "error" or not fitted:
+            return
+        claimed: dict[str, str] = {}
+        for key, shaped in fitted.items():
+            if not getattr(shaped.shaped, "enabled", True):  # (a disabled one claims no name)
+                continue
+            exposed = self.key(shaped.shaped)
+            if exposed in claimed:
+                first = claimed[exposed]
+                raise DuplicateError(
+                    f"server {self.owner.name!r}: {self.kind} {self.label(exposed, clash=True)} would be claimed "
+                    f"twice: by local {self.kind} {first!r} and by local {self.kind} {key!r} (after the transforms)"
+                )
+            claimed[exposed] = key
+
     def keep(self, fitted: dict[str, Shaped[C]]) -> None:
         """Keep what `fit` found, once every kind the transform touches has fitted."""
         self._shaped.update(fitted)

@@ -60,6 +60,7 @@ class TransformSet:
             TypeError: a catalog transform with selectors, or a tool transform given `prompts=`
                 or `resources=`.
             TransformError: the transform does not fit a component it selects (nothing is kept).
+            DuplicateError: under `on_duplicate="error"`, it gives two local components one name.
         """
         if isinstance(transform, CatalogTransform):
             if tools is not None or tags or prompts is not None or resources is not None:
@@ -77,8 +78,10 @@ class TransformSet:
         for kind, names in chosen.items():
             if names is not None:
                 self.kinds[kind].append((transform, _selector(names, tags)))
-        try:  # every kind fits, or none keeps anything
+        try:  # every kind fits (and names no two components alike), or none keeps anything
             fitted = {kind: registry(kind).fit() for kind in added}
+            for kind, shapes in fitted.items():
+                registry(kind).refuse_clashes(shapes)
         except Exception:
             for transforms in added.values():
                 transforms.pop()
