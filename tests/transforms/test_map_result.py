@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
@@ -83,3 +86,31 @@ async def test_works_on_schema_tools(schema_tool: Tool) -> None:
     )
     result = await serve(tool).call_tool("lookup", {"q": "x", "credential": {"token": "t"}})
     assert result.structured_content == {"keys": ["credential", "q"]} and consistent(tool, result)
+
+
+class Summarize:
+    """An async callable object, as a class-based mapper is written."""
+
+    async def __call__(self, result: ToolResult) -> dict[str, str]:
+        return {"city": result.structured_content["city"]}  # type: ignore[index]
+
+
+async def city_of(result: ToolResult) -> dict[str, str]:
+    return {"city": result.structured_content["city"]}  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "mapper",
+    [Summarize(), lambda result: city_of(result), lambda result, verbose=False: {"city": "Oslo"}],
+    ids=["async callable object", "lambda returning a coroutine", "second argument with a default"],
+)
+async def test_every_kind_of_mapper_gives_its_value(mapper: Any) -> None:
+    """The coroutine was never awaited (an internal error), and `verbose` was handed the context."""
+    tool = Tool.from_function(forecast).with_transforms(MapResult(mapper, output_schema=dict[str, str]))
+    result = await serve(tool).call_tool("forecast", {"city": "Oslo"})
+    assert not result.is_error and result.structured_content == {"city": "Oslo"}
+
+
+def test_a_mapper_that_is_not_callable_is_refused_when_made() -> None:
+    with pytest.raises(TypeError, match="MapResult takes a function of the result, not int"):
+        MapResult(5)

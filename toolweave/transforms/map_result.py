@@ -64,6 +64,10 @@ class MapResult:
     output_schema: Any = NOT_SET
     check: bool = True
 
+    def __post_init__(self) -> None:
+        if not callable(self.fn):
+            raise TypeError(f"MapResult takes a function of the result, not {type(self.fn).__name__}")
+
     def describe(self) -> str:
         """How `explain` shows this transform."""
         return f"map results with {getattr(self.fn, '__qualname__', type(self.fn).__name__)}"
@@ -79,18 +83,14 @@ class MapResult:
 def _mapped_run(tool: Tool, fn: Callable[..., Any], schema: Mapping[str, Any] | None) -> Any:
     inner = tool.run
     convert = ResultConverter(schema)
-    try:
-        takes_ctx = len(inspect.signature(fn).parameters) >= 2
-    except (TypeError, ValueError):  # builtins without a readable signature take the result only
-        takes_ctx = False
-    is_async = inspect.iscoroutinefunction(inspect.unwrap(fn))
+    takes_ctx = _takes_ctx(fn)
 
     async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
         result = await inner(arguments, ctx)
         if result.is_error:
             return result
         value = fn(result, ctx) if takes_ctx else fn(result)
-        if is_async:
+        if inspect.isawaitable(value):  # an async function, an async callable object, a lambda returning one
             value = await value
         out = value if isinstance(value, ToolResult) else convert(value)
         if schema is None and out.structured_content is not None:
@@ -98,3 +98,20 @@ def _mapped_run(tool: Tool, fn: Callable[..., Any], schema: Mapping[str, Any] | 
         return out
 
     return run
+
+
+def _takes_ctx(fn: Callable[..., Any]) -> bool:
+    """Whether `fn` is called with the context too: it requires a second positional argument (one
+    with a default, `fn(result, verbose=False)`, is left to its default).
+
+    Example:
+        >>> _takes_ctx(lambda result, ctx: 1), _takes_ctx(lambda result, verbose=False: 1), _takes_ctx(len)
+        (True, False, False)
+    """
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # builtins without a readable signature take the result only
+        return False
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in parameters if p.kind in positional and p.default is inspect.Parameter.empty]
+    return len(required) >= 2
