@@ -80,7 +80,13 @@ def test_buckets_are_bounded() -> None:
 
 @pytest.mark.parametrize(
     ("options", "match"),
-    [({"rate": 0}, "rate"), ({"rate": 1, "burst": 0.5}, "burst"), ({"rate": 1, "key": "ip"}, "key must be")],
+    [
+        ({"rate": 0}, "rate"),
+        ({"rate": 1, "burst": 0.5}, "burst"),
+        ({"rate": 1, "key": "ip"}, "key must be"),
+        ({"rate": 1, "max_keys": 0}, "max_keys must be a whole number of buckets >= 1"),  # (it turned limiting off)
+        ({"rate": 1, "max_keys": -3}, "max_keys"),
+    ],
 )
 def test_bad_settings_are_refused(options: dict[str, Any], match: str) -> None:
     with pytest.raises(ValueError, match=match):

@@ -128,7 +128,31 @@ def test_backoff_doubles_up_to_the_cap_with_jitter_below_it() -> None:
     assert retry.delay(2, rand=0.0) == 1.0
 
 
-@pytest.mark.parametrize("options", [{"attempts": 0}, {"jitter": 2}, {"backoff": -1}])
+@pytest.mark.parametrize("options", [{"attempts": 0}, {"jitter": 2}, {"jitter": "a"}, {"backoff": -1}])
 def test_bad_settings_are_refused(options: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="Retry"):
         Retry(**options)
+
+
+@pytest.mark.parametrize("retry_on", [5, (), (ValueError, "x")])
+def test_retry_on_that_is_no_exception_class_is_refused_when_made(retry_on: Any) -> None:
+    """It was accepted, then failed at a tool's first failure as a masked internal error."""
+    with pytest.raises(TypeError, match="Retry retry_on takes an exception class"):
+        Retry(retry_on=retry_on)
+
+
+async def test_each_attempt_gets_the_arguments_as_the_client_sent_them() -> None:
+    """An attempt that appended to a list it was given handed the change to the next one."""
+    seen: list[list[int]] = []
+    server = Server("retry", middleware=[Retry(attempts=3, backoff=0)])
+
+    @server.tool(annotations={"idempotentHint": True})
+    def flaky(items: list[int]) -> str:
+        seen.append(list(items))
+        items.append(99)
+        if len(seen) < 3:
+            raise RuntimeError("transient")
+        return "done"
+
+    result = await server.call_tool("flaky", {"items": [1]})
+    assert not result.is_error and seen == [[1], [1], [1]]

@@ -75,6 +75,8 @@ class RateLimit(Middleware):
         positive(burst, "RateLimit burst")
         if burst is not None and burst < 1:
             raise ValueError(f"RateLimit burst must be at least 1 (one call), not {burst!r}")
+        if isinstance(max_keys, bool) or not isinstance(max_keys, int) or max_keys < 1:
+            raise ValueError(f"RateLimit max_keys must be a whole number of buckets >= 1, not {max_keys!r}")
         if on_store_error not in ("local", "allow", "reject"):
             raise ValueError(f"RateLimit on_store_error must be 'local', 'allow' or 'reject', not {on_store_error!r}")
         self.on_store_error: OnStoreError = on_store_error

@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -34,6 +35,7 @@ import anyio
 
 from toolweave.core.errors import PROTOCOL_ANSWERS, ToolError, UpstreamError
 from toolweave.core.result import ToolResult
+from toolweave.core.shareable import shareable
 from toolweave.core.tool import Tool
 from toolweave.middleware.base import CallNext, Middleware, ToolCall
 from toolweave.middleware.keys import positive
@@ -80,8 +82,11 @@ class Retry(Middleware):
             raise ValueError(f"Retry attempts must be an integer >= 1, not {attempts!r}")
         positive(backoff, "Retry backoff", allow_none=False, allow_zero=True)
         positive(max_backoff, "Retry max_backoff", allow_none=False, allow_zero=True)
-        if not 0 <= jitter <= 1:
-            raise ValueError(f"Retry jitter must be between 0 and 1, not {jitter!r}")
+        if isinstance(jitter, bool) or not isinstance(jitter, int | float) or not 0 <= jitter <= 1:
+            raise ValueError(f"Retry jitter must be a number between 0 and 1, not {jitter!r}")
+        errors = retry_on if isinstance(retry_on, tuple) else (retry_on,)
+        if not errors or not all(isinstance(kind, type) and issubclass(kind, BaseException) for kind in errors):
+            raise TypeError(f"Retry retry_on takes an exception class or a tuple of them, not {retry_on!r}")
         self.attempts = attempts
         self.backoff = backoff
         self.max_backoff = max_backoff
@@ -113,9 +118,12 @@ class Retry(Middleware):
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         attempt = 1
+        # an attempt that changed a list or dict it was given must not hand the change to the next
+        kept = None if all(map(shareable, call.arguments.values())) else copy.deepcopy(call.arguments)
         while True:
             try:
-                return await call_next(call)
+                sent = call if attempt == 1 or kept is None else call.replace(arguments=copy.deepcopy(kept))
+                return await call_next(sent)
             except Exception as error:
                 if attempt >= self.attempts or not self.should_retry(error):
                     raise

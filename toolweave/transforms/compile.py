@@ -26,8 +26,9 @@ Example:
 from __future__ import annotations
 
 import copy
-from enum import Enum
 from typing import TYPE_CHECKING, Any
+
+from toolweave.core.shareable import shareable
 
 if TYPE_CHECKING:
     from toolweave.transforms.argmap import MappedRun
@@ -111,20 +112,6 @@ def compile_run(mapped: MappedRun, tool_name: str) -> Any:
     function.__name__ = function.__qualname__ = f"mapped_{tool_name}"
     function.mapped_run = mapped
     return function
-
-
-def shareable(value: Any) -> bool:
-    """Whether one object may serve every call: nothing a tool could change in place (a hidden
-    default or injected constant that is a list, a dict or a model is copied for each call, as
-    pydantic copies a mutable default).
-
-    Example:
-        >>> shareable("k"), shareable((1, "a")), shareable([]), shareable({"a": 1})
-        (True, True, False, False)
-    """
-    if isinstance(value, tuple | frozenset):
-        return all(shareable(item) for item in value)
-    return value is None or isinstance(value, str | bytes | int | float | complex | Enum | range)
 
 
 def _any_arguments(renames: tuple[tuple[Any, Any], ...], constants: dict[str, Any]) -> Any:
