@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import mcp.types
 import pytest
 
@@ -61,3 +63,12 @@ async def test_the_sdks_annotations_model_is_taken_as_given_to_a_tool() -> None:
 def test_annotations_of_another_kind_are_refused_by_name() -> None:
     with pytest.raises(TypeError, match="not list"):
         ToolAnnotations.coerce(["readOnlyHint"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: Annotate(read_only="false"), lambda: ToolAnnotations.coerce({"idempotentHint": 0})]
+)
+def test_a_hint_that_is_not_a_boolean_is_refused(make: Any) -> None:
+    """`"false"` was stored as it was: clients read it as false, `Cache` and `Retry` as true."""
+    with pytest.raises(TypeError, match="is true, false or unset"):
+        make()

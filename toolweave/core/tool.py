@@ -72,6 +72,15 @@ class ToolAnnotations:
     )
     """Each hint's field name → its key on the wire (MCP's camelCase)."""
 
+    def __post_init__(self) -> None:
+        """Hints are booleans (`Cache` and `Retry` act on them: `"false"` would read as true)."""
+        for name in ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, bool):
+                raise TypeError(f"tool annotation {self.WIRE_NAMES[name]} is true, false or unset, not {value!r}")
+        if self.title is not None and not isinstance(self.title, str):
+            raise TypeError(f"tool annotation title is text, not {self.title!r}")
+
     @classmethod
     def coerce(cls, value: ToolAnnotations | Mapping[str, Any] | Any | None) -> ToolAnnotations | None:
         """Accept annotations as an object, a dict with wire (camelCase) or snake_case keys, or

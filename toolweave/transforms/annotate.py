@@ -36,6 +36,7 @@ class Annotate:
     meta: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
+        ToolAnnotations(**self._hints())  # the hints are checked now (booleans), not at each tool
         if isinstance(self.tags, str):
             object.__setattr__(self, "tags", (self.tags,))
         object.__setattr__(self, "tags", frozenset(self.tags))
