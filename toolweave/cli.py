@@ -48,7 +48,15 @@ from toolweave.cli_compose import (
     unknown_tool,
     upstream_states,
 )
-from toolweave.cli_logging import LogFormat, LogFormatOption, LogLevel, LogOption, log_calls_as_json, setup_logging
+from toolweave.cli_logging import (
+    LogFormat,
+    LogFormatOption,
+    LogLevel,
+    LogOption,
+    log_as_json,
+    log_calls_as_json,
+    setup_logging,
+)
 from toolweave.cli_output import fail, print_result, stdout
 from toolweave.cli_serve import (
     HTTP_OPTIONS,
@@ -174,6 +182,9 @@ def serve(
 ) -> None:
     """Serve the composed server over stdio (default) or streamable HTTP (with /healthz and /readyz)."""
     setup_logging(log_level)
+    as_json = log_format is LogFormat.json
+    if as_json:
+        log_as_json()
     http = transport is Transport.http
     check_serve_flags(
         http=http, legacy_sse=legacy_sse, metrics=metrics, metrics_public=metrics_public, workers=workers, watch=watch
@@ -184,7 +195,6 @@ def serve(
     if metrics:
         install_metrics()
     composed = compose(config, client, with_file, inputs or ())
-    as_json = log_format is LogFormat.json
     if as_json:
         log_calls_as_json(composed.server)
     if workers > 1:

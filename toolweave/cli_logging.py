@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from toolweave.cli_output import as_log_records
 from toolweave.config import Composed
 from toolweave.telemetry.logs import hide_url_secrets_in_library_logs, redact_secrets
 from toolweave.transforms.redact import IN_FLIGHT
@@ -74,14 +75,21 @@ def hide_secrets_in_logs(current: Callable[[], Composed]) -> None:
     hide_url_secrets_in_library_logs()
 
 
-def log_calls_as_json(server: Any) -> None:
-    """Log every record as a JSON line, and one record per tool call (`Logging`, outermost, unless
-    the server has one) whatever the log level."""
-    from toolweave.middleware import Logging
+def log_as_json() -> None:
+    """Log every record as a JSON line, the CLI's own warnings and errors too (before the config
+    is read: its problems are lines of the same kind)."""
     from toolweave.telemetry.logs import JsonFormatter
 
     for handler in logging.getLogger().handlers:
         handler.setFormatter(JsonFormatter())
+    as_log_records()
+
+
+def log_calls_as_json(server: Any) -> None:
+    """One record per tool call (`Logging`, outermost, unless the server has one) whatever the
+    log level (after `log_as_json`)."""
+    from toolweave.middleware import Logging
+
     if not any(isinstance(layer, Logging) for layer in server.middleware):
         server.add_middleware(Logging(), outermost=True)
     logging.getLogger("toolweave.calls").setLevel(logging.INFO)

@@ -1,7 +1,8 @@
 """What the CLI prints, and where: results on stdout; warnings and errors on stderr.
 
 `fail` ends the command with its exit status (2 for a usage error, else 1); a call's result
-prints as its text, or as JSON when asked.
+prints as its text, or as JSON when asked. Once the logs are JSON lines (`serve --log-format
+json`: `as_log_records()`), warnings and errors are log records too, so every stderr line parses.
 
 Example:
     >>> print_result(ToolResult(structured_content={"sum": 3}), as_json=False)
@@ -18,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, NoReturn
 
 import typer
@@ -29,16 +31,29 @@ from toolweave.render import print_json
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+_records: list[logging.Logger] = []
+"""The logger warnings and errors go to instead of stderr's text, once `as_log_records()` ran."""
+
+
+def as_log_records() -> None:
+    """From now on, write warnings and errors as records of the `toolweave.cli` logger."""
+    _records[:] = [logging.getLogger("toolweave.cli")]
 
 
 def warn(message: str) -> None:
     """Print `warning: message` to stderr."""
+    if _records:
+        _records[0].warning("%s", message)
+        return
     stderr.print(f"[yellow]warning:[/yellow] {escape(message)}", markup=True, highlight=False)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print `error: message` to stderr and exit with `code`."""
-    stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, highlight=False)
+    if _records:
+        _records[0].error("%s", message)
+    else:
+        stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, highlight=False)
     raise typer.Exit(code)
 
 

@@ -100,3 +100,35 @@ def test_metrics_with_workers_are_refused_with_what_to_do_instead() -> None:
     done = run_cli("serve", BASIC, "--transport", "http", "--workers", "2", "--metrics")
     assert done.returncode == 2
     assert "a scrape reaches one worker" in done.stderr and "OTLP" in done.stderr
+
+
+def test_with_json_logs_the_clis_own_warnings_and_errors_are_json_lines_too(tmp_path: Path) -> None:
+    """`warning: environment variable ... is not set` and a config's `error:` were plain text."""
+    (tmp_path / "ops_tools.py").write_text(
+        "from toolweave import Server\nserver = Server('ops')\n"
+        "@server.tool\ndef boom(api_key: str) -> str:\n    return 'done'\n"
+    )
+    config = tmp_path / "gw.yaml"
+    config.write_text(
+        "python:\n  - import: ops_tools:server\n    tools:\n      boom:\n"
+        "        args:\n          api_key: {inject: 'env:PROBE_UNSET_OPS_KEY'}\n"
+    )
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("middleware: {timeout: soon}\n")
+    env = {"PYTHONPATH": f"{ROOT}:{tmp_path}"}
+    served = subprocess.run(
+        [sys.executable, "-m", "toolweave", "serve", str(config), "--log-format", "json"],
+        input="",
+        cwd=tmp_path,
+        env=subprocess_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    refused = run_cli("serve", str(broken), "--log-format", "json")
+    lines = [json.loads(line) for line in (served.stderr + refused.stderr).splitlines()]  # every line parses
+    warned = [line for line in lines if "PROBE_UNSET_OPS_KEY is not set" in line["message"]]
+    failed = [line for line in lines if "middleware.timeout" in line["message"]]
+    assert warned and warned[0]["level"] == "WARNING" and failed and failed[0]["level"] == "ERROR"
+    assert refused.returncode == 1
