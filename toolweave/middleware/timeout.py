@@ -83,6 +83,8 @@ class Timeout(Middleware):
     ) -> None:
         super().__init__(tools=tools)
         positive(default, "Timeout default")
+        if per_tool is not None and not isinstance(per_tool, Mapping):
+            raise TypeError(f"Timeout per_tool takes {{glob: seconds}}, not {type(per_tool).__name__}")
         for pattern, seconds in (per_tool or {}).items():
             positive(seconds, f"Timeout per_tool[{pattern!r}]")
         self.default = default

@@ -66,6 +66,8 @@ class Arg:
     required: Any = NOT_SET
 
     def __post_init__(self) -> None:
+        if self.name is not NOT_SET and not (isinstance(self.name, str) and self.name):
+            raise ValueError(f"Arg: name is the argument's new name (text), not {self.name!r}")
         if self.default is not NOT_SET and self.default_factory is not None:
             raise ValueError("Arg: give default or default_factory, not both")
         if self.default_factory is not None and not self.hide:

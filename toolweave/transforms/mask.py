@@ -43,6 +43,8 @@ class MaskErrors:
                 raise TransformError(
                     f"MaskErrors: message {self.message!r} may only use the fields {{name}} and {{incident}} ({error})"
                 ) from None
+        if isinstance(self.passthrough, type):  # one exception class, as `except` takes it
+            object.__setattr__(self, "passthrough", (self.passthrough,))
         for kind in self.passthrough:
             if not (isinstance(kind, type) and issubclass(kind, BaseException)):
                 raise TransformError(f"MaskErrors: passthrough must hold exception types, not {kind!r}")

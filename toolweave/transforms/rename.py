@@ -34,7 +34,7 @@ class Rename:
     description: Any = NOT_SET
 
     def __post_init__(self) -> None:
-        if self.name is not None and not NAME_PATTERN.fullmatch(self.name):
+        if self.name is not None and not (isinstance(self.name, str) and NAME_PATTERN.fullmatch(self.name)):
             raise TransformError(f"Rename: tool name {self.name!r} is not valid: {NAME_RULE}")
 
     def describe(self) -> str:

@@ -136,6 +136,10 @@ class _Named(Source):
     secret: ClassVar[bool] = False
     varies: ClassVar[bool | None] = True
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"{type(self).__name__} needs the name of what to read, not {self.name!r}")
+
 
 @dataclass(frozen=True, slots=True)
 class FromHeader(_Named):
