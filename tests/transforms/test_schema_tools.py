@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolweave import Server, Tool, ToolResult
+from toolweave import Server, Tool, ToolResult, TransformError
+from toolweave.testing import fake_tool
 from toolweave.transforms import (
     Annotate,
     Arg,
@@ -58,3 +59,16 @@ async def test_transform_works_on_a_schema_tool(schema_tool: Tool, calls: Calls,
     result = await server.call_tool(tool.name, arguments)
     assert not result.is_error, result.text
     assert calls and calls[-1]["q"] == "x"
+
+
+@pytest.mark.parametrize(
+    "transform",
+    [InjectArgs(n="five"), TransformArgs({"n": Arg(default="abc")})],
+    ids=["injected constant", "new default"],
+)
+def test_a_value_that_does_not_fit_a_schema_tools_argument_is_refused_when_applied(transform: Any) -> None:
+    """As on a function tool: it was accepted, and the upstream got `n="five"` at every call."""
+    tool = fake_tool("t", {"type": "object", "properties": {"n": {"type": "integer"}}})
+    with pytest.raises(TransformError, match=r"argument 'n': the (value|default) given for it does not fit its type"):
+        tool.with_transforms(transform)
+    assert tool.with_transforms(InjectArgs(n=5)).input_schema["properties"] == {}

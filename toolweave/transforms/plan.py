@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -25,6 +26,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from toolweave.core.errors import InjectionError, TransformError
+from toolweave.core.schema_check import json_schema_validator
 from toolweave.core.tool import Tool
 from toolweave.transforms.argmap import ArgMap, Coerce, CoercingValidator, Injected, MappedRun
 from toolweave.transforms.redact import MIN_SECRET_LENGTH
@@ -80,12 +82,23 @@ def fixed_value(tool: Tool, spec: ArgSpec, value: Any, what: str = "value") -> A
     """A constant (or a new default: `what`) checked once, now, against the argument's type and
     converted to it; the error never shows the value (it may be a secret)."""
     adapter = _adapter(spec.annotation)
-    if adapter is None:
-        return value
     try:
-        return adapter.validate_python(value)
+        if adapter is not None:
+            return adapter.validate_python(value)
     except ValidationError:
-        raise refusal(tool, spec.name, f"{what}_mismatch", f"the {what} given for it does not fit its type") from None
+        pass
+    else:
+        if _fits_schema(value, spec.schema):  # a tool known by its JSON Schema only (remote, OpenAPI)
+            return value
+    raise refusal(tool, spec.name, f"{what}_mismatch", f"the {what} given for it does not fit its type")
+
+
+def _fits_schema(value: Any, schema: Mapping[str, Any]) -> bool:
+    """Whether `value` matches an argument's JSON Schema (one that refers elsewhere, `$ref`, is
+    left to the tool: it cannot be read alone)."""
+    if not schema or "$ref" in json.dumps(schema, default=str):
+        return True
+    return bool(json_schema_validator(schema).is_valid(value))
 
 
 def _exact(spec: ArgSpec) -> type | None:
