@@ -147,3 +147,22 @@ async def test_a_token_just_past_its_exp_is_refused_with_a_reason_in_the_log(
         answer = await http.post(url + "/mcp", headers={**RAW_HEADERS, **token}, content=json.dumps(RAW_INITIALIZE))
     assert answer.status_code == 401
     assert "bearer token refused: expired" in caplog.text
+
+
+async def test_the_probes_never_ask_the_authenticate_hook() -> None:
+    """Probes are cheap, open and anonymous: one carrying a header ran the hook (a crashing hook
+    logged an error with an incident for every probe)."""
+    asked: list[str] = []
+
+    def authenticate(headers: object) -> None:
+        asked.append("asked")
+        raise RuntimeError("the identity service is down")
+
+    app = Server("notes").http_app(authenticate=authenticate)
+    async with serving(app) as url, httpx2.AsyncClient() as http:
+        probes = [await http.get(url + path, headers={"authorization": "Bearer x"}) for path in ("/healthz", "/readyz")]
+        assert not asked and [probe.status_code for probe in probes] == [200, 200]
+        refused = await http.post(
+            url + "/mcp", headers={**RAW_HEADERS, "authorization": "Bearer x"}, json=RAW_INITIALIZE
+        )
+    assert asked and refused.status_code == 500  # the endpoint still asks it, and names the incident

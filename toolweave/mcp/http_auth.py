@@ -123,12 +123,17 @@ class Unverifiable(Exception):
 
 class NotedUnverifiable(AuthenticationBackend):
     """An auth backend whose `Unverifiable` is noted on the request (`UNVERIFIED`) for the guard
-    to answer; the request is otherwise unauthenticated."""
+    to answer; the request is otherwise unauthenticated. Only requests to `paths` (and below them,
+    as the guard matches) are authenticated: the probes and the metadata stay anonymous and cheap,
+    a hook or verifier never asked for them."""
 
-    def __init__(self, backend: AuthenticationBackend) -> None:
+    def __init__(self, backend: AuthenticationBackend, paths: Sequence[str]) -> None:
         self.backend = backend
+        self.paths = _normalized(paths)
 
     async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, Any] | None:
+        if not _under(route_path(conn.scope).rstrip("/") or "/", self.paths):
+            return None
         try:
             return await self.backend.authenticate(conn)
         except Unverifiable as unverifiable:
@@ -376,5 +381,5 @@ def protect(
             tokens_only=allow_anonymous,
         )
     app.add_middleware(AuthContextMiddleware)
-    app.add_middleware(AuthenticationMiddleware, backend=NotedUnverifiable(backend))
+    app.add_middleware(AuthenticationMiddleware, backend=NotedUnverifiable(backend, [*paths, *(private or {})]))
     app.add_middleware(RefuseAmbiguousTokens, resource_metadata_url=metadata_url)
