@@ -30,8 +30,8 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 from toolweave.core.content import ContentBlock, EmbeddedResource, ResourceLink
 from toolweave.core.errors import UnknownResource
@@ -40,6 +40,7 @@ from toolweave.core.result import ToolResult
 from toolweave.server.uri_prefix import UriPrefix
 
 _LINKING = (ResourceLink, EmbeddedResource)
+T = TypeVar("T")
 
 
 class Links:
@@ -77,31 +78,26 @@ class Links:
 
     def tool_result(self, result: ToolResult) -> ToolResult:
         """`result` with the URIs of its links and embedded resources renamed."""
-        for block in result.content:
-            if isinstance(block, _LINKING):
-                break
-        else:
-            return result
-        content = [self.block(item) for item in result.content]
-        if all(new is old for new, old in zip(content, result.content, strict=True)):
-            return result
-        return dataclasses.replace(result, content=content)
+        content = _renamed(result.content, self.block, lambda block: block)
+        return result if content is None else dataclasses.replace(result, content=content)
 
     def prompt_result(self, result: PromptResult) -> PromptResult:
         """`result` with the URIs of its messages' links and embedded resources renamed."""
-        for message in result.messages:
-            if isinstance(message.content, _LINKING):
-                break
-        else:
-            return result
-        messages = [self._message(message) for message in result.messages]
-        if all(new is old for new, old in zip(messages, result.messages, strict=True)):
-            return result
-        return dataclasses.replace(result, messages=messages)
+        messages = _renamed(result.messages, self._message, lambda message: message.content)
+        return result if messages is None else dataclasses.replace(result, messages=messages)
 
     def _message(self, message: Message) -> Message:
         content = self.block(message.content)
         return message if content is message.content else Message(content, role=message.role)
+
+
+def _renamed(items: Sequence[T], rename: Callable[[T], T], block_of: Callable[[T], Any]) -> list[T] | None:
+    """`items` each through `rename`, or None when none changes (most results hold no link:
+    those are only looked through, `block_of` giving each item's content block)."""
+    if not any(isinstance(block_of(item), _LINKING) for item in items):
+        return None
+    renamed = [rename(item) for item in items]
+    return None if all(new is old for new, old in zip(renamed, items, strict=True)) else renamed
 
 
 class Linked:
