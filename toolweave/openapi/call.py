@@ -220,9 +220,9 @@ class HttpCall:
         self.in_flight: AbstractContextManager[None] = in_flight if in_flight is not None else nullcontext()
         self._wraps = bool(operation.output_schema and operation.output_schema.get(WRAP_KEY))
         self._check = OutputCheck(operation.output_schema, validate=True)
-        in_path = {param.name: param for param in operation.params if param.location == "path"}
+        path_params = {param.name: param for param in operation.params if param.location == "path"}
         self._pieces = [
-            (piece, in_path.get(piece, Param(piece, piece, "path"))) if index % 2 else (piece, None)
+            (piece, path_params.get(piece, Param(piece, piece, "path"))) if index % 2 else (piece, None)
             for index, piece in enumerate(_SEGMENT.split(operation.path))
         ]
         self._by_location: dict[str, list[Param]] = {}

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolweave.store import RedisStore
 from toolweave.store.fanout import Fanout
-from toolweave.tasks.record import TaskRecord
+from toolweave.tasks.record import TERMINAL, TaskRecord
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis  # an optional dependency (the `redis` extra)
@@ -131,7 +131,7 @@ local stored = redis.call('GET', KEYS[1])
 if stored and stored ~= ARGV[1] then
   local ok, record = pcall(cjson.decode, stored)
   local status = ok and type(record) == 'table' and record['status']
-  if status == 'completed' or status == 'failed' or status == 'cancelled' then
+  if ENDED then
     return {0, redis.call('GET', KEYS[3])}
   end
 end
@@ -143,10 +143,10 @@ else
 end
 redis.call('SET', KEYS[3], ARGV[5], 'NX')
 return {1, redis.call('GET', KEYS[3])}
-"""
-"""Write a record (its lease key beside it) unless the stored one has ended: an ended task is
-final. Also stamps the generation if there is none (a new token: a new generation) and returns
-it, with whether the record was written."""
+""".replace("ENDED", " or ".join(f"status == '{status}'" for status in sorted(TERMINAL)))
+"""Write a record (its lease key beside it) unless the stored one has ended (its status one of
+`TERMINAL`): an ended task is final. Also stamps the generation if there is none (a new token: a
+new generation) and returns it, with whether the record was written."""
 
 
 def _ms(seconds: float) -> int:
