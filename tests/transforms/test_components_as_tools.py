@@ -156,3 +156,34 @@ async def test_each_caller_lists_and_renders_only_the_prompts_it_may_use() -> No
     assert [p["name"] for p in listed_by_reviewer.structured_content["prompts"]] == ["review"]
     assert listed_by_other.structured_content == {"prompts": []}
     assert refused.is_error and refused.text == "no prompt named 'review': see `list_prompts`"
+
+
+async def test_a_servers_limit_result_cuts_what_the_added_tools_answer() -> None:
+    from toolweave import LimitResult, SearchTools
+
+    server = Server("docs")
+    server.add_resource(lambda: "r" * 10_000, uri="memo://long", name="long")
+    server.add_prompt(lambda: "p" * 10_000, name="long")
+    server.add_tool(lambda: "t" * 10_000, name="long_tool")
+    server.add_transform(LimitResult(max_bytes=300))
+    server.add_transform(ResourcesAsTools())
+    server.add_transform(PromptsAsTools())
+    server.add_transform(SearchTools())
+    read = await call(server, "call_tool", {"name": "read_resource", "arguments": {"uri": "memo://long"}})
+    got = await call(server, "call_tool", {"name": "get_prompt", "arguments": {"name": "long"}})
+    for result, size in ((read, 10_000), (got, 10_006)):
+        assert len(result.content[0].text.encode()) <= 300
+        assert result.content[0].text.endswith(f"… [truncated: {size} → 300 bytes]")
+        assert result.meta["toolweave/truncated"] == {"bytes": size, "limit": 300, "items": 0}
+
+
+async def test_a_limit_chosen_for_other_tools_leaves_the_added_tools_whole() -> None:
+    from toolweave import LimitResult
+
+    server = Server("docs")
+    server.add_resource(lambda: "r" * 10_000, uri="memo://long", name="long")
+    server.add_tool(lambda: "t" * 10_000, name="long_tool")
+    server.add_transform(LimitResult(max_bytes=300), tools="long_tool")
+    server.add_transform(ResourcesAsTools())
+    read = await call(server, "read_resource", {"uri": "memo://long"})
+    assert read.content[0].text == "r" * 10_000

@@ -40,9 +40,10 @@ from toolweave.server.catalog import Catalog, Entry, is_failure, security
 from toolweave.server.fronts import fronted
 from toolweave.server.links import Links
 from toolweave.server.mount import Mount
-from toolweave.server.registry import Owner, Registry
+from toolweave.server.registry import Owner, Registry, transformed
 from toolweave.telemetry.spans import TOOL_NAME
 from toolweave.transforms.catalog import CatalogTransform, Components
+from toolweave.transforms.limit_result import LimitResult
 
 
 class ToolOwner(Owner, Components, Protocol):
@@ -212,7 +213,11 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         return ToolEntry(component, origin, chain, handler, errors, check)
 
     def bare_entry(self, component: Tool, origin: str) -> ToolEntry:
-        """The entry of a tool a catalog transform adds: no middleware of its own."""
+        """The entry of a tool a catalog transform adds: no middleware of its own, and of the
+        server's tool transforms only those that bound any tool's result (`LimitResult`), so a
+        `read_resource` or `get_prompt` answer is cut like every other."""
+        bounding = tuple(chosen for chosen in self.owner.transforms_for("tool") if isinstance(chosen[0], LimitResult))
+        component = transformed(component, bounding)
         errors = component.error_policy or self.owner.error_policy
         check = OutputCheck.of(component.output_schema, validate=not component.output_checked)
         return ToolEntry(component, origin, (), None, errors, check)
