@@ -173,3 +173,26 @@ async def test_tools_in_context_see_the_request_that_created_the_task() -> None:
         async with http, client:
             result = await client.call_tool("whoami", {})
     assert result.content[0].text == "alice"
+
+
+async def test_a_call_through_search_tools_call_tool_runs_as_a_task() -> None:
+    from toolweave.transforms import SearchTools
+
+    gate = Gate()
+    server = tasks_server(gate)
+    server.add_transform(SearchTools())
+    async with task_client(server) as client:
+        created = await create(client, "call_tool", {"name": "build", "arguments": {"ref": "main"}})
+        await gate.entered.wait()
+        assert created.status == "working"
+        gate.release.set()
+        done = await until(client, created.task_id, "completed")
+    assert done.result is not None and done.result["content"][0]["text"] == "built main"
+
+
+async def test_call_tool_takes_no_tasks_when_no_tool_behind_it_does() -> None:
+    from toolweave.transforms import SearchTools
+
+    server = plain_server()
+    server.add_transform(SearchTools())
+    assert server.catalog.get("call_tool").tool.task_support == "none"

@@ -295,8 +295,12 @@ class SearchTools(CatalogTransform):
 
     def _call(self, catalog: CatalogView, reachable: set[str]) -> Tool:
         """The call tool: any tool of `reachable` (the catalog's: behind the search, or listed in
-        `always`, which a model may call either way), never the search and call tools themselves."""
+        `always`, which a model may call either way), never the search and call tools themselves.
+
+        It may run as an MCP task when a tool it reaches may: a client that accepts tasks then
+        gets one for a long call made through it, whichever tool it reaches."""
         search = self.search_tool
+        tasks = any(tool.task_support != "none" for tool in catalog.tools)
 
         async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
             name = arguments["name"]
@@ -319,5 +323,6 @@ class SearchTools(CatalogTransform):
                 },
                 "required": ["name"],
             },
+            task_support="optional" if tasks else "none",
             run=run,
         )
