@@ -3,6 +3,8 @@ resource, through mounts and remote upstreams; updates come back under the clien
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from typing import Any
 
@@ -12,7 +14,7 @@ import pytest
 
 from tests.conftest import subprocess_env
 from toolweave import Server
-from toolweave.server.remote import RemoteServer
+from toolweave.server.remote import Backoff, RemoteServer
 from toolweave.testing import connect
 
 from .raw import SERVERS
@@ -80,6 +82,34 @@ async def test_a_subscription_to_a_mounted_resource_gets_its_updates(kind: str) 
         await client.session.subscribe_resource("resource://kid/counter")
         await client.call_tool("kid_bump", {})
         with anyio.fail_after(10):
+            await arrived.wait()
+    assert updates == ["resource://kid/counter"]
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
+async def test_a_subscription_is_made_again_at_an_upstream_that_was_restarted() -> None:
+    """The restarted upstream is subscribed again: its updates keep reaching the subscriber."""
+    updates: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mt.ResourceUpdatedNotification):
+            updates.append(str(message.params.uri))
+            arrived.set()
+
+    root = Server("gateway")
+    script = [str(SERVERS / "components.py")]
+    root.mount(
+        RemoteServer.stdio(sys.executable, script, env=subprocess_env(), backoff=Backoff(initial=0.05)), prefix="kid"
+    )
+    async with connect(root, mode="legacy", message_handler=on_message) as client:
+        await client.session.subscribe_resource("resource://kid/counter")
+        first = int((await client.call_tool("kid_pid", {})).content[0].text)
+        os.kill(first, signal.SIGKILL)
+        with anyio.fail_after(10):
+            while (await client.call_tool("kid_pid", {})).is_error:  # noqa: ASYNC110 - until the new process answers
+                await anyio.sleep(0.05)
+            await client.call_tool("kid_bump", {})
             await arrived.wait()
     assert updates == ["resource://kid/counter"]
 

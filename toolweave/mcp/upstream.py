@@ -374,6 +374,7 @@ class Upstream:
         tool: str | None = None,
         for_caller: bool = True,
         remote_timeout: bool = True,
+        over: ClientSession | None = None,
     ) -> Any:
         """Send `request` over the shared session (or, for a mount that forwards the caller's
         token and `for_caller`, over the caller's own session), within the caller's deadline
@@ -388,13 +389,15 @@ class Upstream:
             for_caller: Whether the request is made for the caller of `ctx` (a call, a prompt, a
                 read), not for the gateway itself (a completion, a subscription).
             remote_timeout: Whether the remote's `timeout` bounds it (else the caller's deadline only).
+            over: The session to send over instead of the current one: a new session is not
+                current until it is ready, so what it is told first goes over it by name.
 
         Raises:
             UpstreamError: the session is down (at once), went away during the request, or the
                 upstream refused its arguments (JSON-RPC "invalid params"/"not found", in `code`).
             UpstreamFailed: the upstream answered with any other error (internal: masked).
         """
-        session = self.session
+        session = over or self.session
         if session is None:
             raise UpstreamError(f"upstream {self.label!r} is not connected; {subject} is unavailable", tool=tool)
         timeout = self.remote.timeout if remote_timeout else None

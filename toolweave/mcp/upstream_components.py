@@ -234,7 +234,7 @@ class UpstreamComponents:
                 await self._send_subscription(self.upstream.session, uri, subscribe=False)
 
     async def resubscribe(self, session: ClientSession) -> None:
-        """Subscribe a new session to every URI that has subscribers."""
+        """Subscribe `session`, a new session still being opened, to every URI that has subscribers."""
         for uri in list(self._subscribers):
             await self._send_subscription(session, uri, subscribe=True)
 
@@ -251,7 +251,13 @@ class UpstreamComponents:
         verb = "subscribe to" if subscribe else "unsubscribe from"
         try:
             await self.upstream.request(
-                request, mt.EmptyResult, Context(), subject=uri, action=f"{verb} {uri!r}", for_caller=False
+                request,
+                mt.EmptyResult,
+                Context(),
+                subject=uri,
+                action=f"{verb} {uri!r}",
+                for_caller=False,
+                over=session,
             )
         except (UpstreamError, UpstreamFailed) as error:
             logger.warning("[%s] could not %s %r: %s", self.upstream.label, verb, uri, error)

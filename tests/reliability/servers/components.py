@@ -5,6 +5,8 @@ Usage: python components.py
 
 from __future__ import annotations
 
+import os
+
 from toolweave import Server
 from toolweave.server.completion import CompletionRequest
 
@@ -38,6 +40,12 @@ def bump() -> int:
     count += 1
     server.resource_updated("resource://counter")
     return count
+
+
+@server.tool
+def pid() -> int:
+    """This process's id (to end it)."""
+    return os.getpid()
 
 
 @server.completion
