@@ -16,6 +16,9 @@ from toolweave.core.content import (
     TextResourceContents,
 )
 from toolweave.core.message import Message
+from toolweave.core.resource import ResourceResult
+from toolweave.server.links import Links
+from toolweave.server.uri_prefix import UriPrefix
 from toolweave.testing import connect
 
 MODES = pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -139,3 +142,37 @@ async def test_a_resource_the_child_adds_after_the_mount_is_linked_under_the_par
     assert [block.uri for block in before.content] == ["demo://resource/late"]  # (not served yet: as it is)
     assert [block.uri for block in after.content] == ["demo://ev/resource/late"]
     assert (await parent.read_resource("demo://ev/resource/late")).contents[0].text == "late text"
+
+
+@MODES
+async def test_a_mounted_reads_contents_of_other_child_resources_are_readable_through_the_parent(mode: str) -> None:
+    """A read answering with several contents (a folder and its entries) names each under the parent's URIs."""
+    child = demo()
+
+    @child.resource("demo://folder")
+    def folder() -> list[TextResourceContents]:
+        return [
+            TextResourceContents("demo://folder", "2 entries"),
+            TextResourceContents("demo://resource/static", "static text"),
+            TextResourceContents("demo://resource/dynamic/blob/3", "blob 3"),
+            TextResourceContents("https://example.com/elsewhere", "not the child's"),
+        ]
+
+    gateway = Server("gateway")
+    gateway.mount(child, "ev")
+    async with connect(gateway, mode=mode) as client:
+        contents = (await client.read_resource("demo://ev/folder")).contents
+        assert [item.uri for item in contents] == [
+            "demo://ev/folder",
+            "demo://ev/resource/static",
+            "demo://ev/resource/dynamic/blob/3",
+            "https://example.com/elsewhere",
+        ]
+        assert (await client.read_resource(contents[1].uri)).contents[0].text == "static text"
+
+
+def test_a_read_result_keeps_what_the_child_does_not_serve_and_is_not_copied_when_nothing_changes() -> None:
+    links = Links(UriPrefix("p"), demo().registry("resource"))
+    result = ResourceResult([TextResourceContents("r://a", "1"), TextResourceContents("r://other", "2")])
+    assert [item.uri for item in links.read_result(result, "r://a", "r://p/a").contents] == ["r://p/a", "r://other"]
+    assert links.read_result(result, "r://b", "r://p/b") is result

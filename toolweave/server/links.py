@@ -1,10 +1,11 @@
 """`Links`: the resource URIs inside a mounted server's results, renamed as the mount renames its resources.
 
-A tool result's (or a prompt's messages') `ResourceLink` and `EmbeddedResource` blocks name the
-child's resources by the child's URIs; the parent's clients can read them only under the parent's
-(`UriPrefix.apply`). A URI is renamed when the child serves it (one of its resources or templates
-resolves it): that is exactly what the mount renames. Others (a web page's `https://` link, the
-`toolweave://result` of returned bytes) are the child's to give and pass through unchanged.
+A tool result's (or a prompt's messages') `ResourceLink` and `EmbeddedResource` blocks, and the
+contents of a read, name the child's resources by the child's URIs; the parent's clients can read
+them only under the parent's (`UriPrefix.apply`). A URI is renamed when the child serves it (one
+of its resources or templates resolves it): that is exactly what the mount renames. Others (a web
+page's `https://` link, the `toolweave://result` of returned bytes) are the child's to give and
+pass through unchanged.
 
 A mount whose child serves no resource adds nothing to a call (its tools and prompts are exposed
 again when the child's resources change). Otherwise the cost is on results that carry such blocks:
@@ -33,9 +34,10 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from toolweave.core.content import ContentBlock, EmbeddedResource, ResourceLink
+from toolweave.core.content import ContentBlock, EmbeddedResource, ResourceContents, ResourceLink
 from toolweave.core.errors import UnknownResource
 from toolweave.core.message import Message, PromptResult
+from toolweave.core.resource import ResourceResult
 from toolweave.core.result import ToolResult
 from toolweave.server.uri_prefix import UriPrefix
 
@@ -85,6 +87,19 @@ class Links:
         """`result` with the URIs of its messages' links and embedded resources renamed."""
         messages = _renamed(result.messages, self._message, lambda message: message.content)
         return result if messages is None else dataclasses.replace(result, messages=messages)
+
+    def read_result(self, result: ResourceResult, child_uri: str, uri: str) -> ResourceResult:
+        """`result` of reading the child's `child_uri`, as the read of the parent's `uri`: contents
+        labelled `child_uri` are labelled `uri`, others (a folder's entries) renamed when the child
+        serves them; the same result when nothing changes."""
+        contents = [self._contents(item, child_uri, uri) for item in result.contents]
+        if all(new is old for new, old in zip(contents, result.contents, strict=True)):
+            return result
+        return ResourceResult(contents, result.meta)
+
+    def _contents(self, item: ResourceContents, child_uri: str, uri: str) -> ResourceContents:
+        renamed = uri if item.uri == child_uri else self.uri(item.uri)
+        return item if renamed == item.uri else dataclasses.replace(item, uri=renamed)
 
     def _message(self, message: Message) -> Message:
         content = self.block(message.content)

@@ -3,7 +3,8 @@
 - the key is the URI (or URI template); `enable`/`disable` match the name or the URI;
 - a mounted child's resource gets the mount prefix as the first path segment of its URI
   (`resource://invoices/{id}` under `billing` is `resource://billing/invoices/{id}`); a read
-  reaches the child under its own URI and the contents come back under the parent's;
+  reaches the child under its own URI and the contents come back under the parent's (those of
+  the child's other resources too, `Links.read_result`);
 - the chain folds `on_read_resource` (middleware whose `resources` selector matches);
 - a read resolves the URI (a static resource is one lookup; all templates are compiled once into
   one pattern, and the first registered template that matches wins), converts a template's
@@ -151,13 +152,13 @@ class ResourceRegistry(Registry[Resource, ResourceCatalog]):
         return (component.name, component.uri)
 
     def exposed(self, entry: Entry[Resource], mount: Mount[Any]) -> Resource:
-        handler, resource, uris = entry.handler, entry.component, mount.uris
+        handler, resource, uris, links = entry.handler, entry.component, mount.uris, mount.links
         assert handler is not None
 
         async def run(uri: str, params: dict[str, Any], ctx: Context) -> ResourceResult:
             child_uri = uris.strip(uri)
-            result = await handler(ResourceRead(resource, child_uri, params, ctx))
-            return uris.relabel(result, child_uri, uri)
+            result: ResourceResult = await handler(ResourceRead(resource, child_uri, params, ctx))
+            return result if links is None else links.read_result(result, child_uri, uri)
 
         return resource.replace(uri=uris.apply(resource.uri), run=mount.traced(run, (RESOURCE_URI, resource.uri)))
 

@@ -15,11 +15,8 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
-
-from toolweave.core.resource import ResourceResult
 
 _SPLIT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*:(?://)?)(.*)", re.DOTALL)
 
@@ -44,13 +41,6 @@ class UriPrefix:
         head, rest = self._split(uri)
         marker = f"{self.prefix}/"
         return f"{head}{rest[len(marker) :]}" if rest.startswith(marker) else uri
-
-    def relabel(self, result: ResourceResult, child_uri: str, uri: str) -> ResourceResult:
-        """`result` with contents labelled `child_uri` relabelled as the parent's `uri`."""
-        if child_uri == uri or not any(item.uri == child_uri for item in result.contents):
-            return result
-        contents = [dataclasses.replace(item, uri=uri) if item.uri == child_uri else item for item in result.contents]
-        return ResourceResult(contents, result.meta)
 
     @staticmethod
     def _split(uri: str) -> tuple[str, str]:
