@@ -87,6 +87,32 @@ async def test_a_subscription_to_a_mounted_resource_gets_its_updates(kind: str) 
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
+async def test_a_subscription_reaches_its_owner_past_a_mount_whose_child_would_match_the_parents_uri() -> None:
+    """Another mount's child with a template matching the parent's URI (not its own prefix) is not the owner."""
+    updates: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mt.ResourceUpdatedNotification):
+            updates.append(str(message.params.uri))
+            arrived.set()
+
+    files = Server("files")
+    files.add_resource(lambda folder, name: f"{folder}/{name}", "resource://{folder}/{name}", name="file")
+    root = Server("gateway")
+    root.mount(files, prefix="files")  # serves resource://files/{folder}/{name}; "resource://kid/counter" is not its
+    root.mount(
+        RemoteServer.stdio(sys.executable, [str(SERVERS / "components.py")], env=subprocess_env()), prefix="kid"
+    )
+    async with connect(root, mode="legacy", message_handler=on_message) as client:
+        await client.session.subscribe_resource("resource://kid/counter")
+        await client.call_tool("kid_bump", {})
+        with anyio.fail_after(10):
+            await arrived.wait()
+    assert updates == ["resource://kid/counter"]
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
 async def test_a_subscription_is_made_again_at_an_upstream_that_was_restarted() -> None:
     """The restarted upstream is subscribed again: its updates keep reaching the subscriber."""
     updates: list[str] = []

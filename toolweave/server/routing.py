@@ -49,8 +49,8 @@ def owner(server: Server, kind: Kind, name: str) -> tuple[Server, str] | None:
             child_name = _unprefixed(name, mounted.prefix, mounted.rename.separator)
             if child_name is not None and child_name in mounted.child.prompts.catalog.entries:
                 return mounted.child, child_name
-        elif _exposes(mounted.child, child_name := _stripped(mounted.uris, name)):
-            return mounted.child, child_name
+        elif (child_uri := _child_uri(mounted.uris, name)) is not None and _exposes(mounted.child, child_uri):
+            return mounted.child, child_uri
     return None
 
 
@@ -75,11 +75,13 @@ async def subscribe_at_owner(server: Server, uri: str, *, subscribe: bool = True
         await (child.subscribe_resource if subscribe else child.unsubscribe_resource)(child_uri)
 
 
-def _stripped(uris: UriPrefix, uri: str) -> str:
+def _child_uri(uris: UriPrefix, uri: str) -> str | None:
+    """The child's URI for `uri`, or `None` when `uri` is not under the mount's prefix (another
+    mount's child may serve `uri` as it is, by a template: it does not own it)."""
     try:
-        return uris.strip(uri)
-    except ValueError:  # not a URI
-        return uri
+        return uris.under(uri)
+    except ValueError:  # not a URI (only split when there is a prefix): nothing is under it
+        return None
 
 
 def _exposes(child: Server, uri: str) -> bool:

@@ -11,6 +11,8 @@ Example:
     'resource://billing/invoices/{id}'
     >>> billing.strip("resource://billing/invoices/42")
     'resource://invoices/42'
+    >>> billing.under("resource://shipping/orders/7") is None
+    True
 """
 
 from __future__ import annotations
@@ -35,12 +37,19 @@ class UriPrefix:
         return f"{head}{self.prefix}/{rest}"
 
     def strip(self, uri: str) -> str:
-        """The child's URI for the parent's `uri` (the inverse of `apply`)."""
+        """The child's URI for the parent's `uri` (the inverse of `apply`); `uri` itself when it
+        is not under the prefix."""
+        child_uri = self.under(uri)
+        return uri if child_uri is None else child_uri
+
+    def under(self, uri: str) -> str | None:
+        """The child's URI for the parent's `uri`, or `None` when `uri` does not have the prefix
+        as its first path segment (no URI of the child's is exposed there)."""
         if not self.prefix:
             return uri
         head, rest = self._split(uri)
         marker = f"{self.prefix}/"
-        return f"{head}{rest[len(marker) :]}" if rest.startswith(marker) else uri
+        return f"{head}{rest[len(marker) :]}" if rest.startswith(marker) else None
 
     @staticmethod
     def _split(uri: str) -> tuple[str, str]:
