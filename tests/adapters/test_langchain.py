@@ -14,7 +14,7 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from tests.adapters.gateway import gateway
+from tests.adapters.gateway import LONG, PROVIDER_NAME, dotted, gateway
 from toolweave import AuthInfo, Context
 from toolweave.adapters.langchain import structured_tools
 
@@ -59,3 +59,12 @@ def test_a_sync_invoke_is_refused_saying_to_use_ainvoke() -> None:
     with pytest.raises(NotImplementedError, match=r"tool 'weather' runs on the event loop .*call it with `ainvoke`"):
         weather.invoke({"city": "Oslo"}, config={"configurable": {"user": "u-7"}})
     assert recorder.calls == []
+
+
+async def test_names_a_model_provider_refuses_are_shown_as_names_it_accepts_and_call_their_tools() -> None:
+    tools = structured_tools(dotted())
+    names = [convert_to_openai_tool(tool)["function"]["name"] for tool in tools]
+    assert all(PROVIDER_NAME.fullmatch(name) for name in names) and len(set(names)) == 3
+    calls = [{"type": "tool_call", "id": f"c{n}", "name": tool.name, "args": {}} for n, tool in enumerate(tools)]
+    answers = [(await tool.ainvoke(call)).content for tool, call in zip(tools, calls, strict=True)]
+    assert sorted(answers) == sorted(["gh.search", "gh_search", LONG])

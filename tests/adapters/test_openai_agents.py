@@ -12,7 +12,7 @@ require("agents", "the openai-agents extra is not installed")
 from agents import FunctionTool
 from agents.tool_context import ToolContext
 
-from tests.adapters.gateway import gateway
+from tests.adapters.gateway import LONG, PROVIDER_NAME, dotted, gateway
 from toolweave import AuthInfo, Context
 from toolweave.adapters.openai_agents import function_tools
 
@@ -53,3 +53,9 @@ async def test_errors_are_answers_the_model_can_read() -> None:
     spoofed = await invoke(by_name["weather"], {"city": "Oslo", "user_id": "admin"})
     assert spoofed.startswith("Error: ") and "user_id" in spoofed
     assert [c.tool.name for c in recorder.calls] == ["forecast"]
+
+
+async def test_names_a_model_provider_refuses_are_shown_as_names_it_accepts_and_call_their_tools() -> None:
+    tools = function_tools(dotted())
+    assert all(PROVIDER_NAME.fullmatch(tool.name) for tool in tools) and len({tool.name for tool in tools}) == 3
+    assert sorted([await invoke(tool, {}) for tool in tools]) == sorted(["gh.search", "gh_search", LONG])

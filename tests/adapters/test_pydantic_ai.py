@@ -12,7 +12,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from tests.adapters.gateway import gateway
+from tests.adapters.gateway import LONG, PROVIDER_NAME, dotted, gateway
 from toolweave import AuthInfo, Context
 from toolweave.adapters.pydantic_ai import ToolweaveToolset
 
@@ -86,3 +86,20 @@ async def test_the_toolset_starts_the_server_so_http_api_tools_work() -> None:
         output = (await agent.run("pet 1?")).output
     assert output == repr({"name": "Rex", "tag": "dog", "id": 1})
     assert not api.running
+
+
+async def test_names_a_model_provider_refuses_are_shown_as_names_it_accepts_and_call_their_tools() -> None:
+    seen: list[AgentInfo] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(info)
+        returned = [part.content for part in messages[-1].parts if isinstance(part, ToolReturnPart)]
+        if returned:
+            return ModelResponse(parts=[TextPart(repr(sorted(returned)))])
+        return ModelResponse(parts=[ToolCallPart(tool.name, {}) for tool in info.function_tools])
+
+    agent = Agent(FunctionModel(respond), toolsets=[ToolweaveToolset(dotted())])
+    result = await agent.run("search")
+    names = [tool.name for tool in seen[0].function_tools]
+    assert all(PROVIDER_NAME.fullmatch(name) for name in names) and len(set(names)) == 3
+    assert result.output == repr(sorted(["gh.search", "gh_search", LONG]))

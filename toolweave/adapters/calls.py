@@ -3,6 +3,8 @@
 A framework's model is shown what a client of the server would list — only the tools the
 caller may see (`Authorize`), by the same per-caller view as `tools/list` — and a call it makes
 anyway to a tool it may not use (or that does not exist) is an `isError` answer, as any failure.
+A tool whose name a model provider would refuse (a `.`, more than 64 characters) is shown under
+`model_name(name)` and called under its own.
 
 Example:
     >>> import anyio
@@ -20,8 +22,10 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +38,8 @@ from toolweave.server.server import Server
 ContextSource = Context | Callable[[Any], Context] | None
 """A `Context` for every call (copied per call), or `fn(framework_run_context) -> Context`."""
 
+_MODEL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NOT_IN_MODEL_NAMES = re.compile(r"[^A-Za-z0-9_-]")
 _calls = itertools.count(1)
 logger = logging.getLogger("toolweave.adapters")
 
@@ -127,6 +133,23 @@ class CatalogCalls:
             return await self.server.call_tool(name, arguments, ctx=self.context_for(run))
         except UnknownTool as error:
             return ToolResult.error(str(error))
+
+
+def model_name(name: str) -> str:
+    """The name a model provider accepts for the tool `name`: itself when it fits
+    `[A-Za-z0-9_-]{1,64}` (the strictest providers', OpenAI's and Anthropic's), else with other
+    characters as `_`, cut to fit, and a short digest of `name`, so two names never meet and a
+    name stays the same from one listing to the next. Each adapter keeps the tool's own name for
+    the call.
+
+    Example:
+        >>> model_name("gh_search"), model_name("gh.search")
+        ('gh_search', 'gh_search_c5edd14c')
+    """
+    if _MODEL_NAME.fullmatch(name):
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{_NOT_IN_MODEL_NAMES.sub('_', name)[: 64 - len(digest) - 1]}_{digest}"
 
 
 def answer(result: ToolResult, tool: Tool | None = None) -> Any:

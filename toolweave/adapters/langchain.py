@@ -29,7 +29,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource
+from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name
 from toolweave.core.context import Context
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
@@ -89,7 +89,7 @@ def _structured_tool(calls: CatalogCalls, tool: Tool) -> StructuredTool:
         return result.text, result.structured_content
 
     return _CatalogTool(
-        name=name,
+        name=model_name(name),
         description=tool.description or name,
         args_schema=dict(tool.input_schema),
         coroutine=run,

@@ -31,7 +31,7 @@ from typing import Any
 from agents import FunctionTool, RunContextWrapper
 from agents.tool_context import ToolContext
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource
+from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
 
@@ -73,7 +73,7 @@ def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
         return result.text if not result.is_error else f"Error: {result.text}"
 
     return FunctionTool(
-        name=name,
+        name=model_name(name),
         description=tool.description or name,
         params_json_schema=dict(tool.input_schema),
         on_invoke_tool=invoke,

@@ -29,11 +29,13 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, answer
+from toolweave.adapters.calls import CatalogCalls, ContextSource, answer, model_name
 from toolweave.server.server import Server
 
 _ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
 """Pydantic AI's own pass on the arguments: a JSON object; the catalog validates the rest."""
+_NAME = "toolweave_name"
+"""The key of a tool's own name in its definition's `metadata` (the model sees `model_name(name)`)."""
 
 
 class ToolweaveToolset(AbstractToolset[Any]):
@@ -70,12 +72,13 @@ class ToolweaveToolset(AbstractToolset[Any]):
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         retries = self.max_retries if self.max_retries is not None else ctx.max_retries
         return {
-            tool.name: ToolsetTool(
+            model_name(tool.name): ToolsetTool(
                 toolset=self,
                 tool_def=ToolDefinition(
-                    name=tool.name,
+                    name=model_name(tool.name),
                     description=tool.description,
                     parameters_json_schema=dict(tool.input_schema),
+                    metadata={_NAME: tool.name},
                 ),
                 max_retries=retries,
                 args_validator=_ARGUMENTS,
@@ -86,6 +89,7 @@ class ToolweaveToolset(AbstractToolset[Any]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
+        name = (tool.tool_def.metadata or {}).get(_NAME, name)  # the tool's own name (`model_name`)
         result = await self.calls.call(name, tool_args, ctx)
         if result.is_error:
             raise ModelRetry(result.text or f"tool {name!r} failed")
