@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -13,6 +14,7 @@ import mcp.types as mt
 import pytest
 
 from tests.conftest import subprocess_env
+from tests.server.test_remote import wait_for_file
 from toolweave import Server
 from toolweave.server.remote import Backoff, RemoteServer
 from toolweave.testing import connect
@@ -101,9 +103,7 @@ async def test_a_subscription_reaches_its_owner_past_a_mount_whose_child_would_m
     files.add_resource(lambda folder, name: f"{folder}/{name}", "resource://{folder}/{name}", name="file")
     root = Server("gateway")
     root.mount(files, prefix="files")  # serves resource://files/{folder}/{name}; "resource://kid/counter" is not its
-    root.mount(
-        RemoteServer.stdio(sys.executable, [str(SERVERS / "components.py")], env=subprocess_env()), prefix="kid"
-    )
+    root.mount(RemoteServer.stdio(sys.executable, [str(SERVERS / "components.py")], env=subprocess_env()), prefix="kid")
     async with connect(root, mode="legacy", message_handler=on_message) as client:
         await client.session.subscribe_resource("resource://kid/counter")
         await client.call_tool("kid_bump", {})
@@ -138,6 +138,31 @@ async def test_a_subscription_is_made_again_at_an_upstream_that_was_restarted() 
             await client.call_tool("kid_bump", {})
             await arrived.wait()
     assert updates == ["resource://kid/counter"]
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
+async def test_a_subscription_made_while_a_restarted_upstream_is_subscribed_again_reaches_it_too(
+    tmp_path: Path,
+) -> None:
+    """A URI subscribed to while the new session is being told the earlier ones is sent as well."""
+    marker = tmp_path / "subscribing"
+    env = {**subprocess_env(), "MARKER": str(marker)}
+    remote = RemoteServer.stdio(
+        sys.executable, [str(SERVERS / "slow_subscribe.py")], env=env, backoff=Backoff(initial=0.05)
+    )
+    root = Server("gateway")
+    root.mount(remote, prefix="up")
+    async with connect(root, mode="legacy") as client:
+        await client.session.subscribe_resource("note://up/slow")
+        marker.unlink()
+        os.kill(int((await client.call_tool("up_pid", {})).content[0].text), signal.SIGKILL)
+        await wait_for_file(marker)  # the new upstream is being subscribed to note://slow again
+        await client.session.subscribe_resource("note://up/fast")
+        with anyio.fail_after(10):
+            while (await client.call_tool("up_pid", {})).is_error:  # noqa: ASYNC110 - until the session is up
+                await anyio.sleep(0.05)
+        subscribed = (await client.call_tool("up_subs", {})).content[0].text
+    assert subscribed == "note://fast,note://slow"
 
 
 @pytest.mark.parametrize("kind", ["local", "remote"])

@@ -234,9 +234,14 @@ class UpstreamComponents:
                 await self._send_subscription(self.upstream.session, uri, subscribe=False)
 
     async def resubscribe(self, session: ClientSession) -> None:
-        """Subscribe `session`, a new session still being opened, to every URI that has subscribers."""
-        for uri in list(self._subscribers):
-            await self._send_subscription(session, uri, subscribe=True)
+        """Subscribe `session`, a new session still being opened, to every URI that has subscribers
+        (those that get their first while it is told the others too: `subscribe` sends only over
+        a session that is up)."""
+        sent: set[str] = set()
+        while unsent := [uri for uri in self._subscribers if uri not in sent]:
+            for uri in unsent:
+                sent.add(uri)
+                await self._send_subscription(session, uri, subscribe=True)
 
     async def _send_subscription(self, session: ClientSession, uri: str, *, subscribe: bool) -> None:
         capabilities = session.server_capabilities
