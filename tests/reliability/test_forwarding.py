@@ -3,6 +3,7 @@ resource, through mounts and remote upstreams; updates come back under the clien
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -148,7 +149,7 @@ async def test_a_subscription_made_while_a_restarted_upstream_is_subscribed_agai
     marker = tmp_path / "subscribing"
     env = {**subprocess_env(), "MARKER": str(marker)}
     remote = RemoteServer.stdio(
-        sys.executable, [str(SERVERS / "slow_subscribe.py")], env=env, backoff=Backoff(initial=0.05)
+        sys.executable, [str(SERVERS / "subscription_quirks.py")], env=env, backoff=Backoff(initial=0.05)
     )
     root = Server("gateway")
     root.mount(remote, prefix="up")
@@ -163,6 +164,31 @@ async def test_a_subscription_made_while_a_restarted_upstream_is_subscribed_agai
                 await anyio.sleep(0.05)
         subscribed = (await client.call_tool("up_subs", {})).content[0].text
     assert subscribed == "note://fast,note://slow"
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
+async def test_an_upstreams_update_for_no_uri_is_dropped_and_the_next_one_arrives(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An update for `counter` (no scheme: nothing the gateway could serve under its prefix) is not an error."""
+    updates: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mt.ResourceUpdatedNotification):
+            updates.append(str(message.params.uri))
+            arrived.set()
+
+    env = {**subprocess_env(), "MARKER": str(tmp_path / "unused")}
+    root = Server("gateway")
+    root.mount(RemoteServer.stdio(sys.executable, [str(SERVERS / "subscription_quirks.py")], env=env), prefix="up")
+    async with connect(root, mode="legacy", message_handler=on_message) as client:
+        await client.session.subscribe_resource("note://up/fast")
+        await client.call_tool("up_updates", {})
+        with anyio.fail_after(10):
+            await arrived.wait()
+    assert updates == ["note://up/fast"]
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR] == []
 
 
 @pytest.mark.parametrize("kind", ["local", "remote"])

@@ -164,9 +164,19 @@ class Mount(Generic[S]):
         self._unsubscribe.append(self.child.registry(kind).subscribe(listener))
 
     def follow_updates(self, listener: Callable[[str], None]) -> None:
-        """Call `listener(uri)`, with the parent's URI, whenever one of the child's resources changes."""
+        """Call `listener(uri)`, with the parent's URI, whenever one of the child's resources changes;
+        news about something that is no URI (an upstream's `counter`) is dropped: the parent serves
+        nothing it could be under its prefix."""
         apply = self.uris.apply
-        self._unsubscribe.append(self.child.subscribe_updates(lambda uri: listener(apply(uri))))
+
+        def updated(uri: str) -> None:
+            try:
+                exposed = apply(uri)
+            except ValueError:  # no scheme
+                return
+            listener(exposed)
+
+        self._unsubscribe.append(self.child.subscribe_updates(updated))
 
     def close(self) -> None:
         """Stop following the child."""

@@ -1,7 +1,9 @@
-"""A bare-SDK upstream whose `resources/subscribe` of `note://slow` takes a while: it touches the
-file named by `MARKER` when asked, then answers 1.5 s later.
+"""A bare-SDK upstream with subscription quirks: its `resources/subscribe` of `note://slow` takes a
+while (it touches the file named by `MARKER` when asked, then answers 1.5 s later), and its tool
+`updates` sends `notifications/resources/updated` for `counter` (no URI: no scheme), then for
+`note://fast`.
 
-Usage: MARKER=/path python slow_subscribe.py
+Usage: MARKER=/path python subscription_quirks.py
 """
 
 from __future__ import annotations
@@ -18,10 +20,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 warnings.simplefilter("ignore", MCPDeprecationWarning)
 RESOURCES = [types.Resource(uri="note://slow", name="slow"), types.Resource(uri="note://fast", name="fast")]
-TOOLS = [
-    types.Tool(name="pid", input_schema={"type": "object"}),
-    types.Tool(name="subs", input_schema={"type": "object"}),
-]
+TOOLS = [types.Tool(name=name, input_schema={"type": "object"}) for name in ("pid", "subs", "updates")]
 subscribed: set[str] = set()
 
 
@@ -51,6 +50,9 @@ async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
 
 
 async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    if params.name == "updates":
+        await ctx.session.send_resource_updated("counter")
+        await ctx.session.send_resource_updated("note://fast")
     text = str(os.getpid()) if params.name == "pid" else ",".join(sorted(subscribed))
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
