@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.conftest import ROOT
 from tests.server.changes import names, watched
 from toolweave.config import build_file
 from toolweave.config.live import LiveServer
@@ -32,6 +33,15 @@ mcpServers:
     cwd: .
     prefix: up
 """
+TASK_UP = """
+mcpServers:
+  up:
+    command: {python}
+    args: [{upstream}]
+    env: {{PYTHONPATH: {root}}}
+    prefix: up
+"""
+TASK_UPSTREAM = Path(__file__).parents[1] / "tasks" / "upstreams" / "task_upstream.py"
 LOCAL = """
 python:
   - import: target:server
@@ -146,6 +156,28 @@ async def test_calls_in_flight_finish_on_the_old_build(config: Path) -> None:
             await server.reload()
         assert await names(client) == []
     assert results == {"local_sleep": "slept 0.5", "up_sleep": "slept 0.5"}
+
+
+async def test_a_call_whose_upstream_answered_with_a_task_finishes_when_a_reload_drops_that_upstream(
+    tmp_path: Path,
+) -> None:
+    """Between two polls of the upstream's task no request is under way: the dropped upstream was
+    closed at once, and the call failed ("lost contact with upstream 'up' while its task ran")."""
+    path = tmp_path / "gateway.yaml"
+    upstream = TASK_UP.format(python=sys.executable, upstream=TASK_UPSTREAM, root=ROOT)
+    rewrite(path, "server:\n  name: gateway\n" + upstream)
+    server = live(path)
+    async with watched(server, "auto") as (client, _), anyio.create_task_group() as tasks:
+        results: list[Any] = []
+
+        async def call() -> None:
+            results.append(await client.call_tool("up_deploy", {"env": "prod", "seconds": 2}))
+
+        tasks.start_soon(call)
+        await anyio.sleep(0.5)  # the upstream answered with its task; the gateway polls it
+        rewrite(path, "server:\n  name: gateway\n")
+        await server.reload()
+    assert not results[0].is_error and results[0].content[0].text == "deployed to prod"
 
 
 async def test_reload_without_a_lifespan_swaps_the_build(config: Path) -> None:

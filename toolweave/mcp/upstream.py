@@ -340,7 +340,9 @@ class Upstream:
         self, created: CreateTaskResult, send: Send, name: str, ctx: Context, answered: Mapping[str, Any] = NO_ANSWERS
     ) -> mt.CallToolResult:
         """The call's result from the task the upstream answered it with, driven over the session
-        the task runs on (`toolweave.mcp.upstream_tasks.task_result`)."""
+        the task runs on (`toolweave.mcp.upstream_tasks.task_result`). The whole drive counts as
+        a request in flight: between two polls none is under way, and an upstream a live reload
+        drops must stay open until its tasks' calls have their answers."""
         session = self.session
         if session is None:
             raise UpstreamError(f"upstream {self.label!r} went away before its task ended")
@@ -349,17 +351,18 @@ class Upstream:
             return self.session is not session
 
         progress = _wants_progress(ctx)
-        return await task_result(
-            created,
-            send,
-            ctx,
-            label=self.label,
-            tool=name,
-            session=session,
-            gone=gone,
-            wants_progress=progress,
-            answered=answered,
-        )
+        with self.in_flight:
+            return await task_result(
+                created,
+                send,
+                ctx,
+                label=self.label,
+                tool=name,
+                session=session,
+                gone=gone,
+                wants_progress=progress,
+                answered=answered,
+            )
 
     async def request(
         self,
