@@ -180,6 +180,38 @@ async def test_a_call_whose_upstream_answered_with_a_task_finishes_when_a_reload
     assert not results[0].is_error and results[0].content[0].text == "deployed to prod"
 
 
+async def test_a_reload_does_not_wait_for_the_calls_on_an_upstream_it_drops(config: Path) -> None:
+    """The dropped upstream is closed in the background once the call has its answer; `reload()`
+    waited for that call (up to the remote's timeout), holding up the next reload with it."""
+    server = live(config)
+    async with watched(server, "auto") as (client, _), anyio.create_task_group() as tasks:
+        results: list[Any] = []
+
+        async def call() -> None:
+            results.append(await client.call_tool("up_sleep", {"seconds": 60}))
+
+        tasks.start_soon(call)
+        await anyio.sleep(0.3)
+        rewrite(config, "server:\n  name: gateway\n" + LOCAL)
+        with anyio.fail_after(20):
+            await server.reload()
+            rewrite(config, "server:\n  name: gateway\n" + LOCAL.replace("prefix: local", "prefix: near"))
+            await server.reload()
+        assert results == [] and "near_echo" in await names(client)
+        tasks.cancel_scope.cancel()
+
+
+async def test_a_reload_after_an_in_process_call_starts_a_changed_upstream_with_the_next_call(config: Path) -> None:
+    """A call on a server that is not running enters its lifespan for that call only; a reload
+    after it started the new upstream in that ended lifespan's task group (a RuntimeError)."""
+    server = live(config)
+    before = await server.call_tool("up_pid", {})
+    rewrite(config, "server:\n  name: gateway\n" + UP.replace("cwd: .", "cwd: .\n    env: {MODE: new}"))
+    await server.reload()
+    after = await server.call_tool("up_pid", {})
+    assert before.content[0].text != after.content[0].text  # type: ignore[union-attr]
+
+
 async def test_reload_without_a_lifespan_swaps_the_build(config: Path) -> None:
     server = live(config)
     rewrite(config, "server:\n  name: gateway\n" + LOCAL)

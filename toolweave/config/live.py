@@ -15,7 +15,8 @@ the build's `server` settings are its own) and holds every upstream MCP server i
    serves its own build: a `--watch` replica reloads the file itself when it changes there; a
    plain `serve` of the file keeps the build it started with (its clients list again, and get it);
 4. calls already running finish on the old build; an upstream the new file no longer has is
-   closed once the calls waiting for it have their answers.
+   closed once the calls waiting for it have their answers (in the background: `reload()`
+   returns without waiting for them).
 
 Python modules the config imports are not imported again (a code change needs a restart).
 
@@ -87,6 +88,7 @@ class _Held:
         yet, in parallel, and wait until each is up or failed to start."""
         if tasks is not None:
             self._tasks, self._scopes = tasks, {}
+            tasks.start_soon(self._until_closed, tasks, name="toolweave live server upstreams")
         if self._tasks is None:  # not running: they start with the server
             return
         events = []
@@ -98,6 +100,23 @@ class _Held:
                 events.append(ready)
         for ready in events:
             await ready.wait()
+
+    async def _until_closed(self, tasks: TaskGroup) -> None:
+        """Forget the lifespan's task group when it ends (an in-process call's lifespan, or
+        `async with`): a reload after it starts nothing there, and its remotes start with the next."""
+        try:
+            await anyio.sleep_forever()
+        finally:
+            if self._tasks is tasks:
+                self._tasks, self._scopes = None, {}
+
+    def drop(self, remote: Any) -> None:
+        """Stop holding `remote`, and close it in the background once no request waits for it
+        (`release`): the reload that dropped it neither waits for the calls still running there
+        nor keeps the next reload waiting."""
+        self.remotes = [held for held in self.remotes if held is not remote]  # (no later reload reuses it)
+        if self._tasks is not None:  # (not running: nothing is open)
+            self._tasks.start_soon(self.release, remote, name=f"toolweave closing upstream {remote.name!r}")
 
     async def release(self, remote: Any) -> None:
         """Close `remote` once no request waits for it (bounded by its own `timeout`)."""
@@ -270,7 +289,7 @@ class LiveServer(Server):
             "reloaded %s: %d upstream(s) kept, %d started, %d closed", self.file, kept, len(started), len(dropped)
         )
         for remote in dropped:
-            await self._held.release(remote)
+            self._held.drop(remote)
 
 
 def reload_on_change(live: LiveServer) -> Callable[[], Any]:
