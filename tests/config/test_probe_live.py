@@ -89,6 +89,27 @@ async def test_watch_follows_every_update_of_a_kubernetes_configmap(tmp_path: Pa
     assert live.reloads == 2
 
 
+async def test_watch_follows_edits_of_the_file_a_link_leads_to_in_another_folder(tmp_path: Path) -> None:
+    """A config served through a link (`/etc/toolweave/gateway.yaml` to a checkout, dotfiles):
+    only the link's folder was watched, so edits where the file lives were never loaded."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "served").mkdir()
+    target = tmp_path / "real" / "gateway.yaml"
+    target.write_text(TOOLS + "server: {instructions: first}\n")
+    os.symlink(target, tmp_path / "served" / "gateway.yaml")
+    live = LiveServer(build_file(tmp_path / "served" / "gateway.yaml"))
+    async with live, anyio.create_task_group() as tasks:
+        tasks.start_soon(reload_on_change(live))
+        await anyio.sleep(0.5)  # the watcher is up
+        for words in ["second", "third"]:
+            target.write_text(TOOLS + f"server: {{instructions: {words}}}\n")  # edited in place
+            with anyio.fail_after(10):
+                while live.instructions != words:  # a reload offers no event to wait on  # noqa: ASYNC110
+                    await anyio.sleep(0.05)
+        tasks.cancel_scope.cancel()
+    assert live.reloads == 2
+
+
 async def test_a_cancelled_watch_ends_at_once(tmp_path: Path) -> None:
     """watchfiles waits in a thread that looks at its stop event every 50 ms but was told to stop
     only once that thread returned, up to 5 s later: every `serve --watch` shutdown (SIGTERM, the

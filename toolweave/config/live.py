@@ -46,6 +46,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import logging
@@ -294,7 +295,8 @@ class LiveServer(Server):
 
 def reload_on_change(live: LiveServer) -> Callable[[], Any]:
     """A coroutine function that reloads `live` whenever its file changes (`watchfiles`), until
-    cancelled; a rejected file is logged and the current build keeps serving.
+    cancelled; a rejected file is logged and the current build keeps serving. It watches the
+    folders `_folders` names, again whenever they change.
 
     Cancelled, it ends within one `step` (50 ms): `watchfiles` waits for changes in a thread that
     cannot be interrupted and only looks at its stop event between steps; cancelling its `awatch`
@@ -315,26 +317,39 @@ def reload_on_change(live: LiveServer) -> Callable[[], Any]:
 
         assert live.file is not None
         file = live.file.absolute()
-        folder = file.parent
-
-        def ours(change: Any, path: str) -> bool:
-            # any entry of the file's folder: editors replace the file by renaming another, and a
-            # Kubernetes ConfigMap swaps the `..data` link the file goes through (the folder the
-            # link pointed to is deleted: watching the resolved file stops at the first update)
-            return Path(path).parent == folder
-
         seen = _fingerprint(file)
-        async for _ in awatch(folder, watch_filter=ours, debounce=200, step=50, recursive=False, stop_event=stop):
+
+        async def reload_if_changed() -> None:
+            nonlocal seen
             now = _fingerprint(file)
             if now == seen:
-                continue  # another file of the folder changed, or the same text was saved again
+                return  # another file of the folder changed, or the same text was saved again
             seen = now
-            try:
+            with contextlib.suppress(ConfigError):  # logged by reload
                 await live.reload()
-            except ConfigError:
-                continue  # logged by reload
+
+        while not stop.is_set():
+            folders = _folders(file)
+
+            def ours(change: Any, path: str, folders: set[Path] = folders) -> bool:
+                return Path(path).parent in folders
+
+            await reload_if_changed()  # (a change while the watch moved to another folder)
+            async for _ in awatch(*folders, watch_filter=ours, debounce=200, step=50, recursive=False, stop_event=stop):
+                await reload_if_changed()
+                if _folders(file) != folders:
+                    break  # the file's link leads to another folder now: watch that one
 
     return watch
+
+
+def _folders(file: Path) -> set[Path]:
+    """The folders whose entries decide what `file` holds: its own (editors replace a file by
+    renaming another; a Kubernetes ConfigMap swaps the `..data` link the file goes through, and
+    deletes the folder it pointed to), and the one the file resolves to, when it is a link to a
+    file elsewhere (edited there in place)."""
+    target = file.resolve().parent
+    return {file.parent, target} if target.is_dir() else {file.parent}
 
 
 def _fingerprint(file: Path) -> bytes | None:
