@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Sequence
 from typing import Annotated, Any
 
@@ -82,7 +83,7 @@ from toolweave.cli_serve import (
     install_metrics,
     live_composed,
     ready_line,
-    serve_reloading,
+    serve_beside,
     serve_workers_of,
 )
 from toolweave.config import Composed, config_schema
@@ -181,6 +182,7 @@ def serve(
     log_format: LogFormatOption = LogFormat.text,
 ) -> None:
     """Serve the composed server over stdio (default) or streamable HTTP (with /healthz and /readyz)."""
+    parent = os.getppid() if reuse_port else None  # (a worker of --workers: its parent, before it can end)
     setup_logging(log_level)
     as_json = log_format is LogFormat.json
     if as_json:
@@ -214,8 +216,8 @@ def serve(
         composed = live_composed(composed, parse_inputs(inputs or ()))
 
     async def work(composed: Composed) -> Failure | None:
-        if watch:
-            return await serve_reloading(serve_composed, composed)
+        if watch or parent is not None:
+            return await serve_beside(serve_composed, composed, watch=watch, worker_of=parent)
         return await serve_composed(composed)
 
     async def serve_composed(composed: Composed) -> Failure | None:

@@ -1,6 +1,6 @@
 """What `toolweave serve` needs beside its command: its options, the checks they pass first,
-reloading with `--watch`, the worker processes of `--workers`, and the line saying where the
-server listens.
+reloading with `--watch`, the worker processes of `--workers` (and a worker's watch on its
+parent), and the line saying where the server listens.
 
 Flags that cannot go together are refused with exit status 2 before anything starts:
 
@@ -191,12 +191,24 @@ def live_composed(composed: Composed, inputs: dict[str, str]) -> Composed:
     return dataclasses.replace(composed, server=live)
 
 
-async def serve_reloading(serve: Callable[[Composed], Awaitable[Failure | None]], composed: Composed) -> Failure | None:
-    """`serve(composed)` while the config file of `composed` (from `live_composed`) is reloaded on
-    each change."""
+async def serve_beside(
+    serve: Callable[[Composed], Awaitable[Failure | None]],
+    composed: Composed,
+    *,
+    watch: bool = False,
+    worker_of: int | None = None,
+) -> Failure | None:
+    """`serve(composed)`, beside it: with `watch`, reloading the config file of `composed` (from
+    `live_composed`) on each change; for a worker of `--workers` (`worker_of`: the parent's pid),
+    stopping once that parent has ended (`toolweave.workers.stop_when_orphaned`)."""
     async with anyio.create_task_group() as tasks:
-        assert isinstance(composed.server, LiveServer)
-        tasks.start_soon(reload_on_change(composed.server))
+        if watch:
+            assert isinstance(composed.server, LiveServer)
+            tasks.start_soon(reload_on_change(composed.server))
+        if worker_of is not None:
+            from toolweave.workers import stop_when_orphaned
+
+            tasks.start_soon(stop_when_orphaned, worker_of)
         failure = await serve(composed)
         tasks.cancel_scope.cancel()
     return failure

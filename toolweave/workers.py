@@ -8,7 +8,9 @@ worker), its own handshake-era sessions; what is shared goes through `server.sto
 the parent (Ctrl-C, SIGTERM), even while the workers still start, stops every worker and exits
 0; a worker that exits on its own stops them all (logged first: which worker, its pid, its exit
 status or the signal that killed it), and the parent exits with its status, 128 + the signal's
-number for a killed one, as a shell reports it (leave restarts to a process supervisor).
+number for a killed one, as a shell reports it (leave restarts to a process supervisor). A worker
+whose parent is gone without stopping it (killed with SIGKILL, by the OOM killer) stops itself
+as on SIGTERM (`stop_when_orphaned`), instead of serving on alone on the port.
 
 Example:
     >>> worker_command(["serve", "gw.yaml", "--transport", "http"], port=8000)[-4:]
@@ -20,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import signal
 import subprocess
@@ -27,6 +30,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+
+import anyio
 
 from toolweave.mcp.serve import reuse_port_socket
 
@@ -38,6 +43,21 @@ READY = "toolweave-worker-ready"
 def worker_command(arguments: Sequence[str], *, port: int) -> list[str]:
     """The command that starts one worker: the `toolweave` arguments, on the reserved `port`."""
     return [sys.executable, "-m", "toolweave", *arguments, "--port", str(port), "--reuse-port", "--no-announce"]
+
+
+async def stop_when_orphaned(parent: int, every: float = 0.5) -> None:
+    """Stop this worker gracefully (SIGTERM to itself: the drain) once its parent `parent` has
+    ended; checked every `every` seconds, until cancelled.
+
+    A parent that ends without stopping its workers (SIGKILL, the OOM killer) leaves them
+    reparented, serving on alone with the config they started with: a supervisor that then starts
+    the gateway again binds the same port beside them (`SO_REUSEPORT`), and the kernel spreads the
+    connections between old and new.
+    """
+    while os.getppid() == parent:  # noqa: ASYNC110 - no event says that a parent process ended
+        await anyio.sleep(every)
+    logger.error("this worker's parent (pid %d) has ended: stopping", parent)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def serve_workers(

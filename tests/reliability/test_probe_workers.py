@@ -4,6 +4,7 @@ while the workers still start is a clean stop."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -21,7 +22,7 @@ from mcp import Client
 from tests.conftest import free_port, subprocess_env
 from tests.serving import toolweave_announced
 
-from .cli import descendants, serve_http, terminate
+from .cli import descendants, living, serve_http, terminate, zombies
 from .http import call
 from .raw import SERVERS
 
@@ -65,6 +66,23 @@ async def test_a_stop_sent_to_the_whole_process_group_keeps_the_grace_period() -
     status, answer = await stopped_during_a_call("10", 2, stop_the_group)
     assert status == 0
     assert answer["result"]["content"][0]["text"] == "slept 2.0"
+
+
+async def test_the_workers_stop_when_their_parent_is_killed() -> None:
+    """A parent killed with SIGKILL (or by the OOM killer) cannot stop its workers: they served on
+    alone, holding the port with the config they started with."""
+    process, _ = await serve_http("--workers", "2", "--grace", "1")
+    workers = descendants(process.pid)
+    try:
+        terminate(process, signal.SIGKILL)
+        await process.wait()
+        with anyio.fail_after(30):
+            while [pid for pid in living(workers) if pid not in zombies()]:  # noqa: ASYNC110 - other processes
+                await anyio.sleep(0.1)
+    finally:
+        for pid in living(workers):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 async def test_the_workers_reload_an_edited_config_with_watch(tmp_path: Path) -> None:
