@@ -39,8 +39,7 @@ mcpServers:
     command: {python}
     args: [{upstream}]
     env: {{PYTHONPATH: {root}}}
-    prefix: up
-"""
+    prefix: up"""
 TASK_UPSTREAM = Path(__file__).parents[1] / "tasks" / "upstreams" / "task_upstream.py"
 LOCAL = """
 python:
@@ -158,26 +157,32 @@ async def test_calls_in_flight_finish_on_the_old_build(config: Path) -> None:
     assert results == {"local_sleep": "slept 0.5", "up_sleep": "slept 0.5"}
 
 
+@pytest.mark.parametrize("bound", ["", "\n    timeout: 2"], ids=["no timeout", "past the remote's timeout"])
 async def test_a_call_whose_upstream_answered_with_a_task_finishes_when_a_reload_drops_that_upstream(
-    tmp_path: Path,
+    tmp_path: Path, bound: str
 ) -> None:
     """Between two polls of the upstream's task no request is under way: the dropped upstream was
-    closed at once, and the call failed ("lost contact with upstream 'up' while its task ran")."""
+    closed at once, and the call failed ("lost contact with upstream 'up' while its task ran"); and
+    its close waited for the calls at most the remote's `timeout`, which a task call outlasts."""
     path = tmp_path / "gateway.yaml"
-    upstream = TASK_UP.format(python=sys.executable, upstream=TASK_UPSTREAM, root=ROOT)
+    upstream = TASK_UP.format(python=sys.executable, upstream=TASK_UPSTREAM, root=ROOT) + bound
     rewrite(path, "server:\n  name: gateway\n" + upstream)
     server = live(path)
     async with watched(server, "auto") as (client, _), anyio.create_task_group() as tasks:
+        remote = server.composed.remotes[0]
+        with anyio.fail_after(20):  # it connects again, in the era where it serves tasks
+            while not (remote.era == "2026" and remote.state == "up"):  # noqa: ASYNC110 - another process
+                await anyio.sleep(0.05)
         results: list[Any] = []
 
         async def call() -> None:
-            results.append(await client.call_tool("up_deploy", {"env": "prod", "seconds": 2}))
+            results.append(await client.call_tool("up_deploy", {"env": "prod", "seconds": 4}))
 
         tasks.start_soon(call)
         await anyio.sleep(0.5)  # the upstream answered with its task; the gateway polls it
         rewrite(path, "server:\n  name: gateway\n")
         await server.reload()
-    assert not results[0].is_error and results[0].content[0].text == "deployed to prod"
+    assert not results[0].is_error and results[0].content[0].text == "deployed to prod", results[0].content[0].text
 
 
 async def test_a_reload_does_not_wait_for_the_calls_on_an_upstream_it_drops(config: Path) -> None:

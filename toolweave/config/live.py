@@ -120,10 +120,11 @@ class _Held:
             self._tasks.start_soon(self.release, remote, name=f"toolweave closing upstream {remote.name!r}")
 
     async def release(self, remote: Any) -> None:
-        """Close `remote` once no request waits for it (bounded by its own `timeout`)."""
+        """Close `remote` once no request waits for it. Not bounded by its `timeout`, which bounds
+        each request but not a call its upstream answered with a task (polled up to the caller's
+        deadline): every request ends, and the server's end closes what is left."""
         self.remotes = [held for held in self.remotes if held is not remote]
-        with anyio.move_on_after(remote.timeout or 60):
-            await remote.settled()
+        await remote.settled()
         scope = self._scopes.pop(id(remote), None)
         if scope is not None:
             scope.cancel()
