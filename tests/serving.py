@@ -166,11 +166,14 @@ def toolweave_served(config: Any, *options: str, **popen: Any) -> Iterator[Spawn
 
 
 @contextmanager
-def toolweave_announced(config: Any, *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+def toolweave_announced(
+    config: Any, *options: str, stdout: IO[Any] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """`toolweave serve CONFIG --transport http --port 0`, `options` appended: the MCP URL it
-    announces once it listens, and the process, until the block ends."""
+    announces once it listens, and the process, until the block ends (its stdout: `stdout`, else
+    this process's)."""
     process = subprocess.Popen(
-        _serve_http(config, "0", options), stderr=subprocess.PIPE, text=True, env=subprocess_env()
+        _serve_http(config, "0", options), stdout=stdout, stderr=subprocess.PIPE, text=True, env=subprocess_env()
     )
     try:
         assert process.stderr is not None

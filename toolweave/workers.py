@@ -107,7 +107,8 @@ def serve_workers(
 
 
 def _wait_ready(children: list[subprocess.Popen[str]], stop: threading.Event, timeout: float) -> bool:
-    """Whether every child printed `READY` (False if one exited first, or on a stop or timeout)."""
+    """Whether every child printed `READY` (False if one exited first, or on a stop or timeout).
+    Each child's other lines (a tool's `print`) go on to this process's stdout as they come."""
     events: queue.Queue[bool] = queue.Queue()
 
     def watch(child: subprocess.Popen[str]) -> None:
@@ -117,6 +118,9 @@ def _wait_ready(children: list[subprocess.Popen[str]], stop: threading.Event, ti
             if not told and line.strip() == READY:
                 told = True
                 events.put(True)
+            else:
+                sys.stdout.write(line)
+                sys.stdout.flush()
         if not told:
             events.put(False)
 

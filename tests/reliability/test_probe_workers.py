@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,26 @@ async def test_the_workers_stop_when_their_parent_is_killed() -> None:
         for pid in living(workers):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+async def test_what_the_workers_write_to_stdout_reaches_the_parents_stdout(tmp_path: Path) -> None:
+    """The parent reads its workers' stdout for their ready line, and dropped every other line:
+    a tool's `print`, or logs a library writes there, came out of a single `serve` but not of
+    `serve --workers`."""
+    (tmp_path / "loud.py").write_text(
+        "from toolweave import Server\nserver = Server('loud')\n\n"
+        "@server.tool\ndef shout(text: str) -> str:\n    print('printed', text, flush=True)\n    return text\n"
+    )
+    config = tmp_path / "gateway.yaml"
+    config.write_text("python:\n  - import: loud:server\n")
+    with tempfile.TemporaryFile("w+") as out:
+        with toolweave_announced(config, "--workers", "2", stdout=out) as (url, _):
+            for number in range(4):  # (each session reaches either worker)
+                async with Client(url) as client:
+                    await client.call_tool("shout", {"text": str(number)})
+        out.seek(0)
+        printed = sorted(line for line in out.read().splitlines() if line.startswith("printed"))
+    assert printed == ["printed 0", "printed 1", "printed 2", "printed 3"]
 
 
 async def test_the_workers_reload_an_edited_config_with_watch(tmp_path: Path) -> None:
