@@ -113,14 +113,17 @@ def _wait_ready(children: list[subprocess.Popen[str]], stop: threading.Event, ti
 
     def watch(child: subprocess.Popen[str]) -> None:
         assert child.stdout is not None
-        told = False
+        told, passing = False, sys.stdout is not None
         for line in child.stdout:  # read to the end: a full pipe would block the worker
             if not told and line.strip() == READY:
                 told = True
                 events.put(True)
-            else:
-                sys.stdout.write(line)
-                sys.stdout.flush()
+            elif passing:
+                try:
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+                except (OSError, ValueError):  # this stdout is closed, its reader gone: read on, pass on no more
+                    passing = False
         if not told:
             events.put(False)
 

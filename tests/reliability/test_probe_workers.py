@@ -106,6 +106,24 @@ async def test_what_the_workers_write_to_stdout_reaches_the_parents_stdout(tmp_p
     assert printed == ["printed 0", "printed 1", "printed 2", "printed 3"]
 
 
+async def test_the_workers_serve_on_when_nothing_reads_the_parents_stdout(tmp_path: Path) -> None:
+    """Passing the workers' lines on must not stop draining their pipes: a parent whose stdout's
+    reader is gone stopped reading, and a worker printing 64 KB more blocked for good."""
+    (tmp_path / "loud.py").write_text(
+        "from toolweave import Server\nserver = Server('loud')\n\n"
+        "@server.tool\ndef shout(size: int) -> int:\n    print('x' * size, flush=True)\n    return size\n"
+    )
+    config = tmp_path / "gateway.yaml"
+    config.write_text("python:\n  - import: loud:server\n")
+    read, write = os.pipe()
+    os.close(read)
+    with os.fdopen(write, "w") as unread, toolweave_announced(config, "--workers", "2", stdout=unread) as (url, _):
+        with anyio.fail_after(60):
+            async with Client(url) as client:  # one session: one worker
+                for _ in range(4):
+                    await client.call_tool("shout", {"size": 100_000})
+
+
 async def test_the_workers_reload_an_edited_config_with_watch(tmp_path: Path) -> None:
     shutil.copy(SERVERS / "target.py", tmp_path / "target.py")
     config = tmp_path / "gateway.yaml"
