@@ -226,6 +226,13 @@ def test_an_sse_entry_becomes_an_sse_remote(tmp_path: Path) -> None:
     assert isinstance(remote.target, SseTarget) and remote.target.headers == {"A": "b"}
 
 
+def test_an_env_file_saved_with_a_byte_order_mark_and_crlf_is_read(tmp_path: Path) -> None:
+    (tmp_path / "secrets.env").write_bytes(b'\xef\xbb\xbfTOKEN=t1\r\nREGION="eu"\r\n')
+    data = {"mcpServers": {"local": {"command": "server", "envFile": "secrets.env"}}}
+    [local] = build_file(write(tmp_path, "c.json", json.dumps(data))).remotes
+    assert local.target.env == {"TOKEN": "t1", "REGION": "eu"}
+
+
 def test_env_file_lines_that_are_not_assignments_are_refused() -> None:
     with pytest.raises(ValueError, match="line 2 is not KEY=VALUE"):
         parse_env_file("A=1\nnot an assignment\n")

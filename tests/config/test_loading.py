@@ -55,6 +55,23 @@ def test_json_yaml_and_toml_load_the_same_config(tmp_path: Path, name: str, text
     assert config.mcp_servers["github"].prefix == "gh"
 
 
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("c.json", json.dumps(SAMPLE)),
+        ("c.yaml", YAML),
+        ("c.toml", TOML),
+        ("c.json", json.dumps(SAMPLE, indent=2).replace("\n", "\r\n")),
+    ],
+)
+def test_a_file_saved_with_a_byte_order_mark_loads(tmp_path: Path, name: str, text: str) -> None:
+    """Windows editors (Notepad, PowerShell's `Out-File`) start UTF-8 files with a BOM."""
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    config = load_config(path)
+    assert config.server.name == "demo" and config.mcp_servers["github"].prefix == "gh"
+
+
 def test_a_claude_desktop_config_loads_unchanged(tmp_path: Path) -> None:
     desktop = {
         "mcpServers": {

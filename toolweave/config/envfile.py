@@ -44,7 +44,7 @@ def parse_env_file(text: str) -> dict[str, str]:
 def read_env_file(path: Path, *, where: str) -> dict[str, str]:
     """The variables the file at `path` sets, or a `ConfigError` at `where` (never showing a value)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # (a byte order mark first is not part of a key)
     except OSError as error:
         raise ConfigError(f"cannot read the env file {str(path)!r}: {error.strerror or error}", path=where) from None
     except UnicodeDecodeError:

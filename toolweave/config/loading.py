@@ -37,9 +37,10 @@ FORMATS = {".json": "json", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
 
 
 def read_text(path: Path) -> str:
-    """The file's text, or a `ConfigError` saying why it cannot be read."""
+    """The file's text (without the byte order mark Windows editors write first), or a
+    `ConfigError` saying why it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ConfigError("cannot read the config file: it does not exist", file=str(path)) from None
     except IsADirectoryError:
