@@ -75,8 +75,9 @@ async def call(*args: str) -> tuple[int, str, list[str]]:
     [
         (["a=1", "a=2", "b=3"], "error: argument 'a' is given twice: 'a=1' and 'a=2'"),
         (["a=1", "--json-args", '{"a": 5, "b": 2}'], "error: argument 'a' is given both as 'a=1' and in --json-args"),
+        (["--json-args", '{"a": 1, "b": 2, "a": 5}'], "error: --json-args: a: key 'a' appears twice at the top level"),
     ],
-    ids=["as key=value twice", "as key=value and in --json-args"],
+    ids=["as key=value twice", "as key=value and in --json-args", "twice in --json-args"],
 )
 def test_an_argument_given_twice_is_a_usage_error_naming_both(tmp_path: Path, given: list[str], refusal: str) -> None:
     done = run_cli("call", desk(tmp_path), "add", *given)

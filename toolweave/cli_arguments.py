@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolweave.config.unique_keys import KeysTwice, load_json
 from toolweave.core.schema import json_types
 
 
@@ -63,11 +64,14 @@ def _value(raw: str, accepted: set[str]) -> Any:
 
 
 def _json_arguments(json_args: str | None) -> dict[str, Any]:
-    """The arguments of `--json-args` (a JSON object), none without it."""
+    """The arguments of `--json-args` (a JSON object), none without it; a key given twice in one
+    object is refused, as an argument given twice is (the last would silently win)."""
     if not json_args:
         return {}
     try:
-        loaded = json.loads(json_args)
+        loaded = load_json(json_args)
+    except KeysTwice as error:
+        raise ValueError(f"--json-args: {error}") from None
     except json.JSONDecodeError as error:
         raise ValueError(f"--json-args is not valid JSON: {error.msg} at column {error.colno}") from None
     if not isinstance(loaded, dict):
