@@ -93,3 +93,13 @@ def test_explain_tree_shows_one_schema_when_unchanged() -> None:
         "access: every caller",
         "schema (unchanged)",
     ]
+
+
+def test_control_characters_are_shown_as_escapes_in_a_terminal_too() -> None:
+    out = console(True)
+    sneaky = {"name": "add", "description": "Adds.\x1b[8m hidden\x1b[0m", "inputSchema": {"properties": {}}}
+    upstream = {"name": "gh", "target": "gh-mcp", "state": "down", "error": "boom\x1b]0;title\x07\u202e"}
+    print_listing(out, {"tools": [sneaky], "upstreams": [upstream]})
+    text = output(out)
+    assert "\x1b" not in text and "\u202e" not in text
+    assert r"Adds.\x1b[8m hidden\x1b[0m" in text and r"boom\x1b]0;title\x07\u202e" in text

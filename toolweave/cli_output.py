@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from toolweave.core.result import ToolResult
-from toolweave.render import print_json
+from toolweave.render import print_json, printable
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -41,19 +41,19 @@ def as_log_records() -> None:
 
 
 def warn(message: str) -> None:
-    """Print `warning: message` to stderr."""
+    """Print `warning: message` to stderr (its control characters as escapes: `printable`)."""
     if _records:
         _records[0].warning("%s", message)
         return
-    stderr.print(f"[yellow]warning:[/yellow] {escape(message)}", markup=True, highlight=False)
+    stderr.print(f"[yellow]warning:[/yellow] {escape(printable(message))}", markup=True, highlight=False)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    """Print `error: message` to stderr and exit with `code`."""
+    """Print `error: message` to stderr (as `warn` does) and exit with `code`."""
     if _records:
         _records[0].error("%s", message)
     else:
-        stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, highlight=False)
+        stderr.print(f"[bold red]error:[/bold red] {escape(printable(message))}", markup=True, highlight=False)
     raise typer.Exit(code)
 
 

@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.tree import Tree
 
-__all__ = ["Node", "explain_tree", "print_json", "print_listing", "print_tree", "print_upstreams"]
+__all__ = ["Node", "explain_tree", "print_json", "print_listing", "print_tree", "print_upstreams", "printable"]
 
 
 @dataclass
@@ -30,6 +31,29 @@ class Node:
     label: str
     children: list[Node] = field(default_factory=list)
     code: str | None = None
+
+
+_ACTED_ON = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters a terminal acts on instead of showing: C0/C1 controls (escape sequences that restyle,
+hide or move text) and bidirectional overrides (which reorder it); newlines and tabs stay."""
+
+
+def printable(data: Any) -> Any:
+    """`data` (a string, or lists and mappings of them, keys included) with every character a
+    terminal would act on written as its escape, so text from a tool or an upstream is shown as
+    it is, never obeyed: a description cannot hide part of itself from the person reading it.
+
+    Example:
+        >>> print(printable("Adds.\\x1b[8m hidden"))
+        Adds.\\x1b[8m hidden
+    """
+    if isinstance(data, str):
+        return _ACTED_ON.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), data)
+    if isinstance(data, dict):
+        return {printable(key): printable(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [printable(item) for item in data]
+    return data
 
 
 def print_json(console: Console, data: Any) -> None:
@@ -90,7 +114,9 @@ def _described(item: dict[str, Any], width: int = 80) -> str:
 
 def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) -> None:
     """Tools (name, arguments, description), prompts, resources and resource templates; then
-    each upstream's state, when there are upstreams (see `print_upstreams`)."""
+    each upstream's state, when there are upstreams (see `print_upstreams`). Control characters
+    are shown as escapes (`printable`)."""
+    listing = printable(listing)
     tools = listing["tools"]
     if not console.is_terminal:
         console.out(f"tools ({len(tools)}):", highlight=False)
@@ -143,6 +169,7 @@ def print_upstreams(console: Console, states: list[dict[str, Any]]) -> None:
     """
     if not states:
         return
+    states = printable(states)
     if not console.is_terminal:
         console.out(f"upstreams ({len(states)}):", highlight=False)
         for state in states:
@@ -190,7 +217,7 @@ def explain_tree(explained: list[dict[str, Any]], server_name: str) -> Node:
 
 def _rich(node: Node, tree: Tree) -> None:
     for child in node.children:
-        branch = tree.add(escape(child.label))
+        branch = tree.add(escape(printable(child.label)))
         if child.code is not None:
             branch.add(Syntax(child.code, "json", background_color="default", word_wrap=True))
         _rich(child, branch)
@@ -198,7 +225,7 @@ def _rich(node: Node, tree: Tree) -> None:
 
 def _plain(node: Node, depth: int, lines: list[str]) -> None:
     pad = "  " * depth
-    lines.append(f"{pad}{node.label}")
+    lines.append(f"{pad}{printable(node.label)}")
     if node.code is not None:
         lines.extend(f"{pad}  {line}" for line in node.code.splitlines())
     for child in node.children:
@@ -206,9 +233,9 @@ def _plain(node: Node, depth: int, lines: list[str]) -> None:
 
 
 def print_tree(console: Console, node: Node) -> None:
-    """`node` as a rich tree on a terminal, indented text otherwise."""
+    """`node` as a rich tree on a terminal, indented text otherwise (labels `printable`)."""
     if console.is_terminal:
-        tree = Tree(f"[bold]{escape(node.label)}[/bold]")
+        tree = Tree(f"[bold]{escape(printable(node.label))}[/bold]")
         _rich(node, tree)
         console.print(tree, soft_wrap=False)  # wrap long lines at the terminal's width, never cut them
         return
