@@ -103,3 +103,16 @@ def test_control_characters_are_shown_as_escapes_in_a_terminal_too() -> None:
     text = output(out)
     assert "\x1b" not in text and "\u202e" not in text
     assert r"Adds.\x1b[8m hidden\x1b[0m" in text and r"boom\x1b]0;title\x07\u202e" in text
+
+
+def test_a_long_tool_name_in_a_terminal_is_folded_leaving_room_for_its_arguments_and_description() -> None:
+    """A 78-character name (names may have 128) took the whole of an 80-column terminal: the
+    arguments and description columns were left no width, and the name itself was cut with `…`."""
+    out = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
+    name = "my_company_github_enterprise_" + "x" * 49
+    tool = {"name": name, "description": "Lists pull requests.", "inputSchema": {"properties": {"repo": {}}}}
+    print_listing(out, {"tools": [tool]})
+    rows = [line.split("│") for line in output(out).splitlines() if line.startswith("│")]
+    assert "".join(row[1].strip() for row in rows) == name
+    assert "[repo]" in {row[2].strip() for row in rows}
+    assert "Lists pull requests." in " ".join(row[3].strip() for row in rows)

@@ -130,8 +130,8 @@ def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) ->
         print_upstreams(console, listing.get("upstreams", []))
         return
     table = Table(title=f"Tools ({len(tools)})", title_justify="left", show_lines=False)
-    table.add_column("name", style="bold cyan", no_wrap=True)
-    table.add_column("arguments", style="green")
+    table.add_column("name", style="bold cyan", overflow="fold")  # a long name wraps, never cut, never the whole width
+    table.add_column("arguments", style="green", overflow="fold")
     table.add_column("description")
     for tool in tools:
         table.add_row(escape(tool["name"]), escape(_args(tool)), escape(_described(tool, 100)))
@@ -142,7 +142,7 @@ def print_listing(console: Console, listing: dict[str, list[dict[str, Any]]]) ->
             console.print(f"[dim]{title}: none[/dim]")
             continue
         extra = Table(title=f"{title} ({len(items)})", title_justify="left")
-        extra.add_column(key, style="bold cyan")
+        extra.add_column(key, style="bold cyan", overflow="fold")
         extra.add_column("description")
         for item in items:
             description = _described(item, 100)
@@ -177,7 +177,7 @@ def print_upstreams(console: Console, states: list[dict[str, Any]]) -> None:
             console.out(f"  {state['name']}  {state['state']}  {state['target']}{why}", highlight=False)
         return
     table = Table(title=f"Upstreams ({len(states)})", title_justify="left")
-    table.add_column("name", style="bold cyan", no_wrap=True)
+    table.add_column("name", style="bold cyan", overflow="fold")
     table.add_column("state", no_wrap=True)
     table.add_column("command or URL")
     table.add_column("why not up")
