@@ -377,6 +377,30 @@ def test_a_number_is_never_read_from_a_boolean_or_a_string(tmp_path: Path, text:
     assert str(caught.value) == f"{tmp_path / 'c.yaml'}: {problem}"
 
 
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "mcpServers:\n  no: {command: x}\n",
+            "mcpServers: a key is true or false, not a name "
+            "(unquoted, YAML reads on, off, yes and no as booleans): quote it",
+        ),
+        ("mcpServers:\n  1password: {command: x}\n  123: {command: x}\n", "mcpServers: a key is a number: quote it"),
+        (
+            "python:\n  - {import: 'm:s', tools: {~: {name: t}}}\n",
+            "python[0].tools: a key is null, not a name (unquoted, YAML reads ~ as null): quote it",
+        ),
+    ],
+    ids=["boolean", "number", "null"],
+)
+def test_a_key_yaml_reads_as_no_string_is_named_by_its_mapping(tmp_path: Path, text: str, problem: str) -> None:
+    """A server named `no` or `on` was reported at `mcpServers[0]` / `mcpServers[1]`: a list index
+    the file does not have."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, "c.yaml", text))
+    assert str(caught.value) == f"{tmp_path / 'c.yaml'}: {problem}"
+
+
 def test_a_whole_number_is_a_number_of_seconds(tmp_path: Path) -> None:
     text = "mcpServers: {a: {command: x, timeout: 5, connect_timeout: 2.5}}\nserver: {tasks: {answer_within: 0}}\n"
     config = load_config(write(tmp_path, "c.yaml", text))

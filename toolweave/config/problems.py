@@ -95,12 +95,30 @@ def _message(error: Any) -> str:
     return message.replace("Input should be", "should be")
 
 
+_NOT_A_NAME = {
+    "boolean": " is true or false, not a name (unquoted, YAML reads on, off, yes and no as booleans)",
+    "null": " is null, not a name (unquoted, YAML reads ~ as null)",
+}
+
+
+def _key_message(error: Any) -> str | None:
+    """For a mapping key that is not a string (YAML reads `no:` as false, `123:` as a number),
+    what is wrong with it; its mapping is the place (pydantic's loc puts `True` as `1`, an index
+    the file does not have)."""
+    if error["type"] != "string_type" or error["loc"][-1:] != ("[key]",):
+        return None
+    what = _NOT_A_NAME.get(json_kind(error["input"])) or f" is {_got(error['input'])}"
+    return f"a key{what}: quote it"
+
+
 def describe(error: ValidationError) -> list[str]:
     """One line per problem: `key.path: what is wrong`."""
     lines: list[str] = []
     for item in error.errors():
-        path = key_path(_location(item))
-        line = f"{path}: {_message(item)}" if path else _message(item)
+        key = _key_message(item)
+        path = key_path(_location(item)[: -1 if key else None])
+        message = key or _message(item)
+        line = f"{path}: {message}" if path else message
         if line not in lines:
             lines.append(line)
     return lines
