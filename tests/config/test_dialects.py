@@ -233,6 +233,12 @@ def test_an_env_file_saved_with_a_byte_order_mark_and_crlf_is_read(tmp_path: Pat
     assert local.target.env == {"TOKEN": "t1", "REGION": "eu"}
 
 
+def test_a_quoted_env_file_value_followed_by_a_comment_loses_its_quotes() -> None:
+    """`TOKEN="t 1" # note` gave the value `"t 1"`, quotes and all (dotenv, as VS Code reads it: `t 1`)."""
+    text = 'TOKEN="t \\"1\\"" # note\nREGION=\'eu\'\t# default\nPLAIN=a#b # c\n'
+    assert parse_env_file(text) == {"TOKEN": 't "1"', "REGION": "eu", "PLAIN": "a#b"}
+
+
 def test_env_file_lines_that_are_not_assignments_are_refused() -> None:
     with pytest.raises(ValueError, match="line 2 is not KEY=VALUE"):
         parse_env_file("A=1\nnot an assignment\n")

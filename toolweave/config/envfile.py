@@ -2,10 +2,10 @@
 
 One `KEY=VALUE` per line; blank lines and `#` comments are skipped, `export ` before a key is
 allowed, and a value may be quoted (`"..."` understands `\\n`, `\\t`, `\\"` and `\\\\`; `'...'` is
-taken as written); an unquoted value ends at ` #`.
+taken as written), a comment after the closing quote; an unquoted value ends at ` #`.
 
 Example:
-    >>> parse_env_file('# tokens\\nexport TOKEN="a b"\\nREGION=eu  # default\\n')
+    >>> parse_env_file('# tokens\\nexport TOKEN="a b"  # shared\\nREGION=eu  # default\\n')
     {'TOKEN': 'a b', 'REGION': 'eu'}
 """
 
@@ -18,13 +18,17 @@ from toolweave.core.errors import ConfigError
 
 _LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+_QUOTED = re.compile(r"'([^']*)'" r'|"((?:[^"\\]|\\.)*)"')  # 'as written', or "with escapes"
+_COMMENT = re.compile(r"\s*(?:#.*)?")  # what may follow a quoted value
 
 
 def _value(raw: str) -> str:
-    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
-        return raw[1:-1]
-    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
-        return re.sub(r"\\(.)", lambda match: _ESCAPES.get(match.group(1), match.group(0)), raw[1:-1])
+    quoted = _QUOTED.match(raw)
+    if quoted is not None and _COMMENT.fullmatch(raw, quoted.end()):
+        single, double = quoted.groups()
+        if single is not None:
+            return single
+        return re.sub(r"\\(.)", lambda match: _ESCAPES.get(match.group(1), match.group(0)), double)
     return raw.split(" #", 1)[0].rstrip()
 
 
