@@ -113,6 +113,14 @@ def test_a_missing_spec_is_reported_at_its_key(tmp_path: Path) -> None:
     assert str(raised.value).startswith("openapi.shop.spec: cannot read the OpenAPI spec")
 
 
+@pytest.mark.parametrize("spec", ["http://[::1/openapi.json", "https://api.example.com/openapi.json\n"])
+def test_a_spec_url_httpx_cannot_parse_is_reported_at_its_key(spec: str) -> None:
+    """A typo (`[::1` without its `]`) or a variable ending in a newline: a traceback from httpx."""
+    with pytest.raises(ConfigError) as raised:
+        compose({"openapi": {"shop": {"spec": spec}}})
+    assert str(raised.value) == f"openapi.shop.spec: cannot fetch the OpenAPI spec {spec.strip()!r}: InvalidURL"
+
+
 def test_a_name_under_both_mcp_servers_and_openapi_is_refused() -> None:
     with pytest.raises(ValueError, match="'x' defined both as an MCP server and under 'openapi'"):
         Config.model_validate({"mcpServers": {"x": {"command": "y"}}, "openapi": {"x": {"spec": "s.json"}}})

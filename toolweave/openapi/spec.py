@@ -189,7 +189,7 @@ def _fetch(url: str) -> str:
                     raise SpecError(f"cannot fetch the OpenAPI spec {shown!r}: it took over {_FETCH_TIMEOUT:g} s")
                 chunks.append(chunk)
             return b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
-    except httpx2.HTTPError as error:
+    except (httpx2.HTTPError, httpx2.InvalidURL) as error:  # (InvalidURL: a URL httpx cannot parse)
         raise SpecError(f"cannot fetch the OpenAPI spec {shown!r}: {type(error).__name__}") from None
 
 
