@@ -89,17 +89,23 @@ AllowDown = Annotated[
 
 
 def parse_inputs(pairs: Sequence[str]) -> dict[str, str]:
-    """`--input ID=VALUE` pairs as a mapping.
+    """`--input ID=VALUE` pairs as a mapping. An id given twice is refused (neither value wins), and
+    a malformed pair is not quoted back: it may be a value (a secret) whose id was forgotten.
 
     Example:
         >>> parse_inputs(["github_token=abc", "region=eu=west"])
         {'github_token': 'abc', 'region': 'eu=west'}
+        >>> parse_inputs(["token=abc", "token=abd"])
+        Traceback (most recent call last):
+        ValueError: --input 'token' is given twice
     """
     found: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
-            raise ValueError(f"--input {pair!r} is not ID=VALUE")
+            raise ValueError("--input takes ID=VALUE (one has no '=', or nothing before it)")
+        if name in found:
+            raise ValueError(f"--input {name!r} is given twice")
         found[name] = value
     return found
 

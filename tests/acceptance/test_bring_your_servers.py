@@ -192,13 +192,30 @@ async def test_serve_from_vscode_with_an_input_flag_and_a_policies_file(tmp_path
         (["serve", "--legacy-sse"], "--legacy-sse is an HTTP transport: add --transport http"),
         (["list", "--with", "policies.yaml"], "give --from CLIENT too"),
         (["list"], "give a config file, or --from CLIENT"),
-        (["list", "--from", "cursor", "--input", "novalue"], "--input 'novalue' is not ID=VALUE"),
+        (["list", "--from", "cursor", "--input", "novalue"], "--input takes ID=VALUE"),
         (["explain", "--from", "cursor", "github_search"], "with --from, name the tool with --tool github_search"),
     ],
 )
 def test_usage_mistakes_exit_2_saying_what_to_do(tmp_path: Path, args: list[str], problem: str) -> None:
     done = cli(*args, home=tmp_path, cwd=tmp_path)
     assert done.returncode == 2 and problem in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("inputs", "problem"),
+    [
+        (["ghp_s3cr3t0123"], "error: --input takes ID=VALUE (one has no '=', or nothing before it)"),
+        (["token=ghp_s3cr3t0123", "token=ghp_s3cr3t0456"], "error: --input 'token' is given twice"),
+    ],
+    ids=["value without its id", "id given twice"],
+)
+def test_an_input_without_its_id_or_given_twice_exits_2_showing_no_value(
+    tmp_path: Path, inputs: list[str], problem: str
+) -> None:
+    """An input's value is a secret: `--input ghp_...` (the id forgotten) was echoed back, and of
+    an id given twice the last value silently won."""
+    done = cli("list", "--from", "cursor", *(f"--input={given}" for given in inputs), home=tmp_path, cwd=tmp_path)
+    assert (done.returncode, done.stderr.strip()) == (2, problem)
 
 
 # -- serving the legacy SSE transport --------------------------------------------------------------
