@@ -98,6 +98,13 @@ def test_a_header_given_twice_is_a_usage_error_naming_it_but_not_its_values(tmp_
     assert "ada-token" not in done.stderr
 
 
+def test_a_header_without_its_name_is_a_usage_error_that_does_not_quote_it(tmp_path: Path) -> None:
+    """`-H "Bearer <token>"` (the name forgotten) printed the token back in the error."""
+    done = run_cli("call", desk(tmp_path), "whoami", "-H", "Bearer ada-token")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert errors(done.stderr) == ["error: -H takes 'Name: value' (one has no ':' or '=', or no name)"]
+
+
 # -- server.auth: the Authorization header is read as the HTTP edge reads it ----------------------
 
 

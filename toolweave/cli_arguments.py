@@ -97,7 +97,7 @@ def _json_types_of(value: Any) -> set[str]:
 def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
     """`Name: value` (or `name=value`) pairs as lower-case header names. A header given twice is
     refused, naming it (never its values: a header may carry a token), as the HTTP edge refuses
-    an `Authorization` header sent twice.
+    an `Authorization` header sent twice; a pair that is no header is not quoted either.
 
     Example:
         >>> parse_headers(["Authorization: Bearer a", "authorization: Bearer b"])
@@ -109,7 +109,7 @@ def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
         sep = ":" if ":" in pair else "="
         name, found, value = pair.partition(sep)
         if not found or not name.strip():
-            raise ValueError(f"header {pair!r} is not 'Name: value'")
+            raise ValueError("-H takes 'Name: value' (one has no ':' or '=', or no name)")  # (not quoted: a token?)
         key = name.strip().lower()
         if key in headers:
             raise ValueError(f"header {key!r} is given twice (-H takes each header once)")
