@@ -72,6 +72,13 @@ def test_a_file_saved_with_a_byte_order_mark_loads(tmp_path: Path, name: str, te
     assert config.server.name == "demo" and config.mcp_servers["github"].prefix == "gh"
 
 
+def test_a_jsonc_file_is_read_as_json_with_comments(tmp_path: Path) -> None:
+    """A `.jsonc` file was read as YAML, and its first comment was an 'invalid YAML' error."""
+    text = '{\n  // the gateway\n  "server": {"name": "demo"},\n  "mcpServers": {"github": {"command": "npx",},},\n}\n'
+    config = load_config(write(tmp_path, "gateway.jsonc", text))
+    assert config.server.name == "demo" and config.mcp_servers["github"].command == "npx"
+
+
 def test_a_claude_desktop_config_loads_unchanged(tmp_path: Path) -> None:
     desktop = {
         "mcpServers": {

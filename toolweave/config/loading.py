@@ -33,7 +33,7 @@ from toolweave.config.problems import describe
 from toolweave.config.unique_keys import KeysTwice, load_json, load_yaml
 from toolweave.core.errors import ConfigError
 
-FORMATS = {".json": "json", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
+FORMATS = {".json": "json", ".jsonc": "json", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
 
 
 def read_text(path: Path) -> str:
@@ -175,7 +175,7 @@ def load_config(
     """Read, parse, expand and validate the config file at `path`.
 
     Args:
-        path: A `.json`, `.toml`, `.yaml` or `.yml` file (other names are read as YAML, which
+        path: A `.json` (or `.jsonc`), `.toml`, `.yaml` or `.yml` file (other names are read as YAML, which
             also reads JSON).
         environ: Variables for `${VAR}` expansion; `os.environ` by default.
         inputs: Values for `${input:id}` references (before the environment variable `id`).
