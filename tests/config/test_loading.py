@@ -171,6 +171,14 @@ def test_an_input_leaves_a_workspace_path_holding_its_value_as_it_is(tmp_path: P
     assert shown == f"{vscode.parent.resolve()}/srv --key ${{input:api-key}}"
 
 
+def test_a_command_that_expands_to_nothing_is_refused_at_its_key(tmp_path: Path) -> None:
+    """It loaded, and the upstream failed to start with `PermissionError: ... ''`, retried forever."""
+    path = write(tmp_path, "c.yaml", "mcpServers:\n  gh: {command: '${GH_BIN}'}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, environ={"GH_BIN": ""})
+    assert str(caught.value) == f"{path}: mcpServers.gh: 'command' is empty: give the program to start"
+
+
 def test_an_unknown_key_suggests_the_closest_one(tmp_path: Path) -> None:
     path = write(tmp_path, "c.yaml", "mcpServers:\n  github:\n    comand: npx\n")
     with pytest.raises(ConfigError, match=r"mcpServers\.github\.comand: unknown key \(did you mean 'command'\?\)"):

@@ -101,6 +101,8 @@ def test_middleware_switched_off_is_left_out() -> None:
         ({"type": "sse"}, "missing 'url'"),
         ({"type": "http", "command": "x"}, "needs 'url'"),
         ({"type": "http"}, "missing 'url'"),
+        ({"command": ""}, "'command' is empty"),
+        ({"command": " \t"}, "'command' is empty"),
     ],
 )
 def test_transport_keys_must_agree(entry: dict[str, object], problem: str) -> None:

@@ -178,6 +178,8 @@ class McpServerEntry(SourceOptions):
         if self.command is None and url is None:
             wanted = "'url'" if declared & {"http", "sse"} else "'command'"
             raise ValueError(f"missing {wanted}: an MCP server needs 'command' (stdio) or 'url' (HTTP)")
+        if self.command is not None and not self.command.strip():  # (e.g. `${GH_BIN}` set to "")
+            raise ValueError("'command' is empty: give the program to start")
         if url is not None:
             stdio_keys = ("args", "env", "env_file", "cwd")
             stdio_only = [_ALIASES.get(key, key) for key in stdio_keys if key in self.model_fields_set]
