@@ -15,6 +15,7 @@ from toolweave.config.inject import InjectSource, parse_inject
         ("header:x-tenant", InjectSource("header", "x-tenant")),
         ("claim:sub", InjectSource("claim", "sub")),
         ("env:API_KEY", InjectSource("env", "API_KEY")),
+        (" env:API_KEY", InjectSource("env", "API_KEY")),  # (it was the constant " env:API_KEY")
         ("value:a:b", InjectSource("value", "a:b")),
         ("eu-west", InjectSource("value", "eu-west")),
         ("https://example.com/x", InjectSource("value", "https://example.com/x")),
@@ -31,6 +32,7 @@ def test_sources_parse(written: object, parsed: InjectSource) -> None:
     ("written", "problem"),
     [
         ("ctx:auth.subject", "did you mean 'context:'"),
+        ("\tctx:auth.subject", "did you mean 'context:'"),
         ("headr:x-tenant", "did you mean 'header:'"),
         ("env:API-KEY", "environment variable name"),
         ("header:x tenant", "HTTP header name"),

@@ -29,7 +29,7 @@ from toolweave.core.names import suggest
 
 KINDS = ("context", "header", "claim", "env", "value")
 CONTEXT_ROOTS = ("auth", "client", "headers", "meta", "request_id", "state")
-_PREFIX = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
+_PREFIX = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*):(.*)$", re.DOTALL)  # (a space before the source is no constant)
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
 _CONTEXT_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)*$")
