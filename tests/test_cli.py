@@ -40,6 +40,25 @@ def test_a_value_is_kept_as_typed_where_the_argument_may_be_a_string_but_not_wha
     }
 
 
+def test_an_enum_of_strings_is_a_string_behind_a_ref_and_without_a_type() -> None:
+    """`level=1` for a `str` enum of "1"/"2" (pydantic puts it under `$defs`) was sent as the
+    number 1 and refused; so was `color=true` for an enum holding "true"."""
+    defs = {"Level": {"enum": ["1", "2"], "type": "string"}, "Color": {"enum": ["red", "true"]}}
+    schema = {
+        "$defs": defs,
+        "properties": {
+            "level": {"$ref": "#/$defs/Level"},
+            "maybe": {"anyOf": [{"$ref": "#/$defs/Level"}, {"type": "null"}]},  # `Level | None`
+            "color": {"$ref": "#/$defs/Color"},
+            "mode": {"const": "2"},
+            "size": {"enum": [1, 2]},
+        },
+    }
+    typed = ["level=1", "maybe=2", "color=true", "mode=2", "size=2"]
+    assert parse_arguments(typed, None, schema) == {"level": "1", "maybe": "2", "color": "true", "mode": "2", "size": 2}
+    assert parse_arguments(["maybe=null"], None, schema) == {"maybe": None}
+
+
 def test_an_equals_sign_in_the_value_is_kept() -> None:
     assert parse_arguments(["query=a=b"], None) == {"query": "a=b"}
 

@@ -89,6 +89,18 @@ def test_arguments_given_once_each_are_all_passed(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout) == (0, "3\n"), done.stderr
 
 
+def test_a_string_enum_argument_is_taken_as_written(tmp_path: Path) -> None:
+    """The help's promise, "an argument the tool declares as a string is always taken as written",
+    for an enum (under `$defs`): `level=1` was sent as the number 1 and refused."""
+    (tmp_path / "levels.py").write_text(
+        "from enum import Enum\n\n\nclass Level(str, Enum):\n    low = '1'\n    high = '2'\n\n\n"
+        "def pick(level: Level, other: Level | None = None) -> str:\n    return f'{level.value} {other}'\n"
+    )
+    (tmp_path / "levels.yaml").write_text("python: ['levels:pick']\n")
+    done = run_cli("call", str(tmp_path / "levels.yaml"), "pick", "level=1", "other=null")
+    assert (done.returncode, done.stdout) == (0, "1 None\n"), done.stderr
+
+
 def test_a_header_given_twice_is_a_usage_error_naming_it_but_not_its_values(tmp_path: Path) -> None:
     config = desk(tmp_path, authenticate="desk_tools:authenticate")
     twice = ["-H", "Authorization: Bearer nope", "-H", "authorization: Bearer ada-token"]

@@ -35,6 +35,7 @@ def parse_arguments(
         ({'text': '42', 'maybe': '42'}, {'maybe': None})
     """
     properties = (schema or {}).get("properties") or {}
+    defs = (schema or {}).get("$defs") or {}
     arguments = _json_arguments(json_args)
     given: dict[str, str] = {}  # each key=value argument's pair, to name both of a repeated one
     for pair in pairs:
@@ -46,8 +47,35 @@ def parse_arguments(
         if key in arguments:
             raise ValueError(f"argument {key!r} is given both as {pair!r} and in --json-args")
         given[key] = pair
-        arguments[key] = _value(raw, accepted=set(json_types(properties.get(key))))
+        arguments[key] = _value(raw, accepted=_accepted(properties.get(key), defs))
     return arguments
+
+
+_MOST_REFS = 16
+"""How deep `_accepted` follows references and branches (a schema may refer to itself)."""
+
+
+def _accepted(prop: Any, defs: Mapping[str, Any], depth: int = 0) -> set[str]:
+    """The JSON types an argument's schema accepts (none: any): its `type`, else those of its
+    `enum`/`const` values, and those of its `anyOf`/`oneOf` branches, each `#/$defs/` reference
+    followed (pydantic puts an enum there).
+
+    Example:
+        >>> sorted(_accepted({"anyOf": [{"$ref": "#/$defs/L"}, {"type": "null"}]}, {"L": {"enum": ["1", "2"]}}))
+        ['null', 'string']
+    """
+    if not isinstance(prop, Mapping) or depth > _MOST_REFS:
+        return set()
+    ref = prop.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _accepted(defs.get(ref.removeprefix("#/$defs/")), defs, depth + 1)
+    found = set(json_types({"type": prop.get("type")}))
+    if not found:
+        values = [*(prop.get("enum") or ()), *([prop["const"]] if "const" in prop else [])]
+        found = set().union(*map(_json_types_of, values))
+    for branch in (*(prop.get("anyOf") or ()), *(prop.get("oneOf") or ())):
+        found |= _accepted(branch, defs, depth + 1)
+    return found
 
 
 def _value(raw: str, accepted: set[str]) -> Any:
