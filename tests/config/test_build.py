@@ -123,6 +123,8 @@ def test_the_authenticator_is_imported() -> None:
     [
         ("no_such_module_xyz:server", "no module named 'no_such_module_xyz'"),
         ("calc:nothing", "'calc' has no attribute 'nothing'"),
+        ("calc:server.nothing", "'calc:server' has no attribute 'nothing'"),  # (it said 'calc')
+        ("calc.py:server", "no module named 'calc.py' (name the module, not its file: 'calc:server')"),
         ("calc:NOT_A_TOOL", "is a int; expected a toolweave Server, a Tool, a function"),
         ("broken:server", "importing 'broken' raised RuntimeError: broken on purpose"),
         ("exits:server", "importing 'exits' raised SystemExit: 3"),  # it ended the CLI with status 3, silently

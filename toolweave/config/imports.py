@@ -39,18 +39,22 @@ def import_object(reference: str, *, where: str) -> Any:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         missing = error.name or module_name
-        raise ConfigError(f"cannot import {reference!r}: no module named {missing!r}", path=where) from None
+        named = module_name.removesuffix(".py")  # `calc.py:server`: a file, where a module is meant
+        hint = f" (name the module, not its file: '{named}:{attribute}')" if named != module_name else ""
+        raise ConfigError(f"cannot import {reference!r}: no module named {missing!r}{hint}", path=where) from None
     except (Exception, SystemExit) as error:  # a module that exits as it is imported fails like any other
         raise ConfigError(
             f"cannot import {reference!r}: importing {module_name!r} raised {type(error).__name__}: {error}",
             path=where,
         ) from None
     target: Any = module
+    walked = module_name  # what `target` is, as written: `calc`, then `calc:server`, `calc:server.tools`
     for part in attribute.split("."):
         try:
             target = getattr(target, part)
         except AttributeError:
             raise ConfigError(
-                f"cannot import {reference!r}: {module_name!r} has no attribute {part!r}", path=where
+                f"cannot import {reference!r}: {walked!r} has no attribute {part!r}", path=where
             ) from None
+        walked += f".{part}" if ":" in walked else f":{part}"
     return target
