@@ -309,6 +309,15 @@ def test_a_yaml_merge_key_is_not_a_key_given_twice() -> None:
     assert parse_text(text, "yaml", "c.yaml")["mcpServers"] == {"a": {"command": "npx", "args": ["b"]}}
 
 
+@pytest.mark.parametrize("name", ["c.json", "c.yaml"])
+def test_a_file_nested_too_deeply_to_expand_is_a_config_error(tmp_path: Path, name: str) -> None:
+    """600 nested lists parse (JSON's own limit is about 1,000), and expanding them was a traceback."""
+    path = write(tmp_path, name, '{"server": {"instructions": ' + "[" * 600 + "]" * 600 + "}}")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value).startswith(f"{path}: ") and str(caught.value).endswith("nested too deeply to read")
+
+
 def test_the_top_level_must_be_a_mapping(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="top level must be a mapping"):
         load_config(write(tmp_path, "c.yaml", "- a\n- b\n"))

@@ -98,7 +98,10 @@ def validate(
         raise ConfigError("the top level must be a mapping (an object / table)", file=file)
     variables = Variables.for_file(Path(file) if file else None, data, environ=environ, inputs=inputs)
     active, disabled = _set_aside_disabled(data)
-    expanded, unset, secrets = expand_all(active, variables=variables)
+    try:
+        expanded, unset, secrets = expand_all(active, variables=variables)
+    except RecursionError:  # (a parser reads deeper than a walk over what it read can go)
+        raise ConfigError("nested too deeply to read", file=file) from None
     for section, entries in disabled.items():  # checked as written: a skipped server needs no value
         expanded[section] = {**expanded[section], **entries}
     problems = [str(error) for error in unset]  # reported together with the validation problems
