@@ -72,11 +72,18 @@ def test_an_equals_sign_in_the_value_is_kept() -> None:
         ([], "[1, 2]", "must be a JSON object"),
         (["a=1", "b=2", "a=3"], None, r"^argument 'a' is given twice: 'a=1' and 'a=3'$"),
         (["a=2"], '{"a": 1, "b": 2}', r"^argument 'a' is given both as 'a=2' and in --json-args$"),
+        ([], '{"a": ' + "[" * 3000 + "]" * 3000 + "}", r"^--json-args is nested too deeply to read$"),
     ],
 )
 def test_bad_arguments_are_refused(pairs: list[str], json_args: str | None, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
         parse_arguments(pairs, json_args)
+
+
+def test_a_value_nested_too_deeply_for_json_is_taken_as_written() -> None:
+    """(It was a RecursionError traceback.)"""
+    deep = "[" * 3000 + "]" * 3000
+    assert parse_arguments([f"a={deep}"], None) == {"a": deep}
 
 
 def test_headers_are_lower_cased() -> None:

@@ -84,7 +84,7 @@ def _value(raw: str, accepted: set[str]) -> Any:
         return raw
     try:
         value = json.loads(raw)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # (nested past what json reads: text, as any non-JSON)
         return raw
     if "string" in accepted and not accepted & _json_types_of(value):
         return raw  # (`maybe=42` for a `str | None` argument: the string it may be)
@@ -102,6 +102,8 @@ def _json_arguments(json_args: str | None) -> dict[str, Any]:
         raise ValueError(f"--json-args: {error}") from None
     except json.JSONDecodeError as error:
         raise ValueError(f"--json-args is not valid JSON: {error.msg} at column {error.colno}") from None
+    except RecursionError:
+        raise ValueError("--json-args is nested too deeply to read") from None
     if not isinstance(loaded, dict):
         raise ValueError("--json-args must be a JSON object")
     return loaded
