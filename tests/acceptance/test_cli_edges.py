@@ -315,3 +315,36 @@ def test_a_tool_errors_control_characters_are_shown_as_escapes(tmp_path: Path) -
     )
     done = run_cli("call", write(tmp_path, "python: ['loud:boom']\n"), "boom")
     assert (done.returncode, done.stderr) == (1, "error: bad\\x1b[2J thing\n")
+
+
+def test_what_a_tool_prints_while_serving_stdio_never_reaches_the_wire(tmp_path: Path) -> None:
+    """A wrapped function's `print` sat in `sys.stdout`'s buffer while fd 1 pointed at stderr, and
+    was flushed when serving ended, after fd 1 was given back to the wire: the client read
+    `debug: shouting hi` as a message."""
+    (tmp_path / "loud.py").write_text(
+        "def shout(text: str) -> str:\n    print('debug: shouting', text)\n    return text\n"
+    )
+    config = write(tmp_path, "python: ['loud:shout']\n")
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "shout", "arguments": {"text": "hi"}}},
+    ]
+    env = {name: value for name, value in subprocess_env().items() if name != "PYTHONUNBUFFERED"}  # as clients start it
+    server = subprocess.Popen(
+        [*COMMAND, "serve", config],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=env,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write("".join(json.dumps(message) + "\n" for message in messages).encode())
+    server.stdin.flush()
+    answers = [json.loads(server.stdout.readline()) for _ in range(2)]  # (the call answered before the end)
+    rest, stderr = server.communicate(timeout=30)  # (closes stdin: the client goes, serving ends)
+    assert [answer["id"] for answer in answers] == [1, 2] and answers[1]["result"]["content"][0]["text"] == "hi"
+    assert (server.returncode, rest) == (0, b"")
+    assert b"debug: shouting hi" in stderr

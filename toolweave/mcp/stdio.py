@@ -11,7 +11,9 @@ SDK transport is kept (its stdout claim, framing and writer) and fed from a read
   a request whose `id` the SDK mistook for a notification's absence of one;
 - blank lines are skipped; the server keeps serving after each malformed message;
 - stdin (fd 0) is moved aside while serving, like the SDK does for its own reader, so a tool or
-  child process reading stdin gets end-of-file instead of the client's messages.
+  child process reading stdin gets end-of-file instead of the client's messages;
+- what a tool printed to `sys.stdout` is flushed (to stderr, where the SDK points fd 1 while
+  serving) before fd 1 is given back to the wire.
 
 Example:
     >>> MAX_MESSAGE_SIZE // 2**20  # MiB, the longest line read
@@ -26,9 +28,11 @@ Example:
 from __future__ import annotations
 
 import collections
+import contextlib
 import fcntl
 import os
 import stat
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -258,4 +262,15 @@ async def stdio_streams(
                 await write.send(SessionMessage(error))
 
             lines.answer_with(send)
-            yield _Answering(read, lines, send), write if written is None else _Reporting(write, written)
+            try:
+                yield _Answering(read, lines, send), write if written is None else _Reporting(write, written)
+            finally:
+                _flush_stray_output()
+
+
+def _flush_stray_output() -> None:
+    """Write out what tools printed to `sys.stdout` while serving, before the SDK gives fd 1 back
+    to the wire: the buffer was filled while fd 1 pointed at stderr, and flushed later it would
+    reach the client as a message."""
+    with contextlib.suppress(OSError, ValueError):  # (a closed or broken stdout: nothing to keep)
+        sys.stdout.flush()
