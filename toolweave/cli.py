@@ -44,6 +44,7 @@ from toolweave.cli_compose import (
     WithOption,
     compose,
     parse_inputs,
+    printing_to_stderr,
     report_upstreams,
     run_composed,
     unknown_tool,
@@ -312,7 +313,8 @@ def list_(
     setup_logging(log_level)
     if scopes is not None and as_token is not None:
         fail("give --scopes or --as-token, not both", code=2)
-    composed = compose(config, client, with_file, inputs or ())
+    with printing_to_stderr():
+        composed = compose(config, client, with_file, inputs or ())
 
     async def work(composed: Composed) -> dict[str, Any] | Failure:
         try:
@@ -323,7 +325,8 @@ def list_(
         data["upstreams"] = upstream_states(composed)
         return data
 
-    data = run_composed(composed, work)
+    with printing_to_stderr():
+        data = run_composed(composed, work)
     if as_json:
         stdout.out(json.dumps(data, indent=2, ensure_ascii=False), highlight=False)
     else:
@@ -362,7 +365,8 @@ def explain(
     if client is not None and config is not None and tool is None and only is None and not config.exists():
         fail(f"no file {str(config)!r}: with --from, name the tool with --tool {config}", code=2)
     tool = tool or only
-    composed = compose(config, client, with_file, inputs or ())
+    with printing_to_stderr():
+        composed = compose(config, client, with_file, inputs or ())
 
     states: list[dict[str, Any]] = []
 
@@ -374,7 +378,8 @@ def explain(
             names = [known.name for known in composed.server.catalog.tools]
             return Failure(unknown_tool(names, tool or "", states))
 
-    explained = run_composed(composed, work)
+    with printing_to_stderr():
+        explained = run_composed(composed, work)
     if as_json:
         stdout.out(json.dumps(explained, indent=2, ensure_ascii=False), highlight=False)
     else:
@@ -425,7 +430,8 @@ def call(
         headers = parse_headers(header or [])
     except ValueError as error:
         fail(str(error), code=2)
-    composed = compose(config, inputs=inputs or ())
+    with printing_to_stderr():
+        composed = compose(config, inputs=inputs or ())
 
     states: list[dict[str, Any]] = []
 
@@ -446,7 +452,8 @@ def call(
         visible = [known.name for known in await composed.server.list_tools(ctx)]
         return Failure(unknown_tool(visible, tool, states))
 
-    result = run_composed(composed, work)
+    with printing_to_stderr():
+        result = run_composed(composed, work)
     print_result(result, as_json)
     if result.is_error:
         raise typer.Exit(1)

@@ -14,8 +14,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+import sys
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -208,6 +210,16 @@ def _warnings(composed: Composed) -> list[str]:
     if composed.defines_nothing():
         found.append(f"{where}the config defines no tools, prompts or resources")
     return found
+
+
+@contextlib.contextmanager
+def printing_to_stderr() -> Iterator[None]:
+    """For a command whose result goes to stdout (`list`, `explain`, `call`): while it composes and
+    runs, what Python code prints (a module as it is imported, a tool as it runs) goes to stderr,
+    so stdout holds the result alone (`--json` parses). Not for `serve`: over stdio, stdout is the
+    wire, which the SDK claims itself (and points at stderr while serving)."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]], *, warnings: bool = True) -> Any:

@@ -348,3 +348,17 @@ def test_what_a_tool_prints_while_serving_stdio_never_reaches_the_wire(tmp_path:
     assert [answer["id"] for answer in answers] == [1, 2] and answers[1]["result"]["content"][0]["text"] == "hi"
     assert (server.returncode, rest) == (0, b"")
     assert b"debug: shouting hi" in stderr
+
+
+@pytest.mark.parametrize("command", [["call", "shout", "text=hi"], ["list"], ["explain"]])
+def test_what_python_code_prints_goes_to_stderr_so_json_output_parses(tmp_path: Path, command: list[str]) -> None:
+    """A module that prints as it is imported, or a tool that prints as it runs, wrote before the
+    result on stdout: `call --json | jq` failed."""
+    (tmp_path / "loud.py").write_text(
+        "print('loading loud')\n\n\ndef shout(text: str) -> str:\n    print('debug: shouting', text)\n    return text\n"
+    )
+    config = write(tmp_path, "python: ['loud:shout']\n")
+    done = run_cli(command[0], config, *command[1:], "--json")
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)
+    assert "loading loud" in done.stderr
