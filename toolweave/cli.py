@@ -197,7 +197,8 @@ def serve(
         fail("--watch reloads a toolweave config file: give CONFIG (not --from)", code=2)
     if metrics:
         install_metrics()
-    composed = compose(config, client, with_file, inputs or ())
+    with printing_to_stderr():  # (before serving: over stdio, stdout is to be the wire)
+        composed = compose(config, client, with_file, inputs or ())
     if as_json:
         log_calls_as_json(composed.server)
     if workers > 1:

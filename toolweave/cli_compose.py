@@ -216,8 +216,9 @@ def _warnings(composed: Composed) -> list[str]:
 def printing_to_stderr() -> Iterator[None]:
     """For a command whose result goes to stdout (`list`, `explain`, `call`): while it composes and
     runs, what Python code prints (a module as it is imported, a tool as it runs) goes to stderr,
-    so stdout holds the result alone (`--json` parses). Not for `serve`: over stdio, stdout is the
-    wire, which the SDK claims itself (and points at stderr while serving)."""
+    so stdout holds the result alone (`--json` parses). `serve` composes with it but serves
+    without it: over stdio, stdout is the wire, which the SDK claims itself (pointing fd 1 at
+    stderr while it serves)."""
     with contextlib.redirect_stdout(sys.stderr):
         yield
 

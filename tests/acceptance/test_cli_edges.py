@@ -350,6 +350,29 @@ def test_what_a_tool_prints_while_serving_stdio_never_reaches_the_wire(tmp_path:
     assert b"debug: shouting hi" in stderr
 
 
+def test_what_a_module_prints_as_serve_imports_it_never_reaches_the_wire(tmp_path: Path) -> None:
+    """With PYTHONUNBUFFERED=1 (often set for Python servers in a client's config), a module's
+    import-time `print` was the first line the client read, before `serve` took stdout over."""
+    (tmp_path / "loud.py").write_text("print('loading loud')\n\n\ndef shout(text: str) -> str:\n    return text\n")
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}) + "\n"
+    server = subprocess.Popen(
+        [*COMMAND, "serve", write(tmp_path, "python: ['loud:shout']\n")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=subprocess_env(PYTHONUNBUFFERED="1"),
+    )
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write(initialize.encode())
+    server.stdin.flush()
+    first = server.stdout.readline()
+    rest, stderr = server.communicate(timeout=30)
+    assert (json.loads(first)["id"], rest) == (1, b"")
+    assert b"loading loud" in stderr
+
+
 @pytest.mark.parametrize("command", [["call", "shout", "text=hi"], ["list"], ["explain"]])
 def test_what_python_code_prints_goes_to_stderr_so_json_output_parses(tmp_path: Path, command: list[str]) -> None:
     """A module that prints as it is imported, or a tool that prints as it runs, wrote before the
