@@ -104,6 +104,38 @@ def test_env_variables_expand_with_defaults() -> None:
     }
 
 
+def test_a_number_or_boolean_field_reads_a_value_that_is_one_reference(tmp_path: Path) -> None:
+    text = (
+        "middleware: {timeout: '${T:-30}', logging: '${LOG}'}\n"
+        "catalog: {search: {max_results: '${N}'}}\n"
+        "mcpServers:\n  gh:\n    command: npx\n    timeout: ${T2:-2.5}\n    disabled: ${OFF:-false}\n"
+        "    env: {PORT: '${PORT:-8080}', FLAG: '${OFF:-false}'}\n"
+    )
+    config = load_config(write(tmp_path, "c.yaml", text), environ={"LOG": "true", "N": "7"})
+    assert config.middleware is not None and config.catalog is not None
+    assert (config.middleware.timeout, config.middleware.logging, config.catalog.search.max_results) == (30, True, 7)
+    entry = config.mcp_servers["gh"]
+    assert (entry.timeout, entry.disabled) == (2.5, False)
+    assert entry.env == {"PORT": "8080", "FLAG": "false"}  # a field of strings keeps the text
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "problem"),
+    [
+        ("catalog: {search: {max_results: '${N}'}}", "seven", "max_results: expected a whole number, got a string"),
+        ("catalog: {search: {max_results: 'x${N}'}}", "7", "max_results: expected a whole number, got a string"),
+        ("mcpServers: {gh: {command: npx, timeout: '${N}'}}", "nan", "gh.timeout: expected a number, got a string"),
+        ("mcpServers: {gh: {command: npx, disabled: '${N}'}}", "yes", "disabled: expected true or false, got a string"),
+    ],
+)
+def test_a_reference_that_spells_no_number_or_is_not_alone_stays_a_string(
+    tmp_path: Path, text: str, value: str, problem: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, "c.yaml", text), environ={"N": value})
+    assert problem in str(caught.value)
+
+
 def test_a_set_variable_with_a_default_is_shown_as_written_default_and_all() -> None:
     _, _, secrets = expand_all({"command": "${PYTHON_X:-python3}"}, environ={"PYTHON_X": "/opt/py/bin/python"})
     assert dict(secrets) == {"/opt/py/bin/python": "${PYTHON_X:-python3}"}

@@ -19,8 +19,11 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import math
 import re
-from typing import Annotated, Any, get_args
+import types
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import (
     AfterValidator,
@@ -31,10 +34,12 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic_core.core_schema import ErrorType
 
 from toolweave.auth.verifier import url_problem
+from toolweave.config.envvars import FromReference
 from toolweave.core.names import MAX_NAME_LENGTH, NAME_CHARS, NAME_CHARS_SHOWN, NAME_PATTERN, NAME_RULE, suggest
 
 _BUILT_IN_ERRORS = frozenset(get_args(ErrorType))
@@ -145,9 +150,12 @@ class StrictModel(BaseModel):
     @model_validator(mode="wrap")
     @classmethod
     def _known_keys_only(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
-        """Unknown keys are errors, reported together with every other problem of this object."""
+        """Unknown keys are errors, reported together with every other problem of this object.
+        A field taking a number or a boolean reads it from a string that was one `${...}`
+        reference (`FromReference`): the environment holds text only."""
         if not isinstance(data, dict):
             return handler(data)
+        data = {key: _scalar_from_reference(cls, key, value) for key, value in data.items()}
         known = set(cls.model_fields)
         known |= {field.alias for field in cls.model_fields.values() if field.alias}
         unknown = [key for key in data if key not in known]
@@ -166,6 +174,51 @@ class StrictModel(BaseModel):
                 if not (item["type"] == "missing" and len(item["loc"]) == 1 and item["loc"][0] in meant)
             ]
         raise ValidationError.from_exception_data(cls.__name__, details)
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _scalar_from_reference(model: type[BaseModel], key: Any, value: Any) -> Any:
+    """`value` read as the boolean or number the field `key` of `model` takes, when it is the text
+    of one `${...}` reference that spells one (`"true"`, `"30"`, `"2.5"`); else `value` itself."""
+    if not isinstance(value, FromReference):
+        return value
+    kinds = _scalar_kinds(model).get(key, ())
+    text = value.strip()
+    if bool in kinds and text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if int in kinds and _INTEGER.fullmatch(text):
+        return int(text)
+    if float in kinds:
+        try:
+            number = float(text)
+        except ValueError:
+            return value
+        return number if math.isfinite(number) else value
+    return value
+
+
+@functools.cache
+def _scalar_kinds(model: type[BaseModel]) -> dict[str, tuple[type, ...]]:
+    """The scalar kinds (`bool`, `int`, `float`) each field of `model` takes, by name and alias."""
+    kinds: dict[str, tuple[type, ...]] = {}
+    for name, field in model.model_fields.items():
+        found = tuple(kind for kind in (bool, int, float) if _takes(field.annotation, kind))
+        if found:
+            kinds[name] = found
+            if field.alias:
+                kinds[field.alias] = found
+    return kinds
+
+
+def _takes(annotation: Any, kind: type) -> bool:
+    """Whether `annotation` (through `Annotated`, unions and `Optional`) admits `kind` itself."""
+    if annotation is kind:
+        return True
+    if get_origin(annotation) not in (Annotated, Union, types.UnionType):
+        return False  # a list or mapping of numbers takes no number itself
+    return any(_takes(argument, kind) for argument in get_args(annotation) if not isinstance(argument, FieldInfo))
 
 
 def _unknown_key(key: Any, value: Any, hint: str | None, public: list[str]) -> InitErrorDetails:

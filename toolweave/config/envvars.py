@@ -48,6 +48,21 @@ WORKSPACE_FOLDERS = (".vscode", ".cursor")
 """Folders whose parent is the workspace of the config file inside them."""
 
 
+class FromReference(str):
+    """A config string that was one `${...}` reference and nothing else. Where a field takes a
+    number or a boolean, its text is read as one (`timeout: ${TIMEOUT:-30}`, see
+    `toolweave.config.base.StrictModel`); anywhere else it is the string it holds.
+
+    Example:
+        >>> expand({"timeout": "${T:-30}", "args": ["x${T:-30}"]}, environ={})
+        {'timeout': '30', 'args': ['x30']}
+        >>> [type(v).__name__ for v in expand({"a": "${T:-30}", "b": "x${T:-30}"}, environ={}).values()]
+        ['FromReference', 'str']
+    """
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Variables:
     """Where references get their values.
@@ -227,7 +242,8 @@ def expand_all(
             if referenced:
                 secrets.update(referenced)
                 written[expanded] = _as_written(value, known)
-            return expanded
+            whole = value != "$$" and _REFERENCE.fullmatch(value) is not None
+            return FromReference(expanded) if whole else expanded
         if isinstance(value, dict):
             return {key: walk(item, (*at, key)) for key, item in value.items()}
         if isinstance(value, list):
