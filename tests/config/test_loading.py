@@ -164,6 +164,20 @@ def test_expanded_secrets_are_not_echoed_in_errors(tmp_path: Path) -> None:
     assert "server.mask_error_details: expected true or false, got a string" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("reference", "shown"),
+    [("json:${FN}", "'json' has no attribute '${FN}'"), ("${FN}:ok", "no module named '${FN}'")],
+)
+def test_an_import_path_built_from_a_secret_is_shown_with_its_reference(
+    tmp_path: Path, reference: str, shown: str
+) -> None:
+    path = write(tmp_path, "c.yaml", f"python: ['{reference}']\n")
+    with pytest.raises(ConfigError) as caught:
+        build(load_config(path, environ={"FN": "hunter2_very_secret"}), base_dir=tmp_path)
+    assert "hunter2" not in str(caught.value)
+    assert str(caught.value).startswith("python[0].import: cannot import") and shown in str(caught.value)
+
+
 def shown_upstreams(path: Path, environ: dict[str, str], inputs: dict[str, str] | None = None) -> list[str]:
     """How `list`, `explain` and the logs show each upstream of the config at `path`."""
     composed = build(load_config(path, environ=environ, inputs=inputs), base_dir=path.parent)

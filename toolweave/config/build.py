@@ -50,6 +50,7 @@ from toolweave.config.paths import call_at, key_path
 from toolweave.config.settings import ServerSettings, StoreSpec
 from toolweave.config.steps import PerTool, Steps, Visibility
 from toolweave.core.errors import ConfigError
+from toolweave.core.shown import shown_text
 from toolweave.middleware import Timeout
 from toolweave.middleware.selector import Selector
 from toolweave.server.server import Server
@@ -229,9 +230,20 @@ def build(config: Config, *, base_dir: str | Path = ".", reuse: Reuse | None = N
 
     Raises:
         ConfigError: when an import fails, a feature is missing, or a library object refuses
-            its options; the message names the key path.
+            its options; the message names the key path, and shows a value that came from the
+            environment or an input (an import path built from `${VAR}`) as its reference.
     """
-    base = Path(base_dir)
+    try:
+        return _built(config, Path(base_dir), reuse)
+    except ConfigError as error:
+        shown = shown_text(str(error), config.secrets)
+        if shown == str(error):
+            raise
+        where = ": ".join(part for part in (error.file, error.path) if part)
+        raise ConfigError(shown.removeprefix(f"{where}: "), file=error.file, path=error.path) from None
+
+
+def _built(config: Config, base: Path, reuse: Reuse | None) -> Composed:
     add_search_path(Path.cwd(), first=False)  # the `toolweave` script, unlike `python -m`, leaves it out
     add_search_path(base)  # first: modules next to the config file win
     fixed = {key: getattr(config.server, key) for key in FIXED_SETTINGS}
