@@ -75,3 +75,28 @@ async def test_serving_through_an_mcp_client_runs_the_lifespan() -> None:
         await client.list_tools()
         assert child.log == ["open"]
     assert child.log == ["open", "close"]
+
+
+async def test_async_with_in_two_tasks_leaving_in_the_order_they_came_stops_once_both_left() -> None:
+    """Each task's `async with server:` exits its own entry, whichever task leaves first."""
+    server = Holder("shared")
+    first_in, second_in, first_out = anyio.Event(), anyio.Event(), anyio.Event()
+
+    async def first() -> None:
+        async with server:
+            first_in.set()
+            await second_in.wait()
+        first_out.set()  # (the first entry's exit waits for the second to leave)
+
+    async def second() -> None:
+        await first_in.wait()
+        async with server:
+            second_in.set()
+            await anyio.sleep(0.05)
+            assert not first_out.is_set() and server.running
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(first)
+            tasks.start_soon(second)
+    assert not server.running and server.log == ["open", "close"]

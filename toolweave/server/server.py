@@ -24,6 +24,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+import anyio
 from anyio.abc import TaskGroup
 
 from toolweave.core.context import Context, enter_context, exit_context
@@ -117,7 +118,8 @@ class Server:
         self._bind(middleware)
         self._life = Lifespan(self, self._hold_open)
         self._mounts = Mounts(self, self._life, self._all_changed)
-        self._entered: list[AbstractAsyncContextManager[Server]] = []
+        self._entered: dict[int, list[AbstractAsyncContextManager[Server]]] = {}
+        """The open `async with server:` entries of each task (by anyio task id), innermost last."""
 
     def __repr__(self) -> str:
         return f"Server({self.name!r})"
@@ -425,13 +427,21 @@ class Server:
     async def __aenter__(self) -> Server:
         entered = self.lifespan()
         await entered.__aenter__()
-        self._entered.append(entered)
+        self._entered.setdefault(anyio.get_current_task().id, []).append(entered)
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
-        return await self._entered.pop().__aexit__(exc_type, exc, tb)
+        # Each task leaves its own entry: tasks sharing a server may leave in any order.
+        task = anyio.get_current_task().id
+        entries = self._entered.get(task)
+        if not entries:
+            raise RuntimeError(f"{self!r} was not entered in this task: leave `async with` in the task that entered")
+        entered = entries.pop()
+        if not entries:
+            del self._entered[task]
+        return await entered.__aexit__(exc_type, exc, tb)
 
     @property
     def running(self) -> bool:
