@@ -305,6 +305,40 @@ def test_callable_objects_become_tools() -> None:
     assert tool.description == "Greet someone."
 
 
+@pytest.mark.parametrize("is_async", [False, True])
+def test_a_callable_object_without_docstrings_has_no_description(is_async: bool) -> None:
+    """Not the text Python gives `type.__call__` ("Call self as a function.")."""
+
+    class Sync:
+        def __call__(self, name: str) -> str:
+            return name
+
+    class Async:
+        async def __call__(self, name: str) -> str:
+            return name
+
+    assert Tool.from_function(Async() if is_async else Sync(), name="greet").description is None
+
+
+def test_a_callable_object_whose_call_has_no_docstring_is_described_by_its_class() -> None:
+    class Greeter:
+        """Greet someone."""
+
+        def __call__(self, name: str) -> str:
+            return f"hi {name}"
+
+    assert Tool.from_function(Greeter(), name="greet").description == "Greet someone."
+
+
+def test_a_class_is_refused_naming_it() -> None:
+    class Order:
+        def __init__(self, number: int) -> None:
+            self.number = number
+
+    with pytest.raises(TypeError, match=r"tool 'order': .*Order is a class; .*an instance with __call__"):
+        Tool.from_function(Order, name="order")
+
+
 async def test_a_field_alias_is_the_argument_name_on_the_wire() -> None:
     def f(user_id: Annotated[str, Field(alias="userId")] = "nobody") -> str:
         return user_id

@@ -101,6 +101,28 @@ def target(fn: Callable[..., Any]) -> Callable[..., Any]:
     return bound if bound is not None else fn
 
 
+def docstring(fn: Callable[..., Any], reads: Callable[..., Any]) -> str | None:
+    """The docstring describing `fn` (`reads` is its `target`): its own, else one it inherits; a
+    callable object's `__call__`'s, else its class's (the `__call__` inherited from `type` would
+    describe every such object as "Call self as a function.").
+
+    Example:
+        >>> class Greeter:
+        ...     '''Greet someone.'''
+        ...     def __call__(self, name: str) -> str: ...
+        >>> docstring(Greeter(), target(Greeter()))
+        'Greet someone.'
+    """
+    documented = described(reads)
+    own = documented.__doc__
+    if isinstance(own, str):
+        return own
+    instance = described(fn)
+    if instance is not documented and not inspect.isroutine(instance):  # read through its `__call__`
+        return inspect.getdoc(instance)
+    return inspect.getdoc(documented)  # (`parse_docstring` cleans the text itself)
+
+
 def is_context(annotation: Any) -> bool:
     if annotation is Context:
         return True
@@ -176,6 +198,11 @@ def parameters(
     `what` names the kind of thing being built ("tool", "prompt", "resource") in error messages;
     `hints` are `fn`'s resolved type hints, if the caller already has them.
     """
+    if inspect.isclass(described(fn)):  # (its signature would be `type.__call__`'s: *args, **kwargs)
+        raise TypeError(
+            f"{what} {name!r}: {described(fn).__qualname__} is a class; make the {what} from a function, "
+            "a method or an instance with __call__"
+        )
     reads = target(fn)
     plain = plain_parameters(reads)
     if plain is None:
@@ -184,10 +211,7 @@ def parameters(
         found = [(param_name, default, _EMPTY) for param_name, default in plain]
     if hints is None:
         hints = type_hints(reads)
-    documented = described(reads)
-    raw_doc = documented.__doc__
-    # `parse_docstring` cleans the text itself; `inspect.getdoc` also looks up inherited docs.
-    doc = parse_docstring(raw_doc if isinstance(raw_doc, str) else inspect.getdoc(documented))
+    doc = parse_docstring(docstring(fn, reads))
     params: list[Parameter] = []
     context_param = None
     for param_name, default, raw_annotation in found:
