@@ -230,6 +230,17 @@ def test_mount_cycle_is_refused_naming_the_path() -> None:
         c.import_tools(a, prefix="a")
 
 
+def test_unmounting_a_mount_that_is_not_there_is_refused_naming_it() -> None:
+    """A second `unmount`, or one on another server, names the mount and the server."""
+    gateway, other = Server("gateway"), Server("other")
+    mounted = gateway.mount(billing(), prefix="billing")
+    gateway.unmount(mounted)
+    for server in (gateway, other):
+        named = rf"Mount\(Server\('billing'\), prefix='billing'\) is not mounted on server '{server.name}'"
+        with pytest.raises(ValueError, match=named):
+            server.unmount(mounted)
+
+
 async def test_the_same_context_flows_into_mounted_tools() -> None:
     seen: list[Context] = []
     child = Server("child")

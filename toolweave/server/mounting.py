@@ -108,7 +108,10 @@ class Mounts:
         return copies
 
     def unmount(self, mounted: Mount[Server]) -> None:
-        """Stop following `mounted`, and stop its child unless another mount holds it too."""
+        """Stop following `mounted`, and stop its child unless another mount holds it too;
+        `ValueError` if it is not one of the parent's mounts (unmounted already, or another's)."""
+        if mounted not in self.live:
+            raise ValueError(f"{mounted!r} is not mounted on server {self.parent.name!r}")
         Topology.changed()
         self.live.remove(mounted)
         mounted.close()

@@ -314,7 +314,11 @@ class Server:
     def unmount(self, mounted: Mount[Server]) -> None:
         """Remove a mount: its components leave this server's catalogs (clients get `list_changed`)
         and the child is no longer started with this server (stopped now, if this server started it).
-        Calls already running on the child's components finish."""
+        Calls already running on the child's components finish.
+
+        Raises:
+            ValueError: `mounted` is not a mount of this server (unmounted already, or another's).
+        """
         self._mounts.unmount(mounted)
 
     def stand_in_for(self, child: Server) -> None:
