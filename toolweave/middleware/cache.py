@@ -37,6 +37,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -131,7 +132,8 @@ class Cache(Middleware):
         self.hits = 0
         self.misses = 0
         self._entries: OrderedDict[Key, tuple[float, ToolResult, Run]] = OrderedDict()
-        self._flights: dict[Key, Flight] = {}
+        self._flights: dict[tuple[int, Key], Flight] = {}
+        """The calls in progress, by the thread of their event loop and key (see `_once`)."""
         self._shared: SharedCache | None = None
 
     lead_for = 30.0
@@ -187,17 +189,22 @@ class Cache(Middleware):
                     self.hits += 1
                     self._entries.move_to_end(key)
                     return found[1]
-                del self._entries[key]
+                self._entries.pop(key, None)  # (a call on another thread's loop may have dropped it)
             return await self._once(key, call, call_next)
 
     async def _once(self, key: Key, call: ToolCall, call_next: CallNext) -> ToolResult:
-        """Run the call unless another one for `key` is in progress; then share its result."""
-        while (flight := self._flights.get(key)) is not None:
+        """Run the call unless another one for `key` is in progress; then share its result.
+
+        Only calls on one event loop share a flight (its `done` answers on that loop alone): calls
+        from threads each running a loop of their own run their own for the same key.
+        """
+        on_loop = (threading.get_ident(), key)
+        while (flight := self._flights.get(on_loop)) is not None:
             await flight.done.wait()
             if flight.result is not None:
                 self.hits += 1
                 return flight.result
-        flight = self._flights[key] = Flight()
+        flight = self._flights[on_loop] = Flight()
         try:
             shared = self._shared
             if shared is None:
@@ -206,7 +213,7 @@ class Cache(Middleware):
                 flight.result = await self._fill_shared(shared, key, call, call_next)
             return flight.result
         finally:
-            del self._flights[key]
+            del self._flights[on_loop]
             flight.done.set()
 
     async def _fill(self, key: Key, call: ToolCall, call_next: CallNext) -> ToolResult:

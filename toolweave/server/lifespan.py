@@ -7,6 +7,12 @@ server is started too, in parallel. Serving (`server.run()`, `server.http_app()`
 the user, once the first entry has started everything; the first entry's exit waits for the
 other users to leave, then stops (a cancelled first entry stops at once).
 
+A running lifespan belongs to the event loop that entered it first: what it holds open (a remote's
+session, a mounted server's) answers only there. Entering it, or using a server that holds a
+remote, from another thread's event loop while it runs raises a `RuntimeError` saying so, instead
+of waiting on a loop that will never wake it (sync code in a thread pool calling one server: give
+the threads a `BlockingPortal` into the loop that runs it).
+
 An in-process use (`list_tools`, `call_tool`, ...) of a server that is not running and holds a
 remote server at some depth enters the lifespan for that use alone (`Lifespan.started_for`); one
 that finds nothing while a remote is down names it (`Lifespan.naming_down_remotes`).
@@ -25,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -72,6 +79,8 @@ class Topology:
 class _Running:
     tasks: TaskGroup
     users: int = 1
+    thread: int = field(default_factory=threading.get_ident)
+    """The thread whose event loop entered first (what the lifespan holds answers only there)."""
     started: anyio.Event = field(default_factory=anyio.Event)
     """Set once the first entry has started everything (later entries wait for it)."""
     idle: anyio.Event | None = None
@@ -136,6 +145,7 @@ class Lifespan:
         """Run the server (and what it holds) for the duration of the block."""
         running = self._running
         if running is not None:
+            self._on_its_loop(running)
             running.users += 1
             try:
                 await running.started.wait()
@@ -168,7 +178,21 @@ class Lifespan:
         if version != Topology.version:
             holds = bool(self._server.remotes())
             self._holds_remote = (Topology.version, holds)
-        return holds and not self.started
+        if not holds:
+            return False
+        running = self._running
+        if running is None:
+            return True
+        self._on_its_loop(running)
+        return not running.started.is_set()
+
+    def _on_its_loop(self, running: _Running) -> None:
+        """`RuntimeError` unless the caller runs on the event loop `running` belongs to."""
+        if running.thread != threading.get_ident():
+            raise RuntimeError(
+                f"server {self._server.name!r} runs on the event loop of another thread, where what it holds "
+                "open answers: use it from that loop (from other threads, through an anyio BlockingPortal)"
+            )
 
     async def started_for(self, use: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) -> T:
         """`use(...)` with the lifespan entered for its duration (remote sessions connected first).
