@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import subprocess_env
 from toolweave import Server, ToolAnnotations, ToolResult
-from toolweave.middleware import Cache
+from toolweave.middleware import Cache, ConcurrencyLimit
 from toolweave.server.remote import RemoteServer
 
 UPSTREAMS = Path(__file__).parent / "upstreams"
@@ -57,6 +57,25 @@ def test_a_cache_answers_calls_from_threads_with_loops_of_their_own() -> None:
 
     results = in_threads(server, "slow", {"key": "k"}, calls=3)
     assert [(result.is_error, result.text) for result in results] == [(False, "value of k")] * THREADS * 3
+
+
+def test_a_concurrency_limit_holds_across_threads_with_loops_of_their_own() -> None:
+    """A slot given back on one loop reaches a call waiting on another (it hung there)."""
+    server = Server("bounded", middleware=[ConcurrencyLimit(2)])
+    running = [0]
+    most = [0]
+
+    @server.tool
+    async def work() -> str:
+        running[0] += 1
+        most[0] = max(most[0], running[0])
+        await anyio.sleep(0.01)
+        running[0] -= 1
+        return "done"
+
+    results = in_threads(server, "work", {}, calls=5)
+    assert [result.text for result in results] == ["done"] * THREADS * 5
+    assert most[0] <= 2
 
 
 async def test_a_server_running_on_one_loop_refuses_a_remotes_use_from_another_naming_it() -> None:

@@ -13,6 +13,11 @@ ends; a replica that dies holding leases loses them after `lease` seconds. A cal
 slot looks again every `poll` seconds. When the store is unreachable each process falls back to
 its own pool of the same size. Without `shared=True` every process has its own pools.
 
+A pool holds for calls on any event loop of the process (sync code calling one server from a
+thread pool, each thread running its own loop): a slot given back goes to the call that has waited
+longest on the same loop, else it is free, and calls waiting on another loop find it within
+`Slots.RECHECK` seconds (a loop cannot wake another without blocking).
+
 Example:
     >>> bulkhead = ConcurrencyLimit(8, per_tool={"export_*": 1}, wait=5)
     >>> bulkhead.limit_for("export_csv"), bulkhead.limit_for("search")
@@ -23,6 +28,8 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import threading
+from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -133,7 +140,7 @@ class Bulkhead(Middleware):
         self.owner = owner
         self.size = size
         self.tools = owner.tools
-        self.slots = anyio.Semaphore(size)
+        self.slots = Slots(size)
         self.leases = leases
 
     @property
@@ -150,25 +157,23 @@ class Bulkhead(Middleware):
             else:
                 return await self._leased(self.leases, holder, call, call_next)
         owner = self.owner
-        try:
-            self.slots.acquire_nowait()
-        except anyio.WouldBlock:
+        if not self.slots.take_nowait():
             await self._wait_for_slot(call)
         owner.in_flight += 1
         try:
             return await call_next(call)
         finally:
             owner.in_flight -= 1
-            self.slots.release()
+            self.slots.give()
 
     async def _wait_for_slot(self, call: ToolCall) -> None:
         wait = self.owner.wait
         if wait is None:
-            await self.slots.acquire()
+            await self.slots.take()
             return
         if wait > 0:
             with anyio.move_on_after(wait):
-                await self.slots.acquire()
+                await self.slots.take()
                 return
         raise self._rejected(call)
 
@@ -219,3 +224,79 @@ async def _renew(leases: SharedLeases, holder: str) -> None:
         await anyio.sleep(leases.lease / 3)
         with contextlib.suppress(StoreUnavailable):
             await leases.renew(holder)
+
+
+class Slots:
+    """`size` slots taken and given back by calls on any event loop of the process.
+
+    A free slot is an item of a list (`pop` and `append` are atomic, so the path without waiting
+    takes no lock); the calls waiting are kept under a thread lock. A slot given back is handed to
+    the call that has waited longest on the giver's own loop (first come, first served, as
+    `anyio.Semaphore`), else it is free; a call waiting on another loop looks for a free one every
+    `RECHECK` seconds.
+
+    Example:
+        >>> slots = Slots(1)
+        >>> slots.take_nowait(), slots.take_nowait()
+        (True, False)
+        >>> slots.give(); slots.take_nowait()
+        True
+    """
+
+    RECHECK = 0.05
+    """Seconds between looks for a slot given back on another thread's event loop."""
+
+    def __init__(self, size: int) -> None:
+        self._free: list[None] = [None] * size
+        self._lock = threading.Lock()
+        self._waiting: deque[tuple[int, anyio.Event]] = deque()
+
+    def take_nowait(self) -> bool:
+        """Take a free slot; whether there was one."""
+        try:
+            self._free.pop()
+        except IndexError:
+            return False
+        return True
+
+    async def take(self) -> None:
+        """Take a slot, waiting for one as long as it takes (cancel the caller to stop waiting)."""
+        waiter = (threading.get_ident(), anyio.Event())
+        with self._lock:
+            if self.take_nowait():
+                return
+            self._waiting.append(waiter)
+        try:
+            while True:
+                with anyio.move_on_after(self.RECHECK):
+                    await waiter[1].wait()
+                with self._lock:
+                    if waiter[1].is_set():  # handed over
+                        return
+                    if self.take_nowait():  # given back on another thread's loop
+                        self._waiting.remove(waiter)
+                        return
+        except BaseException:  # cancelled: a slot handed over meanwhile goes back
+            if not self._withdraw(waiter):
+                self.give()
+            raise
+
+    def give(self) -> None:
+        """Give a slot back: to the longest waiting call on this thread's loop, else to the pool."""
+        if self._waiting:
+            thread = threading.get_ident()
+            with self._lock:
+                for waiter in self._waiting:
+                    if waiter[0] == thread:
+                        self._waiting.remove(waiter)
+                        waiter[1].set()  # (under the lock: `_withdraw` reads it there)
+                        return
+        self._free.append(None)
+
+    def _withdraw(self, waiter: tuple[int, anyio.Event]) -> bool:
+        """Stop `waiter` waiting; `False` if a slot was handed to it already (it holds one)."""
+        with self._lock:
+            if waiter[1].is_set():
+                return False
+            self._waiting.remove(waiter)
+            return True
