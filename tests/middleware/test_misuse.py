@@ -139,3 +139,39 @@ def test_a_decorated_function_is_accepted() -> None:
     server = Server("s")
     server.add_middleware(middleware(audit))
     assert [layer.name for layer in server.middleware] == ["audit"]
+
+
+class ListsNone(Middleware):
+    async def on_list_tools(self, tools: Any, ctx: Any) -> Any:
+        tools.sort(key=lambda tool: tool.name)  # sorted in place, and forgot `return tools`
+
+
+class ListsNames(Middleware):
+    async def on_list_tools(self, tools: Any, ctx: Any) -> Any:
+        return [tool.name for tool in tools]
+
+
+@pytest.mark.parametrize(("layer", "got"), [(ListsNone(), "None"), (ListsNames(), "a list holding a str")])
+async def test_a_listing_that_is_not_a_list_of_tools_is_an_error_naming_the_middleware(
+    layer: Middleware, got: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = Server("s", middleware=[layer])
+    server.add_tool(echo)
+    said = f"the middleware {layer.name} returned {got} from on_list_tools, not a list of Tool"
+    with pytest.raises(TypeError, match=re.escape(said)):
+        await server.list_tools()
+    async with connect(server) as client:
+        with pytest.raises(Exception, match=r"Internal error \(incident"):
+            await client.list_tools()
+    assert said in caplog.text
+
+
+async def test_a_listing_returned_as_a_tuple_is_taken() -> None:
+    class Reversed(Middleware):
+        async def on_list_tools(self, tools: Any, ctx: Any) -> Any:
+            return tuple(reversed(tools))
+
+    server = Server("s", middleware=[Reversed()])
+    server.add_tool(echo)
+    server.add_tool(lambda: 1, name="one")
+    assert [tool.name for tool in await server.list_tools()] == ["one", "echo"]

@@ -132,7 +132,7 @@ class ToolCatalog(Catalog[ToolEntry]):
         """The tools this request's caller may see, after per-request middleware filters (if any)."""
         tools = list(self.view("tools", self.tools, ctx.auth)[1])
         for layer in self.list_middleware:
-            tools = await layer.on_list_tools(tools, ctx)
+            tools = listed(await layer.on_list_tools(tools, ctx), layer)
         return tools
 
 
@@ -141,6 +141,30 @@ def _spoofing(tool: str, names: tuple[str, ...], ctx: Context, answer: str) -> N
     sent = ", ".join(map(repr, names))
     message = "caller %s sent %s to tool %r: hidden (renamed away or set by the server), %s"
     security.warning(message, caller_key(ctx), sent, tool, answer)
+
+
+def listed(result: object, layer: Middleware) -> list[Tool]:
+    """`result`, what `layer.on_list_tools` returned, as a list if it is a list or tuple of `Tool`s;
+    else a `TypeError` naming the middleware and what it returned (never the tools themselves).
+
+    Example:
+        >>> from toolweave.middleware import Timeout
+        >>> listed(None, Timeout(5))
+        Traceback (most recent call last):
+        ...
+        TypeError: the middleware Timeout(5s) returned None from on_list_tools, not a list of Tool: does it ...
+    """
+    if isinstance(result, (list, tuple)):
+        odd = next((item for item in result if not isinstance(item, Tool)), None)
+        if odd is None:
+            return result if type(result) is list else list(result)
+        got = f"a {type(result).__name__} holding a {type(odd).__name__}"
+    else:
+        got = "None" if result is None else f"a {type(result).__name__}"
+    raise TypeError(
+        f"the middleware {layer.name} returned {got} from on_list_tools, not a list of Tool: "
+        "does it return the tools (`return tools`)?"
+    )
 
 
 def chain_result(result: object, name: str, entry: Entry[Tool]) -> ToolResult:
