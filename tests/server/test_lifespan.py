@@ -100,3 +100,53 @@ async def test_async_with_in_two_tasks_leaving_in_the_order_they_came_stops_once
             tasks.start_soon(first)
             tasks.start_soon(second)
     assert not server.running and server.log == ["open", "close"]
+
+
+async def until_running(server: Server) -> None:
+    with anyio.fail_after(5):
+        while not server.running:  # noqa: ASYNC110 - polling state set by another task
+            await anyio.sleep(0.01)
+
+
+async def test_a_child_two_parents_hold_runs_on_after_the_parent_that_started_it_stops() -> None:
+    """The other parent takes it over (started again in its lifespan), instead of losing it."""
+    child = Holder("child")
+    first, second = Server("first"), Server("second")
+    first.mount(child, prefix="a")
+    second.mount(child, prefix="b")
+    second_in, first_out = anyio.Event(), anyio.Event()
+
+    async def run_first() -> None:
+        async with first:
+            await second_in.wait()
+        first_out.set()
+
+    async def run_second() -> None:
+        await until_running(child)
+        async with second:
+            second_in.set()
+            await first_out.wait()
+            await until_running(child)
+            assert (await second.call_tool("b_ping")).text == "pong"
+
+    @child.tool
+    def ping() -> str:
+        return "pong"
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(run_first)
+            tasks.start_soon(run_second)
+    assert not child.running and child.log == ["open", "close", "open", "close"]
+
+
+async def test_unmounting_a_child_another_running_parent_holds_leaves_it_running() -> None:
+    child = Holder("child")
+    first, second = Server("first"), Server("second")
+    mounted = first.mount(child, prefix="a")
+    second.mount(child, prefix="b")
+    async with first, second:
+        first.unmount(mounted)
+        await anyio.sleep(0.05)
+        await until_running(child)
+    assert not child.running and child.log[-1] == "close"

@@ -13,6 +13,9 @@ remote, from another thread's event loop while it runs raises a `RuntimeError` s
 of waiting on a loop that will never wake it (sync code in a thread pool calling one server: give
 the threads a `BlockingPortal` into the loop that runs it).
 
+A server mounted in two parents runs while either does: when the parent that started it stops
+(or unmounts it), the other parent's lifespan starts it again (a remote reconnects).
+
 An in-process use (`list_tools`, `call_tool`, ...) of a server that is not running and holds a
 remote server at some depth enters the lifespan for that use alone (`Lifespan.started_for`); one
 that finds nothing while a remote is down names it (`Lifespan.naming_down_remotes`).
@@ -52,6 +55,10 @@ class Held(Protocol):
 
     def lifespan(self) -> AbstractAsyncContextManager[Any]: ...
 
+    async def until_stopped(self) -> None:
+        """Return once the lifespan running now has stopped (at once if none is)."""
+        ...
+
 
 class Runner(Held, Protocol):
     """The server a lifespan belongs to."""
@@ -85,6 +92,8 @@ class _Running:
     """Set once the first entry has started everything (later entries wait for it)."""
     idle: anyio.Event | None = None
     """Set when the last of the nested users leaves (made while the first entry waits for them)."""
+    ended: anyio.Event = field(default_factory=anyio.Event)
+    """Set once the run has stopped, what it started included."""
 
     def leave(self) -> None:
         self.users -= 1
@@ -153,21 +162,31 @@ class Lifespan:
             finally:
                 running.leave()
             return
-        async with anyio.create_task_group() as tasks:
-            running = self._running = _Running(tasks)
-            try:
-                ready = [self.start(child) for child in self._server.held_children()]
-                await self._hold_open(tasks)
-                for event in ready:
-                    if event is not None:
-                        await event.wait()
-                running.started.set()
-                yield
-                await running.wait_for_others()
-            finally:
-                self._running = None
-                self._holds.clear()
-                tasks.cancel_scope.cancel()
+        ended = anyio.Event()
+        try:
+            async with anyio.create_task_group() as tasks:
+                running = self._running = _Running(tasks, ended=ended)
+                try:
+                    ready = [self.start(child) for child in self._server.held_children()]
+                    await self._hold_open(tasks)
+                    for event in ready:
+                        if event is not None:
+                            await event.wait()
+                    running.started.set()
+                    yield
+                    await running.wait_for_others()
+                finally:
+                    self._running = None
+                    self._holds.clear()
+                    tasks.cancel_scope.cancel()
+        finally:
+            ended.set()
+
+    async def until_stopped(self) -> None:
+        """Return once the run active now has stopped, what it started included (at once if none is)."""
+        running = self._running
+        if running is not None:
+            await running.ended.wait()
 
     # -- in-process use of a server that is not running ----------------------------------------
 
@@ -237,11 +256,16 @@ class Lifespan:
 
 
 async def _hold(child: Held, ready: anyio.Event, scope: anyio.CancelScope) -> None:
-    """Keep `child` started until cancelled (or `scope` is); set `ready` once it is (or failed to start)."""
+    """Keep `child` started until cancelled (or `scope` is); set `ready` once it is (or failed to start).
+
+    Held while another lifespan runs it (a second parent's, a user's `async with`), `child` stops
+    when that one leaves: it is started again here, so a parent still running keeps its child.
+    """
     try:
         with scope:
-            async with child.lifespan():
-                ready.set()
-                await anyio.sleep_forever()
+            while True:
+                async with child.lifespan():
+                    ready.set()
+                    await child.until_stopped()
     finally:
         ready.set()

@@ -313,8 +313,9 @@ class Server:
 
     def unmount(self, mounted: Mount[Server]) -> None:
         """Remove a mount: its components leave this server's catalogs (clients get `list_changed`)
-        and the child is no longer started with this server (stopped now, if this server started it).
-        Calls already running on the child's components finish.
+        and the child is no longer started with this server (stopped now if this server started it,
+        unless another running server holds it: that one starts it again). Calls already running on
+        the child's components finish.
 
         Raises:
             ValueError: `mounted` is not a mount of this server (unmounted already, or another's).
@@ -451,6 +452,10 @@ class Server:
     def running(self) -> bool:
         """Whether the lifespan is active."""
         return self._life.running
+
+    async def until_stopped(self) -> None:
+        """Return once the lifespan running now has stopped (at once if it is not running)."""
+        await self._life.until_stopped()
 
     async def _hold_open(self, tasks: TaskGroup) -> None:
         await self.replicas.follow(tasks, self.visibility, self._all_changed)
