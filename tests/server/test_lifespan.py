@@ -150,3 +150,35 @@ async def test_unmounting_a_child_another_running_parent_holds_leaves_it_running
         await anyio.sleep(0.05)
         await until_running(child)
     assert not child.running and child.log[-1] == "close"
+
+
+async def test_an_entry_waiting_for_a_start_that_was_cancelled_starts_the_server_itself() -> None:
+    """It waited forever for a start that would never finish."""
+    log: list[str] = []
+
+    class SlowStart(Server):
+        async def hold_open(self, tasks: TaskGroup) -> None:
+            log.append("starting")
+            await anyio.sleep(0.2)
+
+    server = SlowStart("slow")
+    first = anyio.CancelScope()
+
+    async def enter_first() -> None:
+        with first:
+            async with server:
+                await anyio.sleep_forever()
+
+    async def enter_second() -> None:
+        await anyio.sleep(0.05)  # while the first entry is starting
+        async with server:
+            assert server.running
+            log.append("in")
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(enter_first)
+            tasks.start_soon(enter_second)
+            await anyio.sleep(0.1)
+            first.cancel()
+    assert log == ["starting", "starting", "in"] and not server.running

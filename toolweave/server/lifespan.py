@@ -89,7 +89,7 @@ class _Running:
     thread: int = field(default_factory=threading.get_ident)
     """The thread whose event loop entered first (what the lifespan holds answers only there)."""
     started: anyio.Event = field(default_factory=anyio.Event)
-    """Set once the first entry has started everything (later entries wait for it)."""
+    """Set once the first entry has started everything, or stopped before it had (later entries wait for it)."""
     idle: anyio.Event | None = None
     """Set when the last of the nested users leaves (made while the first entry waits for them)."""
     ended: anyio.Event = field(default_factory=anyio.Event)
@@ -153,15 +153,17 @@ class Lifespan:
     async def enter(self) -> AsyncIterator[None]:
         """Run the server (and what it holds) for the duration of the block."""
         running = self._running
-        if running is not None:
+        while running is not None:  # join it, once started (a start that was cancelled: start anew)
             self._on_its_loop(running)
             running.users += 1
             try:
                 await running.started.wait()
-                yield
+                if self._running is running:
+                    yield
+                    return
             finally:
                 running.leave()
-            return
+            running = self._running
         ended = anyio.Event()
         try:
             async with anyio.create_task_group() as tasks:
@@ -177,6 +179,7 @@ class Lifespan:
                     await running.wait_for_others()
                 finally:
                     self._running = None
+                    running.started.set()  # (wakes entries waiting for a start that did not finish)
                     self._holds.clear()
                     tasks.cancel_scope.cancel()
         finally:
