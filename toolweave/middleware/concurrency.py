@@ -233,7 +233,9 @@ class Slots:
     takes no lock); the calls waiting are kept under a thread lock. A slot given back is handed to
     the call that has waited longest on the giver's own loop (first come, first served, as
     `anyio.Semaphore`), else it is free; a call waiting on another loop looks for a free one every
-    `RECHECK` seconds.
+    `RECHECK` seconds once a slot has been given back where no call waited, every `IDLE_RECHECK`
+    before (on one loop every slot is handed over: a thousand calls waiting there do not wake
+    20,000 times a second for nothing).
 
     Example:
         >>> slots = Slots(1)
@@ -245,11 +247,15 @@ class Slots:
 
     RECHECK = 0.05
     """Seconds between looks for a slot given back on another thread's event loop."""
+    IDLE_RECHECK = 1.0
+    """The same until a slot has been given back on a thread where no call waited."""
 
     def __init__(self, size: int) -> None:
         self._free: list[None] = [None] * size
         self._lock = threading.Lock()
         self._waiting: deque[tuple[int, anyio.Event]] = deque()
+        self._crossed = False
+        """Whether a slot was given back on a thread while calls waited on others only."""
 
     def take_nowait(self) -> bool:
         """Take a free slot; whether there was one."""
@@ -268,7 +274,7 @@ class Slots:
             self._waiting.append(waiter)
         try:
             while True:
-                with anyio.move_on_after(self.RECHECK):
+                with anyio.move_on_after(self.RECHECK if self._crossed else self.IDLE_RECHECK):
                     await waiter[1].wait()
                 with self._lock:
                     if waiter[1].is_set():  # handed over
@@ -291,6 +297,7 @@ class Slots:
                         self._waiting.remove(waiter)
                         waiter[1].set()  # (under the lock: `_withdraw` reads it there)
                         return
+                self._crossed = True
         self._free.append(None)
 
     def _withdraw(self, waiter: tuple[int, anyio.Event]) -> bool:
