@@ -23,6 +23,19 @@ from toolweave.testing import connect
 from .raw import SERVERS
 
 
+class Updates:
+    """A client's message handler keeping the URIs of the `resources/updated` notifications it gets."""
+
+    def __init__(self) -> None:
+        self.uris: list[str] = []
+        self.arrived = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(message, mt.ResourceUpdatedNotification):
+            self.uris.append(str(message.params.uri))
+            self.arrived.set()
+
+
 def child_server() -> Server:
     sys.path.insert(0, str(SERVERS))
     try:
@@ -73,63 +86,42 @@ async def test_the_parents_completer_answers_for_its_own_prompts() -> None:
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
 @pytest.mark.parametrize("kind", ["local", "remote"])
 async def test_a_subscription_to_a_mounted_resource_gets_its_updates(kind: str) -> None:
-    updates: list[str] = []
-    arrived = anyio.Event()
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, mt.ResourceUpdatedNotification):
-            updates.append(str(message.params.uri))
-            arrived.set()
-
-    async with connect(gateway(kind), mode="legacy", message_handler=on_message) as client:
+    updates = Updates()
+    async with connect(gateway(kind), mode="legacy", message_handler=updates) as client:
         await client.session.subscribe_resource("resource://kid/counter")
         await client.call_tool("kid_bump", {})
         with anyio.fail_after(10):
-            await arrived.wait()
-    assert updates == ["resource://kid/counter"]
+            await updates.arrived.wait()
+    assert updates.uris == ["resource://kid/counter"]
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
 async def test_a_subscription_reaches_its_owner_past_a_mount_whose_child_would_match_the_parents_uri() -> None:
     """Another mount's child with a template matching the parent's URI (not its own prefix) is not the owner."""
-    updates: list[str] = []
-    arrived = anyio.Event()
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, mt.ResourceUpdatedNotification):
-            updates.append(str(message.params.uri))
-            arrived.set()
-
+    updates = Updates()
     files = Server("files")
     files.add_resource(lambda folder, name: f"{folder}/{name}", "resource://{folder}/{name}", name="file")
     root = Server("gateway")
     root.mount(files, prefix="files")  # serves resource://files/{folder}/{name}; "resource://kid/counter" is not its
     root.mount(RemoteServer.stdio(sys.executable, [str(SERVERS / "components.py")], env=subprocess_env()), prefix="kid")
-    async with connect(root, mode="legacy", message_handler=on_message) as client:
+    async with connect(root, mode="legacy", message_handler=updates) as client:
         await client.session.subscribe_resource("resource://kid/counter")
         await client.call_tool("kid_bump", {})
         with anyio.fail_after(10):
-            await arrived.wait()
-    assert updates == ["resource://kid/counter"]
+            await updates.arrived.wait()
+    assert updates.uris == ["resource://kid/counter"]
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
 async def test_a_subscription_is_made_again_at_an_upstream_that_was_restarted() -> None:
     """The restarted upstream is subscribed again: its updates keep reaching the subscriber."""
-    updates: list[str] = []
-    arrived = anyio.Event()
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, mt.ResourceUpdatedNotification):
-            updates.append(str(message.params.uri))
-            arrived.set()
-
+    updates = Updates()
     root = Server("gateway")
     script = [str(SERVERS / "components.py")]
     root.mount(
         RemoteServer.stdio(sys.executable, script, env=subprocess_env(), backoff=Backoff(initial=0.05)), prefix="kid"
     )
-    async with connect(root, mode="legacy", message_handler=on_message) as client:
+    async with connect(root, mode="legacy", message_handler=updates) as client:
         await client.session.subscribe_resource("resource://kid/counter")
         first = int((await client.call_tool("kid_pid", {})).content[0].text)
         os.kill(first, signal.SIGKILL)
@@ -137,8 +129,8 @@ async def test_a_subscription_is_made_again_at_an_upstream_that_was_restarted() 
             while (await client.call_tool("kid_pid", {})).is_error:  # noqa: ASYNC110 - until the new process answers
                 await anyio.sleep(0.05)
             await client.call_tool("kid_bump", {})
-            await arrived.wait()
-    assert updates == ["resource://kid/counter"]
+            await updates.arrived.wait()
+    assert updates.uris == ["resource://kid/counter"]
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
@@ -171,23 +163,16 @@ async def test_an_upstreams_update_for_no_uri_is_dropped_and_the_next_one_arrive
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """An update for `counter` (no scheme: nothing the gateway could serve under its prefix) is not an error."""
-    updates: list[str] = []
-    arrived = anyio.Event()
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, mt.ResourceUpdatedNotification):
-            updates.append(str(message.params.uri))
-            arrived.set()
-
+    updates = Updates()
     env = {**subprocess_env(), "MARKER": str(tmp_path / "unused")}
     root = Server("gateway")
     root.mount(RemoteServer.stdio(sys.executable, [str(SERVERS / "subscription_quirks.py")], env=env), prefix="up")
-    async with connect(root, mode="legacy", message_handler=on_message) as client:
+    async with connect(root, mode="legacy", message_handler=updates) as client:
         await client.session.subscribe_resource("note://up/fast")
         await client.call_tool("up_updates", {})
         with anyio.fail_after(10):
-            await arrived.wait()
-    assert updates == ["note://up/fast"]
+            await updates.arrived.wait()
+    assert updates.uris == ["note://up/fast"]
     assert [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR] == []
 
 
@@ -206,22 +191,15 @@ async def test_a_2026_listen_stream_for_a_mounted_resource_gets_its_updates(kind
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
 async def test_a_subscription_reaches_a_2026_only_upstream_through_its_listen_stream() -> None:
-    updates: list[str] = []
-    arrived = anyio.Event()
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, mt.ResourceUpdatedNotification):
-            updates.append(str(message.params.uri))
-            arrived.set()
-
+    updates = Updates()
     root = Server("gateway")
     remote = RemoteServer.stdio(sys.executable, [str(SERVERS / "modern_only.py")], env=subprocess_env())
     root.mount(remote, prefix="up")
-    async with connect(root, mode="legacy", message_handler=on_message) as client:
+    async with connect(root, mode="legacy", message_handler=updates) as client:
         await client.session.subscribe_resource("resource://up/counter")
         with anyio.fail_after(10):
-            while not arrived.is_set():  # until the listen stream, opened again with the URI, carries it
+            while not updates.arrived.is_set():  # until the listen stream, opened again with the URI, carries it
                 await client.call_tool("up_bump", {})
                 with anyio.move_on_after(0.3):
-                    await arrived.wait()
-    assert remote.era == "2026" and updates == ["resource://up/counter"]
+                    await updates.arrived.wait()
+    assert remote.era == "2026" and updates.uris == ["resource://up/counter"]
