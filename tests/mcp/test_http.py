@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -83,3 +84,29 @@ async def test_a_2026_http_call_with_arguments_does_not_list_every_tool() -> Non
             result = await client.call_tool(f"echo_{n}", {"text": "hi"})
             assert result.content[0].text == "hi"
     assert CountListings.listings == 1  # the client's own listing (to check results), none per call
+
+
+async def test_a_stateless_server_refuses_a_get_stream_it_could_never_write_to() -> None:
+    """A stateless server has no session to send anything on, so `GET` is 405 as on the 2026
+    path, not an SSE stream held open forever (each one a connection slot taken)."""
+    import httpx2
+
+    from tests.serving import RAW_HEADERS, RAW_INITIALIZE
+    from toolweave import Server
+
+    server = Server("stateless")
+    server.add_tool(lambda text: text, name="echo")
+    async with serving(server.http_app(stateless=True)) as base, httpx2.AsyncClient(timeout=10) as http:
+        async with http.stream("GET", base + "/mcp", headers={"accept": "text/event-stream"}) as stream:
+            status, allowed, body = stream.status_code, stream.headers.get("allow"), await stream.aread()
+        handshake = await http.post(base + "/mcp", headers=RAW_HEADERS, json=RAW_INITIALIZE)
+        async with (
+            streamable_http_client(f"{base}/mcp", http_client=http) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("echo", {"text": "still serving"})
+    assert (status, allowed) == (405, "POST")
+    assert json.loads(body)["error"]["code"] == -32600
+    assert handshake.status_code == 200 and "mcp-session-id" not in handshake.headers
+    assert result.content[0].text == "still serving"

@@ -68,6 +68,7 @@ from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.request import caller, connection_of, request_context, verified_caller
 from toolweave.mcp.resource_updates import ResourceUpdates
+from toolweave.mcp.stateless import RefuseGetStream
 from toolweave.mcp.trace_context import read_trace_context
 from toolweave.server.server import Server
 from toolweave.server.tools import Failed
@@ -84,7 +85,8 @@ _adapters: weakref.WeakKeyDictionary[Server, McpAdapter] = weakref.WeakKeyDictio
 class _LowLevel(LowLevelServer[Any]):
     """The SDK server, advertising `listChanged` to handshake-era clients on every transport; over
     streamable HTTP each POST body that is not one JSON-RPC message is answered before the SDK
-    reads it, alike in both eras and as over stdio (`toolweave.mcp.envelope`)."""
+    reads it, alike in both eras and as over stdio (`toolweave.mcp.envelope`); a stateless one
+    refuses `GET` (`toolweave.mcp.stateless`)."""
 
     def create_initialization_options(self, notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
         options = notification_options or NotificationOptions(True, True, True)
@@ -95,6 +97,8 @@ class _LowLevel(LowLevelServer[Any]):
         path = options.get("streamable_http_path", "/mcp")
         limit = options.get("max_request_body_size", DEFAULT_MAX_REQUEST_BODY_SIZE)
         app.add_middleware(RefuseMalformed, path=path, max_body_size=limit)  # inside the layers added later (auth)
+        if options.get("stateless_http", False):
+            app.add_middleware(RefuseGetStream, path=path)
         return app
 
 
