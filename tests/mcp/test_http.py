@@ -110,3 +110,15 @@ async def test_a_stateless_server_refuses_a_get_stream_it_could_never_write_to()
     assert json.loads(body)["error"]["code"] == -32600
     assert handshake.status_code == 200 and "mcp-session-id" not in handshake.headers
     assert result.content[0].text == "still serving"
+
+
+@pytest.mark.parametrize(
+    ("path", "options"), [("/sse", {"legacy_sse": True}), ("/messages/", {"legacy_sse": True}), ("/healthz", {})]
+)
+def test_an_endpoint_path_another_route_serves_is_refused(path: str, options: dict[str, Any]) -> None:
+    """The MCP route comes first: on `/sse` it took every legacy client's stream (400), on
+    `/healthz` every probe, without a word when the app was built."""
+    from toolweave import Server
+
+    with pytest.raises(ValueError, match=f"path='{path}' is also"):
+        Server("clash").http_app(path=path, **options)

@@ -26,6 +26,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
+from starlette.routing import Match
 
 from toolweave.auth.verifier import Verifier, url_problem
 from toolweave.mcp.adapter import adapter_for
@@ -129,6 +130,7 @@ def http_app(
             adapter, host=host, max_request_body_size=max_request_body_size, max_connections=max_sessions
         )
         guarded += [SSE_PATH, MESSAGE_PATH]
+    _refuse_taken_path(path, routes)
     app = adapter.lowlevel.streamable_http_app(
         streamable_http_path=path,
         stateless_http=stateless,
@@ -158,6 +160,23 @@ def http_app(
             resource_url=resource_url,
         )
     return app
+
+
+def _refuse_taken_path(path: str, routes: list[Any]) -> None:
+    """Refuse an MCP `path` that one of the app's other `routes` answers (legacy SSE, health,
+    metrics, the RFC 9728 metadata): the MCP route is matched first and would take that route's
+    requests without a word.
+
+    Example:
+        >>> from toolweave.mcp.health import health_routes
+        >>> _refuse_taken_path("/healthz", health_routes(Server("demo")))
+        Traceback (most recent call last):
+        ValueError: path='/healthz' is also where the app serves /healthz: choose another path=
+    """
+    request = {"type": "http", "method": "GET", "path": path, "root_path": ""}
+    for route in routes:
+        if route.matches(request)[0] is not Match.NONE:
+            raise ValueError(f"path={path!r} is also where the app serves {route.path}: choose another path=")
 
 
 def _resource_metadata(auth: Verifier, resource_url: str | None, named: list[str]) -> tuple[str | None, list[Any]]:
