@@ -122,3 +122,33 @@ def test_an_endpoint_path_another_route_serves_is_refused(path: str, options: di
 
     with pytest.raises(ValueError, match=f"path='{path}' is also"):
         Server("clash").http_app(path=path, **options)
+
+
+async def test_a_2026_client_that_gives_up_on_a_json_response_call_cancels_the_tool() -> None:
+    """On the 2026 wire closing the request is the cancellation: with `json_response=True` the
+    SDK never noticed, and the tool ran to its end for nobody."""
+    import anyio
+
+    from toolweave import Server
+
+    server = Server("slow")
+    started, cancelled = anyio.Event(), anyio.Event()
+
+    @server.tool
+    async def wait() -> str:
+        started.set()
+        try:
+            await anyio.sleep(30)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            raise
+        return "finished"
+
+    async with serving(server.http_app(json_response=True)) as base, Client(base + "/mcp") as client:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(client.call_tool, "wait", {})
+            await started.wait()
+            tasks.cancel_scope.cancel()
+        with anyio.fail_after(10):
+            await cancelled.wait()
+        assert (await client.list_tools()).tools[0].name == "wait"

@@ -61,6 +61,7 @@ from toolweave.mcp import input_required
 from toolweave.mcp.completion import CompletionHandler
 from toolweave.mcp.component_handlers import ComponentHandlers
 from toolweave.mcp.convert import wire_result, wire_tool
+from toolweave.mcp.disconnect import CancelOnDisconnect
 from toolweave.mcp.envelope import RefuseMalformed
 from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.guard import guard
@@ -86,7 +87,8 @@ class _LowLevel(LowLevelServer[Any]):
     """The SDK server, advertising `listChanged` to handshake-era clients on every transport; over
     streamable HTTP each POST body that is not one JSON-RPC message is answered before the SDK
     reads it, alike in both eras and as over stdio (`toolweave.mcp.envelope`); a stateless one
-    refuses `GET` (`toolweave.mcp.stateless`)."""
+    refuses `GET` (`toolweave.mcp.stateless`); a plain-JSON one cancels a POST whose client left
+    (`toolweave.mcp.disconnect`)."""
 
     def create_initialization_options(self, notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
         options = notification_options or NotificationOptions(True, True, True)
@@ -99,6 +101,8 @@ class _LowLevel(LowLevelServer[Any]):
         app.add_middleware(RefuseMalformed, path=path, max_body_size=limit)  # inside the layers added later (auth)
         if options.get("stateless_http", False):
             app.add_middleware(RefuseGetStream, path=path)
+        if options.get("json_response", False):  # the SDK watches for a client leaving only on event streams
+            app.add_middleware(CancelOnDisconnect, path=path)
         return app
 
 
