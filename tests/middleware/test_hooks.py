@@ -99,6 +99,23 @@ async def test_selectors_scope_prompt_and_resource_middleware() -> None:
     assert log == ["enter scoped", "exit scoped"] * 2
 
 
+@pytest.mark.parametrize(
+    "scope",
+    [[], lambda component: component.name in ("ask", "item")],
+    ids=["an empty list", "a predicate"],
+)
+async def test_an_empty_list_or_a_predicate_scopes_prompts_and_resources_as_it_does_tools(scope: Any) -> None:
+    """`prompts=[]` selects none (not all), and a predicate is asked about each prompt and resource."""
+    log: list[str] = []
+    server = build(Layer("scoped", log, prompts=scope, resources=scope))
+    await server.get_prompt("admin_only")
+    await server.read_resource("resource://motd")
+    assert log == []
+    await server.get_prompt("ask", {"topic": "x"})
+    await server.read_resource("item://1")
+    assert log == ([] if scope == [] else ["enter scoped", "exit scoped"] * 2)
+
+
 def test_tag_selectors_apply_to_prompts() -> None:
     server = build()
     layer = Layer("tagged", [], prompts=Selector(tags={"public"}))

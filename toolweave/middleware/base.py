@@ -80,12 +80,14 @@ class Middleware:
     Args:
         tools: Which tools this middleware wraps: a `Selector`, a name glob, a list of globs or a
             predicate `(tool) -> bool`; `None` (the default) wraps every tool.
-        prompts / resources: The same for `on_get_prompt` / `on_read_resource`.
+        prompts / resources: The same for `on_get_prompt` / `on_read_resource` (a predicate is
+            given the prompt or resource; annotation hints are not checked on them).
 
     Attributes:
         tools: The tool selector (`None` = all tools).
-        prompts: Which prompts `on_get_prompt` wraps (name globs, tags); None = all.
-        resources: Which resources `on_read_resource` wraps (globs on name or URI, tags); None = all.
+        prompts: Which prompts `on_get_prompt` wraps (name globs, tags, a predicate); None = all.
+        resources: Which resources `on_read_resource` wraps (globs on name or URI, tags, a
+            predicate); None = all.
     """
 
     tools: Selector | None = None
@@ -175,13 +177,13 @@ class Middleware:
         """Whether this middleware belongs in `prompt`'s chain."""
         if type(self).on_get_prompt is Middleware.on_get_prompt:
             return False
-        return selects(self.prompts, prompt.name, tags=prompt.tags)
+        return selects(self.prompts, prompt)
 
     def applies_to_resource(self, resource: Resource) -> bool:
         """Whether this middleware belongs in `resource`'s chain."""
         if type(self).on_read_resource is Middleware.on_read_resource:
             return False
-        return selects(self.resources, resource.name, resource.uri, tags=resource.tags)
+        return selects(self.resources, resource)
 
 
 def as_middleware(candidate: object) -> Middleware:

@@ -88,18 +88,21 @@ PromptHandler = Callable[[PromptCall], Awaitable[PromptResult]]
 ResourceHandler = Callable[[ResourceRead], Awaitable[ResourceResult]]
 
 
-def selects(selector: Selector | str | Sequence[str] | None, *names: str, tags: frozenset[str]) -> bool:
-    """Whether a prompt/resource selector matches: any name glob on any of `names`, and any tag.
+def selects(selector: Selector | str | Sequence[str] | None, component: Prompt | Resource) -> bool:
+    """Whether a prompt/resource selector matches `component`: any name glob on its name (a
+    resource's URI too), any tag, and the `where` predicate (`[]` is one that selects none).
 
-    Annotation hints and `where` predicates are about tools; on prompts and resources only
-    `names` and `tags` count.
+    Annotation hints are about tools: on prompts and resources they are not checked.
     """
     chosen = Selector.coerce(selector)
     if chosen is None:
         return True
+    names = (component.name, component.uri) if isinstance(component, Resource) else (component.name,)
     if chosen.names and not any(fnmatch.fnmatchcase(n, p) for n in names for p in chosen.names):
         return False
-    return not chosen.tags or bool(chosen.tags & tags)
+    if chosen.tags and not chosen.tags & component.tags:
+        return False
+    return chosen.where is None or bool(chosen.where(component))  # type: ignore[arg-type]
 
 
 def prompt_runner(prompt: Prompt) -> PromptHandler:
