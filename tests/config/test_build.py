@@ -8,15 +8,17 @@ pinned today. Tests against the real classes live in tests/acceptance/test_examp
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from toolweave import ConfigError, DuplicateError, Middleware, Tool
-from toolweave.config import build
+from toolweave.config import build, policies
 from toolweave.config.loading import validate
 from toolweave.config.models import Config
 
@@ -306,6 +308,45 @@ def test_middleware_maps_in_written_order_with_options_and_selectors() -> None:
     ]
     assert layers[2].kwargs["tools"].names == ("add",)
     assert layers[6].kwargs["tools"].read_only is True
+
+
+PYTHON_ONLY = {"retry_on"}
+"""Keywords a config cannot spell: `Retry(retry_on=)` takes exception classes."""
+
+
+SPECS: dict[str, type[BaseModel]] = {
+    "logging": policies.LoggingSpec,
+    "timeout": policies.TimeoutSpec,
+    "progress": policies.ProgressSpec,
+    "retry": policies.RetrySpec,
+    "rate_limit": policies.RateLimitSpec,
+    "concurrency": policies.ConcurrencySpec,
+    "circuit_breaker": policies.CircuitBreakerSpec,
+    "cache": policies.CacheSpec,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(policies_module.MIDDLEWARE_CLASSES))
+def test_every_option_of_a_built_in_middleware_has_a_config_key(kind: str) -> None:
+    keywords = set(inspect.signature(policies_module.MIDDLEWARE_CLASSES[kind].__init__).parameters)
+    assert keywords - {"self"} - PYTHON_ONLY - set(SPECS[kind].model_fields) == set()
+
+
+def test_options_a_config_once_could_not_spell_reach_the_middleware() -> None:
+    data = {
+        "python": ["calc:server"],
+        "middleware": {
+            "logging": {"payload_sizes": True},
+            "timeout": {"default": 30, "per_tool": {"div*": None}},
+            "retry": {"backoff": 0, "max_backoff": 0, "retry_upstream": False},
+            "rate_limit": {"rate": 5, "max_keys": 100},
+        },
+    }
+    logging_, timeout, retry, rate_limit = compose(data).server.middleware
+    assert logging_.payload_sizes is True
+    assert (timeout.seconds_for("div"), timeout.seconds_for("add")) == (None, 30)
+    assert (retry.backoff, retry.max_backoff, retry.retry_upstream) == (0, 0, False)
+    assert rate_limit.max_keys == 100
 
 
 @pytest.mark.usefixtures("stand_ins")

@@ -94,14 +94,17 @@ class LoggingSpec(Policy):
         None, description="Argument names whose values may be logged (all others are redacted)."
     )
     log_arguments: StrictBool | None = Field(None, description="Log argument names at all (default true).")
+    payload_sizes: StrictBool | None = Field(
+        None, description="Add request_bytes and response_bytes, the JSON sizes of arguments and result."
+    )
 
 
 class TimeoutSpec(Policy):
     """Cancel calls that run too long; the client gets a clear timeout error."""
 
     default: StrictPositiveFloat | None = Field(None, description="Seconds a call may take.")
-    per_tool: dict[Glob, StrictPositiveFloat] | None = Field(
-        None, description="Seconds per tool-name glob, overriding `default` ({'gh_*': 60})."
+    per_tool: dict[Glob, StrictPositiveFloat | None] | None = Field(
+        None, description="Seconds per tool-name glob, overriding `default` ({'gh_*': 60}); null: no limit."
     )
 
 
@@ -120,13 +123,20 @@ class RetrySpec(Policy):
     """Retry failed calls of read-only or idempotent tools with backoff."""
 
     attempts: StrictPositiveInt | None = Field(None, description="Attempts in all, the first included (default 3).")
-    backoff: StrictPositiveFloat | None = Field(None, description="Seconds before the first retry; doubles each time.")
-    max_backoff: StrictPositiveFloat | None = Field(None, description="The longest wait between attempts, in seconds.")
+    backoff: StrictNonNegativeFloat | None = Field(
+        None, description="Seconds before the first retry; doubles each time (default 0.1)."
+    )
+    max_backoff: StrictNonNegativeFloat | None = Field(
+        None, description="The longest wait between attempts, in seconds (default 5)."
+    )
     jitter: Fraction | None = Field(
         None, description="How much of each wait is randomised: 0 = none, 1 = anywhere from 0 to the wait."
     )
     only_safe: StrictBool | None = Field(
         None, description="Only retry tools annotated read-only or idempotent (default true)."
+    )
+    retry_upstream: StrictBool | None = Field(
+        None, description="Retry a failed or unreachable upstream (UpstreamError) (default true)."
     )
 
 
@@ -137,6 +147,9 @@ class RateLimitSpec(Policy):
     burst: StrictPositiveFloat | None = Field(None, description="Calls allowed at once before the rate applies.")
     key: Caller | None = Field(None, description=CALLER_DOC)
     per_tool: StrictBool | None = Field(None, description="A separate bucket for each tool.")
+    max_keys: StrictPositiveInt | None = Field(
+        None, description="The most buckets kept in memory, least recently used dropped first (default 10000)."
+    )
     on_store_error: Literal["local", "allow", "reject"] | None = Field(
         None,
         description="With a shared server.store that cannot be reached: 'local' (each process's own buckets, "
@@ -193,7 +206,7 @@ class CacheSpec(Policy):
     max_entries: StrictPositiveInt | None = Field(None, description="The most results kept (default 1000).")
     key: Caller | None = Field(None, description=CALLER_DOC)
     only_safe: StrictBool | None = Field(
-        None, description="Only cache tools annotated read-only or idempotent (default true)."
+        None, description="Only cache tools annotated both read-only and idempotent (default true)."
     )
 
 
