@@ -156,3 +156,28 @@ async def test_each_attempt_gets_the_arguments_as_the_client_sent_them() -> None
 
     result = await server.call_tool("flaky", {"items": [1]})
     assert not result.is_error and seen == [[1], [1], [1]]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_retried_call_never_sends_its_client_progress_that_goes_back(mode: str) -> None:
+    """MCP: each progress value must be above the last; a retry starting over from 10 sent 30, then 10."""
+    server = Server("retry", middleware=[Retry(attempts=2, backoff=0)])
+
+    @server.tool(annotations={"idempotentHint": True})
+    async def flaky(ctx: Context) -> str:
+        for value in (10, 20, 30):
+            await ctx.report_progress(value, 30)
+        if not ctx.state.setdefault("failed once", False):
+            ctx.state["failed once"] = True
+            raise ConnectionError("reset")
+        return "done"
+
+    received: list[float] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        received.append(value)
+
+    async with connect(server, mode=mode) as client:
+        result = await client.call_tool("flaky", {}, progress_callback=progress)
+    assert result.content[0].text == "done"
+    assert received == [10, 20, 30]

@@ -3,8 +3,9 @@
 `request_context` builds the `Context` a tool, prompt or resource sees: the client and its
 capabilities (dumped once per connection; on the 2026 era, where each request declares them anew,
 once per distinct value), the request `_meta`, the verified caller (`caller`), the HTTP headers
-and peer address, the progress and log sinks of the session, and `hard_deadline` (a client gets
-its answer by a `Timeout`'s deadline).
+and peer address, the progress and log sinks of the session (progress is sent only while it
+increases, as MCP requires), and `hard_deadline` (a client gets its answer by a `Timeout`'s
+deadline).
 
 Example:
     >>> import anyio
@@ -24,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -59,7 +61,15 @@ def request_context(ctx: ServerRequestContext[Any], server: ServerLike, levels: 
     meta = dict(ctx.meta) if ctx.meta else {}
     connection = connection_of(session)
 
+    last = -math.inf
+
     async def progress(value: float, total: float | None, message: str | None) -> None:
+        # MCP: each value must be above the last; one that is not (a `Retry` attempt starting
+        # over, a tool going back, NaN) is not sent
+        nonlocal last
+        if not value > last:
+            return
+        last = value
         await session.report_progress(value, total, message)
 
     async def log(level: LogLevel, data: Any, name: str | None) -> None:
