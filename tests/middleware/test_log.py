@@ -146,6 +146,47 @@ async def test_inside_a_timeout_a_deadline_cancellation_is_still_a_timeout(
     assert [record.outcome for record in _calls(caplog)] == ["timeout"]  # type: ignore[attr-defined]
 
 
+class Logged(logging.Handler):
+    """Sets `done` when a call's record arrives (a call abandoned at its deadline ends later)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done = anyio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if hasattr(record, "outcome"):
+            self.done.set()
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_inside_a_timeout_a_call_that_ignored_its_deadline_is_still_a_timeout(
+    caplog: pytest.LogCaptureFixture, mode: str
+) -> None:
+    """A tool that shields itself returns after the deadline: the client gets a timeout, and the
+    record said `ok`."""
+    caplog.set_level(logging.INFO, logger="toolweave.calls")
+    server = Server("logged", middleware=[Timeout(default=0.02), Logging()])
+
+    @server.tool
+    async def stubborn() -> str:
+        with anyio.CancelScope(shield=True):
+            await anyio.sleep(0.1)
+        return "late"
+
+    logged = Logged()
+    logging.getLogger("toolweave.calls").addHandler(logged)
+    try:
+        async with connect(server, mode=mode) as client:
+            result = await client.call_tool("stubborn", {})
+            with anyio.fail_after(5):  # over MCP the client is answered first; the tool ends later
+                await logged.done.wait()
+    finally:
+        logging.getLogger("toolweave.calls").removeHandler(logged)
+    assert result.is_error and "timed out" in result.content[0].text
+    outcomes = [getattr(record, "outcome", None) for record in _calls(caplog)]
+    assert outcomes[0] == "timeout"  # (then a record of the abandoned call ending, over MCP)
+
+
 async def test_a_secret_a_parent_injects_is_redacted_in_a_mounted_childs_record(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:

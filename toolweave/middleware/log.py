@@ -26,7 +26,8 @@ tool it may not use or sending an argument the server sets is logged on `toolwea
 When the logger is not enabled for `level`, a call costs one `isEnabledFor` check.
 
 Put `Logging` first (outermost), so it times and classifies everything inside it. Inside a
-`Timeout` it still says `timeout` when the call was cancelled because its deadline passed.
+`Timeout` it still says `timeout` when the call was cancelled because its deadline passed, or
+ended after it (a tool that ignored the cancellation: the client got `ToolTimeout`).
 
 Example:
     >>> log_calls = Logging(allow_args=["query"], payload_sizes=True)
@@ -44,6 +45,7 @@ from typing import Any
 import anyio
 from pydantic_core import to_json
 
+from toolweave.core.deadlines import passed, watchdog
 from toolweave.core.errors import PROTOCOL_ANSWERS, InputRequired, ToolError, ToolTimeout
 from toolweave.core.masking import incident_id, is_cancellation
 from toolweave.core.result import ToolResult
@@ -55,6 +57,16 @@ REDACTED = "<redacted>"
 
 def _as_it_is(value: Any) -> Any:
     return value
+
+
+def _past(deadline: float | None) -> bool:
+    """Whether the call ended after the deadline it started under: a `Timeout` outside this
+    `Logging` answers it with `ToolTimeout`, whether it was cancelled or returned late (it ignored
+    the cancellation; over MCP it was abandoned, and `ctx.deadline` is the caller's again)."""
+    if deadline is None:
+        return False
+    dog = watchdog()  # its clock is `anyio.current_time()`'s, a tenth of the cost (every call in a `Timeout`)
+    return passed(deadline, anyio.current_time() if dog is None else dog.clock())
 
 
 def payload_size(value: Any) -> int:
@@ -115,12 +127,13 @@ class Logging(Middleware):
 
     async def _logged(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         start = time.perf_counter()
+        deadline = call.ctx.deadline
         outcome = "error"
         incident: str | None = None
         result: ToolResult | None = None
         try:
             result = await call_next(call)
-            outcome = "tool_error" if result.is_error else "ok"
+            outcome = "timeout" if _past(deadline) else "tool_error" if result.is_error else "ok"
             return result
         except ToolTimeout:
             outcome = "timeout"
@@ -134,9 +147,7 @@ class Logging(Middleware):
         except BaseException as error:
             if is_cancellation(error):
                 # Inside a `Timeout`, the deadline's cancellation reaches us before `ToolTimeout`.
-                deadline = call.ctx.deadline
-                passed = deadline is not None and anyio.current_time() >= deadline
-                outcome = "timeout" if passed else "cancelled"
+                outcome = "timeout" if _past(deadline) else "cancelled"
             else:
                 incident = incident_id(error)  # the id the masked client message will carry
             raise
