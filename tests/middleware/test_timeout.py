@@ -15,7 +15,7 @@ import pytest
 
 from toolweave import Context, Server
 from toolweave.core.deadlines import abandoned_tasks, watchdog
-from toolweave.middleware import Timeout
+from toolweave.middleware import Retry, Timeout
 from toolweave.middleware import timeout as timeout_module
 from toolweave.testing import connect
 
@@ -469,3 +469,27 @@ async def test_a_mounted_childs_timeout_names_the_tool_the_client_called() -> No
     async with connect(gateway) as client:
         result = await client.call_tool("up_slow", {})
     assert result.is_error and result.content[0].text == "Tool 'up_slow' timed out after 0.05s"
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_call_abandoned_at_its_deadline_is_not_retried_by_a_retry_inside_the_timeout(mode: str) -> None:
+    """The abandoned call saw `ctx.deadline` given back to the caller (none): `Retry` inside kept
+    calling a tool whose client had its timeout long ago, four more times."""
+    attempts = 0
+    server = Server("timeouts", middleware=[Timeout(default=0.05), Retry(attempts=5, backoff=0.01)])
+
+    @server.tool(annotations={"idempotentHint": True})
+    async def stubborn() -> str:
+        nonlocal attempts
+        attempts += 1
+        with anyio.CancelScope(shield=True):
+            await anyio.sleep(0.1)
+        raise ConnectionError("upstream down")
+
+    async with connect(server, mode=mode) as client:
+        result = await client.call_tool("stubborn", {})
+        assert result.content[0].text == "Tool 'stubborn' timed out after 0.05s"
+        with anyio.fail_after(5):
+            while abandoned_tasks():  # the abandoned call ends on its own  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+    assert attempts == 1

@@ -229,7 +229,8 @@ class ToolDeadline(Middleware):
         finally:
             deadline.end()
             answered.done()
-            ctx.deadline = outer
+            if child.done():  # an abandoned call runs on under its own, passed, deadline (a `Retry`
+                ctx.deadline = outer  # inside stops; a `Logging` says timeout), not the caller's
         if not child.done():
             abandon(child, f"timed-out call of tool {call.tool.name!r}")
             raise self.owner.timed_out(call, seconds, tasks=1)
