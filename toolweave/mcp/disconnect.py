@@ -18,28 +18,18 @@ Example:
 from __future__ import annotations
 
 import anyio
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
-from toolweave.mcp.http_auth import route_path
+from toolweave.mcp.endpoint import EndpointLayer
 
 
-class CancelOnDisconnect:
+class CancelOnDisconnect(EndpointLayer):
     """ASGI middleware: a POST to `path` is cancelled when its client disconnects after sending
-    the body; everything else passed on.
+    the body; everything else passed on (see `EndpointLayer`)."""
 
-    Args:
-        app: The ASGI app to wrap.
-        path: The MCP endpoint's path (as the router matches it).
-    """
+    method = "POST"
 
-    def __init__(self, app: ASGIApp, path: str = "/mcp") -> None:
-        self.app = app
-        self.path = path
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or route_path(scope) != self.path:
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         body_read = anyio.Event()
 
         async def reading() -> Message:

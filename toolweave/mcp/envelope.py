@@ -25,11 +25,11 @@ from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from toolweave.mcp.http_auth import route_path
+from toolweave.mcp.endpoint import EndpointLayer
 from toolweave.mcp.malformed import body_error
 
 
-class RefuseMalformed:
+class RefuseMalformed(EndpointLayer):
     """ASGI middleware: 400 and its JSON-RPC error for a POST to `path` whose body is not one
     JSON-RPC 2.0 message; everything else passed on, the body replayed as it was received.
 
@@ -40,15 +40,13 @@ class RefuseMalformed:
             answers it 413), so no more than this is held in memory.
     """
 
+    method = "POST"
+
     def __init__(self, app: ASGIApp, path: str = "/mcp", max_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE) -> None:
-        self.app = app
-        self.path = path
+        super().__init__(app, path)
         self.max_body_size = max_body_size
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or route_path(scope) != self.path:
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if _declared_size(scope) > self.max_body_size:
             await self.app(scope, receive, send)
             return

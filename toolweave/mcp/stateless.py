@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError
 from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
-from toolweave.mcp.http_auth import route_path
+from toolweave.mcp.endpoint import EndpointLayer
 
 _REFUSAL = JSONRPCError(
     jsonrpc="2.0",
@@ -29,22 +29,12 @@ _REFUSAL = JSONRPCError(
 ).model_dump_json(by_alias=True, exclude_unset=True)
 
 
-class RefuseGetStream:
+class RefuseGetStream(EndpointLayer):
     """ASGI middleware: 405 (`Allow: POST`) and a JSON-RPC error for a `GET` to `path`; everything
-    else passed on.
+    else passed on (see `EndpointLayer`)."""
 
-    Args:
-        app: The ASGI app to wrap.
-        path: The MCP endpoint's path (as the router matches it).
-    """
+    method = "GET"
 
-    def __init__(self, app: ASGIApp, path: str = "/mcp") -> None:
-        self.app = app
-        self.path = path
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "GET" or route_path(scope) != self.path:
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = Response(_REFUSAL, status_code=405, media_type="application/json", headers={"Allow": "POST"})
         await refusal(scope, receive, send)
