@@ -44,7 +44,6 @@ from toolweave.cli_compose import (
     WithOption,
     compose,
     parse_inputs,
-    printing_to_stderr,
     report_upstreams,
     run_composed,
     unknown_tool,
@@ -197,8 +196,7 @@ def serve(
         fail("--watch reloads a toolweave config file: give CONFIG (not --from)", code=2)
     if metrics:
         install_metrics()
-    with printing_to_stderr():  # (before serving: over stdio, stdout is to be the wire)
-        composed = compose(config, client, with_file, inputs or ())
+    composed = compose(config, client, with_file, inputs or ())
     if as_json:
         log_calls_as_json(composed.server)
     if workers > 1:
@@ -261,7 +259,7 @@ def serve(
         return None
 
     with contextlib.suppress(KeyboardInterrupt):
-        run_composed(composed, work, warnings=not no_warnings)
+        run_composed(composed, work, warnings=not no_warnings, stdout_is_result=False)
     from toolweave.mcp.shutdown import exit_past_running_threads
 
     exit_past_running_threads()
@@ -314,8 +312,7 @@ def list_(
     setup_logging(log_level)
     if scopes is not None and as_token is not None:
         fail("give --scopes or --as-token, not both", code=2)
-    with printing_to_stderr():
-        composed = compose(config, client, with_file, inputs or ())
+    composed = compose(config, client, with_file, inputs or ())
 
     async def work(composed: Composed) -> dict[str, Any] | Failure:
         try:
@@ -326,8 +323,7 @@ def list_(
         data["upstreams"] = upstream_states(composed)
         return data
 
-    with printing_to_stderr():
-        data = run_composed(composed, work)
+    data = run_composed(composed, work)
     if as_json:
         stdout.out(json.dumps(data, indent=2, ensure_ascii=False), highlight=False)
     else:
@@ -366,8 +362,7 @@ def explain(
     if client is not None and config is not None and tool is None and only is None and not config.exists():
         fail(f"no file {str(config)!r}: with --from, name the tool with --tool {config}", code=2)
     tool = tool or only
-    with printing_to_stderr():
-        composed = compose(config, client, with_file, inputs or ())
+    composed = compose(config, client, with_file, inputs or ())
 
     states: list[dict[str, Any]] = []
 
@@ -379,8 +374,7 @@ def explain(
             names = [known.name for known in composed.server.catalog.tools]
             return Failure(unknown_tool(names, tool or "", states))
 
-    with printing_to_stderr():
-        explained = run_composed(composed, work)
+    explained = run_composed(composed, work)
     if as_json:
         stdout.out(json.dumps(explained, indent=2, ensure_ascii=False), highlight=False)
     else:
@@ -431,8 +425,7 @@ def call(
         headers = parse_headers(header or [])
     except ValueError as error:
         fail(str(error), code=2)
-    with printing_to_stderr():
-        composed = compose(config, inputs=inputs or ())
+    composed = compose(config, inputs=inputs or ())
 
     states: list[dict[str, Any]] = []
 
@@ -453,8 +446,7 @@ def call(
         visible = [known.name for known in await composed.server.list_tools(ctx)]
         return Failure(unknown_tool(visible, tool, states))
 
-    with printing_to_stderr():
-        result = run_composed(composed, work)
+    result = run_composed(composed, work)
     print_result(result, as_json)
     if result.is_error:
         raise typer.Exit(1)

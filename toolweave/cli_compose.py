@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -119,7 +119,8 @@ def compose(
     inputs: Sequence[str] = (),
 ) -> Composed:
     """Load and build the config (or client `--from` config, with `--with` over it), or exit with its
-    error; its secrets are kept out of the logs from then on."""
+    error; its secrets are kept out of the logs from then on. What Python code prints meanwhile (a
+    module as it is imported) goes to stderr: stdout is for the result, or the wire (`serve`)."""
     try:
         values = parse_inputs(inputs)
     except ValueError as error:
@@ -129,11 +130,12 @@ def compose(
     if client is None and config is None:
         fail("give a config file, or --from CLIENT to use an MCP client's config", code=2)
     try:
-        if client is not None:
-            composed = build_client(client.value, config, with_file=with_file, inputs=values)
-        else:
-            assert config is not None
-            composed = build_file(config, inputs=values)
+        with contextlib.redirect_stdout(sys.stderr):
+            if client is not None:
+                composed = build_client(client.value, config, with_file=with_file, inputs=values)
+            else:
+                assert config is not None
+                composed = build_file(config, inputs=values)
     except ConfigError as error:
         fail(str(error))
     hide_secrets_in_logs(lambda: composed)
@@ -212,24 +214,22 @@ def _warnings(composed: Composed) -> list[str]:
     return found
 
 
-@contextlib.contextmanager
-def printing_to_stderr() -> Iterator[None]:
-    """For a command whose result goes to stdout (`list`, `explain`, `call`): while it composes and
-    runs, what Python code prints (a module as it is imported, a tool as it runs) goes to stderr,
-    so stdout holds the result alone (`--json` parses). `serve` composes with it but serves
-    without it: over stdio, stdout is the wire, which the SDK claims itself (pointing fd 1 at
-    stderr while it serves)."""
-    with contextlib.redirect_stdout(sys.stderr):
-        yield
-
-
-def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]], *, warnings: bool = True) -> Any:
+def run_composed(
+    composed: Composed,
+    work: Callable[[Composed], Awaitable[Any]],
+    *,
+    warnings: bool = True,
+    stdout_is_result: bool = True,
+) -> Any:
     """Run `work` with the server's lifespan entered (upstreams started) and its catalog compiled.
 
     A composition that fails to compile (a name clash, a transform refusing a tool) exits with
     status 1 before `work` starts; `work` reports its own errors by returning a `Failure`.
     Problems that do not stop it (a `tools` key naming no tool, an unset environment variable an
-    injection reads, an empty config) are printed as warnings first, unless not `warnings`.
+    injection reads, an empty config) are printed as warnings first, unless not `warnings`. While
+    it runs, what Python code prints goes to stderr, stdout being the result's (`list`, `explain`,
+    `call`); `serve` passes `stdout_is_result=False`: over stdio, stdout is the wire, which the SDK
+    claims itself (pointing fd 1 at stderr while it serves).
     """
 
     async def main() -> Any:
@@ -242,7 +242,8 @@ def run_composed(composed: Composed, work: Callable[[Composed], Awaitable[Any]],
             return await work(composed)
 
     try:
-        result = anyio.run(main)
+        with contextlib.redirect_stdout(sys.stderr) if stdout_is_result else contextlib.nullcontext():
+            result = anyio.run(main)
     except ConfigError as error:
         fail(str(error))
     except BaseExceptionGroup as group:  # raised through the server's lifespan task group
