@@ -45,15 +45,26 @@ def child_server() -> Server:
     return server  # type: ignore[no-any-return]
 
 
+def components_upstream(**options: Any) -> RemoteServer:
+    """The `components.py` test server as a stdio upstream."""
+    return RemoteServer.stdio(sys.executable, [str(SERVERS / "components.py")], env=subprocess_env(), **options)
+
+
 def gateway(kind: str) -> Server:
     root = Server("gateway")
-    if kind == "local":
-        root.mount(child_server(), prefix="kid")
-    else:
-        root.mount(
-            RemoteServer.stdio(sys.executable, [str(SERVERS / "components.py")], env=subprocess_env()), prefix="kid"
-        )
+    root.mount(child_server() if kind == "local" else components_upstream(), prefix="kid")
     return root
+
+
+async def counter_updates(root: Server) -> list[str]:
+    """The updates a handshake-era client subscribed to `resource://kid/counter` gets after one `kid_bump`."""
+    updates = Updates()
+    async with connect(root, mode="legacy", message_handler=updates) as client:
+        await client.session.subscribe_resource("resource://kid/counter")
+        await client.call_tool("kid_bump", {})
+        with anyio.fail_after(10):
+            await updates.arrived.wait()
+    return updates.uris
 
 
 @pytest.mark.parametrize("kind", ["local", "remote"])
@@ -86,30 +97,18 @@ async def test_the_parents_completer_answers_for_its_own_prompts() -> None:
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
 @pytest.mark.parametrize("kind", ["local", "remote"])
 async def test_a_subscription_to_a_mounted_resource_gets_its_updates(kind: str) -> None:
-    updates = Updates()
-    async with connect(gateway(kind), mode="legacy", message_handler=updates) as client:
-        await client.session.subscribe_resource("resource://kid/counter")
-        await client.call_tool("kid_bump", {})
-        with anyio.fail_after(10):
-            await updates.arrived.wait()
-    assert updates.uris == ["resource://kid/counter"]
+    assert await counter_updates(gateway(kind)) == ["resource://kid/counter"]
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
 async def test_a_subscription_reaches_its_owner_past_a_mount_whose_child_would_match_the_parents_uri() -> None:
     """Another mount's child with a template matching the parent's URI (not its own prefix) is not the owner."""
-    updates = Updates()
     files = Server("files")
     files.add_resource(lambda folder, name: f"{folder}/{name}", "resource://{folder}/{name}", name="file")
     root = Server("gateway")
     root.mount(files, prefix="files")  # serves resource://files/{folder}/{name}; "resource://kid/counter" is not its
-    root.mount(RemoteServer.stdio(sys.executable, [str(SERVERS / "components.py")], env=subprocess_env()), prefix="kid")
-    async with connect(root, mode="legacy", message_handler=updates) as client:
-        await client.session.subscribe_resource("resource://kid/counter")
-        await client.call_tool("kid_bump", {})
-        with anyio.fail_after(10):
-            await updates.arrived.wait()
-    assert updates.uris == ["resource://kid/counter"]
+    root.mount(components_upstream(), prefix="kid")
+    assert await counter_updates(root) == ["resource://kid/counter"]
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # resources/subscribe
@@ -117,10 +116,7 @@ async def test_a_subscription_is_made_again_at_an_upstream_that_was_restarted() 
     """The restarted upstream is subscribed again: its updates keep reaching the subscriber."""
     updates = Updates()
     root = Server("gateway")
-    script = [str(SERVERS / "components.py")]
-    root.mount(
-        RemoteServer.stdio(sys.executable, script, env=subprocess_env(), backoff=Backoff(initial=0.05)), prefix="kid"
-    )
+    root.mount(components_upstream(backoff=Backoff(initial=0.05)), prefix="kid")
     async with connect(root, mode="legacy", message_handler=updates) as client:
         await client.session.subscribe_resource("resource://kid/counter")
         first = int((await client.call_tool("kid_pid", {})).content[0].text)
