@@ -198,9 +198,9 @@ def parameters(
     `what` names the kind of thing being built ("tool", "prompt", "resource") in error messages;
     `hints` are `fn`'s resolved type hints, if the caller already has them.
     """
-    if inspect.isclass(described(fn)):  # (its signature would be `type.__call__`'s: *args, **kwargs)
+    if inspect.isclass(cls := described(fn)):  # (its signature would be `type.__call__`'s: *args, **kwargs)
         raise TypeError(
-            f"{what} {name!r}: {described(fn).__qualname__} is a class; make the {what} from a function, "
+            f"{what} {name!r}: {cls.__qualname__} is a class; make the {what} from a function, "
             "a method or an instance with __call__"
         )
     reads = target(fn)
