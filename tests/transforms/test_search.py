@@ -187,3 +187,16 @@ async def test_search_and_call_respect_each_callers_access() -> None:
     refused = await server.call_tool("call_tool", call, ctx=Context(auth=AuthInfo(subject="o", scopes=())))
     assert not allowed.is_error
     assert refused.text == "no tool named 'archive_invoice' behind this server: find one with `search_tools` first"
+
+
+async def test_the_search_tool_counts_no_tools_a_caller_may_not_see() -> None:
+    """With `Authorize` on some tools, the search tool's description gives no count: each caller
+    sees the same description, and a total would tell it of the tools it may not use."""
+    from toolweave import AuthInfo, Context
+    from toolweave.transforms import Authorize
+
+    server = catalog_server(records=2)
+    server.add_transform(Authorize("billing"), tools="*_invoice")
+    server.add_transform(SearchTools())
+    [search, _] = await server.list_tools(Context(auth=AuthInfo(subject="o", scopes=())))
+    assert search.description is not None and search.description.startswith("Search the tools of this server")

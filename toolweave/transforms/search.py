@@ -276,10 +276,11 @@ class SearchTools(CatalogTransform):
             return ToolResult([TextContent(text)], {"tools": [shown[i] for i in found]})
 
         how = "natural-language query" if self.strategy == "bm25" else "regular expression"
+        tools = "tools" if restricted else f"{count} tools"  # (a count tells of tools a caller may not see)
         return Tool(
             name=self.search_tool,
             description=(
-                f"Search the {count} tools of this server by what they do (a {how}). Returns the best "
+                f"Search the {tools} of this server by what they do (a {how}). Returns the best "
                 f"matches, up to {limit}, with their input schemas; call one with `{self.call_tool}`."
             ),
             input_schema={
