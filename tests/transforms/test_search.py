@@ -189,6 +189,25 @@ async def test_search_and_call_respect_each_callers_access() -> None:
     assert refused.text == "no tool named 'archive_invoice' behind this server: find one with `search_tools` first"
 
 
+async def test_an_authorize_rule_that_selects_the_call_tool_gates_it() -> None:
+    """Searching may be open while calling is not: a rule on `call_tool` (or on every tool) holds
+    for the tool `SearchTools` adds, as for any other (it was dropped: anyone called anything)."""
+    from toolweave import AuthInfo, Context, UnknownTool
+    from toolweave.transforms import Authorize
+
+    server = catalog_server(records=2)
+    server.add_transform(SearchTools())
+    server.add_transform(Authorize("tools:call"), tools="call_tool")
+    caller, reader = (
+        Context(auth=AuthInfo(subject=s, scopes=scopes)) for s, scopes in (("c", ("tools:call",)), ("r", ()))
+    )
+    call = {"name": "archive_invoice", "arguments": {"invoice_id": "i"}}
+    assert [tool.name for tool in await server.list_tools(reader)] == ["search_tools"]
+    with pytest.raises(UnknownTool):
+        await server.call_tool("call_tool", call, ctx=reader)
+    assert not (await server.call_tool("call_tool", call, ctx=caller)).is_error
+
+
 async def test_the_search_tool_counts_no_tools_a_caller_may_not_see() -> None:
     """With `Authorize` on some tools, the search tool's description gives no count: each caller
     sees the same description, and a total would tell it of the tools it may not use."""

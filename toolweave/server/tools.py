@@ -42,8 +42,12 @@ from toolweave.server.links import Links
 from toolweave.server.mount import Mount
 from toolweave.server.registry import Owner, Registry, transformed
 from toolweave.telemetry.spans import TOOL_NAME
+from toolweave.transforms.authorize import Authorize
 from toolweave.transforms.catalog import CatalogTransform, Components
 from toolweave.transforms.limit_result import LimitResult
+
+_ANY_TOOLS = (LimitResult, Authorize)
+"""The server's tool transforms that reach the tools its catalog transforms add too."""
 
 
 class ToolOwner(Owner, Components, Protocol):
@@ -238,9 +242,10 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
 
     def bare_entry(self, component: Tool, origin: str) -> ToolEntry:
         """The entry of a tool a catalog transform adds: no middleware of its own, and of the
-        server's tool transforms only those that bound any tool's result (`LimitResult`), so a
-        `read_resource` or `get_prompt` answer is cut like every other."""
-        bounding = tuple(chosen for chosen in self.owner.transforms_for("tool") if isinstance(chosen[0], LimitResult))
+        server's tool transforms only those that hold for any tool: `LimitResult`, so a
+        `read_resource` or `get_prompt` answer is cut like every other, and `Authorize`, so a
+        rule whose selection takes `call_tool` (or every tool) gates it."""
+        bounding = tuple(chosen for chosen in self.owner.transforms_for("tool") if isinstance(chosen[0], _ANY_TOOLS))
         component = transformed(component, bounding)
         errors = component.error_policy or self.owner.error_policy
         check = OutputCheck.of(component.output_schema, validate=not component.output_checked)
