@@ -80,6 +80,39 @@ async def test_an_odd_introspection_answer_refuses_the_token(answer: Any) -> Non
             await verifier.aclose()
 
 
+OTHER_TOKENS = {
+    "Ory Hydra's refresh token": {"token_use": "refresh_token"},
+    "Keycloak's refresh token": {"typ": "Refresh"},
+    "Keycloak's offline token": {"typ": "Offline"},
+    "Keycloak's ID token": {"typ": "ID"},
+    "a refresh token_type": {"token_type": "refresh_token"},
+}
+
+
+async def introspected(answer: dict[str, Any]) -> Any:
+    """The caller an `IntrospectionVerifier` makes of a token the endpoint answers `answer` for,
+    or its refusal."""
+    async with answering(answer) as url:
+        verifier = IntrospectionVerifier(url + "/introspect", client_id="c", client_secret="s", audience=AUDIENCE)
+        try:
+            return await verifier.verify("opaque-token")
+        except InvalidToken as refused:
+            return refused
+        finally:
+            await verifier.aclose()
+
+
+@pytest.mark.parametrize("kind", OTHER_TOKENS.values(), ids=OTHER_TOKENS.keys())
+async def test_an_active_token_the_server_calls_no_access_token_is_refused(kind: dict[str, str]) -> None:
+    """Authorization servers introspect refresh and ID tokens as `active` too (whatever the
+    `token_type_hint`): one is no caller's access token, even for this audience."""
+    answer = {"active": True, "sub": "ada", "aud": AUDIENCE}
+    refused = await introspected({**answer, **kind})
+    assert isinstance(refused, InvalidToken) and "no access token" in str(refused)
+    access = {"token_use": "access_token", "typ": "Bearer", "token_type": "Bearer"}
+    assert (await introspected({**answer, **access})).subject == "ada"
+
+
 class Crashing:
     """A hand-written verifier with a bug in it."""
 

@@ -4,8 +4,9 @@ Each token not seen recently is POSTed to the introspection endpoint (the verifi
 as a client with `client_secret_basic`, id and secret form-encoded as RFC 6749 §2.3.1 says); an
 `active` answer is the caller. Active answers are remembered briefly (`cache_ttl`, never past the
 token's `exp`) so a client's every request does not cost a round trip; refusals are not
-remembered. The endpoint unreachable, slow (`timeout`) or answering nonsense refuses the token:
-a caller is never let in because the check failed.
+remembered. An answer that calls the token a refresh or ID token (`other_kind`) refuses it: some
+servers introspect those as `active` too. The endpoint unreachable, slow (`timeout`) or answering
+nonsense refuses the token: a caller is never let in because the check failed.
 
 Example:
     >>> verifier = IntrospectionVerifier(
@@ -134,6 +135,9 @@ class IntrospectionVerifier:
         return answer
 
     def _check(self, answer: dict[str, Any]) -> None:
+        kind = other_kind(answer)
+        if kind is not None:
+            raise InvalidToken(f"the token is no access token: the authorization server calls it {kind!r}")
         if answer.get("exp") is not None and epoch_seconds(answer["exp"]) is None:
             raise InvalidToken("the introspection answer's exp is not a number of seconds")
         if self.issuer is not None and answer.get("iss", self.issuer) != self.issuer:
@@ -143,3 +147,23 @@ class IntrospectionVerifier:
             audiences = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
             if not issued_for(audiences, self.audience):
                 raise InvalidToken("the token is for another audience")
+
+
+OTHER_KINDS = frozenset({"refresh_token", "refresh", "offline", "id_token", "id"})
+"""How authorization servers name, in an introspection answer, tokens that are no access token:
+Ory Hydra's `token_use`, Keycloak's `typ` (`Refresh`, `Offline`, `ID`), a `token_type` so written."""
+
+
+def other_kind(answer: dict[str, Any]) -> str | None:
+    """What an active introspection answer calls its token, when that is not an access token
+    (a refresh or ID token: servers introspect those as `active` too, whatever the hint said).
+
+    Example:
+        >>> other_kind({"active": True, "token_use": "refresh_token"}), other_kind({"active": True, "typ": "Bearer"})
+        ('refresh_token', None)
+    """
+    for key in ("token_use", "typ", "token_type"):
+        value = answer.get(key)
+        if isinstance(value, str) and value.lower() in OTHER_KINDS:
+            return value
+    return None
