@@ -95,5 +95,22 @@ def test_each_claim_rule_refuses(found: dict[str, Any], error: type[Exception]) 
         check(found)
 
 
+@pytest.mark.parametrize(
+    ("found", "reason"),
+    [
+        (claims(iss="https://issuer.test"), "the token's iss is 'https://issuer.test', not 'https://issuer.test/'"),
+        (claims(aud=["https://a.test/", "x" * 200]), "the token's aud is ['https://a.test/', 'xxxx"),
+    ],
+    ids=["iss", "aud"],
+)
+def test_a_refused_issuer_or_audience_names_what_the_token_says_and_what_was_wanted(
+    found: dict[str, Any], reason: str
+) -> None:
+    """The operator's log says why (a trailing `/` on an issuer is the usual mistake), bounded."""
+    with pytest.raises((jwt.InvalidIssuerError, jwt.InvalidAudienceError)) as refused:
+        check(found)
+    assert reason in str(refused.value) and len(str(refused.value)) < 250
+
+
 def test_leeway_and_audience_lists_are_honoured() -> None:
     check(claims(exp=NOW - 29, nbf=NOW + 29, iat=NOW + 29, aud=["https://other.test/", "https://mcp.test/"]))

@@ -32,6 +32,7 @@ from toolweave.auth.verifier import (
     audiences,
     caller_from_claims,
     checked_url,
+    claim_shown,
     epoch_seconds,
     issued_for,
     scope_names,
@@ -141,12 +142,15 @@ class IntrospectionVerifier:
         if answer.get("exp") is not None and epoch_seconds(answer["exp"]) is None:
             raise InvalidToken("the introspection answer's exp is not a number of seconds")
         if self.issuer is not None and answer.get("iss", self.issuer) != self.issuer:
-            raise InvalidToken("the token was issued by another issuer")
+            raise InvalidToken(
+                f"the token was issued by another issuer ({claim_shown(answer['iss'])}, not {self.issuer!r})"
+            )
         if self.audience is not None and "aud" in answer:
             audience = answer["aud"]
             audiences = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
             if not issued_for(audiences, self.audience):
-                raise InvalidToken("the token is for another audience")
+                wanted = " or ".join(map(repr, self.audience))
+                raise InvalidToken(f"the token is for another audience ({claim_shown(audience)}, not {wanted})")
 
 
 OTHER_KINDS = frozenset({"refresh_token", "refresh", "offline", "id_token", "id"})

@@ -32,7 +32,7 @@ from typing import Any
 import jwt
 from pydantic_core import from_json
 
-from toolweave.auth.verifier import issued_for
+from toolweave.auth.verifier import claim_shown, issued_for
 
 _COMPACT = re.compile(r"([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]*)")
 """Header, payload, signature (empty for `alg: none`, which the algorithm check then refuses)."""
@@ -118,11 +118,16 @@ def check_claims(
     if issued is not None and issued > now + leeway:
         raise jwt.ImmatureSignatureError("The token is not yet valid (iat)")
     if issuer is not None and claims.get("iss") != issuer:
-        raise jwt.InvalidIssuerError("Invalid issuer")
+        raise jwt.InvalidIssuerError(
+            f"Invalid issuer: the token's iss is {claim_shown(claims.get('iss'))}, not {issuer!r}"
+        )
     if audience is not None:
         found = claims.get("aud")
         given = [found] if isinstance(found, str) else found if isinstance(found, list) else None
         if given is None:
             raise jwt.MissingRequiredClaimError("aud")
         if not issued_for(given, audience):
-            raise jwt.InvalidAudienceError("Audience doesn't match")
+            wanted = " or ".join(map(repr, audience))
+            raise jwt.InvalidAudienceError(
+                f"Audience doesn't match: the token's aud is {claim_shown(found)}, not {wanted}"
+            )

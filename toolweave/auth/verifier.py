@@ -41,6 +41,7 @@ __all__ = [
     "audiences",
     "caller_from_claims",
     "checked_url",
+    "claim_shown",
     "epoch_seconds",
     "scope_names",
     "scopes_of",
@@ -154,6 +155,18 @@ def issued_for(found: Iterable[Any], accepted: Iterable[str]) -> bool:
     """
     wanted = {audience_form(audience) for audience in accepted}
     return any(isinstance(audience, str) and audience_form(audience) in wanted for audience in found)
+
+
+def claim_shown(value: Any) -> str:
+    """A claim's value for the operator's log (why a token was refused), cut short: the token is
+    the client's to write.
+
+    Example:
+        >>> claim_shown("https://issuer.test"), len(claim_shown("x" * 500))
+        ("'https://issuer.test'", 120)
+    """
+    shown = repr(value)
+    return shown if len(shown) <= 120 else shown[:117] + "..."
 
 
 def epoch_seconds(value: Any) -> int | None:
