@@ -208,6 +208,28 @@ async def test_an_authorize_rule_that_selects_the_call_tool_gates_it() -> None:
     assert not (await server.call_tool("call_tool", call, ctx=caller)).is_error
 
 
+@pytest.mark.parametrize("strategy", ["bm25", "regex"])
+async def test_a_search_asks_each_access_rule_once_not_once_per_tool_found(strategy: str) -> None:
+    """With gated tools behind it, a search checks the caller against each distinct rule once and
+    stops at `max_results`: it ranked or scanned every match and checked the rule per tool (a
+    regex search over 10,000 tools took 80 ms instead of 0.1 ms, blocking the server)."""
+    from toolweave import AuthInfo, Context
+    from toolweave.transforms import Authorize
+
+    checked: list[str | None] = []
+
+    def staff(auth: AuthInfo) -> bool:
+        checked.append(auth.subject)
+        return True
+
+    server = catalog_server()
+    server.add_transform(Authorize(when=staff), tools="*_invoice")
+    server.add_transform(SearchTools(strategy=strategy, max_results=3))
+    found = await server.call_tool("search_tools", {"query": "invoice"}, ctx=Context(auth=AuthInfo(subject="ada")))
+    assert [tool["name"].endswith("_invoice") for tool in found.structured_content["tools"]] == [True] * 3
+    assert checked == ["ada"]
+
+
 async def test_the_search_tool_counts_no_tools_a_caller_may_not_see() -> None:
     """With `Authorize` on some tools, the search tool's description gives no count: each caller
     sees the same description, and a total would tell it of the tools it may not use."""

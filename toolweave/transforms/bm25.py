@@ -22,11 +22,13 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolweave.core.tool import Tool
 
+Admits = Callable[[int], bool]
+"""Whether a search may return the document at a position (the caller may see that tool)."""
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
 _STOP = frozenset(
     "a an and are as at be by for from in into is it of on or the to with this that which".split()  # noqa: SIM905
@@ -84,8 +86,9 @@ class BM25Index:
                 postings.setdefault(word, {})[position] = idf * tf * (k1 + 1) / (tf + norm)
         self._postings = postings
 
-    def search(self, query: str, limit: int) -> list[int]:
-        """The positions of the (at most `limit`) best-matching documents, best first."""
+    def search(self, query: str, limit: int, admits: Admits | None = None) -> list[int]:
+        """The positions of the (at most `limit`) best-matching documents, best first; with
+        `admits`, only of the positions it admits (the rest are never ranked)."""
         found = sorted(
             (self._postings[word] for word in set(words(query)) if word in self._postings), key=len, reverse=True
         )
@@ -96,4 +99,5 @@ class BM25Index:
         for postings in found[1:]:
             for position, weight in postings.items():
                 scores[position] = get(position, 0.0) + weight
-        return heapq.nlargest(limit, scores, key=scores.__getitem__)
+        candidates = scores if admits is None else filter(admits, scores)
+        return heapq.nlargest(limit, candidates, key=scores.__getitem__)

@@ -35,13 +35,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from toolweave.core.access import grant
 from toolweave.core.content import TextContent
 from toolweave.core.context import Context
 from toolweave.core.errors import ToolError, UnknownTool
 from toolweave.core.names import suggest
 from toolweave.core.result import ToolResult, dump_json
 from toolweave.core.tool import Tool, ToolAnnotations
-from toolweave.transforms.bm25 import BM25Index, document
+from toolweave.transforms.bm25 import Admits, BM25Index, document
 from toolweave.transforms.catalog import CatalogTransform, CatalogView
 
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolweave.transforms")
 Strategy = Literal["bm25", "regex"]
-Finder = Callable[[str, int], list[int]]
+Finder = Callable[[str, int, Admits | None], list[int]]
+"""`(query, limit, admits)`: the positions of the best matches, at most `limit`, of those `admits` admits."""
 
 _FOUND_SCHEMA = {
     "type": "object",
@@ -82,8 +84,8 @@ class _Lines:
         self.starts = list(itertools.accumulate((len(text) + 1 for text in texts[:-1]), initial=0))
         self.joined = "\n".join(text.replace("\n", " ") for text in texts)
 
-    def matching(self, pattern: regex.Pattern[str], limit: int, skip: set[int], deadline: float) -> list[int]:
-        """The positions of the first `limit` texts (not in `skip`) that `pattern` matches.
+    def matching(self, pattern: regex.Pattern[str], limit: int, admits: Admits, deadline: float) -> list[int]:
+        """The positions of the first `limit` texts (of those `admits` admits) that `pattern` matches.
 
         One search per text at most: after a hit the scan moves on to the next text, so a
         pattern matching everywhere (`''`, `^`, `x*`) costs no more than one matching once.
@@ -95,7 +97,7 @@ class _Lines:
             if match is None:
                 break
             position = bisect.bisect_right(self.starts, match.start()) - 1
-            if position not in skip and pattern.search(self.texts[position], timeout=_left(deadline)):
+            if admits(position) and pattern.search(self.texts[position], timeout=_left(deadline)):
                 found.append(position)
             if position + 1 >= len(self.starts):
                 break
@@ -123,6 +125,16 @@ _REGEX_SECONDS = 0.05
 def _hint(name: str, exposed: list[str]) -> str:
     close = suggest(name, exposed)
     return f" (did you mean {close!r}?)" if close else ""
+
+
+def _everything(position: int) -> bool:
+    return True
+
+
+def _visible(needs: Sequence[int], passed: int) -> Admits:
+    """Whether the tool at a position is one a caller may see: `needs[position]` is the bit of the
+    rule it needs (0: none), `passed` the bits of the rules the caller passes (`grant`)."""
+    return lambda position: needs[position] & passed == needs[position]
 
 
 def _left(deadline: float) -> float:
@@ -174,14 +186,19 @@ def _pattern(query: str) -> regex.Pattern[str]:
 def _regex_finder(documents: Sequence[str], names: Sequence[str]) -> Finder:
     name_lines, document_lines = _Lines(names), _Lines(documents)
 
-    def find(query: str, limit: int) -> list[int]:
+    def find(query: str, limit: int, admits: Admits | None = None) -> list[int]:
         pattern = _pattern(query)
         deadline = time.monotonic() + _REGEX_SECONDS
+        allowed = admits or _everything
         try:
-            by_name = name_lines.matching(pattern, limit, set(), deadline)
+            by_name = name_lines.matching(pattern, limit, allowed, deadline)
             if len(by_name) >= limit:
                 return by_name
-            return by_name + document_lines.matching(pattern, limit - len(by_name), set(by_name), deadline)
+            taken = set(by_name)
+            more = document_lines.matching(
+                pattern, limit - len(by_name), lambda i: i not in taken and allowed(i), deadline
+            )
+            return by_name + more
         except TimeoutError:
             raise ToolError(f"the pattern {query[:80]!r} takes too long to match: give a simpler one") from None
 
@@ -259,19 +276,16 @@ class SearchTools(CatalogTransform):
 
     def _search(self, find: Finder, behind: list[Tool], shown: list[dict[str, Any]], texts: list[str]) -> Tool:
         limit, count = self.max_results, len(behind)
-        access = [tool.access for tool in behind]
-        restricted = any(rule is not None for rule in access)
-
-        def allowed(position: int, auth: Any) -> bool:
-            rule = access[position]
-            return rule is None or rule.allows(auth)
+        rules = tuple(dict.fromkeys(tool.access for tool in behind if tool.access is not None))
+        bit = {rule: 1 << index for index, rule in enumerate(rules)}
+        needs = [0 if tool.access is None else bit[tool.access] for tool in behind]  # the rule a tool needs, as a bit
+        restricted = bool(rules)
 
         async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
+            admits: Admits | None = None
             if restricted:  # only the tools this caller may see, still the best `limit` of them
-                auth = ctx.auth
-                found = [i for i in find(arguments["query"], count) if allowed(i, auth)][:limit]
-            else:
-                found = find(arguments["query"], limit)
+                admits = _visible(needs, grant(rules, ctx.auth))  # each rule checked once, not per tool
+            found = find(arguments["query"], limit, admits)
             text = '{"tools":[' + ",".join(texts[i] for i in found) + "]}"
             return ToolResult([TextContent(text)], {"tools": [shown[i] for i in found]})
 
