@@ -19,6 +19,7 @@ from tests.serving import serving
 from toolweave import AuthInfo, Authorize, Context, Server, UnknownResource
 from toolweave.auth import JWTVerifier
 from toolweave.server.completion import CompletionRequest
+from toolweave.server.remote import RemoteServer
 
 
 def docs_server() -> Server:
@@ -58,6 +59,24 @@ async def test_a_forbidden_resource_does_not_shadow_a_template_the_caller_may_re
     assert await read(server, "docs://salaries", caller()) == "doc salaries"  # as if it did not exist
     assert await read(server, "vault://secrets/keys", caller("hr")) == "vault keys"
     assert await read(server, "vault://secrets/keys", caller()) == "only the listing of secrets/keys"
+
+
+async def test_a_remotes_template_never_reads_a_resource_of_its_upstream_the_caller_may_not_read() -> None:
+    """A remote's read passes the URI on, and its upstream answers with what it serves there: a
+    gateway's rule on the upstream's `docs://salaries` held nothing while the upstream's open
+    `docs://{name}` matched the URI too (the salaries were read "through" the template)."""
+    upstream = Server("docs")
+    upstream.add_resource(lambda: "the salaries", "docs://salaries", name="salaries")
+    upstream.add_resource(lambda name: f"doc {name}", "docs://{name}", name="doc")
+    async with serving(upstream.http_app()) as url:
+        gateway = Server("gateway")
+        gateway.mount(RemoteServer.http(f"{url}/mcp", name="docs"))
+        gateway.add_transform(Authorize(scopes=["hr"]), resources="docs://salaries")
+        async with gateway:
+            assert await read(gateway, "docs://salaries", caller("hr")) == "the salaries"
+            assert await read(gateway, "docs://guide", caller()) == "doc guide"
+            with pytest.raises(UnknownResource):
+                await gateway.read_resource("docs://salaries", ctx=caller())
 
 
 async def test_a_uri_only_forbidden_resources_serve_is_unknown(caplog: pytest.LogCaptureFixture) -> None:

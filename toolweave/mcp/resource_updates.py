@@ -67,9 +67,7 @@ class ResourceUpdates:
                 await self._counted(uri, +1)
         return mt.EmptyResult()
 
-    async def unsubscribe(
-        self, ctx: ServerRequestContext[Any], params: mt.UnsubscribeRequestParams
-    ) -> mt.EmptyResult:
+    async def unsubscribe(self, ctx: ServerRequestContext[Any], params: mt.UnsubscribeRequestParams) -> mt.EmptyResult:
         """`resources/unsubscribe`: forget the URI for this connection (unknown URIs are fine)."""
         connection = connection_of(ctx.session)
         uris = self._uris.get(id(connection), set()) if connection is not None else set()
@@ -107,12 +105,10 @@ class ResourceUpdates:
         catalog = self.server.resources.catalog if self.server is not None else None
         if catalog is None or not catalog.rules():
             return False
-        auth = caller(ctx)
         try:
-            catalog.resolve(uri, lambda entry: catalog.admits(entry, auth))
+            return catalog.readable(uri, caller(ctx)) is None  # served, but only by what it may not read
         except UnknownResource:
-            return _served(catalog, uri)  # served, but only by what the caller may not read
-        return False
+            return False
 
     async def _counted(self, uri: str, change: int) -> None:
         """Count subscribers of `uri`; tell the server about the first and about the last leaving."""
@@ -151,12 +147,3 @@ class ResourceUpdates:
             except Exception:
                 logger.debug("could not send resources/updated", exc_info=True)
                 await self._forget(key)
-
-
-def _served(catalog: Any, uri: str) -> bool:
-    """Whether some resource or template of `catalog` serves `uri`, whoever may read it."""
-    try:
-        catalog.resolve(uri)
-    except UnknownResource:
-        return False
-    return True

@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
 from toolweave.core.access import Access, grant
 from toolweave.core.context import AuthInfo, Context
@@ -101,6 +101,11 @@ class Catalog(Generic[E]):
         """`entry`, if the caller may use it; else the kind's unknown-error (and a security log)."""
         if self.admits(entry, ctx.auth):
             return entry
+        self.refuse(key, ctx)
+
+    def refuse(self, key: str, ctx: Context) -> NoReturn:
+        """The kind's unknown-error for `key`, which the caller of `ctx` may not use (logged on
+        `toolweave.security`)."""
         security.warning("caller %s asked for %r without access: answered as unknown", caller_key(ctx), key)
         raise self.unknown(key)
 

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolweave.core.context import Context
+from toolweave.core.context import AuthInfo, Context
 from toolweave.core.errors import InvalidArguments, UnknownResource
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.uri_template import TemplateSet
@@ -100,17 +100,35 @@ class ResourceCatalog(Catalog[ResourceEntry]):
             return found
         raise UnknownResource(uri)
 
-    def resolve_for(self, uri: str, ctx: Context) -> tuple[ResourceEntry, dict[str, str]]:
-        """`resolve(uri)` as the caller of `ctx` sees the catalog: a resource or template it may
-        not read is passed over, so the next match serves the URI, exactly as if the forbidden one
-        did not exist (its existence would show otherwise)."""
-        if not self.rules():
-            return self.resolve(uri)
+    def readable(self, uri: str, auth: AuthInfo | None) -> tuple[ResourceEntry, dict[str, str]] | None:
+        """`resolve(uri)` as the caller `auth` sees the catalog; `None` when only what it may not
+        read serves `uri`.
+
+        A resource or template the caller may not read is passed over, so the next match serves
+        the URI, exactly as if the forbidden one did not exist (its existence would show
+        otherwise) — unless that match is a remote's, of the same upstream as the forbidden one:
+        a remote's read passes the URI on, and the upstream answers with what it serves there,
+        the forbidden resource itself.
+
+        Raises:
+            UnknownResource: nothing serves `uri`, whoever asks.
+        """
+        first = self.resolve(uri)
+        if not self.rules() or self.admits(first[0], auth):
+            return first
         try:
-            return self.resolve(uri, lambda entry: self.admits(entry, ctx.auth))
+            found = self.resolve(uri, lambda entry: self.admits(entry, auth))
         except UnknownResource:
-            self.admitted(self.resolve(uri)[0], uri, ctx)  # a forbidden match: logged, then unknown
-            raise
+            return None
+        return None if _one_upstream(first[0].component, found[0].component) else found
+
+    def resolve_for(self, uri: str, ctx: Context) -> tuple[ResourceEntry, dict[str, str]]:
+        """`readable(uri)` for the caller of `ctx`; a URI only forbidden resources serve is the
+        unknown-error (logged), as if they did not exist."""
+        found = self.readable(uri, ctx.auth)
+        if found is None:
+            self.refuse(uri, ctx)
+        return found
 
     async def read(self, uri: str, ctx: Context) -> ResourceResult:
         """Read `uri` through its chain.
@@ -130,6 +148,12 @@ class ResourceCatalog(Catalog[ResourceEntry]):
                 raise InvalidArguments(resource.uri, problems.problems, kind="resource template") from None
         assert entry.handler is not None
         return await guarded(entry.handler(ResourceRead(resource, uri, params, ctx)), raising(entry, "resource", uri))
+
+
+def _one_upstream(forbidden: Resource, other: Resource) -> bool:
+    """Whether a read of `other` goes to the upstream that serves `forbidden`."""
+    one, two = forbidden.origin, other.origin
+    return one is not None and two is not None and one.kind == two.kind == "remote" and one.source == two.source
 
 
 class ResourceRegistry(Registry[Resource, ResourceCatalog]):
