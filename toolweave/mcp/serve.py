@@ -87,7 +87,9 @@ def http_app(
             `IntrospectionVerifier`, or any `Verifier`); the verified caller becomes `ctx.auth`.
             A request without a valid token gets 401, one without a required scope 403.
         authenticate: A hand-written alternative to `auth`: called with each request's headers
-            (lower-case names), returns the caller's `AuthInfo` or `None`.
+            (lower-case names), returns the caller's `AuthInfo` or `None`. A caller it gives a
+            `token` must keep its scopes and claims for that token: `Authorize` decisions are
+            remembered per token (a key whose scopes change needs a new token, or no `token`).
         allow_anonymous: Serve requests that `auth`/`authenticate` did not recognise (with no
             `ctx.auth`) instead of answering 401.
         resource_url: This server's public URL (its OAuth resource identifier, the audience of its
