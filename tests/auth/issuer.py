@@ -125,7 +125,8 @@ class Issuer:
                 return JSONResponse({"error": "invalid_client"}, status_code=401)
             if form.get("grant_type") != "client_credentials":
                 return JSONResponse({"error": "unsupported_grant_type"}, status_code=400)
-            claims = self.claims(sub=INTROSPECTION_CLIENT[0], scope=str(form.get("scope", "")), aud="upstream")
+            audience = str(form.get("resource") or form.get("audience") or "upstream")  # (RFC 8707, or Auth0's)
+            claims = self.claims(sub=INTROSPECTION_CLIENT[0], scope=str(form.get("scope", "")), aud=audience)
             claims["exp"] = int(time.time()) + self.token_lifetime
             access = jwt.encode(claims, self.keys[0].private, algorithm="RS256", headers={"kid": self.keys[0].kid})
             return JSONResponse({"access_token": access, "token_type": "Bearer", "expires_in": self.token_lifetime})

@@ -152,6 +152,17 @@ async def test_client_credentials_fetch_one_token_and_share_it(issuer: Issuer) -
     assert credentials.fetches == 1
 
 
+async def test_client_credentials_ask_for_a_token_for_the_upstream_named_as_rfc_8707_says(issuer: Issuer) -> None:
+    """An authorization server that issues tokens per resource reads `resource` (RFC 8707), not
+    `audience`: the documentation said one option did both, and only `audience` was sent."""
+    credentials = OAuthClientCredentials(
+        issuer.token_url, *INTROSPECTION_CLIENT, resource="https://upstream.test/mcp", audience="auth0-api"
+    )
+    async with gateway(issuer, auth=credentials) as (url, seen):
+        await call_all(url, issuer.token(sub="ada"), "up_echo_auth")
+    assert jwt.decode(sent_token(seen), options={"verify_signature": False})["aud"] == "https://upstream.test/mcp"
+
+
 # -- the gateway's credential does not come back -------------------------------------------------
 
 
@@ -322,6 +333,7 @@ async def test_a_config_entry_gives_an_upstream_its_credentials(
                             "token_url": issuer.token_url,
                             "client_id": "gateway",
                             "client_secret": "env:UP_SECRET",
+                            "resource": upstream_url + "/mcp",
                         }
                     },
                 }
@@ -329,7 +341,8 @@ async def test_a_config_entry_gives_an_upstream_its_credentials(
         }
         async with build(Config.model_validate(config)).running() as server:
             await server.call_tool("echo_auth", {})
-    assert jwt.decode(sent_token(seen), options={"verify_signature": False})["sub"] == "gateway"
+    claims = jwt.decode(sent_token(seen), options={"verify_signature": False})
+    assert (claims["sub"], claims["aud"]) == ("gateway", upstream_url + "/mcp")
     with pytest.raises(ValueError, match="give exactly one of bearer or client_credentials"):
         Config.model_validate({"mcpServers": {"up": {"url": "http://127.0.0.1:1/mcp", "auth": {}}}})
 

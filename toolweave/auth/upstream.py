@@ -102,7 +102,9 @@ class OAuthClientCredentials(httpx2.Auth):
         client_secret: Its secret (a string, `Secret` or `FromEnv`), sent with HTTP Basic
             (`client_secret_basic`: id and secret form-encoded, RFC 6749 §2.3.1).
         scopes: Scopes to ask for (a list, or one space-separated string).
-        audience: An `audience` (or RFC 8707 `resource`) parameter, for servers that want one.
+        audience: An `audience` parameter, for servers that want one (Auth0 and others).
+        resource: An RFC 8707 `resource` parameter: the upstream's URL, for servers that issue
+            tokens per resource (an MCP upstream checks that its tokens name it).
         refresh_before: Seconds before expiry at which the token is renewed (at most half its
             lifetime: see `renew_after`).
         timeout: Seconds the token request may take.
@@ -116,6 +118,7 @@ class OAuthClientCredentials(httpx2.Auth):
         *,
         scopes: Iterable[str] | str = (),
         audience: str | None = None,
+        resource: str | None = None,
         refresh_before: float = 60,
         timeout: float = 10,
     ) -> None:
@@ -124,6 +127,7 @@ class OAuthClientCredentials(httpx2.Auth):
         self._secret = Bearer(client_secret)
         self.scopes = scope_names(scopes)
         self.audience = audience
+        self.resource = resource
         self.refresh_before = refresh_before
         self.timeout = timeout
         self._token: str | None = None
@@ -164,6 +168,8 @@ class OAuthClientCredentials(httpx2.Auth):
             form["scope"] = " ".join(self.scopes)
         if self.audience:
             form["audience"] = self.audience
+        if self.resource:
+            form["resource"] = self.resource
         self.fetches += 1
         where = f"the token endpoint {self.token_url!r}"
         try:

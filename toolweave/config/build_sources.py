@@ -132,6 +132,7 @@ def upstream_auth(spec: UpstreamAuthSpec, *, where: str) -> Bearer | OAuthClient
         _token_source(found.client_secret),
         scopes=found.scopes,
         audience=found.audience,
+        resource=found.resource,
         where=f"{where}.client_credentials",
     )
     return credentials

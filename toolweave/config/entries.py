@@ -75,6 +75,10 @@ class ClientCredentialsSpec(StrictModel):
     client_secret: str = Field(description="Its secret: write '${VAR}' (or 'env:VAR', read at each refresh).")
     scopes: list[str] = Field(default_factory=list, description="Scopes to ask for.")
     audience: str | None = Field(None, description="An `audience` parameter, for servers that want one.")
+    resource: HttpURL | None = Field(
+        None,
+        description="An RFC 8707 `resource` parameter (the upstream's URL), for servers issuing tokens per resource.",
+    )
 
 
 class UpstreamAuthSpec(StrictModel):
