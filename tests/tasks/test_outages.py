@@ -37,6 +37,7 @@ from toolweave.server.remote import RemoteServer
 from toolweave.store import RedisStore, StoreUnavailable
 from toolweave.tasks import TasksExtension, configure_tasks
 from toolweave.tasks.client import CreateTaskResult, drive_task
+from toolweave.tasks.record import new_task_id
 from toolweave.tasks.runner import RESTORING
 from toolweave.tasks.serving import NOT_FOUND, UNAVAILABLE
 from toolweave.tasks.settings import TaskSettings
@@ -263,16 +264,16 @@ async def test_after_redis_restarts_empty_another_replica_never_calls_a_running_
 async def test_a_task_not_found_after_redis_restarts_empty_is_so_once_a_lease_has_passed(
     redis: RedisServer,
 ) -> None:
-    server = replica(redis, Gate(), lease=0.6)
+    server, nobody_runs = replica(redis, Gate(), lease=0.6), new_task_id()
     async with task_client(server) as client:
         await anyio.sleep(0.3)
         redis.stop()
         redis.start()
         with pytest.raises(MCPError) as meanwhile:
-            await get(client, "a-task-nobody-runs")
+            await get(client, nobody_runs)
         await anyio.sleep(0.7)
         with pytest.raises(MCPError) as after:
-            await get(client, "a-task-nobody-runs")
+            await get(client, nobody_runs)
     assert (meanwhile.value.error.code, meanwhile.value.error.message) == (mt.INTERNAL_ERROR, RESTORING)
     assert (after.value.error.code, after.value.error.message) == (mt.INVALID_PARAMS, NOT_FOUND)
 

@@ -13,6 +13,7 @@ from tests.tasks.servers import Gate, cancel, create, get, task_client, tasks_se
 from toolweave.config import build_file
 from toolweave.config.live import LiveServer
 from toolweave.store import RedisStore
+from toolweave.tasks.serving import NOT_FOUND
 
 
 async def test_a_task_that_ends_while_redis_is_down_is_saved_once_redis_returns(redis: RedisServer) -> None:
@@ -80,3 +81,19 @@ async def test_a_watched_config_keeps_its_tasks_as_the_config_says(redis: RedisS
         created = await create(client, "export", {"table": "t"})
     assert created.ttl_ms == 77_000
     assert await _stored(redis, created.task_id, server="gw")
+
+
+async def test_a_task_id_naming_one_of_the_stores_own_keys_is_not_found(redis: RedisServer) -> None:
+    """Ids are looked up under the store's keys: `generation` (its stamp) and `<id>:lease` (a
+    running task's lease) were read as records, a logged internal error on every such request."""
+    gate = Gate()
+    server = tasks_server(gate, name="blip", store=redis.url)
+    async with task_client(server) as client:
+        created = await create(client, "build", {"ref": "main"})
+        await gate.entered.wait()
+        for made_up in ("generation", f"{created.task_id}:lease"):
+            with pytest.raises(MCPError) as refused:
+                await get(client, made_up)
+            assert (refused.value.error.code, refused.value.error.message) == (-32602, NOT_FOUND)
+        gate.release.set()
+        await until(client, created.task_id, "completed")

@@ -15,6 +15,7 @@ from tests.tasks.servers import Gate, cancel, create, get, task_client, tasks_se
 from toolweave import Server
 from toolweave.store import RedisStore
 from toolweave.tasks import RedisTaskStore, TaskRecord, tasks_settings
+from toolweave.tasks.record import new_task_id
 from toolweave.tasks.serving import UNAVAILABLE
 
 
@@ -88,7 +89,7 @@ async def test_a_redis_outage_fails_task_creation_and_polling_saying_tasks_are_u
         with pytest.raises(MCPError) as refused:
             await create(client, "export", {"table": "t"})
         with pytest.raises(MCPError) as unread:  # (a task another replica runs: only the store knows it)
-            await get(client, "a-task-of-another-replica")
+            await get(client, new_task_id())
     for raised in (refused, unread):
         assert (raised.value.error.code, raised.value.error.message) == (-32603, UNAVAILABLE)
     assert "redis" not in UNAVAILABLE.lower()

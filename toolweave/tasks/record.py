@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -50,6 +51,20 @@ def progress_of(status_message: str) -> tuple[float, float | None, str | None] |
 def new_task_id() -> str:
     """An unguessable task id (256 random bits, URL-safe): a task id is a bearer handle."""
     return secrets.token_urlsafe(32)
+
+
+_TASK_ID = re.compile(r"[A-Za-z0-9_-]{43}")
+
+
+def is_task_id(text: str) -> bool:
+    """Whether `text` has the form of the ids `new_task_id` makes (43 URL-safe characters): any
+    other text names no task and is never looked up (a store key is made of it).
+
+    Example:
+        >>> is_task_id(new_task_id()), is_task_id("generation"), is_task_id(new_task_id() + ":lease")
+        (True, False, False)
+    """
+    return _TASK_ID.fullmatch(text) is not None
 
 
 def _iso(seconds: float) -> str:

@@ -61,7 +61,7 @@ from toolweave.core.context import Context, LogLevel, enter_context, exit_contex
 from toolweave.core.errors import InputRequired
 from toolweave.core.waiting import give_up
 from toolweave.mcp.input_required import MAX_ROUNDS, to_mcp_requests
-from toolweave.tasks.record import TaskRecord, TaskStatus, progress_message
+from toolweave.tasks.record import TaskRecord, TaskStatus, is_task_id, progress_message
 from toolweave.tasks.settings import TaskSettings
 from toolweave.tasks.upkeep import Upkeep
 
@@ -220,6 +220,8 @@ class TaskRunner:
             MCPError: -32603 `RESTORING`: the store lost its records less than a lease ago and has
                 none for `task_id` (the replica running it is asked to write it again).
         """
+        if not is_task_id(task_id):  # (the store's own keys share its namespace: `generation`, `<id>:lease`)
+            return None
         live = self._live.get(task_id)
         if live is not None and live.decided:
             record: TaskRecord | None = live.record
