@@ -90,6 +90,21 @@ async def test_a_tool_the_caller_may_not_use_is_unknown_not_a_task() -> None:
     assert raised.value.error.code == -32602 and "export" in raised.value.error.message
 
 
+@pytest.mark.parametrize("mode", ["legacy", None], ids=["2025", "2026"])
+async def test_a_task_only_tool_the_caller_may_not_use_is_unknown_to_a_client_without_tasks(mode: str | None) -> None:
+    """It answered -32021 "Tool 'export' runs only as a task" (naming a tool the caller may not
+    know of) to a client that did not declare the extension, where a missing tool is -32602."""
+    server = tasks_server()
+    server.add_transform(Authorize(scopes=["ops"]), tools="export")
+    async with mcp.Client(server.as_mcp(), **({"mode": mode} if mode else {})) as client:
+        answers = []
+        for name in ("export", "no_such_tool"):
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool(name, {"table": "users"})
+            answers.append((raised.value.error.code, raised.value.error.message.replace(name, "<name>")))
+    assert answers[0] == answers[1] == (-32602, "Unknown tool: <name>")
+
+
 async def test_a_task_of_a_server_that_stops_ends_failed() -> None:
     gate = Gate()
     server = tasks_server(gate)

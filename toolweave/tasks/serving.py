@@ -210,16 +210,16 @@ class TaskService:
         entry = self._task_entry(params.name)
         if entry is None:
             return None
+        if entry.component.access is not None:  # first: a tool the caller may not use is unknown, task or not
+            try:
+                self.server.catalog.admitted(entry, params.name, context)
+            except UnknownTool as error:
+                raise protocol_error(error) from None
         if not opted_in(ctx, context) or not self.runner.serving:
             if entry.component.task_support == "required":
                 message = f"Tool '{params.name}' runs only as a task: declare the {EXTENSION} extension"
                 raise MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, message, REQUIRED)
             return None
-        if entry.component.access is not None:
-            try:
-                self.server.catalog.admitted(entry, params.name, context)
-            except UnknownTool as error:
-                raise protocol_error(error) from None
 
         with _store_reachable():
             started = await self.runner.start(caller_key(context), params.name, context, attempt, watch)
