@@ -8,6 +8,7 @@ import base64
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 from urllib.parse import unquote
 
 import httpx2
@@ -21,8 +22,9 @@ from starlette.routing import Route
 from tests.auth.issuer import INTROSPECTION_CLIENT, Issuer
 from tests.serving import serving
 from toolweave import RemoteServer
-from toolweave.auth import IntrospectionVerifier, OAuthClientCredentials
+from toolweave.auth import Bearer, IntrospectionVerifier, OAuthClientCredentials
 from toolweave.core.errors import InvalidToken
+from toolweave.transforms import FromClaim, FromContext, FromHeader
 
 CLIENT = ("gate:way", "s3+cr/et=%41 ok")
 """A client id with a colon and a secret with every character the encoding changes."""
@@ -97,3 +99,14 @@ def test_a_token_string_as_an_upstreams_auth_is_refused_at_once_without_its_valu
     with pytest.raises(TypeError, match=r"auth=toolweave\.auth\.Bearer\(token\)") as refused:
         getattr(RemoteServer, kind)("https://mcp.example.com/mcp", auth="ghp_s3cr3t")
     assert "s3cr3t" not in str(refused.value)
+
+
+@pytest.mark.parametrize("source", [FromClaim("gh_token"), FromHeader("authorization"), FromContext("auth.token")])
+def test_a_bearer_read_from_the_request_is_refused_at_once_pointing_at_forwarding(source: Any) -> None:
+    """The gateway's credential is read outside any request (its session connects and lists for
+    every caller): such a source had no value there, and the upstream never connected, with only
+    "is not available" in the log to say why."""
+    with pytest.raises(TypeError, match="forward_caller_token=True"):
+        Bearer(source)
+    with pytest.raises(TypeError, match="forward_caller_token=True"):
+        OAuthClientCredentials("https://auth.example.com/token", "gateway", source)

@@ -68,6 +68,12 @@ class Bearer(httpx2.Auth):
     """`Authorization: Bearer <token>` on every request to the upstream, the token read each time."""
 
     def __init__(self, token: TokenSource) -> None:
+        if isinstance(token, Source) and token.varies is True:  # a read of the request: there is none here
+            raise TypeError(
+                f"Bearer cannot send {token.label}: the gateway's credential goes with requests no caller "
+                "makes (connecting, listing), for every caller alike; to send each caller's own token, mount "
+                "the upstream with forward_caller_token=True"
+            )
         self._token = token
         self._held = HeldSecret()
 
