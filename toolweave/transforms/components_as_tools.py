@@ -12,7 +12,10 @@ prompt's or resource's own chain (validation, middleware, masking), exactly as `
   (the contents: text as text, bytes base64-encoded).
 
 Lists are read at call time, so prompts and resources added later are found without a recompile,
-and each caller lists only what it may use (`Authorize` on prompts and resources).
+and each caller lists only what it may use (`Authorize` on prompts and resources). The tools reach
+the prompts and resources of the server they are added to, as that server sees them: put them on
+the outermost server (the one served), since a parent's `Authorize` on a mounted server's prompts
+does not hold for that server's own `get_prompt`.
 
 Example:
     >>> from toolweave import Server

@@ -6,7 +6,9 @@ what they do: their names, descriptions and argument names), `call_tool` (calls 
 name), and the tools named in `always`. Search answers with the matching tools' exposed
 schemas, as `tools/list` would show them (only the tools the caller may see, under `Authorize`);
 a call through `call_tool` runs the tool exactly as a direct call would — access, validation,
-middleware, output check, error masking.
+middleware, output check, error masking. The tools behind it are no longer the server's to a
+parent that mounts it (a parent's transform cannot select them): put `SearchTools` on the
+outermost server, and `Authorize` on the server that holds the tools.
 
 Two strategies: `"bm25"` (ranked, for natural-language queries; see `toolweave.transforms.bm25`)
 and `"regex"` (a pattern over the same text; tools whose name matches come first). The index
