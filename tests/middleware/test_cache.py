@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -10,7 +11,7 @@ import mcp.types as mt
 import pytest
 
 from toolweave import AuthInfo, Context, InputRequired, Server, Tool, ToolAnnotations, ToolError, elicit
-from toolweave.middleware import Cache, Middleware
+from toolweave.middleware import Cache, Middleware, Timeout
 from toolweave.testing import RecordingMiddleware, connect
 from toolweave.transforms import InjectArgs, Source
 
@@ -218,3 +219,44 @@ async def test_a_parent_cache_keys_on_what_a_mounted_tool_injects_and_reads_it_o
         texts.append((await parent.call_tool("bank_balance", {"account": "main"}, ctx=ctx)).text)
     assert texts == ["balance of acme/main", "balance of evil/main", "balance of acme/main"]
     assert runs == ["acme", "evil"] and source.reads == ["acme", "evil", "acme"]
+
+
+async def test_a_value_that_came_back_after_the_deadline_is_nobodys_answer() -> None:
+    """The client was told the call timed out: its late value (a tool that ignored the
+    cancellation, which may have cut its work short) was stored, and the next caller, or one
+    already waiting for it, got it as the answer."""
+    server, gate, runs = Server("cached", middleware=[Timeout(default=0.1), Cache(ttl=60)]), anyio.Event(), []
+
+    @server.tool(annotations=SAFE)
+    async def report() -> str:
+        runs.append(len(runs) + 1)
+        with anyio.CancelScope(shield=True):
+            if len(runs) == 1:
+                await gate.wait()
+        return f"run {len(runs)}"
+
+    texts: list[str] = []
+    async with connect(server) as client:
+        texts.append((await client.call_tool("report", {})).content[0].text)  # type: ignore[union-attr]  # abandoned
+        async with anyio.create_task_group() as tasks:
+
+            async def again() -> None:
+                texts.append((await client.call_tool("report", {})).content[0].text)  # type: ignore[union-attr]
+
+            tasks.start_soon(again)
+            await anyio.sleep(0.02)
+            gate.set()  # the first run comes back, late
+    assert texts == ["Tool 'report' timed out after 0.1s", "run 2"]
+
+
+async def test_a_value_from_a_tool_that_blocked_the_loop_past_its_deadline_is_not_cached() -> None:
+    server, runs = Server("cached", middleware=[Timeout(default=0.05), Cache(ttl=60)]), []
+
+    @server.tool(annotations=SAFE)
+    async def report() -> str:
+        runs.append(1)
+        time.sleep(0.1)  # noqa: ASYNC251 - blocks the loop on purpose
+        return "late"
+
+    texts = [(await server.call_tool("report", {})).text for _ in range(2)]
+    assert texts == ["Tool 'report' timed out after 0.05s"] * 2 and len(runs) == 2

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import anyio
 import pytest
 
 from toolweave import Context, Server, Tool, ToolError, ToolResult, UpstreamError
+from toolweave.core.deadlines import abandoned_tasks
 from toolweave.middleware import CircuitBreaker, Timeout
+from toolweave.testing import connect
 
 
 class Upstream:
@@ -89,6 +92,44 @@ async def test_calls_a_timeout_ends_open_the_circuit_wherever_the_timeout_sits(t
     answers = [(await server.call_tool("hang", {})).text for _ in range(3)]
     assert answers[:2] == ["Tool 'hang' timed out after 0.05s"] * 2
     assert answers[2].startswith("Circuit open for tool 'hang'") and breaker.circuit().state == "open"
+
+
+def _late_tools(server: Server) -> None:
+    """Tools whose value comes back after a 0.05 s deadline: one ignores the cancellation, one
+    blocks the loop (the watchdog never fires)."""
+
+    @server.tool
+    async def stubborn() -> str:
+        with anyio.CancelScope(shield=True):
+            await anyio.sleep(0.2)
+        return "late"
+
+    @server.tool
+    async def blocking() -> str:
+        time.sleep(0.2)  # noqa: ASYNC251 - blocks the loop on purpose
+        return "late"
+
+
+@pytest.mark.parametrize("tool", ["stubborn", "blocking"])
+@pytest.mark.parametrize("over_mcp", [False, True])
+async def test_a_value_that_comes_back_after_the_deadline_is_a_failure_not_a_success(tool: str, over_mcp: bool) -> None:
+    """The client got a timeout: the late value the `Timeout` outside discards must not close or
+    keep closed the circuit (it counted as a success, and hung tools never opened it)."""
+    breaker = CircuitBreaker(failures=2, reset_after=30)
+    server = Server("s", middleware=[Timeout(default=0.05), breaker])
+    _late_tools(server)
+    if over_mcp:  # the call abandoned at the deadline, its value recorded when it comes back
+        answers, before = [], abandoned_tasks()
+        async with connect(server) as client:
+            for _ in range(3):
+                answers.append((await client.call_tool(tool, {})).content[0].text)  # type: ignore[union-attr]
+                with anyio.fail_after(5):
+                    while abandoned_tasks() > before:  # until its value came back and was recorded  # noqa: ASYNC110
+                        await anyio.sleep(0.01)
+    else:
+        answers = [(await server.call_tool(tool, {})).text for _ in range(3)]
+    assert answers[:2] == [f"Tool '{tool}' timed out after 0.05s"] * 2
+    assert answers[2].startswith(f"Circuit open for tool '{tool}'") and breaker.circuit().state == "open"
 
 
 async def test_a_call_cancelled_by_its_caller_counts_as_neither() -> None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import time
+
 import anyio
 import pytest
 
 from tests.store.redis_server import RedisServer
 from tests.store.replicas import Upstream, replica
-from toolweave.middleware import Cache, CircuitBreaker, ConcurrencyLimit, RateLimit
+from toolweave import Server, ToolAnnotations
+from toolweave.middleware import Cache, CircuitBreaker, ConcurrencyLimit, RateLimit, Timeout
+from toolweave.store import RedisStore
 
 
 async def test_a_rate_limit_of_n_allows_exactly_n_calls_across_two_replicas(redis: RedisServer) -> None:
@@ -256,3 +260,23 @@ async def test_a_lease_is_renewed_while_its_call_runs_past_it(redis: RedisServer
         after = await two.call_tool("flaky")
     assert refused == [True, True, True]
     assert after.text == "ok"
+
+
+async def test_a_late_value_is_a_failure_to_the_shared_circuit_and_is_not_stored_in_the_shared_cache(
+    redis: RedisServer,
+) -> None:
+    """A `Timeout` outside: the client is told the call timed out, so its late value must neither
+    count as a success nor be served from the shared cache to the next call."""
+    breaker, runs = CircuitBreaker(failures=2, reset_after=30), []
+    server = Server("gw", store=RedisStore(redis.url, timeout=2.0), middleware=[Timeout(0.05), breaker, Cache(ttl=60)])
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
+    async def report() -> str:
+        runs.append(1)
+        time.sleep(0.1)  # noqa: ASYNC251 - blocks the loop past the deadline on purpose
+        return "late"
+
+    async with server:
+        texts = [(await server.call_tool("report", {})).text for _ in range(3)]
+    assert texts[:2] == ["Tool 'report' timed out after 0.05s"] * 2 and len(runs) == 2
+    assert texts[2].startswith("Circuit open for tool 'report'")

@@ -123,6 +123,19 @@ def passed(when: float, now: float) -> bool:
     return when <= now + RESOLUTION
 
 
+def past(deadline: float | None) -> bool:
+    """Whether a call under `deadline` (a `ctx.deadline`, if any) is late now.
+
+    Middleware inside a `Timeout` asks this when the call ends: a late outcome is a timeout to
+    the client (the `Timeout` outside answers `ToolTimeout` whether the call was cancelled,
+    ignored the cancellation and returned, or blocked the loop), so it is not the tool's answer.
+    """
+    if deadline is None:
+        return False
+    dog = watchdog()  # its clock is `anyio.current_time()`'s, at a tenth of the cost
+    return passed(deadline, anyio.current_time() if dog is None else dog.clock())
+
+
 def _pending(_: object = None) -> None:
     """The action slot of a `TaskDeadline` whose call is still running (`None` once it ended)."""
 

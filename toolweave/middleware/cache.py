@@ -15,7 +15,10 @@ and the tool gets exactly them (`toolweave.core.reads`). A tool whose injected v
 of the request cannot be keyed and is never cached. An entry lives `ttl` seconds; at most
 `max_entries` are kept (least recently used dropped first). Errors are never cached: neither an
 `isError` result nor an exception; nor is a round answering the tool's questions
-(`ctx.input_responses`: the answers are not part of the key). Cached results are shared objects — a
+(`ctx.input_responses`: the answers are not part of the key); nor a result that came back after
+the call's deadline (a `Timeout` outside discards it and the client gets a timeout: a tool that
+ignored the cancellation may have cut its work short, so it is nobody's answer, not even the
+waiting callers'). Cached results are shared objects — a
 middleware outside `Cache` must not mutate a result in place.
 
 Concurrent misses for one key make one call (single flight): the first caller runs the tool, the
@@ -46,6 +49,7 @@ from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from toolweave.core.context import Context
+from toolweave.core.deadlines import past
 from toolweave.core.errors import ToolweaveError
 from toolweave.core.reads import Read, remembering, values_of
 from toolweave.core.result import ToolResult
@@ -208,10 +212,12 @@ class Cache(Middleware):
         try:
             shared = self._shared
             if shared is None:
-                flight.result = await self._fill(key, call, call_next)
+                result = await self._fill(key, call, call_next)
             else:
-                flight.result = await self._fill_shared(shared, key, call, call_next)
-            return flight.result
+                result = await self._fill_shared(shared, key, call, call_next)
+            if not past(call.ctx.deadline):  # a late result is discarded by the `Timeout` outside
+                flight.result = result
+            return result
         finally:
             del self._flights[on_loop]
             flight.done.set()
@@ -219,7 +225,7 @@ class Cache(Middleware):
     async def _fill(self, key: Key, call: ToolCall, call_next: CallNext) -> ToolResult:
         self.misses += 1
         result = await call_next(call)
-        if not result.is_error:
+        if not result.is_error and not past(call.ctx.deadline):
             entries = self._entries
             entries[key] = (anyio.current_time() + self.ttl, result, call.tool.run)  # (its `run` kept: see `Key`)
             if len(entries) > self.max_entries:
@@ -240,7 +246,7 @@ class Cache(Middleware):
         self.misses += 1
         try:
             result = await call_next(call)
-            if not result.is_error:
+            if not result.is_error and not past(call.ctx.deadline):
                 value = _results().dump_json(result)
                 if len(value) <= shared.max_value_bytes:
                     await shared.put(name, value)

@@ -16,6 +16,8 @@ is an answer, so it counts as a success, and so does an `isError` result, unless
 call counts as neither, unless its deadline has passed: a `Timeout` outside the breaker (the
 order `Server(middleware=[Timeout(...)])` and a later `CircuitBreaker` give) ends it with a
 cancellation, and the client gets a timeout: a failure, as a `Timeout` inside it would report.
+So is any outcome that comes back after the deadline (a tool that ignored the cancellation, or
+blocked the loop): the `Timeout` discards it and the client gets a timeout.
 
 On a server with a shared store (`Server(store="redis://...")`) each circuit lives there: a
 circuit opened by failures on one replica is open on every replica, and only one replica's
@@ -45,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from toolweave.core.deadlines import passed
+from toolweave.core.deadlines import past
 from toolweave.core.errors import PROTOCOL_ANSWERS, Rejected, ToolError, ToolTimeout, UpstreamError
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
@@ -221,15 +223,15 @@ class Guard(Middleware):
         try:
             result = await call_next(call)
         except Exception as error:
-            self._record(not is_failure(error), probe)
+            self._record(_in_time(call, not is_failure(error)), probe)
             raise
         except BaseException:  # cancelled: neither success nor failure, unless by the call's deadline
-            if _timed_out(call):
+            if past(call.ctx.deadline):  # a `Timeout` outside ended it: the client sees a timeout
                 self._record(False, probe)
             elif probe:
                 circuit.probing = False
             raise
-        self._record(not (result.is_error and self.owner.count_error_results), probe)
+        self._record(_in_time(call, not (result.is_error and self.owner.count_error_results)), probe)
         return result
 
     def _record(self, ok: bool, probe: bool) -> None:
@@ -266,13 +268,14 @@ class Guard(Middleware):
         try:
             result = await call_next(call)
         except Exception as error:
-            await self._record_shared(shared, not is_failure(error), probe, value)
+            await self._record_shared(shared, _in_time(call, not is_failure(error)), probe, value)
             raise
         except BaseException:
-            if _timed_out(call):
+            if past(call.ctx.deadline):  # a `Timeout` outside ended it: the client sees a timeout
                 await self._record_shared(shared, False, probe, value)
             raise
-        await self._record_shared(shared, not (result.is_error and self.owner.count_error_results), probe, value)
+        answered = _in_time(call, not (result.is_error and self.owner.count_error_results))
+        await self._record_shared(shared, answered, probe, value)
         return result
 
     async def _record_shared(self, shared: SharedCircuit, ok: bool, probe: bool, failures: float) -> None:
@@ -295,11 +298,10 @@ _ACTED_ON: dict[str, State] = {"closed": "closed", "open": "open", "probe": "hal
 """The state of the circuit a shared admission acts on (`SharedCircuit.admit`)."""
 
 
-def _timed_out(call: ToolCall) -> bool:
-    """Whether the call's deadline has passed: a cancellation now is a `Timeout` outside this
-    breaker ending it, which the client sees as a timeout (a failure), not a caller giving up."""
-    deadline = call.ctx.deadline
-    return deadline is not None and passed(deadline, anyio.current_time())
+def _in_time(call: ToolCall, ok: bool) -> bool:
+    """Whether an outcome that came back is a success: `ok`, and in time. Past the call's
+    deadline the `Timeout` outside discards it and the client gets a timeout: a failure."""
+    return ok and not past(call.ctx.deadline)
 
 
 def _open(name: str, left: float) -> Rejected:

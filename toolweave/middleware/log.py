@@ -42,10 +42,9 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-import anyio
 from pydantic_core import to_json
 
-from toolweave.core.deadlines import passed, watchdog
+from toolweave.core.deadlines import past
 from toolweave.core.errors import PROTOCOL_ANSWERS, InputRequired, ToolError, ToolTimeout
 from toolweave.core.masking import incident_id, is_cancellation
 from toolweave.core.result import ToolResult
@@ -57,16 +56,6 @@ REDACTED = "<redacted>"
 
 def _as_it_is(value: Any) -> Any:
     return value
-
-
-def _past(deadline: float | None) -> bool:
-    """Whether the call ended after the deadline it started under: a `Timeout` outside this
-    `Logging` answers it with `ToolTimeout`, whether it was cancelled or returned late (it ignored
-    the cancellation; over MCP it was abandoned, and `ctx.deadline` is the caller's again)."""
-    if deadline is None:
-        return False
-    dog = watchdog()  # its clock is `anyio.current_time()`'s, a tenth of the cost (every call in a `Timeout`)
-    return passed(deadline, anyio.current_time() if dog is None else dog.clock())
 
 
 def payload_size(value: Any) -> int:
@@ -133,7 +122,7 @@ class Logging(Middleware):
         result: ToolResult | None = None
         try:
             result = await call_next(call)
-            outcome = "timeout" if _past(deadline) else "tool_error" if result.is_error else "ok"
+            outcome = "timeout" if past(deadline) else "tool_error" if result.is_error else "ok"
             return result
         except ToolTimeout:
             outcome = "timeout"
@@ -147,7 +136,7 @@ class Logging(Middleware):
         except BaseException as error:
             if is_cancellation(error):
                 # Inside a `Timeout`, the deadline's cancellation reaches us before `ToolTimeout`.
-                outcome = "timeout" if _past(deadline) else "cancelled"
+                outcome = "timeout" if past(deadline) else "cancelled"
             else:
                 incident = incident_id(error)  # the id the masked client message will carry
             raise
