@@ -145,6 +145,25 @@ async def test_a_shared_concurrency_limit_falls_back_to_this_process_pool(redis:
     assert outcomes.count(True) == 1
 
 
+async def test_a_call_running_while_redis_restarted_empty_still_holds_its_shared_slot(redis: RedisServer) -> None:
+    """Its lease was lost with Redis's data; renewing it only if it still existed let another
+    replica start a second call under a limit of one for as long as the first ran."""
+    upstream = Upstream()
+    upstream.delay = 3.0
+    one = replica(redis.url, ConcurrencyLimit(1, wait=0, shared=True, lease=0.6), upstream=upstream)
+    two = replica(redis.url, ConcurrencyLimit(1, wait=0, shared=True, lease=0.6))
+    async with one, two, anyio.create_task_group() as tasks:
+        tasks.start_soon(call, one, "lookup", {"q": "long"})
+        await anyio.sleep(0.3)
+        assert (await call(two, "lookup", {"q": "x"})).is_error  # type: ignore[attr-defined]
+        redis.stop()
+        redis.start()
+        await anyio.sleep(1.0)  # a few renewals (every lease/3) after the restart
+        refused = await call(two, "lookup", {"q": "x"})
+        tasks.cancel_scope.cancel()
+    assert refused.is_error and "Too many concurrent calls" in refused.text  # type: ignore[attr-defined]
+
+
 async def test_an_outage_is_logged_once_and_the_recovery_too(
     redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -9,7 +9,9 @@ catalog is compiled; a tool with no limit gets no `ConcurrencyLimit` in its chai
 
 `shared=True` on a server with a shared store (`Server(store="redis://...")`) counts calls across
 every replica: each call holds a lease in the store, renewed while it runs and released when it
-ends; a replica that dies holding leases loses them after `lease` seconds. A call waiting for a
+ends; a replica that dies holding leases loses them after `lease` seconds. A running call whose
+lease the store lost (Redis restarted empty, or was out longer than `lease`) takes it again at
+its next renewal, even past the limit, so the calls still running are counted and new ones wait. A call waiting for a
 slot looks again every `poll` seconds. When the store is unreachable each process falls back to
 its own pool of the same size. Without `shared=True` every process has its own pools.
 

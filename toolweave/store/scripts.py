@@ -47,8 +47,10 @@ return 0
 LEASE_RENEW = (
     NOW_MS
     + """
--- KEYS[1] pool; ARGV lease ms, holder. Pushes the holder's expiry out (if it still holds one).
-redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
+-- KEYS[1] pool; ARGV lease ms, holder. Pushes the holder's expiry out; a lease lost meanwhile
+-- (Redis restarted empty, an outage longer than the lease) is taken again, past the size if need
+-- be: the call is running, so it counts until it ends.
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 2)
 return 1
 """
