@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 import anyio
 import pytest
@@ -162,6 +163,58 @@ async def test_a_call_running_while_redis_restarted_empty_still_holds_its_shared
         refused = await call(two, "lookup", {"q": "x"})
         tasks.cancel_scope.cancel()
     assert refused.is_error and "Too many concurrent calls" in refused.text  # type: ignore[attr-defined]
+
+
+async def paused_during(redis: RedisServer, store: RedisStore, op: Callable[[], Awaitable[object]]) -> None:
+    """Run `op` while Redis stops answering (it times out: what it sent runs once Redis resumes),
+    then let Redis answer again, past the store's `retry_after`."""
+    await store.run(lambda client: client.ping())  # connected
+    redis.pause()
+    try:
+        with pytest.raises(StoreUnavailable):
+            await op()
+    finally:
+        redis.resume()
+    await anyio.sleep(store.retry_after + 0.05)
+
+
+@pytest.mark.parametrize("what", ["a lease", "a cache lead"])
+async def test_what_an_operation_that_timed_out_took_is_given_back_once_redis_answers(
+    redis: RedisServer, what: str
+) -> None:
+    """The script ran after the caller gave up (it sat in a paused Redis's buffer): a slot, or the
+    lead on a cache entry, was held with nobody behind it, for `lease` (30 s by default: every
+    call to a pool of one refused) or `lead_for` (30 s: every replica waited for the entry)."""
+    store = RedisStore(redis.url, timeout=0.3, retry_after=0.1)
+    leases, cache = store.leases("gw:0", size=1, lease=30), store.cache("gw:1", ttl=60)
+    try:
+        if what == "a lease":
+            assert await leases.acquire("earlier call")  # the script loaded: it runs once Redis resumes
+            await leases.release("earlier call")
+            await paused_during(redis, store, lambda: leases.acquire("timed-out call"))
+            assert await leases.acquire("next call")
+        else:
+            await paused_during(redis, store, lambda: cache.lead("k", 30))
+            assert await cache.lead("k", 30)
+    finally:
+        await store.close()
+
+
+async def test_a_lease_whose_release_failed_is_given_back_once_redis_answers(redis: RedisServer) -> None:
+    store = RedisStore(redis.url, timeout=0.3, retry_after=0.1)
+    leases = store.leases("gw:0", size=1, lease=30)
+    try:
+        assert await leases.acquire("call")
+
+        async def renewed_then_released() -> None:
+            with pytest.raises(StoreUnavailable):
+                await leases.renew("call")  # the outage begins (this renewal runs on resume)
+            await leases.release("call")  # fails at once: the store is down
+
+        await paused_during(redis, store, renewed_then_released)
+        assert await leases.acquire("next call")
+    finally:
+        await store.close()
 
 
 async def test_an_outage_is_logged_once_and_the_recovery_too(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolweave.store.base import StoreUnavailable
 from toolweave.store.scripts import CIRCUIT_ADMIT, CIRCUIT_RECORD, LEASE_ACQUIRE, LEASE_RENEW, TOKEN_BUCKET
 
 if TYPE_CHECKING:
@@ -58,14 +59,24 @@ class RedisCache:
         await self.store.run(lambda client: client.set(name, value, px=self.ttl_ms))
 
     async def lead(self, key: str, hold: float) -> bool:
-        """Claim the computation of `key` for `hold` seconds; False when another replica holds it."""
+        """Claim the computation of `key` for `hold` seconds; False when another replica holds it.
+        A claim that failed may still have been made (it timed out on its way): the flag is dropped
+        once Redis answers again, or every replica would wait `hold` for an entry nobody computes."""
         name = f"{self.prefix}:{key}:lead"
-        claimed = await self.store.run(lambda client: client.set(name, b"1", nx=True, px=max(1, int(hold * 1000))))
+        hold_ms = max(1, int(hold * 1000))
+        claimed = await self.store.run(
+            lambda client: client.set(name, b"1", nx=True, px=hold_ms), undo=lambda client: client.delete(name)
+        )
         return bool(claimed)
 
     async def done(self, key: str) -> None:
+        """Release the lead on `key` (once Redis answers again, if it does not now)."""
         name = f"{self.prefix}:{key}:lead"
-        await self.store.run(lambda client: client.delete(name))
+        try:
+            await self.store.run(lambda client: client.delete(name))
+        except StoreUnavailable:
+            self.store.when_back(lambda client: client.delete(name))
+            raise
 
 
 class RedisCircuit:
@@ -103,9 +114,15 @@ class RedisLeases:
         self.lease_ms = max(1, int(lease * 1000))
 
     async def acquire(self, holder: str) -> bool:
+        """Take a lease for `holder`; whether one was free. One that failed may still have been
+        granted (it timed out on its way): it is released once Redis answers again, or it would
+        hold a slot for `lease` seconds with no call behind it."""
         store = self.store
         args = [self.size, self.lease_ms, holder]
-        granted = await store.run(lambda client: store.script(LEASE_ACQUIRE)(keys=self.keys, args=args, client=client))
+        granted = await store.run(
+            lambda client: store.script(LEASE_ACQUIRE)(keys=self.keys, args=args, client=client),
+            undo=lambda client: client.zrem(self.keys[0], holder),
+        )
         return bool(granted)
 
     async def renew(self, holder: str) -> None:
@@ -114,5 +131,10 @@ class RedisLeases:
         await store.run(lambda client: store.script(LEASE_RENEW)(keys=self.keys, args=args, client=client))
 
     async def release(self, holder: str) -> None:
+        """Give `holder`'s lease back (once Redis answers again, if it does not now)."""
         key = self.keys[0]
-        await self.store.run(lambda client: client.zrem(key, holder))
+        try:
+            await self.store.run(lambda client: client.zrem(key, holder))
+        except StoreUnavailable:
+            self.store.when_back(lambda client: client.zrem(key, holder))
+            raise

@@ -4,6 +4,10 @@ Needs the `redis` package (`pip install "toolweave[redis]"`); uses `redis.asynci
 asyncio event loop. Every operation runs under `timeout` seconds; a failure marks the store down
 for `retry_after` seconds, during which operations fail at once (`StoreUnavailable`) instead of
 waiting on a dead server, so an outage costs each call nothing but its middleware's fallback.
+What an outage leaves held is given back by the first operation that reaches Redis again: a
+release that failed, and what an operation that timed out may still have taken (a paused Redis
+runs it when it resumes: a concurrency lease, a cache entry's lead), which would otherwise hold
+a slot or keep every replica waiting until it expired.
 Keys start with `namespace` (default `"toolweave"`), then the server name (a mounted server's
 is qualified by where it is mounted: `gateway/acct/accounts`) and the middleware's position on
 that server, so replicas built from one config share exactly the same state, and different
@@ -18,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
@@ -45,6 +50,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolweave.store")
 T = TypeVar("T")
+Op = Callable[["Redis"], Awaitable[object]]
+"""An operation on the client, kept to run once Redis answers again (`RedisStore.when_back`)."""
 
 
 def _redis_module() -> Any:
@@ -128,6 +135,10 @@ class RedisStore(Store):
         self._down_until = 0.0
         self._scripts: dict[str, Any] = {}
         self._users = 0
+        self._when_back: deque[Op] = deque(maxlen=self.WHEN_BACK)
+
+    WHEN_BACK = 1024
+    """The most operations kept for `when_back` (the oldest dropped first: what they clean up expires)."""
 
     def __repr__(self) -> str:
         return f"RedisStore({shown_url(self.url)!r})"
@@ -173,10 +184,13 @@ class RedisStore(Store):
         """Whether a recent failure makes operations fail at once."""
         return self._down_until > anyio.current_time()
 
-    async def run(self, op: Callable[[Redis], Awaitable[T]]) -> T:
+    async def run(self, op: Callable[[Redis], Awaitable[T]], *, undo: Op | None = None) -> T:
         """Run `op(client)` within `timeout`; any failure is `StoreUnavailable`. After an outage's
         `retry_after`, one operation tries Redis again while the others keep failing at once, so a
-        Redis that does not answer costs one call the timeout, not every call made meanwhile."""
+        Redis that does not answer costs one call the timeout, not every call made meanwhile.
+
+        `undo` is run `when_back` if `op` was sent and failed: it may still have been done (a
+        timed-out script runs once a paused Redis resumes), and its caller has given up on it."""
         if self._down_until:
             now = anyio.current_time()
             if self._down_until > now:
@@ -184,14 +198,32 @@ class RedisStore(Store):
             self._down_until = now + self.timeout  # this one tries; an answer ends the outage
         try:
             with anyio.fail_after(self.timeout):
-                result = await op(self.client())
+                client = self.client()
+                if self._when_back:  # the first operation that reaches Redis again cleans up first
+                    await self._caught_up(client)
+                result = await op(client)
         except Exception as error:  # the outage story: one exception, the caller's policy
             self._fail(error)
+            if undo is not None:
+                self._when_back.append(undo)
             raise StoreUnavailable(f"{self!r} is unavailable") from error
         if self._down_until:
             self._down_until = 0.0
             logger.warning("%r is reachable again", self)
         return result
+
+    def when_back(self, op: Op) -> None:
+        """Run `op(client)` before the next operation that reaches Redis, best effort: a release
+        that failed, whose lease or flag would otherwise hold until it expires by itself."""
+        self._when_back.append(op)
+
+    async def _caught_up(self, client: Redis) -> None:
+        """Run the operations `when_back` kept, oldest first (one that fails stays, and fails
+        the operation that ran it, as an outage)."""
+        pending = self._when_back
+        while pending:
+            await pending[0](client)
+            pending.popleft()
 
     async def check(self) -> None:
         """One PING at start: a server refusing the credentials or the database is a configuration
