@@ -146,6 +146,21 @@ async def test_a_shared_concurrency_limit_falls_back_to_this_process_pool(redis:
     assert outcomes.count(True) == 1
 
 
+async def test_calls_holding_shared_slots_count_in_the_pool_the_process_falls_back_to(redis: RedisServer) -> None:
+    """A call that took its slot in Redis was not counted in this process's own pool: once Redis
+    went, that pool let `limit` more calls in beside it (two at once under a limit of one)."""
+    upstream = Upstream()
+    upstream.delay = 3.0
+    server = replica(redis.url, ConcurrencyLimit(1, wait=0, shared=True), upstream=upstream)
+    async with server, anyio.create_task_group() as tasks:
+        tasks.start_soon(call, server, "lookup", {"q": "long"})
+        await anyio.sleep(0.3)
+        redis.stop()
+        refused = await call(server, "lookup", {"q": "x"})
+        tasks.cancel_scope.cancel()
+    assert refused.is_error and "Too many concurrent calls" in refused.text  # type: ignore[attr-defined]
+
+
 async def test_a_call_running_while_redis_restarted_empty_still_holds_its_shared_slot(redis: RedisServer) -> None:
     """Its lease was lost with Redis's data; renewing it only if it still existed let another
     replica start a second call under a limit of one for as long as the first ran."""

@@ -13,7 +13,8 @@ ends; a replica that dies holding leases loses them after `lease` seconds. A run
 lease the store lost (Redis restarted empty, or was out longer than `lease`) takes it again at
 its next renewal, even past the limit, so the calls still running are counted and new ones wait. A call waiting for a
 slot looks again every `poll` seconds. When the store is unreachable each process falls back to
-its own pool of the same size. Without `shared=True` every process has its own pools.
+its own pool of the same size, in which the calls still running on shared slots count. Without
+`shared=True` every process has its own pools.
 
 A pool holds for calls on any event loop of the process (sync code calling one server from a
 thread pool, each thread running its own loop): a slot given back goes to the call that has waited
@@ -199,9 +200,13 @@ class Bulkhead(Middleware):
         raise self._rejected(call)
 
     async def _leased(self, leases: SharedLeases, holder: str, call: ToolCall, call_next: CallNext) -> ToolResult:
-        """Run the call holding `holder`'s lease, renewed until it ends, then released."""
+        """Run the call holding `holder`'s lease, renewed until it ends, then released.
+
+        It holds a slot of this process's own pool too when one is free (none is when calls let in
+        during an outage still run): the pool calls fall back to if Redis goes counts it."""
         owner = self.owner
         owner.in_flight += 1
+        local = self.slots.take_nowait()
         error: Exception | None = None
         try:
             async with anyio.create_task_group() as tasks:
@@ -213,6 +218,8 @@ class Bulkhead(Middleware):
                 tasks.cancel_scope.cancel()
         finally:
             owner.in_flight -= 1
+            if local:
+                self.slots.give()
             with anyio.CancelScope(shield=True), contextlib.suppress(StoreUnavailable):
                 await leases.release(holder)
         if error is not None:
