@@ -9,7 +9,7 @@ import pytest
 
 from tests.store.redis_server import RedisServer
 from tests.store.replicas import Upstream, replica
-from toolweave import Server, ToolAnnotations
+from toolweave import Server, ToolAnnotations, ToolError
 from toolweave.middleware import Cache, CircuitBreaker, ConcurrencyLimit, RateLimit, Timeout
 from toolweave.store import RedisStore
 
@@ -280,3 +280,33 @@ async def test_a_late_value_is_a_failure_to_the_shared_circuit_and_is_not_stored
         texts = [(await server.call_tool("report", {})).text for _ in range(3)]
     assert texts[:2] == ["Tool 'report' timed out after 0.05s"] * 2 and len(runs) == 2
     assert texts[2].startswith("Circuit open for tool 'report'")
+
+
+async def test_replicas_waiting_for_an_entry_that_never_came_compute_it_at_once_not_each_in_turn(
+    redis: RedisServer,
+) -> None:
+    """The first replica's call ended with an error result (not stored): each waiting replica
+    took the lead in turn and the others waited for it again, so the last of four waited four calls."""
+    running, most = 0, 0
+
+    def failing_replica() -> Server:
+        server = Server("gw", store=RedisStore(redis.url, timeout=2.0), middleware=[Cache(ttl=60)])
+
+        @server.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
+        async def lookup(q: str) -> str:
+            nonlocal running, most
+            running += 1
+            most = max(most, running)
+            try:
+                await anyio.sleep(0.5)
+            finally:
+                running -= 1
+            raise ToolError("upstream says no")
+
+        return server
+
+    servers = [failing_replica() for _ in range(4)]
+    async with servers[0], servers[1], servers[2], servers[3], anyio.create_task_group() as tasks:
+        for server in servers:
+            tasks.start_soon(server.call_tool, "lookup", {"q": "a"})
+    assert most == 3  # the first alone, then the three that waited for it, together

@@ -26,7 +26,8 @@ others wait for its result (and go on their own if it raised or was cancelled). 
 a shared store (`Server(store="redis://...")`) entries live there, shared by every replica under
 `{namespace}:cache:{server}:{position}:{tool}:{digest}`, with the same TTL; results larger than
 the store's `max_value_bytes` are not stored, and one replica computes a missing entry while
-the others wait for it. When the store is unreachable the cache is skipped: calls go upstream.
+the others wait for it (if it ends without one, they all compute it at once). When the store is
+unreachable the cache is skipped: calls go upstream.
 
 Example:
     >>> cache = Cache(ttl=30, max_entries=500)
@@ -257,20 +258,28 @@ class Cache(Middleware):
                 await shared.done(name)
         return result
 
-
     async def _shared_entry(self, shared: SharedCache, name: str) -> ToolResult | None:
-        """The shared entry `name` once there; None when this process is to compute it (it took the
-        lead, or waited `lead_for` for another process)."""
+        """The shared entry `name` once there; None when this process is to compute it: it took the
+        lead, the replica it waited for ended without an entry (an error result, one too large, a
+        failure: every replica waiting then computes it at once, not each in turn), or it waited
+        `lead_for`."""
+        waited = False
         with anyio.move_on_after(self.lead_for):
-            while (found := _decoded(await shared.get(name))) is None:
-                if await shared.lead(name, self.lead_for):
-                    found = _decoded(await shared.get(name))  # written between the look and the lead?
-                    if found is None:
+            while True:
+                value, led = await shared.look(name)
+                found = _decoded(value)
+                if found is not None:
+                    return found
+                if not led:
+                    if waited:
                         return None
-                    await shared.done(name)
-                    break
+                    if await shared.lead(name, self.lead_for):
+                        found = _decoded(await shared.get(name))  # written between the look and the lead?
+                        if found is not None:
+                            await shared.done(name)
+                        return found
+                waited = True
                 await anyio.sleep(self.poll)
-            return found
         return None
 
 

@@ -63,6 +63,10 @@ class SharedCache(Protocol):
 
     async def get(self, key: str) -> bytes | None: ...
 
+    async def look(self, key: str) -> tuple[bytes | None, bool]:
+        """The entry of `key` (or None) and whether a replica holds the lead on it, at once."""
+        ...
+
     async def put(self, key: str, value: bytes) -> None: ...
 
     async def lead(self, key: str, hold: float) -> bool:

@@ -54,6 +54,11 @@ class RedisCache:
         value = await self.store.run(lambda client: client.get(name))
         return value if value is None or isinstance(value, bytes) else str(value).encode()
 
+    async def look(self, key: str) -> tuple[bytes | None, bool]:
+        name = f"{self.prefix}:{key}"
+        value, lead = await self.store.run(lambda client: client.mget(name, f"{name}:lead"))
+        return (value if value is None or isinstance(value, bytes) else str(value).encode()), lead is not None
+
     async def put(self, key: str, value: bytes) -> None:
         name = f"{self.prefix}:{key}"
         await self.store.run(lambda client: client.set(name, value, px=self.ttl_ms))
