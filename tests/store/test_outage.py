@@ -284,3 +284,17 @@ async def test_a_store_down_at_start_is_an_outage_the_server_starts_through() ->
     async with server:
         assert not (await call(server, "lookup", {"q": "x"})).is_error  # type: ignore[attr-defined]
         assert server.store.down  # type: ignore[attr-defined]
+
+
+async def test_clean_ups_kept_for_later_each_run_once_when_operations_reach_redis_at_once(redis: RedisServer) -> None:
+    store = RedisStore(redis.url, timeout=0.5)
+    try:
+        for name in ("first", "second", "third"):
+            store.when_back(lambda client, name=name: client.incr(name))
+        async with anyio.create_task_group() as group:
+            for _ in range(3):
+                group.start_soon(store.run, lambda client: client.ping())
+        counts = await store.run(lambda client: client.mget("first", "second", "third"))
+    finally:
+        await store.close()
+    assert counts == [b"1", b"1", b"1"]

@@ -218,12 +218,17 @@ class RedisStore(Store):
         self._when_back.append(op)
 
     async def _caught_up(self, client: Redis) -> None:
-        """Run the operations `when_back` kept, oldest first (one that fails stays, and fails
-        the operation that ran it, as an outage)."""
+        """Run the operations `when_back` kept, oldest first (one that fails is kept, and fails
+        the operation that ran it, as an outage). Each is taken before it runs: operations
+        running at once share the work out, and none is dropped unrun."""
         pending = self._when_back
         while pending:
-            await pending[0](client)
-            pending.popleft()
+            op = pending.popleft()
+            try:
+                await op(client)
+            except BaseException:
+                pending.appendleft(op)
+                raise
 
     async def check(self) -> None:
         """One PING at start: a server refusing the credentials or the database is a configuration
