@@ -298,3 +298,19 @@ async def test_clean_ups_kept_for_later_each_run_once_when_operations_reach_redi
     finally:
         await store.close()
     assert counts == [b"1", b"1", b"1"]
+
+
+async def test_a_long_queue_of_clean_ups_is_shared_out_over_the_next_operations(redis: RedisServer) -> None:
+    """A long outage can leave many; one operation running them all could pass its own timeout."""
+    store, reader = RedisStore(redis.url, timeout=0.5), RedisStore(redis.url, timeout=0.5)
+    done: list[int] = []
+    try:
+        for _ in range(RedisStore.CATCH_UP + 5):
+            store.when_back(lambda client: client.incr("done"))
+        for _ in range(2):
+            await store.run(lambda client: client.ping())
+            done.append(int(await reader.run(lambda client: client.get("done"))))
+    finally:
+        await store.close()
+        await reader.close()
+    assert done == [RedisStore.CATCH_UP, RedisStore.CATCH_UP + 5]

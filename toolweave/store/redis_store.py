@@ -139,6 +139,8 @@ class RedisStore(Store):
 
     WHEN_BACK = 1024
     """The most operations kept for `when_back` (the oldest dropped first: what they clean up expires)."""
+    CATCH_UP = 16
+    """The most of them one operation runs before its own (the next operations run the rest)."""
 
     def __repr__(self) -> str:
         return f"RedisStore({shown_url(self.url)!r})"
@@ -218,11 +220,14 @@ class RedisStore(Store):
         self._when_back.append(op)
 
     async def _caught_up(self, client: Redis) -> None:
-        """Run the operations `when_back` kept, oldest first (one that fails is kept, and fails
-        the operation that ran it, as an outage). Each is taken before it runs: operations
-        running at once share the work out, and none is dropped unrun."""
+        """Run up to `CATCH_UP` of the operations `when_back` kept, oldest first, so a long queue
+        never takes one operation past its timeout (one that fails is kept, and fails the
+        operation that ran it, as an outage). Each is taken before it runs: operations running at
+        once share the work out, and none is dropped unrun."""
         pending = self._when_back
-        while pending:
+        for _ in range(self.CATCH_UP):
+            if not pending:  # (operations running at once took the rest)
+                return
             op = pending.popleft()
             try:
                 await op(client)
