@@ -493,3 +493,33 @@ async def test_a_call_abandoned_at_its_deadline_is_not_retried_by_a_retry_inside
             while abandoned_tasks():  # the abandoned call ends on its own  # noqa: ASYNC110
                 await anyio.sleep(0.01)
     assert attempts == 1
+
+
+async def test_a_call_abandoned_at_its_deadline_sends_no_progress_for_the_request_it_answered() -> None:
+    """MCP: progress stops when the request completes. The abandoned call ran on with the
+    request's progress sink, and the client got progress for a request it had its answer to
+    (a 2026-07-28 client hands it on; the handshake-era client drops it unseen)."""
+    server, release = Server("progress", middleware=[Timeout(default=0.1)]), anyio.Event()
+
+    @server.tool
+    async def stubborn(ctx: Context) -> str:
+        await ctx.report_progress(1, 3, "started")
+        with anyio.CancelScope(shield=True):
+            await release.wait()
+            await ctx.report_progress(2, 3, "still going")
+        return "late"
+
+    received: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        received.append(progress)
+
+    before = abandoned_tasks()
+    async with connect(server) as client:
+        result = await client.call_tool("stubborn", {}, progress_callback=on_progress)
+        release.set()
+        with anyio.fail_after(5):
+            while abandoned_tasks() > before:  # the abandoned call reported and ended  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+        await client.list_tools()  # anything it sent has arrived before this answer
+    assert result.is_error and received == [1]

@@ -67,7 +67,7 @@ from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.guard import guard
 from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
-from toolweave.mcp.request import caller, connection_of, request_context, verified_caller
+from toolweave.mcp.request import RequestProgress, caller, connection_of, request_context, verified_caller
 from toolweave.mcp.resource_updates import ResourceUpdates
 from toolweave.mcp.stateless import RefuseGetStream
 from toolweave.mcp.trace_context import read_trace_context
@@ -266,18 +266,23 @@ class McpAdapter:
             return task if task is not None else await attempt(context)
 
         context = self.request_context(ctx)
+        progress = context.progress_sink  # (a `Progress` layer swaps the context's in place)
         run = attempt_or_task if self.tasks.may_offer(params.name) else attempt
-        if observed is None:
-            return await input_required.with_input(ctx, params, context, run)
-        observed.serves(context)
-        with observed:  # a call answered with a task is observed until its work ends
-            answer = await input_required.with_input(ctx, params, context, run)
-            if isinstance(answer, dict) and answer.get("resultType") == "task":
-                observed.handed_out()
-            else:
-                is_error = isinstance(answer, dict) and answer.get("isError") is True
-                observed.answered(is_error, isinstance(answer, mt.InputRequiredResult))
-            return answer
+        try:
+            if observed is None:
+                return await input_required.with_input(ctx, params, context, run)
+            observed.serves(context)
+            with observed:  # a call answered with a task is observed until its work ends
+                answer = await input_required.with_input(ctx, params, context, run)
+                if isinstance(answer, dict) and answer.get("resultType") == "task":
+                    observed.handed_out()
+                else:
+                    is_error = isinstance(answer, dict) and answer.get("isError") is True
+                    observed.answered(is_error, isinstance(answer, mt.InputRequiredResult))
+                return answer
+        finally:
+            if isinstance(progress, RequestProgress):  # a call a `Timeout` abandoned reports no more
+                progress.close()
 
     async def _set_level(self, ctx: ServerRequestContext[Any], params: mt.SetLevelRequestParams) -> mt.EmptyResult:
         connection = connection_of(ctx.session)

@@ -61,17 +61,6 @@ def request_context(ctx: ServerRequestContext[Any], server: ServerLike, levels: 
     meta = dict(ctx.meta) if ctx.meta else {}
     connection = connection_of(session)
 
-    last = -math.inf
-
-    async def progress(value: float, total: float | None, message: str | None) -> None:
-        # MCP: each value must be above the last; one that is not (a `Retry` attempt starting
-        # over, a tool going back, NaN) is not sent
-        nonlocal last
-        if not value > last:
-            return
-        last = value
-        await session.report_progress(value, total, message)
-
     async def log(level: LogLevel, data: Any, name: str | None) -> None:
         if connection is not None and not levels.allows(connection, level):
             return
@@ -89,9 +78,33 @@ def request_context(ctx: ServerRequestContext[Any], server: ServerLike, levels: 
         peer=None if request is None else _peer(request),
         server=server,
         hard_deadline=True,  # a client gets its answer by the deadline, whatever the tool does
-        progress_sink=progress,
+        progress_sink=RequestProgress(session),
         log_sink=log,
     )
+
+
+class RequestProgress:
+    """A request's progress sink: sent to the client only while it increases, and while the request
+    is open (MCP: a value not above the last — a `Retry` attempt starting over, a tool going
+    back, NaN — is not sent; nor is anything once the request was answered: progress of a call a
+    `Timeout` abandoned, still running, would name a request that has ended).
+    """
+
+    __slots__ = ("last", "session")
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.last = -math.inf
+
+    async def __call__(self, value: float, total: float | None, message: str | None) -> None:
+        if not value > self.last:
+            return
+        self.last = value
+        await self.session.report_progress(value, total, message)
+
+    def close(self) -> None:
+        """The request was answered: send nothing more."""
+        self.last = math.inf
 
 
 _NO_HEADERS: Mapping[str, str] = MappingProxyType({})
