@@ -16,7 +16,7 @@ from mcp.server.subscriptions import ResourceUpdated
 from tests.auth.issuer import AUDIENCE, ISSUER, Issuer
 from tests.auth.test_http_auth import connected
 from tests.serving import serving
-from toolweave import AuthInfo, Authorize, Context, Server, UnknownResource
+from toolweave import AuthInfo, Authorize, Context, PromptsAsTools, Server, UnknownResource
 from toolweave.auth import JWTVerifier
 from toolweave.server.completion import CompletionRequest
 from toolweave.server.remote import RemoteServer
@@ -227,3 +227,30 @@ async def test_a_when_test_that_raises_refuses_the_caller_and_breaks_nothing_els
 def test_a_claim_matches_only_a_value_of_its_json_type(required: Any, claimed: Any, allowed: bool) -> None:
     rule = Authorize(claims={"level": required}).access
     assert rule.allows(AuthInfo(subject="eve", claims={"level": claimed})) is allowed
+
+
+async def test_rules_that_cannot_reach_behind_a_mounted_servers_catalog_transform_are_warned_of(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    child = Server("docs")
+
+    @child.prompt
+    def payroll() -> str:
+        return "the payroll"
+
+    child.add_transform(PromptsAsTools())
+    parent = Server("gateway")
+    parent.mount(child, prefix="docs")
+    await parent.list_tools()
+    assert "do not reach behind" not in caplog.text  # no rules: nothing to warn of
+
+    parent.add_transform(Authorize(scopes=["hr"]), prompts="docs_*")
+    with caplog.at_level("WARNING", logger="toolweave.server"):
+        await parent.list_tools()
+    assert (
+        "server 'gateway': its Authorize rules do not reach behind the tools that server 'docs' "
+        "(mount 'docs') adds with PromptsAsTools"
+    ) in caplog.text
+    # what the warning is about: the child's own front tool renders the prompt the rule hides
+    rendered = await parent.call_tool("docs_get_prompt", {"name": "payroll"}, ctx=caller())
+    assert "the payroll" in str(rendered.content)

@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -48,6 +49,7 @@ from toolweave.transforms.limit_result import LimitResult
 
 _ANY_TOOLS = (LimitResult, Authorize)
 """The server's tool transforms that reach the tools its catalog transforms add too."""
+logger = logging.getLogger("toolweave.server")
 
 
 class ToolOwner(Owner, Components, Protocol):
@@ -259,8 +261,29 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
             errors=owner.error_policy,
             list_middleware=tuple(layer for layer in owner.middleware if layer.lists_tools()),
         )
+        _warn_unreached_rules(owner)
         fronts = owner.catalog_transforms
         return fronted(catalog, fronts, owner, self.bare_entry) if fronts else catalog
+
+
+def _warn_unreached_rules(owner: ToolOwner) -> None:
+    """Warn when `owner`'s `Authorize` rules cannot reach behind a mounted server's catalog
+    transforms: the tools they add (`call_tool`, `get_prompt`, `read_resource`) call, render and
+    read as the child sees its components, so a parent's rule on one of those components holds
+    for its own listing and calls, not through them."""
+    rules = (rule for kind in ("tool", "prompt", "resource") for rule, _ in owner.transforms_for(kind))
+    if not any(isinstance(rule, Authorize) for rule in rules):
+        return
+    for mount in owner.mounts:
+        fronts = mount.child.catalog_transforms
+        if fronts:
+            logger.warning(
+                "server %r: its Authorize rules do not reach behind the tools that server %r (%s) adds "
+                "with %s: those call, render and read as %r sees its components; put the catalog "
+                "transform on %r, or the rules on %r",
+                owner.name, mount.child.name, mount.label, ", ".join(front.describe() for front in fronts),
+                mount.child.name, owner.name, mount.child.name,
+            )  # fmt: skip
 
 
 def _tool_links(links: Links) -> Callable[[ToolResult], ToolResult]:
