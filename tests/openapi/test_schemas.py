@@ -11,10 +11,10 @@ import pytest
 import yaml
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from tests.serving import serving
+from tests.serving import served, serving
 from toolweave import RemoteServer
 from toolweave.openapi import SpecError
 from toolweave.testing import connect
@@ -92,6 +92,61 @@ def test_refs_into_a_file_beside_the_spec(tmp_path: Path) -> None:
     (tmp_path / "api.json").write_text(json.dumps(spec))
     add = tools(str(tmp_path / "api.json"))["add"]
     assert add.input_schema["properties"] == {"name": {"type": "string"}}
+
+
+def _referring(ref: str) -> dict[str, Any]:
+    body = {"content": {"application/json": {"schema": {"$ref": ref}}}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {"/pets": {"post": {"operationId": "add", "requestBody": body}}},
+    }
+
+
+def _documents(documents: dict[str, Any], asked: list[str]) -> Starlette:
+    """Serves each of `documents` at its path (a string: a redirect there), noting each path asked for."""
+
+    async def document(request: Request) -> Response:
+        asked.append(request.url.path)
+        found = documents[request.url.path]
+        return RedirectResponse(found) if isinstance(found, str) else JSONResponse(found)
+
+    return Starlette(routes=[Route(path, document) for path in documents])
+
+
+def test_a_spec_from_a_url_follows_references_to_documents_on_its_own_host() -> None:
+    asked: list[str] = []
+    common = {"Pet": {"type": "object", "properties": {"name": {"type": "string"}}}}
+    with served(_documents({"/api.json": _referring("common.json#/Pet"), "/common.json": common}, asked)) as url:
+        add = tools(f"{url}/api.json")["add"]
+    assert add.input_schema["properties"] == {"name": {"type": "string"}}
+    assert asked == ["/api.json", "/common.json"]
+
+
+def test_a_spec_from_a_url_cannot_have_the_gateway_fetch_another_host() -> None:
+    """A reference to another address (a cloud metadata URL, an internal service) was fetched and
+    what came shown in the tool's schema: `{"AccessKeyId": ...}` as the body's schema."""
+    elsewhere: list[str] = []
+    secret = {"AccessKeyId": "AKIA-not-for-the-model"}
+    with served(_documents({"/creds": secret}, elsewhere)) as internal:
+        for ref in (f"{internal}/creds", f"{internal}/creds#/AccessKeyId"):
+            with served(_documents({"/api.json": _referring(ref)}, [])) as url, pytest.raises(SpecError) as raised:
+                tools(f"{url}/api.json")
+            assert str(raised.value) == (
+                f"{url}/api.json: paths./pets.post.requestBody.content.application/json.schema: the reference "
+                f"{ref!r}: not fetched: it is on another host or port than the spec (its references are followed "
+                "on its own host only)"
+            )
+        asked: list[str] = []
+        redirected = {"/api.json": _referring("moved.json"), "/moved.json": f"{internal}/creds"}
+        with served(_documents(redirected, asked)) as url, pytest.raises(SpecError) as raised:
+            tools(f"{url}/api.json")
+    assert str(raised.value).endswith(
+        f"the reference 'moved.json': cannot fetch the referenced document '{url}/moved.json': "
+        "HTTP 307 (a reference is not followed through a redirect)"
+    )
+    assert asked == ["/api.json", "/moved.json"]
+    assert elsewhere == []
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,11 @@ it, so `spec.resolve(node)` follows a `$ref` — inside the document (`#/compone
 a file beside it (`common.yaml#/Pet`) — the way JSON Schema tools do. YAML and JSON are both
 read; Swagger 2.0 and documents without `paths` are refused with a message saying so.
 
+A spec read from a URL has its references followed on its own host only (scheme, host and
+port), and never through a redirect: a document is the spec's author's, and a reference to
+`http://169.254.169.254/...` or another internal address would have the gateway fetch it and
+show what came in its tools' schemas. A spec from a file or a dict follows references into files.
+
 Example:
     >>> spec = load_spec({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {},
     ...     "components": {"schemas": {"Id": {"type": "integer"}}}})
@@ -85,7 +90,12 @@ class Spec:
             ref = node["$ref"]
             try:
                 resolved = resolver.lookup(ref)
-            except (Unresolvable, TypeError, ValueError):  # `referencing` indexed a string or list by name
+            except Unresolvable as error:
+                refused = _not_retrieved(error)
+                if refused is not None:
+                    raise SpecError(f"{where}: the reference {ref!r}: {refused}") from None
+                resolved = None
+            except (TypeError, ValueError):  # `referencing` indexed a string or list by name
                 resolved = None
             # a string may be the end of a pointer that went on into it: `#/info/title/0` is its first letter
             stop = _stop(resolver, ref) if resolved is None or isinstance(resolved.contents, str) else None
@@ -97,6 +107,15 @@ class Spec:
             if seen > 64:
                 raise SpecError(f"{where}: the reference {ref!r} is a loop of references")
         return node, resolver
+
+
+def _not_retrieved(error: Unresolvable) -> str | None:
+    """Why the document a reference names was not retrieved (a `SpecError` the retrieval raised,
+    which `referencing` wraps twice), or None when it was not asked for one."""
+    cause: BaseException | None = error
+    while cause is not None and not isinstance(cause, SpecError):
+        cause = cause.__cause__
+    return str(cause) if cause is not None else None
 
 
 def _stop(resolver: Resolver, ref: str) -> str | None:
@@ -159,7 +178,7 @@ def load_spec(source: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
         return _checked(dict(source), "the spec dict", "urn:toolweave:openapi", _local_files(Path.cwd()))
     text = os.fspath(source)
     if text.startswith(("http://", "https://")):
-        return _checked(_parse(_fetch(text), shown_url(text)), shown_url(text), text, _remote_files)
+        return _checked(_parse(_fetch(text), shown_url(text)), shown_url(text), text, _on_host_of(text))
     path = Path(text)
     try:
         raw = path.read_text(encoding="utf-8")
@@ -168,29 +187,31 @@ def load_spec(source: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
     return _checked(_parse(raw, text), text, path.resolve().as_uri(), _local_files(path.parent))
 
 
-def _fetch(url: str) -> str:
+def _fetch(url: str, *, what: str = "the OpenAPI spec", redirects: bool = True) -> str:
     """The document at `url`, read within `_FETCH_TIMEOUT` seconds in all (a server sending a byte
-    now and then does not hold it longer) and at most `_FETCH_BYTES` long."""
+    now and then does not hold it longer) and at most `_FETCH_BYTES` long; `redirects` followed
+    or not (a redirect is then an error). `what` names it in errors."""
     import httpx2
 
     shown = shown_url(url)
     deadline = time.monotonic() + _FETCH_TIMEOUT
     try:
-        with httpx2.stream("GET", url, timeout=_FETCH_TIMEOUT, follow_redirects=True) as response:
+        with httpx2.stream("GET", url, timeout=_FETCH_TIMEOUT, follow_redirects=redirects) as response:
             if response.status_code != 200:
-                raise SpecError(f"cannot fetch the OpenAPI spec {shown!r}: HTTP {response.status_code}")
+                said = " (a reference is not followed through a redirect)" if response.is_redirect else ""
+                raise SpecError(f"cannot fetch {what} {shown!r}: HTTP {response.status_code}{said}")
             chunks: list[bytes] = []
             size = 0
             for chunk in response.iter_bytes():
                 size += len(chunk)
                 if size > _FETCH_BYTES:
-                    raise SpecError(f"cannot fetch the OpenAPI spec {shown!r}: larger than {_FETCH_BYTES} bytes")
+                    raise SpecError(f"cannot fetch {what} {shown!r}: larger than {_FETCH_BYTES} bytes")
                 if time.monotonic() > deadline:
-                    raise SpecError(f"cannot fetch the OpenAPI spec {shown!r}: it took over {_FETCH_TIMEOUT:g} s")
+                    raise SpecError(f"cannot fetch {what} {shown!r}: it took over {_FETCH_TIMEOUT:g} s")
                 chunks.append(chunk)
             return b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
     except (httpx2.HTTPError, httpx2.InvalidURL) as error:  # (InvalidURL: a URL httpx cannot parse)
-        raise SpecError(f"cannot fetch the OpenAPI spec {shown!r}: {type(error).__name__}") from None
+        raise SpecError(f"cannot fetch {what} {shown!r}: {type(error).__name__}") from None
 
 
 def _parse(raw: str, where: str) -> Any:
@@ -234,8 +255,42 @@ def _local_files(base: Path) -> Any:
     return retrieve
 
 
-def _remote_files(uri: str) -> Resource[Any]:
-    """Retrieve `$ref`ed documents next to a spec fetched over HTTP."""
-    if not uri.startswith(("http://", "https://")):
-        raise Unresolvable(uri)
-    return DRAFT202012.create_resource(_parse(_fetch(uri), shown_url(uri)))
+def _on_host_of(spec_url: str) -> Any:
+    """Retrieve `$ref`ed documents of a spec fetched from `spec_url`: on its host only (the same
+    scheme, host and port), with no redirect followed.
+
+    Example:
+        >>> _on_host_of("https://api.example/openapi.json")("http://169.254.169.254/latest/meta-data/")
+        Traceback (most recent call last):
+        toolweave.core.errors.SpecError: not fetched: it is on another host or port than the spec (...)
+    """
+    host = _origin(spec_url)
+
+    def retrieve(uri: str) -> Resource[Any]:
+        if not uri.startswith(("http://", "https://")):
+            raise Unresolvable(uri)
+        if _origin(uri) != host:
+            raise SpecError(
+                "not fetched: it is on another host or port than the spec "
+                "(its references are followed on its own host only)"
+            )
+        text = _fetch(uri, what="the referenced document", redirects=False)
+        return DRAFT202012.create_resource(_parse(text, shown_url(uri)))
+
+    return retrieve
+
+
+def _origin(url: str) -> tuple[str, str | None, int | None]:
+    """A URL's scheme, host and port (its scheme's default when it names none).
+
+    Example:
+        >>> _origin("HTTPS://API.example/a") == _origin("https://api.example:443/b"), _origin("http://h:8080/")
+        (True, ('http', 'h', 8080))
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:  # not a port number: no host to match
+        return scheme, None, None
+    return scheme, parts.hostname, port or {"http": 80, "https": 443}.get(scheme)
