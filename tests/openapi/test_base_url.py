@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.acceptance.cli_helpers import EXAMPLES, run_cli
@@ -69,6 +69,20 @@ async def test_a_query_parameter_the_base_url_gives_is_not_an_argument() -> None
     assert result.content[0].text == '{"path":"/keyed","query":"key=[redacted]&q=a"}'  # sent, and scrubbed
     assert spoofed.is_error
     assert spoofed.content[0].text == "Invalid arguments for tool 'keyed':\n- key: unexpected argument"
+
+
+async def test_a_binary_answer_is_named_by_its_url_without_the_key_of_base_url() -> None:
+    """A file, a PDF or any bytes are an embedded resource named by the request's URL, which
+    carried the base URL's `?key=` to the model in the clear."""
+
+    async def report(request: Request) -> Response:
+        return Response(b"%PDF-1.7", media_type="application/pdf")
+
+    app = Starlette(routes=[Route("/{rest:path}", report)])
+    async with serving(app) as url, connect(RemoteServer.openapi(SPEC, base_url=f"{url}/v1?key=sk-0123%2B9")) as client:
+        result = await client.call_tool("thing", {"id": "42", "q": "hello"})
+    assert result.content[0].resource.uri == f"{url}/v1/things/42?key=[redacted]&q=hello"
+    assert result.content[0].resource.blob == "JVBERi0xLjc="
 
 
 def test_the_key_in_base_url_is_shown_masked() -> None:

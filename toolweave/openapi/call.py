@@ -308,7 +308,7 @@ class HttpCall:
         secrets = every_form([*self.secrets, *sent_secrets(response.request, secret, given)])
         if not ok:
             return self.failure(response, content, secrets, whole=whole)
-        result = self.success(response, content)
+        result = self.success(response, content, secrets)
         if secrets and any(secret.encode() in content for secret in secrets):  # (bytes: one fast search each)
             return scrub_result(result, secrets)
         return result
@@ -328,8 +328,9 @@ class HttpCall:
             chunks.append(chunk)
         return b"".join(chunks), True
 
-    def success(self, response: Response, content: bytes) -> ToolResult:
-        """A 2xx answer (its headers, and its body `content`) as a result."""
+    def success(self, response: Response, content: bytes, secrets: Sequence[str] = ()) -> ToolResult:
+        """A 2xx answer (its headers, and its body `content`) as a result; a binary one names the
+        request's URL, `secrets` scrubbed from it (the base URL's `?api_key=`)."""
         schema = self.operation.output_schema
         label = f"{self.api}: {self.operation.label}"
         if not content:
@@ -356,7 +357,7 @@ class HttpCall:
             return result
         if schema is not None:
             raise UpstreamError(f"{label} answered {media or 'an untyped body'}, not the JSON its spec describes")
-        return ToolResult([_block(response, content, media)])
+        return ToolResult([_block(response, content, media, secrets)])
 
     def failure(self, response: Response, content: bytes, secrets: list[str], *, whole: bool = True) -> ToolResult:
         """A non-2xx answer as an `isError` result: the status and a bounded excerpt of the body
@@ -441,10 +442,13 @@ def _is_credential(name: bytes) -> bool:
     return _CREDENTIAL_NAMES.get(name, is_credential_name, name.decode("latin-1"))
 
 
-def _block(response: Response, content: bytes, media: str) -> ContentBlock:
+def _block(response: Response, content: bytes, media: str, secrets: Sequence[str]) -> ContentBlock:
+    """A 2xx answer that is not JSON as a block: text, an image, or bytes named by the request's
+    URL with `secrets` scrubbed from it (the base URL's `?api_key=` is in it)."""
     if media.startswith("text/") or media in ("application/xml", "application/yaml"):
         return TextContent(content.decode(response.encoding or "utf-8", errors="replace"))
     data = base64.b64encode(content).decode()
     if media.startswith("image/"):
         return ImageContent(data, media)
-    return EmbeddedResource(BlobResourceContents(str(response.url), data, media or "application/octet-stream"))
+    uri = scrub(str(response.url), list(secrets))
+    return EmbeddedResource(BlobResourceContents(uri, data, media or "application/octet-stream"))
