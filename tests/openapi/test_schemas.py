@@ -219,32 +219,42 @@ async def test_an_answer_that_is_not_the_json_it_claims_is_a_clear_error() -> No
 
 
 async def test_a_path_argument_cannot_step_to_another_path_of_the_api() -> None:
-    """`..`, `.` and `/` in a path argument stay inside its segment (the API's credentials go along)."""
+    """`/` and `?` in a path argument stay inside its segment (the API's credentials go along); a
+    segment `.` or `..` is refused, even made of two arguments: sent as `%2E%2E` it was still `..`
+    to a proxy that normalises URLs (nginx, Envoy), which sent `/v1/files/%2E%2E/admin` to `/v1/admin`."""
     seen: list[str] = []
 
     async def record(request: Request) -> JSONResponse:
-        seen.append(request.url.path)
+        seen.append(request.scope["raw_path"].decode())
         return JSONResponse({})
 
+    name = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
+    ext = {**name, "name": "ext"}
     spec = {
         "openapi": "3.1.0",
         "info": {"title": "Files", "version": "1"},
         "paths": {
-            "/files/{name}": {
-                "get": {
-                    "operationId": "get_file",
-                    "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
-                }
-            }
+            "/files/{name}/meta": {"get": {"operationId": "get_file", "parameters": [name]}},
+            "/raw/{name}{ext}": {"get": {"operationId": "get_raw", "parameters": [name, ext]}},
         },
     }
     app = Starlette(routes=[Route("/v1/{rest:path}", record)])
-    async with serving(app) as url:
-        server = RemoteServer.openapi(spec, base_url=f"{url}/v1")
-        async with server:
-            for name in ("..", ".", "../admin", "a/b"):
-                await server.call_tool("get_file", {"name": name})
-    assert seen == ["/v1/files/..", "/v1/files/.", "/v1/files/../admin", "/v1/files/a/b"]
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=f"{url}/v1")) as client:
+        sent = [await client.call_tool("get_file", {"name": name}) for name in ("../admin", "a/b?c#d", "...", "a.b")]
+        refused = [await client.call_tool("get_file", {"name": name}) for name in ("..", ".")]
+        joined = await client.call_tool("get_raw", {"name": ".", "ext": "."})
+    assert not any(result.is_error for result in sent)
+    assert seen == [
+        "/v1/files/..%2Fadmin/meta",
+        "/v1/files/a%2Fb%3Fc%23d/meta",
+        "/v1/files/.../meta",
+        "/v1/files/a.b/meta",
+    ]
+    assert [result.content[0].text for result in [*refused, joined]] == [
+        "argument 'name' cannot make the path segment '..': it would lead to another path of the API",
+        "argument 'name' cannot make the path segment '.': it would lead to another path of the API",
+        "arguments 'name', 'ext' cannot make the path segment '..': it would lead to another path of the API",
+    ]
 
 
 def _op(parameters: list[dict[str, Any]], responses: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -29,8 +29,11 @@ Example:
     >>> from toolweave.core.tool import ToolAnnotations
     >>> op = Operation("get_pet", "GET", "/pets/{id}", (Param("id", "id", "path"),), None, None, None,
     ...     {"type": "object"}, None, "", (), ToolAnnotations())
-    >>> HttpCall(op).url({"id": "a b/c"}), HttpCall(op, address="https://api.example/v1/").url({"id": ".."})
-    ('/pets/a%20b%2Fc', 'https://api.example/v1/pets/%2E%2E')
+    >>> HttpCall(op).url({"id": "a b/c"}), HttpCall(op, address="https://api.example/v1/").url({"id": "../x"})
+    ('/pets/a%20b%2Fc', 'https://api.example/v1/pets/..%2Fx')
+    >>> HttpCall(op).url({"id": ".."})
+    Traceback (most recent call last):
+    toolweave.core.errors.ToolError: argument 'id' cannot make the path segment '..': it would lead to another ...
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ GetClient = Callable[[], "Client"]
 """Returns the client a call goes through: an `httpx2.AsyncClient`, or a classic `httpx.AsyncClient`."""
 
 _SEGMENT = re.compile(r"\{([^{}]+)\}")
+_DOT_SEGMENT = re.compile(r"(?:^|/)(\.\.?)(?=/|$)")
+"""A path segment `.` or `..`, which URL normalisation removes with the segment before it."""
 _ERROR_BYTES = 64 * 1024
 """How much of a non-2xx body is read (its excerpt is cut from it)."""
 
@@ -139,7 +144,7 @@ def _segment(param: Param, value: Any) -> str:
     text = in_path(param.name, scalar_text(value) if param.as_json else value, param.style, explode=param.explode)
     if not text:  # an empty segment would merge with its neighbours (`/a//b`, or `//host` at the start)
         raise ToolError(f"argument {arg!r} cannot be empty: it is a segment of the request path")
-    return text.replace(".", "%2E") if text in (".", "..") else text
+    return text
 
 
 class HttpCall:
@@ -232,11 +237,19 @@ class HttpCall:
 
     def url(self, arguments: Mapping[str, Any]) -> str:
         """The request URL: the API's address and the path with the path arguments filled in,
-        percent-encoded, `/` included, and a `.` or `..` value encoded too, so no argument can step
-        to another path of the API."""
-        path = "".join(
-            piece if param is None else _segment(param, arguments[param.arg]) for piece, param in self._pieces
-        )
+        percent-encoded, `/` included, so no argument can step to another path of the API; nor can
+        a segment they make `.` or `..`, which is refused: percent-encoded (`%2E%2E`) it is still
+        `..` to a server or proxy that normalises URLs as RFC 3986 says (nginx, Envoy)."""
+        texts = [piece if param is None else _segment(param, arguments[param.arg]) for piece, param in self._pieces]
+        path = "".join(texts)
+        dots = _DOT_SEGMENT.search(path) if "." in path else None
+        pieces = zip(self._pieces, texts, strict=True)
+        args = [param.arg for (_, param), text in pieces if param and not text.strip(".")] if dots else []
+        if dots is not None and args:  # (a `..` the spec's own path holds is its author's)
+            named = f"argument {args[0]!r}" if len(args) == 1 else f"arguments {', '.join(map(repr, args))}"
+            raise ToolError(
+                f"{named} cannot make the path segment {dots.group(1)!r}: it would lead to another path of the API"
+            )
         return self._address + path
 
     def request_parts(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
