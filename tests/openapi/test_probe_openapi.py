@@ -311,6 +311,45 @@ async def test_a_form_body_is_encoded_as_openapi_says_not_as_python_writes_it() 
     assert received == ["tags=a&tags=b&k=v&deep=%7B%22x%22%3A+1%7D&flag=true"]
 
 
+async def test_a_form_body_that_is_not_an_object_is_its_encoded_text_sent_with_its_media_type() -> None:
+    """A form described as a string went out with no `Content-Type` (the API read no field); one
+    described as an array, or an array a `oneOf` let through, failed with an internal error."""
+    received: list[tuple[str | None, str]] = []
+
+    async def record(request: Request) -> JSONResponse:
+        received.append((request.headers.get("content-type"), (await request.body()).decode()))
+        return JSONResponse({})
+
+    def form(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        body = {"content": {"application/x-www-form-urlencoded": {"schema": schema}}}
+        return {"post": {"operationId": name, "requestBody": body}}
+
+    either = {"oneOf": [{"type": "object"}, {"type": "array"}, {"type": "string"}]}
+    spec = _spec(
+        {"/t": form("text", {"type": "string"}), "/l": form("listed", {"type": "array"}), "/e": form("either", either)}
+    )
+    server = RemoteServer.openapi(spec, base_url="http://127.0.0.1:9")
+    listed = next(tool for tool in server.catalog.tools if tool.name == "listed")
+    assert listed.input_schema["properties"]["body"] == {
+        "type": "string",
+        "description": "The request body, sent as application/x-www-form-urlencoded as it is.",
+    }
+    app = Starlette(routes=[Route("/{rest:path}", record, methods=["POST"])])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
+        sent = [
+            await client.call_tool(name, {"body": body})
+            for name, body in [("text", "a=1&b=2"), ("listed", "c=3"), ("either", "d=4"), ("either", {"e": 5})]
+        ]
+        wrong = await client.call_tool("either", {"body": ["f"]})
+    assert not any(result.is_error for result in sent)
+    assert received == [("application/x-www-form-urlencoded", body) for body in ("a=1&b=2", "c=3", "d=4", "e=5")]
+    assert wrong.is_error
+    assert wrong.content[0].text == (
+        "argument 'body' is sent as a form (application/x-www-form-urlencoded): give its fields as an object, "
+        "or the form's encoded text (a=1&b=2), not list"
+    )
+
+
 async def test_a_null_argument_is_not_sent_as_the_text_none() -> None:
     """A nullable header went out as `X-Trace: None`, a nullable path segment as `/items/None`."""
     spec = _spec(

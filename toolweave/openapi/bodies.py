@@ -1,9 +1,10 @@
 """An operation's bodies, read from their `content` maps: what its request sends, what its 2xx answers give.
 
 - `request_body` says how the body is sent: JSON when the operation takes it, else a form
-  (`application/x-www-form-urlencoded`), else the first other media type as it is (text, XML,
-  bytes: one string argument); a multipart-only body is refused, as no tool argument can be sent
-  as one. `spread` gives an object body's properties (an `allOf` of objects merged), for the
+  (`application/x-www-form-urlencoded`: its fields, an object; a form described as a string or
+  an array is its encoded text, sent as it is), else the first other media type as it is (text,
+  XML, bytes: one string argument); a multipart-only body is refused, as no tool argument can be
+  sent as one. `spread` gives an object body's properties (an `allOf` of objects merged), for the
   tool to take as arguments of their own.
 - `output_schema` is the 2xx responses' JSON schema, when every 2xx response is JSON and they all
   describe the same (a non-object one is wrapped under `result`, as function tools do).
@@ -70,9 +71,25 @@ def request_body(
     kind, media = _body_media(spec, content, f"{at}.content")
     schema = media_schema(spec, content, media, f"{at}.content")
     read: Any = reader.read(schema, inner, f"{at}.content.{media}.schema") if schema is not None else None
+    if kind == "form" and not _may_be_fields(read):
+        kind = "raw"  # a form of another kind (a string, an array) is the encoded form, sent as it is
     if kind == "raw":
         read = _raw_body_schema(read, media)
+    elif kind == "form" and read is None:
+        read = {"type": "object", "description": "The form's fields."}
     return kind, media, read, bool(body.get("required"))
+
+
+def _may_be_fields(schema: Any) -> bool:
+    """Whether a form body's schema lets it be an object, the form's fields: one with no `type`
+    (none at all, or a `oneOf`) or whose `type` includes `object`.
+
+    Example:
+        >>> _may_be_fields(None), _may_be_fields({"type": ["object", "null"]}), _may_be_fields({"type": "array"})
+        (True, True, False)
+    """
+    kind = schema.get("type", "object") if isinstance(schema, Mapping) else "object"
+    return kind == "object" or (isinstance(kind, list) and "object" in kind)
 
 
 def _body_media(spec: Spec, content: Mapping[str, Any], at: str) -> tuple[str, str]:

@@ -272,12 +272,25 @@ class HttpCall:
             kind = self.operation.body_kind
             if kind == "json":
                 parts["json"] = body
-            elif kind == "form":
-                parts["data"] = _form(body) if isinstance(body, Mapping) else body
+            elif kind == "form" and isinstance(body, Mapping):
+                parts["data"] = _form(body)
             else:
-                parts["content"] = body if isinstance(body, bytes | str) else json.dumps(body)
+                parts["content"] = self._as_is(body)
                 parts.setdefault("headers", {})["content-type"] = self.operation.media_type
         return parts
+
+    def _as_is(self, body: Any) -> str | bytes:
+        """A body sent as it is: text (or a form's encoded text, `a=1&b=2`), else JSON text. A
+        form's body that is neither its fields nor text (an array a `oneOf` let through) has no
+        form encoding, and is refused."""
+        if isinstance(body, bytes | str):
+            return body
+        if self.operation.body_kind == "form":
+            raise ToolError(
+                f"argument {self.operation.body_arg!r} is sent as a form ({self.operation.media_type}): give its "
+                f"fields as an object, or the form's encoded text (a=1&b=2), not {type(body).__name__}"
+            )
+        return json.dumps(body)
 
     def _given(self, location: str, arguments: Mapping[str, Any]) -> list[Param]:
         """The parameters at `location` the call gives a value (a null one is left out, not sent as `None`)."""
