@@ -276,6 +276,46 @@ def test_a_suffixed_argument_never_takes_the_name_of_another() -> None:
     assert list(tools(spec)["op"].input_schema["properties"]) == ["id_path", "id_query_2", "id_query"]
 
 
+async def test_names_a_model_api_refuses_become_arguments_it_takes_and_go_out_as_the_spec_names_them() -> None:
+    """`filter[status]` (JSON:API), `$top` (OData) or `first name` as an argument made Claude's and
+    Bedrock's APIs refuse the tool list (`Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'`),
+    and with it every request of the session."""
+    received: list[tuple[str, Any]] = []
+
+    async def record(request: Request) -> JSONResponse:
+        received.append((request.url.query, await request.json()))
+        return JSONResponse({})
+
+    fields = {"first name": {"type": "string"}, "first_name": {"type": "string"}, "top": {"type": "integer"}}
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": fields}}}}
+    parameters = [
+        {"name": "filter[status]", "in": "query", "required": True, "schema": {"type": "string"}},
+        {"name": "$top", "in": "query", "schema": {"type": "integer"}},
+        {"name": "X-Request-ID", "in": "header", "schema": {"type": "string"}},
+    ]
+    spec = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {"/people": {"post": {"operationId": "find", "parameters": parameters, "requestBody": body}}},
+    }
+    find = tools(spec)["find"]
+    assert list(find.input_schema["properties"]) == [
+        "filter_status",
+        "top_query",
+        "X-Request-ID",
+        "first_name",
+        "first_name_2",
+        "top",
+    ]
+    assert find.input_schema["required"] == ["filter_status"]
+    app = Starlette(routes=[Route("/people", record, methods=["POST"])])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
+        arguments = {"filter_status": "open", "top_query": 5, "first_name": "Ada", "first_name_2": "Lovelace", "top": 1}
+        result = await client.call_tool("find", arguments)
+    assert not result.is_error, result.content
+    assert received == [("filter%5Bstatus%5D=open&%24top=5", {"first name": "Ada", "first_name": "Lovelace", "top": 1})]
+
+
 def test_an_operation_id_keeps_its_name_and_a_made_up_name_moves_on() -> None:
     """`GET /a` (no operationId) is `get_a` too: it came first and took the name, so the operation
     the spec names `get_a` became `get_a_2`. The operationIds are given out first (a second

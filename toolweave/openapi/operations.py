@@ -10,8 +10,9 @@
   headers, which OpenAPI 3 says are ignored) and, for a JSON or form body that is an object (an
   `allOf` of objects is merged), one argument per body property; any other body (an array, a
   `oneOf`, text) is the one argument `body` (a string for a body sent as it is: text, XML,
-  bytes). A parameter whose name clashes with another is suffixed with its location (`id_query`,
-  then `_2`, ... if that is taken too);
+  bytes). An argument is named as its parameter or field, in the characters every model API
+  takes (`filter[status]` is `filter_status`: `argument_name`); a parameter whose name clashes
+  with another is suffixed with its location (`id_query`, then `_2`, ... if that is taken too);
 - the **output schema** is the 2xx JSON responses' schema, when every 2xx response is JSON and
   they all describe the same (a non-object one is wrapped under `result`, as function tools do);
 - the **description** is the summary and the description; annotations follow the method
@@ -61,6 +62,9 @@ from toolweave.openapi.schemas import SchemaReader
 from toolweave.openapi.spec import Resolver, Spec, kind_of
 
 _PATH_ITEM_FIELDS = frozenset({"$ref", "summary", "description", "servers", "parameters", *METHODS})
+_MAX_ARGUMENT = 64
+_ARGUMENT = re.compile(rf"[A-Za-z0-9_.-]{{1,{_MAX_ARGUMENT}}}")
+"""An argument name every model API takes (Claude's and Bedrock's refuse any other)."""
 _LATER_OPERATIONS = frozenset({"query", "additionalOperations"})
 """Path item fields OpenAPI 3.2 added, which are not read (yet)."""
 
@@ -282,15 +286,17 @@ def _operation(spec: Spec, kept: _Kept, tool_name: str, skip: set[tuple[str, str
     declared = without_ignored_headers(spec, at, declared)
     body_kind, media_type, body_schema, body_required = request_body(spec, resolver, raw, reader, at)
     flat = spread(body_schema) if body_kind in ("json", "form") else None
-    names = [entry.parameter["name"] for entry in declared] + (list(flat["properties"]) if flat else [])
-    claimed = {name for name in names if names.count(name) == 1} | set(flat["properties"] if flat else ())
+    fields = _field_args(flat["properties"]) if flat else {}
+    bases = [argument_name(entry.parameter["name"]) for entry in declared]
+    names = bases + list(fields.values())
+    claimed = {name for name in names if names.count(name) == 1} | set(fields.values())
     params: list[Param] = []
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for entry in declared:
+    for entry, base in zip(declared, bases, strict=True):
         parameter = entry.parameter
         name, location = parameter["name"], parameter["in"]
-        arg = name if names.count(name) == 1 else _unique(f"{name}_{location}", claimed)
+        arg = base if names.count(base) == 1 else _unique(argument_name(f"{base}_{location}"), claimed)
         schema, as_json = parameter_schema(spec, entry, reader)
         style, explode = parameter_style(spec, entry)
         params.append(Param(arg, name, location, style, explode, as_json))
@@ -300,9 +306,9 @@ def _operation(spec: Spec, kept: _Kept, tool_name: str, skip: set[tuple[str, str
     body_arg = None
     if flat is not None:
         for name, schema in flat["properties"].items():
-            params.append(Param(name, name, "body"))
-            properties[name] = schema
-        required += [name for name in flat.get("required", ()) if name in flat["properties"]]
+            params.append(Param(fields[name], name, "body"))
+            properties[fields[name]] = schema
+        required += [fields[name] for name in flat.get("required", ()) if name in fields]
     elif body_kind is not None:
         body_arg = "body" if "body" not in properties else first_free("request_body", {*claimed, *properties})
         properties[body_arg] = body_schema if body_schema is not None else {}
@@ -327,6 +333,28 @@ def _operation(spec: Spec, kept: _Kept, tool_name: str, skip: set[tuple[str, str
         tags=kept.tags,
         annotations=_annotations(method),
     )
+
+
+def argument_name(name: str) -> str:
+    """The argument a parameter or body field named `name` is: `name` itself when it is 1 to 64
+    characters of `[A-Za-z0-9_.-]`, else those characters alone, `_` for each run of others
+    (`filter[status]` is `filter_status`, `$top` is `top`). Claude's and Bedrock's APIs refuse a
+    tool whose argument names are not such, and with it every request of the session.
+
+    Example:
+        >>> argument_name("X-Id"), argument_name("filter[status]"), argument_name("ids[]"), argument_name("$top")
+        ('X-Id', 'filter_status', 'ids', 'top')
+    """
+    if _ARGUMENT.fullmatch(name):
+        return name
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:_MAX_ARGUMENT] or "argument"
+
+
+def _field_args(properties: Mapping[str, Any]) -> dict[str, str]:
+    """The argument of each field of a spread body (`argument_name`), two alike made different
+    (`a b` and `a_b`: `a_b`, `a_b_2`)."""
+    taken: set[str] = set()
+    return {name: _unique(argument_name(name), taken) for name in properties}
 
 
 def _unique(arg: str, taken: set[str]) -> str:
