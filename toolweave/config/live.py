@@ -4,8 +4,10 @@ A live server mounts the current build (without prefix: the build's names are it
 the build's `server` settings are its own) and holds every upstream MCP server itself. On
 `reload(config)`:
 
-1. the file is loaded and built again; an upstream whose entry did not change is the same
-   `RemoteServer` in the new build, and keeps its session and process;
+1. the file is loaded and built again, in a worker thread (an OpenAPI spec read from a URL may
+   take up to its fetch timeout, and the calls being served go on meanwhile); an upstream whose
+   entry did not change is the same `RemoteServer` in the new build, and keeps its session and
+   process;
 2. a file that does not load, build or compile is rejected: the error is logged (and raised),
    and the current build keeps serving;
 3. new upstreams are connected (up to their `connect_timeout`, as at startup) and the new build
@@ -226,7 +228,7 @@ class LiveServer(Server):
         if path is None:
             raise ValueError("reload() needs a config file: this server was not built from one")
         async with self._lock:
-            composed = self._build(path)
+            composed = await self._build(path)
             await self._swap(composed)
             self.file = path
             changed = [key for key, value in composed.fixed_settings.items() if self._first.get(key) != value]
@@ -238,11 +240,9 @@ class LiveServer(Server):
                 )
         return composed
 
-    def _build(self, path: Path) -> Composed:
+    async def _build(self, path: Path) -> Composed:
         try:
-            if not read_data(path):  # an editor's truncation, caught half written: not "serve nothing"
-                raise ConfigError("the file is empty (or holds only comments)", file=str(path))
-            composed = build_file(path, inputs=self.inputs, reuse=self._held.reuse)
+            composed = await anyio.to_thread.run_sync(self._read, path)  # (not on the loop: a spec's URL)
             composed.server.catalog  # noqa: B018 - compile now: a clash rejects the file, not a request
         except ConfigError as error:
             logger.error("reload of %s rejected; still serving the previous version: %s", path, error)
@@ -251,6 +251,12 @@ class LiveServer(Server):
             logger.error("reload of %s rejected; still serving the previous version: %s", path, error)
             raise ConfigError(f"cannot compose the server: {error}", file=str(path)) from error
         return composed
+
+    def _read(self, path: Path) -> Composed:
+        """`path` built: its file read, its modules imported, its OpenAPI specs fetched."""
+        if not read_data(path):  # an editor's truncation, caught half written: not "serve nothing"
+            raise ConfigError("the file is empty (or holds only comments)", file=str(path))
+        return build_file(path, inputs=self.inputs, reuse=self._held.reuse)
 
     async def _swap(self, composed: Composed) -> None:
         old, old_composed = self._current, self.composed
