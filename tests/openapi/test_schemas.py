@@ -94,6 +94,31 @@ def test_refs_into_a_file_beside_the_spec(tmp_path: Path) -> None:
     assert add.input_schema["properties"] == {"name": {"type": "string"}}
 
 
+@pytest.mark.parametrize(
+    ("ref", "refused"),
+    [
+        (".env", "not read: a reference is to a JSON or YAML file (.json, .yaml or .yml)"),
+        ("{tmp}/token", "not read: a reference is to a JSON or YAML file (.json, .yaml or .yml)"),
+        (
+            "http://127.0.0.1:9/schemas.json",
+            "not fetched: the references of a spec read from a file or a dict are to files",
+        ),
+    ],
+)
+def test_a_spec_file_refers_only_to_json_and_yaml_files(tmp_path: Path, ref: str, refused: str) -> None:
+    """A `.env` beside a downloaded spec parses as YAML text: `$ref: .env` showed its keys in the tool's schema."""
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-live-0123\n")
+    (tmp_path / "token").write_text("tok-0123\n")
+    ref = ref.replace("{tmp}", tmp_path.as_uri())
+    (tmp_path / "api.json").write_text(json.dumps(_referring(ref)))
+    with pytest.raises(SpecError) as raised:
+        tools(str(tmp_path / "api.json"))
+    assert str(raised.value) == (
+        f"{tmp_path / 'api.json'}: paths./pets.post.requestBody.content.application/json.schema: "
+        f"the reference {ref!r}: {refused}"
+    )
+
+
 def _referring(ref: str) -> dict[str, Any]:
     body = {"content": {"application/json": {"schema": {"$ref": ref}}}}
     return {

@@ -8,7 +8,8 @@ read; Swagger 2.0 and documents without `paths` are refused with a message sayin
 A spec read from a URL has its references followed on its own host only (scheme, host and
 port), and never through a redirect: a document is the spec's author's, and a reference to
 `http://169.254.169.254/...` or another internal address would have the gateway fetch it and
-show what came in its tools' schemas. A spec from a file or a dict follows references into files.
+show what came in its tools' schemas. A spec from a file or a dict follows references into JSON
+and YAML files (by their names: a `.env` parses as YAML text, and was shown the same way).
 
 Example:
     >>> spec = load_spec({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {},
@@ -39,6 +40,8 @@ from toolweave.core.shown import shown_url
 Resolver = Any
 """A `referencing` resolver (its type is generic in the library)."""
 
+_DOCUMENT_SUFFIXES = frozenset({".json", ".yaml", ".yml"})
+"""The files a local spec's references may read."""
 _FETCH_TIMEOUT = 30.0
 _FETCH_BYTES = 32 * 2**20
 
@@ -240,13 +243,25 @@ def _checked(document: Any, where: str, uri: str, retrieve: Any) -> Spec:
 
 
 def _local_files(base: Path) -> Any:
-    """Retrieve `$ref`ed files next to a local spec (only `file:` URIs under nothing else)."""
+    """Retrieve `$ref`ed files of a local spec (relative ones taken against `base`): JSON and YAML
+    files only, by their name, so no reference shows a `.env`, a key or `/etc/passwd` in a tool's
+    schema; a URL is not fetched.
+
+    Example:
+        >>> _local_files(Path("/specs"))("file:///srv/app/.env")
+        Traceback (most recent call last):
+        toolweave.core.errors.SpecError: not read: a reference is to a JSON or YAML file (.json, .yaml or .yml)
+    """
 
     def retrieve(uri: str) -> Resource[Any]:
         parts = urlsplit(uri)
+        if parts.scheme in ("http", "https"):
+            raise SpecError("not fetched: the references of a spec read from a file or a dict are to files")
         if parts.scheme not in ("file", ""):
             raise Unresolvable(uri)
         path = Path(parts.path) if parts.scheme else base / parts.path
+        if path.suffix.lower() not in _DOCUMENT_SUFFIXES:
+            raise SpecError("not read: a reference is to a JSON or YAML file (.json, .yaml or .yml)")
         try:
             return DRAFT202012.create_resource(_parse(path.read_text(encoding="utf-8"), str(path)))
         except OSError:
