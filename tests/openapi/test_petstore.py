@@ -3,6 +3,7 @@ through the official `mcp` client."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -369,6 +370,21 @@ async def test_a_redirect_says_where_it_points_and_that_it_is_not_followed(url: 
     result = await call(api(url, include=Routes(paths=["/moved"])), "moved", {})
     assert result.is_error
     assert "answered HTTP 302 Found (to /pets?limit=1: redirects are not followed)" in result.content[0].text
+
+
+@pytest.mark.parametrize("library", ["httpx2", "httpx"])
+async def test_a_client_of_ones_own_that_follows_redirects_does_not_follow_them_here(
+    url: str, app: FastAPI, library: str
+) -> None:
+    """A `client=` made with `follow_redirects=True` followed them, and the API's key in `headers=`
+    went along to wherever the `Location` pointed (httpx drops only `Authorization` on the way)."""
+    http = importlib.import_module(library)
+    async with http.AsyncClient(follow_redirects=True) as own:
+        server = api(url, client=own, include=Routes(paths=["/moved"]), headers={"x-api-key": API_KEY})
+        result = await call(server, "moved", {})
+    assert result.is_error
+    assert "answered HTTP 302 Found (to /pets?limit=1: redirects are not followed)" in result.content[0].text
+    assert len(received(app)) == 1  # the redirect's target was never asked
 
 
 async def test_a_mounted_api_is_named_by_its_prefix_in_errors(url: str) -> None:

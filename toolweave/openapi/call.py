@@ -218,8 +218,11 @@ class HttpCall:
         self.max_bytes = max_bytes
         self.auth = auth
         self.errors = errors
-        # no auth= at all unless one is given: the client's own applies, whatever its library
-        self._send: dict[str, Any] = {"stream": True} if auth is None else {"stream": True, "auth": auth}
+        # no auth= at all unless one is given: the client's own applies, whatever its library; and no
+        # redirect followed, even by a client that follows them: the credentials would go along
+        self._send: dict[str, Any] = {"stream": True, "follow_redirects": False}
+        if auth is not None:
+            self._send["auth"] = auth
         self.api = api
         self.timeout = timeout
         self.in_flight: AbstractContextManager[None] = in_flight if in_flight is not None else nullcontext()

@@ -74,7 +74,8 @@ class OpenAPIServer(Server):
             a fragment is refused.
         client: An `httpx2.AsyncClient` of your own (its timeouts, transport, auth, and its base
             URL when `base_url` is not given), or a classic `httpx.AsyncClient`; it is used as is
-            and never closed. By default the server opens one pooled `httpx2.AsyncClient`.
+            (but a redirect is never followed: the `headers` would go along) and never closed. By
+            default the server opens one pooled `httpx2.AsyncClient`.
         headers: Upstream credentials and other headers for every request: constants,
             `Secret`s or sources (`FromEnv`, ...), see `toolweave.openapi.credentials`. The
             caller's own token is never sent unless a header says so (`FromHeader`).
