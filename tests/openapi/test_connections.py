@@ -4,12 +4,18 @@ Against a real app on 127.0.0.1 that answers, then drops the connection the answ
 
 from __future__ import annotations
 
+import datetime
 import logging
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from anyio.abc import SocketAttribute
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from tests.serving import serving
 from toolweave import RemoteServer
@@ -124,3 +130,33 @@ async def test_a_new_connection_closed_before_an_answer_is_not_tried_again() -> 
         "(RemoteProtocolError)"
     )
     assert accepted == 1
+
+
+def _self_signed(folder: Path) -> dict[str, str]:
+    """uvicorn's TLS options for a certificate signed by its own key (an internal API's, often)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    builder = x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+    builder = builder.serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
+    certificate = builder.sign(key, hashes.SHA256())
+    (folder / "cert.pem").write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return {"ssl_certfile": str(folder / "cert.pem"), "ssl_keyfile": str(folder / "key.pem")}
+
+
+async def test_a_tls_failure_says_it_is_one(tmp_path: Path) -> None:
+    """A self-signed certificate, or `https://` to a plain HTTP port, said "the connection could
+    not be opened", which sent users looking for a firewall."""
+    async with serving(DropsAfterAnswering(), **_self_signed(tmp_path)) as url:
+        untrusted = await RemoteServer.openapi(SPEC, base_url=url.replace("http:", "https:")).call_tool("get_work", {})
+    async with serving(DropsAfterAnswering()) as url:
+        plain = await RemoteServer.openapi(SPEC, base_url=url.replace("http:", "https:")).call_tool("get_work", {})
+    assert untrusted.text == (
+        "API 'Flaky': GET /work failed: the API's TLS certificate was not accepted: self-signed certificate "
+        "(ConnectError)"
+    )
+    assert plain.text.startswith("API 'Flaky': GET /work failed: the TLS handshake failed: ")  # OpenSSL's reason
+    assert plain.text.endswith(" (ConnectError)")

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import ssl
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -100,7 +101,34 @@ _WHILE_READING = {
 
 def what_failed(error: Exception, *, answered: bool) -> str:
     """What `error` (a request's, of `httpx2` or `httpx`) means, in words, with its class name;
-    `answered`: it came after the answer's status and headers, while its body was read."""
+    `answered`: it came after the answer's status and headers, while its body was read. A TLS
+    failure says so, with OpenSSL's reason (a connection that "could not be opened" sent users
+    looking for a firewall when the API's certificate was self-signed).
+
+    Example:
+        >>> refused = ssl.SSLCertVerificationError(1, "certificate verify failed")
+        >>> refused.verify_message = "self-signed certificate"
+        >>> error = httpx2.ConnectError("...")
+        >>> error.__cause__ = refused
+        >>> what_failed(error, answered=False)
+        "the API's TLS certificate was not accepted: self-signed certificate (ConnectError)"
+    """
     words = _WHILE_READING if answered else _BEFORE_ANSWER
-    said = next((words[kind.__name__] for kind in type(error).__mro__ if kind.__name__ in words), None)
+    said = _tls_failure(error) or next(
+        (words[kind.__name__] for kind in type(error).__mro__ if kind.__name__ in words), None
+    )
     return f"{said or 'the request failed'} ({type(error).__name__})"
+
+
+def _tls_failure(error: BaseException) -> str | None:
+    """The TLS failure under `error` (the `ssl` error that httpcore's and httpx's wrap), in words."""
+    cause: BaseException | None = error
+    for _ in range(8):  # (a chain, not a loop: bounded all the same)
+        if cause is None:
+            return None
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return f"the API's TLS certificate was not accepted: {cause.verify_message or cause.reason}"
+        if isinstance(cause, ssl.SSLError):
+            return f"the TLS handshake failed: {cause.reason or type(cause).__name__}"
+        cause = cause.__cause__ or cause.__context__
+    return None
