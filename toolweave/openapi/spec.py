@@ -5,11 +5,12 @@ it, so `spec.resolve(node)` follows a `$ref` — inside the document (`#/compone
 a file beside it (`common.yaml#/Pet`) — the way JSON Schema tools do. YAML and JSON are both
 read; Swagger 2.0 and documents without `paths` are refused with a message saying so.
 
-A spec read from a URL has its references followed on its own host only (scheme, host and
-port), and never through a redirect: a document is the spec's author's, and a reference to
-`http://169.254.169.254/...` or another internal address would have the gateway fetch it and
-show what came in its tools' schemas. A spec from a file or a dict follows references into JSON
-and YAML files (by their names: a `.env` parses as YAML text, and was shown the same way).
+A spec read from a URL has its references followed on its own origin only (scheme, host and
+port, or the `https://` form of an `http://` one), redirects too: a document is the spec's
+author's, and a reference to `http://169.254.169.254/...` or another internal address would
+have the gateway fetch it and show what came in its tools' schemas. A spec from a file or a
+dict follows references into JSON and YAML files (by their names: a `.env` parses as YAML text,
+and was shown the same way).
 
 Example:
     >>> spec = load_spec({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {},
@@ -190,19 +191,26 @@ def load_spec(source: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
     return _checked(_parse(raw, text), text, path.resolve().as_uri(), _local_files(path.parent))
 
 
-def _fetch(url: str, *, what: str = "the OpenAPI spec", redirects: bool = True) -> str:
+def _fetch(url: str, *, what: str = "the OpenAPI spec", within: Origin | None = None) -> str:
     """The document at `url`, read within `_FETCH_TIMEOUT` seconds in all (a server sending a byte
-    now and then does not hold it longer) and at most `_FETCH_BYTES` long; `redirects` followed
-    or not (a redirect is then an error). `what` names it in errors."""
+    now and then does not hold it longer) and at most `_FETCH_BYTES` long; redirects followed, on
+    the origin `within` only when given (`_on`). `what` names it in errors."""
     import httpx2
 
     shown = shown_url(url)
     deadline = time.monotonic() + _FETCH_TIMEOUT
+
+    def stays(request: httpx2.Request) -> None:  # before each request, a redirected one too
+        if within is not None and not _on(str(request.url), within):
+            raise SpecError(f"cannot fetch {what} {shown!r}: it redirects to another host (not followed)")
+
     try:
-        with httpx2.stream("GET", url, timeout=_FETCH_TIMEOUT, follow_redirects=redirects) as response:
+        with (
+            httpx2.Client(timeout=_FETCH_TIMEOUT, follow_redirects=True, event_hooks={"request": [stays]}) as client,
+            client.stream("GET", url) as response,
+        ):
             if response.status_code != 200:
-                said = " (a reference is not followed through a redirect)" if response.is_redirect else ""
-                raise SpecError(f"cannot fetch {what} {shown!r}: HTTP {response.status_code}{said}")
+                raise SpecError(f"cannot fetch {what} {shown!r}: HTTP {response.status_code}")
             chunks: list[bytes] = []
             size = 0
             for chunk in response.iter_bytes():
@@ -271,31 +279,35 @@ def _local_files(base: Path) -> Any:
 
 
 def _on_host_of(spec_url: str) -> Any:
-    """Retrieve `$ref`ed documents of a spec fetched from `spec_url`: on its host only (the same
-    scheme, host and port), with no redirect followed.
+    """Retrieve `$ref`ed documents of a spec fetched from `spec_url`: on its origin only (its
+    scheme, host and port, or the `https://` form of an `http://` one), redirects too.
 
     Example:
         >>> _on_host_of("https://api.example/openapi.json")("http://169.254.169.254/latest/meta-data/")
         Traceback (most recent call last):
         toolweave.core.errors.SpecError: not fetched: it is on another host or port than the spec (...)
     """
-    host = _origin(spec_url)
+    origin = _origin(spec_url)
 
     def retrieve(uri: str) -> Resource[Any]:
         if not uri.startswith(("http://", "https://")):
             raise Unresolvable(uri)
-        if _origin(uri) != host:
+        if not _on(uri, origin):
             raise SpecError(
                 "not fetched: it is on another host or port than the spec "
                 "(its references are followed on its own host only)"
             )
-        text = _fetch(uri, what="the referenced document", redirects=False)
+        text = _fetch(uri, what="the referenced document", within=origin)
         return DRAFT202012.create_resource(_parse(text, shown_url(uri)))
 
     return retrieve
 
 
-def _origin(url: str) -> tuple[str, str | None, int | None]:
+Origin = tuple[str, str | None, int | None]
+"""A URL's scheme, host and port."""
+
+
+def _origin(url: str) -> Origin:
     """A URL's scheme, host and port (its scheme's default when it names none).
 
     Example:
@@ -309,3 +321,16 @@ def _origin(url: str) -> tuple[str, str | None, int | None]:
     except ValueError:  # not a port number: no host to match
         return scheme, None, None
     return scheme, parts.hostname, port or {"http": 80, "https": 443}.get(scheme)
+
+
+def _on(url: str, origin: Origin) -> bool:
+    """Whether `url` is on `origin`, or on its `https://` form (where an `http://` spec redirects).
+
+    Example:
+        >>> spec = _origin("http://api.example/openapi.json")
+        >>> _on("https://api.example/common.json", spec), _on("http://api.example:8080/common.json", spec)
+        (True, False)
+    """
+    scheme, host, port = _origin(url)
+    upgraded = origin[0] == "http" and origin[2] == 80 and (scheme, port) == ("https", 443)
+    return host is not None and host == origin[1] and ((scheme, port) == (origin[0], origin[2]) or upgraded)
