@@ -17,8 +17,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tests.serving import serving
+from tests.serving import served, serving
 from toolweave import RemoteServer
+from toolweave.openapi import SpecError, load_spec
 from toolweave.testing import connect
 
 SPEC = {
@@ -160,3 +161,19 @@ async def test_a_tls_failure_says_it_is_one(tmp_path: Path) -> None:
     )
     assert plain.text.startswith("API 'Flaky': GET /work failed: the TLS handshake failed: ")  # OpenSSL's reason
     assert plain.text.endswith(" (ConnectError)")
+
+
+def test_a_spec_url_that_cannot_be_fetched_says_why_in_words(tmp_path: Path) -> None:
+    """It said the class name alone: `cannot fetch the OpenAPI spec '...': ConnectError`."""
+    with served(DropsAfterAnswering(), **_self_signed(tmp_path)) as url, pytest.raises(SpecError) as untrusted:
+        load_spec(url.replace("http:", "https:") + "/openapi.json")
+    with served(DropsAfterAnswering()) as url:
+        pass
+    with pytest.raises(SpecError) as gone:
+        load_spec(f"{url}/openapi.json")  # (the server is stopped)
+    assert str(untrusted.value).endswith(
+        "openapi.json': the API's TLS certificate was not accepted: self-signed certificate (ConnectError)"
+    )
+    assert str(gone.value) == (
+        f"cannot fetch the OpenAPI spec '{url}/openapi.json': the connection could not be opened (ConnectError)"
+    )

@@ -197,8 +197,11 @@ def _fetch(url: str, *, what: str = "the OpenAPI spec", within: Origin | None = 
     the origin `within` only when given (`_on`). `what` names it in errors."""
     import httpx2
 
+    from toolweave.openapi.sending import what_failed
+
     shown = shown_url(url)
     deadline = time.monotonic() + _FETCH_TIMEOUT
+    answered = False
 
     def stays(request: httpx2.Request) -> None:  # before each request, a redirected one too
         if within is not None and not _on(str(request.url), within):
@@ -209,6 +212,7 @@ def _fetch(url: str, *, what: str = "the OpenAPI spec", within: Origin | None = 
             httpx2.Client(timeout=_FETCH_TIMEOUT, follow_redirects=True, event_hooks={"request": [stays]}) as client,
             client.stream("GET", url) as response,
         ):
+            answered = True
             if response.status_code != 200:
                 raise SpecError(f"cannot fetch {what} {shown!r}: HTTP {response.status_code}")
             chunks: list[bytes] = []
@@ -221,8 +225,10 @@ def _fetch(url: str, *, what: str = "the OpenAPI spec", within: Origin | None = 
                     raise SpecError(f"cannot fetch {what} {shown!r}: it took over {_FETCH_TIMEOUT:g} s")
                 chunks.append(chunk)
             return b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
-    except (httpx2.HTTPError, httpx2.InvalidURL) as error:  # (InvalidURL: a URL httpx cannot parse)
-        raise SpecError(f"cannot fetch {what} {shown!r}: {type(error).__name__}") from None
+    except httpx2.InvalidURL:  # a URL httpx cannot parse
+        raise SpecError(f"cannot fetch {what} {shown!r}: InvalidURL") from None
+    except httpx2.HTTPError as error:  # in words: a certificate refused, a host that does not answer
+        raise SpecError(f"cannot fetch {what} {shown!r}: {what_failed(error, answered=answered)}") from None
 
 
 def _parse(raw: str, where: str) -> Any:
