@@ -112,6 +112,33 @@ async def test_a_2xx_answer_that_is_not_the_json_the_spec_describes_is_a_clear_e
     )
 
 
+async def test_an_answer_that_is_text_outside_text_slash_is_text_for_the_model() -> None:
+    """NDJSON, an Atom feed or a vendor type with a charset reached the model as a base64 blob."""
+    answers = {
+        "/lines": ('{"a":1}\n{"a":2}\n', "application/x-ndjson"),
+        "/feed": ("<feed/>", "application/atom+xml"),
+        "/report": ("total: 3", "application/vnd.acme.report; charset=utf-8"),
+        "/file": ("\x00\x01", "application/octet-stream"),
+    }
+
+    def answer(body: str, media: str) -> Any:
+        async def handler(request: Request) -> Response:
+            return Response(body, headers={"content-type": media})
+
+        return handler
+
+    spec = _spec({path: {"get": {"operationId": path[1:]}} for path in answers})
+    app = Starlette(routes=[Route(path, answer(*reply)) for path, reply in answers.items()])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
+        results = {name: await client.call_tool(name, {}) for name in ("lines", "feed", "report", "file")}
+    assert [results[name].content[0].text for name in ("lines", "feed", "report")] == [
+        '{"a":1}\n{"a":2}\n',
+        "<feed/>",
+        "total: 3",
+    ]
+    assert results["file"].content[0].resource.blob == "AAE="
+
+
 async def test_an_operation_that_may_answer_204_has_no_output_schema_and_both_answers_work() -> None:
     async def maybe(request: Request) -> Response:
         if request.query_params.get("empty"):

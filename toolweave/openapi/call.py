@@ -471,10 +471,45 @@ def _is_credential(name: bytes) -> bool:
     return _CREDENTIAL_NAMES.get(name, is_credential_name, name.decode("latin-1"))
 
 
+_TEXT_MEDIA = frozenset(
+    {
+        "application/xml",
+        "application/yaml",
+        "application/x-yaml",
+        "application/x-ndjson",
+        "application/jsonl",
+        "application/json-seq",
+        "application/x-www-form-urlencoded",
+        "application/javascript",
+        "application/graphql",
+        "application/sql",
+        "application/csv",
+    }
+)
+"""Media types outside `text/` that are text all the same."""
+
+
+def _is_text(media: str, content_type: str) -> bool:
+    """Whether an answer of `media` (its full `content_type` says its charset, if any) is text.
+
+    Example:
+        >>> _is_text("application/atom+xml", ""), _is_text("application/x-ndjson", ""), _is_text("image/png", "")
+        (True, True, False)
+        >>> _is_text("application/vnd.acme.report", "application/vnd.acme.report; charset=utf-8")
+        True
+    """
+    return (
+        media.startswith("text/")
+        or media in _TEXT_MEDIA
+        or media.endswith(("+xml", "+yaml"))
+        or "charset=" in content_type.lower()
+    )
+
+
 def _block(response: Response, content: bytes, media: str, secrets: Sequence[str]) -> ContentBlock:
     """A 2xx answer that is not JSON as a block: text, an image, or bytes named by the request's
     URL with `secrets` scrubbed from it (the base URL's `?api_key=` is in it)."""
-    if media.startswith("text/") or media in ("application/xml", "application/yaml"):
+    if _is_text(media, response.headers.get("content-type", "")):
         return TextContent(content.decode(response.encoding or "utf-8", errors="replace"))
     data = base64.b64encode(content).decode()
     if media.startswith("image/"):
