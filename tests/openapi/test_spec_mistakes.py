@@ -318,6 +318,27 @@ async def test_a_body_sent_as_it_is_is_one_string_argument() -> None:
     assert received == [("application/xml", "<pet><name>Rex</name></pet>")]
 
 
+async def test_a_body_of_any_media_type_is_sent_as_json() -> None:
+    """`*/*` (how some generators write every body) made an object body one string argument,
+    sent with `Content-Type: */*`, which APIs refuse."""
+    received: list[tuple[str, str]] = []
+
+    async def record(request: Request) -> JSONResponse:
+        received.append((request.headers["content-type"], (await request.body()).decode()))
+        return JSONResponse({})
+
+    pet = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    body = {"required": True, "content": {"*/*": {"schema": pet}}}
+    spec = _spec({"/pets": {"post": {"operationId": "add", "requestBody": body}}})
+    app = Starlette(routes=[Route("/pets", record, methods=["POST"])])
+    async with serving(app) as url, connect(RemoteServer.openapi(spec, base_url=url)) as client:
+        listed = (await client.list_tools()).tools[0]
+        result = await client.call_tool("add", {"name": "Rex"})
+    assert listed.input_schema["properties"] == {"name": {"type": "string"}}
+    assert not result.is_error, result.content
+    assert received == [("application/json", '{"name":"Rex"}')]
+
+
 @pytest.mark.parametrize(
     ("servers", "message"),
     [

@@ -30,6 +30,8 @@ from toolweave.openapi.schemas import SchemaReader, is_object
 from toolweave.openapi.spec import Resolver, Spec, kind_of
 
 _FORM = "application/x-www-form-urlencoded"
+_ANY = frozenset({"*/*", "application/*"})
+"""Media types that take any body (`*/*`, as some generators write every body): sent as JSON."""
 
 
 def json_media(content: Mapping[str, Any]) -> str | None:
@@ -93,12 +95,22 @@ def _may_be_fields(schema: Any) -> bool:
 
 
 def _body_media(spec: Spec, content: Mapping[str, Any], at: str) -> tuple[str, str]:
-    """How a body is sent, and as what: JSON when the operation takes it, else a form, else the
-    first other media type as it is (text, XML, bytes). Multipart alone is refused: no tool
-    argument can be sent as one."""
+    """How a body is sent, and as what: JSON when the operation takes it (or takes any type: `*/*`),
+    else a form, else the first other media type as it is (text, XML, bytes). Multipart alone is
+    refused: no tool argument can be sent as one.
+
+    Example:
+        >>> from toolweave.openapi.spec import load_spec
+        >>> spec = load_spec({"openapi": "3.1.0", "paths": {}})
+        >>> _body_media(spec, {"*/*": {}}, "at"), _body_media(spec, {"text/plain": {}}, "at")
+        (('json', '*/*'), ('raw', 'text/plain'))
+    """
     media = json_media(content)
     if media is not None:
         return "json", media
+    wildcard = next((str(m) for m in content if str(m).split(";", 1)[0].strip() in _ANY), None)
+    if wildcard is not None:  # any type will do: JSON, then
+        return "json", wildcard
     form = next((m for m in content if str(m).split(";", 1)[0].strip().lower() == _FORM), None)
     if form is not None:
         return "form", str(form)
