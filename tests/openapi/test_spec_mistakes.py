@@ -93,6 +93,7 @@ QUERY = {"name": "q", "in": "query", "schema": {"type": "string"}}
             "paths./a.get.responses: a mapping of status codes to responses, not list",
         ),
         ({"/a": {"get": {"responses": {"200": "ok"}}}}, "paths./a.get.responses.200: a response is a mapping, not str"),
+        ({"pets": {"get": {}}}, "paths.pets.get: a path starts with '/' (write '/pets')"),  # (`/v1pets` was called)
     ],
 )
 def test_a_malformed_operation_is_refused_naming_where_and_what(paths: dict[str, Any], message: str) -> None:

@@ -91,7 +91,10 @@ def _check_parameter(spec: Spec, parameter: Any, at: str) -> None:
 def check_path(spec: Spec, path: str, at: str, declared: Sequence[DeclaredParameter]) -> None:
     """Every `{name}` of the path template has a path parameter, and every path parameter a
     `{name}` in the template: else the request cannot be made, or the tool asks for an argument
-    the request leaves out."""
+    the request leaves out. The path itself starts with `/` (else it is joined to the base URL's
+    last segment: `/v1` and `pets` called `/v1pets`)."""
+    if not path.startswith("/"):
+        raise SpecError(f"{spec.where}: {at}: a path starts with '/' (write '/{path}')")
     template = re.findall(r"\{([^{}]+)\}", path)
     in_path = {entry.parameter["name"] for entry in declared if entry.parameter["in"] == "path"}
     for name in template:
