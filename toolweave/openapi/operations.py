@@ -26,7 +26,8 @@ in `toolweave.openapi.bodies`.
 A kept operation the spec gets wrong (an operation or parameter list of the wrong kind, a
 parameter without `name`/`in`, a path without its leading `/`, a path parameter the path
 template lacks or the reverse, a reference to nothing, a multipart-only body) is a `SpecError`
-when the server is built, naming the document and the place in it: `the spec dict: paths./a.get: an operation is a mapping, not str`.
+when the server is built, naming the document and the place in it:
+`the spec dict: paths./a.get: an operation is a mapping, not str`.
 
 Example:
     >>> from toolweave.openapi.spec import load_spec
