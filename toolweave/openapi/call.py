@@ -8,12 +8,13 @@ credentials (`Credentials`), sends through the API's pooled client and turns the
 result:
 
 - a 2xx JSON answer becomes its text and, under an output schema, structured content (checked
-  here: an answer the schema does not describe is an `UpstreamError` saying how); text, images
-  and other bytes become text, image and embedded-resource blocks;
+  here: an answer the schema does not describe is an `UpstreamError` saying how); text (`text/*`,
+  XML, YAML, NDJSON, any type with a charset), images and other bytes become text, image and
+  embedded-resource blocks (named by the request's URL, its credentials scrubbed);
 - any other status is an `isError` result naming the status and the operation, with at most
   `excerpt` characters of the body, and how many more there are (of the first 64 KiB read; past
   them, "more characters" and the answer's `Content-Length`, when it gives one), and where a
-  redirect points (none is followed);
+  redirect points (none is followed, whatever the client: the credentials would go along);
 - every credential the request carried is scrubbed (`[redacted]`) from whatever the API answers,
   a 2xx answer's text and structured content as much as an error's excerpt (`sent_secrets`: the
   secret upstream headers, what an `auth=` flow or the client added, each whole and without its
