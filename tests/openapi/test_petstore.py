@@ -366,6 +366,16 @@ async def test_a_credential_cookie_and_a_cookie_argument_share_one_header(url: s
     assert cookies == ["theme=dark; sid=session-0123"]
 
 
+async def test_a_cookie_the_server_sends_is_no_argument(url: str, app: FastAPI) -> None:
+    """As a header the server sends: the model's `theme` went first in the one `cookie` header, and
+    an API reading the first of two cookies of a name took the model's over the gateway's."""
+    server = api(url, include=Routes(paths=["/mirror"]), headers={"Cookie": Secret("theme=light; sid=session-0123")})
+    assert "theme" not in server.catalog.tools[0].input_schema["properties"]
+    result = await call(server, "mirror", {})
+    assert result.structured_content["theme"] == "light"
+    assert [value for name, value in received(app)[-1] if name == "cookie"] == ["theme=light; sid=session-0123"]
+
+
 async def test_a_redirect_says_where_it_points_and_that_it_is_not_followed(url: str) -> None:
     result = await call(api(url, include=Routes(paths=["/moved"])), "moved", {})
     assert result.is_error

@@ -90,6 +90,20 @@ class Credentials:
                 raise InjectionError(f"upstream header {name!r}: {source.label} is not available") from None
         return headers
 
+    def cookie_names(self) -> frozenset[str]:
+        """The names of the cookies the `cookie` header sends, as its constant, secret or template
+        says (a source alone says none): like a header the server sends, such a cookie is no
+        argument of the operations that declare it, so a model cannot send one of its own first.
+
+        Example:
+            >>> from toolweave.transforms import FromEnv
+            >>> Credentials({"Cookie": ("sid={}; lang=en", FromEnv("SID"))}).cookie_names() == {"sid", "lang"}
+            True
+        """
+        texts = [value for name, value in self._constant.items() if name.lower() == "cookie"]
+        texts += [template for name, template, _ in self._read if name.lower() == "cookie"]
+        return frozenset(part.partition("=")[0].strip() for text in texts for part in text.split(";") if "=" in part)
+
     def sources(self) -> list[Source]:
         """The sources read at every call (`FromEnv(...)`, ...), for startup checks."""
         return [source for _, _, source in self._read]

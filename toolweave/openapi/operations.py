@@ -126,12 +126,14 @@ def read_operations(
     supplied: Iterable[str] = (),
     *,
     supplied_query: Iterable[str] = (),
+    supplied_cookies: Iterable[str] = (),
     api: str | None = None,
 ) -> list[Operation]:
     """Every kept operation of `spec`, in document order.
 
     Header parameters named in `supplied` (the headers the server adds itself, such as an API
-    key) and query parameters named in `supplied_query` (the base URL's own, `?key=...`) are not
+    key), query parameters named in `supplied_query` (the base URL's own, `?key=...`) and cookie
+    parameters named in `supplied_cookies` (those of the server's `cookie` header) are not
     arguments. Each path item, operation and list of tags is checked before `include`/`exclude`
     select by them; the rest of an operation is read only when it is kept, so an exclude route
     leaves out an operation whose parameters or body the spec gets wrong. A route that matches
@@ -151,6 +153,7 @@ def read_operations(
         toolweave.core.errors.SpecError: the spec dict: paths./a.get: an operation is a mapping, not str
     """
     skip = {("header", name.lower()) for name in supplied} | {("query", name) for name in supplied_query}
+    skip |= {("cookie", name) for name in supplied_cookies}
     listed: list[tuple[str, str, tuple[str, ...]]] = []
     kept: list[_Kept] = []
     for path, item, resolver in _path_items(spec):

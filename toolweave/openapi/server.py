@@ -146,6 +146,7 @@ class OpenAPIServer(Server):
             _routes(exclude),
             self.credentials.describe(),
             supplied_query=[name for name, _ in self._query],
+            supplied_cookies=self.credentials.cookie_names(),
             api=f"API {self.name!r}",
         )
         self.tools.set_upstream(
