@@ -21,6 +21,7 @@ from toolweave.config import build
 from toolweave.config.models import Config
 from toolweave.openapi import SpecError
 from toolweave.testing import connect
+from toolweave.transforms import Secret
 
 ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
 Q = {"name": "q", "in": "query", "schema": {"type": "string"}}
@@ -83,6 +84,29 @@ async def test_a_binary_answer_is_named_by_its_url_without_the_key_of_base_url()
         result = await client.call_tool("thing", {"id": "42", "q": "hello"})
     assert result.content[0].resource.uri == f"{url}/v1/things/42?key=[redacted]&q=hello"
     assert result.content[0].resource.blob == "JVBERi0xLjc="
+
+
+async def test_an_object_argument_cannot_send_again_what_the_server_sends() -> None:
+    """An object query parameter is sent key by key (`form`, exploded): `{"tenant": "other"}` went
+    out as `?tenant=acme&tenant=other`, and an API reading the last one served another tenant
+    with the gateway's credentials; a cookie object could add the credential cookie alike."""
+    filters = {"name": "filter", "in": "query", "schema": {"type": "object"}}
+    prefs = {"name": "prefs", "in": "cookie", "schema": {"type": "object"}}
+    spec = {
+        "openapi": "3.1.0",
+        "info": {"title": "Things", "version": "1"},
+        "paths": {"/items": {"get": {"operationId": "items", "parameters": [filters, prefs]}}},
+    }
+    async with serving(APP) as url:
+        server = RemoteServer.openapi(spec, base_url=f"{url}?tenant=acme", headers={"Cookie": Secret("sid=s-0123")})
+        async with connect(server) as client:
+            fine = await client.call_tool("items", {"filter": {"status": "open"}, "prefs": {"theme": "dark"}})
+            tenant = await client.call_tool("items", {"filter": {"status": "open", "tenant": "other"}})
+            session = await client.call_tool("items", {"prefs": {"sid": "mine"}})
+    assert fine.content[0].text == '{"path":"/items","query":"tenant=acme&status=open"}'
+    assert (tenant.is_error, session.is_error) == (True, True)
+    assert tenant.content[0].text == "argument 'filter' cannot set the query parameter 'tenant': the server sends it"
+    assert session.content[0].text == "argument 'prefs' cannot set the cookie 'sid': the server sends it"
 
 
 def test_the_key_in_base_url_is_shown_masked() -> None:

@@ -90,10 +90,22 @@ def _header(param: Param, value: Any) -> str | bytes:
     return _header_value(_checked(param, text))
 
 
-def _cookies(param: Param, value: Any) -> list[str]:
-    """A cookie argument's `name=value` pairs, as its style writes it (`_checked`)."""
+def _cookies(param: Param, value: Any, fixed: frozenset[str]) -> list[str]:
+    """A cookie argument's `name=value` pairs, as its style writes it (`_checked`), none of them
+    a cookie the server sends (`fixed`: `_own`)."""
     pairs = [(param.name, scalar_text(value))] if param.as_json else in_cookie(param.name, value, explode=param.explode)
-    return [f"{name}={_checked(param, text)}" for name, text in pairs]
+    return [f"{name}={_checked(param, text)}" for name, text in _own(param, pairs, fixed)]
+
+
+def _own(param: Param, pairs: list[tuple[str, str]], fixed: frozenset[str]) -> list[tuple[str, str]]:
+    """`pairs`, refused when one is named as what the server sends itself (`fixed`: the base URL's
+    query, the credential cookies), which an exploded object's keys could add a second time: an
+    API that reads the last `tenant=` of `?tenant=acme&tenant=other` would take the model's."""
+    taken = next((name for name, _ in pairs if name in fixed), None) if fixed else None
+    if taken is not None:
+        what = "query parameter" if param.location == "query" else param.location
+        raise ToolError(f"argument {param.arg!r} cannot set the {what} {taken!r}: the server sends it")
+    return pairs
 
 
 def _query(param: Param, value: Any) -> list[tuple[str, str]]:
@@ -175,6 +187,8 @@ class HttpCall:
         "_check",
         "_client",
         "_credentials",
+        "_fixed_cookies",
+        "_fixed_query",
         "_pieces",
         "_public",
         "_send",
@@ -211,6 +225,8 @@ class HttpCall:
         self.operation = operation
         self._address = address.rstrip("/")
         self.query = list(query)
+        self._fixed_query = frozenset(name for name, _ in self.query)
+        self._fixed_cookies = credentials.cookie_names() if credentials is not None else frozenset()
         self._client = client
         self._credentials = credentials
         self._public = credentials.public if credentials is not None else frozenset()
@@ -262,11 +278,12 @@ class HttpCall:
         query = [*self.query]
         for param in self._by_location.get("query", ()):
             if param.arg in arguments:
-                query += _query(param, arguments[param.arg])
+                query += _own(param, _query(param, arguments[param.arg]), self._fixed_query)
         if query:
             parts["params"] = query
         headers = {p.name: _header(p, arguments[p.arg]) for p in self._given("header", arguments)}
-        cookies = [cookie for p in self._given("cookie", arguments) for cookie in _cookies(p, arguments[p.arg])]
+        given = self._given("cookie", arguments)
+        cookies = [cookie for p in given for cookie in _cookies(p, arguments[p.arg], self._fixed_cookies)]
         if cookies:
             headers["cookie"] = _header_value("; ".join(cookies))
         if headers:
