@@ -58,7 +58,7 @@ from toolweave.cli_logging import (
     log_calls_as_json,
     setup_logging,
 )
-from toolweave.cli_output import fail, print_result, stdout
+from toolweave.cli_output import Commands, fail, print_result, stdout
 from toolweave.cli_serve import (
     HTTP_OPTIONS,
     GraceOption,
@@ -96,6 +96,7 @@ from toolweave.report import listing
 
 app = typer.Typer(
     name="toolweave",
+    cls=Commands,
     help="Compose MCP tools from a config file: serve them, list them, explain them, call them.",
     epilog="Run 'toolweave COMMAND --help' for examples. Docs: the README's 'Config files and the CLI'.",
     no_args_is_help=True,

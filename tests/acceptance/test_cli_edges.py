@@ -4,6 +4,7 @@ missing credentials, upstreams that cannot start, several mistakes in one config
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -385,3 +386,39 @@ def test_what_python_code_prints_goes_to_stderr_so_json_output_parses(tmp_path: 
     assert done.returncode == 0, done.stderr
     json.loads(done.stdout)
     assert "loading loud" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["list", BASIC],
+        ["list", BASIC, "--json"],
+        ["explain", BASIC],
+        ["explain", BASIC, "--json"],
+        ["call", BASIC, "shout", "text=hi"],
+        ["call", BASIC, "shout", "text=hi", "--json"],
+        ["schema"],
+        ["--version"],
+        ["--help"],
+        ["list", "--help"],
+    ],
+)
+def test_output_to_a_reader_that_has_gone_ends_quietly_with_the_status_of_sigpipe(command: list[str]) -> None:
+    """`toolweave list | head -1`: the first write after `head` stopped reading exited 1, a config
+    error's status, so `set -o pipefail` scripts could not tell it apart; `cat` and `git` give 141."""
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader is gone before the first write
+    try:
+        done = subprocess.run(
+            [*COMMAND, *command],
+            cwd=ROOT,
+            env=subprocess_env(),
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    finally:
+        os.close(writer)
+    assert (done.returncode, done.stderr) == (141, "")
