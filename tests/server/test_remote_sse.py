@@ -13,7 +13,8 @@ import anyio.to_thread
 import pytest
 
 from tests.conftest import free_port
-from tests.serving import PORT, Spawned, spawned
+from tests.serving import PORT, Spawned, serving, spawned
+from toolweave import Server
 from toolweave.server.remote import Backoff, RemoteServer, SseTarget
 
 from .changes import names
@@ -114,3 +115,41 @@ async def test_an_unreachable_sse_upstream_is_down_with_its_error_and_the_gatewa
 def test_an_sse_url_must_be_http() -> None:
     with pytest.raises(ValueError, match="must start with http"):
         RemoteServer.sse("ws://example.com/sse")
+
+
+async def test_a_message_the_sse_upstream_refuses_fails_its_call_at_once_and_the_upstream_reconnects() -> None:
+    """A legacy SSE server behind a balancer answers a POST for a session another replica holds
+    with 404 (or 503 when busy): the SDK's writer stops at the first refusal, so the call waited
+    for its whole timeout and every later call failed until the stream itself ended."""
+    upstream = Server("up")
+
+    @upstream.tool
+    def echo(text: str) -> str:
+        return text
+
+    refusing = False
+    inner = upstream.http_app(legacy_sse=True)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if refusing and scope["type"] == "http" and scope["method"] == "POST":
+            await send({"type": "http.response.start", "status": 503, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await inner(scope, receive, send)
+
+    async with serving(app, lifespan="on") as url:
+        remote = RemoteServer.sse(f"{url}/sse", timeout=60, backoff=Backoff(initial=0.1, maximum=0.2))
+        async with running(remote) as client:
+            refusing = True
+            with anyio.fail_after(20):  # (the call's own timeout is 60 s)
+                refused = await client.call_tool("up_echo", {"text": "a"})
+            assert refused.is_error and "went away" in refused.content[0].text
+            with anyio.fail_after(5):
+                while remote.last_error is None:  # noqa: ASYNC110 - the supervisor notes it on its own
+                    await anyio.sleep(0.01)
+            assert "HTTP 503" in remote.last_error
+            refusing = False
+            with anyio.fail_after(15):
+                await remote.wait_connected()
+            back = await client.call_tool("up_echo", {"text": "back"})
+    assert back.content[0].text == "back" and not back.is_error

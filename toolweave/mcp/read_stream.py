@@ -3,7 +3,8 @@
 The SDK hands a session its read stream (an anyio memory receive stream of `SessionMessage`s or
 exceptions). `ReadStream` wraps one and passes everything through (`receive`, iteration, closing,
 attributes such as `last_context`); a variant overrides only what it changes: `WatchedStream`
-reports the end of the connection, `ScrubbedMessages` takes the secrets in flight out of
+reports the end of the connection, `EndsWhenRefused` ends a legacy SSE connection the upstream
+stopped taking messages over, `ScrubbedMessages` takes the secrets in flight out of
 the messages an upstream sends, and the stdio transport's reader answers malformed
 messages.
 
@@ -83,6 +84,29 @@ class WatchedStream(ReadStream):
     async def aclose(self) -> None:
         self._on_end()
         await self._stream.aclose()
+
+
+class EndsWhenRefused(ReadStream):
+    """A legacy SSE upstream's read stream, which ends once `refuse()` is called: the upstream
+    refused a message we posted, and the SDK's writer task stops at the first refusal, so nothing
+    is posted over this connection any more and a request in flight would wait for an answer that
+    never comes (until its timeout)."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._refused = False
+        self._waiting: anyio.CancelScope | None = None
+
+    def refuse(self) -> None:
+        self._refused = True
+        if self._waiting is not None:
+            self._waiting.cancel()
+
+    async def receive(self) -> Any:
+        if not self._refused:
+            with anyio.CancelScope() as self._waiting:
+                return await self._stream.receive()
+        raise anyio.EndOfStream
 
 
 class ScrubbedMessages(ReadStream):

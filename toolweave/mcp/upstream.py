@@ -170,8 +170,7 @@ class Upstream:
                 if isinstance(reason, Renegotiate):
                     logger.info("[%s] %s", self.label, reason)
                     continue
-                said = self.transport.refused
-                self._failed(describe_failure(error) + (f" (the upstream answered {said})" if said else ""))
+                self._failed(describe_failure(error) + self._refusal())
                 logger.debug("[%s] failure details", self.label, exc_info=True)
             first.set()
             self.restarting = False
@@ -234,7 +233,12 @@ class Upstream:
                 if self.session is session:
                     self.session = None
                     self._up = anyio.Event()
-            self._failed("the connection was lost")
+            self._failed("the connection was lost" + self._refusal())
+
+    def _refusal(self) -> str:
+        """How the upstream answered the message it refused last, to add to a failure ("" if none)."""
+        said = self.transport.refused
+        return f" (the upstream answered {said})" if said else ""
 
     def traced(self, method: str, target: str) -> UpstreamSpan:
         """The CLIENT span of one request to this upstream (`method` about `target`), whose

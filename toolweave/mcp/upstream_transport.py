@@ -10,7 +10,9 @@
 - streamable HTTP (`streamable_http_client`, over an `httpx2` client with the target's headers and
   credentials): the upstream's refusal of a message we posted (`HTTP 401 Unauthorized`), which
   the SDK reports only as "Server returned an error response", is kept in `refused`;
-- the legacy HTTP+SSE transport (`sse_client`).
+- the legacy HTTP+SSE transport (`sse_client`): a message the upstream refuses (`HTTP 404` for a
+  session another replica holds) ends the connection, kept in `refused` as for streamable HTTP,
+  since the SDK's writer stops at the first refusal and the request would wait for its timeout.
 
 Example:
     >>> from toolweave.server.remote import RemoteServer
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from mcp import StdioServerParameters, stdio_client
 
+from toolweave.mcp.read_stream import EndsWhenRefused
 from toolweave.mcp.upstream_stdout import reading
 
 if TYPE_CHECKING:
@@ -126,12 +129,27 @@ class UpstreamTransport:
 
     @asynccontextmanager
     async def _sse(self, target: SseTarget, auth: Any) -> AsyncIterator[Any]:
+        import httpx2
         from mcp.client.sse import sse_client
+
+        read: EndsWhenRefused | None = None
+
+        async def heard(response: Any) -> None:
+            await self._heard(response)
+            if self.refused is not None and read is not None:
+                read.refuse()  # the SDK posts nothing more over this connection
+
+        def client(headers: Any = None, timeout: Any = None, auth: Any = None) -> httpx2.AsyncClient:
+            return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, event_hooks={"response": [heard]})
 
         # a stream silent for 300 s (the SDK's read timeout; servers ping while idle) counts as lost
         headers = dict(target.headers or {})
-        async with sse_client(target.url, headers=headers, timeout=30.0, auth=auth) as streams:
-            yield streams
+        self.refused = None
+        async with sse_client(
+            target.url, headers=headers, timeout=30.0, auth=auth, httpx_client_factory=client
+        ) as (stream, write):
+            read = EndsWhenRefused(stream)
+            yield read, write
 
     async def _pump_stderr(self, fd: int, done: anyio.Event) -> None:
         buffer = b""
