@@ -11,8 +11,11 @@ from pydantic import BaseModel, ValidationError
 
 from toolweave.config import config_schema
 from toolweave.config.entries import McpServerEntry, PythonEntry
+from toolweave.config.envvars import FromReference
+from toolweave.config.loading import validate
 from toolweave.config.models import Config
 from toolweave.config.policies import MiddlewareSet, SelectorSpec
+from toolweave.core.errors import ConfigError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -139,3 +142,41 @@ def test_the_examples_validate_against_the_schema(name: str) -> None:
 def test_the_schema_rejects_what_the_models_reject() -> None:
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"mcpServers": {"gh": {"comand": "npx"}}}, config_schema())
+
+
+def test_the_schema_takes_one_reference_where_the_loader_reads_a_number_or_boolean_from_it() -> None:
+    """`timeout: ${TIMEOUT:-30}` loads, and an editor checking the file with `toolweave schema`
+    marked it as an error (the schema said number only)."""
+    data = {
+        "server": {"mask_error_details": "${MASK:-false}"},
+        "mcpServers": {"gh": {"command": "gh", "timeout": "${GH_TIMEOUT:-30}"}},
+        "middleware": {"timeout": "${TIMEOUT}", "retry": {"attempts": "${ATTEMPTS:-3}"}},
+    }
+    validate(data, environ={"TIMEOUT": "10"})
+    jsonschema.validate(data, config_schema())
+    around = {"mcpServers": {"gh": {"command": "gh", "timeout": "x${GH_TIMEOUT:-30}"}}}
+    with pytest.raises(ConfigError):
+        validate(around, environ={})
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(around, config_schema())
+
+
+def test_every_field_reading_a_number_or_boolean_from_a_reference_says_so_in_the_schema() -> None:
+    defs = config_schema()["$defs"]
+    for model in models(Config):
+        properties = (config_schema() if model is Config else defs[model.__name__])["properties"]
+        for name, field in model.model_fields.items():
+            key = field.alias or name
+            reads = any(
+                _takes(model, key, FromReference(text)) and not _takes(model, key, text) for text in ("1", "true")
+            )
+            branches = properties[key].get("anyOf", [])
+            assert reads == any(branch.get("pattern", "").startswith("^\\$\\{") for branch in branches), key
+
+
+def _takes(model: type[BaseModel], key: str, value: str) -> bool:
+    try:
+        model.model_validate({key: value})
+    except ValidationError as error:
+        return not any(item["loc"][:1] == (key,) for item in error.errors())
+    return True

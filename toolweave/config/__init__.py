@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolweave.config.base import ConfigJsonSchema as _ConfigJsonSchema
 from toolweave.config.build import build, build_file
 from toolweave.config.composed import Composed
 from toolweave.config.dialects import dialect_table as _dialect_table
@@ -33,7 +34,7 @@ def config_schema() -> dict[str, Any]:
         >>> config_schema()["title"]
         'toolweave config'
     """
-    schema = Config.model_json_schema(by_alias=True, mode="validation")
+    schema = Config.model_json_schema(by_alias=True, mode="validation", schema_generator=_ConfigJsonSchema)
     return {"$schema": SCHEMA_DIALECT, **schema, "title": "toolweave config", "description": _DESCRIPTION}
 
 

@@ -35,6 +35,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic_core.core_schema import ErrorType
 
@@ -49,6 +50,7 @@ _IMPORT = re.compile(
 
 __all__ = [
     "GLOB_PATTERN",
+    "ConfigJsonSchema",
     "HttpURL",
     "ImportPath",
     "StrictModel",
@@ -219,6 +221,38 @@ def _takes(annotation: Any, kind: type) -> bool:
     if get_origin(annotation) not in (Annotated, Union, types.UnionType):
         return False  # a list or mapping of numbers takes no number itself
     return any(_takes(argument, kind) for argument in get_args(annotation) if not isinstance(argument, FieldInfo))
+
+
+_REFERENCE_BRANCH = {
+    "type": "string",
+    "pattern": r"^\$\{[^}]+\}$",
+    "description": "One ${...} reference whose value spells the number or boolean (`${TIMEOUT:-30}`).",
+}
+_SCALAR_TYPES = frozenset({"boolean", "integer", "number"})
+
+
+class ConfigJsonSchema(GenerateJsonSchema):
+    """The config's JSON Schema as the loader reads it: a field taking a number or a boolean also
+    takes a string that is one `${...}` reference (`_scalar_from_reference`), so an editor does
+    not mark `timeout: ${TIMEOUT:-30}` as an error."""
+
+    def model_field_schema(self, schema: Any) -> JsonSchemaValue:
+        field = super().model_field_schema(schema)
+        if not _takes_scalar(field):
+            return field
+        if "anyOf" in field:
+            return {**field, "anyOf": [*field["anyOf"], _REFERENCE_BRANCH]}
+        about = {key: value for key, value in field.items() if key in ("title", "description", "default")}
+        rest = {key: value for key, value in field.items() if key not in about}
+        return {**about, "anyOf": [rest, _REFERENCE_BRANCH]}
+
+
+def _takes_scalar(schema: JsonSchemaValue) -> bool:
+    """Whether `schema`, or a branch of its unions, takes a number or a boolean itself (as `_takes`)."""
+    kinds = schema.get("type")
+    if _SCALAR_TYPES.intersection(kinds if isinstance(kinds, list) else [kinds]):
+        return True
+    return any(_takes_scalar(branch) for branch in (*schema.get("anyOf", ()), *schema.get("oneOf", ())))
 
 
 def _unknown_key(key: Any, value: Any, hint: str | None, public: list[str]) -> InitErrorDetails:
