@@ -169,6 +169,22 @@ def test_secrets_expanded_into_commands_and_urls_are_never_shown(tmp_path: Path)
     assert "--token ${DEMO_TOKEN}" in done.stdout + done.stderr
 
 
+def test_credentials_written_into_a_client_files_arguments_are_never_shown(tmp_path: Path) -> None:
+    """A client's own file holds tokens as they are (`mcp-remote --header "Authorization: Bearer
+    ..."`, `--api-key ...`): `list`, `explain` and every log line showed them in the command line."""
+    server = {
+        "command": sys.executable,
+        "args": ["-c", "import sys; sys.exit(3)", "--header", f"Authorization: Bearer {SECRET}", f"--api-key={SECRET}"],
+    }
+    path = tmp_path / "claude_desktop_config.json"
+    path.write_text(json.dumps({"mcpServers": {"remote": server}}))
+    for command in (["list"], ["explain"], ["list", "--json"], ["list", "--log-level", "info"]):
+        done = run_cli(*command, "--from", "claude-desktop", str(path), "--allow-down")
+        assert done.returncode == 0, done.stderr
+        assert SECRET not in done.stdout + done.stderr
+    assert "--header Authorization: Bearer *** --api-key=***" in done.stdout
+
+
 @pytest.mark.parametrize("command", [["list"], ["list", "--json"], ["explain"]])
 def test_an_upstream_error_quoting_an_expanded_secret_shows_its_reference(tmp_path: Path, command: list[str]) -> None:
     """The error of an upstream that cannot start quotes the command it ran, with the value

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from toolweave.core.shown import Expanded, credentials_in, shown_command, shown_text, shown_url, url_secrets, without
 
 DEBUG = Expanded({"1": "${DEBUG}"}, {"1": "${DEBUG}"})
@@ -56,3 +58,24 @@ def test_a_url_password_with_an_unencoded_slash_is_hidden_with_all_before_the_ho
     assert shown_url(url) == "redis://***@127.0.0.1:6379/0"
     assert "Zm9v/YmFy+cXV4" in url_secrets(url)
     assert shown_url("https://host/users/@me") == "https://host/users/@me"  # an @ in a path is no password
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (["--api-key", "k3y-0123"], "--api-key ***"),
+        (["--token=t0k-0123"], "--token=***"),
+        (["-H", "Authorization: Bearer t0k-0123"], "-H Authorization: Bearer ***"),
+        (["--header=X-Api-Key:k3y-0123"], "--header=X-Api-Key:***"),
+        (["--header", "Accept: json", "--port", "8080", "--verbose"], "--header Accept: json --port 8080 --verbose"),
+        (["--password", "--verbose"], "--password --verbose"),
+    ],
+)
+def test_a_credential_written_into_the_arguments_is_hidden(args: list[str], shown: str) -> None:
+    """A client's file holds tokens as they are: only values from `${...}` were hidden."""
+    assert shown_command("srv", args) == f"srv {shown}"
+
+
+def test_a_credential_argument_the_config_expanded_is_shown_as_its_reference() -> None:
+    expanded = Expanded({"t0k-0123": "${TOKEN}"}, {"t0k-0123": "${TOKEN}"})
+    assert shown_command("srv", ["--token", "t0k-0123"], expanded) == "srv --token ${TOKEN}"

@@ -267,17 +267,70 @@ def url_secrets(url: str) -> list[str]:
 
 def shown_command(command: str, args: Sequence[str], secrets: Secrets = ()) -> str:
     """The command line, with `secrets` (and URL passwords or secret query values) taken out; a
-    word a config expanded (`secrets` an `Expanded`) is shown as the config wrote it."""
-    if isinstance(secrets, Expanded):
-        return " ".join(_shown_word(word, secrets) for word in (command, *args))
-    words = [shown_url(word) if "://" in word else word for word in (command, *args)]
-    return without(" ".join(words), secrets)
+    word a config expanded (`secrets` an `Expanded`) is shown as the config wrote it. A credential
+    written into the arguments as it is (a client's file often does) is shown as `***`: the value
+    of a flag whose name says it is one, and of a header whose name does (`arguments_hidden`).
+
+    Example:
+        >>> shown_command("npx", ["mcp-remote", "--header", "Authorization: Bearer t0k3n", "--api-key=k3y"])
+        'npx mcp-remote --header Authorization: Bearer *** --api-key=***'
+    """
+    words = [command, *args]
+    hidden = [command, *arguments_hidden(args)]
+    shown = []
+    for word, without_credentials in zip(words, hidden, strict=True):
+        said = _shown_word(word, secrets)
+        shown.append(said if said != word else without_credentials)
+    return " ".join(shown)
 
 
-def _shown_word(word: str, secrets: Expanded) -> str:
+def _shown_word(word: str, secrets: Secrets) -> str:
     if "://" in word:
         return shown_url(word, secrets)
-    return secrets.written.get(word) or shown_text(word, secrets)
+    if isinstance(secrets, Expanded):
+        return secrets.written.get(word) or shown_text(word, secrets)
+    return without(word, secrets)
+
+
+_FLAG = re.compile(r"(--?[A-Za-z][\w.-]*)(?:=(.*))?", re.DOTALL)
+HEADER_FLAGS = frozenset({"-H", "--header", "--headers"})
+"""Flags whose value is an HTTP header, `Name: value` (`mcp-remote --header`, `curl -H`)."""
+
+
+def arguments_hidden(args: Sequence[str]) -> list[str]:
+    """`args` with each credential given as an argument shown as `***`: the value of a flag whose
+    name says it is one (`--api-key K`, `--token=K`) and of a header flag's header whose name does
+    (`--header "Authorization: Bearer K"`: the scheme stays, as `Bearer ***`).
+
+    Example:
+        >>> arguments_hidden(["--token", "t0k3n", "-H", "X-Api-Key:k3y", "--port", "8080", "--password=pw"])
+        ['--token', '***', '-H', 'X-Api-Key:***', '--port', '8080', '--password=***']
+    """
+    shown = list(args)
+    for index, word in enumerate(args):
+        flag = _FLAG.fullmatch(word)
+        if flag is None:
+            continue
+        name, value = flag.groups()
+        if value is not None:
+            shown[index] = f"{name}={_hidden_value(name, value)}"
+        elif index + 1 < len(args) and not args[index + 1].startswith("-"):
+            shown[index + 1] = _hidden_value(name, args[index + 1])
+    return shown
+
+
+def _hidden_value(flag: str, value: str) -> str:
+    """The value of `flag` as shown: hidden when the flag, or the header it gives, names a credential."""
+    if flag in HEADER_FLAGS:
+        name, colon, rest = value.partition(":")
+        if not colon or not is_credential_name(name.strip()):
+            return value
+        space = rest[: len(rest) - len(rest.lstrip())]
+        return f"{name}:{space}{_hidden_value('--' + name.strip(), rest.strip())}"
+    if not is_credential_name(flag.lstrip("-")) or not value:
+        return value
+    scheme, space, rest = value.partition(" ")
+    return f"{scheme} {HIDDEN}" if space and scheme.lower() in AUTH_SCHEMES and rest.strip() else HIDDEN
 
 
 def quoted_forms(value: str) -> set[str]:
