@@ -189,6 +189,16 @@ def test_inputs_in_a_client_file_are_resolved_and_kept_secret(tmp_path: Path) ->
     assert config.secrets == {"tok-9876543210": "${input:token}"}
 
 
+def test_two_dollars_in_a_client_file_are_two_dollars(tmp_path: Path) -> None:
+    """No client reads `$$` as one `$` (toolweave's own escape): a `pa$$word` reached the server as `pa$word`."""
+    entry = {"command": "db", "args": ["--pattern", "^a$$"], "env": {"DB_PASSWORD": "pa$$word", "HOME_DIR": "${HOME}"}}
+    path = put(tmp_path / "claude_desktop_config.json", {"mcpServers": {"db": entry}})
+    db = client_config("claude-desktop", path, environ={"HOME": "/home/me"}).mcp_servers["db"]
+    assert (db.args, db.env) == (["--pattern", "^a$$"], {"DB_PASSWORD": "pa$$word", "HOME_DIR": "/home/me"})
+    own = validate({"mcpServers": {"db": entry}}, environ={"HOME": "/home/me"}).mcp_servers["db"]
+    assert own.env == {"DB_PASSWORD": "pa$word", "HOME_DIR": "/home/me"}  # toolweave's file: `$$` is its escape
+
+
 def test_a_policies_file_layers_over_the_clients_servers(tmp_path: Path) -> None:
     client = put(tmp_path / "desktop.json", {"mcpServers": {"fs": {"command": "fs"}}})
     policies = put(tmp_path / "policies.yaml", "server: {name: mine}\nmiddleware: {logging: true}\n")

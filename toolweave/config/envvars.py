@@ -7,8 +7,10 @@
 - `${workspaceFolder}` and `${userHome}`: the folder a VS Code or Cursor file belongs to, and the
   home folder (see `Variables.for_file`).
 
-`$${...}` keeps a literal `${...}`. A default is plain text: it cannot hold another reference
-(`${A:-${B}}` is an error saying so, never `B`'s value nor the text `${B}`). A reference that has
+`$${...}` keeps a literal `${...}` (`$$` is one `$`) in toolweave's own files; a client's file
+read by `--from` has no such escape (`Variables.dollars`), as no client reads `$$` as one `$`.
+A default is plain text: it cannot hold another reference (`${A:-${B}}` is an error saying so,
+never `B`'s value nor the text `${B}`). A reference that has
 no value is an error naming the variable or input and the key path where it was used (never a
 value); `expand_all` collects every such problem of a file at once. Values from the environment
 and from inputs are secrets: each is returned with the reference it came from, and each string
@@ -72,12 +74,15 @@ class Variables:
         inputs: Values of `${input:id}` references given by the caller (`--input id=value`).
         declared: The file's `inputs` list by id: `(description, default)`.
         predefined: `${workspaceFolder}`, `${userHome}`.
+        dollars: What `$$` stands for: `"$"` (toolweave's escape), or `"$$"` in a client's own
+            file, where it is two dollars (a password `pa$$word` must reach the server as written).
     """
 
     environ: Mapping[str, str]
     inputs: Mapping[str, str] = field(default_factory=dict)
     declared: Mapping[str, tuple[str | None, str | None]] = field(default_factory=dict)
     predefined: Mapping[str, str] = field(default_factory=dict)
+    dollars: str = "$"
 
     @classmethod
     def for_file(
@@ -87,9 +92,11 @@ class Variables:
         *,
         environ: Mapping[str, str] | None = None,
         inputs: Mapping[str, str] | None = None,
+        client: bool = False,
     ) -> Variables:
         """The variables of a config file: its declared `inputs`, and `${workspaceFolder}` — the
-        folder holding the file's `.vscode`/`.cursor` folder, else the current directory."""
+        folder holding the file's `.vscode`/`.cursor` folder, else the current directory. A
+        `client` file (read by `--from`) keeps its `$$` as written."""
         folder = Path.cwd()
         if file is not None and file.parent.name in WORKSPACE_FOLDERS:
             folder = file.parent.parent.resolve()
@@ -98,6 +105,7 @@ class Variables:
             dict(inputs or {}),
             declared_inputs(data),
             {"workspaceFolder": str(folder), "userHome": str(Path.home())},
+            "$$" if client else "$",
         )
 
     def input(self, name: str) -> str | None:
@@ -136,7 +144,7 @@ def _resolve(match: re.Match[str], variables: Variables) -> str:
     """The replacement of one reference, or a `ValueError` saying why there is none."""
     whole = match.group(0)
     if whole == "$$":
-        return "$"
+        return variables.dollars
     name, default, kind, argument, broken = match.groups()
     if name is not None:
         if default is not None and "${" in default:

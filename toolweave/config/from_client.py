@@ -242,7 +242,7 @@ def client_config(
     secrets = Expanded()
     for section in sections:
         try:
-            config = validate(section.data, file=section.file, environ=environ, inputs=inputs)
+            config = validate(section.data, file=section.file, environ=environ, inputs=inputs, client=True)
         except ConfigError as error:
             problems.append(error)
             continue

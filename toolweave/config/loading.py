@@ -89,14 +89,15 @@ def validate(
     file: str | None = None,
     environ: Mapping[str, str] | None = None,
     inputs: Mapping[str, str] | None = None,
+    client: bool = False,
 ) -> Config:
-    """A `Config` from parsed data: references expanded (`inputs` give `${input:id}` values), then
-    validated."""
+    """A `Config` from parsed data: references expanded (`inputs` give `${input:id}` values; in a
+    `client`'s own file `$$` is no escape), then validated."""
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError("the top level must be a mapping (an object / table)", file=file)
-    variables = Variables.for_file(Path(file) if file else None, data, environ=environ, inputs=inputs)
+    variables = Variables.for_file(Path(file) if file else None, data, environ=environ, inputs=inputs, client=client)
     active, disabled = _set_aside_disabled(data)
     try:
         expanded, unset, secrets = expand_all(active, variables=variables)
