@@ -334,6 +334,36 @@ def test_a_tool_errors_control_characters_are_shown_as_escapes(tmp_path: Path) -
     assert (done.returncode, done.stderr) == (1, "error: bad\\x1b[2J thing\n")
 
 
+def test_a_stdio_client_that_closed_its_end_of_stdout_ends_serving_without_a_traceback() -> None:
+    """A client that has gone (its reading end closed) made the SDK's writer fail, and the server
+    crashed with an exception group's traceback and status 1 while stdin was still open."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    try:
+        server = subprocess.Popen(
+            [*COMMAND, "serve", BASIC],
+            stdin=subprocess.PIPE,
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+            env=subprocess_env(),
+        )
+    finally:
+        os.close(writer)
+    with server:
+        assert server.stdin is not None and server.stderr is not None
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+        server.stdin.write(json.dumps(initialize).encode() + b"\n")
+        server.stdin.flush()  # and stdin stays open
+        try:
+            status = server.wait(timeout=30)
+        finally:
+            server.kill()
+        said = server.stderr.read()
+    assert (status, said) == (0, b"")
+
+
 def test_what_a_tool_prints_while_serving_stdio_never_reaches_the_wire(tmp_path: Path) -> None:
     """A wrapped function's `print` sat in `sys.stdout`'s buffer while fd 1 pointed at stderr, and
     was flushed when serving ended, after fd 1 was given back to the wire: the client read

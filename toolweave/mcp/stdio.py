@@ -10,6 +10,8 @@ SDK transport is kept (its stdout claim, framing and writer) and fed from a read
 - each line the SDK could not read is answered as `toolweave.mcp.malformed.answer` says, and so is
   a request whose `id` the SDK mistook for a notification's absence of one;
 - blank lines are skipped; the server keeps serving after each malformed message;
+- a client that closed its end of stdout has gone: serving ends as when it closes stdin (the
+  SDK's writer failed with a `BrokenPipeError`, and the server crashed with its traceback);
 - stdin (fd 0) is moved aside while serving, like the SDK does for its own reader, so a tool or
   child process reading stdin gets end-of-file instead of the client's messages;
 - what a tool printed to `sys.stdout` is flushed (to stderr, where the SDK points fd 1 while
@@ -256,16 +258,19 @@ async def stdio_streams(
     """
     async with _claimed_stdin() as fd:
         lines = _Lines(fd, max_message_size)
-        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+        try:
+            async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
 
-            async def send(error: mt.JSONRPCError) -> None:
-                await write.send(SessionMessage(error))
+                async def send(error: mt.JSONRPCError) -> None:
+                    await write.send(SessionMessage(error))
 
-            lines.answer_with(send)
-            try:
-                yield _Answering(read, lines, send), write if written is None else _Reporting(write, written)
-            finally:
-                _flush_stray_output()
+                lines.answer_with(send)
+                try:
+                    yield _Answering(read, lines, send), write if written is None else _Reporting(write, written)
+                finally:
+                    _flush_stray_output()
+        except* BrokenPipeError:
+            pass  # the client closed its end of stdout: it has gone, as when it closes stdin
 
 
 def _flush_stray_output() -> None:
