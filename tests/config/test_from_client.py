@@ -199,6 +199,23 @@ def test_two_dollars_in_a_client_file_are_two_dollars(tmp_path: Path) -> None:
     assert own.env == {"DB_PASSWORD": "pa$word", "HOME_DIR": "/home/me"}  # toolweave's file: `$$` is its escape
 
 
+def test_cursors_oauth_login_block_is_accepted_and_told_of_not_used(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Cursor's static OAuth client (`auth: {CLIENT_ID, CLIENT_SECRET, scopes}`) signs a person in
+    through a browser: it failed the whole file as unknown keys of toolweave's own `auth`."""
+    login = {"CLIENT_ID": "cursor-app", "CLIENT_SECRET": "login-secret-4821", "scopes": ["mcp"]}
+    servers = {"docs": {"url": "https://docs.example.test/mcp", "auth": login}, "fs": {"command": "fs"}}
+    path = put(tmp_path / "mcp.json", {"mcpServers": servers})
+    with caplog.at_level("WARNING", logger="toolweave.config"):
+        composed = build_client("cursor", path)
+    assert sorted(remote.name for remote in composed.remotes) == ["docs", "fs"]
+    assert "mcpServers.docs.auth: Cursor's OAuth login (CLIENT_ID, CLIENT_SECRET, scopes) is not used" in caplog.text
+    assert "login-secret-4821" not in caplog.text
+    with pytest.raises(ConfigError, match="give exactly one of bearer or client_credentials"):
+        validate({"mcpServers": {"docs": {"url": "https://h/mcp", "auth": {}}}})
+
+
 def test_a_policies_file_layers_over_the_clients_servers(tmp_path: Path) -> None:
     client = put(tmp_path / "desktop.json", {"mcpServers": {"fs": {"command": "fs"}}})
     policies = put(tmp_path / "policies.yaml", "server: {name: mine}\nmiddleware: {logging: true}\n")

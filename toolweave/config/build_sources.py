@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Collection
 from pathlib import Path
@@ -31,6 +32,8 @@ from toolweave.openapi import OpenAPIServer, Routes
 from toolweave.server.remote import DEFAULT_CONNECT_TIMEOUT, RemoteServer
 from toolweave.server.server import Server
 from toolweave.transforms import FromEnv, Secret
+
+logger = logging.getLogger("toolweave.config")
 
 
 def _mountable(value: Any) -> bool:
@@ -101,8 +104,9 @@ def remote_source(
         extra["required"] = True
     if entry.transport != "stdio":
         make = RemoteServer.http if entry.transport == "http" else RemoteServer.sse
-        if entry.auth is not None:
-            extra["auth"] = upstream_auth(entry.auth, where=f"{where}.auth")
+        auth = upstream_auth(entry.auth, where=f"{where}.auth") if entry.auth is not None else None
+        if auth is not None:
+            extra["auth"] = auth
         if entry.forward_caller_token:
             extra["forward_caller_token"] = True
         if entry.caller_sessions is not None:
@@ -119,12 +123,21 @@ def remote_source(
     return call_at(RemoteServer.stdio, entry.command, where=where, **options)
 
 
-def upstream_auth(spec: UpstreamAuthSpec, *, where: str) -> Bearer | OAuthClientCredentials:
-    """The credentials of an `auth` section of an HTTP upstream."""
+def upstream_auth(spec: UpstreamAuthSpec, *, where: str) -> Bearer | OAuthClientCredentials | None:
+    """The credentials of an `auth` section of an HTTP upstream; `None` for Cursor's OAuth login
+    block alone, which is told of (a gateway cannot sign a person in)."""
+    if spec.is_login:
+        logger.warning(
+            "%s: Cursor's OAuth login (CLIENT_ID, CLIENT_SECRET, scopes) is not used: a gateway cannot "
+            "sign a person in; give the server the gateway's own credential (auth: {bearer: ...} or "
+            "auth: {client_credentials: ...}) or an Authorization header",
+            where,
+        )
     if spec.bearer is not None:
         return Bearer(_token_source(spec.bearer))
     found = spec.client_credentials
-    assert found is not None
+    if found is None:
+        return None
     credentials: OAuthClientCredentials = call_at(
         OAuthClientCredentials,
         found.token_url,

@@ -94,7 +94,8 @@ CLIENTS: dict[str, Client] = {
             "~/.cursor/mcp.json",
             ".cursor/mcp.json",
             "mcpServers",
-            "`url`, `headers`, `envFile`, `${env:VAR}`, `${workspaceFolder}`, `${userHome}`",
+            "`url`, `headers`, `envFile`, `${env:VAR}`, `${workspaceFolder}`, `${userHome}`, `auth` (its OAuth login: "
+            "told of, not used)",
         ),
         Client(
             "windsurf",

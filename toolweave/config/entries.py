@@ -90,12 +90,29 @@ class UpstreamAuthSpec(StrictModel):
     client_credentials: ClientCredentialsSpec | None = Field(
         None, description="Get a token with the OAuth client-credentials grant; renewed before it expires."
     )
+    login_client_id: Any = Field(
+        None, alias="CLIENT_ID", description="Accepted and ignored: Cursor's OAuth login, which signs a person in."
+    )
+    login_client_secret: Any = Field(
+        None, alias="CLIENT_SECRET", description="Accepted and ignored: Cursor's OAuth login, which signs a person in."
+    )
+    login_scopes: Any = Field(
+        None, alias="scopes", description="Accepted and ignored: Cursor's OAuth login, which signs a person in."
+    )
 
     @model_validator(mode="after")
     def _one_credential(self) -> UpstreamAuthSpec:
-        if (self.bearer is None) == (self.client_credentials is None):
+        if self.bearer is not None and self.client_credentials is not None:
+            raise ValueError("give exactly one of bearer or client_credentials")
+        if self.bearer is None and self.client_credentials is None and not self.is_login:
             raise ValueError("give exactly one of bearer or client_credentials")
         return self
+
+    @property
+    def is_login(self) -> bool:
+        """Whether this is Cursor's static OAuth client block (`CLIENT_ID`, `CLIENT_SECRET`,
+        `scopes`): a login a person completes in a browser, which a gateway cannot."""
+        return bool({"login_client_id", "login_client_secret", "login_scopes"} & self.model_fields_set)
 
 
 class McpServerEntry(SourceOptions):
