@@ -11,7 +11,8 @@ result:
   here: an answer the schema does not describe is an `UpstreamError` saying how); text (`text/*`,
   XML, YAML, NDJSON, any type with a charset), images and other bytes become text, image and
   embedded-resource blocks (named by the request's URL, its credentials scrubbed);
-- any other status is an `isError` result naming the status and the operation, with at most
+- any other status is an `isError` result naming the status and the operation (429, 502, 503
+  and 504, which say the API cannot answer now, an `UpstreamError` with the same words), with at most
   `excerpt` characters of the body, and how many more there are (of the first 64 KiB read; past
   them, "more characters" and the answer's `Content-Length`, when it gives one), and where a
   redirect points (none is followed, whatever the client: the credentials would go along);
@@ -354,7 +355,10 @@ class HttpCall:
         secret = {name: value for name, value in sent.items() if name not in self._public} if self._public else sent
         secrets = every_form([*self.secrets, *sent_secrets(response.request, secret, given)])
         if not ok:
-            return self.failure(response, content, secrets, whole=whole)
+            said = self.failure(response, content, secrets, whole=whole)
+            if response.status_code in UNAVAILABLE:  # the API failing for now, as a dropped connection is
+                raise UpstreamError(said)
+            return ToolResult(ToolResult.error(said).content, is_error=True, meta={HTTP_STATUS: response.status_code})
         result = self.success(response, content, secrets)
         if secrets and any(secret.encode() in content for secret in secrets):  # (bytes: one fast search each)
             return scrub_result(result, secrets)
@@ -406,10 +410,10 @@ class HttpCall:
             raise UpstreamError(f"{label} answered {media or 'an untyped body'}, not the JSON its spec describes")
         return ToolResult([_block(response, content, media, secrets)])
 
-    def failure(self, response: Response, content: bytes, secrets: list[str], *, whole: bool = True) -> ToolResult:
-        """A non-2xx answer as an `isError` result: the status and a bounded excerpt of the body
-        (`secrets` scrubbed from it before it is cut), saying how much is left out: a count when
-        `content` is the `whole` body, else "more" and the `Content-Length`, when given."""
+    def failure(self, response: Response, content: bytes, secrets: list[str], *, whole: bool = True) -> str:
+        """What a non-2xx answer says: the status and a bounded excerpt of the body (`secrets`
+        scrubbed from it before it is cut), saying how much is left out: a count when `content`
+        is the `whole` body, else "more" and the `Content-Length`, when given."""
         body = scrub(content.decode(response.encoding or "utf-8", errors="replace"), secrets).strip()
         if not self.excerpt:  # no excerpt at all: the status alone
             body = ""
@@ -420,8 +424,15 @@ class HttpCall:
         location = response.headers.get("location")
         if 300 <= response.status_code < 400 and location:
             head += f" (to {scrub(shown_url(location), secrets)}: redirects are not followed)"
-        result = ToolResult.error(f"{head}: {body}" if body else head)
-        return ToolResult(result.content, is_error=True, meta={"toolweave/http_status": response.status_code})
+        return f"{head}: {body}" if body else head
+
+
+UNAVAILABLE = frozenset({429, 502, 503, 504})
+"""Statuses that say the API cannot answer now (too many requests, a gateway or the service
+down): an `UpstreamError`, which `Retry` retries (safe tools only) and `CircuitBreaker` counts,
+as a dropped connection. Any other status is the API's answer: an `isError` result."""
+HTTP_STATUS = "toolweave/http_status"
+"""The `_meta` key of an `isError` result that carries the API's status."""
 
 
 def _left_out(more: int, whole: bool, response: Response) -> str:
