@@ -26,7 +26,7 @@ from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey
 from tests.serving import RAW_HEADERS, RAW_INITIALIZE, serving
 from toolweave import Server
 from toolweave.auth import IntrospectionVerifier, JWTVerifier, OAuthClientCredentials
-from toolweave.core.errors import InvalidToken, UpstreamError
+from toolweave.core.errors import InvalidToken, UpstreamFailed
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
 """Valid JSON nested deeper than any parser recurses."""
@@ -197,7 +197,7 @@ async def test_a_token_endpoint_that_trickles_is_given_up_on_after_its_timeout()
     async with trickling() as url:
         credentials = OAuthClientCredentials(url + "/token", "gateway", "secret", timeout=1.5)
         async with httpx2.AsyncClient(auth=credentials) as http:
-            with anyio.fail_after(20), pytest.raises(UpstreamError, match="cannot get an access token"):
+            with anyio.fail_after(20), pytest.raises(UpstreamFailed, match="cannot get an access token"):
                 await http.get(url + "/anything")
 
 

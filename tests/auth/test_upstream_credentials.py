@@ -32,7 +32,7 @@ from tests.auth.test_http_auth import connected
 from tests.conftest import subprocess_env
 from tests.server.conftest import UPSTREAMS
 from tests.serving import served, serving
-from toolweave import Context, FromEnv, RemoteServer, Server, ToolError, UpstreamError
+from toolweave import Context, FromEnv, RemoteServer, Server, ToolError, UpstreamFailed
 from toolweave.auth import Bearer, JWTVerifier, OAuthClientCredentials
 from toolweave.auth.upstream import renew_after
 from toolweave.config import build, build_file
@@ -292,7 +292,7 @@ async def test_a_short_lived_token_is_renewed_once_half_its_life_is_over(issuer:
 async def test_refused_client_credentials_name_the_endpoint_not_the_secret(issuer: Issuer) -> None:
     credentials = OAuthClientCredentials(issuer.token_url, "gateway", "wrong-s3cret")
     async with httpx2.AsyncClient(auth=credentials) as http:
-        with pytest.raises(UpstreamError) as refused:
+        with pytest.raises(UpstreamFailed) as refused:
             await http.get(issuer.jwks_uri)
     message = str(refused.value)
     assert "refused the client credentials of 'gateway': invalid_client" in message

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -442,6 +444,25 @@ async def test_oauth_client_credentials_sign_calls_with_the_gateways_own_token(
     assert refused.is_error and "bad credentials: [" in refused.text
     assert "Bearer ey" not in refused.text and "'ey" not in refused.text  # no JWT, whole or bare
     assert_caller_credentials_stayed_home(app, requests=4)  # me, me, echo and its one retry
+
+
+async def test_a_token_the_gateway_cannot_get_is_the_operators_to_fix_not_the_clients_to_read(
+    url: str, issuer: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The refusal named the authorization server's address and the gateway's client id to every
+    caller; it is an internal failure now: masked for the client, told to the operator."""
+    from toolweave.auth import OAuthClientCredentials
+
+    flow = OAuthClientCredentials(issuer.token_url, "gateway-client", "wrong-s3cret")
+    server = api(url, auth=flow, include=Routes(paths=["/me"]))
+    with caplog.at_level(logging.ERROR, logger="toolweave.errors"):
+        async with server:
+            result = await server.call_tool("me", {}, ctx=CALLER)
+    incident = re.fullmatch(r"Error calling tool 'me' \(incident (\w+)\)", result.text)
+    assert result.is_error and incident is not None, result.text
+    assert f"tool 'me' failed (incident {incident.group(1)})" in caplog.text  # with what the endpoint said:
+    assert "refused the client credentials of 'gateway-client'" in caplog.text
+    assert "wrong-s3cret" not in caplog.text
 
 
 async def test_oauth_client_credentials_from_a_config_entry(

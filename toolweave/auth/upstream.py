@@ -10,6 +10,9 @@ upstream that needs credentials gets the gateway's own, as an `httpx` auth on it
 - `OAuthClientCredentials(token_url, client_id, client_secret, scopes=)`: the OAuth 2.0
   client-credentials grant (RFC 6749 §4.4), the token fetched once, shared by all requests,
   refreshed shortly before it expires (`renew_after`) and again when the upstream answers 401.
+  A token it cannot get is `UpstreamFailed`: the operator's to fix, so a client gets the masked
+  message and the log names the endpoint and what it said (a client never learns the
+  authorization server's address or the gateway's client id).
 
 The gateway's credential is its own secret, never its callers': each value one of these sends (the
 token, and the client secret sent to the token endpoint) is held among the secrets in flight
@@ -38,7 +41,7 @@ import httpx2
 from toolweave.auth.client_auth import basic_client_auth
 from toolweave.auth.verifier import scope_names
 from toolweave.core.context import Context
-from toolweave.core.errors import UpstreamError
+from toolweave.core.errors import UpstreamFailed
 from toolweave.transforms.redact import HeldSecret
 from toolweave.transforms.sources import Secret, Source
 
@@ -185,14 +188,14 @@ class OAuthClientCredentials(httpx2.Auth):
                         self.token_url, data=form, auth=basic_client_auth(self.client_id, self._secret.token())
                     )
         except (httpx2.HTTPError, TimeoutError) as error:
-            raise UpstreamError(f"cannot get an access token from {where}: {type(error).__name__}") from None
+            raise UpstreamFailed(f"cannot get an access token from {where}: {type(error).__name__}") from None
         if response.status_code != 200:
             error_code = _json(response).get("error", f"HTTP {response.status_code}")
-            raise UpstreamError(f"{where} refused the client credentials of {self.client_id!r}: {error_code}")
+            raise UpstreamFailed(f"{where} refused the client credentials of {self.client_id!r}: {error_code}")
         answer = _json(response)
         token = answer.get("access_token")
         if not isinstance(token, str) or not token:
-            raise UpstreamError(f"{where} answered without an access_token")
+            raise UpstreamFailed(f"{where} answered without an access_token")
         lifetime = answer.get("expires_in")
         return token, float(lifetime) if isinstance(lifetime, int | float) else 3600.0
 
