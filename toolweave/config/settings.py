@@ -125,6 +125,11 @@ class TasksSpec(StrictModel):
     lease: StrictPositiveFloat | None = Field(
         None, description="Seconds without a renewal after which a running task counts as lost (replicas)."
     )
+    max_per_caller: StrictPositiveInt | None = Field(
+        None,
+        description="The most task records one caller may hold (default 1000): more drop its oldest ended ones; "
+        "a call finding them all running is refused.",
+    )
 
 
 class ServerSettings(StrictModel):

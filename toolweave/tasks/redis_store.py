@@ -19,6 +19,12 @@ when, and the task runner answers for the tasks it cannot find accordingly (see
 `toolweave.tasks.runner`). `open()` reads it once when a server starts serving, so even a replica
 that has not used the store yet notices a loss.
 
+Beside them, each caller's records are indexed (for `create`'s bound on how many a caller holds):
+`...:caller:<digest of the owner>:running` and `...:ended`, sorted sets of record keys scored by
+when each record expires (on Redis's clock), kept by the same script that writes the records and
+expiring with the last of them. `create` counts them, drops the caller's records that ended first
+to make room, or refuses when all are running: one atomic step, whichever replica creates.
+
 Every operation goes through the store's bounded `run`: an outage is `StoreUnavailable`, which a
 client sees as an internal error (creating or reading a task) and the work only logs (saving its
 progress or its end).
@@ -36,6 +42,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import secrets
 import time
@@ -43,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolweave.store import RedisStore
 from toolweave.store.fanout import Fanout
+from toolweave.store.scripts import NOW_MS
 from toolweave.tasks.record import TERMINAL, TaskRecord
 
 if TYPE_CHECKING:
@@ -84,17 +92,30 @@ class RedisTaskStore:
         self._saw((await self.store.run(stamp))[-1])
 
     async def put(self, record: TaskRecord) -> bool:
+        return await self._write(record) == 1
+
+    async def create(self, record: TaskRecord, limit: int) -> bool:
+        """Store a new task's record, unless its owner holds `limit` records already, all of them
+        running: whether it was stored. To make room, the owner's records that ended first are
+        dropped (a result nobody read by then is lost)."""
+        return await self._write(record, limit) == 1
+
+    async def _write(self, record: TaskRecord, limit: int = 0) -> int:
+        """Run `_PUT`: 1 written, 0 refused (the stored record has ended), -1 refused (`limit`)."""
         name, value = self.key(record.task_id), json.dumps(record.to_dict())
         until = record.expires_at if record.terminal else (record.lease_until or record.updated_at) + record.keep
         now = time.time()
         lease = 0 if record.terminal or record.lease_until is None else _ms(record.lease_until - now)
-        keys = [name, f"{name}:lease", self.key("generation")]
+        digest = hashlib.sha256(record.owner.encode()).hexdigest()[:32]
+        held = self.store.key("tasks", *self._scope, "caller", digest)  # the owner's index
+        keys = [name, f"{name}:lease", self.key("generation"), f"{held}:running", f"{held}:ended"]
         args = [value, max(1, _ms(until - now)), lease, record.worker or "", secrets.token_hex(8)]
+        args += [int(record.terminal), limit]
         written, generation = await self.store.run(
             lambda client: self.store.script(_PUT)(keys=keys, args=args, client=client)
         )
         self._saw(generation)
-        return bool(written)
+        return int(written)
 
     async def get(self, task_id: str) -> TaskRecord | None:
         name = self.key(task_id)
@@ -126,7 +147,9 @@ class RedisTaskStore:
         return Fanout(self.store, self.store.key("tasks", *self._scope, "relay"))
 
 
-_PUT = """
+_PUT = (
+    NOW_MS
+    + """
 local stored = redis.call('GET', KEYS[1])
 if stored and stored ~= ARGV[1] then
   local ok, record = pcall(cjson.decode, stored)
@@ -135,18 +158,49 @@ if stored and stored ~= ARGV[1] then
     return {0, redis.call('GET', KEYS[3])}
   end
 end
+local running, ended, limit = KEYS[4], KEYS[5], tonumber(ARGV[7])
+if not stored and limit > 0 then
+  redis.call('ZREMRANGEBYSCORE', running, '-inf', now)
+  redis.call('ZREMRANGEBYSCORE', ended, '-inf', now)
+  local held = redis.call('ZCARD', running)
+  if held >= limit then
+    return {-1, redis.call('GET', KEYS[3])}
+  end
+  local excess = held + redis.call('ZCARD', ended) - limit + 1
+  if excess > 0 then
+    local dropped = redis.call('ZPOPMIN', ended, excess)
+    for i = 1, #dropped, 2 do
+      redis.call('DEL', dropped[i])
+    end
+  end
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if tonumber(ARGV[3]) > 0 then
   redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[3])
 else
   redis.call('DEL', KEYS[2])
 end
+if ARGV[6] == '1' then
+  redis.call('ZREM', running, KEYS[1])
+  redis.call('ZADD', ended, now + tonumber(ARGV[2]), KEYS[1])
+else
+  redis.call('ZADD', running, now + tonumber(ARGV[2]), KEYS[1])
+end
+for _, index in ipairs({running, ended}) do
+  if redis.call('PTTL', index) < tonumber(ARGV[2]) then
+    redis.call('PEXPIRE', index, ARGV[2])
+  end
+end
 redis.call('SET', KEYS[3], ARGV[5], 'NX')
 return {1, redis.call('GET', KEYS[3])}
 """.replace("ENDED", " or ".join(f"status == '{status}'" for status in sorted(TERMINAL)))
+)
 """Write a record (its lease key beside it) unless the stored one has ended (its status one of
-`TERMINAL`): an ended task is final. Also stamps the generation if there is none (a new token: a
-new generation) and returns it, with whether the record was written."""
+`TERMINAL`): an ended task is final. Keeps the owner's index (KEYS[4], its running records;
+KEYS[5], its ended ones) and, for a new record with a limit (ARGV[7] > 0), bounds it: drops the
+owner's records that ended first, or refuses (-1) when `limit` are running. Also stamps the
+generation if there is none (a new token: a new generation) and returns it, with whether the
+record was written."""
 
 
 def _ms(seconds: float) -> int:

@@ -29,6 +29,9 @@ write happens even when the work is cancelled.
   write): a runner that was only slow (paused, cut off from the store longer than a lease) finds
   its write refused and cancels the work. A renewal writes the whole record, so a store that lost
   it gets it back (`toolweave.tasks.upkeep`).
+- A caller holds at most `max_per_caller` records in a store that offers `create`: creating one
+  more drops the caller's records that ended first, and when all of them are still running the
+  call is answered plainly with an `isError` result (`TOO_MANY`): no task, no work.
 - After the store lost its records (Redis restarted empty, or was flushed), a task it cannot find
   is answered "try again shortly" (-32603 `RESTORING`) for one lease, not "Task not found": its
   runner may not have written it again yet. The relay asks the replica running it to do so at
@@ -59,7 +62,9 @@ from mcp import MCPError
 
 from toolweave.core.context import Context, LogLevel, enter_context, exit_context
 from toolweave.core.errors import InputRequired
+from toolweave.core.result import ToolResult
 from toolweave.core.waiting import give_up
+from toolweave.mcp.convert import wire_result
 from toolweave.mcp.input_required import MAX_ROUNDS, to_mcp_requests
 from toolweave.tasks.record import TaskRecord, TaskStatus, is_task_id, progress_message
 from toolweave.tasks.settings import TaskSettings
@@ -72,6 +77,10 @@ STOPPED = {"code": -32603, "message": "The server stopped before the task finish
 LOST = {"code": -32603, "message": "The server running the task stopped answering"}
 CANCELLED = "The client cancelled the task"
 RESTORING = "Tasks are unavailable right now: the task store is being restored (try again shortly)"
+TOO_MANY = (
+    "Too many tasks are running for this caller (the most it may hold is {limit}): wait for one to end,"
+    " or cancel one (tasks/cancel), then call again"
+)
 _FINAL_WRITE_SECONDS = 5.0
 _FINAL_WRITE_RETRY_SECONDS = 0.25
 
@@ -113,6 +122,10 @@ class _Live:
     record: TaskRecord
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     decided: bool = False
+    """The task exists for the client (its record is written); it may turn false again only when
+    the store refused to create it (its caller holds too many running tasks)."""
+    stored: bool = False
+    """The store took the record once (the task was created): later writes replace it."""
     early: Ending | None = None
     settled: anyio.Event = field(default_factory=anyio.Event)
     asked: _Asked | None = None
@@ -187,6 +200,10 @@ class TaskRunner:
         instead (its result, or its JSON-RPC error raised), and one that asks for input on its
         first round raises that `InputRequired` (the client answers it before any task exists).
 
+        When `owner` holds `max_per_caller` tasks that all still run, the call is answered with
+        an `isError` result saying so (`TOO_MANY`), and its work (already started, with
+        `answer_within`) is cancelled.
+
         Raises:
             MCPError: the call failed with a JSON-RPC error within `answer_within`.
             InputRequired: the call asked for input within `answer_within`.
@@ -196,7 +213,9 @@ class TaskRunner:
         record = dataclasses.replace(record, worker=self.worker, lease_until=record.created_at + settings.lease)
         live = _Live(record, decided=settings.answer_within <= 0)
         if live.decided:
-            await settings.store.put(record)
+            await self._put(live)
+            if not live.decided:
+                return self._too_many()
         self._live[record.task_id] = live
         self._groups[-1].start_soon(self._run, live, context, attempt, watch() if watch is not None else None)
         if live.decided:
@@ -211,7 +230,13 @@ class TaskRunner:
         except BaseException:  # the request was cancelled, or the store failed: nobody will poll this work
             live.scope.cancel()
             raise
+        if not live.decided:  # refused: the caller holds too many running tasks
+            live.scope.cancel()
+            return self._too_many()
         return live.record
+
+    def _too_many(self) -> dict[str, Any]:
+        return wire_result(ToolResult.error(TOO_MANY.format(limit=self.settings.max_per_caller)))
 
     async def find(self, task_id: str, owner: str) -> TaskRecord | None:
         """The task `task_id` if it exists and belongs to `owner`, else `None` (the same for both).
@@ -413,10 +438,21 @@ class TaskRunner:
         return True
 
     async def _put(self, live: _Live) -> None:
+        """Write the task's latest state: the first write creates the task (within its caller's
+        `max_per_caller`, when the store bounds it: a refusal undoes `decided`, and nothing of
+        the task is written after it)."""
+        store = self.settings.store
         async with live.lock:  # one write at a time, each of the latest state: none overtakes a newer one
-            written = await self.settings.store.put(live.record)
+            if not live.decided:  # (refused while this write waited)
+                return
+            create = None if live.stored else getattr(store, "create", None)
+            if create is None:
+                written = await store.put(live.record)
+            else:
+                written = live.decided = await create(live.record, self.settings.max_per_caller) is not False
+            live.stored = live.decided
         self._upkeep.saved()
-        if written is False and not live.ended_elsewhere:  # its record ended without it: the work stops
+        if written is False and live.stored and not live.ended_elsewhere:  # its record ended without it: the work stops
             logger.warning(
                 "task %s was ended without its worker (its lease lapsed while this process did not answer):"
                 " its work is cancelled",

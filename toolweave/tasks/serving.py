@@ -70,6 +70,7 @@ def configure_tasks(
     input_timeout: float | None = None,
     lease: float = 30.0,
     answer_within: float = 0.0,
+    max_per_caller: int = 1000,
 ) -> TaskSettings:
     """Set how `server` keeps and runs its tasks (before it serves); see `TaskSettings`.
 
@@ -85,6 +86,7 @@ def configure_tasks(
         input_timeout=input_timeout,
         lease=lease,
         answer_within=answer_within,
+        max_per_caller=max_per_caller,
     )
     _settings[server] = settings
     return settings

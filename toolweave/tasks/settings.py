@@ -27,6 +27,10 @@ class TaskSettings:
         answer_within: Seconds a call may take to end, or to ask for input on its first round,
             and be answered as a plain call (no task, or input asked before any task exists);
             0 (the default): every call is a task at once.
+        max_per_caller: The most task records one caller (the owner `tasks/get` answers to) may
+            hold in the store: at that many, creating a task drops the caller's records that
+            ended first; when all of them are still running, the call is refused (an `isError`
+            result saying so). Enforced by stores that offer `create` (both built-in ones do).
     """
 
     store: TaskStore = field(default_factory=MemoryTaskStore)
@@ -35,6 +39,7 @@ class TaskSettings:
     input_timeout: float | None = None
     lease: float = 30.0
     answer_within: float = 0.0
+    max_per_caller: int = 1000
 
     def __post_init__(self) -> None:
         for name in ("keep", "poll_interval", "lease", "input_timeout"):
@@ -43,5 +48,7 @@ class TaskSettings:
                 raise ValueError(f"TaskSettings.{name} must be a positive number of seconds, not {value!r}")
         if not self.answer_within >= 0:
             raise ValueError(f"TaskSettings.answer_within must be 0 or more seconds, not {self.answer_within!r}")
+        if isinstance(self.max_per_caller, bool) or not isinstance(self.max_per_caller, int) or self.max_per_caller < 1:
+            raise ValueError(f"TaskSettings.max_per_caller must be a whole number >= 1, not {self.max_per_caller!r}")
         if not isinstance(self.store, TaskStore):
             raise TypeError(f"TaskSettings.store must have async put() and get(), not {type(self.store).__name__}")
