@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import httpx2
 import mcp
 import mcp.types as mt
+from mcp.client.streamable_http import streamable_http_client
 
-from toolweave import Context, InputRequired, Server, ToolError, elicit
+from toolweave import AuthInfo, Context, InputRequired, Server, ToolError, elicit
 from toolweave.tasks.client import CancelTask, CreateTaskResult, GetTask, TasksExtension, TaskState, UpdateTask
 from toolweave.tasks.serving import GetTaskParams, UpdateTaskParams
 
@@ -78,6 +80,18 @@ def tasks_server(gate: Gate | None = None, name: str = "jobs", **options: Any) -
 def task_client(server: Server, **options: Any) -> mcp.Client:
     """An official client, in memory, that accepts tasks (2026-07-28)."""
     return mcp.Client(server.as_mcp(), extensions=[TasksExtension()], **options)
+
+
+def authenticate(headers: Any) -> AuthInfo | None:
+    """Over HTTP, each bearer token is a caller of its own (the token is the subject)."""
+    token = headers.get("authorization", "")
+    return AuthInfo(subject=token.removeprefix("Bearer ")) if token else None
+
+
+def http_client(url: str, token: str) -> Any:
+    """An HTTP client (close it) and an official client through it that accepts tasks, as `token`."""
+    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"})
+    return http, mcp.Client(streamable_http_client(f"{url}/mcp", http_client=http), extensions=[TasksExtension()])
 
 
 async def create(client: mcp.Client, name: str, arguments: dict[str, Any]) -> CreateTaskResult:

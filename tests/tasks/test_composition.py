@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 import mcp
 import pytest
 from mcp import MCPError
-from mcp.client.streamable_http import streamable_http_client
 
 from tests.serving import serving
-from tests.tasks.servers import Gate, create, get, task_client, tasks_server, until
-from toolweave import AuthInfo, Context, Server
+from tests.tasks.servers import Gate, authenticate, create, get, http_client, task_client, tasks_server, until
+from toolweave import Context, Server
 from toolweave.middleware import Timeout
 from toolweave.tasks import RunAsTask, TasksExtension
 from toolweave.testing import RecordingMiddleware
@@ -120,16 +118,6 @@ async def test_a_task_of_a_server_that_stops_ends_failed() -> None:
 
 
 # -- over HTTP ---------------------------------------------------------------------------------
-
-
-def authenticate(headers: Any) -> AuthInfo | None:
-    token = headers.get("authorization", "")
-    return AuthInfo(subject=token.removeprefix("Bearer ")) if token else None
-
-
-def http_client(url: str, token: str) -> Any:
-    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"})
-    return http, mcp.Client(streamable_http_client(f"{url}/mcp", http_client=http), extensions=[TasksExtension()])
 
 
 @pytest.mark.parametrize("stateless", [False, True], ids=["stateful", "stateless"])

@@ -39,12 +39,15 @@ def test_an_unknown_task_support_is_a_config_error_naming_the_key() -> None:
 def test_the_server_section_sets_how_tasks_are_kept() -> None:
     from toolweave.tasks import tasks_settings
 
-    composed = compose({"server": {"tasks": {"keep": 60, "answer_within": 0.05}}, "python": ["calc:server"]})
+    tasks = {"keep": 60, "answer_within": 0.05, "max_per_caller": 50}
+    composed = compose({"server": {"tasks": tasks}, "python": ["calc:server"]})
     settings = tasks_settings(composed.server)
     assert (settings.keep, settings.answer_within, settings.poll_interval) == (60, 0.05, 0.5)
+    assert settings.max_per_caller == 50
 
 
-def test_a_negative_tasks_setting_is_a_config_error() -> None:
+@pytest.mark.parametrize(("key", "value"), [("keep", -1), ("max_per_caller", 0), ("max_per_caller", 2.5)])
+def test_a_tasks_setting_out_of_range_is_a_config_error(key: str, value: float) -> None:
     with pytest.raises(ConfigError) as raised:
-        validate({"server": {"tasks": {"keep": -1}}})
-    assert "server.tasks.keep" in str(raised.value)
+        validate({"server": {"tasks": {key: value}}})
+    assert f"server.tasks.{key}" in str(raised.value)
