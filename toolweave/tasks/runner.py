@@ -213,7 +213,7 @@ class TaskRunner:
         record = dataclasses.replace(record, worker=self.worker, lease_until=record.created_at + settings.lease)
         live = _Live(record, decided=settings.answer_within <= 0)
         if live.decided:
-            await self._put(live)
+            await self._create(live)  # (nothing else writes it yet: no lock)
             if not live.decided:
                 return self._too_many()
         self._live[record.task_id] = live
@@ -437,22 +437,27 @@ class TaskRunner:
             return False
         return True
 
+    async def _create(self, live: _Live) -> None:
+        """Store the task's first record: within its caller's `max_per_caller` when the store
+        bounds it (`create`); a refusal undoes `decided`, and nothing of the task is written after it."""
+        create = getattr(self.settings.store, "create", None)
+        if create is None:
+            await self.settings.store.put(live.record)
+        else:
+            live.decided = await create(live.record, self.settings.max_per_caller) is not False
+        live.stored = live.decided
+
     async def _put(self, live: _Live) -> None:
-        """Write the task's latest state: the first write creates the task (within its caller's
-        `max_per_caller`, when the store bounds it: a refusal undoes `decided`, and nothing of
-        the task is written after it)."""
-        store = self.settings.store
         async with live.lock:  # one write at a time, each of the latest state: none overtakes a newer one
-            if not live.decided:  # (refused while this write waited)
+            if not live.decided:  # (its creation was refused while this write waited)
                 return
-            create = None if live.stored else getattr(store, "create", None)
-            if create is None:
-                written = await store.put(live.record)
+            if live.stored:
+                written = await self.settings.store.put(live.record)
             else:
-                written = live.decided = await create(live.record, self.settings.max_per_caller) is not False
-            live.stored = live.decided
+                await self._create(live)
+                written = live.decided
         self._upkeep.saved()
-        if written is False and live.stored and not live.ended_elsewhere:  # its record ended without it: the work stops
+        if written is False and live.stored and not live.ended_elsewhere:  # its record ended without it: stop
             logger.warning(
                 "task %s was ended without its worker (its lease lapsed while this process did not answer):"
                 " its work is cancelled",
