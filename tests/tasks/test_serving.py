@@ -11,7 +11,8 @@ import pytest
 from mcp import MCPError
 
 from tests.tasks.servers import NAME_FORM, Gate, cancel, create, get, task_client, tasks_server, until, update
-from toolweave.tasks import EXTENSION
+from toolweave.tasks import EXTENSION, MemoryTaskStore, configure_tasks
+from toolweave.tasks.record import TaskRecord
 
 
 async def test_a_call_is_answered_with_a_working_task_while_the_tool_still_runs() -> None:
@@ -313,3 +314,30 @@ async def test_a_request_asked_again_gets_a_key_never_used_before_in_the_task() 
                 await anyio.sleep(0.01)
     assert keys == ["who", "who.2"]
     assert done.result is not None and done.result["content"][0]["text"] == "approved twice"
+
+
+class SlowToEnd(MemoryTaskStore):
+    """A memory store that takes a while to write a task's end: long enough for a round of lease
+    renewals to come in meanwhile, as a busy Redis made one now and then."""
+
+    async def put(self, record: TaskRecord) -> bool:
+        if record.terminal:
+            await anyio.sleep(0.3)  # a lease of 0.3 s renews every 0.1 s
+        return await super().put(record)
+
+
+async def test_a_renewal_that_comes_after_a_tasks_end_is_no_alarm(caplog: pytest.LogCaptureFixture) -> None:
+    """The renewal wrote the ended record again, the store kept the end and refused it, and the
+    runner took that for its record ended by another replica: a warning for every such task."""
+    server, store = tasks_server(), SlowToEnd()
+    configure_tasks(server, store=store, lease=0.3)
+    with caplog.at_level("WARNING", logger="toolweave.tasks"):
+        async with task_client(server) as client:
+            created = await create(client, "export", {"table": "users"})
+            ended = await until(client, created.task_id, "completed")
+            with anyio.fail_after(10):
+                while not ((record := await store.get(created.task_id)) and record.terminal):  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+            await anyio.sleep(0.5)  # the renewal that waited for the end's write writes it again
+    assert ended.status == "completed"
+    assert "ended without its worker" not in caplog.text

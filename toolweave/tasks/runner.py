@@ -457,7 +457,9 @@ class TaskRunner:
                 await self._create(live)
                 written = live.decided
         self._upkeep.saved()
-        if written is False and live.stored and not live.ended_elsewhere:  # its record ended without it: stop
+        if written is False and live.stored and not live.ended_elsewhere and not live.record.terminal:
+            # its record ended without it: stop (a refused write of its own end, a renewal that
+            # came after it, found its end there)
             logger.warning(
                 "task %s was ended without its worker (its lease lapsed while this process did not answer):"
                 " its work is cancelled",
