@@ -23,7 +23,7 @@ from toolweave.core.tool import ToolAnnotations
 from toolweave.mcp.health import METRICS_SCOPE
 from toolweave.middleware import CircuitBreaker, RateLimit, Retry, Timeout
 from toolweave.server.remote import Backoff
-from toolweave.transforms import Rename
+from toolweave.transforms import Rename, SearchTools
 
 HERE = Path(__file__).resolve().parent
 
@@ -157,18 +157,42 @@ async def test_middleware_counters_of_a_mounted_server_name_the_tool_the_client_
         for name in ["shop_flaky", "billing_flaky", "shop_slow", "billing_slow"]:
             await client.call_tool(name, {})
 
-    def counted(metric: str) -> dict[str, int]:
-        """What this test added to `toolweave.tool.<metric>`, by tool label."""
-        name = f"toolweave.tool.{metric}"
-        added = {
-            dict(point)["gen_ai.tool.name"]: recorded.value(name, **dict(point)) for point in recorded.series(name)
-        }
-        return {tool: count for tool, count in added.items() if count}
-
-    assert counted("rate_limited") == {"shop_invoice": 1, "pay": 2}
+    assert counted(recorded, "rate_limited") == {"shop_invoice": 1, "pay": 2}
     assert calls(recorded, "pay", "billing", "rejected") == 2
-    assert counted("retries") == {"shop_flaky": 1, "billing_flaky": 1}
-    assert counted("timeouts") == {"shop_slow": 1, "billing_slow": 1}
+    assert counted(recorded, "retries") == {"shop_flaky": 1, "billing_flaky": 1}
+    assert counted(recorded, "timeouts") == {"shop_slow": 1, "billing_slow": 1}
+
+
+def counted(recorded: Metrics, metric: str) -> dict[str, int]:
+    """What the test added to `toolweave.tool.<metric>`, by tool label."""
+    name = f"toolweave.tool.{metric}"
+    added = {dict(point)["gen_ai.tool.name"]: recorded.value(name, **dict(point)) for point in recorded.series(name)}
+    return {tool: count for tool, count in added.items() if count}
+
+
+async def test_a_call_through_search_tools_has_the_outcome_of_the_tool_it_reaches(recorded: Metrics) -> None:
+    """A rate limit, a timeout or a masked failure behind `SearchTools`' `call_tool` is the call's
+    outcome (not the `tool_error` it answers with), and middleware counters name the tool reached."""
+    gateway = Server("gateway")
+    gateway.mount(shop("a"), prefix="shop")
+    gateway.mount(shop("b"), prefix="billing")
+
+    @gateway.tool
+    def broken() -> str:
+        raise KeyError("x")
+
+    gateway.add_transform(SearchTools())
+    async with mcp.Client(gateway.as_mcp()) as client:
+        for name in ["shop_invoice", "shop_invoice", "billing_invoice", "shop_slow", "broken", "no_such_tool"]:
+            await client.call_tool("call_tool", {"name": name})
+
+    assert calls(recorded, "call_tool", "local", "ok") == 2
+    assert calls(recorded, "call_tool", "local", "rejected") == 1
+    assert calls(recorded, "call_tool", "local", "timeout") == 1
+    assert calls(recorded, "call_tool", "local", "error") == 1
+    assert calls(recorded, "call_tool", "local", "tool_error") == 1  # the name no tool has
+    assert counted(recorded, "rate_limited") == {"shop_invoice": 1}
+    assert counted(recorded, "timeouts") == {"shop_slow": 1}
 
 
 async def test_a_circuit_state_is_reported_as_it_changes(recorded: Metrics) -> None:

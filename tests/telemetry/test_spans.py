@@ -27,7 +27,7 @@ from tests.telemetry.conftest import Spans
 from toolweave import RemoteServer, Server
 from toolweave.middleware import RateLimit, Retry, Timeout
 from toolweave.telemetry.withheld import SentArguments, restored
-from toolweave.transforms import Arg, InjectArgs, Secret, TransformArgs
+from toolweave.transforms import Arg, InjectArgs, SearchTools, Secret, TransformArgs
 
 HERE = Path(__file__).resolve().parent
 LEAKY = str(HERE.parent / "servers" / "leaky_upstream.py")
@@ -156,17 +156,22 @@ async def test_a_retried_call_records_each_retry(spans: Spans) -> None:
     assert served.attributes is not None and served.attributes["toolweave.outcome"] == "ok"
 
 
-async def test_a_masked_failure_records_its_incident_not_its_message(spans: Spans) -> None:
+@pytest.mark.parametrize("through_search", [False, True], ids=["direct", "through-call_tool"])
+async def test_a_masked_failure_records_its_incident_not_its_message(spans: Spans, through_search: bool) -> None:
+    """Called directly or through `SearchTools`' `call_tool`, whose answer is the tool's."""
     server = Server("broken")
 
     @server.tool
     def explode() -> str:
         raise KeyError("the secret detail")
 
+    if through_search:
+        server.add_transform(SearchTools())
+    name, arguments = ("call_tool", {"name": "explode"}) if through_search else ("explode", {})
     async with mcp.Client(server.as_mcp()) as client:
-        result = await client.call_tool("explode", {})
+        result = await client.call_tool(name, arguments)
 
-    served = spans.named("tools/call explode")
+    served = spans.named(f"tools/call {name}")
     assert served.attributes is not None and served.attributes["toolweave.outcome"] == "error"
     incident = served.attributes["toolweave.incident"]
     assert f"(incident {incident})" in result.content[0].text  # type: ignore[union-attr]

@@ -33,6 +33,7 @@ from toolweave.core.names import check_name
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.server.registry import keep_new
+from toolweave.telemetry.events import reaching
 from toolweave.transforms.catalog import CatalogTransform, Components
 
 if TYPE_CHECKING:
@@ -53,7 +54,9 @@ class _View:
         return self._catalog.tools
 
     async def call(self, name: str, arguments: dict[str, Any] | None, ctx: Context) -> ToolResult:
-        return await self._catalog.call(name, arguments, ctx)
+        entry = self._catalog.entries.get(name)
+        failed = reaching(ctx, entry.tool if entry is not None else None)  # (the call's outcome is the tool's)
+        return await self._catalog.call(name, arguments, ctx, failed=failed)
 
 
 def fronted(

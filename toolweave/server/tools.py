@@ -42,6 +42,7 @@ from toolweave.server.fronts import fronted
 from toolweave.server.links import Links
 from toolweave.server.mount import Mount
 from toolweave.server.registry import Owner, Registry, transformed
+from toolweave.telemetry.events import FAILED
 from toolweave.telemetry.spans import TOOL_NAME
 from toolweave.transforms.authorize import Authorize
 from toolweave.transforms.catalog import CatalogTransform, Components
@@ -92,7 +93,9 @@ class ToolCatalog(Catalog[ToolEntry]):
     ) -> ToolResult:
         """Validate and run one call; failures are `isError` results, except the protocol answers.
 
-        `failed`, if given, is told the error behind an `isError` result (telemetry's outcome).
+        `failed`, if given, is told the error behind an `isError` result (telemetry's outcome),
+        and the error behind one of the call a tool of a catalog transform makes in it
+        (`SearchTools`' `call_tool`: noted on `ctx`, see `telemetry.events.reaching`).
 
         Raises:
             UnknownTool: no enabled tool has that name.
@@ -103,6 +106,8 @@ class ToolCatalog(Catalog[ToolEntry]):
         if entry is None:
             raise UnknownTool(name)
         tool = entry.component
+        if failed is not None:
+            ctx.state[FAILED] = failed
         if tool.access is not None:
             self.admitted(entry, name, ctx)
         if arguments and not self.reject_extra:  # names the server sets are dropped like unknown ones

@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from opentelemetry import trace
@@ -54,9 +55,37 @@ CALLED = "toolweave.called_tool"
 the tool a mounted child's middleware sees does not carry the name its client called)."""
 
 
+FAILED = "toolweave.call_failed"
+"""`ctx.state` key: what the call observed at the served edge is told when it fails
+(`ToolCatalog.call(failed=)`, which notes it), for the call a tool of a catalog transform makes."""
+
+
 def note_called(ctx: Context, tool: Tool) -> None:
     """The served edge is recording, for the request of `ctx`, a call of the exposed `tool`."""
     ctx.state[CALLED] = tool
+
+
+def reaching(ctx: Context, tool: Tool | None) -> Callable[[BaseException], None] | None:
+    """A tool a catalog transform adds (`SearchTools`' `call_tool`) calls `tool` (`None`: a name
+    no tool has) for the request of `ctx`: the callback the observed call is told its failure
+    with, if it is observed, so a masked failure, a timeout or a rate limit of the tool reached is
+    the call's outcome (not the `tool_error` it answers with); and the middleware counters of
+    `tool` are labelled with its name (two mounted `invoice` tools stay two series).
+
+    Example:
+        >>> from toolweave import Context
+        >>> from toolweave.testing import fake_tool
+        >>> failures = []
+        >>> ctx = Context(state={FAILED: failures.append})  # (the served edge observes the call)
+        >>> reaching(ctx, fake_tool("billing_invoice")) == failures.append
+        True
+        >>> reaching(Context(), None) is None  # a call nobody observes
+        True
+    """
+    if tool is not None and CALLED in ctx.state:
+        ctx.state[CALLED] = tool
+    failed: Callable[[BaseException], None] | None = ctx.state.get(FAILED)
+    return failed
 
 
 def called_name(tool: Tool, ctx: Context | None) -> str:
