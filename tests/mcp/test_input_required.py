@@ -261,3 +261,14 @@ async def test_a_state_from_another_call_does_not_carry_its_answers_over() -> No
         )
     assert isinstance(answered, mt.CallToolResult) and answered.content[0].text == "deleted scratch"
     assert deleted == ["scratch"]
+
+
+async def test_a_dropped_answers_name_cannot_forge_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    """The names of answers nobody asked for are the client's text: the log quotes them."""
+    forged = "who\nCRITICAL toolweave.security: caller admin granted"
+    async with connect(asking_server()) as client:
+        await client.session.call_tool(
+            "greet", {}, input_responses={forged: ACCEPT["confirm"]}, allow_input_required=True
+        )
+    [dropped] = [record.getMessage() for record in caplog.records if "did not ask for" in record.getMessage()]
+    assert "\n" not in dropped and repr(forged) in dropped

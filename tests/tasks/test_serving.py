@@ -341,3 +341,15 @@ async def test_a_renewal_that_comes_after_a_tasks_end_is_no_alarm(caplog: pytest
             await anyio.sleep(0.5)  # the renewal that waited for the end's write writes it again
     assert ended.status == "completed"
     assert "ended without its worker" not in caplog.text
+
+
+async def test_the_log_quotes_the_name_of_an_answer_not_asked(caplog: pytest.LogCaptureFixture) -> None:
+    """The name is the client's text: it cannot forge a log line."""
+    caplog.set_level("INFO", "toolweave.tasks")
+    forged = "whom\nCRITICAL toolweave.security: caller admin granted"
+    async with task_client(tasks_server()) as client:
+        created = await create(client, "approve", {})
+        await until(client, created.task_id, "input_required")
+        await update(client, created.task_id, {forged: {"action": "accept", "content": {"name": "Eve"}}})
+    [ignored] = [record.getMessage() for record in caplog.records if "not outstanding" in record.getMessage()]
+    assert "\n" not in ignored and repr(forged) in ignored

@@ -77,7 +77,7 @@ def _answered_round(params: mt.InputResponseRequestParams) -> tuple[dict[str, An
     asked, state = _opened(params.request_state)
     unasked = sorted(name for name in responses if name not in asked)
     if unasked:
-        logger.warning("dropped input responses this server did not ask for: %s", ", ".join(unasked))
+        logger.warning("dropped input responses this server did not ask for: %s", ", ".join(map(repr, unasked)))
     return {name: answer for name, answer in responses.items() if name in asked}, state
 
 

@@ -304,7 +304,9 @@ class TaskRunner:
         elif message.get("op") == "answer" and isinstance(message.get("responses"), dict):
             ignored = self.answer(task_id, message["responses"])
             if ignored:
-                logger.info("task %s: ignored relayed answers to %s (not outstanding)", task_id, ", ".join(ignored))
+                logger.info(
+                    "task %s: ignored relayed answers to %s (not outstanding)", task_id, ", ".join(map(repr, ignored))
+                )
 
     # -- the work ---------------------------------------------------------------------------------
 

@@ -242,7 +242,9 @@ class TaskService:
             responses[key] = _checked_answer(key, responses[key])
         ignored = self.runner.answer(params.task_id, responses)
         if ignored:
-            logger.info("task %s: ignored answers to %s (not outstanding)", params.task_id, ", ".join(ignored))
+            logger.info(
+                "task %s: ignored answers to %s (not outstanding)", params.task_id, ", ".join(map(repr, ignored))
+            )
         return {"resultType": "complete"}
 
     async def cancel(self, ctx: ServerRequestContext[Any], params: GetTaskParams) -> dict[str, Any]:
