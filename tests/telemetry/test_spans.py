@@ -353,7 +353,7 @@ async def test_prompts_and_resources_of_a_remote_upstream_get_client_spans(spans
     def parent_of(span: ReadableSpan) -> ReadableSpan:
         return next(parent for parent in spans.all() if child_of(span, parent))
 
-    prompt, read = client_span("prompts/get greet"), client_span("resources/read docs://readme")
+    prompt, read = client_span("prompts/get greet"), client_span("resources/read")  # (a URI is no span name)
     for span, served, target in (
         (prompt, "prompts/get up_greet", ("gen_ai.prompt.name", "greet")),
         (read, "resources/read", ("mcp.resource.uri", "docs://readme")),

@@ -9,9 +9,10 @@ in a CLIENT span, injecting W3C trace context (`traceparent`, `tracestate`) into
   `toolweave.outcome` and, for a masked failure, `toolweave.incident` (see `toolweave.telemetry.calls`);
 - a call, prompt or resource read through a mounted server runs in an INTERNAL span
   `mount <prefix>` (`traced_mount`);
-- a request to a remote upstream runs in a CLIENT span `tools/call <name>` (`prompts/get`,
-  `resources/read`; `UpstreamSpan`), the parent of the SDK's own send span, whose trace context
-  reaches the upstream in `_meta`;
+- a request to a remote upstream runs in a CLIENT span `tools/call <name>` (`prompts/get
+  <name>`, `resources/read`: a URI is in `mcp.resource.uri`, never in a span name, as the MCP
+  semantic conventions advise; `UpstreamSpan`), the parent of the SDK's own send span, whose
+  trace context reaches the upstream in `_meta`;
 - middleware that changes the outcome adds an event to the span it runs in
   (`toolweave.telemetry.events`).
 
@@ -174,8 +175,9 @@ class UpstreamSpan:
             }
             if self._method == "tools/call":
                 attributes[OPERATION] = "execute_tool"
+            named = self._method != "resources/read"  # (a URI is no span name: one per resource read)
             self._context = TRACER.start_as_current_span(
-                span_name(self._method, self._target),
+                span_name(self._method, self._target if named else None),
                 kind=SpanKind.CLIENT,
                 attributes=attributes,
                 record_exception=False,
