@@ -18,7 +18,7 @@ from tests.auth.test_http_auth import protected
 from tests.conftest import subprocess_env
 from tests.serving import serving
 from tests.telemetry.conftest import Metrics
-from toolweave import AuthInfo, RemoteServer, Server, ToolError
+from toolweave import AuthInfo, Context, RemoteServer, Server, ToolError
 from toolweave.core.tool import ToolAnnotations
 from toolweave.mcp.health import METRICS_SCOPE
 from toolweave.middleware import CircuitBreaker, RateLimit, Retry, Timeout
@@ -193,6 +193,28 @@ async def test_a_call_through_search_tools_has_the_outcome_of_the_tool_it_reache
     assert calls(recorded, "call_tool", "local", "tool_error") == 1  # the name no tool has
     assert counted(recorded, "rate_limited") == {"shop_invoice": 1}
     assert counted(recorded, "timeouts") == {"shop_slow": 1}
+
+
+async def test_a_failure_behind_search_tools_of_an_in_process_call_is_not_the_served_calls(recorded: Metrics) -> None:
+    """A tool that calls another server's `call_tool` in-process with its own `Context`, and
+    handles the error result it gets, answered `ok`."""
+    inner = Server("inner")
+
+    @inner.tool
+    def broken() -> str:
+        raise KeyError("x")
+
+    inner.add_transform(SearchTools())
+    outer = Server("outer")
+
+    @outer.tool
+    async def handles(ctx: Context) -> str:
+        result = await inner.call_tool("call_tool", {"name": "broken"}, ctx=ctx)
+        return "handled" if result.is_error else "fine"
+
+    async with inner, mcp.Client(outer.as_mcp()) as client:
+        assert (await client.call_tool("handles", {})).content[0].text == "handled"  # type: ignore[union-attr]
+    assert calls(recorded, "handles", "local", "ok") == 1
 
 
 async def test_a_circuit_state_is_reported_as_it_changes(recorded: Metrics) -> None:

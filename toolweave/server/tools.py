@@ -108,6 +108,8 @@ class ToolCatalog(Catalog[ToolEntry]):
         tool = entry.component
         if failed is not None:
             ctx.state[FAILED] = failed
+        elif FAILED in ctx.state:  # an in-process call made inside an observed one: its failure is not that call's
+            del ctx.state[FAILED]
         if tool.access is not None:
             self.admitted(entry, name, ctx)
         if arguments and not self.reject_extra:  # names the server sets are dropped like unknown ones
