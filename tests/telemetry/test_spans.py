@@ -479,3 +479,18 @@ def test_a_session_forgets_the_arguments_of_a_request_once_answered_or_cancelled
     assert len(sent) == 0
     assert isinstance(read.message, mt.JSONRPCError) and read.message.error.message == "no results for [redacted]"
     assert restored(mcp.MCPError.from_error_data(read.message.error)).error == failure
+
+
+async def test_a_call_of_a_name_no_tool_has_names_no_span_after_it(spans: Spans) -> None:
+    """Span names stay bounded: a client (or a model inventing tools) cannot make one per call."""
+    server = Server("small")
+    server.add_tool(lambda: "pong", name="ping")
+    async with mcp.Client(server.as_mcp()) as client:
+        for name in ("made_up_1", "made_up_2"):
+            with pytest.raises(mcp.MCPError):
+                await client.call_tool(name, {})
+    served = [span for span in spans.all() if span.kind is SpanKind.SERVER and span.name.startswith("tools/call")]
+    assert [span.name for span in served] == ["tools/call", "tools/call"]
+    assert all(
+        span.attributes is not None and span.attributes["toolweave.outcome"] == "unknown_tool" for span in served
+    )

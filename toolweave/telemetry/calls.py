@@ -6,6 +6,7 @@ starts), each `tools/call` is observed once, at the server's edge:
 - the current span (the SDK's `tools/call <name>` server span) gets `toolweave.origin`,
   `toolweave.tool.original_name` and, when the call ends, `toolweave.outcome` and — for a
   masked failure — `toolweave.incident`, the id the client's message carries (never the message);
+  for a name no tool has it is renamed `tools/call` (span names stay as bounded as the labels);
 - `toolweave.tool.calls`, `toolweave.tool.duration` and `toolweave.tool.active` are recorded
   with the tool's exposed name, its origin and the outcome; while the call runs (its work as a
   task included), the counters of middleware decisions (`toolweave.telemetry.events`) get the
@@ -195,6 +196,8 @@ class ObservedCall:
         labels = self.labels
         if self._span is not None:
             self._span.set_attributes({ORIGIN: labels.origin, ORIGINAL_NAME: labels.original})
+            if labels.tool == UNKNOWN:  # a name no tool has names no span: a client could make one per call
+                self._span.update_name(span_name("tools/call", None))
         if self._metrics:
             INSTRUMENTS.active.add(1, {TOOL_NAME: labels.tool, ORIGIN: labels.origin})
         self._started = time.perf_counter()
