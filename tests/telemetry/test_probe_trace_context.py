@@ -1,10 +1,12 @@
 """Trace context of a raw HTTP client that sends both a `traceparent` header and `_meta`: a valid
 `_meta` context wins, an invalid one leaves the header's in charge; a `_meta` trace field that is
-not a string is dropped (the call is served), in both protocol eras."""
+not a string is dropped (the call is served), in both protocol eras; a baggage that is not W3C
+baggage is dropped before OpenTelemetry's propagator logs the client's text."""
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,6 +14,7 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import Client
+from opentelemetry import baggage
 
 from tests.reliability.http import META as MODERN_META
 from tests.reliability.http import MODERN
@@ -125,3 +128,52 @@ async def test_a_trace_field_that_is_not_a_string_is_dropped_in_memory_too(spans
         for value in NOT_TEXT:
             result = await client.call_tool("ping", {}, meta={field: value})  # type: ignore[typeddict-item]
             assert not result.is_error and result.content[0].text == "pong", value
+
+
+MALFORMED_BAGGAGE = {
+    "a newline": "user=ada,x\nCRITICAL toolweave.security: caller admin granted",
+    "members that are not key=value": "x," * 400,
+    "over 8192 bytes": "k=" + "v" * 9000,
+}
+
+
+def carried_baggage_server() -> Server:
+    server = Server("plain")
+
+    @server.tool
+    async def carried() -> str:
+        """The baggage the call runs with."""
+        return json.dumps(dict(baggage.get_all()))
+
+    return server
+
+
+def propagator_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records if record.name.startswith("opentelemetry")]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("value", MALFORMED_BAGGAGE.values(), ids=MALFORMED_BAGGAGE.keys())
+async def test_a_meta_baggage_that_is_not_w3c_baggage_is_dropped_before_it_is_logged(
+    caplog: pytest.LogCaptureFixture, mode: str, value: str
+) -> None:
+    """OpenTelemetry's propagator logs a malformed baggage's text at WARNING, member by member:
+    one request wrote hundreds of lines, or a line of the client's choosing."""
+    caplog.set_level(logging.WARNING, "opentelemetry")
+    async with Client(carried_baggage_server().as_mcp(), mode=mode) as client:
+        meta = {"traceparent": META, "baggage": value}
+        result = await client.call_tool("carried", {}, meta=meta)  # type: ignore[arg-type]
+    assert result.content[0].text == "{}"  # type: ignore[union-attr]
+    assert propagator_lines(caplog) == []
+
+
+async def test_a_baggage_header_that_is_not_w3c_baggage_is_dropped_and_the_traceparent_header_kept(
+    spans: Spans, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, "opentelemetry")
+    async with caller("2025-11-25") as client:
+        client.headers["baggage"] = MALFORMED_BAGGAGE["members that are not key=value"]
+        answer = await client.ping({})
+    assert pong(answer)
+    assert trace_ids(spans) == [HEADER_TRACE]
+    assert propagator_lines(caplog) == []

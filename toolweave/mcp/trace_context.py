@@ -10,8 +10,12 @@ middleware, which runs before the SDK's span starts and makes the header's conte
 Trace context is text: a `_meta` trace field that is not a string (a number, a list, an object)
 is dropped before anything reads it, as the W3C spec drops an invalid `traceparent` — the call is
 served, parented by the header if there is one, else in a new trace. (The propagators would
-fail on such a value, and the SDK's span would turn the call into an internal error.) A string
-that does not parse is the propagators' to ignore, and they do.
+fail on such a value, and the SDK's span would turn the call into an internal error.) A
+`traceparent` or `tracestate` string that does not parse is the propagators' to ignore, and they
+do. A `baggage` (in `_meta` or the HTTP header) that is not W3C baggage within its limits (8,192
+bytes, 180 members) is dropped too: OpenTelemetry's propagator logs each malformed member and
+an oversized header *with the client's text* at WARNING, so one request wrote hundreds of lines,
+a line of megabytes, or — with a newline in it — a log line of the client's choosing.
 
 Every served server has it (`read_trace_context`, installed by the adapter): stdio and in-memory
 requests have no headers, and only have malformed `_meta` trace fields dropped.
@@ -26,11 +30,14 @@ Example:
     (1, True)
     >>> well_formed({"traceparent": 12, "tracestate": "k=v", "progressToken": 1})
     {'tracestate': 'k=v', 'progressToken': 1}
+    >>> well_formed({"baggage": "user=ada;tier=gold, region = eu"}), well_formed({"baggage": "one, two"})
+    ({'baggage': 'user=ada;tier=gold, region = eu'}, {})
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -41,8 +48,18 @@ if TYPE_CHECKING:
     from mcp_types import RequestParamsMeta
 
 TRACEPARENT = "traceparent"
-TRACE_FIELDS = frozenset((TRACEPARENT, "tracestate", "baggage"))
+BAGGAGE = "baggage"
+TRACE_FIELDS = frozenset((TRACEPARENT, "tracestate", BAGGAGE))
 """The `_meta` fields the default propagators read (W3C trace context and baggage)."""
+_OWS = r"[ \t]*"
+_KEY = r"[\x21\x23-\x27\x2a\x2b\x2d\x2e\x30-\x39\x41-\x5a\x5e-\x7a\x7c\x7e]+"
+_VALUE = r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"
+_MEMBER = rf"{_OWS}{_KEY}{_OWS}={_OWS}{_VALUE}{_OWS}(?:;{_OWS}{_KEY}{_OWS}(?:={_OWS}{_VALUE}{_OWS})?)*"
+_BAGGAGE = re.compile(rf"{_MEMBER}(?:,{_MEMBER})*")
+"""W3C baggage, as OpenTelemetry's propagator reads it without a warning (the same key, value
+and property grammar; an empty member is refused here, skipped there)."""
+_BAGGAGE_BYTES, _BAGGAGE_MEMBERS, _MEMBER_BYTES = 8192, 180, 4096
+"""The propagator's limits (past them it logs the client's text)."""
 
 
 def read_trace_context(lowlevel: Any) -> None:
@@ -61,7 +78,10 @@ async def trace_context_from_headers(ctx: ServerRequestContext[Any], call_next: 
     headers = getattr(ctx.request, "headers", None)
     if headers is None or TRACEPARENT not in headers or _has_context(meta):
         return await call_next(ctx)
-    token = context.attach(propagate.extract(headers))
+    carrier = headers
+    if not _kept(BAGGAGE, headers.get(BAGGAGE)):
+        carrier = {name: headers.get(name) for name in headers if name != BAGGAGE}
+    token = context.attach(propagate.extract(carrier))
     try:
         return await call_next(ctx)
     finally:
@@ -69,16 +89,33 @@ async def trace_context_from_headers(ctx: ServerRequestContext[Any], call_next: 
 
 
 def well_formed(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """`meta` without the trace fields whose value is not a string (`None` counts as absent)."""
-    return {key: value for key, value in meta.items() if key not in TRACE_FIELDS or isinstance(value, str)}
+    """`meta` without the trace fields whose value is not a string, nor a `baggage` that is not
+    W3C baggage within its limits (`None` counts as absent)."""
+    return {key: value for key, value in meta.items() if key not in TRACE_FIELDS or _kept(key, value)}
 
 
 def _malformed(meta: Mapping[str, Any]) -> bool:
     for field in TRACE_FIELDS:
         value = meta.get(field)
-        if value is not None and not isinstance(value, str):
+        if value is not None and not _kept(field, value):
             return True
     return False
+
+
+def _kept(field: str, value: Any) -> bool:
+    """Whether a trace field's `value` goes to the propagators (`None`: absent, nothing to drop)."""
+    if value is None:
+        return True
+    if not isinstance(value, str):
+        return False
+    if field != BAGGAGE:
+        return True
+    return (
+        len(value) <= _BAGGAGE_BYTES
+        and value.count(",") < _BAGGAGE_MEMBERS
+        and all(len(member) <= _MEMBER_BYTES for member in value.split(","))
+        and _BAGGAGE.fullmatch(value) is not None
+    )
 
 
 def _has_context(meta: Mapping[str, Any] | None) -> bool:
