@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from tests.store.redis_server import RedisServer
+from tests.store.replicas import replica
+from tests.store.test_fanout import names, until
 from toolweave import Server, ToolAnnotations
 from toolweave.middleware import Cache, RateLimit
 from toolweave.store import RedisStore
@@ -79,3 +81,19 @@ async def test_replicas_built_from_one_config_share_an_openapi_entrys_rate_limit
             calls = [await server.call_tool("shop_list_pets", {}) for server in (one, two, two)]
     assert [result.is_error for result in calls] == [False, False, True]  # one bucket of 2 for both
     assert "rate limit" in calls[2].text.lower()
+
+
+async def test_gateways_on_two_databases_of_one_redis_share_no_enable_or_disable(redis: RedisServer) -> None:
+    """Redis pub/sub ignores the database number: a staging gateway on database 1 disabled (and
+    enabled) the tools of a production gateway of the same name on database 0."""
+    production, staging = replica(redis.url), replica(redis.url.removesuffix("/0") + "/1")
+    witness = replica(redis.url)  # production's other replica: it hears production's announcements
+    async with production, staging, witness:
+        staging.disable("flaky")
+        production.disable("lookup")
+
+        async def heard() -> bool:
+            return "lookup" not in await names(witness)
+
+        await until(heard)  # production's own announcement has arrived: staging's, sent first, too
+        assert [await names(server) for server in (production, witness, staging)] == [["flaky"], ["flaky"], ["lookup"]]

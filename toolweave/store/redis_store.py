@@ -126,6 +126,8 @@ class RedisStore(Store):
         _redis_module()  # missing, it is an error now, not an outage at every call
         self.url = check_url(url)
         self.namespace = namespace
+        self.database = int(_redis_module().ConnectionPool.from_url(self.url).connection_kwargs.get("db") or 0)
+        """The URL's database (channels are named by it: see `channel`)."""
         self.timeout = timeout
         self.retry_after = retry_after
         self.max_value_bytes = max_value_bytes
@@ -146,8 +148,21 @@ class RedisStore(Store):
         return f"RedisStore({shown_url(self.url)!r})"
 
     def key(self, *parts: str) -> str:
-        """A key (or channel) in this store's namespace."""
+        """A key in this store's namespace."""
         return ":".join((self.namespace, *parts))
+
+    def channel(self, *parts: str) -> str:
+        """A pub/sub channel in this store's namespace and database. Redis has one channel space
+        for all its databases, so two deployments on databases 0 and 1 of one Redis heard each
+        other's `enable`/`disable`; a database other than 0 is in its channels' names.
+
+        Example:
+            >>> RedisStore("redis://127.0.0.1:6379/0").channel("changes", "gw")
+            'toolweave:changes:gw'
+            >>> RedisStore("redis://127.0.0.1:6379/2").channel("changes", "gw")
+            'toolweave:db2:changes:gw'
+        """
+        return self.key(*parts) if self.database == 0 else self.key(f"db{self.database}", *parts)
 
     # -- the connection ------------------------------------------------------------------------
 
@@ -291,7 +306,7 @@ class RedisStore(Store):
     def fanout(self, channel: str) -> Fanout:
         from toolweave.store.fanout import Fanout
 
-        return Fanout(self, self.key("changes", channel))
+        return Fanout(self, self.channel("changes", channel))
 
     # -- users: the store closes when the last server holding it stops ---------------------------
 

@@ -144,7 +144,7 @@ class RedisTaskStore:
 
     def relay(self) -> Fanout:
         """The channel replicas pass requests for each other's tasks on."""
-        return Fanout(self.store, self.store.key("tasks", *self._scope, "relay"))
+        return Fanout(self.store, self.store.channel("tasks", *self._scope, "relay"))
 
 
 _PUT = (
