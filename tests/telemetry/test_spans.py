@@ -3,6 +3,7 @@ decisions on the call span, and no hidden or injected value anywhere in it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Iterator
@@ -481,16 +482,16 @@ def test_a_session_forgets_the_arguments_of_a_request_once_answered_or_cancelled
     assert restored(mcp.MCPError.from_error_data(read.message.error)).error == failure
 
 
-async def test_a_call_of_a_name_no_tool_has_names_no_span_after_it(spans: Spans) -> None:
+@pytest.mark.parametrize("method", ["tools/call", "prompts/get"])
+async def test_a_request_for_a_name_no_tool_or_prompt_has_names_no_span_after_it(spans: Spans, method: str) -> None:
     """Span names stay bounded: a client (or a model inventing tools) cannot make one per call."""
     server = Server("small")
     server.add_tool(lambda: "pong", name="ping")
+    server.add_prompt(lambda: "hi", name="greet")
     async with mcp.Client(server.as_mcp()) as client:
-        for name in ("made_up_1", "made_up_2"):
-            with pytest.raises(mcp.MCPError):
-                await client.call_tool(name, {})
-    served = [span for span in spans.all() if span.kind is SpanKind.SERVER and span.name.startswith("tools/call")]
-    assert [span.name for span in served] == ["tools/call", "tools/call"]
-    assert all(
-        span.attributes is not None and span.attributes["toolweave.outcome"] == "unknown_tool" for span in served
-    )
+        for name in ("made_up_1", "made_up_2", "ping" if method == "tools/call" else "greet"):
+            with contextlib.suppress(mcp.MCPError):
+                await (client.call_tool(name, {}) if method == "tools/call" else client.get_prompt(name))
+    served = [span.name for span in spans.all() if span.kind is SpanKind.SERVER and span.name.startswith(method)]
+    known = "ping" if method == "tools/call" else "greet"
+    assert served == [method, method, f"{method} {known}"]

@@ -52,6 +52,7 @@ from toolweave.mcp.errors import protocol_error
 from toolweave.mcp.pages import cached_page
 from toolweave.mcp.request import caller
 from toolweave.server.catalog import Catalog
+from toolweave.telemetry.spans import name_no_target
 
 if TYPE_CHECKING:
     from toolweave.mcp.adapter import McpAdapter
@@ -81,6 +82,8 @@ class ComponentHandlers:
             arguments = dict(params.arguments or {})
             return to_mcp_prompt_result(await self.server.prompts.catalog.render(params.name, arguments, context))
 
+        if params.name not in self.server.prompts.catalog.entries:
+            name_no_target("prompts/get")
         return await self._answer(ctx, params, render)
 
     async def list_resources(

@@ -56,6 +56,7 @@ from toolweave.telemetry.spans import (
     OUTCOME,
     TOOL_NAME,
     TRACER,
+    name_no_target,
     record_failure,
     record_outcome,
     recording_span,
@@ -197,7 +198,7 @@ class ObservedCall:
         if self._span is not None:
             self._span.set_attributes({ORIGIN: labels.origin, ORIGINAL_NAME: labels.original})
             if labels.tool == UNKNOWN:  # a name no tool has names no span: a client could make one per call
-                self._span.update_name(span_name("tools/call", None))
+                name_no_target("tools/call")
         if self._metrics:
             INSTRUMENTS.active.add(1, {TOOL_NAME: labels.tool, ORIGIN: labels.origin})
         self._started = time.perf_counter()

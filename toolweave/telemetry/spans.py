@@ -78,6 +78,14 @@ def recording_span() -> Span | None:
     return span if span.is_recording() else None
 
 
+def name_no_target(method: str) -> None:
+    """Name the request's span `method` alone: it named a tool or prompt no catalog has, and the
+    SDK names its server span with what the client sent (a name per call, if a client wants)."""
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.update_name(method)
+
+
 def record_failure(span: Span, error: BaseException) -> None:
     """Mark `span` as failed by `error`: its outcome, type and incident id (never its message)."""
     outcome = outcome_of(error)
