@@ -55,9 +55,9 @@ _OWS = r"[ \t]*"
 _KEY = r"[\x21\x23-\x27\x2a\x2b\x2d\x2e\x30-\x39\x41-\x5a\x5e-\x7a\x7c\x7e]+"
 _VALUE = r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"
 _MEMBER = rf"{_OWS}{_KEY}{_OWS}={_OWS}{_VALUE}{_OWS}(?:;{_OWS}{_KEY}{_OWS}(?:={_OWS}{_VALUE}{_OWS})?)*"
-_BAGGAGE = re.compile(rf"{_MEMBER}(?:,{_MEMBER})*")
+_BAGGAGE = re.compile(rf"(?:{_MEMBER})?(?:,(?:{_MEMBER})?)*")
 """W3C baggage, as OpenTelemetry's propagator reads it without a warning (the same key, value
-and property grammar; an empty member is refused here, skipped there)."""
+and property grammar; an empty member, as in a trailing comma, skipped as it does)."""
 _BAGGAGE_BYTES, _BAGGAGE_MEMBERS, _MEMBER_BYTES = 8192, 180, 4096
 """The propagator's limits (past them it logs the client's text)."""
 
