@@ -24,11 +24,19 @@ from tests.conftest import subprocess_env
 from tests.serving import PORT, serving, spawned
 from tests.serving import RAW_HEADERS as HEADERS
 from tests.serving import RAW_INITIALIZE as INITIALIZE
-from tests.telemetry.conftest import Spans
+from tests.telemetry.conftest import Metrics, Spans
 from toolweave import RemoteServer, Server
 from toolweave.middleware import RateLimit, Retry, Timeout
 from toolweave.telemetry.withheld import SentArguments, restored
-from toolweave.transforms import Arg, InjectArgs, SearchTools, Secret, TransformArgs
+from toolweave.transforms import (
+    Arg,
+    InjectArgs,
+    PromptsAsTools,
+    ResourcesAsTools,
+    SearchTools,
+    Secret,
+    TransformArgs,
+)
 
 HERE = Path(__file__).resolve().parent
 LEAKY = str(HERE.parent / "servers" / "leaky_upstream.py")
@@ -157,18 +165,30 @@ async def test_a_retried_call_records_each_retry(spans: Spans) -> None:
     assert served.attributes is not None and served.attributes["toolweave.outcome"] == "ok"
 
 
-@pytest.mark.parametrize("through_search", [False, True], ids=["direct", "through-call_tool"])
-async def test_a_masked_failure_records_its_incident_not_its_message(spans: Spans, through_search: bool) -> None:
-    """Called directly or through `SearchTools`' `call_tool`, whose answer is the tool's."""
+THROUGH = {  # how the client reaches the failing function: (transform, tool, arguments)
+    "direct": (None, "explode", {}),
+    "through-call_tool": (SearchTools(), "call_tool", {"name": "explode"}),
+    "through-get_prompt": (PromptsAsTools(), "get_prompt", {"name": "exploding"}),
+    "through-read_resource": (ResourcesAsTools(), "read_resource", {"uri": "docs://exploding"}),
+}
+
+
+@pytest.mark.parametrize("through", THROUGH.values(), ids=THROUGH.keys())
+async def test_a_masked_failure_records_its_incident_not_its_message(
+    spans: Spans, recorded: Metrics, through: tuple[Any, str, dict[str, Any]]
+) -> None:
+    """Called directly, or through a tool of a catalog transform, whose answer is the failure's."""
     server = Server("broken")
 
     @server.tool
     def explode() -> str:
         raise KeyError("the secret detail")
 
-    if through_search:
-        server.add_transform(SearchTools())
-    name, arguments = ("call_tool", {"name": "explode"}) if through_search else ("explode", {})
+    server.add_prompt(explode, name="exploding")
+    server.add_resource(explode, uri="docs://exploding")
+    transform, name, arguments = through
+    if transform is not None:
+        server.add_transform(transform)
     async with mcp.Client(server.as_mcp()) as client:
         result = await client.call_tool(name, arguments)
 
@@ -177,6 +197,8 @@ async def test_a_masked_failure_records_its_incident_not_its_message(spans: Span
     incident = served.attributes["toolweave.incident"]
     assert f"(incident {incident})" in result.content[0].text  # type: ignore[union-attr]
     assert "the secret detail" not in json.dumps(span_text(served))
+    point = {"gen_ai.tool.name": name, "toolweave.origin": "local", "toolweave.outcome": "error"}
+    assert recorded.value("toolweave.tool.calls", **point) == 1
 
 
 def span_text(span: ReadableSpan) -> list[Any]:

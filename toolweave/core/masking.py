@@ -40,6 +40,12 @@ def incident_id(error: BaseException) -> str:
     return existing
 
 
+class InternalFailure(ToolError):
+    """An internal failure of a prompt or resource as its client reads it (the masked message),
+    with the incident id of the failure behind it (`incident_id` answers the same): a tool that
+    answers with it (`get_prompt` of `PromptsAsTools`) failed as the prompt did, for telemetry."""
+
+
 def is_cancellation(error: BaseException) -> bool:
     """Whether `error` is the running task being cancelled (to let through), not a failure to mask.
 
@@ -111,4 +117,6 @@ class ErrorPolicy:
         """The `ToolError` a failed prompt or resource answers (served as a JSON-RPC error)."""
         if isinstance(error, ToolError) and isinstance(error, self.passthrough):
             return error
-        return ToolError(self.client_message(kind, name, error))
+        failure = InternalFailure(self.client_message(kind, name, error))
+        setattr(failure, _INCIDENT_ATTR, incident_id(error))
+        return failure

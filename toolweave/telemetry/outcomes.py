@@ -13,7 +13,7 @@ One classification for the call span, the mount and upstream spans and the call 
 | `upstream_error` | a remote upstream failed, went away or was unreachable |
 | `input_required` / `missing_capability` | the tool needs something from the client first |
 | `cancelled` | the call was cancelled (the client went away or cancelled it) |
-| `error` | anything else: an internal error, masked for the client with an incident id |
+| `error` | anything else: an internal error, masked for the client with an incident id (a prompt's or resource's too, answered by a tool of `PromptsAsTools`/`ResourcesAsTools`) |
 
 Example:
     >>> from toolweave.core.errors import ToolTimeout
@@ -35,8 +35,12 @@ from toolweave.core.errors import (
     UnknownTool,
     UpstreamError,
 )
+from toolweave.core.masking import InternalFailure
 
+INTERNAL = "error"
+"""The outcome of an internal (masked) failure."""
 _CLASSES: tuple[tuple[type[BaseException], str], ...] = (
+    (InternalFailure, INTERNAL),  # (a prompt's or resource's, answered by a tool as a `ToolError`)
     (ToolTimeout, "timeout"),
     (Rejected, "rejected"),
     (InvalidArguments, "invalid_arguments"),
@@ -46,8 +50,6 @@ _CLASSES: tuple[tuple[type[BaseException], str], ...] = (
     (InputRequired, "input_required"),
     (MissingCapability, "missing_capability"),
 )
-INTERNAL = "error"
-"""The outcome of an internal (masked) failure."""
 
 
 def outcome_of(error: BaseException) -> str:
