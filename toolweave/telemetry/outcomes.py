@@ -13,7 +13,7 @@ One classification for the call span, the mount and upstream spans and the call 
 | `upstream_error` | a remote upstream failed, went away or was unreachable |
 | `input_required` / `missing_capability` | the tool needs something from the client first |
 | `cancelled` | the call was cancelled (the client went away or cancelled it) |
-| `error` | anything else: an internal error, masked for the client with an incident id (a prompt's or resource's too, answered by a tool of `PromptsAsTools`/`ResourcesAsTools`) |
+| `error` | anything else: an internal error, masked for the client with an incident id (`InternalFailure`) |
 
 Example:
     >>> from toolweave.core.errors import ToolTimeout
