@@ -278,3 +278,22 @@ def _gateway(remote: RemoteServer) -> Server:
     gateway = Server("gateway")
     gateway.mount(remote, prefix="up")
     return gateway
+
+
+async def test_an_invalid_prompt_list_is_left_out_and_the_upstreams_tools_are_served(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One prompt the SDK finds invalid (an argument without a name) made the whole upstream
+    fail to connect, restarted forever; the prompt list is now what could not be listed."""
+    script = [str(UPSTREAMS / "raw_upstream.py"), "bad-prompt"]
+    remote = RemoteServer.stdio(sys.executable, script, env=subprocess_env())
+    async with running(remote) as client:
+        result = await client.call_tool("up_echo", {"text": "hi"})
+        prompts = await prompt_names(client)
+        state = remote.state
+    assert (state, result.is_error, result.content[0].text, prompts) == ("up", False, '{"text": "hi"}', [])
+    [warning] = [record.getMessage() for record in caplog.records if "could not list" in record.getMessage()]
+    assert warning == (
+        "[up] could not list the upstream's prompts: invalid ListPromptsResult: prompts.1.arguments.0.name: "
+        "Field required"
+    )

@@ -32,6 +32,7 @@ from mcp.client.subscriptions import listen
 from mcp.shared.subscriptions import ResourceUpdated
 
 from toolweave.mcp.upstream_components import KINDS, UpstreamComponents
+from toolweave.mcp.upstream_errors import describe_failure
 from toolweave.mcp.upstream_tools import UpstreamTools
 
 if TYPE_CHECKING:
@@ -78,8 +79,9 @@ class ListChanges:
                         await self._tools.refresh(session)
                     await self._components.refresh(session, tuple(kind for kind in KINDS if kind in stale))
             except Exception as error:
+                reason = describe_failure(error)
                 logger.warning(
-                    "[%s] could not refresh the %s lists: %s", self._remote.name, "/".join(sorted(stale)), error
+                    "[%s] could not refresh the %s lists: %s", self._remote.name, "/".join(sorted(stale)), reason
                 )
 
     async def on_message(self, message: Any) -> None:

@@ -5,7 +5,8 @@ capabilities of its `initialize` result; a list it does not advertise is empty, 
 templates of an upstream without `resources/templates/list`), following cursors, and hands the
 converted objects to the `RemoteServer`, which recompiles and announces the change. A list that
 did not change is not handed over again (no spurious `list_changed`). A list the upstream fails
-to answer keeps its last known value (logged).
+to answer, or answers with an item the SDK finds invalid (a prompt argument without a name), keeps
+its last known value (logged): the upstream's tools and other lists are served all the same.
 
 The converted objects run over the upstream's session:
 
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp.types as mt
 from mcp import ClientSession, MCPError
+from pydantic import ValidationError
 
 from toolweave.core.context import Context
 from toolweave.core.errors import UpstreamError, UpstreamFailed
@@ -54,6 +56,7 @@ from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.tool import Origin
 from toolweave.mcp.convert import TAGS_META_KEY
 from toolweave.mcp.convert_components import from_mcp_prompt_result, from_mcp_read_result
+from toolweave.mcp.upstream_errors import describe_failure
 from toolweave.server.completion import MAX_VALUES, Completion, CompletionRequest
 
 if TYPE_CHECKING:
@@ -127,8 +130,9 @@ class UpstreamComponents:
     async def _refresh(self, kind: str, advertised: bool, session: ClientSession) -> None:
         try:
             listed = await self._list(kind, session) if advertised else ([], [])
-        except MCPError as error:
-            logger.warning("[%s] could not list the upstream's %s: %s", self.upstream.label, kind, error)
+        except (MCPError, ValidationError) as error:
+            reason = describe_failure(error)
+            logger.warning("[%s] could not list the upstream's %s: %s", self.upstream.label, kind, reason)
             return
         wire = [[item.model_dump(by_alias=True, exclude_none=True) for item in part] for part in listed]
         if wire == self._listed.get(kind):

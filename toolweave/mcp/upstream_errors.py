@@ -8,7 +8,9 @@
   handshake-era upstream's request for input the gateway does not pass on: an `UpstreamError`
   saying so (not a masked internal error). Anything else: `UpstreamFailed` (internal: masked).
 - `session_ended`: whether the error also says the session is gone (the caller drops it).
-- `describe_failure`: why a connection failed, in one line (`Type: message` of its innermost cause).
+- `describe_failure`: why a connection failed, in one line (`Type: message` of its innermost cause;
+  an answer the SDK found invalid: the model and the first place it is wrong, not pydantic's
+  multi-line report).
 
 Example:
     >>> call = mt.CallToolRequest(params=mt.CallToolRequestParams(name="echo", arguments={"color": "red"}))
@@ -17,6 +19,11 @@ Example:
     "upstream 'gh' refused the call to 'echo': unknown field 'color'"
     >>> describe_failure(ExceptionGroup("unhandled errors", [FileNotFoundError("no such file")]))
     'FileNotFoundError: no such file'
+    >>> try:
+    ...     mt.ListPromptsResult.model_validate({"prompts": [{"name": "ok"}, {"title": "no name"}]})
+    ... except ValidationError as invalid:
+    ...     describe_failure(invalid)
+    'invalid ListPromptsResult: prompts.1.name: Field required'
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from typing import Any
 
 import mcp.types as mt
 from mcp import MCPError
+from pydantic import ValidationError
 
 from toolweave.core.errors import UpstreamError, UpstreamFailed
 from toolweave.telemetry.withheld import values_in, withhold
@@ -103,6 +111,12 @@ def innermost(error: BaseException) -> BaseException:
 
 
 def describe_failure(error: BaseException) -> str:
-    """The innermost cause of a failure, as `Type: message`."""
+    """The innermost cause of a failure, as `Type: message` (an invalid answer: `invalid Model:
+    where: what`, its first problem)."""
     error = innermost(error)
+    if isinstance(error, ValidationError):
+        first, *rest = error.errors(include_url=False, include_input=False)
+        where = ".".join(str(part) for part in first["loc"])
+        more = f" (and {len(rest)} more)" if rest else ""
+        return f"invalid {error.title}: {where}: {first['msg']}{more}"
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

@@ -1,0 +1,59 @@
+"""A hand-written stdio upstream (JSON-RPC lines, no SDK) that answers what an SDK server never would.
+
+Usage: python raw_upstream.py [bad-prompt | silent | long-stderr]
+
+It serves one tool, `echo` (its arguments back as text), and:
+- `bad-prompt`: advertises prompts, and lists `greet` beside a prompt whose argument has no name;
+- `silent`: never answers `initialize`;
+- `long-stderr`: before it answers, writes 4 MiB to stderr without a newline, then `done`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else ""
+ECHO = {"name": "echo", "inputSchema": {"type": "object"}}
+PROMPTS = [{"name": "greet"}, {"name": "broken", "arguments": [{"description": "an argument without a name"}]}]
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def answer(method: str, params: dict) -> dict | None:
+    if method == "initialize":
+        capabilities = {"tools": {}, **({"prompts": {}} if MODE == "bad-prompt" else {})}
+        info = {"name": "raw", "version": "0"}
+        return {"protocolVersion": "2025-11-25", "capabilities": capabilities, "serverInfo": info}
+    if method == "tools/list":
+        return {"tools": [ECHO]}
+    if method == "prompts/list":
+        return {"prompts": PROMPTS}
+    if method == "tools/call":
+        return {"content": [{"type": "text", "text": json.dumps(params.get("arguments") or {})}]}
+    if method == "ping":
+        return {}
+    return None
+
+
+def main() -> None:
+    if MODE == "long-stderr":
+        sys.stderr.write("x" * (4 * 1024 * 1024))
+        sys.stderr.write("\ndone\n")
+        sys.stderr.flush()
+    for line in sys.stdin:
+        message = json.loads(line)
+        if "id" not in message or "method" not in message or MODE == "silent":
+            continue
+        result = answer(message["method"], message.get("params") or {})
+        if result is None:
+            send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}})
+        else:
+            send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+
+if __name__ == "__main__":
+    main()
