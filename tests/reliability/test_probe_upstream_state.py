@@ -3,11 +3,14 @@ with a reason (it had none: `list` printed "is down" and nothing more)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import anyio
 import pytest
 
+from tests.conftest import subprocess_env
+from tests.server.test_remote import UPSTREAMS
 from tests.serving import serving
 from toolweave import RemoteServer, Server
 from toolweave.core.errors import UnknownTool
@@ -33,3 +36,18 @@ async def test_an_upstream_that_never_answers_is_down_saying_why(kind: str) -> N
         done.set()
     assert (state, why) == ("down", "no answer within connect_timeout=0.5s")
     assert "'up' (down: no answer within connect_timeout=0.5s)" in str(unknown.value)
+
+
+async def test_an_upstream_that_never_answers_the_handshake_is_down_saying_so() -> None:
+    """Its failure said only "TimeoutError"."""
+    script = [str(UPSTREAMS / "raw_upstream.py"), "silent"]
+    remote = RemoteServer.stdio(sys.executable, script, env=subprocess_env(), connect_timeout=0.5)
+    root = Server("gateway")
+    root.mount(remote, prefix="up")
+    async with root:
+        with anyio.fail_after(20):
+            while remote.last_error == "no answer within connect_timeout=0.5s":  # noqa: ASYNC110 - the first attempt
+                await anyio.sleep(0.05)
+        why = remote.last_error
+    said = "no answer to the handshake (initialize or server/discover) within connect_timeout=0.5s"
+    assert why == f"TimeoutError: {said}"

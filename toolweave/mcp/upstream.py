@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, nullcontext
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager, nullcontext
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
@@ -201,14 +201,26 @@ class Upstream:
                     result_claims={EXTENSION: TasksExtension().claims()},
                 )
             )
-            with anyio.fail_after(self.remote.connect_timeout):  # a silent upstream is restarted too
+            # a silent upstream is restarted too
+            with self._answered_within("the handshake (initialize or server/discover)"):
                 await self.negotiation.negotiate(session, self.label)
             yield session
+
+    @contextmanager
+    def _answered_within(self, step: str) -> Iterator[None]:
+        """A step of connecting, bounded by `connect_timeout`: a `TimeoutError` naming the step
+        (the failure logged and kept in `last_error` says what the upstream did not answer)."""
+        seconds = self.remote.connect_timeout
+        try:
+            with anyio.fail_after(seconds):
+                yield
+        except TimeoutError:
+            raise TimeoutError(f"no answer to {step} within connect_timeout={seconds:g}s") from None
 
     async def _connect_once(self, first: anyio.Event) -> None:
         lost = self._lost = anyio.Event()
         async with self.open_session(lambda: self._ended(lost)) as session:
-            with anyio.fail_after(self.remote.connect_timeout):
+            with self._answered_within("tools/list, prompts/list or resources/list"):
                 await self.tools.refresh(session)
                 self.negotiation.check_listing(self.tools.toolweave_task_support)
                 await self.components.refresh(session)
