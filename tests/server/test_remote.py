@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import subprocess_env
 from tests.serving import PORT, spawned
 from toolweave import Context, Server, Tool
+from toolweave.mcp.upstream_transport import LOGGED_LINE
 from toolweave.server.remote import Backoff, RemoteServer
 from toolweave.testing import RecordingMiddleware, connect
 
@@ -513,3 +514,19 @@ async def test_an_upstream_tool_whose_prefixed_name_is_too_long_is_left_out_and_
     assert max(map(len, listed)) <= 128 and f"{'p' * 120}_grow_components" not in listed
     left = [r.getMessage() for r in caplog.records if "is not valid" in r.getMessage()]
     assert left and "it is left out (give its server a shorter prefix)" in left[0]
+
+
+async def test_what_an_upstream_says_beside_its_answers_reaches_the_log_cut_to_a_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A 4 MiB stderr line without a newline was kept whole (in memory, in the log and in the
+    last lines kept to explain a failure), and so was a 1 MiB log message."""
+    caplog.set_level(logging.INFO, logger="toolweave.upstream")
+    script = [str(UPSTREAMS / "raw_upstream.py"), "long-lines"]
+    remote = RemoteServer.stdio(sys.executable, script, env=subprocess_env())
+    async with running(remote) as client:
+        result = await client.call_tool("up_echo", {})
+    said = [record.getMessage() for record in caplog.records if record.name == "toolweave.upstream"]
+    assert not result.is_error and max(len(line) for line in said) < 9000
+    assert f"[up] {'x' * LOGGED_LINE} [...]" in said and "[up] done" in said
+    assert f"[up] log info: {'y' * LOGGED_LINE} [...]" in said

@@ -63,7 +63,7 @@ from toolweave.mcp.upstream_era import Negotiation, Renegotiate
 from toolweave.mcp.upstream_errors import describe_failure, innermost, session_ended, translated
 from toolweave.mcp.upstream_tasks import CALL_ANSWER, NO_ANSWERS, input_required, resumed_from, task_result
 from toolweave.mcp.upstream_tools import UpstreamTools
-from toolweave.mcp.upstream_transport import UpstreamTransport
+from toolweave.mcp.upstream_transport import UpstreamTransport, capped
 from toolweave.mcp.upstream_withheld import withholding
 from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask
 from toolweave.tasks.serving import EXTENSION, UpdateTaskParams
@@ -280,7 +280,7 @@ class Upstream:
         )
 
     async def _on_log(self, params: mt.LoggingMessageNotificationParams) -> None:
-        logger.info("[%s] log %s: %s", self.label, params.level, params.data)
+        logger.info("[%s] log %s: %s", self.label, params.level, capped(str(params.data)))
 
     # -- calls -----------------------------------------------------------------------------------
 

@@ -5,7 +5,9 @@
 - stdio: the SDK's `stdio_client` starts the command; its stderr goes through a pipe of ours and
   is logged line by line on `toolweave.upstream` (INFO), prefixed `[name]`; the last
   `STDERR_TAIL` lines are kept in `stderr_tail` (an upstream's own traceback says why it failed
-  to start or died). On close the SDK closes stdin, then terminates and kills the process group,
+  to start or died). A line is cut at `LOGGED_LINE` characters (marked ` [...]`): an upstream
+  writing megabytes without a newline (a progress bar's `\r`s, a dump) costs the gateway neither
+  memory nor a megabyte log record. On close the SDK closes stdin, then terminates and kills the process group,
   and reaps it; the last lines still get through (for up to a second);
 - streamable HTTP (`streamable_http_client`, over an `httpx2` client with the target's headers and
   credentials): the upstream's refusal of a message we posted (`HTTP 401 Unauthorized`), which
@@ -44,6 +46,16 @@ if TYPE_CHECKING:
 logger = logging.getLogger("toolweave.upstream")
 STDERR_TAIL = 20
 """How many of an upstream's last stderr lines are kept to explain a failure."""
+LOGGED_LINE = 8192
+"""The most characters of one line an upstream says beside its answers (a stderr line, a log
+message) that reach the gateway's log; the rest is dropped."""
+
+
+def capped(text: str, *, longer: bool = False) -> str:
+    """`text` cut at `LOGGED_LINE` characters, marked ` [...]` when it was (or is known to be `longer`)."""
+    if not longer and len(text) <= LOGGED_LINE:
+        return text
+    return text[:LOGGED_LINE] + " [...]"
 
 
 class UpstreamTransport:
@@ -152,7 +164,7 @@ class UpstreamTransport:
             yield read, write
 
     async def _pump_stderr(self, fd: int, done: anyio.Event) -> None:
-        buffer = b""
+        line = b""  # the line read so far, kept to `LOGGED_LINE` bytes and one more (it goes on)
         try:
             while True:
                 await anyio.wait_readable(fd)
@@ -162,17 +174,20 @@ class UpstreamTransport:
                     continue
                 if not chunk:
                     break
-                *lines, buffer = (buffer + chunk).split(b"\n")
-                for line in lines:
-                    self._log_stderr(line)
+                *ended, rest = chunk.split(b"\n")
+                for part in ended:
+                    self._log_stderr((line + part)[: LOGGED_LINE + 1])
+                    line = b""
+                line = (line + rest)[: LOGGED_LINE + 1]
         finally:
-            if buffer:
-                self._log_stderr(buffer)
+            if line:
+                self._log_stderr(line)
             os.close(fd)
             done.set()
 
     def _log_stderr(self, line: bytes) -> None:
-        text = line.decode("utf-8", "replace").rstrip()
+        longer = len(line) > LOGGED_LINE
+        text = capped(line[:LOGGED_LINE].decode("utf-8", "replace").rstrip(), longer=longer)
         if text:
             self.stderr_tail.append(text)
             logger.info("[%s] %s", self._remote.name, text)

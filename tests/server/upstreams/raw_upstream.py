@@ -1,11 +1,12 @@
 """A hand-written stdio upstream (JSON-RPC lines, no SDK) that answers what an SDK server never would.
 
-Usage: python raw_upstream.py [bad-prompt | silent | long-stderr]
+Usage: python raw_upstream.py [bad-prompt | silent | long-lines]
 
 It serves one tool, `echo` (its arguments back as text), and:
 - `bad-prompt`: advertises prompts, and lists `greet` beside a prompt whose argument has no name;
 - `silent`: never answers `initialize`;
-- `long-stderr`: before it answers, writes 4 MiB to stderr without a newline, then `done`.
+- `long-lines`: before it answers, writes 4 MiB to stderr without a newline, then `done`; and
+  sends a log message of 1 MiB before each answer to `echo`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ def answer(method: str, params: dict) -> dict | None:
     if method == "prompts/list":
         return {"prompts": PROMPTS}
     if method == "tools/call":
+        if MODE == "long-lines":
+            log = {"level": "info", "data": "y" * 2**20}
+            send({"jsonrpc": "2.0", "method": "notifications/message", "params": log})
         return {"content": [{"type": "text", "text": json.dumps(params.get("arguments") or {})}]}
     if method == "ping":
         return {}
@@ -40,7 +44,7 @@ def answer(method: str, params: dict) -> dict | None:
 
 
 def main() -> None:
-    if MODE == "long-stderr":
+    if MODE == "long-lines":
         sys.stderr.write("x" * (4 * 1024 * 1024))
         sys.stderr.write("\ndone\n")
         sys.stderr.flush()
