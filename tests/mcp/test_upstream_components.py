@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import mcp.types as mt
+import pytest
 
 from toolweave.core.content import BlobResourceContents, EmbeddedResource, ImageContent, TextResourceContents
 from toolweave.core.errors import UpstreamError
 from toolweave.mcp.convert_components import from_mcp_prompt_result, from_mcp_read_result
 from toolweave.mcp.errors import protocol_error
-from toolweave.mcp.upstream_components import all_pages
+from toolweave.mcp.upstream_components import MAX_PAGES, all_pages
 
 
 def _pages(pages: dict[str | None, tuple[list[str], str | None]]) -> tuple[list[str | None], object]:
@@ -25,16 +26,30 @@ def _pages(pages: dict[str | None, tuple[list[str], str | None]]) -> tuple[list[
 
 async def test_all_pages_follows_the_cursor_to_the_end() -> None:
     asked, fetch = _pages({None: (["a", "b"], "2"), "2": (["c"], "3"), "3": ([], None)})
-    items = await all_pages(fetch, "prompts")  # type: ignore[arg-type]
+    items = await all_pages(fetch, "prompts", "notes")  # type: ignore[arg-type]
     assert [item.name for item in items] == ["a", "b", "c"]
     assert asked == [None, "2", "3"]
 
 
 async def test_all_pages_stops_when_the_upstream_repeats_a_cursor() -> None:
     asked, fetch = _pages({None: (["a"], "x"), "x": (["b"], "x")})
-    items = await all_pages(fetch, "prompts")  # type: ignore[arg-type]
+    items = await all_pages(fetch, "prompts", "notes")  # type: ignore[arg-type]
     assert [item.name for item in items] == ["a", "b"]
     assert asked == [None, "x"]
+
+
+async def test_a_list_without_end_is_cut_with_a_warning_naming_the_upstream(caplog: pytest.LogCaptureFixture) -> None:
+    """The warning said "an upstream's prompts list", not which of the gateway's upstreams."""
+
+    async def fetch(params: mt.PaginatedRequestParams | None) -> mt.ListPromptsResult:
+        page = int(params.cursor) if params and params.cursor else 0
+        return mt.ListPromptsResult(prompts=[mt.Prompt(name=f"p{page}")], next_cursor=str(page + 1))
+
+    items = await all_pages(fetch, "prompts", "notes")
+    assert len(items) == MAX_PAGES
+    assert [record.getMessage() for record in caplog.records] == [
+        f"[notes] the upstream's prompts list goes on past {MAX_PAGES} pages; the rest is left out"
+    ]
 
 
 def test_a_get_prompt_result_keeps_roles_content_description_and_meta() -> None:

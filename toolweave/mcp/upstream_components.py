@@ -32,7 +32,7 @@ Example:
     ... }
     >>> async def list_prompts(params: mt.PaginatedRequestParams | None) -> mt.ListPromptsResult:
     ...     return pages[params.cursor if params else None]
-    >>> [prompt.name for prompt in anyio.run(all_pages, list_prompts, "prompts")]  # as `refresh` lists
+    >>> [prompt.name for prompt in anyio.run(all_pages, list_prompts, "prompts", "notes")]  # as `refresh` lists
     ['greet', 'summarize']
 """
 
@@ -70,9 +70,12 @@ MAX_PAGES = 1000
 """Pages of one list read from an upstream at most (an upstream handing out cursors forever)."""
 
 
-async def all_pages(fetch: Callable[[mt.PaginatedRequestParams | None], Awaitable[Any]], field: str) -> list[Any]:
-    """Every item of a paginated list (`field` of each page), following `next_cursor` until it
-    ends, repeats, or `MAX_PAGES` pages were read (logged: the rest is left out)."""
+async def all_pages(
+    fetch: Callable[[mt.PaginatedRequestParams | None], Awaitable[Any]], field: str, label: str
+) -> list[Any]:
+    """Every item of upstream `label`'s paginated list (`field` of each page), following
+    `next_cursor` until it ends, repeats, or `MAX_PAGES` pages were read (logged: the rest is
+    left out)."""
     items: list[Any] = []
     cursor: str | None = None
     seen: set[str] = set()
@@ -83,7 +86,8 @@ async def all_pages(fetch: Callable[[mt.PaginatedRequestParams | None], Awaitabl
         if not cursor or cursor in seen:
             return items
         if len(seen) + 1 >= MAX_PAGES:
-            logger.warning("an upstream's %s list goes on past %d pages; the rest is left out", field, MAX_PAGES)
+            said = "[%s] the upstream's %s list goes on past %d pages; the rest is left out"
+            logger.warning(said, label, field, MAX_PAGES)
             return items
         seen.add(cursor)
 
@@ -129,7 +133,7 @@ class UpstreamComponents:
 
     async def _refresh(self, kind: str, advertised: bool, session: ClientSession) -> None:
         try:
-            listed = await self._list(kind, session) if advertised else ([], [])
+            listed = await self._list(kind, session, self.upstream.label) if advertised else ([], [])
         except (MCPError, ValidationError) as error:
             reason = describe_failure(error)
             logger.warning("[%s] could not list the upstream's %s: %s", self.upstream.label, kind, reason)
@@ -145,13 +149,13 @@ class UpstreamComponents:
             remote.set_remote_resources(self._built(self._resource, [*listed[0], *listed[1]]))
 
     @staticmethod
-    async def _list(kind: str, session: ClientSession) -> tuple[list[Any], list[Any]]:
+    async def _list(kind: str, session: ClientSession, label: str) -> tuple[list[Any], list[Any]]:
         if kind == "prompts":
-            return await all_pages(lambda params: session.list_prompts(params=params), "prompts"), []
-        resources = await all_pages(lambda params: session.list_resources(params=params), "resources")
+            return await all_pages(lambda params: session.list_prompts(params=params), "prompts", label), []
+        resources = await all_pages(lambda params: session.list_resources(params=params), "resources", label)
         try:
             templates = await all_pages(
-                lambda params: session.list_resource_templates(params=params), "resource_templates"
+                lambda params: session.list_resource_templates(params=params), "resource_templates", label
             )
         except MCPError as error:
             if error.error.code != mt.METHOD_NOT_FOUND:

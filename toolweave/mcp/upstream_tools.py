@@ -76,7 +76,9 @@ class UpstreamTools:
 
     async def refresh(self, session: ClientSession) -> None:
         """List the upstream's tools over `session` and hand them to the remote if they changed."""
-        listed: list[mt.Tool] = await all_pages(lambda params: session.list_tools(params=params), "tools")
+        listed: list[mt.Tool] = await all_pages(
+            lambda params: session.list_tools(params=params), "tools", self._remote.name
+        )
         wire = [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed]
         if wire == self._listed:
             return
