@@ -530,3 +530,14 @@ async def test_what_an_upstream_says_beside_its_answers_reaches_the_log_cut_to_a
     assert not result.is_error and max(len(line) for line in said) < 9000
     assert f"[up] {'x' * LOGGED_LINE} [...]" in said and "[up] done" in said
     assert f"[up] log info: {'y' * LOGGED_LINE} [...]" in said
+
+
+async def test_an_http_upstreams_answer_past_a_mebibyte_comes_through(http_upstream: str) -> None:
+    """An answer over 1 MiB in an event stream (the SDK's default limit) lost the session: the
+    call said the upstream "went away", and so did every call until it was connected again."""
+    remote = RemoteServer.http(http_upstream)
+    async with running(remote) as client:
+        big = await client.call_tool("up_echo", {"text": "x" * 1_500_000})
+        after = await client.call_tool("up_echo", {"text": "small"})
+    assert not big.is_error and big.structured_content == {"echo": "x" * 1_500_000}
+    assert not after.is_error and after.structured_content == {"echo": "small"}

@@ -11,7 +11,9 @@
   and reaps it; the last lines still get through (for up to a second);
 - streamable HTTP (`streamable_http_client`, over an `httpx2` client with the target's headers and
   credentials): the upstream's refusal of a message we posted (`HTTP 401 Unauthorized`), which
-  the SDK reports only as "Server returned an error response", is kept in `refused`;
+  the SDK reports only as "Server returned an error response", is kept in `refused`; one message
+  of an event stream is read up to `MAX_EVENT_BYTES` (10 MiB, as an OpenAPI answer), not the
+  SDK's 1 MiB, which a screenshot or a file passes;
 - the legacy HTTP+SSE transport (`sse_client`): a message the upstream refuses (`HTTP 404` for a
   session another replica holds) ends the connection, kept in `refused` as for streamable HTTP,
   since the SDK's writer stops at the first refusal and the request would wait for its timeout.
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("toolweave.upstream")
 STDERR_TAIL = 20
 """How many of an upstream's last stderr lines are kept to explain a failure."""
+MAX_EVENT_BYTES = 10 * 2**20
+"""The largest message a streamable HTTP upstream may send as one server-sent event."""
 LOGGED_LINE = 8192
 """The most characters of one line an upstream says beside its answers (a stderr line, a log
 message) that reach the gateway's log; the rest is dropped."""
@@ -130,7 +134,8 @@ class UpstreamTransport:
         hooks = {"response": [self._heard]}
         client = httpx2.AsyncClient(headers=dict(target.headers or {}), timeout=timeout, auth=auth, event_hooks=hooks)
         self.refused = None
-        async with client, streamable_http_client(target.url, http_client=client) as streams:
+        opened = streamable_http_client(target.url, http_client=client, max_sse_event_size=MAX_EVENT_BYTES)
+        async with client, opened as streams:
             yield streams
 
     async def _heard(self, response: Any) -> None:
