@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -14,11 +15,14 @@ from typing import Any
 
 import anyio
 import pytest
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from tests.conftest import subprocess_env
-from tests.serving import PORT, spawned
+from tests.serving import PORT, serving, spawned
 from toolweave import Context, Server, Tool
-from toolweave.mcp.upstream_transport import LOGGED_LINE
+from toolweave.mcp.upstream_transport import LOGGED_LINE, MAX_EVENT_BYTES
 from toolweave.server.remote import Backoff, RemoteServer
 from toolweave.testing import RecordingMiddleware, connect
 
@@ -541,3 +545,39 @@ async def test_an_http_upstreams_answer_past_a_mebibyte_comes_through(http_upstr
         after = await client.call_tool("up_echo", {"text": "small"})
     assert not big.is_error and big.structured_content == {"echo": "x" * 1_500_000}
     assert not after.is_error and after.structured_content == {"echo": "small"}
+
+
+async def oversized_answers(request: Request) -> Response:
+    """A hand-written streamable HTTP upstream whose tool `big` answers in an event past
+    `MAX_EVENT_BYTES`, and `small` in a small one."""
+    if request.method != "POST":
+        return Response(status_code=405)
+    message = await request.json()
+    if "id" not in message:
+        return Response(status_code=202)
+    if message["method"] == "initialize":
+        info = {"name": "oversized", "version": "0"}
+        result: Any = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": info}
+    elif message["method"] == "tools/list":
+        result = {"tools": [{"name": name, "inputSchema": {"type": "object"}} for name in ("big", "small")]}
+    elif message["method"] == "tools/call":
+        text = "x" * MAX_EVENT_BYTES if message["params"]["name"] == "big" else "small"
+        answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": text}]}}
+        return Response(f"event: message\ndata: {json.dumps(answer)}\n\n", media_type="text/event-stream")
+    else:
+        return JSONResponse({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no"}})
+    return JSONResponse({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+
+async def test_an_http_answer_past_the_event_limit_fails_its_call_and_the_session_serves_on() -> None:
+    """It failed with "went away" and dropped the session, failing every call in flight on it."""
+    async with serving(Route("/mcp", oversized_answers, methods=["GET", "POST", "DELETE"])) as url:
+        remote = RemoteServer.http(f"{url}/mcp", backoff=Backoff(initial=60))
+        async with running(remote) as client:
+            big = await client.call_tool("up_big", {})
+            state = remote.state
+            small = await client.call_tool("up_small", {})
+    limit = f"Server-sent event exceeded the {MAX_EVENT_BYTES} byte limit."
+    assert big.is_error
+    assert big.content[0].text == f"upstream 'up' answered the call to 'up_big' with a stream that failed: {limit}"
+    assert state == "up" and not small.is_error and small.content[0].text == "small"

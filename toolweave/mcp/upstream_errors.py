@@ -1,13 +1,16 @@
 """What an upstream's failures tell the caller and the logs.
 
 - `translated`: an upstream's JSON-RPC error answering a request, as toolweave's error. It went
-  away (the SDK's `CONNECTION_CLOSED`): an `UpstreamError` saying so. It refused the arguments
+  away (the SDK's `CONNECTION_CLOSED`): an `UpstreamError` saying so. The event stream of that one
+  request failed (streamable HTTP: an answer past `MAX_EVENT_BYTES`, a stream that is not one):
+  an `UpstreamError` quoting why; the session lives on. It refused the arguments
   (`-32602`, or `-32002` "resource not found" of earlier spec revisions): an `UpstreamError`
   with code `-32602` quoting the upstream. It could not serve the request over the gateway's
   session to it: one that needs a client capability the session lacks (`-32021`), or a
   handshake-era upstream's request for input the gateway does not pass on: an `UpstreamError`
   saying so (not a masked internal error). Anything else: `UpstreamFailed` (internal: masked).
-- `session_ended`: whether the error also says the session is gone (the caller drops it).
+- `session_ended`: whether the error also says the session is gone (the caller drops it): not
+  for a request whose own event stream failed.
 - `describe_failure`: why a connection failed, in one line (`Type: message` of its innermost cause;
   an answer the SDK found invalid: the model and the first place it is wrong, not pydantic's
   multi-line report).
@@ -38,6 +41,9 @@ from toolweave.core.errors import UpstreamError, UpstreamFailed
 from toolweave.telemetry.withheld import values_in, withhold
 
 _LOST_CODES = (mt.CONNECTION_CLOSED,)
+_STREAM_FAILED = "SSE stream failed: "
+"""How the SDK's streamable HTTP client begins the `CONNECTION_CLOSED` it answers a request with
+when that request's own event stream failed (`httpx2.SSEError`): the session is not gone."""
 _REFUSED_PARAMS = (mt.INVALID_PARAMS, -32002)  # -32002: "resource not found" of earlier spec revisions
 _INPUT_REFUSED = {
     "Elicitation not supported": "elicitation/create",
@@ -51,7 +57,9 @@ quotes it."""
 
 def session_ended(error: MCPError) -> bool:
     """Whether `error` says the session it came over is gone (closed, or terminated by the upstream)."""
-    return error.error.code in _LOST_CODES or error.error.message == "Session terminated"
+    if error.error.code in _LOST_CODES:
+        return not error.error.message.startswith(_STREAM_FAILED)
+    return error.error.message == "Session terminated"
 
 
 def translated(
@@ -61,6 +69,10 @@ def translated(
     errors quote) that upstream `label`, spoken to in `era`, answered with `error`."""
     code = error.error.code
     if code in _LOST_CODES:
+        said = error.error.message
+        if said.startswith(_STREAM_FAILED):
+            why = said.removeprefix(_STREAM_FAILED)
+            return UpstreamError(f"upstream {label!r} answered {action} with a stream that failed: {why}", tool=tool)
         return UpstreamError(f"upstream {label!r} went away during {action}", tool=tool)
     if code in _REFUSED_PARAMS:
         message = f"upstream {label!r} refused {action}: {_quotable(error.error.message, request)}"
