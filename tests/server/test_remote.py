@@ -581,3 +581,20 @@ async def test_an_http_answer_past_the_event_limit_fails_its_call_and_the_sessio
     assert big.is_error
     assert big.content[0].text == f"upstream 'up' answered the call to 'up_big' with a stream that failed: {limit}"
     assert state == "up" and not small.is_error and small.content[0].text == "small"
+
+
+async def test_an_upstreams_invalid_result_is_logged_in_one_line_without_its_values(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A content block of a type MCP does not have was logged as pydantic's report, one error
+    per content type with the block's values quoted, and a traceback."""
+    script = [str(UPSTREAMS / "raw_upstream.py")]
+    async with running(RemoteServer.stdio(sys.executable, script, env=subprocess_env())) as client:
+        result = await client.call_tool("up_hologram", {})
+    [failure] = [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert result.is_error and "incident" in result.content[0].text and failure.exc_info is not None
+    assert str(failure.exc_info[1]) == (
+        "upstream 'up' answered the call to 'hologram' with invalid CallToolResult: content.0.TextContent.text: "
+        "Field required (and 10 more)"
+    )
+    assert "secret-hologram-data" not in caplog.text and "ValidationError" not in caplog.text

@@ -49,9 +49,10 @@ import anyio
 import mcp.types as mt
 from anyio.abc import TaskGroup
 from mcp import ClientSession, MCPError
+from pydantic import ValidationError
 
 from toolweave.core.context import Context
-from toolweave.core.errors import InputRequired, ToolTimeout, UpstreamError
+from toolweave.core.errors import InputRequired, ToolTimeout, UpstreamError, UpstreamFailed
 from toolweave.core.in_flight import InFlight
 from toolweave.core.result import ToolResult
 from toolweave.mcp.convert import from_mcp_result
@@ -414,7 +415,8 @@ class Upstream:
         Raises:
             UpstreamError: the session is down (at once), went away during the request, or the
                 upstream refused its arguments (JSON-RPC "invalid params"/"not found", in `code`).
-            UpstreamFailed: the upstream answered with any other error (internal: masked).
+            UpstreamFailed: the upstream answered with any other error, or with an answer the SDK
+                finds invalid (internal: masked; logged as `invalid Model: where: what`).
         """
         session = over or self.session
         if session is None:
@@ -440,6 +442,9 @@ class Upstream:
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                     self._lose(used)
                     raise UpstreamError(f"upstream {self.label!r} went away during {action}", tool=tool) from None
+                except ValidationError as invalid:  # (pydantic's report quotes the answer: not for the log)
+                    answer = describe_failure(invalid)
+                    raise UpstreamFailed(f"upstream {self.label!r} answered {action} with {answer}") from None
         assert bound.cancelled_caught and timeout is not None
         if timed_out is not None:
             raise timed_out(timeout)

@@ -2,7 +2,8 @@
 
 Usage: python raw_upstream.py [bad-prompt | silent | long-lines]
 
-It serves one tool, `echo` (its arguments back as text), and:
+It serves two tools, `echo` (its arguments back as text) and `hologram` (a content block of a
+type MCP does not have, holding `secret-hologram-data`), and:
 - `bad-prompt`: advertises prompts, and lists `greet` beside a prompt whose argument has no name;
 - `silent`: never answers `initialize`;
 - `long-lines`: before it answers, writes 4 MiB to stderr without a newline, then `done`; and
@@ -15,7 +16,7 @@ import json
 import sys
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
-ECHO = {"name": "echo", "inputSchema": {"type": "object"}}
+TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}}, {"name": "hologram", "inputSchema": {"type": "object"}}]
 PROMPTS = [{"name": "greet"}, {"name": "broken", "arguments": [{"description": "an argument without a name"}]}]
 
 
@@ -30,9 +31,11 @@ def answer(method: str, params: dict) -> dict | None:
         info = {"name": "raw", "version": "0"}
         return {"protocolVersion": "2025-11-25", "capabilities": capabilities, "serverInfo": info}
     if method == "tools/list":
-        return {"tools": [ECHO]}
+        return {"tools": TOOLS}
     if method == "prompts/list":
         return {"prompts": PROMPTS}
+    if method == "tools/call" and params["name"] == "hologram":
+        return {"content": [{"type": "hologram", "data": "secret-hologram-data"}]}
     if method == "tools/call":
         if MODE == "long-lines":
             log = {"level": "info", "data": "y" * 2**20}
