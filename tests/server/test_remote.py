@@ -598,3 +598,19 @@ async def test_an_upstreams_invalid_result_is_logged_in_one_line_without_its_val
         "Field required (and 10 more)"
     )
     assert "secret-hologram-data" not in caplog.text and "ValidationError" not in caplog.text
+
+
+async def test_an_upstream_tool_the_sdk_would_refuse_is_left_out_and_the_rest_served(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One tool whose input schema is `{}` failed the whole list: the upstream never connected,
+    restarted for ever, and none of its tools was served."""
+    script = [str(UPSTREAMS / "raw_upstream.py"), "bad-tool"]
+    async with running(RemoteServer.stdio(sys.executable, script, env=subprocess_env())) as client:
+        listed = await names(client)
+        result = await client.call_tool("up_echo", {"text": "hi"})
+    assert listed == ["local", "up_echo", "up_hologram"] and not result.is_error
+    skipped = [record.getMessage() for record in caplog.records if "skipping" in record.getMessage()]
+    assert skipped == [
+        "[up] skipping an upstream tools item 'sloppy': invalid ListToolsResult: inputSchema.type: Field required"
+    ]

@@ -280,20 +280,22 @@ def _gateway(remote: RemoteServer) -> Server:
     return gateway
 
 
-async def test_an_invalid_prompt_list_is_left_out_and_the_upstreams_tools_are_served(
+async def test_a_prompt_the_sdk_would_refuse_and_a_list_that_is_not_one_leave_the_upstream_serving(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """One prompt the SDK finds invalid (an argument without a name) made the whole upstream
-    fail to connect, restarted forever; the prompt list is now what could not be listed."""
+    """A prompt with an argument without a name, or a resources list that is not a list, made the
+    whole upstream fail to connect, restarted for ever: now the prompt is left out, the list is
+    what could not be listed (its last known value, here none), and the rest is served."""
     script = [str(UPSTREAMS / "raw_upstream.py"), "bad-prompt"]
     remote = RemoteServer.stdio(sys.executable, script, env=subprocess_env())
     async with running(remote) as client:
         result = await client.call_tool("up_echo", {"text": "hi"})
-        prompts = await prompt_names(client)
+        prompts, resources = await prompt_names(client), await resource_uris(client)
         state = remote.state
-    assert (state, result.is_error, result.content[0].text, prompts) == ("up", False, '{"text": "hi"}', [])
-    [warning] = [record.getMessage() for record in caplog.records if "could not list" in record.getMessage()]
-    assert warning == (
-        "[up] could not list the upstream's prompts: invalid ListPromptsResult: prompts.1.arguments.0.name: "
-        "Field required"
-    )
+    assert (state, result.is_error, prompts, resources) == ("up", False, ["up_greet"], [])
+    warnings = [record.getMessage() for record in caplog.records if record.levelno == logging.WARNING]
+    assert warnings == [
+        "[up] skipping an upstream prompts item 'broken': invalid ListPromptsResult: arguments.0.name: Field required",
+        "[up] could not list the upstream's resources: invalid ListResourcesResult: resources: Input should be a "
+        "valid list",
+    ]

@@ -62,10 +62,11 @@ from toolweave.mcp.upstream_changes import ListChanges
 from toolweave.mcp.upstream_components import UpstreamComponents
 from toolweave.mcp.upstream_era import Negotiation, Renegotiate
 from toolweave.mcp.upstream_errors import describe_failure, innermost, session_ended, translated
+from toolweave.mcp.upstream_lists import ListRequests
 from toolweave.mcp.upstream_tasks import CALL_ANSWER, NO_ANSWERS, input_required, resumed_from, task_result
 from toolweave.mcp.upstream_tools import UpstreamTools
 from toolweave.mcp.upstream_transport import UpstreamTransport, capped
-from toolweave.mcp.upstream_withheld import withholding
+from toolweave.mcp.upstream_withheld import NotedReads, NotedSends, withholding
 from toolweave.tasks.client import CreateTaskResult, Send, TasksExtension, UpdateTask
 from toolweave.tasks.serving import EXTENSION, UpdateTaskParams
 from toolweave.telemetry import events
@@ -189,7 +190,8 @@ class Upstream:
         is called when its connection ends. `auth` (HTTP) replaces the mount's own credentials."""
         async with AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self.transport.open(auth))
-            read, write = withholding(ScrubbedMessages(read), write)
+            lists = ListRequests(self.label, lambda: session.protocol_version)  # (items the SDK would refuse)
+            read, write = withholding(NotedReads(ScrubbedMessages(read), lists), NotedSends(write, lists))
             session = await stack.enter_async_context(
                 ClientSession(
                     WatchedStream(read, on_end),

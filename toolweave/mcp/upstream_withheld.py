@@ -3,7 +3,7 @@
 While tracing is configured, the `mcp` SDK's client records an upstream's JSON-RPC error message
 in its span of the request, and an upstream's message often quotes the arguments it was called
 with (`toolweave.telemetry.withheld`). `withholding` wraps a new session's streams:
-`NotedSends` notes the arguments of each request written, `ArgumentsWithheld` hands the session
+`NotedSends` notes the arguments of each request written, `NotedReads` hands the session
 an error answering one with those values `[redacted]` (toolweave takes the upstream's own message
 back with `restored` where it catches the error). Without tracing the streams stay as they are.
 
@@ -16,7 +16,7 @@ Example:
     ...     to_upstream, upstream_reads = anyio.create_memory_object_stream[Any](1)
     ...     upstream_answers, from_upstream = anyio.create_memory_object_stream[Any](1)
     ...     async with upstream_reads, upstream_answers:
-    ...         async with NotedSends(to_upstream, sent) as write, ArgumentsWithheld(from_upstream, sent) as read:
+    ...         async with NotedSends(to_upstream, sent) as write, NotedReads(from_upstream, sent) as read:
     ...             params = {"name": "search", "arguments": {"q": "ada lovelace"}}
     ...             call = mt.JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/call", params=params)
     ...             await write.send(SessionMessage(call))
@@ -29,7 +29,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from toolweave.mcp.read_stream import ReadStream
 from toolweave.telemetry.providers import tracing_configured
@@ -43,14 +43,23 @@ def withholding(read: Any, write: Any) -> tuple[Any, Any]:
     if not tracing_configured():
         return read, write
     sent = SentArguments()
-    return ArgumentsWithheld(read, sent), NotedSends(write, sent)
+    return NotedReads(read, sent), NotedSends(write, sent)
+
+
+class Noter(Protocol):
+    """What notes the messages a session writes and changes those it reads in answer (the
+    arguments of each request: `SentArguments`; the lists asked for: `upstream_lists.ListRequests`)."""
+
+    def sending(self, item: Any) -> None: ...
+
+    def received(self, item: Any) -> Any: ...
 
 
 class NotedSends:
-    """An upstream's write stream that notes the arguments of each request it sends in `sent`
-    (`toolweave.telemetry.withheld`); everything else passes through."""
+    """An upstream's write stream that tells `sent` each message it sends (`Noter.sending`);
+    everything passes through."""
 
-    def __init__(self, stream: Any, sent: SentArguments) -> None:
+    def __init__(self, stream: Any, sent: Noter) -> None:
         self._stream, self._sent = stream, sent
 
     def __getattr__(self, name: str) -> Any:
@@ -70,11 +79,11 @@ class NotedSends:
         await self.aclose()
 
 
-class ArgumentsWithheld(ReadStream):
-    """An upstream's read stream whose JSON-RPC errors reach the SDK's session (and its send span)
-    without the argument values of the requests they answer, noted in `sent`."""
+class NotedReads(ReadStream):
+    """An upstream's read stream whose messages reach the SDK's session as `sent` changes them
+    (`Noter.received`: JSON-RPC errors without the argument values of the requests they answer)."""
 
-    def __init__(self, stream: Any, sent: SentArguments) -> None:
+    def __init__(self, stream: Any, sent: Noter) -> None:
         super().__init__(stream)
         self._sent = sent
 

@@ -1,10 +1,12 @@
 """A hand-written stdio upstream (JSON-RPC lines, no SDK) that answers what an SDK server never would.
 
-Usage: python raw_upstream.py [bad-prompt | silent | long-lines]
+Usage: python raw_upstream.py [bad-prompt | bad-tool | silent | long-lines]
 
 It serves two tools, `echo` (its arguments back as text) and `hologram` (a content block of a
 type MCP does not have, holding `secret-hologram-data`), and:
-- `bad-prompt`: advertises prompts, and lists `greet` beside a prompt whose argument has no name;
+- `bad-prompt`: advertises prompts and resources, lists `greet` beside a prompt whose argument has
+  no name, and answers `resources/list` with a list that is not one;
+- `bad-tool`: lists `sloppy` too, whose `inputSchema` is `{}` (no `"type": "object"`);
 - `silent`: never answers `initialize`;
 - `long-lines`: before it answers, writes 4 MiB to stderr without a newline, then `done`; and
   sends a log message of 1 MiB before each answer to `echo`.
@@ -27,13 +29,15 @@ def send(message: dict) -> None:
 
 def answer(method: str, params: dict) -> dict | None:
     if method == "initialize":
-        capabilities = {"tools": {}, **({"prompts": {}} if MODE == "bad-prompt" else {})}
+        capabilities = {"tools": {}, **({"prompts": {}, "resources": {}} if MODE == "bad-prompt" else {})}
         info = {"name": "raw", "version": "0"}
         return {"protocolVersion": "2025-11-25", "capabilities": capabilities, "serverInfo": info}
     if method == "tools/list":
-        return {"tools": TOOLS}
+        return {"tools": [*TOOLS, {"name": "sloppy", "inputSchema": {}}] if MODE == "bad-tool" else TOOLS}
     if method == "prompts/list":
         return {"prompts": PROMPTS}
+    if method == "resources/list":
+        return {"resources": "none"}
     if method == "tools/call" and params["name"] == "hologram":
         return {"content": [{"type": "hologram", "data": "secret-hologram-data"}]}
     if method == "tools/call":
