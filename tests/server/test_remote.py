@@ -614,3 +614,12 @@ async def test_an_upstream_tool_the_sdk_would_refuse_is_left_out_and_the_rest_se
     assert skipped == [
         "[up] skipping an upstream tools item 'sloppy': invalid ListToolsResult: inputSchema.type: Field required"
     ]
+
+
+async def test_a_tool_the_upstream_lists_twice_is_warned_of_and_the_last_kept(caplog: pytest.LogCaptureFixture) -> None:
+    """The first one was dropped without a word."""
+    script = [str(UPSTREAMS / "raw_upstream.py"), "twice"]
+    async with running(RemoteServer.stdio(sys.executable, script, env=subprocess_env())) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert tools["up_echo"].description == "the second"
+    assert "[up] the upstream lists tool named 'echo' more than once; the last one is kept" in caplog.messages

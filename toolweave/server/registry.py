@@ -233,8 +233,16 @@ class Registry(Generic[C, K]):
         return dict(self._local)
 
     def set_upstream(self, components: Iterable[C]) -> None:
-        """Replace what a remote upstream listed (exposed before local ones) and announce it."""
-        self._upstream = {self.key(component): component for component in components}
+        """Replace what a remote upstream listed (exposed before local ones) and announce it; a
+        name listed twice is warned of, the last one kept (as a list of its own would have it)."""
+        listed: dict[str, C] = {}
+        for component in components:
+            key = self.key(component)
+            if key in listed:
+                said = "[%s] the upstream lists %s %s more than once; the last one is kept"
+                logger.warning(said, self.owner.name, self.kind, self.label(key))
+            listed[key] = component
+        self._upstream = listed
         self._burst.registered(len(self._upstream))
         self.changed()
 

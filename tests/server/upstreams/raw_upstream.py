@@ -1,12 +1,13 @@
 """A hand-written stdio upstream (JSON-RPC lines, no SDK) that answers what an SDK server never would.
 
-Usage: python raw_upstream.py [bad-prompt | bad-tool | silent | long-lines]
+Usage: python raw_upstream.py [bad-prompt | bad-tool | twice | silent | long-lines]
 
 It serves two tools, `echo` (its arguments back as text) and `hologram` (a content block of a
 type MCP does not have, holding `secret-hologram-data`), and:
 - `bad-prompt`: advertises prompts and resources, lists `greet` beside a prompt whose argument has
   no name, and answers `resources/list` with a list that is not one;
 - `bad-tool`: lists `sloppy` too, whose `inputSchema` is `{}` (no `"type": "object"`);
+- `twice`: lists `echo` a second time, described as `the second`;
 - `silent`: never answers `initialize`;
 - `long-lines`: before it answers, writes 4 MiB to stderr without a newline, then `done`; and
   sends a log message of 1 MiB before each answer to `echo`.
@@ -19,6 +20,10 @@ import sys
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}}, {"name": "hologram", "inputSchema": {"type": "object"}}]
+EXTRA_TOOLS = {
+    "bad-tool": [{"name": "sloppy", "inputSchema": {}}],
+    "twice": [{**TOOLS[0], "description": "the second"}],
+}
 PROMPTS = [{"name": "greet"}, {"name": "broken", "arguments": [{"description": "an argument without a name"}]}]
 
 
@@ -33,7 +38,7 @@ def answer(method: str, params: dict) -> dict | None:
         info = {"name": "raw", "version": "0"}
         return {"protocolVersion": "2025-11-25", "capabilities": capabilities, "serverInfo": info}
     if method == "tools/list":
-        return {"tools": [*TOOLS, {"name": "sloppy", "inputSchema": {}}] if MODE == "bad-tool" else TOOLS}
+        return {"tools": [*TOOLS, *EXTRA_TOOLS.get(MODE, [])]}
     if method == "prompts/list":
         return {"prompts": PROMPTS}
     if method == "resources/list":
