@@ -33,6 +33,7 @@ from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
 from toolweave.mcp.upstream_errors import describe_failure
+from toolweave.telemetry.withheld import CANCELLED
 
 logger = logging.getLogger("toolweave.upstream")
 LISTS = {
@@ -54,10 +55,19 @@ class ListRequests:
         self._asked: dict[Any, str] = {}
 
     def sending(self, item: Any) -> None:
-        """Note `item` (what the session writes) if it asks for a list."""
+        """Note `item` (what the session writes) if it asks for a list; forget a list it cancels
+        (one that timed out is never answered)."""
         message = item.message if isinstance(item, SessionMessage) else None
         if isinstance(message, mt.JSONRPCRequest) and message.method in LISTS:
             self._asked[coerce_request_id(message.id)] = message.method
+        elif self._asked and isinstance(message, mt.JSONRPCNotification) and message.method == CANCELLED:
+            cancelled = (message.params or {}).get("requestId")
+            if isinstance(cancelled, str | int):
+                self._asked.pop(coerce_request_id(cancelled), None)
+
+    def __len__(self) -> int:
+        """How many list requests are waiting for their answer."""
+        return len(self._asked)
 
     def received(self, item: Any) -> Any:
         """`item` (what the session reads), a list answered without the items the SDK would refuse."""
