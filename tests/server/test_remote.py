@@ -22,6 +22,7 @@ from starlette.routing import Route
 from tests.conftest import subprocess_env
 from tests.serving import PORT, serving, spawned
 from toolweave import Context, Server, Tool
+from toolweave.mcp import upstream_transport
 from toolweave.mcp.upstream_transport import LOGGED_LINE, MAX_EVENT_BYTES
 from toolweave.server.remote import Backoff, RemoteServer
 from toolweave.testing import RecordingMiddleware, connect
@@ -389,6 +390,30 @@ async def test_http_upstream_tools_are_listed_called_and_report_progress(http_up
     assert result.structured_content == {"echo": "web"}
     assert failed.is_error and failed.content[0].text == "boom"
     assert seen == [1, 2]
+
+
+async def test_an_http_upstream_quiet_for_long_is_still_heard_when_its_list_changes(
+    http_upstream: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK counts each silent read timeout of the upstream's message stream as a failure and
+    opens it no more after two: an upstream quiet for ten minutes (the 300 s read timeout twice)
+    was never heard from again, its list changes lost while it showed as up. Scaled to 0.5 s."""
+    monkeypatch.setattr(upstream_transport, "IDLE_READ", 0.5)
+    gateway = gateway_with(RemoteServer.http(http_upstream))
+
+    async def listed() -> list[str]:
+        return [tool.name for tool in await gateway.list_tools()]
+
+    async with gateway:
+        toolweave_upstream = "up_grow" in await listed()
+        await anyio.sleep(2)  # four read timeouts' worth of silence
+        if toolweave_upstream:
+            await gateway.call_tool("up_grow", {"name": "fresh"})
+        else:
+            await gateway.call_tool("up_enable_extra", {})
+        with anyio.fail_after(10):
+            while ("up_fresh" if toolweave_upstream else "up_extra") not in await listed():  # noqa: ASYNC110
+                await anyio.sleep(0.05)
 
 
 async def test_killed_http_upstream_fails_the_call_and_is_reconnected_when_back(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -50,9 +50,23 @@ STDERR_TAIL = 20
 """How many of an upstream's last stderr lines are kept to explain a failure."""
 MAX_EVENT_BYTES = 10 * 2**20
 """The largest message a streamable HTTP upstream may send as one server-sent event."""
+IDLE_READ = 300.0
+"""Seconds a streamable HTTP upstream may keep an answer to a request waiting before the read
+fails (a request's own bound is `Upstream.request`'s timeout); the stream of its own messages,
+which may be silent for hours, is read without one (`_stream_waits`)."""
 LOGGED_LINE = 8192
 """The most characters of one line an upstream says beside its answers (a stderr line, a log
 message) that reach the gateway's log; the rest is dropped."""
+
+
+async def _stream_waits(request: Any) -> None:
+    """Read the upstream's stream of its own messages (the `GET` a handshake-era session opens)
+    without a read timeout: the SDK counts each silent `IDLE_READ` as a failure and stops opening
+    the stream after two in a session, so an upstream quiet for ten minutes (one that sends no
+    keep-alive) was never heard from again: its `list_changed` lost while it showed as up. A dead
+    upstream is still found by the requests, which its session is restarted for."""
+    if request.method == "GET":
+        request.extensions["timeout"] = {**request.extensions.get("timeout", {}), "read": None}
 
 
 def capped(text: str, *, longer: bool = False) -> str:
@@ -130,8 +144,8 @@ class UpstreamTransport:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        timeout = httpx2.Timeout(30.0, read=300.0)
-        hooks = {"response": [self._heard]}
+        timeout = httpx2.Timeout(30.0, read=IDLE_READ)
+        hooks: dict[str, list[Callable[..., Any]]] = {"request": [_stream_waits], "response": [self._heard]}
         client = httpx2.AsyncClient(headers=dict(target.headers or {}), timeout=timeout, auth=auth, event_hooks=hooks)
         self.refused = None
         opened = streamable_http_client(target.url, http_client=client, max_sse_event_size=MAX_EVENT_BYTES)
