@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import functools
 import threading
 import uuid
 from dataclasses import dataclass
@@ -274,6 +275,40 @@ async def test_run_in_thread_false_runs_sync_functions_inline() -> None:
         return threading.get_ident() == loop_thread
 
     assert await call(Tool.from_function(f, run_in_thread=False)) == {"result": True}
+
+
+def _async_wrapper(fn: Any) -> Any:
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        await anyio.lowlevel.checkpoint()
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def _sync_wrapper(fn: Any) -> Any:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+async def _async_add(a: int, b: int) -> int:
+    return a + b
+
+
+def _sync_add(a: int, b: int) -> int:
+    return a + b
+
+
+@pytest.mark.parametrize(
+    "fn", [_async_wrapper(_sync_add), _sync_wrapper(_async_add)], ids=["async-wraps-sync", "sync-wraps-async"]
+)
+async def test_a_decorated_function_is_called_as_its_outermost_layer_needs(fn: Any) -> None:
+    """An async decorator over a sync function is awaited (it ran in a thread and its coroutine was
+    never awaited); a sync one over an async function has its coroutine awaited."""
+    assert await call(Tool.from_function(fn), a=1, b=2) == {"result": 3}
 
 
 async def test_get_context_works_inside_sync_and_async_tools() -> None:

@@ -40,8 +40,14 @@ Invoker = Callable[[dict[str, Any], Context], Awaitable[Any]]
 
 
 def _code_of(fn: Callable[..., Any]) -> Any:
-    """The function whose code runs when `fn` is called (through callable objects, wrappers and partials)."""
-    return described(inspect.unwrap(target(fn)))
+    """The function whose kind (async, generator or plain) decides how `fn` is called, through
+    callable objects and partials: `fn`'s own unless that is a plain function, whose wrapped one
+    decides (a sync wrapper that `functools.wraps` an async function returns its coroutine; an
+    async wrapper of a sync function is awaited, its body runs on the loop)."""
+    called = described(target(fn))
+    if inspect.iscoroutinefunction(called) or inspect.isasyncgenfunction(called) or inspect.isgeneratorfunction(called):
+        return called
+    return described(inspect.unwrap(called))
 
 
 def is_async_callable(fn: Callable[..., Any]) -> bool:
