@@ -61,6 +61,14 @@ def test_tags_and_a_predicate_must_both_hold() -> None:
     assert hints["search"] is not None and (hints["lookup"], hints["fetch"]) == (None, None)
 
 
+def test_a_single_string_as_tags_is_refused() -> None:
+    """Beside `tools=`, `tags="search"` selected the tools tagged 's', 'e', ...: none, silently."""
+    server = make_server([])
+    with pytest.raises(TypeError, match=r"tags must be a list .* \(write \['search'\]\)"):
+        server.add_transform(Annotate(read_only=True), tools="s*", tags="search")
+    assert server.transforms == ()
+
+
 def test_an_empty_list_of_tools_selects_none() -> None:
     """`tools=[]` beside `prompts=`: the prompts only (it selected every tool)."""
     server = make_server([])

@@ -100,6 +100,16 @@ async def test_disabled_tools_are_neither_listed_nor_callable() -> None:
     assert [t.name for t in await server.list_tools()] == ["a", "b", "c"]
 
 
+@pytest.mark.parametrize("method", ["disable", "enable"])
+async def test_a_single_string_as_tags_is_refused_not_read_as_its_characters(method: str) -> None:
+    """`disable(tags="admin")` hid the tags 'a', 'd', 'm', ...: the admin tools stayed listed."""
+    server = Server("s")
+    server.add_tool(fake_tool("a", tags={"admin"}))
+    with pytest.raises(TypeError, match=r"server 's': tags must be a list .* \(write \['admin'\]\)"):
+        getattr(server, method)(tags="admin")
+    assert [t.name for t in await server.list_tools()] == ["a"]
+
+
 def test_the_catalog_is_compiled_once_and_recompiled_on_change() -> None:
     server = Server("s")
     server.add_tool(fake_tool("a"))

@@ -32,6 +32,7 @@ from toolweave.core.decorator import as_tool, make_decorator
 from toolweave.core.errors import UnknownPrompt, UnknownResource, UnknownTool
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.message import PromptResult
+from toolweave.core.names import name_set
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
@@ -201,13 +202,23 @@ class Server:
     # -- visibility, transforms, middleware ---------------------------------------------------------
 
     def disable(self, *names: str, tags: Iterable[str] = ()) -> None:
-        """Hide tools, prompts and resources by name (resources also by URI) or tag: unlisted, unusable."""
+        """Hide tools, prompts and resources by name (resources also by URI) or tag: unlisted, unusable.
+
+        Raises:
+            TypeError: `tags` is a single string (write `tags=["beta"]`), not a set of its characters.
+        """
+        tags = name_set(tags, "tags", "server", self.name)
         self.visibility.disable(names, tags)
         self._all_changed()
         self.replicas.announce("disable", names, tags)
 
     def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
-        """Undo `disable`, and show tools, prompts and resources created with `enabled=False`."""
+        """Undo `disable`, and show tools, prompts and resources created with `enabled=False`.
+
+        Raises:
+            TypeError: `tags` is a single string (write `tags=["beta"]`), not a set of its characters.
+        """
+        tags = name_set(tags, "tags", "server", self.name)
         self.visibility.enable(names, tags)
         self._all_changed()
         self.replicas.announce("enable", names, tags)
@@ -238,7 +249,9 @@ class Server:
         Raises:
             TransformError: the transform does not fit a component it selects (naming it and the
                 argument); the server is left as it was.
+            TypeError: `tags` is a single string (write `tags=["slow"]`).
         """
+        tags = name_set(tags, "tags", "server", self.name)
         self._transforms.add(transform, self.registry, tools=tools, tags=tags, prompts=prompts, resources=resources)
         if isinstance(transform, CatalogTransform):
             self.changed()
