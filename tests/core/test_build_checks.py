@@ -182,3 +182,18 @@ def fitting(
 def test_defaults_that_fit_their_types_are_kept() -> None:
     properties = Tool.from_function(fitting).input_schema["properties"]
     assert [properties[name].get("default") for name in "abcde"] == [1, None, "y", True, None]
+
+
+# -- an annotation naming something undefined (this module has `from __future__ import annotations`)
+
+
+def _takes_undefined(item: Undefined) -> str:  # type: ignore[name-defined]  # noqa: F821 - the point
+    return "never called"
+
+
+@pytest.mark.parametrize("make, kind", [(Tool.from_function, "tool"), (Prompt.from_function, "prompt")])
+def test_an_annotation_naming_something_undefined_is_refused_naming_the_parameter(make: Any, kind: str) -> None:
+    """It was pydantic's advice to call `_takes_undefined_arguments.model_rebuild()` (a model the
+    user never sees), with no parameter named, and 'tool' for a prompt."""
+    with pytest.raises(TypeError, match=rf"^{kind} '_takes_undefined', parameter 'item': its annotation 'Undefined'"):
+        make(_takes_undefined)

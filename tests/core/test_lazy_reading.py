@@ -183,7 +183,7 @@ def test_a_bad_task_support_is_refused_at_registration() -> None:
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        ("def f(x: 'Missing') -> str: ...", "tool 'f': cannot describe the arguments"),
+        ("def f(x: 'Missing') -> str: ...", "tool 'f', parameter 'x': its annotation 'Missing' cannot be resolved"),
         ("class Opaque: ...\ndef f(x: Opaque) -> str: ...", "tool 'f': cannot build an argument schema"),
         ("class Opaque: ...\ndef f(x: list[Opaque] = []) -> str: ...", "tool 'f': cannot build an argument schema"),
     ],

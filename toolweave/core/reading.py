@@ -216,6 +216,12 @@ def parameters(
     context_param = None
     for param_name, default, raw_annotation in found:
         annotation = hints.get(param_name, raw_annotation)
+        if isinstance(annotation, str):  # (`type_hints` could not resolve it)
+            raise TypeError(
+                f"{what} {name!r}, parameter {param_name!r}: its annotation {annotation!r} cannot be resolved: "
+                f"define or import what it names in the function's module before the {what} is made "
+                "(a name local to an enclosing function is not seen)"
+            )
         if annotation is _EMPTY:
             annotation = Any
         elif is_context(annotation):
