@@ -12,6 +12,7 @@ import pytest
 
 from toolweave import Server
 from toolweave.core.prompt import Prompt
+from toolweave.core.resource import Resource
 from toolweave.core.tool import Tool
 
 # -- generators: run to their end, what they yielded is the result ---------------------------------
@@ -116,6 +117,32 @@ def test_a_string_for_prompt_tags_is_refused() -> None:
 def test_a_tool_made_directly_refuses_string_tags() -> None:
     with pytest.raises(TypeError, match=r"tool 'echo': tags must be a list or set of names"):
         Tool(name="echo", input_schema={"type": "object"}, run=None, tags="billing")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("option", ["title", "description"])
+@pytest.mark.parametrize("make", [Tool.from_function, Prompt.from_function, Resource.from_function])
+def test_a_title_or_description_that_is_not_a_string_is_refused_at_build(make: Any, option: str) -> None:
+    """It was taken, and then every tools/list (prompts/list, resources/list) failed on it."""
+
+    def readme() -> str:
+        return "text"
+
+    uri = {"uri": "data://readme"} if make == Resource.from_function else {}
+    with pytest.raises(TypeError, match=rf"^\w+ 'readme': {option} must be a string, not 5$"):
+        make(readme, **uri, **{option: 5})
+
+
+def test_a_tool_made_directly_or_replaced_refuses_a_title_that_is_not_a_string() -> None:
+    with pytest.raises(TypeError, match=r"^tool 'echo': title must be a string, not 5$"):
+        Tool(name="echo", input_schema={"type": "object"}, run=None, title=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^tool 'flagged': title must be a string, not 5$"):
+        Tool.from_function(flagged).replace(title=5)
+
+
+def test_a_name_that_is_not_a_string_is_refused_saying_so() -> None:
+    """It was "expected string or bytes-like object, got 'int'" from the name's regex."""
+    with pytest.raises(TypeError, match=r"^a tool name must be a string, not 5$"):
+        Server("s").add_tool(flagged, name=5)
 
 
 def test_tags_and_exclude_args_as_lists_still_work() -> None:

@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from toolweave.core.context import Context
 from toolweave.core.fast_schema import describable, fast_input_schema, json_default
 from toolweave.core.invoke import make_invoker
-from toolweave.core.names import name_set
+from toolweave.core.names import check_text, name_set
 from toolweave.core.plain_signature import plain_names, plain_type_hints, settled
 from toolweave.core.reading import (
     Parameter,
@@ -137,6 +137,7 @@ def tool_from_function(
             `output_schema` that is not a JSON Schema of an object.
     """
     tool_name = name or callable_name(fn)
+    check_text(description, "description", "tool", tool_name)
     known: dict[str, Any] = {"description": description} if description is not None else {}
     known.update(
         name=tool_name,

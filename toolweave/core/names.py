@@ -31,10 +31,28 @@ NAME_RULE = f"use 1 to {MAX_NAME_LENGTH} characters from {NAME_CHARS_SHOWN}"
 
 
 def check_name(name: str, what: str = "tool") -> str:
-    """`name` if it is a valid exposed name, else `ValueError` saying what is allowed."""
+    """`name` if it is a valid exposed name, else `ValueError` saying what is allowed (`TypeError`
+    if it is not a string)."""
+    if not isinstance(name, str):
+        raise TypeError(f"a {what} name must be a string, not {name!r}")
     if not NAME_PATTERN.fullmatch(name):
         raise ValueError(f"{what} name {name!r} is not valid: {NAME_RULE}")
     return name
+
+
+def check_text(value: object, option: str, what: str, name: str) -> None:
+    """`TypeError` unless `value` (a title or description) is a string or `None`: anything else
+    would be taken here and then fail every listing that holds it.
+
+    Example:
+        >>> check_text("Search the index.", "description", "tool", "search")
+        >>> check_text(5, "title", "tool", "search")
+        Traceback (most recent call last):
+        ...
+        TypeError: tool 'search': title must be a string, not 5
+    """
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{what} {name!r}: {option} must be a string, not {value!r}")
 
 
 def name_set(names: Iterable[str], option: str, what: str, name: str) -> frozenset[str]:

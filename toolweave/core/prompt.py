@@ -30,7 +30,7 @@ from toolweave.core.access import Access
 from toolweave.core.context import Context
 from toolweave.core.invoke import make_invoker
 from toolweave.core.message import PromptResult, to_prompt_result
-from toolweave.core.names import name_set
+from toolweave.core.names import check_text, name_set
 from toolweave.core.reading import (
     build_model,
     callable_name,
@@ -99,6 +99,8 @@ class Prompt:
             object.__setattr__(self, "origin", Origin("schema", "hand-written prompt", self.name))
         if not isinstance(self.tags, frozenset):
             object.__setattr__(self, "tags", name_set(self.tags, "tags", "prompt", self.name))
+        check_text(self.title, "title", "prompt", self.name)
+        check_text(self.description, "description", "prompt", self.name)
         object.__setattr__(self, "arguments", tuple(self.arguments))
 
     @classmethod

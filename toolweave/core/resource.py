@@ -37,7 +37,7 @@ from toolweave.core.access import Access
 from toolweave.core.content import BlobResourceContents, ResourceContents, TextResourceContents
 from toolweave.core.context import Context
 from toolweave.core.invoke import make_invoker
-from toolweave.core.names import name_set
+from toolweave.core.names import check_text, name_set
 from toolweave.core.reading import build_model, callable_name, parameters
 from toolweave.core.string_arguments import StringArguments
 from toolweave.core.tool import Origin
@@ -127,6 +127,8 @@ class Resource:
             object.__setattr__(self, "origin", Origin("schema", "hand-written resource", self.name))
         if not isinstance(self.tags, frozenset):
             object.__setattr__(self, "tags", name_set(self.tags, "tags", "resource", self.name))
+        check_text(self.title, "title", "resource", self.name)
+        check_text(self.description, "description", "resource", self.name)
 
     @property
     def is_template(self) -> bool:

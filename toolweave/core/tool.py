@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from toolweave.core.access import Access
 from toolweave.core.context import Context
-from toolweave.core.names import name_set
+from toolweave.core.names import check_text, name_set
 from toolweave.core.result import ToolResult
 from toolweave.core.validation import ArgumentValidator, SchemaValidator
 
@@ -173,6 +173,7 @@ class Tool:
         if self.origin is None:
             object.__setattr__(self, "origin", Origin("schema", "hand-written schema", self.name))
         settle_fields(self)
+        check_text(self.description, "description", "tool", self.name)
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any], **options: Any) -> Tool:
@@ -222,8 +223,10 @@ class Tool:
 
 def settle_fields(tool: Tool) -> None:
     """What building any `Tool` checks of its own fields: `tags` become a frozenset (a single string
-    is a `TypeError`, not a set of characters), and an unknown
-    `task_support` is a `ValueError`."""
+    is a `TypeError`, not a set of characters), a `title` that is not a string is a `TypeError`, and
+    an unknown `task_support` is a `ValueError`. (A `description` is checked where it is given: a
+    function tool's may not be read yet.)"""
+    check_text(tool.title, "title", "tool", tool.name)
     if not isinstance(tool.tags, frozenset):
         object.__setattr__(tool, "tags", name_set(tool.tags, "tags", "tool", tool.name))
     if tool.task_support not in TASK_SUPPORT:
