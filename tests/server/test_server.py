@@ -110,6 +110,23 @@ async def test_a_single_string_as_tags_is_refused_not_read_as_its_characters(met
     assert [t.name for t in await server.list_tools()] == ["a"]
 
 
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"name": None}, r"^a server name must be a string, not None$"),
+        ({"instructions": 5}, r"^server 's': instructions must be a string, not 5$"),
+        ({"version": 1}, r"^server 's': version must be a string, not 1$"),
+        ({"page_size": 0}, r"^server 's': page_size must be a whole number above 0 or None, not 0$"),
+        ({"page_size": "10"}, r"^server 's': page_size must be a whole number above 0 or None, not '10'$"),
+    ],
+)
+def test_server_options_of_the_wrong_kind_are_refused_when_it_is_made(options: dict[str, object], says: str) -> None:
+    """Each was taken: a name, instructions or version not a string then failed every client's
+    handshake, and `page_size=0` listed no tools at all."""
+    with pytest.raises((TypeError, ValueError), match=says):
+        Server(**{"name": "s", **options})  # type: ignore[arg-type]
+
+
 def test_the_catalog_is_compiled_once_and_recompiled_on_change() -> None:
     server = Server("s")
     server.add_tool(fake_tool("a"))

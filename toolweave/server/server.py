@@ -32,7 +32,7 @@ from toolweave.core.decorator import as_tool, make_decorator
 from toolweave.core.errors import UnknownPrompt, UnknownResource, UnknownTool
 from toolweave.core.masking import ErrorPolicy
 from toolweave.core.message import PromptResult
-from toolweave.core.names import name_set
+from toolweave.core.names import check_text, name_set
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
 from toolweave.core.result import ToolResult
@@ -74,7 +74,7 @@ class Server:
             `"warn"` (log and replace), `"replace"` or `"ignore"` (keep the first).
         extra_args: Unknown arguments in a call are `"reject"`ed (default) or `"ignore"`d.
         middleware: Middleware for every tool (prompt, resource), outermost first.
-        page_size: Items per page of `tools/list` (and other lists); `None` sends one page.
+        page_size: Items per page of `tools/list` (and other lists), at least 1; `None` sends one page.
         store: Where stateful middleware keeps its state: `None` (this process, the default), a
             `"redis://host:6379/0"` URL or a `toolweave.store.Store` shared by every replica.
     """
@@ -99,6 +99,12 @@ class Server:
             raise ValueError(f"on_duplicate must be 'error', 'warn', 'replace' or 'ignore', not {on_duplicate!r}")
         if extra_args not in ("reject", "ignore"):
             raise ValueError(f"extra_args must be 'reject' or 'ignore', not {extra_args!r}")
+        if not isinstance(name, str):  # (each would be taken here, and then fail every client's handshake)
+            raise TypeError(f"a server name must be a string, not {name!r}")
+        check_text(instructions, "instructions", "server", name)
+        check_text(version, "version", "server", name)
+        if page_size is not None and (type(page_size) is not int or page_size < 1):  # (0 listed nothing)
+            raise ValueError(f"server {name!r}: page_size must be a whole number above 0 or None, not {page_size!r}")
         self.name = name
         self.instructions = instructions
         self.version = version
