@@ -207,7 +207,7 @@ def test_excluding_a_missing_argument_is_a_type_error() -> None:
         Tool.from_function(f, exclude_args=["nope"])
 
 
-@pytest.mark.parametrize("annotation", [Context, Context | None])
+@pytest.mark.parametrize("annotation", [Context, Context | None, Annotated[Context, "the request"]])
 async def test_a_context_parameter_is_injected_and_not_in_the_schema(annotation: Any) -> None:
     def f(a: int, ctx=None):  # type: ignore[no-untyped-def]
         return type(ctx).__name__
@@ -216,6 +216,17 @@ async def test_a_context_parameter_is_injected_and_not_in_the_schema(annotation:
     tool = Tool.from_function(f)
     assert list(tool.input_schema["properties"]) == ["a"]
     assert await call(tool, a=1) == "Context"
+
+
+def test_a_second_context_parameter_is_refused_at_build_time() -> None:
+    """It was taken, and every call failed: the Context went into one of them only."""
+
+    def f(a: int, ctx: Context, again: Context) -> str:
+        return ""
+
+    says = r"^tool 'f', parameter 'again': a second Context parameter \(the first is 'ctx'\)"
+    with pytest.raises(TypeError, match=says):
+        Tool.from_function(f)
 
 
 @pytest.mark.parametrize(

@@ -237,10 +237,17 @@ def readable_later(fn: Callable[..., Any]) -> Mapping[str, Any] | None:
 
 
 def _describable(names: tuple[str, ...], hints: Mapping[str, Any]) -> bool:
-    """Whether the direct schema writer describes every parameter (the `Context` aside)."""
+    """Whether the direct schema writer describes every parameter (the one `Context` aside: a
+    second is refused by the reading done at once)."""
+    contexts = 0
     for param_name in names:
         annotation = hints.get(param_name, Any)
-        if describable(annotation) or is_context(annotation):
+        if describable(annotation):
+            continue
+        if is_context(annotation):
+            contexts += 1
+            if contexts > 1:
+                return False
             continue
         base, inline_doc = split_annotated(annotation)
         if inline_doc is None or not describable(base):

@@ -128,6 +128,8 @@ def is_context(annotation: Any) -> bool:
         return True
     if type(annotation) is type:  # any other plain class (the common case, answered quickly)
         return False
+    if type(annotation) is ANNOTATED:  # (`Annotated[Context, "the request"]`)
+        return is_context(get_args(annotation)[0])
     # (`__origin__`, not `typing.get_origin`: this runs for every parameter of every tool read)
     if type(annotation) is types.UnionType or getattr(annotation, "__origin__", None) is typing.Union:
         args = [arg for arg in annotation.__args__ if arg is not type(None)]
@@ -225,6 +227,11 @@ def parameters(
         if annotation is _EMPTY:
             annotation = Any
         elif is_context(annotation):
+            if context_param is not None:  # (it would be passed into one, and every call would fail)
+                raise TypeError(
+                    f"{what} {name!r}, parameter {param_name!r}: a second Context parameter (the first is "
+                    f"{context_param!r}); take the request Context once"
+                )
             context_param = param_name
             continue
         annotation, inline_doc = split_annotated(annotation)
