@@ -322,6 +322,13 @@ async def test_a_decorated_function_is_called_as_its_outermost_layer_needs(fn: A
     assert await call(Tool.from_function(fn), a=1, b=2) == {"result": 3}
 
 
+@pytest.mark.parametrize("run_in_thread", [True, False])
+async def test_a_sync_callable_returning_a_coroutine_has_it_awaited(run_in_thread: bool) -> None:
+    """`lambda a, b: _async_add(a, b)`: the coroutine was refused as a result, never run."""
+    tool = Tool.from_function(lambda a, b: _async_add(a, b), name="add", run_in_thread=run_in_thread)
+    assert await call(tool, a=1, b=2) == "3"
+
+
 async def test_get_context_works_inside_sync_and_async_tools() -> None:
     from toolweave import Server
 

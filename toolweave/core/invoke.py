@@ -10,6 +10,11 @@ as a list: `yield` reads as "one more item of the result" (a tool's list of item
 list of messages), never as a stream (MCP sends one result per call). A sync generator runs
 where a sync function would (a worker thread), so its body never blocks the loop.
 
+A sync callable that returns a coroutine (`lambda q: search(q)` around an async `search`) has
+it awaited on the loop, as an async function's would be; a decorator's kind decides over the
+function it wraps when it is itself async or a generator (an async wrapper of a sync function
+is awaited).
+
 Example:
     >>> import anyio
     >>> def double(n: int) -> int:
@@ -110,7 +115,10 @@ def make_invoker(
         async def call_inline(arguments: dict[str, Any], ctx: Context) -> Any:
             if context_param is not None:
                 arguments = {**arguments, context_param: ctx}
-            return convert(fn(**arguments))
+            value = fn(**arguments)
+            if inspect.iscoroutine(value):  # (a sync callable returning one: `lambda q: search(q)`)
+                value = await value
+            return convert(value)
 
         return call_inline
 
@@ -130,4 +138,7 @@ class _InWorker:
     async def __call__(self, arguments: dict[str, Any], ctx: Context) -> Any:
         if self.context_param is not None:
             arguments = {**arguments, self.context_param: ctx}
-        return self.convert(await run_in_worker(self.fn, arguments, ctx))
+        value = await run_in_worker(self.fn, arguments, ctx)
+        if inspect.iscoroutine(value):  # (a sync callable returning one: `lambda q: search(q)`)
+            value = await value
+        return self.convert(value)
