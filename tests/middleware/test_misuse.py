@@ -175,3 +175,26 @@ async def test_a_listing_returned_as_a_tuple_is_taken() -> None:
     server.add_tool(echo)
     server.add_tool(lambda: 1, name="one")
     assert [tool.name for tool in await server.list_tools()] == ["one", "echo"]
+
+
+def _sync_audit(call: Any, call_next: Any) -> Any:
+    return call_next(call)
+
+
+async def _one_argument(call: Any) -> Any: ...
+
+
+@pytest.mark.parametrize(
+    ("fn", "said"),
+    [
+        (_sync_audit, "@middleware takes an async function: write async def _sync_audit(call, call_next)"),
+        (_one_argument, "@middleware: _one_argument must take two arguments, (call, call_next)"),
+    ],
+)
+def test_middleware_refuses_a_function_that_would_fail_every_call(fn: Any, said: str) -> None:
+    """Each was taken, and every call through it failed as an internal error (a sync function's
+    `ToolResult` or `call_next` coroutine awaited by the chain, a missing `call_next`)."""
+    with pytest.raises(TypeError, match=re.escape(said)):
+        middleware(fn)
+    with pytest.raises(TypeError, match=re.escape(said)):
+        middleware(tools="echo")(fn)

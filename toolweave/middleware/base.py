@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from toolweave.core.context import Context
+from toolweave.core.invoke import is_async_callable
 from toolweave.core.message import PromptResult
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource, ResourceResult
@@ -260,12 +261,29 @@ def middleware(fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]] | None 
     return wrap(fn) if fn is not None else wrap
 
 
+def _check_function(fn: Callable[..., Any], name: str) -> None:
+    """`TypeError` for what would fail every call it wraps: a sync function (its chain awaits what
+    it returns: a `ToolResult`, or the coroutine of a `call_next` it could not await), or one
+    that does not take `(call, call_next)`."""
+    if not callable(fn):
+        raise TypeError(f"@middleware takes an async function (call, call_next), not {type(fn).__name__}")
+    if not is_async_callable(fn):
+        raise TypeError(f"@middleware takes an async function: write async def {name}(call, call_next)")
+    try:
+        inspect.signature(fn).bind(None, None)
+    except TypeError:
+        raise TypeError(f"@middleware: {name} must take two arguments, (call, call_next)") from None
+    except ValueError:  # (no signature to read: left to the call)
+        pass
+
+
 class FunctionMiddleware(Middleware):
     """A middleware made from one `async (call, call_next)` function."""
 
     def __init__(self, fn: Callable[[ToolCall, CallNext], Awaitable[ToolResult]], tools: Any = None) -> None:
         super().__init__(tools=tools)
         self.fn = fn
+        _check_function(fn, self.name)
 
     async def on_call_tool(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         return await self.fn(call, call_next)
