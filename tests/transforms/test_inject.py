@@ -132,6 +132,17 @@ def test_injecting_a_missing_argument_names_tool_and_argument(search_tool: Tool)
         InjectArgs(nope="x").apply(search_tool)
 
 
+def test_a_callable_requiring_more_than_ctx_and_arguments_is_refused_when_applied(search_tool: Tool) -> None:
+    """It was taken, and every call failed: it is called with at most (ctx, arguments)."""
+
+    def key(ctx: Context, arguments: dict[str, Any], region: str) -> str:
+        return region
+
+    says = r"^tool 'search', argument 'api_key': the function .*key requires 3 arguments; it is called with"
+    with pytest.raises(TransformError, match=says):
+        InjectArgs(api_key=key).apply(search_tool)
+
+
 def test_injecting_an_already_hidden_argument_says_so(search_tool: Tool) -> None:
     tool = InjectArgs(api_key="a").apply(search_tool)
     with pytest.raises(TransformError, match="already hidden"):

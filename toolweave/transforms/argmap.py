@@ -278,7 +278,8 @@ class CoercingValidator:
 
 
 def callable_source(fn: Callable[..., Any], label: str) -> Injected:
-    """An `Injected` from `fn()`, `fn(ctx)` or `fn(ctx, arguments)`, sync or async."""
+    """An `Injected` from `fn()`, `fn(ctx)` or `fn(ctx, arguments)`, sync or async; `TypeError`
+    if `fn` requires more arguments than those (every call would fail)."""
     try:
         params = [
             p
@@ -288,6 +289,8 @@ def callable_source(fn: Callable[..., Any], label: str) -> Injected:
         arity = len(params)
     except (TypeError, ValueError):
         arity = 2
+    if arity > 2:
+        raise TypeError(f"{label} requires {arity} arguments; it is called with (), (ctx) or (ctx, arguments)")
     target = inspect.unwrap(fn)
     is_async = inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
         getattr(target, "__call__", None)  # noqa: B004 - async callable objects

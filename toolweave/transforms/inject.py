@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.errors import InjectionError
+from toolweave.core.errors import InjectionError, TransformError
 from toolweave.core.reads import read_once
 from toolweave.core.tool import Tool
 from toolweave.transforms.argmap import Injected, callable_source
@@ -58,7 +58,11 @@ def source_fill(tool: Tool, arg: str, value: Any) -> Fill:
     if isinstance(value, Secret):
         return Fill("constant", value.value, secret=True)
     if callable(value):
-        return Fill("source", callable_source(value, _label(value)), secret=True)
+        try:
+            injected = callable_source(value, _label(value))
+        except TypeError as error:
+            raise TransformError(f"tool {tool.name!r}, {prefix}: {error}") from None
+        return Fill("source", injected, secret=True)
     return Fill("constant", value)
 
 
