@@ -114,3 +114,10 @@ async def test_every_kind_of_mapper_gives_its_value(mapper: Any) -> None:
 def test_a_mapper_that_is_not_callable_is_refused_when_made() -> None:
     with pytest.raises(TypeError, match="MapResult takes a function of the result, not int"):
         MapResult(5)
+
+
+@pytest.mark.parametrize("mapper", [lambda: None, lambda result, ctx, extra: None], ids=["no argument", "three"])
+def test_a_mapper_that_cannot_take_the_result_is_refused_when_made(mapper: Any) -> None:
+    """It was taken, and every call failed: it is called with (result) or (result, ctx)."""
+    with pytest.raises(TypeError, match=r"^MapResult: <lambda> must take \(result\) or \(result, ctx\)$"):
+        MapResult(mapper)

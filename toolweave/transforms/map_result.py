@@ -67,6 +67,13 @@ class MapResult:
     def __post_init__(self) -> None:
         if not callable(self.fn):
             raise TypeError(f"MapResult takes a function of the result, not {type(self.fn).__name__}")
+        try:  # (what it is called with: every call would fail otherwise)
+            inspect.signature(self.fn).bind(*((None, None) if _takes_ctx(self.fn) else (None,)))
+        except TypeError:
+            name = getattr(self.fn, "__qualname__", type(self.fn).__name__)
+            raise TypeError(f"MapResult: {name} must take (result) or (result, ctx)") from None
+        except ValueError:  # (no signature to read: left to the call)
+            pass
 
     def describe(self) -> str:
         """How `explain` shows this transform."""
