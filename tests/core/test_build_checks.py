@@ -5,6 +5,7 @@ defaults that do not fit their type."""
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -224,3 +225,28 @@ def test_an_annotation_naming_something_undefined_is_refused_naming_the_paramete
     user never sees), with no parameter named, and 'tool' for a prompt."""
     with pytest.raises(TypeError, match=rf"^{kind} '_takes_undefined', parameter 'item': its annotation 'Undefined'"):
         make(_takes_undefined)
+
+
+# -- a misspelt option
+
+
+def readme() -> str:
+    return "text"
+
+
+@pytest.mark.parametrize(
+    ("register", "says"),
+    [
+        (lambda s: s.tool(nme="x")(readme), "tool 'readme': unknown option 'nme'; did you mean 'name'?"),
+        (lambda s: s.add_tool(readme, tagz=["a"]), "tool 'readme': unknown option 'tagz'; did you mean 'tags'?"),
+        (lambda s: s.prompt(titel="T")(readme), "prompt 'readme': unknown option 'titel'; did you mean 'title'?"),
+        (
+            lambda s: s.resource("data://readme", mimetype="text/plain")(readme),
+            "resource 'readme': unknown option 'mimetype'; did you mean 'mime_type'?",
+        ),
+    ],
+)
+def test_a_misspelt_option_is_refused_naming_the_function_and_the_nearest_option(register: Any, says: str) -> None:
+    """It was "tool_from_function() got an unexpected keyword argument 'nme'": a function the user never called."""
+    with pytest.raises(TypeError, match=f"^{re.escape(says)}$"):
+        register(Server("s"))

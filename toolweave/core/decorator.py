@@ -19,7 +19,6 @@ from typing import Any, TypeVar, overload
 
 import wrapt
 
-from toolweave.core.function_tool import tool_from_function
 from toolweave.core.tool import Tool
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -56,7 +55,7 @@ def as_tool(fn_or_tool: Any, **options: Any) -> Tool:
         fn_or_tool = fn_or_tool.__wrapped__
     if not callable(fn_or_tool):
         raise TypeError(f"expected a function or a Tool, got {type(fn_or_tool).__name__}")
-    return tool_from_function(fn_or_tool, **options)
+    return Tool.from_function(fn_or_tool, **options)
 
 
 def make_decorator(

@@ -16,8 +16,11 @@ Example:
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable, Mapping
+from typing import Any
 
 NAME_CHARS = r"A-Za-z0-9_.\-"
 """The characters of a name, as the body of a regex character class (`[{NAME_CHARS}]`)."""
@@ -119,6 +122,33 @@ def suggest(word: str, choices: list[str]) -> str | None:
         lowered = {choice.lower(): choice for choice in choices}
         found = [lowered[word.lower()]] if word.lower() in lowered else []
     return found[0] if found else None
+
+
+@functools.cache
+def _options_of(maker: Callable[..., Any]) -> tuple[str, ...]:
+    parameters = inspect.signature(maker).parameters.values()
+    return tuple(p.name for p in parameters if p.kind is p.KEYWORD_ONLY)
+
+
+def check_options(options: Mapping[str, Any], maker: Callable[..., Any], what: str, fn: Any) -> None:
+    """`TypeError` for an option `maker` (`tool_from_function`, ...) does not take, naming the
+    function and the nearest option: Python's own message names `maker`, which the user never
+    called (`@server.tool(nme="x")`).
+
+    Example:
+        >>> def tool_from_function(fn, *, name=None, title=None): ...
+        >>> def search(q: str) -> str: ...
+        >>> check_options({"nme": "find"}, tool_from_function, "tool", search)
+        Traceback (most recent call last):
+        ...
+        TypeError: tool 'search': unknown option 'nme'; did you mean 'name'?
+    """
+    accepted = _options_of(maker)
+    for option in options:
+        if option not in accepted:
+            name = getattr(fn, "__name__", type(fn).__name__)
+            hint = advice(option, list(accepted), f"the options are {', '.join(accepted)}")
+            raise TypeError(f"{what} {name!r}: unknown option {option!r}; {hint}")
 
 
 def advice(word: str, choices: list[str], otherwise: str) -> str:

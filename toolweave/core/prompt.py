@@ -30,7 +30,7 @@ from toolweave.core.access import Access
 from toolweave.core.context import Context
 from toolweave.core.invoke import make_invoker
 from toolweave.core.message import PromptResult, to_prompt_result
-from toolweave.core.names import check_text, name_set
+from toolweave.core.names import check_options, check_text, name_set
 from toolweave.core.reading import (
     build_model,
     callable_name,
@@ -106,6 +106,7 @@ class Prompt:
     @classmethod
     def from_function(cls, fn: Callable[..., Any], **options: Any) -> Prompt:
         """A prompt from a Python function; see `prompt_from_function`."""
+        check_options(options, prompt_from_function, "prompt", fn)
         return prompt_from_function(fn, **options)
 
     def replace(self, **changes: Any) -> Prompt:

@@ -37,7 +37,7 @@ from toolweave.core.access import Access
 from toolweave.core.content import BlobResourceContents, ResourceContents, TextResourceContents
 from toolweave.core.context import Context
 from toolweave.core.invoke import make_invoker
-from toolweave.core.names import check_text, name_set
+from toolweave.core.names import check_options, check_text, name_set
 from toolweave.core.reading import build_model, callable_name, parameters
 from toolweave.core.string_arguments import StringArguments
 from toolweave.core.tool import Origin
@@ -143,6 +143,7 @@ class Resource:
     @classmethod
     def from_function(cls, fn: Callable[..., Any], uri: str, **options: Any) -> Resource:
         """A resource from a Python function; see `resource_from_function`."""
+        check_options(options, resource_from_function, "resource", fn)
         return resource_from_function(fn, uri, **options)
 
     def replace(self, **changes: Any) -> Resource:

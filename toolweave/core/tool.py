@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from toolweave.core.access import Access
 from toolweave.core.context import Context
-from toolweave.core.names import check_text, name_set
+from toolweave.core.names import check_options, check_text, name_set
 from toolweave.core.result import ToolResult
 from toolweave.core.validation import ArgumentValidator, SchemaValidator
 
@@ -183,6 +183,7 @@ class Tool:
         """
         from toolweave.core.function_tool import tool_from_function
 
+        check_options(options, tool_from_function, "tool", fn)
         return tool_from_function(fn, **options)
 
     def replace(self, **changes: Any) -> Tool:
