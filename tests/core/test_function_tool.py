@@ -347,6 +347,24 @@ async def test_get_context_works_inside_sync_and_async_tools() -> None:
     assert (await server.call_tool("async_tool", ctx=ctx)).text == "req-7"
 
 
+class Shop:
+    def buy(self, item: str) -> str:
+        return f"bought {item}"
+
+
+def test_a_method_taken_from_its_class_is_refused_at_build() -> None:
+    """`self` was listed as a required argument no client could fill: every call failed."""
+    says = r"^tool 'buy': Shop.buy is a method taken from its class \(its first parameter, self,"
+    with pytest.raises(TypeError, match=says):
+        Tool.from_function(Shop.buy)
+
+
+async def test_an_instances_method_is_a_tool_without_self() -> None:
+    tool = Tool.from_function(Shop().buy)
+    assert list(tool.input_schema["properties"]) == ["item"]
+    assert await call(tool, item="tea") == "bought tea"
+
+
 def test_callable_objects_become_tools() -> None:
     class Greeter:
         def __call__(self, name: str) -> str:

@@ -223,7 +223,7 @@ def readable_later(fn: Callable[..., Any]) -> Mapping[str, Any] | None:
         (True, None)
     """
     names = plain_names(fn)
-    if names is None:
+    if names is None or names[:1] == ("self",):  # (a method from its class body: refused at once)
         return None
     hints: Mapping[str, Any] | None = fn.__annotations__
     assert hints is not None

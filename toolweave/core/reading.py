@@ -158,6 +158,19 @@ def type_hints(target: Callable[..., Any]) -> dict[str, Any]:
     return hints
 
 
+def in_class_body(fn: Callable[..., Any]) -> bool:
+    """Whether `fn` is a function defined in a class body, taken from the class (not bound).
+
+    Example:
+        >>> class Shop:
+        ...     def buy(self, item: str) -> str: ...
+        >>> in_class_body(Shop.buy), in_class_body(Shop().buy), in_class_body(in_class_body)
+        (True, False, False)
+    """
+    owner, _, _ = getattr(fn, "__qualname__", "").rpartition(".")
+    return inspect.isfunction(fn) and bool(owner) and not owner.endswith("<locals>")
+
+
 def split_annotated(annotation: Any) -> tuple[Any, str | None]:
     """`Annotated[T, "doc", ...]` → the annotation without plain strings, and the string."""
     if type(annotation) is not ANNOTATED:
@@ -211,6 +224,12 @@ def parameters(
         found = _signature_parameters(fn, reads, name, what)
     else:  # every annotation of a plain function is in its type hints
         found = [(param_name, default, _EMPTY) for param_name, default in plain]
+    if found and found[0][0] == "self" and in_class_body(reads):
+        raise TypeError(
+            f"{what} {name!r}: {reads.__qualname__} is a method taken from its class (its first parameter, self, "
+            f"is no argument a client can send): register an instance's method (instance.{reads.__name__}), or "
+            "make it a @staticmethod"
+        )
     if hints is None:
         hints = type_hints(reads)
     doc = parse_docstring(docstring(fn, reads))
