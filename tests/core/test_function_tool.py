@@ -359,6 +359,21 @@ def test_a_method_taken_from_its_class_is_refused_at_build() -> None:
         Tool.from_function(Shop.buy)
 
 
+def test_a_classmethod_decorated_in_its_class_body_says_how_to_register_it() -> None:
+    """It was "expected a function or a Tool, got classmethod"."""
+    from toolweave import Server
+
+    server = Server("s")
+    says = r"^tool 'restock' is a classmethod in its class body, .*add_tool\(TheClass.restock\)$"
+    with pytest.raises(TypeError, match=says):
+
+        class Store:
+            @server.tool
+            @classmethod
+            def restock(cls, item: str) -> str:
+                return item
+
+
 async def test_an_instances_method_is_a_tool_without_self() -> None:
     tool = Tool.from_function(Shop().buy)
     assert list(tool.input_schema["properties"]) == ["item"]

@@ -53,6 +53,12 @@ def as_tool(fn_or_tool: Any, **options: Any) -> Tool:
         return fn_or_tool.tool
     if isinstance(fn_or_tool, ToolFunction):
         fn_or_tool = fn_or_tool.__wrapped__
+    if isinstance(fn_or_tool, classmethod):  # (`@server.tool` over `@classmethod`, in the class body)
+        name = fn_or_tool.__func__.__name__
+        raise TypeError(
+            f"tool {name!r} is a classmethod in its class body, where the class does not exist yet: "
+            f"register it after the class, add_tool(TheClass.{name})"
+        )
     if not callable(fn_or_tool):
         raise TypeError(f"expected a function or a Tool, got {type(fn_or_tool).__name__}")
     return Tool.from_function(fn_or_tool, **options)
