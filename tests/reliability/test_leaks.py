@@ -32,6 +32,13 @@ def raiser(kind: str) -> Any:
     return fail
 
 
+def async_raiser(kind: str) -> Any:
+    async def fail(call: Any, call_next: Any) -> Any:
+        raise KINDS[kind]()
+
+    return fail
+
+
 def in_tool(kind: str) -> Server:
     server = Server("leaks")
 
@@ -55,7 +62,7 @@ def in_factory(kind: str) -> Server:
 
 
 def in_middleware(kind: str) -> Server:
-    server = Server("leaks", middleware=[middleware(raiser(kind))])
+    server = Server("leaks", middleware=[middleware(async_raiser(kind))])
     server.add_tool(lambda city: city, name="probe")
     return server
 
