@@ -416,6 +416,25 @@ async def test_an_http_upstream_quiet_for_long_is_still_heard_when_its_list_chan
                 await anyio.sleep(0.05)
 
 
+async def test_a_2026_http_upstream_quiet_for_long_is_still_heard_when_its_list_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its `subscriptions/listen` stream broke at the first silent read timeout (300 s) and was
+    not opened again: every later list change was lost. Scaled to 0.5 s."""
+    monkeypatch.setattr(upstream_transport, "IDLE_READ", 0.5)
+    modern_only = Path(__file__).parents[1] / "reliability" / "servers" / "modern_only.py"
+    with spawned(sys.executable, str(modern_only), "http", PORT) as upstream:
+        remote = RemoteServer.http(f"{upstream.url}/mcp")
+        gateway = gateway_with(remote)
+        async with gateway:
+            await anyio.sleep(2)  # the stream broke, silent, more than once
+            await gateway.call_tool("up_grow", {"name": "fresh"})
+            with anyio.fail_after(15):
+                while "up_fresh" not in [tool.name for tool in await gateway.list_tools()]:  # noqa: ASYNC110
+                    await anyio.sleep(0.05)
+    assert remote.era == "2026"
+
+
 async def test_killed_http_upstream_fails_the_call_and_is_reconnected_when_back(tmp_path: Path) -> None:
     with spawned(sys.executable, str(UPSTREAMS / "tw_upstream.py"), "http", PORT) as upstream:
         remote = RemoteServer.http(f"{upstream.url}/mcp", backoff=Backoff(initial=0.1, maximum=0.2))

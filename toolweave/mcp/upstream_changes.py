@@ -6,6 +6,10 @@
 - A 2026-era upstream says so in a `subscriptions/listen` stream (`listen`), opened for the lists
   its capabilities say change (`listChanged`) and the URIs subscribed to, and opened again
   whenever the set of subscribed URIs changes; its resource updates become the remote's too.
+  A stream that ends or breaks (over HTTP, one silent for the transport's read timeout) is opened
+  again after `REOPEN_FIRST` seconds (doubled, up to `REOPEN_MOST`, while it breaks at once) and
+  its lists are listed again, for what changed while it was closed; one the upstream refuses is
+  logged and left closed until the subscribed URIs change.
 - `refresh_stale` lists what changed again, one refresh at a time, each bounded by the remote's
   `timeout` (a hung upstream cannot wedge later refreshes); a refresh that fails is logged, and
   the last known lists stay.
@@ -27,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp.types as mt
-from mcp import ClientSession
+from mcp import ClientSession, MCPError
 from mcp.client.subscriptions import listen
 from mcp.shared.subscriptions import ResourceUpdated
 
@@ -39,6 +43,12 @@ if TYPE_CHECKING:
     from toolweave.server.remote import RemoteServer
 
 logger = logging.getLogger("toolweave.upstream")
+REOPEN_FIRST = 1.0
+"""Seconds before a `subscriptions/listen` stream that ended or broke is opened again."""
+REOPEN_MOST = 60.0
+"""The longest wait before opening it again, reached while it keeps breaking at once."""
+_REFUSED = (mt.METHOD_NOT_FOUND, mt.INVALID_PARAMS, mt.INVALID_REQUEST)
+"""The JSON-RPC codes by which an upstream refuses the stream itself (opening it again cannot help)."""
 _EVENT_KINDS = {"ToolsListChanged": "tools", "PromptsListChanged": "prompts", "ResourcesListChanged": "resources"}
 _NOTIFIED: dict[type[Any], str] = {
     mt.ToolListChangedNotification: "tools",
@@ -104,6 +114,7 @@ class ListChanges:
             return bool(getattr(getattr(capabilities, kind, None), "list_changed", False))
 
         flags = {"tools": changes("tools"), "prompts": changes("prompts"), "resources": changes("resources")}
+        pause = REOPEN_FIRST / 2  # (doubled before the first wait)
         while True:
             uris = self._components.subscribed()
             if not (any(flags.values()) or uris):
@@ -117,10 +128,20 @@ class ListChanges:
                         scope.cancel()
 
                     tasks.start_soon(reopen)
-                    await self._follow(session, flags, uris)
-                    await anyio.sleep_forever()  # the stream ended: wait for a change of URIs
+                    opened = anyio.current_time()
+                    if not await self._follow(session, flags, uris):
+                        await anyio.sleep_forever()  # refused: wait for a change of URIs
+                    lasted = anyio.current_time() - opened
+                    pause = REOPEN_FIRST if lasted > REOPEN_MOST else min(pause * 2, REOPEN_MOST)
+                    await anyio.sleep(pause)
+                    for kind, followed in flags.items():  # what changed while it was closed
+                        if followed:
+                            self._changed(kind)
+                    scope.cancel()
 
-    async def _follow(self, session: ClientSession, flags: dict[str, bool], uris: list[str]) -> None:
+    async def _follow(self, session: ClientSession, flags: dict[str, bool], uris: list[str]) -> bool:
+        """Follow one `subscriptions/listen` stream until it ends; whether to open it again (it
+        ended or broke, rather than being refused)."""
         try:
             async with listen(
                 session,
@@ -135,7 +156,14 @@ class ListChanges:
                         self._changed(kind)
                     elif isinstance(event, ResourceUpdated):
                         self._remote.resource_updated(str(event.uri))
-        except Exception as error:
+        except MCPError as error:
+            if error.error.code not in _REFUSED:
+                logger.info("[%s] subscriptions/listen ended (%s): opened again", self._remote.name, error)
+                return True
             logger.warning(
                 "[%s] no list changes from the upstream: subscriptions/listen failed: %s", self._remote.name, error
             )
+            return False
+        except Exception as error:
+            logger.info("[%s] subscriptions/listen broke (%s): opened again", self._remote.name, error)
+        return True
