@@ -75,8 +75,10 @@ async def test_the_callers_tasks_that_ended_first_are_dropped_and_running_ones_k
     configure_tasks(server, max_per_caller=3)
     async with task_client(server) as client:
         running = await create(client, "build", {"ref": "main"})  # the oldest: still running
-        first, second = [await create(client, "export", {"table": table}) for table in ("a", "b")]
-        await stored_ended(server, first.task_id, second.task_id)
+        first = await create(client, "export", {"table": "a"})
+        await stored_ended(server, first.task_id)  # (before the second starts: the first ends first)
+        second = await create(client, "export", {"table": "b"})
+        await stored_ended(server, second.task_id)
         newest = await create(client, "export", {"table": "c"})
         with pytest.raises(MCPError) as dropped:
             await get(client, first.task_id)
