@@ -358,7 +358,7 @@ class HttpCall:
             said = self.failure(response, content, secrets, whole=whole)
             if response.status_code in UNAVAILABLE:  # the API failing for now, as a dropped connection is
                 raise UpstreamError(said)
-            return ToolResult(ToolResult.error(said).content, is_error=True, meta={HTTP_STATUS: response.status_code})
+            return ToolResult([TextContent(said)], is_error=True, meta={HTTP_STATUS: response.status_code})
         result = self.success(response, content, secrets)
         if secrets and any(secret.encode() in content for secret in secrets):  # (bytes: one fast search each)
             return scrub_result(result, secrets)
