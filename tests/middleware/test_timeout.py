@@ -202,6 +202,32 @@ async def test_a_finished_call_keeps_no_reference_to_its_context(hard_deadline: 
         tasks.cancel_scope.cancel()
 
 
+async def test_a_request_finished_behind_a_longer_call_keeps_no_reference_to_its_context() -> None:
+    """A deadline queued behind a call still running (same limit, registered earlier) stays in the
+    watchdog's queue until that call ends; it must not keep the finished request (its task, its
+    result, its `Context`) alive meanwhile."""
+    server, _ = _server(Timeout(default=30))
+    release = anyio.Event()
+
+    @server.tool
+    async def held() -> str:
+        await release.wait()
+        return "released"
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(lambda: server.call_tool("held", ctx=Context(server=server, hard_deadline=True)))
+        await anyio.sleep(0.01)  # `held` is running, its deadline first in the 30 s queue
+        ctx = Context(server=server, hard_deadline=True)  # as a client's request: the call in a task of its own
+        ctx.state["marker"] = marker = _Marker()
+        await server.call_tool("quick", ctx=ctx)
+        await anyio.lowlevel.checkpoint()  # let the loop run the finished task's callbacks
+        ref = weakref.ref(marker)
+        del ctx, marker
+        gc.collect()
+        assert ref() is None  # nothing queued behind `held` holds the finished request
+        release.set()
+
+
 async def test_the_timer_is_armed_for_the_earliest_deadline_whatever_the_order() -> None:
     timeout = Timeout(default=5, per_tool={"slow": 0.05})
     server, seen = _server(timeout)

@@ -160,7 +160,7 @@ class TaskDeadline(Watch):
         queue = dog.queues.get(seconds)
         self.queue = queue = dog.queue(seconds) if queue is None else queue
         self.dog = dog
-        self.task = task
+        self.task: asyncio.Task[Any] | None = task
         state = dog.task_records.get(_ref(task))
         self.scope = None if state is None else state.cancel_scope  # where this call sits in anyio's scopes
         self.at_enter = task.cancelling()
@@ -178,19 +178,22 @@ class TaskDeadline(Watch):
         """The call ended: stop watching and withdraw the cancellations this deadline requested.
 
         Returns whether a cancellation now propagating is this deadline's alone: it passed and
-        nobody else (an outer scope, a client) has asked the task to cancel.
+        nobody else (an outer scope, a client) has asked the task to cancel (`False` when called
+        again). It lets go of the task and its scope at once: a deadline queued behind a longer
+        call's (same limit, registered before) stays in the queue until that one leaves it, and
+        must not keep a finished request (its task, result and `Context`) alive meanwhile.
         """
         self.action = None  # `done()`, inline (once per call)
         queue = self.queue
         while queue and queue[0].action is None:
             queue.popleft()
+        task, self.task, self.scope = self.task, None, None  # queued behind a longer call, it holds no request
         fired = self.fired
-        if fired is None:
+        if fired is None or task is None:  # (or ended before)
             return False
         if fired.retry is not None:
             fired.retry.cancel()
             fired.retry = None
-        task = self.task
         while fired.cancels:
             fired.cancels -= 1
             task.uncancel()
@@ -199,10 +202,10 @@ class TaskDeadline(Watch):
     def _deliver(self) -> None:
         """Cancel the task (again) unless a shield entered during the call covers it; retry later."""
         fired, task, dog = self.fired, self.task, self.dog
-        if fired is None or self.action is None or task.done():
+        if fired is None or task is None or task.done():  # (`task` is `None` once the call ended)
             return
         fired.retry = None
-        if self._shielded():
+        if self._shielded(task):
             fired.retry = dog.loop.call_later(SHIELD_POLL, self._deliver, context=dog.context)
             return
         if not task._must_cancel:  # type: ignore[attr-defined]  # (anyio checks the same)
@@ -212,8 +215,8 @@ class TaskDeadline(Watch):
                 fired.cancels += 1
         fired.retry = dog.loop.call_soon(self._deliver, context=dog.context)  # until the call ends
 
-    def _shielded(self) -> bool:
-        state = self.dog.task_records.get(_ref(self.task))
+    def _shielded(self, task: asyncio.Task[Any]) -> bool:
+        state = self.dog.task_records.get(_ref(task))
         scope = None if state is None else state.cancel_scope
         while scope is not None and scope is not self.scope:
             if scope._shield:
