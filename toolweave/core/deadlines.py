@@ -178,16 +178,18 @@ class TaskDeadline(Watch):
         """The call ended: stop watching and withdraw the cancellations this deadline requested.
 
         Returns whether a cancellation now propagating is this deadline's alone: it passed and
-        nobody else (an outer scope, a client) has asked the task to cancel (`False` when called
-        again). It lets go of the task and its scope at once: a deadline queued behind a longer
-        call's (same limit, registered before) stays in the queue until that one leaves it, and
-        must not keep a finished request (its task, result and `Context`) alive meanwhile.
+        nobody else (an outer scope, a client) has asked the task to cancel. A deadline left in
+        the queue (behind a longer call's of the same limit, registered before) lets go of its
+        task and scope here: it must not keep a finished request (its task, result and
+        `Context`) alive until that call ends.
         """
         self.action = None  # `done()`, inline (once per call)
         queue = self.queue
         while queue and queue[0].action is None:
             queue.popleft()
-        task, self.task, self.scope = self.task, None, None  # queued behind a longer call, it holds no request
+        task = self.task
+        if queue:  # it may stay queued behind a longer call: it lets go of the request now
+            self.task = self.scope = None
         fired = self.fired
         if fired is None or task is None:  # (or ended before)
             return False
