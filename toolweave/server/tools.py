@@ -35,7 +35,7 @@ from toolweave.core.output import OutputCheck
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors, hidden_sent
-from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_for, tool_runner
+from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_for, new_call, tool_runner
 from toolweave.middleware.keys import caller_key
 from toolweave.server.catalog import Catalog, Entry, is_failure, security
 from toolweave.server.fronts import fronted
@@ -129,7 +129,7 @@ class ToolCatalog(Catalog[ToolEntry]):
             if entry.handler is None:
                 result: ToolResult = await tool.run(validated, ctx)
             else:
-                result = await entry.handler(ToolCall(tool, validated, ctx))
+                result = await entry.handler(new_call(ToolCall, (tool, validated, ctx)))
                 if type(result) is not ToolResult:  # (one check; subclasses and mistakes take the slow way)
                     result = chain_result(result, name, entry)
             entry.check(result)
@@ -215,7 +215,7 @@ def through_chain(entry: Entry[Tool]) -> Callable[[dict[str, Any], Context], Any
     tool = entry.component
 
     async def run(arguments: dict[str, Any], ctx: Context) -> ToolResult:
-        result: ToolResult = await handler(ToolCall(tool, arguments, ctx))
+        result: ToolResult = await handler(new_call(ToolCall, (tool, arguments, ctx)))
         if type(result) is not ToolResult:
             result = chain_result(result, tool.name, entry)
         return result
