@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 from anyio.abc import TaskGroup
 
-from toolweave.core.context import Context, enter_context, exit_context
+from toolweave.core.context import Context, enter_context, exit_context, local_context
 from toolweave.core.decorator import as_tool, make_decorator
 from toolweave.core.errors import UnknownPrompt, UnknownResource, UnknownTool
 from toolweave.core.masking import ErrorPolicy
@@ -501,7 +501,7 @@ class Server:
         remote servers are connected first if the server is not running."""
         if self._life.needs_start():
             return await self._life.started_for(self.list_tools, ctx)
-        return await self.catalog.list_tools(ctx or Context(server=self))
+        return await self.catalog.list_tools(ctx or local_context(self))
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any] | None = None, *, ctx: Context | None = None
@@ -519,7 +519,7 @@ class Server:
         if self._life.needs_start():
             return await self._life.started_for(self.call_tool, name, arguments, ctx=ctx)
         if ctx is None:
-            ctx = Context(server=self)
+            ctx = local_context(self)
         elif not isinstance(ctx, Context):
             raise TypeError(f"call_tool({name!r}): ctx must be a toolweave Context or None, not {described(ctx)}")
         if arguments is not None and not isinstance(arguments, dict):
@@ -553,7 +553,7 @@ class Server:
         """
         if self._life.needs_start():
             return await self._life.started_for(self.get_prompt, name, arguments, ctx=ctx)
-        ctx = ctx or Context(server=self)
+        ctx = ctx or local_context(self)
         token = enter_context(ctx)
         try:
             return await self.prompts.catalog.render(name, arguments, ctx)
@@ -586,7 +586,7 @@ class Server:
         """
         if self._life.needs_start():
             return await self._life.started_for(self.read_resource, uri, ctx=ctx)
-        ctx = ctx or Context(server=self)
+        ctx = ctx or local_context(self)
         token = enter_context(ctx)
         try:
             return await self.resources.catalog.read(uri, ctx)
