@@ -3,7 +3,8 @@
 Each row is one in-process `call_tool` of the same async `add` tool. toolweave rows: no
 middleware; the three built-ins (calls logger at its default level, so records are filtered by
 `isEnabledFor`); the same with a handler attached (every call formats a record); each built-in
-alone; the three with selectors that match nothing (their cost must be 0: no chain at all).
+alone; the three with selectors that match nothing (their cost must be 0: no chain at all); a
+middleware that only awaits `call_next` (what any layer costs, `Timeout`'s floor).
 FastMCP 4.1.2 rows: no middleware, and its logging, timing and error-handling middleware, timed
 in the same rounds. Also: `Timeout` on an MCP client's request (`ctx.hard_deadline`: the call
 runs in a task of its own); the transform stack of `bench_transforms` with the three built-ins
@@ -56,6 +57,13 @@ def _fastmcp(with_middleware: bool) -> Any:
     return server
 
 
+class _PassThrough(Middleware):
+    """A middleware that only awaits the rest of the chain: the floor of any `async def` layer."""
+
+    async def on_call_tool(self, call: Any, call_next: Any) -> Any:
+        return await call_next(call)
+
+
 class _Discard(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         return None
@@ -83,6 +91,7 @@ async def collect(quick: bool) -> list[Row]:
         "unmatched": unmatched_server,
         "Logging": _toolweave(Logging()),
         "Timeout": _toolweave(Timeout(30)),
+        "pass-through": _toolweave(_PassThrough()),
         "Progress": _toolweave(Progress()),
     }
     paths = {name: _caller(server) for name, server in servers.items()}
@@ -122,6 +131,13 @@ async def collect(quick: bool) -> list[Row]:
         Row(GROUP, "toolweave: Logging alone", timed["Logging"], baseline=BASE),
         Row(GROUP, "toolweave: Timeout alone", timed["Timeout"], baseline=BASE, target="+1.5 µs"),
         Row(GROUP, "toolweave: Progress alone", timed["Progress"], baseline=BASE),
+        Row(
+            GROUP,
+            "toolweave: a pass-through middleware",
+            timed["pass-through"],
+            baseline=BASE,
+            note="the floor of any layer: async def awaiting call_next",
+        ),
         Row(
             GROUP,
             "toolweave: Timeout, hard deadline (MCP requests)",
