@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolweave.core.context import Context
-from toolweave.core.errors import UnknownTool
+from toolweave.core.errors import InputRequired, MissingCapability, UnknownTool
 from toolweave.core.result import WRAP_KEY, ToolResult
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
@@ -121,6 +121,7 @@ class CatalogCalls:
     async def call(self, name: str, arguments: dict[str, Any], run: Any) -> ToolResult:
         """Call tool `name` as a client would; failures are `isError` results, a tool the caller
         may not use (or that is gone) included: the model reads the message, as a client would.
+        A tool that asks its client for input or a capability gets one too (see `unanswerable`).
 
         Example:
             >>> import anyio
@@ -133,6 +134,28 @@ class CatalogCalls:
             return await self.server.call_tool(name, arguments, ctx=self.context_for(run))
         except UnknownTool as error:
             return ToolResult.error(str(error))
+        except (InputRequired, MissingCapability) as asked:
+            return unanswerable(name, asked)
+
+
+def unanswerable(name: str, asked: InputRequired | MissingCapability) -> ToolResult:
+    """The answer to a call of tool `name` that asked its client for something (input from the
+    user or the client's model, or a capability): an agent framework's call has no MCP client to
+    ask, so it is an `isError` answer the model reads, and a warning for whoever runs the agent.
+
+    Example:
+        >>> from toolweave.core.input import elicit
+        >>> unanswerable("book", InputRequired({"confirm": elicit("Book it?", {"type": "object"})})).text
+        "tool 'book' needs input from an MCP client (elicitation/create), which a call from an agent cannot give"
+    """
+    if isinstance(asked, MissingCapability):
+        needed = ", ".join(f"'{capability}'" for capability in asked.capabilities)
+        message = f"tool {name!r} needs the MCP client capability {needed}, which a call from an agent does not have"
+    else:
+        methods = ", ".join(sorted({request.method for request in asked.requests.values()})) or "another round"
+        message = f"tool {name!r} needs input from an MCP client ({methods}), which a call from an agent cannot give"
+    logger.warning("%s: answered as an error", message)
+    return ToolResult.error(message)
 
 
 def model_name(name: str) -> str:
