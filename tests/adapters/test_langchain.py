@@ -38,6 +38,17 @@ async def test_a_tool_call_returns_text_and_the_structured_artifact() -> None:
     assert [c.tool.name for c in recorder.calls] == ["weather"]
 
 
+async def test_a_wrapped_result_is_the_bare_value_as_the_artifact() -> None:
+    """A list is structured content as `{"result": [...]}`: the artifact is the list, as the tool
+    returned it (and as the Pydantic AI toolset hands it on)."""
+    server, _ = gateway()
+    forecast = by_name(structured_tools(server))["forecast"]
+    call = {"type": "tool_call", "id": "c1", "name": "forecast", "args": {"days": 2}}
+    message = await forecast.ainvoke(call)
+    assert message.artifact == ["sun", "sun"]
+    assert message.content == '["sun","sun"]'
+
+
 def test_the_model_sees_only_the_exposed_arguments() -> None:
     server, _ = gateway()
     weather = by_name(structured_tools(server))["weather"]

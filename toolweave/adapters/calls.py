@@ -175,11 +175,16 @@ def model_name(name: str) -> str:
     return f"{_NOT_IN_MODEL_NAMES.sub('_', name)[: 64 - len(digest) - 1]}_{digest}"
 
 
-def answer(result: ToolResult, tool: Tool | None = None) -> Any:
-    """What a framework hands the model: the structured content (unwrapped), else the text."""
+def structured_value(result: ToolResult, tool: Tool | None = None) -> Any:
+    """The result's structured content as the tool returned it: the bare value of a `tool` whose
+    output schema wraps it in `{"result": ...}` (a list, a number), else the content itself;
+    None without structured content."""
     data = result.structured_content
-    if data is None:
-        return result.text
-    if tool is not None and tool.output_schema and tool.output_schema.get(WRAP_KEY):
+    if data is not None and tool is not None and tool.output_schema and tool.output_schema.get(WRAP_KEY):
         return data.get("result")
     return data
+
+
+def answer(result: ToolResult, tool: Tool | None = None) -> Any:
+    """What a framework hands the model: the structured content (unwrapped), else the text."""
+    return result.text if result.structured_content is None else structured_value(result, tool)

@@ -2,7 +2,8 @@
 
 Each tool's arguments are the exposed input schema (hidden and injected arguments are not in
 it, so the model never sees them); a call runs through the server's catalog and answers with
-the text for the model and the structured content as the artifact. An `isError` answer is a
+the text for the model and the structured content as the artifact (the bare value of a wrapped
+`{"result": ...}`, as the tool returned it). An `isError` answer is a
 `ToolException` that the tool hands back to the model as its message (a tool the caller may not
 use included). The tools are made once, so they are those one caller may see (under `Authorize`):
 the caller of `context`, anonymous without one; with a context function, the caller it gives for
@@ -29,7 +30,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name
+from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name, structured_value
 from toolweave.core.context import Context
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
@@ -86,7 +87,7 @@ def _structured_tool(calls: CatalogCalls, tool: Tool) -> StructuredTool:
         result = await calls.call(name, arguments, run_config)
         if result.is_error:
             raise ToolException(result.text or f"tool {name!r} failed")
-        return result.text, result.structured_content
+        return result.text, structured_value(result, calls.tool(name))
 
     return _CatalogTool(
         name=model_name(name),
