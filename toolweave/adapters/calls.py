@@ -175,6 +175,22 @@ def model_name(name: str) -> str:
     return f"{_NOT_IN_MODEL_NAMES.sub('_', name)[: 64 - len(digest) - 1]}_{digest}"
 
 
+def parameters(tool: Tool) -> dict[str, Any]:
+    """The input schema of `tool` as a model provider takes it: a copy, with `"properties": {}`
+    added when the schema has none. MCP lets a server leave it out (the official Go SDK does, for a
+    tool without arguments), and OpenAI refuses such a function ("object schema missing
+    properties"), so the whole agent run failed; the tool's own schema is left as it is.
+
+    Example:
+        >>> from toolweave.testing import fake_tool
+        >>> parameters(fake_tool("ping", {"type": "object"}))
+        {'type': 'object', 'properties': {}}
+    """
+    schema = dict(tool.input_schema)
+    schema.setdefault("properties", {})
+    return schema
+
+
 def structured_value(result: ToolResult, tool: Tool | None = None) -> Any:
     """The result's structured content as the tool returned it: the bare value of a `tool` whose
     output schema wraps it in `{"result": ...}` (a list, a number), else the content itself;

@@ -30,7 +30,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name, structured_value
+from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name, parameters, structured_value
 from toolweave.core.context import Context
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
@@ -92,7 +92,7 @@ def _structured_tool(calls: CatalogCalls, tool: Tool) -> StructuredTool:
     return _CatalogTool(
         name=model_name(name),
         description=tool.description or name,
-        args_schema=dict(tool.input_schema),
+        args_schema=parameters(tool),
         coroutine=run,
         response_format="content_and_artifact",
         handle_tool_error=True,

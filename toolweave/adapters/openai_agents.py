@@ -31,7 +31,7 @@ from typing import Any
 from agents import FunctionTool, RunContextWrapper
 from agents.tool_context import ToolContext
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name
+from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name, parameters
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
 
@@ -75,7 +75,7 @@ def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
     return FunctionTool(
         name=model_name(name),
         description=tool.description or name,
-        params_json_schema=dict(tool.input_schema),
+        params_json_schema=parameters(tool),
         on_invoke_tool=invoke,
         strict_json_schema=False,
         is_enabled=_shown_to_run(calls, name) if calls.per_call else True,

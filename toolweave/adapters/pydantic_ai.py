@@ -29,7 +29,7 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, answer, model_name
+from toolweave.adapters.calls import CatalogCalls, ContextSource, answer, model_name, parameters
 from toolweave.server.server import Server
 
 _ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
@@ -77,7 +77,7 @@ class ToolweaveToolset(AbstractToolset[Any]):
                 tool_def=ToolDefinition(
                     name=model_name(tool.name),
                     description=tool.description,
-                    parameters_json_schema=dict(tool.input_schema),
+                    parameters_json_schema=parameters(tool),
                     metadata={_NAME: tool.name},
                 ),
                 max_retries=retries,
