@@ -178,8 +178,8 @@ def model_name(name: str) -> str:
 def parameters(tool: Tool) -> dict[str, Any]:
     """The input schema of `tool` as a model provider takes it: a copy, with `"properties": {}`
     added when the schema has none. MCP lets a server leave it out (the official Go SDK does, for a
-    tool without arguments), and OpenAI refuses such a function ("object schema missing
-    properties"), so the whole agent run failed; the tool's own schema is left as it is.
+    tool without arguments), but OpenAI refuses such a function ("object schema missing
+    properties"), failing the whole agent run. The tool's own schema is left as it is.
 
     Example:
         >>> from toolweave.testing import fake_tool

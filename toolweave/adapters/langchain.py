@@ -2,12 +2,12 @@
 
 Each tool's arguments are the exposed input schema (hidden and injected arguments are not in
 it, so the model never sees them); a call runs through the server's catalog and answers with
-the text for the model and the structured content as the artifact (the bare value of a wrapped
-`{"result": ...}`, as the tool returned it). An `isError` answer is a
-`ToolException` that the tool hands back to the model as its message (a tool the caller may not
-use included). The tools are made once, so they are those one caller may see (under `Authorize`):
-the caller of `context`, anonymous without one; with a context function, the caller it gives for
-`config` if you pass the agent's run config, else an anonymous one.
+the text for the model and the structured content as the artifact (a wrapped `{"result": ...}`
+as its bare value, as the tool returned it). An `isError` answer is a `ToolException` that the
+tool hands back to the model as its message (a tool the caller may not use included). The
+tools are made once, so they are those one caller may see (under `Authorize`): the caller of
+`context`, anonymous without one; with a context function, the caller it gives for `config` if
+you pass the agent's run config, else an anonymous one.
 
 Example:
     >>> import anyio
