@@ -29,9 +29,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from toolweave.core.content import TextContent
 from toolweave.core.context import Context
 from toolweave.core.errors import InputRequired, MissingCapability, UnknownTool
-from toolweave.core.result import WRAP_KEY, ToolResult
+from toolweave.core.result import WRAP_KEY, ToolResult, dump_json
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
 
@@ -199,6 +200,20 @@ def structured_value(result: ToolResult, tool: Tool | None = None) -> Any:
     if data is not None and tool is not None and tool.output_schema and tool.output_schema.get(WRAP_KEY):
         return data.get("result")
     return data
+
+
+def model_text(result: ToolResult, tool: Tool | None = None) -> str:
+    """The text a framework that answers with text hands the model: the result's text blocks;
+    for a result that has structured content and no text block, that content as JSON (MCP asks a
+    server to send the text beside it, but does not require it: the model read an empty answer).
+
+    Example:
+        >>> model_text(ToolResult(structured_content={"users": 3}))
+        '{"users":3}'
+    """
+    if result.structured_content is None or any(isinstance(block, TextContent) for block in result.content):
+        return result.text
+    return dump_json(structured_value(result, tool))
 
 
 def answer(result: ToolResult, tool: Tool | None = None) -> Any:

@@ -30,7 +30,14 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name, parameters, structured_value
+from toolweave.adapters.calls import (
+    CatalogCalls,
+    ContextSource,
+    model_name,
+    model_text,
+    parameters,
+    structured_value,
+)
 from toolweave.core.context import Context
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
@@ -87,7 +94,8 @@ def _structured_tool(calls: CatalogCalls, tool: Tool) -> StructuredTool:
         result = await calls.call(name, arguments, run_config)
         if result.is_error:
             raise ToolException(result.text or f"tool {name!r} failed")
-        return result.text, structured_value(result, calls.tool(name))
+        tool = calls.tool(name)
+        return model_text(result, tool), structured_value(result, tool)
 
     return _CatalogTool(
         name=model_name(name),

@@ -2,10 +2,11 @@
 
 The model sees the tools the caller may see (under `Authorize`), each with its exposed input
 schema; a call parses the model's JSON arguments, runs through the server's catalog and answers
-with the text (an `isError` answer's message included, so the model reads why, a tool the caller
-may not use too). `context` gets the SDK's `ToolContext` (`ctx.context` is your own run context):
-with a function, each tool is listed to a run only if the caller it gives may see the tool
-(the tool's `is_enabled`, asked with a `ToolContext` of no call).
+with the text (`model_text`: structured content without text as its JSON; an `isError` answer's
+message included, so the model reads why, a tool the caller may not use too). `context` gets
+the SDK's `ToolContext` (`ctx.context` is your own run context): with a function, each tool is
+listed to a run only if the caller it gives may see the tool (the tool's `is_enabled`, asked
+with a `ToolContext` of no call).
 
 Example:
     >>> import anyio
@@ -31,7 +32,7 @@ from typing import Any
 from agents import FunctionTool, RunContextWrapper
 from agents.tool_context import ToolContext
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name, parameters
+from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name, model_text, parameters
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
 
@@ -70,7 +71,7 @@ def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
         if not isinstance(arguments, dict):
             return f"Error: the arguments of tool {name!r} must be a JSON object"
         result = await calls.call(name, arguments, ctx)
-        return result.text if not result.is_error else f"Error: {result.text}"
+        return f"Error: {result.text}" if result.is_error else model_text(result, calls.tool(name))
 
     return FunctionTool(
         name=model_name(name),
