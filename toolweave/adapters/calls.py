@@ -216,6 +216,17 @@ def model_text(result: ToolResult, tool: Tool | None = None) -> str:
     return dump_json(structured_value(result, tool))
 
 
+def error_text(result: ToolResult, name: str) -> str:
+    """What the model reads of an `isError` answer from tool `name`: its text, else that it failed
+    (an upstream may send an error without a content block).
+
+    Example:
+        >>> error_text(ToolResult(is_error=True), "deploy")
+        "tool 'deploy' failed"
+    """
+    return result.text or f"tool {name!r} failed"
+
+
 def answer(result: ToolResult, tool: Tool | None = None) -> Any:
     """What a framework hands the model: the structured content (unwrapped), else the text."""
     return result.text if result.structured_content is None else structured_value(result, tool)

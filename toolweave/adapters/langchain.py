@@ -33,6 +33,7 @@ from langchain_core.tools import StructuredTool, ToolException
 from toolweave.adapters.calls import (
     CatalogCalls,
     ContextSource,
+    error_text,
     model_name,
     model_text,
     parameters,
@@ -93,7 +94,7 @@ def _structured_tool(calls: CatalogCalls, tool: Tool) -> StructuredTool:
     async def run(run_config: RunnableConfig, arguments: dict[str, Any]) -> tuple[str, Any]:
         result = await calls.call(name, arguments, run_config)
         if result.is_error:
-            raise ToolException(result.text or f"tool {name!r} failed")
+            raise ToolException(error_text(result, name))
         tool = calls.tool(name)
         return model_text(result, tool), structured_value(result, tool)
 

@@ -32,7 +32,7 @@ from typing import Any
 from agents import FunctionTool, RunContextWrapper
 from agents.tool_context import ToolContext
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, model_name, model_text, parameters
+from toolweave.adapters.calls import CatalogCalls, ContextSource, error_text, model_name, model_text, parameters
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
 
@@ -71,7 +71,7 @@ def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
         if not isinstance(arguments, dict):
             return f"Error: the arguments of tool {name!r} must be a JSON object"
         result = await calls.call(name, arguments, ctx)
-        return f"Error: {result.text}" if result.is_error else model_text(result, calls.tool(name))
+        return f"Error: {error_text(result, name)}" if result.is_error else model_text(result, calls.tool(name))
 
     return FunctionTool(
         name=model_name(name),

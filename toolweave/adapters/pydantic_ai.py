@@ -29,7 +29,7 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, answer, model_name, parameters
+from toolweave.adapters.calls import CatalogCalls, ContextSource, answer, error_text, model_name, parameters
 from toolweave.server.server import Server
 
 _ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
@@ -92,5 +92,5 @@ class ToolweaveToolset(AbstractToolset[Any]):
         name = (tool.tool_def.metadata or {}).get(_NAME, name)  # the tool's own name (`model_name`)
         result = await self.calls.call(name, tool_args, ctx)
         if result.is_error:
-            raise ModelRetry(result.text or f"tool {name!r} failed")
+            raise ModelRetry(error_text(result, name))
         return answer(result, self.calls.tool(name))
