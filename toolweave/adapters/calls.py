@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import itertools
 import logging
 import re
@@ -42,6 +43,10 @@ ContextSource = Context | Callable[[Any], Context] | None
 _MODEL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _NOT_IN_MODEL_NAMES = re.compile(r"[^A-Za-z0-9_-]")
 _calls = itertools.count(1)
+_ASYNC_CONTEXT = (
+    "the context function is async, and the adapters call it without awaiting (to list the tools, too): "
+    "make it a plain function returning a Context"
+)
 logger = logging.getLogger("toolweave.adapters")
 
 
@@ -56,6 +61,8 @@ class CatalogCalls:
     def __init__(self, server: Server, context: ContextSource = None) -> None:
         if context is not None and not isinstance(context, Context) and not callable(context):
             raise TypeError(f"context must be a Context or a function returning one, not {type(context).__name__}")
+        if callable(context) and _is_async(context):
+            raise TypeError(_ASYNC_CONTEXT)
         self.server = server
         self._context = context
 
@@ -115,6 +122,9 @@ class CatalogCalls:
             ctx = dataclasses.replace(source, request_id=f"agent-{next(_calls)}", state=dict(source.state))
         else:
             ctx = source(run)
+            if inspect.iscoroutine(ctx):
+                ctx.close()  # never awaited: no "was never awaited" warning on top of the error
+                raise TypeError(_ASYNC_CONTEXT)
             if not isinstance(ctx, Context):
                 raise TypeError(f"the context function returned {type(ctx).__name__}, not a toolweave Context")
         return ctx if ctx.server is not None else dataclasses.replace(ctx, server=self.server)
@@ -137,6 +147,11 @@ class CatalogCalls:
             return ToolResult.error(str(error))
         except (InputRequired, MissingCapability) as asked:
             return unanswerable(name, asked)
+
+
+def _is_async(function: Callable[..., Any]) -> bool:
+    """Whether calling `function` gives a coroutine: an async function, or an object whose `__call__` is one."""
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(type(function).__call__)
 
 
 def unanswerable(name: str, asked: InputRequired | MissingCapability) -> ToolResult:
