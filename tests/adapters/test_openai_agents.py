@@ -55,6 +55,14 @@ async def test_errors_are_answers_the_model_can_read() -> None:
     assert [c.tool.name for c in recorder.calls] == ["forecast"]
 
 
+async def test_arguments_nested_past_the_recursion_limit_are_an_error_output() -> None:
+    """The JSON decoder recurses per level: its `RecursionError` ended the agent's run."""
+    by_name, recorder = tools()
+    deep = '{"days": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    assert await invoke(by_name["forecast"], deep) == "Error: the arguments of tool 'forecast' are nested too deeply"
+    assert recorder.calls == []
+
+
 async def test_names_a_model_provider_refuses_are_shown_as_names_it_accepts_and_call_their_tools() -> None:
     tools = function_tools(dotted())
     assert all(PROVIDER_NAME.fullmatch(tool.name) for tool in tools) and len({tool.name for tool in tools}) == 3

@@ -68,6 +68,8 @@ def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
             arguments = json.loads(arguments_json) if arguments_json.strip() else {}
         except ValueError:
             return f"Error: the arguments of tool {name!r} are not valid JSON"
+        except RecursionError:  # the decoder recurses per level
+            return f"Error: the arguments of tool {name!r} are nested too deeply"
         if not isinstance(arguments, dict):
             return f"Error: the arguments of tool {name!r} must be a JSON object"
         result = await calls.call(name, arguments, ctx)
