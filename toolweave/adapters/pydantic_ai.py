@@ -54,7 +54,6 @@ class ToolweaveToolset(AbstractToolset[Any]):
         self.calls = CatalogCalls(server, context)
         self._id = id or server.name
         self.max_retries = max_retries
-        self._entered = 0
 
     @property
     def id(self) -> str | None:
@@ -62,11 +61,9 @@ class ToolweaveToolset(AbstractToolset[Any]):
 
     async def __aenter__(self) -> ToolweaveToolset:
         await self.calls.server.__aenter__()
-        self._entered += 1
         return self
 
     async def __aexit__(self, *args: Any) -> bool | None:
-        self._entered -= 1
         return await self.calls.server.__aexit__(*args)
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
