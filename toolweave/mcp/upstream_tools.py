@@ -41,9 +41,9 @@ from mcp import ClientSession
 
 from toolweave.core.context import Context
 from toolweave.core.names import NAME_PATTERN
-from toolweave.core.result import ToolResult
+from toolweave.core.result import WRAP_KEY, ToolResult
 from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
-from toolweave.mcp.convert import TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp
+from toolweave.mcp.convert import FASTMCP_WRAP_KEY, TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp
 from toolweave.mcp.upstream_components import all_pages
 
 if TYPE_CHECKING:
@@ -133,10 +133,27 @@ class UpstreamTools:
             run=run,
             title=wire.title,
             description=wire.description,
-            output_schema=dict(wire.output_schema) if wire.output_schema is not None else None,
+            output_schema=_output_schema(wire.output_schema),
             annotations=annotations_from_mcp(wire.annotations),
             tags=frozenset(tags),
             meta=meta or None,
             origin=Origin("remote", f"{self._remote.name} ({self._remote.target.describe()})", name),
             task_support=task_support if task_support in TASK_SUPPORT else "none",
         )
+
+
+def _output_schema(wire: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The upstream's output schema, a copy. One that FastMCP marks as wrapping a bare value in
+    `{"result": ...}` is marked as toolweave marks its own, so that `LimitResult`, `MapResult` and
+    the adapters see the value the tool returned.
+
+    Example:
+        >>> _output_schema({"type": "object", "properties": {"result": {}}, "x-fastmcp-wrap-result": True})
+        {'type': 'object', 'properties': {'result': {}}, 'x-fastmcp-wrap-result': True, 'x-toolweave-wrap-result': True}
+    """
+    if wire is None:
+        return None
+    schema = dict(wire)
+    if schema.get(FASTMCP_WRAP_KEY) is True and "result" in (schema.get("properties") or {}):
+        schema[WRAP_KEY] = True
+    return schema
