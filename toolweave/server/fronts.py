@@ -2,8 +2,9 @@
 
 `fronted(catalog, transforms, owner)` gives each transform a view of the catalog so far and
 compiles what it returns into the next catalog: a tool it keeps keeps its entry (and chain); a
-tool of its own gets an entry with no middleware (the calls it makes meet the middleware of the
-tool they reach) and the server's error policy. A tool of its own named like a catalog tool it
+tool of its own gets an entry made by `front_entry`: the server's middleware whose selection takes
+it, each run once per call with the tool it reaches (`toolweave.server.front_chain`), and the
+server's error policy. A tool of its own named like a catalog tool it
 hides (`SearchTools`' `call_tool` over a server's own `call_tool`) is a clash, settled by the
 server's `on_duplicate` like any other: by default a `DuplicateError` naming both.
 
@@ -32,6 +33,8 @@ from toolweave.core.errors import DuplicateError
 from toolweave.core.names import check_name
 from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
+from toolweave.middleware.base import ToolCall
+from toolweave.server.front_chain import Reached
 from toolweave.server.registry import keep_new
 from toolweave.telemetry.events import reaching
 from toolweave.transforms.catalog import CatalogTransform, Components
@@ -63,10 +66,10 @@ def fronted(
     catalog: ToolCatalog,
     transforms: Sequence[CatalogTransform],
     owner: ToolOwner,
-    bare_entry: Callable[[Tool, str], ToolEntry],
+    front_entry: Callable[[Tool, str, Reached | None], ToolEntry],
 ) -> ToolCatalog:
-    """`catalog` reshaped by each of `transforms` in turn; `bare_entry(tool, origin)` makes the
-    entry of a tool a transform adds (no middleware).
+    """`catalog` reshaped by each of `transforms` in turn; `front_entry(tool, origin, reached)`
+    makes the entry of a tool a transform adds (`reached`: the catalog tool a call of it reaches).
 
     Raises:
         DuplicateError: a transform exposes two tools of one name, or (under `on_duplicate="error"`,
@@ -81,10 +84,28 @@ def fronted(
                 raise DuplicateError(f"{transform.describe()} exposes two tools named {tool.name!r}")
             entry = kept.get(tool.name)
             if entry is None or (entry.component is not tool and _own_wins(owner, transform, entry)):
-                entry = bare_entry(tool, f"tool {tool.name!r} of {transform.describe()}")
+                origin = f"tool {tool.name!r} of {transform.describe()}"
+                entry = front_entry(tool, origin, _reached(catalog, transform.reaches(tool)))
             entries[tool.name] = entry
         catalog = dataclasses.replace(catalog, entries=entries, cache={})
     return catalog
+
+
+def _reached(catalog: ToolCatalog, named: Callable[[dict[str, Any]], str | None] | None) -> Reached | None:
+    """The catalog tool a call reaches, read from its arguments by `named` (`reaches`): the
+    tool, if `catalog` has one of that name its caller may use."""
+    if named is None:
+        return None
+    entries = catalog.entries
+
+    def reached(call: ToolCall) -> Tool | None:
+        name = named(call.arguments)
+        entry = entries.get(name) if name is not None else None
+        if entry is None or not catalog.admits(entry, call.ctx.auth):
+            return None
+        return entry.component
+
+    return reached
 
 
 def _own_wins(owner: ToolOwner, transform: CatalogTransform, shadowed: ToolEntry) -> bool:

@@ -38,6 +38,7 @@ from toolweave.core.validation import ArgumentErrors, hidden_sent
 from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_for, new_call, tool_runner
 from toolweave.middleware.keys import caller_key
 from toolweave.server.catalog import Catalog, Entry, is_failure, security
+from toolweave.server.front_chain import Reached, front_chain
 from toolweave.server.fronts import fronted
 from toolweave.server.links import Links
 from toolweave.server.mount import Mount
@@ -249,16 +250,18 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         check = OutputCheck.of(component.output_schema, validate=not component.output_checked)
         return ToolEntry(component, origin, chain, handler, errors, check)
 
-    def bare_entry(self, component: Tool, origin: str) -> ToolEntry:
-        """The entry of a tool a catalog transform adds: no middleware of its own, and of the
+    def front_entry(self, component: Tool, origin: str, reached: Reached | None) -> ToolEntry:
+        """The entry of a tool a catalog transform adds: the server's middleware whose selection
+        takes it, each once per call with the tool it reaches (`front_chain`), and of the
         server's tool transforms only those that hold for any tool: `LimitResult`, so a
         `read_resource` or `get_prompt` answer is cut like every other, and `Authorize`, so a
         rule whose selection takes `call_tool` (or every tool) gates it."""
         bounding = tuple(chosen for chosen in self.owner.transforms_for("tool") if isinstance(chosen[0], _ANY_TOOLS))
         component = transformed(component, bounding)
+        chain, handler = front_chain(self.owner.middleware, component, reached)
         errors = component.error_policy or self.owner.error_policy
         check = OutputCheck.of(component.output_schema, validate=not component.output_checked)
-        return ToolEntry(component, origin, (), None, errors, check)
+        return ToolEntry(component, origin, chain, handler, errors, check)
 
     def build_catalog(self, entries: dict[str, Entry[Tool]]) -> ToolCatalog:
         owner = self.owner
@@ -270,7 +273,7 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         )
         _warn_unreached_rules(owner)
         fronts = owner.catalog_transforms
-        return fronted(catalog, fronts, owner, self.bare_entry) if fronts else catalog
+        return fronted(catalog, fronts, owner, self.front_entry) if fronts else catalog
 
 
 def _warn_unreached_rules(owner: ToolOwner) -> None:

@@ -10,8 +10,10 @@ catalog. `server.add_transform(SearchTools())` adds one; they apply in the order
 The tools it returns are what clients list and call, what a parent server mounts, and what
 `explain` shows; a tool it hides stays reachable only through the tools it adds, and a call made
 through them runs the hidden tool's full call path (validation, middleware, output check,
-error masking) through `CatalogView.call`. Its own tools have no middleware of their own, so a
-call through them meets each middleware once: around the tool it reaches.
+error masking) through `CatalogView.call`. Its own tools get the server's middleware whose
+selection takes them, like any tool; one that calls a catalog tool names it through `reaches`,
+so a call through it meets each middleware once (around the tool it reaches when the middleware
+wraps that tool; see `toolweave.server.front_chain`).
 
 Example:
     >>> class OnlyReadOnly(CatalogTransform):
@@ -33,7 +35,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from toolweave.core.context import Context
@@ -97,6 +99,13 @@ class CatalogTransform:
     def front(self, catalog: CatalogView) -> Sequence[Tool]:
         """The tools to expose in place of `catalog.tools` (run once per catalog compile)."""
         raise NotImplementedError
+
+    def reaches(self, tool: Tool) -> Callable[[dict[str, Any]], str | None] | None:
+        """For `tool`, one of this transform's own that calls a catalog tool through
+        `CatalogView.call`: how a call's validated arguments name the tool it calls. `None` (the
+        default) for a tool that calls none. A transform whose tool calls one without saying so
+        here runs a middleware that wraps both twice per call."""
+        return None
 
     def apply(self, tool: Tool) -> Tool:
         """A catalog transform leaves each tool as it is (it acts on the whole catalog)."""

@@ -129,6 +129,11 @@ def _hint(name: str, exposed: list[str]) -> str:
     return f" (did you mean {close!r}?)" if close else ""
 
 
+def _named(arguments: dict[str, Any]) -> str | None:
+    name = arguments.get("name")
+    return name if isinstance(name, str) else None
+
+
 def _everything(position: int) -> bool:
     return True
 
@@ -250,6 +255,10 @@ class SearchTools(CatalogTransform):
 
     def describe(self) -> str:
         return f"SearchTools({self.strategy})"
+
+    def reaches(self, tool: Tool) -> Callable[[dict[str, Any]], str | None] | None:
+        """The call tool names the tool it calls in its `name` argument."""
+        return _named if tool.name == self.call_tool else None
 
     def front(self, catalog: CatalogView) -> list[Tool]:
         """The `always` tools, the search tool and the call tool, with the index built now."""
