@@ -5,18 +5,13 @@ around the tool reached when it wraps that tool, else around `call_tool`."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
-from tests.serving import serving
-from toolweave import AuthInfo, Authorize, PromptsAsTools, ResourcesAsTools, SearchTools, Server
+from tests.front_tools.callers import as_caller, served
+from toolweave import Authorize, PromptsAsTools, ResourcesAsTools, SearchTools, Server
 from toolweave.middleware import ConcurrencyLimit, Logging, RateLimit, Timeout
 from toolweave.testing import RecordingMiddleware, connect
 
@@ -130,28 +125,12 @@ async def test_a_name_no_tool_has_is_rate_limited_like_any_call() -> None:
     assert texts(results)[2].startswith("Rate limit exceeded for tool 'call_tool'")
 
 
-def by_scopes(headers: Any) -> AuthInfo:
-    """The caller named by its bearer token, which lists its scopes (a test's stand-in for a verifier)."""
-    token = headers.get("authorization", "").removeprefix("Bearer ")
-    return AuthInfo(subject="eve", scopes=tuple(token.split("+")) if token else (), token=token or None)
-
-
-@asynccontextmanager
-async def as_caller(server: Server, token: str) -> AsyncIterator[Client]:
-    async with (
-        serving(server.http_app(authenticate=by_scopes)) as url,
-        httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}) as http,
-        Client(streamable_http_client(url + "/mcp", http_client=http)) as client,
-    ):
-        yield client
-
-
 async def test_a_forbidden_tool_through_call_tool_is_limited_like_a_name_no_tool_has() -> None:
     """A forbidden tool's chain never runs: its calls meet the middleware around `call_tool`, as a
     made-up name's do, so a rate limit does not tell the two apart."""
     server = gateway(RateLimit(rate=0.001, burst=2, per_tool=True))
     server.add_transform(Authorize(scopes=["billing"]), tools="invoice")
-    async with as_caller(server, "staff") as client:
+    async with served(server) as url, as_caller(url, "staff") as client:
         names = ("invoice", "guess", "invoice")
         answers = [(await client.call_tool("call_tool", {"name": name})).content[0].text for name in names]
     assert answers[:2] == [

@@ -42,6 +42,10 @@ from toolweave.core.tool import Tool, ToolAnnotations
 from toolweave.transforms.catalog import CatalogTransform, CatalogView
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+_UNKEYED = None
+"""The `varies_with` of these tools: their answers depend on the caller's access (`Authorize` on
+prompts and resources), on what the prompt or resource reached reads of the request, and on
+prompts and resources added since; no `Cache` key captures that, so none caches them."""
 _NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -133,6 +137,7 @@ class PromptsAsTools(CatalogTransform):
                 description=f"List the prompts of this server (render one with `{self.get_tool}`).",
                 input_schema=_NO_ARGUMENTS,
                 annotations=_READ_ONLY,
+                varies_with=_UNKEYED,
                 run=list_prompts,
             ),
             Tool(
@@ -152,6 +157,7 @@ class PromptsAsTools(CatalogTransform):
                     "required": ["name"],
                 },
                 annotations=_READ_ONLY,
+                varies_with=_UNKEYED,
                 run=get_prompt,
             ),
         ]
@@ -215,6 +221,7 @@ class ResourcesAsTools(CatalogTransform):
                 description=f"List this server's resources and resource templates (read one with `{self.read_tool}`).",
                 input_schema=_NO_ARGUMENTS,
                 annotations=_READ_ONLY,
+                varies_with=_UNKEYED,
                 run=list_resources,
             ),
             Tool(
@@ -226,6 +233,7 @@ class ResourcesAsTools(CatalogTransform):
                     "required": ["uri"],
                 },
                 annotations=_READ_ONLY,
+                varies_with=_UNKEYED,
                 run=read_resource,
             ),
         ]

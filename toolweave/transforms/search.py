@@ -316,6 +316,7 @@ class SearchTools(CatalogTransform):
             output_schema=_FOUND_SCHEMA,
             output_checked=True,
             annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False),
+            varies_with=(lambda ctx: grant(rules, ctx.auth),) if restricted else (),  # (a `Cache` keys on the view)
             run=run,
         )
 
