@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from toolweave.core.access import Access
 from toolweave.core.context import Context
@@ -43,6 +43,18 @@ class Transform(Protocol):
 
     def apply(self, tool: Tool) -> Tool:
         """A new tool derived from `tool`."""
+        ...
+
+
+@runtime_checkable
+class Composite(Protocol):
+    """A transform made of others applied in order, as one (a config rule's `Steps`): a server
+    that takes only some kinds of transform for a tool (see `ToolRegistry.front_entry`) finds
+    them among its `steps`."""
+
+    @property
+    def steps(self) -> tuple[Any, ...]:
+        """The transforms, in the order applied."""
         ...
 
 

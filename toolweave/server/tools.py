@@ -33,7 +33,7 @@ from toolweave.core.errors import InvalidArguments, UnknownTool
 from toolweave.core.names import check_name
 from toolweave.core.output import OutputCheck
 from toolweave.core.result import ToolResult
-from toolweave.core.tool import Tool
+from toolweave.core.tool import Composite, Tool
 from toolweave.core.validation import ArgumentErrors, hidden_sent
 from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_for, new_call, tool_runner
 from toolweave.middleware.keys import caller_key
@@ -256,7 +256,8 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         server's tool transforms only those that hold for any tool: `LimitResult`, so a
         `read_resource` or `get_prompt` answer is cut like every other, and `Authorize`, so a
         rule whose selection takes `call_tool` (or every tool) gates it."""
-        bounding = tuple(chosen for chosen in self.owner.transforms_for("tool") if isinstance(chosen[0], _ANY_TOOLS))
+        rules = self.owner.transforms_for("tool")
+        bounding = tuple((part, chosen) for rule, chosen in rules for part in any_tool_parts(rule))
         component = transformed(component, bounding)
         chain, handler = front_chain(self.owner.middleware, component, reached)
         errors = component.error_policy or self.owner.error_policy
@@ -276,13 +277,32 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         return fronted(catalog, fronts, owner, self.front_entry) if fronts else catalog
 
 
+def any_tool_parts(transform: object) -> tuple[LimitResult | Authorize, ...]:
+    """What of one of a server's tool transforms holds for any tool, the tools its catalog
+    transforms add too: a `LimitResult` or an `Authorize`, alone or among the steps of a
+    `Composite` (a config rule that also renames or injects: those steps stay the server's own
+    tools').
+
+    Example:
+        >>> from toolweave.config.steps import Steps
+        >>> from toolweave.transforms import Rename
+        >>> any_tool_parts(Steps((Rename("search"), LimitResult(max_bytes=300))))
+        (LimitResult(max_bytes=300, max_items=None, structured='keep'),)
+    """
+    if isinstance(transform, _ANY_TOOLS):
+        return (transform,)
+    if isinstance(transform, Composite):
+        return tuple(step for step in transform.steps if isinstance(step, _ANY_TOOLS))
+    return ()
+
+
 def _warn_unreached_rules(owner: ToolOwner) -> None:
     """Warn when `owner`'s `Authorize` rules cannot reach behind a mounted server's catalog
     transforms: the tools they add (`call_tool`, `get_prompt`, `read_resource`) call, render and
     read as the child sees its components, so a parent's rule on one of those components holds
     for its own listing and calls, not through them."""
     rules = (rule for kind in ("tool", "prompt", "resource") for rule, _ in owner.transforms_for(kind))
-    if not any(isinstance(rule, Authorize) for rule in rules):
+    if not any(isinstance(part, Authorize) for rule in rules for part in any_tool_parts(rule)):
         return
     for mount in owner.mounts:
         fronts = mount.child.catalog_transforms
