@@ -62,9 +62,17 @@ async def test_logging_writes_a_record_for_each_front_tool_call(caplog: pytest.L
         ("search_tools", {"query": "invoice"}),
         ("get_prompt", {"name": "review", "arguments": {"code": "x"}}),
         ("read_resource", {"uri": "memo://today"}),
+        ("call_tool", {"name": "invoice", "arguments": {"customer": "ada"}}),
+        ("call_tool", {"name": "guess"}),
     )
     logged = [(record.tool, record.outcome) for record in caplog.records if record.name == "toolweave.calls"]  # type: ignore[attr-defined]
-    assert logged == [("search_tools", "ok"), ("get_prompt", "ok"), ("read_resource", "ok")]
+    assert logged == [
+        ("search_tools", "ok"),
+        ("get_prompt", "ok"),
+        ("read_resource", "ok"),
+        ("invoice", "ok"),  # once, as the tool reached
+        ("call_tool", "tool_error"),  # a name no tool has: a call of call_tool
+    ]
 
 
 async def test_a_rate_limit_bounds_searches_and_reads_made_through_tools() -> None:

@@ -23,6 +23,8 @@ name that is unknown (or hidden from the caller), arguments that do not validate
 middleware, so it produces no record here: it is counted in `toolweave.tool.calls` (outcomes
 `unknown_tool`, `invalid_arguments`), its span carries that outcome, and a caller asking for a
 tool it may not use or sending an argument the server sets is logged on `toolweave.security`.
+Through `SearchTools`' `call_tool`, a call that reaches a tool is recorded once, as that tool's;
+one naming no tool the caller may use is a `call_tool` call like any other (a `tool_error` record).
 When the logger is not enabled for `level`, a call costs one `isEnabledFor` check.
 
 Put `Logging` first (outermost), so it times and classifies everything inside it. Inside a
