@@ -49,3 +49,20 @@ async def test_a_shared_cache_keeps_what_hr_read_and_found_from_a_caller_without
     assert staff[0].is_error and "the salaries" not in staff[0].content[0].text
     assert staff[1].structured_content == {"tools": []}
     assert hr[2].structured_content == hr[1].structured_content and cache.hits == 1  # a search is still cached
+
+
+async def test_a_cache_of_every_tool_keeps_call_tool_out_and_caches_the_tool_it_reaches() -> None:
+    """`Cache(only_safe=False)` wrapped `call_tool` when it did not wrap the tool reached: a read
+    through `call_tool` was cached under `call_tool`'s arguments, past `read_resource`'s rules."""
+    cache = Cache(key="global", only_safe=False)
+    server = docs(cache)
+    read = ("call_tool", {"name": "read_resource", "arguments": {"uri": "docs://salaries"}})
+    payroll = ("call_tool", {"name": "payroll"})
+    async with served(server) as url:
+        async with as_caller(url, "hr") as client:
+            hr = [await client.call_tool(*request) for request in (read, payroll, payroll)]
+        async with as_caller(url, "staff") as client:
+            staff = await client.call_tool(*read)
+    assert hr[0].content[0].text == "the salaries"
+    assert staff.is_error and "the salaries" not in staff.content[0].text
+    assert [result.content[0].text for result in hr[1:]] == ["paid", "paid"] and cache.hits == 1  # payroll's own entry

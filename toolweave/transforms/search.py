@@ -351,5 +351,6 @@ class SearchTools(CatalogTransform):
                 "required": ["name"],
             },
             task_support="optional" if tasks else "none",
+            varies_with=None,  # its answer is the reached tool's: a `Cache` keys that one, in its own chain
             run=run,
         )
