@@ -6,7 +6,8 @@ templates of an upstream without `resources/templates/list`), following cursors,
 converted objects to the `RemoteServer`, which recompiles and announces the change. A list that
 did not change is not handed over again (no spurious `list_changed`). A list the upstream fails
 to answer, or answers with an item the SDK finds invalid (a prompt argument without a name), keeps
-its last known value (logged): the upstream's tools and other lists are served all the same.
+its last known value (logged): the upstream's tools and other lists are served all the same, its
+resource templates too when `resources/list` fails, and its resources when the templates' list does.
 
 The converted objects run over the upstream's session:
 
@@ -64,6 +65,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolweave.upstream")
 KINDS = ("prompts", "resources")
+LISTS = {"prompts": ("prompts",), "resources": ("resources", "resource_templates")}
+"""The upstream lists (fields of their answers) each kind is made of."""
 
 
 MAX_PAGES = 1000
@@ -104,6 +107,7 @@ class UpstreamComponents:
     def __init__(self, upstream: Upstream) -> None:
         self.upstream = upstream
         self._listed: dict[str, Any] = {}
+        self._last: dict[str, list[Any]] = {}
         self._subscribers: dict[str, int] = {}
         self._changed = anyio.Event()
 
@@ -132,12 +136,12 @@ class UpstreamComponents:
             await self._refresh("resources", capabilities is not None and capabilities.resources is not None, session)
 
     async def _refresh(self, kind: str, advertised: bool, session: ClientSession) -> None:
-        try:
-            listed = await self._list(kind, session, self.upstream.label) if advertised else ([], [])
-        except (MCPError, ValidationError) as error:
-            reason = describe_failure(error)
-            logger.warning("[%s] could not list the upstream's %s: %s", self.upstream.label, kind, reason)
-            return
+        parts = [await self._listing(name, session) if advertised else [] for name in LISTS[kind]]
+        if all(part is None for part in parts):
+            return  # nothing could be listed: every list keeps its last known value
+        names = LISTS[kind]
+        listed = [self._last.get(name, []) if part is None else part for name, part in zip(names, parts, strict=True)]
+        self._last.update(zip(names, listed, strict=True))
         wire = [[item.model_dump(by_alias=True, exclude_none=True) for item in part] for part in listed]
         if wire == self._listed.get(kind):
             return
@@ -148,20 +152,25 @@ class UpstreamComponents:
         else:
             remote.set_remote_resources(self._built(self._resource, [*listed[0], *listed[1]]))
 
-    @staticmethod
-    async def _list(kind: str, session: ClientSession, label: str) -> tuple[list[Any], list[Any]]:
-        if kind == "prompts":
-            return await all_pages(lambda params: session.list_prompts(params=params), "prompts", label), []
-        resources = await all_pages(lambda params: session.list_resources(params=params), "resources", label)
+    async def _listing(self, name: str, session: ClientSession) -> list[Any] | None:
+        """Every item of the upstream's list `name` (a field of `LISTS`), or `None` when it could
+        not be listed (logged, naming the list and why)."""
+        fetch = {
+            "prompts": session.list_prompts,
+            "resources": session.list_resources,
+            "resource_templates": session.list_resource_templates,
+        }[name]
         try:
-            templates = await all_pages(
-                lambda params: session.list_resource_templates(params=params), "resource_templates", label
-            )
+            return await all_pages(lambda params: fetch(params=params), name, self.upstream.label)
         except MCPError as error:
-            if error.error.code != mt.METHOD_NOT_FOUND:
-                raise
-            templates = []  # an upstream with resources but no templates may not serve the method at all
-        return resources, templates
+            if name == "resource_templates" and error.error.code == mt.METHOD_NOT_FOUND:
+                return []  # an upstream with resources but no templates may not serve the method at all
+            reason = describe_failure(error)
+        except ValidationError as error:
+            reason = describe_failure(error)
+        said = name.replace("_", " ")
+        logger.warning("[%s] could not list the upstream's %s: %s", self.upstream.label, said, reason)
+        return None
 
     # -- calls -----------------------------------------------------------------------------------
 
