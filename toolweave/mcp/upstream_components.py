@@ -58,7 +58,7 @@ from toolweave.core.tool import Origin
 from toolweave.mcp.convert import TAGS_META_KEY
 from toolweave.mcp.convert_components import from_mcp_prompt_result, from_mcp_read_result
 from toolweave.mcp.upstream_errors import describe_failure
-from toolweave.server.completion import MAX_VALUES, Completion, CompletionRequest
+from toolweave.server.completion import Completion, CompletionRequest
 
 if TYPE_CHECKING:
     from toolweave.mcp.upstream import Upstream
@@ -226,9 +226,8 @@ class UpstreamComponents:
         except (UpstreamError, UpstreamFailed) as error:
             logger.warning("[%s] no completion values: %s", self.upstream.label, error)
             return Completion([], 0, False)
-        values = [str(value) for value in result.completion.values][:MAX_VALUES]
-        total = result.completion.total if result.completion.total is not None else len(values)
-        return Completion(values, total, bool(result.completion.has_more) or total > len(values))
+        found = result.completion
+        return Completion.of([str(value) for value in found.values], found.total, bool(found.has_more))
 
     async def subscribe(self, uri: str) -> None:
         """Count a subscriber of `uri`; the first one subscribes at the upstream."""

@@ -55,6 +55,20 @@ class Completion:
     total: int
     has_more: bool
 
+    @classmethod
+    def of(cls, values: list[str], total: int | None = None, has_more: bool = False) -> Completion:
+        """`values` cut to the first `MAX_VALUES`, with `total` (default: how many `values` were
+        found, before the cut) and `has_more` (also when the cut or `total` leaves some out).
+
+        Example:
+            >>> cut = Completion.of([str(n) for n in range(150)])
+            >>> len(cut.values), cut.total, cut.has_more
+            (100, 150, True)
+        """
+        total = len(values) if total is None else total
+        kept = values[:MAX_VALUES]
+        return cls(kept, total, has_more or len(values) > len(kept) or total > len(kept))
+
 
 async def complete(completer: Completer | None, request: CompletionRequest) -> Completion:
     """Run `completer` (sync or async) on `request`; no completer means no values."""
@@ -63,5 +77,4 @@ async def complete(completer: Completer | None, request: CompletionRequest) -> C
     found: Any = completer(request)
     if inspect.isawaitable(found):
         found = await found
-    values = [str(value) for value in (found or [])]
-    return Completion(values[:MAX_VALUES], len(values), len(values) > MAX_VALUES)
+    return Completion.of([str(value) for value in (found or [])])

@@ -6,6 +6,9 @@ Usage: python sdk_components.py [failing-resources | failing-templates]
 `failing-resources` answers `resources/list` with an internal error, `failing-templates` answers
 `resources/templates/list` so; the other lists are served in pages of one.
 
+Completion answers with what it was asked (the prompt name or template URI, the argument and the
+other arguments), or, for the value `many`, with 150 values and no total.
+
 Tools: `subscribed()` (the URIs subscribed to, sorted), `bump()` (announces an update of
 `data://counter`).
 """
@@ -76,9 +79,12 @@ async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceReq
 
 
 async def complete(ctx: ServerRequestContext, params: types.CompleteRequestParams) -> types.CompleteResult:
+    if params.argument.value == "many":  # more than the 100 a result may hold, and no total
+        return types.CompleteResult(completion=types.Completion(values=[f"v{n}" for n in range(150)]))
     ref = params.ref
     name = ref.name if isinstance(ref, types.PromptReference) else ref.uri
-    value = f"{name}:{params.argument.name}={params.argument.value}"
+    others = params.context.arguments if params.context else None
+    value = f"{name}:{params.argument.name}={params.argument.value} {others}"
     return types.CompleteResult(completion=types.Completion(values=[value], total=1, has_more=False))
 
 
