@@ -23,7 +23,7 @@ async def test_resources_list_failing_leaves_the_templates_listed_and_readable(
         tools = [tool.name for tool in (await client.list_tools()).tools]
     assert (resources, templates) == ([], ["data://up/files/{name}", "data://up/city/{city}/weather"])
     assert isinstance(read, mt.TextResourceContents) and read.text == "read data://files/notes"
-    assert tools == ["up_subscribed", "up_bump"]
+    assert tools == ["up_subscribed", "up_bump", "up_pid"]
     warnings = [record.getMessage() for record in caplog.records if record.levelno == logging.WARNING]
     assert warnings == ["[up] could not list the upstream's resources: MCPError: the resource index is down"]
 

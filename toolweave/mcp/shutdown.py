@@ -59,6 +59,10 @@ from toolweave.core.threads import busy_threads
 logger = logging.getLogger("toolweave.mcp")
 SHUTTING_DOWN = mt.CONNECTION_CLOSED
 """The JSON-RPC code of a request refused or cut short by shutdown (-32000, "connection closed")."""
+REFUSED_NEW = "the server is shutting down and takes no new requests"
+"""The message of a request refused because the server is shutting down."""
+CUT_SHORT = "the server shut down before this request finished"
+"""The start of the message of a request cut short by shutdown (the reason follows)."""
 FLUSH_SECONDS = 2.0
 """How long cancelled requests get to write their answers, and stopped tasks their records."""
 
@@ -124,7 +128,7 @@ class Drain:
             if self._owed is not None:
                 self._owed.add(ctx.request_id)
             if ctx.method not in self._follow_ups:
-                raise MCPError(SHUTTING_DOWN, "the server is shutting down and takes no new requests")
+                raise MCPError(SHUTTING_DOWN, REFUSED_NEW)
         with anyio.CancelScope() as scope:
             self._running[scope] = ctx.request_id
             try:
@@ -134,7 +138,7 @@ class Drain:
                 if not self._running and self._idle is not None:
                     self._idle.set()
         why = "a second signal cut the grace period short" if self._forced.is_set() else f"grace period {self.grace:g}s"
-        raise MCPError(SHUTTING_DOWN, f"the server shut down before this request finished ({why})")
+        raise MCPError(SHUTTING_DOWN, f"{CUT_SHORT} ({why})")
 
     async def _until_idle(self) -> None:
         """Return once no request is in flight and no background work runs."""

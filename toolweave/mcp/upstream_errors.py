@@ -1,14 +1,17 @@
 """What an upstream's failures tell the caller and the logs.
 
 - `translated`: an upstream's JSON-RPC error answering a request, as toolweave's error. It went
-  away (the SDK's `CONNECTION_CLOSED`): an `UpstreamError` saying so. The event stream of that one
-  request failed (streamable HTTP: an answer past `MAX_EVENT_BYTES`, a stream that is not one):
+  away (the SDK's `CONNECTION_CLOSED`, -32000, with a message the SDK makes up itself, or a
+  server's as it shuts down: `_connection_closed`): an `UpstreamError` saying so. The event
+  stream of that one request failed (streamable HTTP: an answer past `MAX_EVENT_BYTES`, a stream that is not one):
   an `UpstreamError` quoting why; the session lives on. It refused the arguments
   (`-32602`, or `-32002` "resource not found" of earlier spec revisions): an `UpstreamError`
   with code `-32602` quoting the upstream. It could not serve the request over the gateway's
   session to it: one that needs a client capability the session lacks (`-32021`), or a
   handshake-era upstream's request for input the gateway does not pass on: an `UpstreamError`
-  saying so (not a masked internal error). Anything else: `UpstreamFailed` (internal: masked).
+  saying so (not a masked internal error). Anything else: `UpstreamFailed` (internal: masked), a
+  -32000 of the upstream's own too (JSON-RPC's range of server errors: FastMCP answers a
+  `PermissionError` so): the session lives on.
 - `session_ended`: whether the error also says the session is gone (the caller drops it): not
   for a request whose own event stream failed.
 - `describe_failure`: why a connection failed, in one line (`Type: message` of its innermost cause;
@@ -38,9 +41,20 @@ from mcp import MCPError
 from pydantic import ValidationError
 
 from toolweave.core.errors import UpstreamError, UpstreamFailed
+from toolweave.mcp.shutdown import CUT_SHORT, REFUSED_NEW
 from toolweave.telemetry.withheld import values_in, withhold
 
-_LOST_CODES = (mt.CONNECTION_CLOSED,)
+_CLOSED = frozenset(
+    {
+        "Connection closed",  # the SDK's own, for every request waiting when a connection closes
+        "SSE stream ended without a response",  # the streamable HTTP client's, for one request
+        "SSE stream ended and reconnection attempts were exhausted",
+        "server answered a request with 202 Accepted",
+        REFUSED_NEW,  # a toolweave upstream's, shutting down
+    }
+)
+"""The messages of the `CONNECTION_CLOSED` (-32000) errors that say a request's answer can never
+come: the SDK makes them up itself (an SDK server also answers "Connection closed" as it stops)."""
 _STREAM_FAILED = "SSE stream failed: "
 """How the SDK's streamable HTTP client begins the `CONNECTION_CLOSED` it answers a request with
 when that request's own event stream failed (`httpx2.SSEError`): the session is not gone."""
@@ -55,9 +69,18 @@ callback for (an upstream session has none), by the method refused: the upstream
 quotes it."""
 
 
+def _connection_closed(error: MCPError) -> bool:
+    """Whether `error` is a `CONNECTION_CLOSED` the SDK made up (the connection closed, or a
+    request's own stream failed), or a server's as it shuts down, not an upstream's own -32000."""
+    said = error.error.message
+    return error.error.code == mt.CONNECTION_CLOSED and (
+        said in _CLOSED or said.startswith((_STREAM_FAILED, CUT_SHORT))
+    )
+
+
 def session_ended(error: MCPError) -> bool:
     """Whether `error` says the session it came over is gone (closed, or terminated by the upstream)."""
-    if error.error.code in _LOST_CODES:
+    if _connection_closed(error):
         return not error.error.message.startswith(_STREAM_FAILED)
     return error.error.message == "Session terminated"
 
@@ -68,7 +91,7 @@ def translated(
     """The error for the caller of `request` (`action`, in the message; `tool`, the name the
     errors quote) that upstream `label`, spoken to in `era`, answered with `error`."""
     code = error.error.code
-    if code in _LOST_CODES:
+    if _connection_closed(error):
         said = error.error.message
         if said.startswith(_STREAM_FAILED):
             why = said.removeprefix(_STREAM_FAILED)

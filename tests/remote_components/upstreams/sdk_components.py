@@ -9,12 +9,16 @@ Usage: python sdk_components.py [failing-resources | failing-templates]
 Completion answers with what it was asked (the prompt name or template URI, the argument and the
 other arguments), or, for the value `many`, with 150 values and no total.
 
+Reading `data://files/denied` fails with -32000 "permission denied" (JSON-RPC's first server
+error code, as FastMCP answers a `PermissionError`).
+
 Tools: `subscribed()` (the URIs subscribed to, sorted), `bump()` (announces an update of
-`data://counter`).
+`data://counter`), `pid()`.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 
@@ -35,7 +39,7 @@ TEMPLATES = [
     types.ResourceTemplate(uri_template="data://files/{name}", name="files"),
     types.ResourceTemplate(uri_template="data://city/{city}/weather", name="weather"),
 ]
-TOOLS = [types.Tool(name=name, input_schema={"type": "object"}) for name in ("subscribed", "bump")]
+TOOLS = [types.Tool(name=name, input_schema={"type": "object"}) for name in ("subscribed", "bump", "pid")]
 SUBSCRIBED: set[str] = set()
 
 
@@ -75,6 +79,8 @@ async def list_templates(
 
 async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
     uri = str(params.uri)
+    if uri == "data://files/denied":  # JSON-RPC's first server error code, as FastMCP answers a PermissionError
+        raise MCPError(-32000, "permission denied")
     return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, text=f"read {uri}")])
 
 
@@ -106,6 +112,8 @@ async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestPara
     if params.name == "bump":
         await ctx.session.send_resource_updated("data://counter")
         return types.CallToolResult(content=[types.TextContent(type="text", text="bumped")])
+    if params.name == "pid":
+        return types.CallToolResult(content=[types.TextContent(type="text", text=str(os.getpid()))])
     return types.CallToolResult(content=[types.TextContent(type="text", text=" ".join(sorted(SUBSCRIBED)))])
 
 
