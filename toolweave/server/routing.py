@@ -6,7 +6,8 @@ A prompt or resource template a server exposes may come from a mount (at any dep
 
 - `completion/complete` for a mounted prompt or template is answered by the child (a remote
   child asks its upstream); a server's own completer answers for its own components, and for
-  mounted ones whose owner has nothing to suggest;
+  mounted ones whose owner has nothing to suggest; one the server hides (`disable`) is not
+  routed, nor is a subscription to a resource it hides;
 - `resources/subscribe` for a mounted resource subscribes at the child (a remote child subscribes
   at its upstream), and the child's `resource_updated(uri)` reaches the parent's clients under the
   parent's URI (see `Mount.follow_updates`).
@@ -40,9 +41,12 @@ Kind = Literal["prompt", "resource"]
 
 def owner(server: Server, kind: Kind, name: str) -> tuple[Server, str] | None:
     """The mounted child of `server` exposing the prompt (or resource/template URI) `name`, and
-    its name there; None when `server` has it itself or no mount exposes it."""
+    its name there; None when `server` has it itself, or does not expose it (disabled, or no
+    mount exposes it: its child is not asked about what its clients cannot see)."""
     registry = server.prompts if kind == "prompt" else server.resources
     if name in registry.local or name in registry.upstream:
+        return None
+    if not (name in registry.catalog.entries if kind == "prompt" else _exposes(server, name)):
         return None
     for mounted in server.mounts:
         if kind == "prompt":
