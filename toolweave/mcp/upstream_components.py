@@ -20,7 +20,8 @@ The converted objects run over the upstream's session:
 - `complete` asks the upstream's `completion/complete` (no values when it does not advertise
   completions or fails, logged); `subscribe`/`unsubscribe` send `resources/subscribe` for the
   first and `resources/unsubscribe` after the last subscriber of a URI (handshake-era upstreams
-  that advertise it), again on every new session; a 2026-era upstream gets the URIs in its
+  that advertise it; a subscription to one that does not is logged, since it hears of no
+  update), again on every new session; a 2026-era upstream gets the URIs in its
   `subscriptions/listen` stream instead (see `Upstream`); the upstream's `notifications/resources/updated`
   become the remote's `resource_updated(uri)`;
 - an upstream name or URI toolweave cannot expose (a name outside `[A-Za-z0-9_.-]{1,128}`, a URI
@@ -260,9 +261,14 @@ class UpstreamComponents:
                 await self._send_subscription(session, uri, subscribe=True)
 
     async def _send_subscription(self, session: ClientSession, uri: str, *, subscribe: bool) -> None:
+        if self.upstream.era == "2026":
+            return  # its `subscriptions/listen` stream carries the URIs
         capabilities = session.server_capabilities
         resources = capabilities.resources if capabilities is not None else None
-        if resources is None or not resources.subscribe or self.upstream.era == "2026":
+        if resources is None or not resources.subscribe:
+            if subscribe:
+                said = "[%s] %r gets no updates: the upstream does not offer resource subscriptions"
+                logger.warning(said, self.upstream.label, uri)
             return
         request: mt.SubscribeRequest | mt.UnsubscribeRequest
         if subscribe:
