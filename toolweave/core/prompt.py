@@ -54,6 +54,8 @@ class PromptArgument:
     name: str
     description: str | None = None
     required: bool = False
+    title: str | None = None
+    """A name for people (an upstream's argument keeps its own; a function's has none)."""
 
 
 def _schema_of(arguments: Iterable[PromptArgument]) -> dict[str, Any]:

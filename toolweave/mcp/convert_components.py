@@ -41,7 +41,7 @@ def to_mcp_prompt(prompt: Prompt) -> mt.Prompt:
         title=prompt.title,
         description=prompt.description,
         arguments=[
-            mt.PromptArgument(name=arg.name, description=arg.description, required=arg.required)
+            mt.PromptArgument(name=arg.name, title=arg.title, description=arg.description, required=arg.required)
             for arg in prompt.arguments
         ],
         _meta=_meta(prompt.meta, prompt.tags),

@@ -12,8 +12,8 @@ resource templates too when `resources/list` fails, and its resources when the t
 The converted objects run over the upstream's session:
 
 - a `Prompt` keeps the upstream's name, title, description and arguments (strings, as MCP has
-  them: names, descriptions and required flags unchanged); getting it sends `prompts/get` with
-  the arguments as given and returns the messages unchanged;
+  them: names, titles, descriptions and required flags unchanged); getting it sends
+  `prompts/get` with the arguments as given and returns the messages unchanged;
 - a `Resource` keeps the upstream's URI (a template stays a template), name, title, description
   and MIME type; reading it sends `resources/read` with the upstream's own URI and returns the
   contents (text or blob, MIME types) unchanged;
@@ -314,7 +314,7 @@ class UpstreamComponents:
             title=wire.title,
             description=wire.description,
             arguments=tuple(
-                PromptArgument(arg.name, arg.description, bool(arg.required)) for arg in wire.arguments or ()
+                PromptArgument(arg.name, arg.description, bool(arg.required), arg.title) for arg in wire.arguments or ()
             ),
             tags=tags,
             meta=meta,

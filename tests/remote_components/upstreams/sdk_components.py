@@ -30,7 +30,8 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 warnings.simplefilter("ignore", MCPDeprecationWarning)
 
-PROMPTS = [types.Prompt(name="ask", arguments=[types.PromptArgument(name="topic", required=True)])]
+TOPIC = types.PromptArgument(name="topic", title="Topic", description="What to ask about", required=True)
+PROMPTS = [types.Prompt(name="ask", title="Ask", arguments=[TOPIC, types.PromptArgument(name="tone")])]
 RESOURCES = [
     types.Resource(uri="data://items?limit=5", name="items"),
     types.Resource(uri="data://counter", name="counter"),
