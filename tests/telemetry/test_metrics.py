@@ -298,10 +298,12 @@ async def test_metrics_scraped_over_http_parse_as_prometheus_text(recorded: Metr
     samples = [
         sample
         for sample in families["toolweave_tool_calls"].samples
-        if sample.labels.get("gen_ai_tool_name") == "ping" and sample.name.endswith("_total")
+        if sample.labels.get("gen_ai_tool_name") == "ping"
+        and sample.labels.get("toolweave_outcome") == "ok"  # (another test's `ping` may have been refused)
+        and sample.name.endswith("_total")
     ]
     assert len(samples) == 1 and samples[0].value >= 2
-    assert samples[0].labels["toolweave_outcome"] == "ok" and samples[0].labels["toolweave_origin"] == "local"
+    assert samples[0].labels["toolweave_origin"] == "local"
     assert "toolweave_tool_duration_seconds" in families
 
 
