@@ -96,7 +96,7 @@ GraceOption = Annotated[
     typer.Option(
         min=0,
         metavar="SECONDS",
-        help="On SIGTERM/SIGINT: seconds the calls in flight get to finish (the rest are answered).",
+        help="On SIGTERM/SIGINT/SIGHUP: seconds the calls in flight get to finish (the rest are answered).",
     ),
 ]
 WatchOption = Annotated[

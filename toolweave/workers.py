@@ -5,8 +5,8 @@ one port for all), starts N `toolweave serve` children on it with `--reuse-port`
 spreads connections between them), waits until each listens, and announces the URL. Each
 worker builds the config itself: its own upstream sessions (a stdio upstream runs once per
 worker), its own handshake-era sessions; what is shared goes through `server.store`. Stopping
-the parent (Ctrl-C, SIGTERM), even while the workers still start, stops every worker and exits
-0; a worker that exits on its own stops them all (logged first: which worker, its pid, its exit
+the parent (Ctrl-C, SIGTERM, SIGHUP), even while the workers still start, stops every worker and
+exits 0; a worker that exits on its own stops them all (logged first: which worker, its pid, its exit
 status or the signal that killed it), and the parent exits with its status, 128 + the signal's
 number for a killed one, as a shell reports it (leave restarts to a process supervisor). A worker
 whose parent is gone without stopping it (killed with SIGKILL, by the OOM killer) stops itself
@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 import anyio
 
 from toolweave.mcp.serve import reuse_port_socket
+from toolweave.mcp.shutdown import STOP_SIGNALS
 
 logger = logging.getLogger("toolweave.workers")
 READY = "toolweave-worker-ready"
@@ -78,7 +79,7 @@ def serve_workers(
     reserved = reuse_port_socket(host, port)
     port = reserved.getsockname()[1]
     stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in STOP_SIGNALS}
     children: list[subprocess.Popen[str]] = []
     try:
         command = worker_command(arguments, port=port)

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolweave.mcp")
 GRACE = 10.0
-"""Seconds the requests in flight and running tasks get to finish after SIGTERM/SIGINT, by default."""
+"""Seconds the requests in flight and running tasks get to finish after SIGTERM/SIGINT/SIGHUP, by default."""
 
 
 def http_app(
@@ -230,7 +230,7 @@ async def serve_stdio(server: Server, *, grace: float | None = GRACE) -> None:
     message gets its JSON-RPC error (`toolweave.mcp.stdio`).
 
     Args:
-        grace: On SIGTERM/SIGINT, give the requests in flight and the running tasks this many
+        grace: On SIGTERM/SIGINT/SIGHUP, give the requests in flight and the running tasks this many
             seconds, answer the rest with an error (tasks: `failed`), stop reading and return
             (`toolweave.mcp.shutdown`); `None` leaves signals alone.
     """
@@ -275,7 +275,7 @@ async def serve_http(
         on_ready: Called with the URL once the socket listens (with the real port when `port=0`).
         reuse_port: Listen with `SO_REUSEPORT`, sharing the port with other processes doing the
             same (the kernel spreads connections between them): how `--workers N` runs N processes.
-        grace: On SIGTERM/SIGINT, stop accepting connections and requests, give the requests in
+        grace: On SIGTERM/SIGINT/SIGHUP, stop accepting connections and requests, give the requests in
             flight and the running tasks this many seconds, answer the rest with an error (tasks:
             `failed`), then stop (`toolweave.mcp.shutdown`); `None` leaves signals to uvicorn.
         **app_options: `http_app` options (auth, limits, event store...).

@@ -14,8 +14,8 @@ outlives the request that started it) track themselves. `drain(grace)`:
    task ended `failed` ("The server stopped before the task finished"); and waits (briefly) for
    those answers and task records to be written.
 
-`on_signals` turns the first SIGTERM or SIGINT into a drain (a second one skips what is left of
-the grace period). After it the transport ends, the server's lifespan closes every upstream
+`on_signals` turns the first of the `STOP_SIGNALS` (SIGTERM, SIGINT, SIGHUP) into a drain (a second
+one skips what is left of the grace period). After it the transport ends, the server's lifespan closes every upstream
 session, and the SDK terminates and reaps each upstream process. A task's record outlives the
 process only in a store that does (Redis): another replica then answers `tasks/get` for it.
 
@@ -65,6 +65,12 @@ CUT_SHORT = "the server shut down before this request finished"
 """The start of the message of a request cut short by shutdown (the reason follows)."""
 FLUSH_SECONDS = 2.0
 """How long cancelled requests get to write their answers, and stopped tasks their records."""
+STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that stop a served server gracefully. SIGHUP is among them: a closed terminal or a
+dropped SSH session sends it, and its default action ended the process at once, cutting off the
+calls in flight unanswered (and, for `serve --workers`, the parent before its workers)."""
 
 
 class Background(Protocol):
@@ -224,7 +230,7 @@ async def on_signals(
     *,
     echo_within: float = 0.0,
 ) -> None:
-    """On the first SIGTERM or SIGINT call `at_once` (stop accepting connections), drain (`grace`
+    """On the first of the `STOP_SIGNALS` call `at_once` (stop accepting connections), drain (`grace`
     seconds), then call `then` (stop the transport); a second signal ends the grace period. Does
     nothing off the main thread, where signals cannot be received.
 
@@ -234,7 +240,7 @@ async def on_signals(
     """
     if threading.current_thread() is not threading.main_thread():
         await anyio.sleep_forever()
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
         async for received in signals:
             logger.warning("received %s: shutting down gracefully", signal.Signals(received).name)
             break
