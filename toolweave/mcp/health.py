@@ -3,7 +3,8 @@
 - `GET /healthz`: 200 while the process serves HTTP at all (a liveness probe);
 - `GET /readyz`: 200 once the server runs (its lifespan started, its config loaded) and every
   upstream marked `required` (`RemoteServer(required=True)`, `required: true` in a config) is
-  connected; 503 otherwise (a readiness probe: take the instance out of rotation);
+  connected, until the server starts shutting down; 503 otherwise (a readiness probe: take the
+  instance out of rotation);
 - `GET /metrics`: toolweave's metrics, and any others of the process, in the Prometheus text
   format (`http_app(metrics=True)`; needs the `prometheus` extra).
 
@@ -30,7 +31,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from opentelemetry import metrics
@@ -71,8 +72,11 @@ def required_upstreams(server: Server) -> Iterator[RemoteServer]:
         stack.extend(current.children())
 
 
-def readiness(server: Server) -> tuple[bool, str]:
-    """Whether `server` is ready to serve, and why not (with no names in it)."""
+def readiness(server: Server, *, shutting_down: bool = False) -> tuple[bool, str]:
+    """Whether `server` is ready to serve, and why not (with no names in it); not while it is
+    `shutting_down` (it refuses new requests then)."""
+    if shutting_down:
+        return False, "shutting down"
     if not server.running:
         return False, "not started"
     missing = sum(1 for remote in required_upstreams(server) if not remote.connected)
@@ -81,14 +85,18 @@ def readiness(server: Server) -> tuple[bool, str]:
     return True, "ready"
 
 
-def health_routes(server: Server) -> list[Route]:
-    """`/healthz` and `/readyz` for `server`."""
+def health_routes(server: Server, shutting_down: Callable[[], bool] | None = None) -> list[Route]:
+    """`/healthz` and `/readyz` for `server`; `/readyz` is 503 once `shutting_down()` is true.
+
+    A balancer's probes may come over a connection it keeps open: closing the listening socket
+    does not end those, so the drain must be said in the answer as well.
+    """
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
     async def readyz(request: Request) -> Response:
-        ready, why = readiness(server)
+        ready, why = readiness(server, shutting_down=shutting_down is not None and shutting_down())
         body = {"status": "ready" if ready else "not ready", "reason": why}
         return JSONResponse(body, status_code=200 if ready else 503)
 

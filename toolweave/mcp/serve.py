@@ -73,6 +73,7 @@ def http_app(
     metrics: bool = False,
     metrics_scopes: Sequence[str] = (METRICS_SCOPE,),
     metrics_public: bool = False,
+    shutting_down: Callable[[], bool] | None = None,
 ) -> Starlette:
     """An ASGI app serving `server` at `path` (both protocol eras).
 
@@ -103,6 +104,8 @@ def http_app(
             A server with a shared store (`Server(store="redis://...")`) uses the store's by default.
         retry_interval: Milliseconds a client should wait before reconnecting (the SSE `retry`).
         health: Serve `GET /healthz` and `GET /readyz` (unauthenticated; `toolweave.mcp.health`).
+        shutting_down: Whether the server is shutting down, for `/readyz` (503 then): `serve_http`
+            passes its drain's.
         metrics: Serve `GET /metrics` in the Prometheus text format (needs the `prometheus`
             extra; installs a meter provider unless the application has one). With `auth` or
             `authenticate`, only to a caller they recognise that holds `metrics_scopes` (never
@@ -122,7 +125,7 @@ def http_app(
         named = [authorization_servers] if isinstance(authorization_servers, str) else list(authorization_servers)
         resource_url, routes = _resource_metadata(auth, resource_url, named)
     if health:
-        routes += health_routes(server)
+        routes += health_routes(server, shutting_down)
     if metrics:
         routes.append(metrics_route())
     adapter = adapter_for(server)
@@ -282,8 +285,8 @@ async def serve_http(
     """
     import uvicorn
 
-    app = http_app(server, path=path, host=host, **app_options)
     drain = Drain(adapter_for(server).tasks)
+    app = http_app(server, path=path, host=host, shutting_down=lambda: drain.closing, **app_options)
     trusted = forwarded_allow_ips if forwarded_allow_ips is not None else os.environ.get("FORWARDED_ALLOW_IPS")
     hide_url_secrets_in_library_logs()
     config = uvicorn.Config(
