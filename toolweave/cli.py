@@ -259,9 +259,10 @@ def serve(
         await server.run_async("http", **options)
         return None
 
-    with contextlib.suppress(KeyboardInterrupt):
+    from toolweave.mcp.shutdown import exit_past_running_threads, stopped_like_ctrl_c
+
+    with contextlib.suppress(KeyboardInterrupt), stopped_like_ctrl_c():  # a stop while starting unwinds the start
         run_composed(composed, work, warnings=not no_warnings, stdout_is_result=False)
-    from toolweave.mcp.shutdown import exit_past_running_threads
 
     exit_past_running_threads()
 

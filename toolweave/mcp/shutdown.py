@@ -218,6 +218,39 @@ class Drain:
             await self._until_written()
 
 
+@contextmanager
+def stopped_like_ctrl_c() -> Iterator[None]:
+    """While the block runs, every one of the `STOP_SIGNALS` raises `KeyboardInterrupt` as SIGINT
+    does, until serving takes them over (`on_signals`), for the start of a server.
+
+    Starting takes a while (upstreams to connect, up to their `connect_timeout`), and SIGTERM's
+    default action ended the process there at once: exit status -15, and an upstream process
+    being started left running (the SDK starts it in a session of its own, which a supervisor's
+    `kill -- -PGID` does not reach). Interrupted, the start unwinds as it does on Ctrl-C,
+    closing what it opened; a stop signal after the first is ignored while it does. Main thread
+    only (elsewhere the block runs as it is).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    interrupted = False
+
+    def interrupt(signum: int, frame: Any) -> None:
+        nonlocal interrupted
+        if interrupted:  # the start unwinds already (a worker hears one stop twice): let it close what it opened
+            return
+        interrupted = True
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in STOP_SIGNALS if sig != signal.SIGINT}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 WORKER_SIGNAL_ECHO = 2.0
 """Seconds in which a worker takes another signal for the same stop (see `on_signals`)."""
 
