@@ -64,6 +64,7 @@ from toolweave.config.build import build_file
 from toolweave.config.composed import Composed
 from toolweave.config.loading import read_data
 from toolweave.core.errors import ConfigError
+from toolweave.core.threads import run_in_worker
 from toolweave.server.mount import Mount
 from toolweave.server.server import Server
 from toolweave.tasks.serving import configure_tasks, tasks_settings
@@ -242,7 +243,8 @@ class LiveServer(Server):
 
     async def _build(self, path: Path) -> Composed:
         try:
-            composed = await anyio.to_thread.run_sync(self._read, path)  # (not on the loop: a spec's URL)
+            # not on the loop (a spec's URL), and left behind by a shutdown (it may take 30 s a spec)
+            composed: Composed = await run_in_worker(self._read, {"path": path})
             composed.server.catalog  # noqa: B018 - compile now: a clash rejects the file, not a request
         except ConfigError as error:
             logger.error("reload of %s rejected; still serving the previous version: %s", path, error)

@@ -67,9 +67,10 @@ def abandoned_threads() -> int:
     return _abandoned
 
 
-async def run_in_worker(fn: Callable[..., Any], arguments: dict[str, Any], ctx: Context) -> Any:
+async def run_in_worker(fn: Callable[..., Any], arguments: dict[str, Any], ctx: Context | None = None) -> Any:
     """`fn(**arguments)` in a worker thread, once a slot is free; on cancellation the thread is
-    abandoned and keeps its slot until it ends.
+    abandoned and keeps its slot until it ends (counted in `ctx`, the request it runs for, if any;
+    a server's own work, such as a reload's build, has none).
 
     Raises:
         Rejected: every slot is held by an abandoned thread (the function did not run).
@@ -80,7 +81,8 @@ async def run_in_worker(fn: Callable[..., Any], arguments: dict[str, Any], ctx: 
         value = await anyio.to_thread.run_sync(thread.runner(fn, arguments), abandon_on_cancel=True)
     except BaseException as error:
         if isinstance(error, anyio.get_cancelled_exc_class()) and thread.abandon():
-            ctx.state[ABANDONED_THREADS] = ctx.state.get(ABANDONED_THREADS, 0) + 1
+            if ctx is not None:
+                ctx.state[ABANDONED_THREADS] = ctx.state.get(ABANDONED_THREADS, 0) + 1
         else:
             _give_slot()
         raise

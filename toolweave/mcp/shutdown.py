@@ -311,7 +311,9 @@ def exit_past_running_threads() -> None:
     if not left:
         return
     logger.warning(
-        "%d worker thread(s) still run sync tool code past the grace period; the process exits without them", left
+        "%d worker thread(s) still run sync code (a tool's, a reload's build) past the grace period; "
+        "the process exits without them",
+        left,
     )
     for provider in (trace.get_tracer_provider(), metrics.get_meter_provider()):
         flush = getattr(provider, "force_flush", None)  # (an SDK provider; the API's no-op has none)
