@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -39,6 +40,7 @@ async def test_sigterm_while_an_upstream_starts_closes_it_and_exits_0(tmp_path: 
         [sys.executable, "-m", "toolweave.cli", *serve],
         cwd=tmp_path,
         env=subprocess_env(PYTHON=sys.executable),
+        stderr=subprocess.PIPE,
         start_new_session=True,
     )
     started: list[int] = []
@@ -54,6 +56,9 @@ async def test_sigterm_while_an_upstream_starts_closes_it_and_exits_0(tmp_path: 
             while living(started):  # noqa: ASYNC110 - other processes
                 await anyio.sleep(0.1)
         assert (status, living(started)) == (0, [])
+        assert process.stderr is not None
+        said = b"".join([chunk async for chunk in process.stderr]).decode()  # (it has ended: all of it)
+        assert "received SIGTERM while starting: stopping" in said
     finally:
         for pid in living([*started, *descendants(process.pid)]):
             with contextlib.suppress(ProcessLookupError):

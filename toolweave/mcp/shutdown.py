@@ -246,6 +246,9 @@ def stopped_like_ctrl_c() -> Iterator[None]:
     previous = {sig: signal.signal(sig, interrupt) for sig in STOP_SIGNALS if sig != signal.SIGINT}
     try:
         yield
+    except KeyboardInterrupt as stop:
+        logger.warning("received %s while starting: stopping", stop.args[0] if stop.args else "SIGINT")
+        raise
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
