@@ -74,7 +74,7 @@ def serve_workers(
     """Run `workers` children serving on `host:port` until stopped; the exit status.
 
     `on_ready(port)` is called once every worker listens; `grace` is the workers' own `--grace`
-    (a worker still running 5 s past it is killed).
+    (a worker still running 5 s past it is killed, and named in the log).
     """
     reserved = reuse_port_socket(host, port)
     port = reserved.getsockname()[1]
@@ -175,14 +175,22 @@ def exit_status(status: int) -> int:
 
 
 def _stop(children: list[subprocess.Popen[str]], grace: float = 15.0) -> None:
-    """SIGTERM every child (uvicorn's graceful shutdown), then SIGKILL what is left after `grace`."""
+    """SIGTERM every child (uvicorn's graceful shutdown), then SIGKILL what is left after `grace`
+    (logged: a worker killed ends without closing its upstreams or recording its tasks)."""
     for child in children:
         if child.poll() is None:
             child.terminate()
     deadline = time.monotonic() + grace
-    for child in children:
+    for number, child in enumerate(children, 1):
         try:
             child.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
+            logger.error(
+                "worker %d of %d (pid %d) had not stopped %gs after it was asked to: killing it",
+                number,
+                len(children),
+                child.pid,
+                grace,
+            )
             child.kill()
             child.wait()
