@@ -1,4 +1,4 @@
-"""URI templates: parsing, matching one and two parameters, and malformed templates."""
+"""URI templates: parsing, matching `{name}`, `{+name}` and query parameters, malformed templates."""
 
 from __future__ import annotations
 
@@ -34,8 +34,22 @@ def test_literal_characters_are_not_patterns() -> None:
     [
         ("no-scheme/{id}", "must start with a scheme"),
         ("res://{id", "unbalanced brace"),
-        ("res://{+path}", "not supported"),
+        ("res://{#part}", r"'res://{#part}': \{#part\} is not supported"),
+        ("res://x{/seg}", "not supported"),
+        ("res://x{.ext}", "not supported"),
+        ("res://x{;p}", "not supported"),
+        ("res://{path*}", "not supported"),
+        ("res://{name:3}", "not supported"),
+        ("res://{a,b}", "not supported"),
+        ("res://{+a,b}", "not supported"),
         ("res://{a}/{a}", "twice"),
+        ("res://{a}{?a}", "twice"),
+        ("res://{+a}/x/{+b}", "more than one"),
+        ("res://x{?q}/y", "must end it"),
+        ("res://x{?q}{?r}", "only"),
+        ("res://x{?q}{name}", "only"),
+        ("res://x?v=1{?q}", "after a '?'"),
+        ("res://x{&q}", "without a '?'"),
     ],
 )
 def test_malformed_templates_are_rejected(template: str, message: str) -> None:
@@ -66,3 +80,45 @@ def test_in_a_template_set_the_first_registered_wins() -> None:
         "r://{kind}/{id}",
         {"kind": "items", "id": "1"},
     )
+
+
+def test_a_reserved_parameter_takes_slashes_and_leaves_the_rest_of_the_template_to_match() -> None:
+    template = UriTemplate.parse("repo://{owner}/{+path}/raw")
+    assert template.match("repo://acme/src/app/main.py/raw") == {"owner": "acme", "path": "src/app/main.py"}
+    assert template.match("repo://acme/a%20b/raw") == {"owner": "acme", "path": "a b"}
+    assert template.match("repo://acme/src/main.py") is None
+
+
+def test_a_reserved_parameter_stops_at_the_query() -> None:
+    template = UriTemplate.parse("file:///{+path}{?rev}")
+    assert template.match("file:///docs/a.md?rev=3") == {"path": "docs/a.md", "rev": "3"}
+    assert UriTemplate.parse("file:///{+path}").match("file:///docs/a.md?rev=3") is None
+
+
+def test_query_parameters_come_in_any_order_each_optional_and_percent_decoded() -> None:
+    template = UriTemplate.parse("search://items{?q,limit}")
+    assert template.parameters == ("q", "limit") and template.query == {"q", "limit"}
+    assert template.match("search://items?limit=5&q=red%20car") == {"q": "red car", "limit": "5"}
+    assert template.match("search://items?q=a+b&utm=x&q=second") == {"q": "a+b"}
+    assert template.match("search://items") == {}
+    assert template.match("search://items?") == {}
+    assert template.match("search://things?q=1") is None
+
+
+def test_continued_query_parameters_join_the_query() -> None:
+    assert UriTemplate.parse("logs://{service}{?level}{&since}").match("logs://api?since=5m&level=error") == {
+        "service": "api",
+        "level": "error",
+        "since": "5m",
+    }
+    after_literal = UriTemplate.parse("api://list?v=1{&page}")
+    assert after_literal.match("api://list?v=1&page=2") == {"page": "2"}
+    assert after_literal.match("api://list?v=1") == {}
+    assert after_literal.match("api://list?v=2&page=2") is None
+
+
+def test_a_template_set_indexes_operator_templates_by_their_literal_start() -> None:
+    templates = _set("search://items{?q}", "file:///{+path}", "file:///{name}")
+    assert templates.match("search://items?q=x") == ("search://items{?q}", {"q": "x"})
+    assert templates.match("file:///a/b") == ("file:///{+path}", {"path": "a/b"})
+    assert _set("file:///{name}", "file:///{+path}").match("file:///a") == ("file:///{name}", {"name": "a"})

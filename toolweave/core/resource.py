@@ -38,7 +38,7 @@ from toolweave.core.content import BlobResourceContents, ResourceContents, TextR
 from toolweave.core.context import Context
 from toolweave.core.invoke import make_invoker
 from toolweave.core.names import check_options, check_text, name_set
-from toolweave.core.reading import build_model, callable_name, parameters
+from toolweave.core.reading import Parameter, build_model, callable_name, parameters
 from toolweave.core.string_arguments import StringArguments
 from toolweave.core.tool import Origin
 from toolweave.core.uri_template import UriTemplate, check_uri, is_template
@@ -162,6 +162,17 @@ def _reader(
     return read
 
 
+def _check_query_defaults(name: str, template: UriTemplate, params: Iterable[Parameter]) -> None:
+    """`TypeError` when a query parameter of `template` (`{?q}`: a URI may leave it out) has no
+    default in the function (`...`, as `parameters` marks a required one)."""
+    missing = sorted(param.name for param in params if param.name in template.query and param.default is ...)
+    if missing:
+        raise TypeError(
+            f"resource {name!r}: the query parameters {missing} of the URI {template.template!r} may be absent "
+            "from a URI read; give them a default in the function"
+        )
+
+
 def resource_from_function(
     fn: Callable[..., Any],
     uri: str,
@@ -181,7 +192,8 @@ def resource_from_function(
         fn: A sync or async function. For a template, its parameters (besides an injected
             `Context`) must be exactly the template's parameters; a static resource's function
             takes none.
-        uri: `scheme://...`, with `{name}` parameters for a template.
+        uri: `scheme://...`, with `{name}`, `{+path}` and `{?a,b}` parameters for a template
+            (see `toolweave.core.uri_template`); query parameters need a default in `fn`.
         name: Defaults to the function's name.
         title: A human-readable title.
         description: Defaults to the docstring text.
@@ -193,8 +205,8 @@ def resource_from_function(
 
     Raises:
         ValueError: for a URI without a scheme or a malformed template.
-        TypeError: when the URI parameters and the function's parameters differ, and for
-            `*args`/`**kwargs` or positional-only parameters.
+        TypeError: when the URI parameters and the function's parameters differ, when a query
+            parameter has no default, and for `*args`/`**kwargs` or positional-only parameters.
     """
     check_uri(uri)
     resource_name = name or callable_name(fn, "resource")
@@ -209,6 +221,7 @@ def resource_from_function(
         )
     validator = None
     if template is not None:
+        _check_query_defaults(resource_name, template, params)
         model, renamed = build_model(resource_name, params, what="resource")
         validator = StringArguments(model, renamed)
     return Resource(

@@ -1,8 +1,17 @@
-"""URI templates for resources (RFC 6570 level 1: `{name}` expansions), compiled once.
+"""URI templates for resources (a subset of RFC 6570), compiled once into one regex each.
 
-A template such as `resource://{owner}/{repo}/readme` matches `resource://acme/site/readme`
-with `{"owner": "acme", "repo": "site"}`. Each `{name}` matches one path segment (no `/`,
-`?` or `#`); values are percent-decoded.
+| expression | matches                                                   | example URI part       |
+|------------|-----------------------------------------------------------|------------------------|
+| `{name}`   | one path segment (no `/`, `?` or `#`)                     | `Paris`                |
+| `{+name}`  | reserved expansion: any text up to `?` or `#`, `/` too    | `docs/2024/notes.md`   |
+| `{?a,b}`   | a query string at the end, its parameters in any order, each optional | `?b=2&a=1` |
+| `{&c}`     | more query parameters, after `{?...}` or a literal `?`    | `&c=3`                 |
+
+Values are percent-decoded. A `{+name}` takes as much as it can while the rest of the template
+still matches; a template has at most one. Query parameters absent from a URI are absent from the
+match (the function's defaults apply); parameters the template does not name are ignored. Other
+operators (`{#x}`, `{.x}`, `{/x}`, `{;x}`), modifiers (`{x*}`, `{x:3}`) and several names in
+a path expression are refused with a `ValueError` naming the template.
 
 Example:
     >>> template = UriTemplate.parse("weather://{city}/current")
@@ -10,6 +19,10 @@ Example:
     (('city',), {'city': 'Paris'})
     >>> template.match("weather://Paris/forecast") is None
     True
+    >>> UriTemplate.parse("file:///{+path}").match("file:///docs/a%20b.md")
+    {'path': 'docs/a b.md'}
+    >>> UriTemplate.parse("search://items{?q,limit}").match("search://items?limit=5&q=red%20car")
+    {'limit': '5', 'q': 'red car'}
 """
 
 from __future__ import annotations
@@ -23,7 +36,11 @@ from urllib.parse import unquote
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SEGMENT = "([^/?#]+)"
+_PATH = {"": "([^/?#]+)", "+": "([^?#]+)"}
+"""The regex of a path expression, by operator."""
+_QUERY_START = {"?": r"(?:\?([^#]*))?", "&": "((?:&[^#]*)?)"}
+"""The regex of the query tail, by the operator of its first expression: the raw query text."""
+_SUPPORTED = "{name}, {+name}, {?a,b} and {&a,b}"
 T = TypeVar("T")
 
 
@@ -39,13 +56,38 @@ def is_template(uri: str) -> bool:
     return "{" in uri or "}" in uri
 
 
+def query_values(query: str, names: frozenset[str]) -> dict[str, str]:
+    """The percent-decoded values of `names` in the query string `query` (without its `?`); the
+    first of repeated names wins, others are ignored. `+` stays a `+` (RFC 3986, not a form).
+
+    Example:
+        >>> query_values("limit=5&q=a%2Bb+c&limit=9&utm=x", frozenset({"q", "limit"}))
+        {'limit': '5', 'q': 'a+b+c'}
+    """
+    found: dict[str, str] = {}
+    for pair in query.split("&"):
+        name, _, value = pair.partition("=")
+        if name in names and name not in found:
+            found[name] = unquote(value)
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class UriTemplate:
-    """A parsed URI template: its parameters, in order, and the compiled pattern."""
+    """A parsed URI template: its parameters, in order, and the compiled pattern.
+
+    Attributes:
+        template: The template text.
+        parameters: Every parameter, in order (path ones, then query ones).
+        query: The query parameters (`{?...}` / `{&...}`): optional in a URI.
+        pattern: Path parameters are its groups, in order; with `query`, a last group holds the
+            raw query text.
+    """
 
     template: str
     parameters: tuple[str, ...]
     pattern: re.Pattern[str] = field(repr=False, compare=False)
+    query: frozenset[str] = frozenset()
 
     @property
     def literal(self) -> str:
@@ -54,37 +96,88 @@ class UriTemplate:
 
     @classmethod
     def parse(cls, template: str) -> UriTemplate:
-        """Parse `template`; `ValueError` names what is wrong with it."""
+        """Parse `template`; `ValueError` names what is wrong with it.
+
+        Example:
+            >>> UriTemplate.parse("file:///{+path}{?rev}").parameters
+            ('path', 'rev')
+            >>> UriTemplate.parse("res://{#part}")  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            ValueError: resource URI template 'res://{#part}': {#part} is not supported; use {name}, ...
+        """
         check_uri(template, "resource URI template")
-        regex, names, position = [], [], 0
+        regex: list[str] = []
+        names: list[str] = []
+        query: list[str] = []
+        position = 0
         for match in _EXPRESSION.finditer(template):
             literal = template[position : match.start()]
-            if "{" in literal or "}" in literal:
-                raise ValueError(f"resource URI template {template!r} has an unbalanced brace")
-            name = match.group(1)
-            if not _PARAMETER.fullmatch(name):
-                raise ValueError(
-                    f"resource URI template {template!r}: {{{name}}} is not supported; "
-                    "use simple {name} parameters (letters, digits, '_')"
-                )
-            if name in names:
-                raise ValueError(f"resource URI template {template!r} uses the parameter {name!r} twice")
-            regex.append(re.escape(literal))
-            regex.append(_SEGMENT)
-            names.append(name)
+            _check_literal(template, literal, bool(query))
+            operator, expression_names = _expression(template, match.group(1))
+            if query or operator in _QUERY_START:
+                if not query:
+                    _check_query_start(template, operator, template[: match.start()])
+                    regex.append(re.escape(literal))
+                    regex.append(_QUERY_START[operator])
+                elif operator != "&":
+                    raise ValueError(f"resource URI template {template!r}: only {{&...}} may follow a {{?...}}")
+                query.extend(expression_names)
+            else:
+                regex.append(re.escape(literal))
+                regex.append(_PATH[operator])
+            names.extend(expression_names)
             position = match.end()
         rest = template[position:]
-        if "{" in rest or "}" in rest:
-            raise ValueError(f"resource URI template {template!r} has an unbalanced brace")
+        _check_literal(template, rest, bool(query))
+        _check_names(template, names, regex)
         regex.append(re.escape(rest))
-        return cls(template, tuple(names), re.compile("".join(regex)))
+        return cls(template, tuple(names), re.compile("".join(regex)), frozenset(query))
 
     def match(self, uri: str) -> dict[str, str] | None:
         """The parameter values if `uri` matches this template, else `None`."""
         found = self.pattern.fullmatch(uri)
         if found is None:
             return None
-        return {name: unquote(value) for name, value in zip(self.parameters, found.groups(), strict=True)}
+        groups = found.groups()
+        if not self.query:
+            return {name: unquote(value) for name, value in zip(self.parameters, groups, strict=True)}
+        values = {name: unquote(value) for name, value in zip(self.parameters, groups[:-1], strict=False)}
+        values.update(query_values(groups[-1] or "", self.query))
+        return values
+
+
+def _expression(template: str, body: str) -> tuple[str, list[str]]:
+    """The operator (`""`, `+`, `?` or `&`) and the names of the expression `{body}`."""
+    operator = body[:1] if body[:1] in "+?&" else ""
+    names = body[len(operator) :].split(",")
+    if not all(_PARAMETER.fullmatch(name) for name in names) or (operator in _PATH and len(names) > 1):
+        raise ValueError(f"resource URI template {template!r}: {{{body}}} is not supported; use {_SUPPORTED}")
+    return operator, names
+
+
+def _check_literal(template: str, literal: str, after_query: bool) -> None:
+    """Literal text is free of braces, and nothing but query expressions follows a query one."""
+    if "{" in literal or "}" in literal:
+        raise ValueError(f"resource URI template {template!r} has an unbalanced brace")
+    if after_query and literal:
+        raise ValueError(f"resource URI template {template!r}: query expressions ({{?...}}, {{&...}}) must end it")
+
+
+def _check_query_start(template: str, operator: str, before: str) -> None:
+    """A query tail starts with `{?...}`, or with `{&...}` after a literal `?` (`?v=1{&page}`)."""
+    if (operator == "?") == ("?" in before):
+        where = "a {?...} after a '?'" if operator == "?" else "a {&...} without a '?' before it"
+        raise ValueError(f"resource URI template {template!r} has {where}")
+
+
+def _check_names(template: str, names: list[str], regex: list[str]) -> None:
+    """Each parameter appears once; at most one `{+name}` (two could split a path many ways)."""
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise ValueError(f"resource URI template {template!r} uses the parameter {name!r} twice")
+    if regex.count(_PATH["+"]) > 1:
+        raise ValueError(f"resource URI template {template!r} has more than one {{+name}}")
 
 
 class TemplateSet(Generic[T]):

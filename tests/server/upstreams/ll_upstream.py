@@ -86,7 +86,7 @@ RESOURCES = [
 EXTRA_RESOURCE = types.Resource(uri="note://extra", name="extra")
 TEMPLATES = [
     types.ResourceTemplate(uri_template="note://{id}/text", name="note", description="A note by id"),
-    types.ResourceTemplate(uri_template="file:///{+path}", name="files"),  # beyond {name}: not mountable
+    types.ResourceTemplate(uri_template="file:///{+path}", name="files"),  # reserved expansion: listed, never read
 ]
 NOTES = {"1": "first note", "2": "second note"}
 
