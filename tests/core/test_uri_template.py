@@ -45,6 +45,8 @@ def test_literal_characters_are_not_patterns() -> None:
         ("res://{a}/{a}", "twice"),
         ("res://{a}{?a}", "twice"),
         ("res://{+a}/x/{+b}", "more than one"),
+        ("res://{+a}{b}/z", "literal text between"),
+        ("res://{a}{+b}/z", "literal text between"),
         ("res://x{?q}/y", "must end it"),
         ("res://x{?q}{?r}", "only"),
         ("res://x{?q}{name}", "only"),
@@ -87,6 +89,10 @@ def test_a_reserved_parameter_takes_slashes_and_leaves_the_rest_of_the_template_
     assert template.match("repo://acme/src/app/main.py/raw") == {"owner": "acme", "path": "src/app/main.py"}
     assert template.match("repo://acme/a%20b/raw") == {"owner": "acme", "path": "a b"}
     assert template.match("repo://acme/src/main.py") is None
+
+
+def test_a_reserved_parameter_may_sit_beside_a_query_and_after_literal_text() -> None:
+    assert UriTemplate.parse("r://{a}-{+b}{?c}").match("r://x-y/z?c=1") == {"a": "x", "b": "y/z", "c": "1"}
 
 
 def test_a_reserved_parameter_stops_at_the_query() -> None:

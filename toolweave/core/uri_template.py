@@ -110,7 +110,7 @@ class UriTemplate:
         regex: list[str] = []
         names: list[str] = []
         query: list[str] = []
-        position = 0
+        position, previous = 0, None  # (the operator of the last path parameter)
         for match in _EXPRESSION.finditer(template):
             literal = template[position : match.start()]
             _check_literal(template, literal, bool(query))
@@ -124,8 +124,10 @@ class UriTemplate:
                     raise ValueError(f"resource URI template {template!r}: only {{&...}} may follow a {{?...}}")
                 query.extend(expression_names)
             else:
+                _check_apart(template, literal, previous, operator)
                 regex.append(re.escape(literal))
                 regex.append(_PATH[operator])
+                previous = operator
             names.extend(expression_names)
             position = match.end()
         rest = template[position:]
@@ -172,12 +174,19 @@ def _check_query_start(template: str, operator: str, before: str) -> None:
 
 
 def _check_names(template: str, names: list[str], regex: list[str]) -> None:
-    """Each parameter appears once; at most one `{+name}` (two could split a path many ways)."""
+    """Each parameter appears once, and at most one is a `{+name}`."""
     for index, name in enumerate(names):
         if name in names[:index]:
             raise ValueError(f"resource URI template {template!r} uses the parameter {name!r} twice")
     if regex.count(_PATH["+"]) > 1:
         raise ValueError(f"resource URI template {template!r} has more than one {{+name}}")
+
+
+def _check_apart(template: str, literal: str, previous: str | None, operator: str) -> None:
+    """Literal text separates a `{+name}` from a path parameter next to it: `{+a}{b}` could be
+    split in many ways, and trying them all costs the square of the URI's length."""
+    if not literal and previous is not None and "+" in (previous, operator):
+        raise ValueError(f"resource URI template {template!r} needs literal text between {{+name}} and a parameter")
 
 
 class TemplateSet(Generic[T]):
