@@ -36,8 +36,8 @@ from urllib.parse import unquote
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PATH = {"": "([^/?#]+)", "+": "([^?#]+)"}
-"""The regex of a path expression, by operator."""
+_PATH = {"": "(?P<{}>[^/?#]+)", "+": "(?P<{}>[^?#]+)"}
+"""The regex of a path expression, by operator: a group named for its parameter."""
 _QUERY_START = {"?": r"(?:\?([^#]*))?", "&": "((?:&[^#]*)?)"}
 """The regex of the query tail, by the operator of its first expression: the raw query text."""
 _SUPPORTED = "{name}, {+name}, {?a,b} and {&a,b}"
@@ -80,8 +80,8 @@ class UriTemplate:
         template: The template text.
         parameters: Every parameter, in order (path ones, then query ones).
         query: The query parameters (`{?...}` / `{&...}`): optional in a URI.
-        pattern: Path parameters are its groups, in order; with `query`, a last group holds the
-            raw query text.
+        pattern: Each path parameter is a group of its name; with `query`, a last, unnamed group
+            holds the raw query text.
     """
 
     template: str
@@ -110,7 +110,8 @@ class UriTemplate:
         regex: list[str] = []
         names: list[str] = []
         query: list[str] = []
-        position, previous = 0, None  # (the operator of the last path parameter)
+        path: list[str] = []  # (the operators of the path parameters)
+        position = 0
         for match in _EXPRESSION.finditer(template):
             literal = template[position : match.start()]
             _check_literal(template, literal, bool(query))
@@ -124,15 +125,15 @@ class UriTemplate:
                     raise ValueError(f"resource URI template {template!r}: only {{&...}} may follow a {{?...}}")
                 query.extend(expression_names)
             else:
-                _check_apart(template, literal, previous, operator)
+                _check_path(template, literal, path, operator)
                 regex.append(re.escape(literal))
-                regex.append(_PATH[operator])
-                previous = operator
+                regex.append(_PATH[operator].format(expression_names[0]))
+                path.append(operator)
             names.extend(expression_names)
             position = match.end()
         rest = template[position:]
         _check_literal(template, rest, bool(query))
-        _check_names(template, names, regex)
+        _check_names(template, names)
         regex.append(re.escape(rest))
         return cls(template, tuple(names), re.compile("".join(regex)), frozenset(query))
 
@@ -141,11 +142,9 @@ class UriTemplate:
         found = self.pattern.fullmatch(uri)
         if found is None:
             return None
-        groups = found.groups()
-        if not self.query:
-            return {name: unquote(value) for name, value in zip(self.parameters, groups, strict=True)}
-        values = {name: unquote(value) for name, value in zip(self.parameters, groups[:-1], strict=False)}
-        values.update(query_values(groups[-1] or "", self.query))
+        values = {name: unquote(value) for name, value in found.groupdict().items()}
+        if self.query:
+            values.update(query_values(found.groups()[-1] or "", self.query))
         return values
 
 
@@ -173,19 +172,20 @@ def _check_query_start(template: str, operator: str, before: str) -> None:
         raise ValueError(f"resource URI template {template!r} has {where}")
 
 
-def _check_names(template: str, names: list[str], regex: list[str]) -> None:
-    """Each parameter appears once, and at most one is a `{+name}`."""
+def _check_names(template: str, names: list[str]) -> None:
+    """Each parameter appears once."""
     for index, name in enumerate(names):
         if name in names[:index]:
             raise ValueError(f"resource URI template {template!r} uses the parameter {name!r} twice")
-    if regex.count(_PATH["+"]) > 1:
+
+
+def _check_path(template: str, literal: str, path: list[str], operator: str) -> None:
+    """At most one `{+name}`, and literal text between it and a path parameter next to it: in
+    `{+a}{b}` or `{+a}/{+b}` a URI could be split in many ways, and trying them all costs the
+    square of its length. `path` holds the operators of the path parameters before this one."""
+    if operator == "+" and "+" in path:
         raise ValueError(f"resource URI template {template!r} has more than one {{+name}}")
-
-
-def _check_apart(template: str, literal: str, previous: str | None, operator: str) -> None:
-    """Literal text separates a `{+name}` from a path parameter next to it: `{+a}{b}` could be
-    split in many ways, and trying them all costs the square of the URI's length."""
-    if not literal and previous is not None and "+" in (previous, operator):
+    if not literal and path and "+" in (path[-1], operator):
         raise ValueError(f"resource URI template {template!r} needs literal text between {{+name}} and a parameter")
 
 
