@@ -131,3 +131,25 @@ def test_an_operator_toolweave_cannot_serve_is_refused_naming_the_template(uri: 
         @server.resource(uri)
         def part() -> str:
             return ""
+
+
+async def test_a_static_resource_then_the_first_registered_template_serves_a_uri() -> None:
+    """The precedence rule is unchanged by operators: `file:///{name}` registered first serves
+    `file:///a`; `{+path}` serves what `{name}` cannot (a path with `/`)."""
+    server = Server("s")
+
+    @server.resource("file:///readme")
+    def readme() -> str:
+        return "static"
+
+    @server.resource("file:///{name}")
+    def one(name: str) -> str:
+        return f"one {name}"
+
+    @server.resource("file:///{+path}")
+    def deep(path: str) -> str:
+        return f"deep {path}"
+
+    async with connect(server) as client:
+        found = [await text(client, uri) for uri in ("file:///readme", "file:///a", "file:///a/b")]
+    assert found == ["static", "one a", "deep a/b"]
