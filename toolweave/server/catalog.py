@@ -7,6 +7,10 @@ validate once, run the prebuilt chain, mask a failure (what a failure becomes is
 an `isError` result for a tool, a `ToolError` served as a JSON-RPC error for a prompt or a
 resource). Listing is a cached tuple; adapters keep their wire forms in `cache`.
 
+A failure is masked by the policy of the call the client made (`BOUNDARY`): a mounted child's
+front tools (`call_tool`, `get_prompt`, `read_resource`) reach its catalog inside a call of the
+parent's, whose policy governs what they reach, as it governs the child's tools mounted directly.
+
 Components with an `access` rule (`Authorize`) are seen and used only by callers it admits: a
 list is one view per grant (which rules the caller passes), computed once and cached; a request
 for a component the caller may not use gets the kind's unknown-error, as if it did not exist.
@@ -44,6 +48,10 @@ Listener = Callable[[], None]
 security = logging.getLogger("toolweave.security")
 _RULES = "access.rules"
 _GRANTS = "access.grants"
+BOUNDARY = "toolweave.error_policy"
+"""`ctx.state` key: the error policy of the call the client made (the outermost catalog call of its
+request, for that call's duration). A catalog call under it (one a front tool makes, or an
+in-process call with its `Context`) masks by it what has no policy of its own (`MaskErrors`)."""
 _MAX_GRANTS = 4096
 """Tokens whose grant a catalog remembers (forgotten all at once when full)."""
 
@@ -168,14 +176,16 @@ async def guarded(run: Awaitable[R], fail: Callable[[BaseException], R]) -> R:
         return fail(error)
 
 
-def raising(entry: Entry[Any], kind: str, key: str) -> Callable[[BaseException], Any]:
+def raising(entry: Entry[Any], kind: str, key: str, ctx: Context) -> Callable[[BaseException], Any]:
     """What a prompt's or resource's failure raises (`guarded`'s `fail`): a `ToolError` as the
     client's JSON-RPC error, quoting `key` (the name or URI the client used, not a mounted
-    child's); anything else through the entry's error policy (masked, with an incident id)."""
+    child's); anything else through the error policy of the call around it (`BOUNDARY`: a front
+    tool's), else the entry's (masked, with an incident id)."""
 
     def fail(error: BaseException) -> Any:
         if isinstance(error, ToolError):
             raise error.quoting(key)
-        raise entry.errors.to_error(kind, key, error) from error
+        errors: ErrorPolicy = ctx.state.get(BOUNDARY) or entry.errors
+        raise errors.to_error(kind, key, error) from error
 
     return fail

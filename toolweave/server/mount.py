@@ -17,6 +17,8 @@ Rules for mounted components:
   parent's `extra_args` policy.
 - **Error masking**: the parent's `mask_error_details` applies to mounted components, because
   the parent is the boundary its clients see; a tool's own policy (`MaskErrors`) still wins.
+  So it does to what the child's front tools reach (`call_tool`, `get_prompt`, `read_resource`:
+  the parent's call's policy, `catalog.BOUNDARY`, masks the child's catalog under it).
 - **Names**: a tool or prompt is exposed as `{prefix}{separator}{name}`, a resource URI gets the
   prefix as its first path segment; a clash follows the parent's `on_duplicate`, and the error
   names both origins.

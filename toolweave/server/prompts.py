@@ -77,7 +77,7 @@ class PromptCatalog(Catalog[PromptEntry]):
             raise InvalidArguments(name, problems.problems, kind="prompt") from None
         assert entry.handler is not None
         rendering = entry.handler(PromptCall(prompt, validated, ctx))
-        result: PromptResult = await guarded(rendering, raising(entry, "prompt", name))
+        result: PromptResult = await guarded(rendering, raising(entry, "prompt", name, ctx))
         if result.description is None and prompt.description is not None:
             result = PromptResult(result.messages, prompt.description, result.meta)
         return result

@@ -147,7 +147,8 @@ class ResourceCatalog(Catalog[ResourceEntry]):
             except ArgumentErrors as problems:
                 raise InvalidArguments(resource.uri, problems.problems, kind="resource template") from None
         assert entry.handler is not None
-        return await guarded(entry.handler(ResourceRead(resource, uri, params, ctx)), raising(entry, "resource", uri))
+        reading = entry.handler(ResourceRead(resource, uri, params, ctx))
+        return await guarded(reading, raising(entry, "resource", uri, ctx))
 
 
 def _one_upstream(forbidden: Resource, other: Resource) -> bool:

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from toolweave.core.context import Context
 from toolweave.core.errors import InvalidArguments, UnknownTool
+from toolweave.core.masking import ErrorPolicy
 from toolweave.core.names import check_name
 from toolweave.core.output import OutputCheck
 from toolweave.core.result import ToolResult
@@ -37,7 +38,7 @@ from toolweave.core.tool import Composite, Tool
 from toolweave.core.validation import ArgumentErrors, hidden_sent
 from toolweave.middleware.base import Middleware, ToolCall, build_chain, chain_for, new_call, tool_runner
 from toolweave.middleware.keys import caller_key
-from toolweave.server.catalog import Catalog, Entry, is_failure, security
+from toolweave.server.catalog import BOUNDARY, Catalog, Entry, is_failure, security
 from toolweave.server.front_chain import Reached, front_chain
 from toolweave.server.fronts import fronted
 from toolweave.server.links import Links
@@ -94,6 +95,10 @@ class ToolCatalog(Catalog[ToolEntry]):
     ) -> ToolResult:
         """Validate and run one call; failures are `isError` results, except the protocol answers.
 
+        A failure is masked by the tool's own policy (`MaskErrors`), else by that of the call the
+        client made when this one runs inside it (`catalog.BOUNDARY`: a front tool's call of a
+        catalog tool), else by the server's.
+
         `failed`, if given, is told the error behind an `isError` result (telemetry's outcome),
         and the error behind one of the call a tool of a catalog transform makes in it
         (`SearchTools`' `call_tool`: noted on `ctx`, see `telemetry.events.reaching`).
@@ -120,12 +125,13 @@ class ToolCatalog(Catalog[ToolEntry]):
         try:
             validated = tool.validator.validate(arguments or {}, reject_extra=self.reject_extra)
         except ArgumentErrors as problems:
-            if problems.spoofed:
-                _spoofing(name, problems.spoofed, ctx, "refused")
-            refused = InvalidArguments(name, problems.problems)
-            if failed is not None:
-                failed(refused)
-            return ToolResult.error(str(refused))
+            return _refused(name, problems, ctx, failed)
+        state = ctx.state
+        boundary: ErrorPolicy | None = state.get(BOUNDARY)  # a call around this one: the client's
+        if boundary is None:
+            errors = state[BOUNDARY] = entry.errors
+        else:  # the tool's own policy, else the client's call's (as for a tool mounted directly)
+            errors = tool.error_policy or boundary
         try:  # one frame for the chain, the tool and the check: this is every call's path
             if entry.handler is None:
                 result: ToolResult = await tool.run(validated, ctx)
@@ -140,7 +146,10 @@ class ToolCatalog(Catalog[ToolEntry]):
                 raise
             if failed is not None:
                 failed(error)
-            return entry.errors.to_result(name, error)
+            return errors.to_result(name, error)
+        finally:
+            if boundary is None:
+                del state[BOUNDARY]
 
     async def list_tools(self, ctx: Context) -> list[Tool]:
         """The tools this request's caller may see, after per-request middleware filters (if any)."""
@@ -148,6 +157,16 @@ class ToolCatalog(Catalog[ToolEntry]):
         for layer in self.list_middleware:
             tools = listed(await layer.on_list_tools(tools, ctx), layer)
         return tools
+
+
+def _refused(name: str, problems: ArgumentErrors, ctx: Context, failed: Failed | None) -> ToolResult:
+    """The answer to a call of tool `name` whose arguments do not validate (`problems`)."""
+    if problems.spoofed:
+        _spoofing(name, problems.spoofed, ctx, "refused")
+    refused = InvalidArguments(name, problems.problems)
+    if failed is not None:
+        failed(refused)
+    return ToolResult.error(str(refused))
 
 
 def _spoofing(tool: str, names: tuple[str, ...], ctx: Context, answer: str) -> None:
