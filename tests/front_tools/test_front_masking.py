@@ -119,3 +119,17 @@ async def test_an_in_process_call_is_masked_by_its_own_server_whatever_the_conte
     masking.add_tool(fail, name="work")
     assert (await open_server.call_tool("work", ctx=ctx)).text == f"RuntimeError: {SECRET}"
     assert SECRET not in (await masking.call_tool("work", ctx=ctx)).text
+
+
+async def test_an_in_process_call_with_the_clients_context_is_masked_as_the_client_call_is() -> None:
+    """A tool relaying another server's answer: the server the client called decides, as for a front tool."""
+    open_server, server = Server("open", mask_error_details=False), Server("gateway")
+    open_server.add_tool(fail, name="work")
+
+    @server.tool
+    async def relay(ctx: Context) -> str:
+        return (await open_server.call_tool("work", ctx=ctx)).text
+
+    async with connect(server) as client:
+        text = (await client.call_tool("relay", {})).content[0].text
+    assert re.fullmatch(r"Error calling tool 'work' \(incident [0-9a-f]{8}\)", text), text
