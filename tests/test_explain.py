@@ -65,3 +65,24 @@ def test_one_tool_of_a_server_by_name() -> None:
     assert [t.name for t in explain(server, "search", show=False).tools] == ["search"]
     with pytest.raises(KeyError, match="nope"):
         explain(server, "nope", show=False)
+
+
+NOTE = "(a middleware that wraps the tool a call reaches runs around that tool instead)"
+
+
+@pytest.mark.parametrize(("mounted", "name"), [(False, "call_tool"), (True, "c_call_tool")])
+def test_call_tool_says_a_middleware_of_the_tool_it_reaches_runs_around_that_tool(mounted: bool, name: str) -> None:
+    from toolweave.transforms import SearchTools
+
+    child = Server("child", middleware=[RecordingMiddleware("every"), RecordingMiddleware("work", tools="work")])
+    child.add_tool(fake_tool("work"))
+    child.add_transform(SearchTools())
+    server = Server("gateway") if mounted else child
+    if mounted:
+        server.mount(child, prefix="c")
+    out = io.StringIO()
+    report = explain(server, file=out)
+    assert report[name].reaches and report[name].to_dict()["reaches"]
+    assert f"middleware: every\n              {NOTE}" in out.getvalue()
+    assert not report[name.replace("call_tool", "search_tools")].reaches
+    assert out.getvalue().count(NOTE) == 1

@@ -116,3 +116,21 @@ def test_a_long_tool_name_in_a_terminal_is_folded_leaving_room_for_its_arguments
     assert "".join(row[1].strip() for row in rows) == name
     assert "[repo]" in {row[2].strip() for row in rows}
     assert "Lists pull requests." in " ".join(row[3].strip() for row in rows)
+
+
+def test_explain_tree_says_a_middleware_of_the_tool_a_call_reaches_runs_around_that_tool() -> None:
+    item = {
+        "name": "call_tool",
+        "origin": {"kind": "schema", "source": "hand-written schema", "name": "call_tool"},
+        "exposed_by": "tool 'call_tool' of SearchTools(bm25)",
+        "transforms": [],
+        "middleware": ["Logging"],
+        "schema_before": {"type": "object"},
+        "schema_after": {"type": "object"},
+        "reaches": True,
+    }
+    labels = [child.label for child in explain_tree([item], "s").children[0].children]
+    assert labels[3:5] == [
+        "middleware (outermost first)",
+        "(a middleware that wraps the tool a call reaches runs around that tool instead)",
+    ]

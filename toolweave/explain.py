@@ -36,8 +36,12 @@ from toolweave.middleware.selector import Selector
 from toolweave.server.mount import Prefix
 
 if TYPE_CHECKING:
-    from toolweave.server.catalog import Entry
     from toolweave.server.server import Server
+    from toolweave.server.tools import ToolEntry
+
+
+REACHES = "a middleware that wraps the tool a call reaches runs around that tool instead"
+"""What `explain` says of a tool that calls another (`ToolExplanation.reaches`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +61,9 @@ class ToolExplanation:
         schema_before: The base tool's input schema.
         schema_after: The exposed input schema.
         access: What a caller needs to see and call it (`Authorize`); `None`: every caller.
+        reaches: It calls another tool (`SearchTools`' `call_tool`): a middleware that wraps the
+            tool a call reaches runs around that tool instead, so `middleware` is what runs
+            when it reaches none.
     """
 
     name: str
@@ -70,6 +77,7 @@ class ToolExplanation:
     schema_before: Mapping[str, Any]
     schema_after: Mapping[str, Any]
     access: str | None = None
+    reaches: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The explanation as JSON-able data (what `toolweave explain --json` prints)."""
@@ -82,6 +90,7 @@ class ToolExplanation:
             "schema_before": dict(self.schema_before),
             "schema_after": dict(self.schema_after),
             "access": self.access,
+            "reaches": self.reaches,
         }
 
 
@@ -121,7 +130,7 @@ def _silent(step: Any) -> bool:
 
 
 def explain_tool(
-    tool: Tool, *, exposed_by: str | None = None, chains: Mapping[int, Entry[Tool]] | None = None
+    tool: Tool, *, exposed_by: str | None = None, chains: Mapping[int, ToolEntry] | None = None
 ) -> ToolExplanation:
     """The explanation of one tool; `exposed_by` and `chains` (the entries of every server on its
     way, by tool id) as a server's catalogs know them."""
@@ -137,11 +146,8 @@ def explain_tool(
     else:
         described = f"{kind} {source}"
     steps = tuple(describe(step) for ancestor in lineage[1:] for step in ancestor.transforms if not _silent(step))
-    middleware = [describe(layer) for layer in chains[id(tool)].chain] if chains and id(tool) in chains else []
-    for ancestor in reversed(lineage[:-1]):
-        inner = (chains or {}).get(id(ancestor))
-        if inner is not None:
-            middleware.extend(describe(layer) for layer in inner.chain)
+    entries = [entry for made in tool.lineage() if (entry := (chains or {}).get(id(made))) is not None]
+    middleware = [describe(layer) for entry in entries for layer in entry.chain]
     return ToolExplanation(
         name=tool.name,
         origin=f"{exposed_by} <- {described}" if exposed_by else described,
@@ -154,6 +160,7 @@ def explain_tool(
         schema_before=root.input_schema,
         schema_after=tool.input_schema,
         access=tool.access.describe() if tool.access is not None else None,
+        reaches=any(entry.reaches for entry in entries),
     )
 
 
@@ -163,14 +170,14 @@ def explain_server(server: Server, name: str | None = None) -> Explanation:
     Raises:
         UnknownTool: the server exposes no tool called `name`.
     """
-    chains: dict[int, Entry[Tool]] = {}
+    chains: dict[int, ToolEntry] = {}
     _index(server, chains)
     catalog = server.catalog
     chosen = [catalog.get(name)] if name is not None else list(catalog.entries.values())
     return Explanation(tuple(explain_tool(entry.tool, exposed_by=entry.origin, chains=chains) for entry in chosen))
 
 
-def _index(server: Server, chains: dict[int, Entry[Tool]]) -> None:
+def _index(server: Server, chains: dict[int, ToolEntry]) -> None:
     """The catalog entries of `server` and of every server mounted below it, by tool id."""
     for entry in server.catalog.entries.values():
         chains[id(entry.tool)] = entry
@@ -241,6 +248,8 @@ def _render(tool: ToolExplanation) -> str:
     else:
         lines.append("  transforms: (none)")
     lines.append(f"  middleware: {' -> '.join(tool.middleware) if tool.middleware else '(none)'}")
+    if tool.reaches:
+        lines.append(f"              ({REACHES})")
     lines.append(f"  access:     {tool.access or 'every caller'}")
     lines.append(f"  arguments before: {_arguments(tool.schema_before)}")
     lines.append(f"  arguments after:  {_arguments(tool.schema_after)}")

@@ -21,6 +21,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.tree import Tree
 
+from toolweave.explain import REACHES
+
 __all__ = ["Node", "explain_tree", "print_json", "print_listing", "print_tree", "print_upstreams", "printable"]
 
 
@@ -204,6 +206,8 @@ def explain_tree(explained: list[dict[str, Any]], server_name: str) -> Node:
         node.children.append(Node("transforms (in order)" if steps else "transforms: none", steps))
         layers = [Node(f"{index}. {layer}") for index, layer in enumerate(item["middleware"], 1)]
         node.children.append(Node("middleware (outermost first)" if layers else "middleware: none", layers))
+        if item.get("reaches"):
+            node.children.append(Node(f"({REACHES})"))
         node.children.append(Node(f"access: {item.get('access') or 'every caller'}"))
         before, after = item["schema_before"], item["schema_after"]
         if before == after:

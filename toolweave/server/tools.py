@@ -68,9 +68,12 @@ Failed = Callable[[BaseException], None]
 
 @dataclass(frozen=True, slots=True)
 class ToolEntry(Entry[Tool]):
-    """One exposed tool; `check` is what its successful results must be to go out."""
+    """One exposed tool; `check` is what its successful results must be to go out; `reaches`:
+    a catalog transform's tool that calls a catalog tool (a middleware that wraps the tool a
+    call reaches runs around that tool instead, see `front_chain`)."""
 
     check: OutputCheck = field(default_factory=lambda: OutputCheck.of(None, validate=False))
+    reaches: bool = False
 
     @property
     def tool(self) -> Tool:
@@ -281,7 +284,7 @@ class ToolRegistry(Registry[Tool, ToolCatalog]):
         chain, handler = front_chain(self.owner.middleware, component, reached)
         errors = component.error_policy or self.owner.error_policy
         check = OutputCheck.of(component.output_schema, validate=not component.output_checked)
-        return ToolEntry(component, origin, chain, handler, errors, check)
+        return ToolEntry(component, origin, chain, handler, errors, check, reached is not None)
 
     def build_catalog(self, entries: dict[str, Entry[Tool]]) -> ToolCatalog:
         owner = self.owner
