@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from toolweave.core.uri_template import TemplateSet, UriTemplate, check_uri, is_template
@@ -128,3 +130,34 @@ def test_a_template_set_indexes_operator_templates_by_their_literal_start() -> N
     assert templates.match("search://items?q=x") == ("search://items{?q}", {"q": "x"})
     assert templates.match("file:///a/b") == ("file:///{+path}", {"path": "a/b"})
     assert _set("file:///{name}", "file:///{+path}").match("file:///a") == ("file:///{name}", {"name": "a"})
+
+
+@pytest.mark.parametrize(
+    ("template", "uri"),
+    [
+        ("res://{a}-{b}-{c}", "res://" + "-" * 3_000 + "/"),
+        ("res://{+a}-{b}", "res://" + "-" * 100_000 + "#"),
+        ("res://{a}{b}", "res://" + "a" * 100_000 + "/"),
+        ("res://x?{a}{&p}", "res://x?" + "&" * 100_000 + "#"),
+    ],
+)
+def test_a_long_uri_is_refused_in_linear_time(template: str, uri: str) -> None:
+    """Where a parameter may hold the text after it, a URI that fits no split is not tried
+    split by split (a regex's backtracking took 11 s for 2 KB against `{a}-{b}-{c}`)."""
+    started = time.perf_counter()
+    assert UriTemplate.parse(template).match(uri) is None
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    ("template", "uri", "values"),
+    [
+        ("res://{a}-{b}", "res://x-y-z", {"a": "x-y", "b": "z"}),
+        ("res://{+a}-{b}{?q}", "res://d/e-f-g?q=1", {"a": "d/e-f", "b": "g", "q": "1"}),
+        ("res://{a}{b}", "res://xyz", {"a": "xy", "b": "z"}),
+        ("res://x?{a}{&p}", "res://x?v&p=2", {"a": "v&p=2"}),
+        ("res://{+a}/m/{b}.{c}", "res://1/m/2/m/3.4.5", {"a": "1/m/2", "b": "3.4", "c": "5"}),
+    ],
+)
+def test_each_parameter_takes_as_much_as_the_rest_leaves(template: str, uri: str, values: dict[str, str]) -> None:
+    assert UriTemplate.parse(template).match(uri) == values

@@ -7,9 +7,13 @@
 | `{?a,b}`   | a query string at the end, its parameters in any order, each optional | `?b=2&a=1` |
 | `{&c}`     | more query parameters, after `{?...}` or a literal `?`    | `&c=3`                 |
 
-Values are percent-decoded. A `{+name}` takes as much as it can while the rest of the template
-still matches; a template has at most one. Query parameters absent from a URI are absent from the
-match (the function's defaults apply); parameters the template does not name are ignored. Other
+Values are percent-decoded. A parameter takes as much as it can while the rest of the template
+still matches (a `{+name}` too; a template has at most one). Query parameters absent from a URI
+are absent from the match (the function's defaults apply); parameters the template does not name
+are ignored. Matching costs time linear in the URI's length whatever the template: where a
+parameter may hold the text after it (`{a}-{b}`, `{+path}/{name}`), `UriTemplate.split` finds the
+split a regex would, without trying every split (a 2 KB URI took a regex 11 s against
+`{a}-{b}-{c}`, a client's `resources/read` holding the server that long). Other
 operators (`{#x}`, `{.x}`, `{/x}`, `{;x}`), modifiers (`{x*}`, `{x:3}`) and several names in
 a path expression are refused with a `ValueError` naming the template.
 
@@ -40,6 +44,8 @@ _PATH = {"": "(?P<{}>[^/?#]+)", "+": "(?P<{}>[^?#]+)"}
 """The regex of a path expression, by operator: a group named for its parameter."""
 _QUERY_START = {"?": r"(?:\?([^#]*))?", "&": "((?:&[^#]*)?)"}
 """The regex of the query tail, by the operator of its first expression: the raw query text."""
+_STOPS = {"": "/?#", "+": "?#"}
+"""The characters a path parameter never holds, by operator (the complement of its `_PATH` class)."""
 _SUPPORTED = "{name}, {+name}, {?a,b} and {&a,b}"
 T = TypeVar("T")
 
@@ -82,12 +88,19 @@ class UriTemplate:
         query: The query parameters (`{?...}` / `{&...}`): optional in a URI.
         pattern: Each path parameter is a group of its name; with `query`, a last, unnamed group
             holds the raw query text.
+        parts: The path's literal texts and `Parameter`s, in order; `split` matches by them.
+        tail: The operator (`?` or `&`) of the query tail, `""` without one.
+        backtracks: Whether a parameter may hold the literal text after it: `pattern` could then
+            take time polynomial in a URI's length, so `split` matches instead.
     """
 
     template: str
     parameters: tuple[str, ...]
     pattern: re.Pattern[str] = field(repr=False, compare=False)
     query: frozenset[str] = frozenset()
+    parts: tuple[str | Parameter, ...] = field(default=(), repr=False, compare=False)
+    tail: str = field(default="", repr=False, compare=False)
+    backtracks: bool = field(default=False, repr=False, compare=False)
 
     @property
     def literal(self) -> str:
@@ -111,6 +124,8 @@ class UriTemplate:
         names: list[str] = []
         query: list[str] = []
         path: list[str] = []  # (the operators of the path parameters)
+        parts: list[str | Parameter] = []
+        tail = ""
         position = 0
         for match in _EXPRESSION.finditer(template):
             literal = template[position : match.start()]
@@ -121,6 +136,8 @@ class UriTemplate:
                     _check_query_start(template, operator, template[: match.start()])
                     regex.append(re.escape(literal))
                     regex.append(_QUERY_START[operator])
+                    parts.append(literal)
+                    tail = operator
                 elif operator != "&":
                     raise ValueError(f"resource URI template {template!r}: only {{&...}} may follow a {{?...}}")
                 query.extend(expression_names)
@@ -129,23 +146,93 @@ class UriTemplate:
                 regex.append(re.escape(literal))
                 regex.append(_PATH[operator].format(expression_names[0]))
                 path.append(operator)
+                parts += [literal, Parameter(expression_names[0], _STOPS[operator])]
             names.extend(expression_names)
             position = match.end()
         rest = template[position:]
         _check_literal(template, rest, bool(query))
         _check_names(template, names)
         regex.append(re.escape(rest))
-        return cls(template, tuple(names), re.compile("".join(regex)), frozenset(query))
+        parts.append(rest)
+        kept = tuple(part for part in parts if part)
+        pattern = re.compile("".join(regex))
+        backtracks = _backtracks(kept, tail)
+        return cls(template, tuple(names), pattern, frozenset(query), kept, tail, backtracks)
 
     def match(self, uri: str) -> dict[str, str] | None:
         """The parameter values if `uri` matches this template, else `None`."""
-        found = self.pattern.fullmatch(uri)
-        if found is None:
-            return None
-        values = {name: unquote(value) for name, value in found.groupdict().items()}
+        if self.backtracks:
+            found = self.split(uri)
+            if found is None:
+                return None
+            raw, query_text = found
+        else:
+            matched = self.pattern.fullmatch(uri)
+            if matched is None:
+                return None
+            raw, query_text = matched.groupdict(), matched.groups()[-1] if self.query else None
+        values = {name: unquote(value) for name, value in raw.items()}
         if self.query:
-            values.update(query_values(found.groups()[-1] or "", self.query))
+            values.update(query_values(query_text or "", self.query))
         return values
+
+    def split(self, uri: str) -> tuple[dict[str, str], str | None] | None:
+        """The raw values of the path parameters in `uri` and its raw query text (`None` without a
+        query tail), as `pattern` would split it (each parameter as long as it can be while the
+        rest still matches), or `None`; in time linear in `len(uri)` for each part.
+
+        Example:
+            >>> UriTemplate.parse("r://{a}-{b}{?q}").split("r://x-y-z?q=1")
+            ({'a': 'x-y', 'b': 'z'}, 'q=1')
+        """
+        path, tail = self.parts, self.tail
+        size, last_hash = len(uri), uri.rfind("#")
+        # fits[i][p]: path[i:] and the query tail match uri[p:] (built from the end)
+        fits = [[p == size or (bool(tail) and p > last_hash and uri.startswith(tail, p)) for p in range(size + 1)]]
+        for part in reversed(path):
+            after = fits[0]
+            if isinstance(part, str):
+                width = len(part)
+                here = [p + width <= size and after[p + width] and uri.startswith(part, p) for p in range(size + 1)]
+            else:
+                here = [False] * (size + 1)
+                for p in range(size - 1, -1, -1):
+                    here[p] = uri[p] not in part.stops and (after[p + 1] or here[p + 1])
+            fits.insert(0, here)
+        if not fits[0][0]:
+            return None
+        values: dict[str, str] = {}
+        position = 0
+        for index, part in enumerate(path):
+            if isinstance(part, str):
+                position += len(part)
+                continue
+            after, end, cut = fits[index + 1], position, position
+            while end < size and uri[end] not in part.stops:
+                end += 1
+                if after[end]:
+                    cut = end
+            values[part.name] = uri[position:cut]
+            position = cut
+        query = None if not tail else uri[position + 1 :] if tail == "?" else uri[position:]
+        return values, query
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """A path parameter of a template: its name and the characters it never holds."""
+
+    name: str
+    stops: str
+
+
+def _backtracks(parts: tuple[str | Parameter, ...], tail: str) -> bool:
+    """Whether a parameter in `parts` may hold the text after it (a parameter, or a literal or
+    query `tail` not starting with one of its stops), so that a regex would try every split."""
+    for part, after in zip(parts, (*parts[1:], tail), strict=True):
+        if isinstance(part, Parameter) and after and (not isinstance(after, str) or after[0] not in part.stops):
+            return True
+    return False
 
 
 def _expression(template: str, body: str) -> tuple[str, list[str]]:
