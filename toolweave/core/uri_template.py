@@ -46,6 +46,8 @@ _QUERY_START = {"?": r"(?:\?([^#]*))?", "&": "((?:&[^#]*)?)"}
 """The regex of the query tail, by the operator of its first expression: the raw query text."""
 _STOPS = {"": "/?#", "+": "?#"}
 """The characters a path parameter never holds, by operator (the complement of its `_PATH` class)."""
+_RUNS = {operator: re.compile(f"[^{stops}]+") for operator, stops in _STOPS.items()}
+"""A run of characters a path parameter may hold, by operator."""
 _SUPPORTED = "{name}, {+name}, {?a,b} and {&a,b}"
 T = TypeVar("T")
 
@@ -146,7 +148,7 @@ class UriTemplate:
                 regex.append(re.escape(literal))
                 regex.append(_PATH[operator].format(expression_names[0]))
                 path.append(operator)
-                parts += [literal, Parameter(expression_names[0], _STOPS[operator])]
+                parts += [literal, Parameter(expression_names[0], _RUNS[operator])]
             names.extend(expression_names)
             position = match.end()
         rest = template[position:]
@@ -186,19 +188,29 @@ class UriTemplate:
             ({'a': 'x-y', 'b': 'z'}, 'q=1')
         """
         path, tail = self.parts, self.tail
-        size, last_hash = len(uri), uri.rfind("#")
-        # fits[i][p]: path[i:] and the query tail match uri[p:] (built from the end)
-        fits = [[p == size or (bool(tail) and p > last_hash and uri.startswith(tail, p)) for p in range(size + 1)]]
+        size, ones = len(uri), b"\x01" * (len(uri) + 1)
+        # fits[i][p] is 1 when path[i:] and the query tail match uri[p:] (built from the end)
+        fits = [bytearray(size + 1)]
+        fits[0][size] = 1
+        at = uri.find(tail, uri.rfind("#") + 1) if tail else -1
+        while at != -1:
+            fits[0][at] = 1
+            at = uri.find(tail, at + 1)
         for part in reversed(path):
-            after = fits[0]
+            after, here = fits[-1], bytearray(size + 1)
             if isinstance(part, str):
-                width = len(part)
-                here = [p + width <= size and after[p + width] and uri.startswith(part, p) for p in range(size + 1)]
-            else:
-                here = [False] * (size + 1)
-                for p in range(size - 1, -1, -1):
-                    here[p] = uri[p] not in part.stops and (after[p + 1] or here[p + 1])
-            fits.insert(0, here)
+                at = uri.find(part)
+                while at != -1:
+                    here[at] = after[at + len(part)]
+                    at = uri.find(part, at + 1)
+            else:  # in a run of characters it may hold, up to the last place the rest fits
+                for run in part.run.finditer(uri):
+                    start, end = run.span()
+                    last = after.rfind(1, start + 1, end + 1)
+                    if last > start:
+                        here[start:last] = ones[start:last]
+            fits.append(here)
+        fits.reverse()
         if not fits[0][0]:
             return None
         values: dict[str, str] = {}
@@ -207,11 +219,8 @@ class UriTemplate:
             if isinstance(part, str):
                 position += len(part)
                 continue
-            after, end, cut = fits[index + 1], position, position
-            while end < size and uri[end] not in part.stops:
-                end += 1
-                if after[end]:
-                    cut = end
+            end = part.run.match(uri, position).end()  # type: ignore[union-attr]  # (fits says one starts here)
+            cut = fits[index + 1].rfind(1, position + 1, end + 1)
             values[part.name] = uri[position:cut]
             position = cut
         query = None if not tail else uri[position + 1 :] if tail == "?" else uri[position:]
@@ -220,17 +229,17 @@ class UriTemplate:
 
 @dataclass(frozen=True, slots=True)
 class Parameter:
-    """A path parameter of a template: its name and the characters it never holds."""
+    """A path parameter of a template: its name and the runs of characters it may hold."""
 
     name: str
-    stops: str
+    run: re.Pattern[str]
 
 
 def _backtracks(parts: tuple[str | Parameter, ...], tail: str) -> bool:
     """Whether a parameter in `parts` may hold the text after it (a parameter, or a literal or
     query `tail` not starting with one of its stops), so that a regex would try every split."""
     for part, after in zip(parts, (*parts[1:], tail), strict=True):
-        if isinstance(part, Parameter) and after and (not isinstance(after, str) or after[0] not in part.stops):
+        if isinstance(part, Parameter) and after and (not isinstance(after, str) or part.run.match(after)):
             return True
     return False
 
