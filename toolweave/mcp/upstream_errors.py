@@ -49,7 +49,6 @@ _CLOSED = frozenset(
         "Connection closed",  # the SDK's own, for every request waiting when a connection closes
         "SSE stream ended without a response",  # the streamable HTTP client's, for one request
         "SSE stream ended and reconnection attempts were exhausted",
-        "server answered a request with 202 Accepted",
         REFUSED_NEW,  # a toolweave upstream's, shutting down
     }
 )
