@@ -15,7 +15,7 @@ from toolweave.transforms import LimitResult
 
 require("fastmcp", "the fastmcp interop peer is not installed")
 
-SCRIPT = ROOT / "tests" / "servers" / "fastmcp_lists.py"
+SCRIPT = ROOT / "tests" / "interop" / "fastmcp_lists.py"
 
 
 def gateway() -> Server:

@@ -154,7 +154,7 @@ async def test_calls_holding_shared_slots_count_in_the_pool_the_process_falls_ba
     server = replica(redis.url, ConcurrencyLimit(1, wait=0, shared=True), upstream=upstream)
     async with server, anyio.create_task_group() as tasks:
         tasks.start_soon(call, server, "lookup", {"q": "long"})
-        await anyio.sleep(0.3)
+        await running(upstream)
         redis.stop()
         refused = await call(server, "lookup", {"q": "x"})
         tasks.cancel_scope.cancel()
@@ -170,7 +170,7 @@ async def test_a_call_running_while_redis_restarted_empty_still_holds_its_shared
     two = replica(redis.url, ConcurrencyLimit(1, wait=0, shared=True, lease=0.6))
     async with one, two, anyio.create_task_group() as tasks:
         tasks.start_soon(call, one, "lookup", {"q": "long"})
-        await anyio.sleep(0.3)
+        await running(upstream)
         assert (await call(two, "lookup", {"q": "x"})).is_error  # type: ignore[attr-defined]
         redis.stop()
         redis.start()
@@ -178,6 +178,14 @@ async def test_a_call_running_while_redis_restarted_empty_still_holds_its_shared
         refused = await call(two, "lookup", {"q": "x"})
         tasks.cancel_scope.cancel()
     assert refused.is_error and "Too many concurrent calls" in refused.text  # type: ignore[attr-defined]
+
+
+async def running(upstream: Upstream) -> None:
+    """Return once the long call runs its tool: it holds its slot (a fixed sleep was too short on
+    a loaded machine)."""
+    with anyio.fail_after(10):
+        while not upstream.calls:  # noqa: ASYNC110 - the tool runs in another task
+            await anyio.sleep(0.01)
 
 
 async def paused_during(redis: RedisServer, store: RedisStore, op: Callable[[], Awaitable[object]]) -> None:
