@@ -137,10 +137,10 @@ class UpstreamComponents:
             await self._refresh("resources", capabilities is not None and capabilities.resources is not None, session)
 
     async def _refresh(self, kind: str, advertised: bool, session: ClientSession) -> None:
-        parts = [await self._listing(name, session) if advertised else [] for name in LISTS[kind]]
+        names = LISTS[kind]
+        parts = [await self._listing(name, session) if advertised else [] for name in names]
         if all(part is None for part in parts):
             return  # nothing could be listed: every list keeps its last known value
-        names = LISTS[kind]
         listed = [self._last.get(name, []) if part is None else part for name, part in zip(names, parts, strict=True)]
         self._last.update(zip(names, listed, strict=True))
         wire = [[item.model_dump(by_alias=True, exclude_none=True) for item in part] for part in listed]
@@ -156,11 +156,7 @@ class UpstreamComponents:
     async def _listing(self, name: str, session: ClientSession) -> list[Any] | None:
         """Every item of the upstream's list `name` (a field of `LISTS`), or `None` when it could
         not be listed (logged, naming the list and why)."""
-        fetch = {
-            "prompts": session.list_prompts,
-            "resources": session.list_resources,
-            "resource_templates": session.list_resource_templates,
-        }[name]
+        fetch = getattr(session, f"list_{name}")  # `list_prompts`, `list_resources`, `list_resource_templates`
         try:
             return await all_pages(lambda params: fetch(params=params), name, self.upstream.label)
         except MCPError as error:
