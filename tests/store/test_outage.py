@@ -22,10 +22,10 @@ async def call(server: object, name: str, arguments: dict[str, str] | None = Non
         return await server.call_tool(name, arguments or {})  # type: ignore[attr-defined]
 
 
-async def until_shared_again(check: object, seconds: float = 5.0) -> None:
-    """Retry `check()` (True once shared state is back) until it holds."""
+async def until(check: object, seconds: float = 5.0) -> None:
+    """Retry `check()` (True once shared state is back, or a call runs) until it holds."""
     with anyio.fail_after(seconds):
-        while not await check():  # type: ignore[operator]  # noqa: ASYNC110 - state in another process
+        while not await check():  # type: ignore[operator]  # noqa: ASYNC110 - state in another process or task
             await anyio.sleep(0.1)
 
 
@@ -97,7 +97,7 @@ async def test_rate_limit_is_shared_again_once_redis_returns(redis: RedisServer)
             second = await call(two, "lookup", {"q": "y"})
             return not first.is_error and second.is_error  # type: ignore[attr-defined]
 
-        await until_shared_again(shared)
+        await until(shared)
 
 
 async def test_the_cache_is_skipped_while_redis_is_down_and_used_again_after(redis: RedisServer) -> None:
@@ -114,7 +114,7 @@ async def test_the_cache_is_skipped_while_redis_is_down_and_used_again_after(red
             await call(server, "lookup", {"q": "b"})
             return upstream.calls == before + 1 or upstream.calls == before
 
-        await until_shared_again(cached)
+        await until(cached)
     assert [result.text for result in down] == ["a#1", "a#2"]  # type: ignore[attr-defined]
 
 
@@ -183,9 +183,11 @@ async def test_a_call_running_while_redis_restarted_empty_still_holds_its_shared
 async def running(upstream: Upstream) -> None:
     """Return once the long call runs its tool: it holds its slot (a fixed sleep was too short on
     a loaded machine)."""
-    with anyio.fail_after(10):
-        while not upstream.calls:  # noqa: ASYNC110 - the tool runs in another task
-            await anyio.sleep(0.01)
+
+    async def started() -> bool:
+        return upstream.calls > 0
+
+    await until(started, 10)
 
 
 async def paused_during(redis: RedisServer, store: RedisStore, op: Callable[[], Awaitable[object]]) -> None:
@@ -260,7 +262,7 @@ async def test_an_outage_is_logged_once_and_the_recovery_too(
             await call(server, "lookup", {"q": "x"})
             return bool(logged("reachable again"))
 
-        await until_shared_again(recovered)
+        await until(recovered)
         for _ in range(3):
             await call(server, "lookup", {"q": "x"})
     unreachable = logged("is unreachable")
