@@ -8,7 +8,8 @@ checks and error masking. One policy serves an MCP client and an in-process agen
 - `toolweave.adapters.pydantic_ai.ToolweaveToolset(server)`: a Pydantic AI toolset
   (extra `toolweave[pydantic-ai]`);
 - `toolweave.adapters.langchain.structured_tools(server)`: LangChain `StructuredTool`s
-  (extra `toolweave[langchain]`);
+  (extra `toolweave[langchain]`); `await astructured_tools(server)` for a server whose
+  middleware filters its tool listings (`on_list_tools`);
 - `toolweave.adapters.openai_agents.function_tools(server)`: OpenAI Agents SDK `FunctionTool`s
   (extra `toolweave[openai-agents]`).
 

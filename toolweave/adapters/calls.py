@@ -89,13 +89,41 @@ class CatalogCalls:
         """The tools the caller of `run` may see, through the list middleware too, as `tools/list`."""
         return await self.server.list_tools(self.context_for(run))
 
-    def taken_once(self, caller: Context | None) -> tuple[Tool, ...]:
+    def list_filters(self) -> tuple[str, ...]:
+        """The names of the server's middleware that filter each tool listing (`on_list_tools`):
+        a listing that does not await them shows tools they may hide."""
+        return tuple(layer.name for layer in self.server.catalog.list_middleware)
+
+    async def shows(self, name: str, run: Any) -> bool:
+        """Whether `tools/list` shows tool `name` to the caller of `run`: by the catalog's view, or,
+        on a server with list middleware, in the listing that middleware lets through."""
+        caller = self.context_for(run)
+        if self.list_filters():
+            return any(tool.name == name for tool in await self.server.list_tools(caller))
+        catalog = self.server.catalog
+        entry = catalog.entries.get(name)
+        return entry is not None and catalog.admits(entry, caller.auth)
+
+    def taken_once(self, caller: Context | None, *, awaited: str | None = None) -> tuple[Tool, ...]:
         """The tools `caller` may see now (see `visible`), for an adapter that makes its tool objects once.
+
+        Args:
+            caller: Whose view to take (every tool for None).
+            awaited: For an adapter that cannot filter its tools per run (by `shows`), the way to
+                make them through the list middleware (see `listed_once`): a server with list
+                middleware is refused, naming it. None: the adapter filters per run.
 
         Raises:
             RuntimeError: the server holds remote servers and is not running: their tools are
-                not listed yet, and would be missing from the agent without a word.
+                not listed yet, and would be missing from the agent without a word; or it has
+                list middleware that would not filter the tools (see `list_filters`).
         """
+        filters = self.list_filters()
+        if filters and awaited is not None:
+            raise RuntimeError(
+                f"server {self.server.name!r} filters each tool listing with {', '.join(filters)} "
+                f"(on_list_tools), which tools made without awaiting it would not apply: make them with {awaited}"
+            )
         remotes = self.server.remotes()
         if remotes and not self.server.running:
             names = ", ".join(repr(remote.name) for remote in remotes)
@@ -103,10 +131,19 @@ class CatalogCalls:
                 f"server {self.server.name!r} is not running, so the tools of {names} are not listed yet: "
                 "make the tools inside `async with server:`"
             )
+        self._warn_down()
+        return self.visible(caller)
+
+    async def listed_once(self, caller: Context | None) -> list[Tool]:
+        """The tools `caller` may see now through the list middleware too, as `tools/list` shows
+        them (an anonymous caller's for None), for an adapter that makes its tool objects once."""
+        self._warn_down()
+        return await self.server.list_tools(caller)
+
+    def _warn_down(self) -> None:
         down = self.server.down_remotes()
         if down:
             logger.warning("tools made while upstream(s) are down leave theirs out: %s", ", ".join(down))
-        return self.visible(caller)
 
     def tool(self, name: str) -> Tool | None:
         """The exposed tool `name`, if the server lists one."""

@@ -7,7 +7,9 @@ as its bare value, as the tool returned it). An `isError` answer is a `ToolExcep
 tool hands back to the model as its message (a tool the caller may not use included). The
 tools are made once, so they are those one caller may see (under `Authorize`): the caller of
 `context`, anonymous without one; with a context function, the caller it gives for `config` if
-you pass the agent's run config, else an anonymous one.
+you pass the agent's run config, else an anonymous one. `await astructured_tools(server)` lists
+them through the server's list middleware too (`on_list_tools`), as `tools/list` would; a server
+that has some refuses `structured_tools`, which cannot await it.
 
 Example:
     >>> import anyio
@@ -55,13 +57,46 @@ def structured_tools(
     the tools are those an anonymous caller may see). Every call is still checked for its own caller.
 
     A server mounting remote servers lists their tools once it runs: make the tools inside
-    `async with server:` (else `RuntimeError`, naming them). The tools are asynchronous: run them
-    with `ainvoke` (`invoke` raises `NotImplementedError` saying so).
+    `async with server:` (else `RuntimeError`, naming them). A server with middleware that filters
+    each listing (`on_list_tools`) needs `await astructured_tools(...)`, which applies it (else
+    `RuntimeError`, naming it). The tools are asynchronous: run them with `ainvoke` (`invoke` raises
+    `NotImplementedError` saying so).
     """
     calls = CatalogCalls(server, context)
+    listed = calls.taken_once(_listed_to(calls, config), awaited="`await astructured_tools(...)`")
+    return [_structured_tool(calls, tool) for tool in listed]
+
+
+async def astructured_tools(
+    server: Server, *, context: ContextSource = None, config: RunnableConfig | None = None
+) -> list[StructuredTool]:
+    """The tools `server` lists now to one caller (as `structured_tools`), through its list
+    middleware too, as `tools/list` shows them to that caller.
+
+    Example:
+        >>> import anyio
+        >>> from toolweave import Middleware
+        >>> class Quiet(Middleware):  # a list middleware: no `drop_tables` in any listing
+        ...     async def on_list_tools(self, tools, ctx):
+        ...         return [tool for tool in tools if tool.name != "drop_tables"]
+        >>> db = Server("db", middleware=[Quiet()])
+        >>> @db.tool
+        ... def drop_tables() -> str:
+        ...     return "dropped"
+        >>> @db.tool
+        ... def count_rows() -> int:
+        ...     return 3
+        >>> [tool.name for tool in anyio.run(lambda: astructured_tools(db))]
+        ['count_rows']
+    """
+    calls = CatalogCalls(server, context)
+    return [_structured_tool(calls, tool) for tool in await calls.listed_once(_listed_to(calls, config))]
+
+
+def _listed_to(calls: CatalogCalls, config: RunnableConfig | None) -> Context:
+    """The caller the tools are listed to: `context`'s, a context function's for `config`, else anyone."""
     caller = calls.caller(config)
-    listed_to = caller if caller is not None else Context()  # a context function, no config: anyone
-    return [_structured_tool(calls, tool) for tool in calls.taken_once(listed_to)]
+    return caller if caller is not None else Context()
 
 
 class _CatalogTool(StructuredTool):

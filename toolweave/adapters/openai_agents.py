@@ -5,8 +5,8 @@ schema; a call parses the model's JSON arguments, runs through the server's cata
 with the text (`model_text`: structured content without text as its JSON; an `isError` answer's
 message included, so the model reads why, a tool the caller may not use too). `context` gets
 the SDK's `ToolContext` (`ctx.context` is your own run context): with a function, each tool is
-listed to a run only if the caller it gives may see the tool (the tool's `is_enabled`, asked
-with a `ToolContext` of no call).
+listed to a run only if `tools/list` would show the tool to the caller it gives (the tool's
+`is_enabled`, asked with a `ToolContext` of no call), through the server's list middleware too.
 
 Example:
     >>> import anyio
@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agents import FunctionTool, RunContextWrapper
@@ -43,19 +43,19 @@ def function_tools(server: Server, *, context: ContextSource = None) -> list[Fun
     A server mounting remote servers lists their tools once it runs: make the tools inside
     `async with server:` (else `RuntimeError`, naming them). With `context` a `Context` (or
     none), the tools are those its caller may see; with a function, those each run's caller may.
+    A server with middleware that filters each listing (`on_list_tools`) filters them per run too:
+    each tool's `is_enabled` awaits the listing `tools/list` would give the run's caller.
     """
     calls = CatalogCalls(server, context)
     return [_function_tool(calls, tool) for tool in calls.taken_once(calls.caller())]
 
 
-def _shown_to_run(calls: CatalogCalls, name: str) -> Callable[[RunContextWrapper[Any], Any], bool]:
-    """A tool's `is_enabled`: whether the caller the context function gives for this run may see it."""
+def _shown_to_run(calls: CatalogCalls, name: str) -> Callable[[RunContextWrapper[Any], Any], Awaitable[bool]]:
+    """A tool's `is_enabled`: whether `tools/list` shows it to this run's caller (`CatalogCalls.shows`)."""
 
-    def shown(run: RunContextWrapper[Any], agent: Any) -> bool:
+    async def shown(run: RunContextWrapper[Any], agent: Any) -> bool:
         probe = ToolContext.from_agent_context(run, tool_call_id="", tool_name=name, tool_arguments="")
-        catalog = calls.server.catalog
-        entry = catalog.entries.get(name)
-        return entry is not None and catalog.admits(entry, calls.context_for(probe).auth)
+        return await calls.shows(name, probe)
 
     return shown
 
@@ -81,5 +81,5 @@ def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
         params_json_schema=parameters(tool),
         on_invoke_tool=invoke,
         strict_json_schema=False,
-        is_enabled=_shown_to_run(calls, name) if calls.per_call else True,
+        is_enabled=_shown_to_run(calls, name) if calls.per_call or calls.list_filters() else True,
     )
