@@ -27,12 +27,12 @@ import inspect
 import itertools
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from toolweave.core.content import TextContent
 from toolweave.core.context import Context
-from toolweave.core.errors import InputRequired, MissingCapability, UnknownTool
+from toolweave.core.errors import DuplicateError, InputRequired, MissingCapability, UnknownTool
 from toolweave.core.result import WRAP_KEY, ToolResult, dump_json
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
@@ -214,9 +214,9 @@ def unanswerable(name: str, asked: InputRequired | MissingCapability) -> ToolRes
 def model_name(name: str) -> str:
     """The name a model provider accepts for the tool `name`: itself when it fits
     `[A-Za-z0-9_-]{1,64}` (the strictest providers', OpenAI's and Anthropic's), else with other
-    characters as `_`, cut to fit, and a short digest of `name`, so two names never meet and a
-    name stays the same from one listing to the next. Each adapter keeps the tool's own name for
-    the call.
+    characters as `_`, cut to fit, and a short digest of `name`, so two such names never meet and
+    a name stays the same from one listing to the next (a tool whose own name is another's model
+    name is refused by `by_model_name`). Each adapter keeps the tool's own name for the call.
 
     Example:
         >>> model_name("gh_search"), model_name("gh.search")
@@ -226,6 +226,33 @@ def model_name(name: str) -> str:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:8]
     return f"{_NOT_IN_MODEL_NAMES.sub('_', name)[: 64 - len(digest) - 1]}_{digest}"
+
+
+def by_model_name(tools: Iterable[Tool]) -> dict[str, Tool]:
+    """`tools`, in order, under the names a model is shown (`model_name`).
+
+    Raises:
+        DuplicateError: two tools would be shown under one name (a tool named like another's model
+            name: `gh_search_c5edd14c` beside `gh.search`), so a model's call could reach either.
+
+    Example:
+        >>> from toolweave.testing import fake_tool
+        >>> list(by_model_name([fake_tool("gh.search"), fake_tool("gh_search")]))
+        ['gh_search_c5edd14c', 'gh_search']
+        >>> by_model_name([fake_tool("gh.search"), fake_tool("gh_search_c5edd14c")])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        toolweave.core.errors.DuplicateError: tools 'gh.search' and 'gh_search_c5edd14c' would both be ...
+    """
+    shown: dict[str, Tool] = {}
+    for tool in tools:
+        name = model_name(tool.name)
+        taken = shown.setdefault(name, tool)
+        if taken is not tool:
+            raise DuplicateError(
+                f"tools {taken.name!r} and {tool.name!r} would both be shown to a model as {name!r}: rename one of them"
+            )
+    return shown
 
 
 def parameters(tool: Tool) -> dict[str, Any]:

@@ -35,8 +35,8 @@ from langchain_core.tools import StructuredTool, ToolException
 from toolweave.adapters.calls import (
     CatalogCalls,
     ContextSource,
+    by_model_name,
     error_text,
-    model_name,
     model_text,
     parameters,
     structured_value,
@@ -64,7 +64,7 @@ def structured_tools(
     """
     calls = CatalogCalls(server, context)
     listed = calls.taken_once(_listed_to(calls, config), awaited="`await astructured_tools(...)`")
-    return [_structured_tool(calls, tool) for tool in listed]
+    return [_structured_tool(calls, shown, tool) for shown, tool in by_model_name(listed).items()]
 
 
 async def astructured_tools(
@@ -90,7 +90,8 @@ async def astructured_tools(
         ['count_rows']
     """
     calls = CatalogCalls(server, context)
-    return [_structured_tool(calls, tool) for tool in await calls.listed_once(_listed_to(calls, config))]
+    listed = await calls.listed_once(_listed_to(calls, config))
+    return [_structured_tool(calls, shown, tool) for shown, tool in by_model_name(listed).items()]
 
 
 def _listed_to(calls: CatalogCalls, config: RunnableConfig | None) -> Context:
@@ -123,7 +124,7 @@ class _CatalogTool(StructuredTool):
         return await self.coroutine(toolweave_run_config, arguments)
 
 
-def _structured_tool(calls: CatalogCalls, tool: Tool) -> StructuredTool:
+def _structured_tool(calls: CatalogCalls, shown: str, tool: Tool) -> StructuredTool:
     name = tool.name
 
     async def run(run_config: RunnableConfig, arguments: dict[str, Any]) -> tuple[str, Any]:
@@ -134,7 +135,7 @@ def _structured_tool(calls: CatalogCalls, tool: Tool) -> StructuredTool:
         return model_text(result, tool), structured_value(result, tool)
 
     return _CatalogTool(
-        name=model_name(name),
+        name=shown,
         description=tool.description or name,
         args_schema=parameters(tool),
         coroutine=run,

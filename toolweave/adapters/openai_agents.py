@@ -32,7 +32,7 @@ from typing import Any
 from agents import FunctionTool, RunContextWrapper
 from agents.tool_context import ToolContext
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, error_text, model_name, model_text, parameters
+from toolweave.adapters.calls import CatalogCalls, ContextSource, by_model_name, error_text, model_text, parameters
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
 
@@ -47,7 +47,9 @@ def function_tools(server: Server, *, context: ContextSource = None) -> list[Fun
     each tool's `is_enabled` awaits the listing `tools/list` would give the run's caller.
     """
     calls = CatalogCalls(server, context)
-    return [_function_tool(calls, tool) for tool in calls.taken_once(calls.caller())]
+    return [
+        _function_tool(calls, shown, tool) for shown, tool in by_model_name(calls.taken_once(calls.caller())).items()
+    ]
 
 
 def _shown_to_run(calls: CatalogCalls, name: str) -> Callable[[RunContextWrapper[Any], Any], Awaitable[bool]]:
@@ -60,7 +62,7 @@ def _shown_to_run(calls: CatalogCalls, name: str) -> Callable[[RunContextWrapper
     return shown
 
 
-def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
+def _function_tool(calls: CatalogCalls, shown: str, tool: Tool) -> FunctionTool:
     name = tool.name
 
     async def invoke(ctx: ToolContext[Any], arguments_json: str) -> str:
@@ -76,7 +78,7 @@ def _function_tool(calls: CatalogCalls, tool: Tool) -> FunctionTool:
         return f"Error: {error_text(result, name)}" if result.is_error else model_text(result, calls.tool(name))
 
     return FunctionTool(
-        name=model_name(name),
+        name=shown,
         description=tool.description or name,
         params_json_schema=parameters(tool),
         on_invoke_tool=invoke,

@@ -29,7 +29,7 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, answer, error_text, model_name, parameters
+from toolweave.adapters.calls import CatalogCalls, ContextSource, answer, by_model_name, error_text, parameters
 from toolweave.server.server import Server
 
 _ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
@@ -69,10 +69,10 @@ class ToolweaveToolset(AbstractToolset[Any]):
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         retries = self.max_retries if self.max_retries is not None else ctx.max_retries
         return {
-            model_name(tool.name): ToolsetTool(
+            shown: ToolsetTool(
                 toolset=self,
                 tool_def=ToolDefinition(
-                    name=model_name(tool.name),
+                    name=shown,
                     description=tool.description,
                     parameters_json_schema=parameters(tool),
                     metadata={_NAME: tool.name},
@@ -80,7 +80,7 @@ class ToolweaveToolset(AbstractToolset[Any]):
                 max_retries=retries,
                 args_validator=_ARGUMENTS,
             )
-            for tool in await self.calls.listed(ctx)
+            for shown, tool in by_model_name(await self.calls.listed(ctx)).items()
         }
 
     async def call_tool(
