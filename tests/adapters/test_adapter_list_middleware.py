@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
+import anyio.lowlevel
 import pytest
 
 from tests.optional import require
@@ -107,6 +109,46 @@ async def test_openai_agents_shows_each_run_what_the_list_middleware_lets_throug
 async def test_openai_agents_with_a_fixed_context_applies_the_list_middleware(user: str) -> None:
     agent = OpenAIAgent(name="ops", tools=list(function_tools(vault(), context=caller(user))))
     assert [tool.name for tool in await agent.get_all_tools(RunContextWrapper(context=None))] == SHOWN[user]
+
+
+class Entitlements(Middleware):
+    """Lists only the tools `granted` holds, looking them up (a checkpoint, as a store would)
+    once per listing, counted."""
+
+    def __init__(self, granted: set[str]) -> None:
+        super().__init__()
+        self.granted, self.listings = granted, 0
+
+    async def on_list_tools(self, tools: list[Tool], ctx: Context) -> list[Tool]:
+        self.listings += 1
+        await anyio.lowlevel.checkpoint()
+        return [tool for tool in tools if tool.name in self.granted]
+
+
+async def test_openai_agents_list_once_per_gathering_of_the_agents_tools_and_anew_for_the_next() -> None:
+    entitlements = Entitlements({"t0", "t1"})
+    server = Server("many", middleware=[entitlements])
+    for number in range(20):
+        server.add_tool(lambda: "ok", name=f"t{number}")
+    agent = OpenAIAgent(name="ops", tools=list(function_tools(server, context=lambda ctx: caller("ada"))))
+    run = RunContextWrapper(context=None)
+    assert [tool.name for tool in await agent.get_all_tools(run)] == ["t0", "t1"]
+    assert entitlements.listings == 1
+    entitlements.granted = {"t5"}
+    assert [tool.name for tool in await agent.get_all_tools(run)] == ["t5"]
+    assert entitlements.listings == 2
+
+
+async def test_openai_agents_a_failing_list_middleware_fails_the_gathering() -> None:
+    class Broken(Middleware):
+        async def on_list_tools(self, tools: list[Tool], ctx: Context) -> list[Tool]:
+            raise LookupError("entitlements store unreachable")
+
+    server = Server("broken", middleware=[Broken()])
+    server.add_tool(lambda: "ok", name="status")
+    agent = OpenAIAgent(name="ops", tools=list(function_tools(server)))
+    with pytest.raises(LookupError, match="entitlements store unreachable"):
+        await agent.get_all_tools(RunContextWrapper(context=None))
 
 
 # -- Pydantic AI (the toolset always listed through it) --------------------------------------------

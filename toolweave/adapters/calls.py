@@ -94,22 +94,16 @@ class CatalogCalls:
         a listing that does not await them shows tools they may hide."""
         return tuple(layer.name for layer in self.server.catalog.list_middleware)
 
-    async def shows(self, name: str, run: Any) -> bool:
-        """Whether `tools/list` shows tool `name` to the caller of `run`: by the catalog's view, or,
-        on a server with list middleware, in the listing that middleware lets through."""
-        caller = self.context_for(run)
-        if self.list_filters():
-            return any(tool.name == name for tool in await self.server.list_tools(caller))
-        catalog = self.server.catalog
-        entry = catalog.entries.get(name)
-        return entry is not None and catalog.admits(entry, caller.auth)
+    async def shown(self, run: Any) -> frozenset[str]:
+        """The names of the tools `tools/list` shows the caller of `run` (see `listed`)."""
+        return frozenset(tool.name for tool in await self.listed(run))
 
     def taken_once(self, caller: Context | None, *, awaited: str | None = None) -> tuple[Tool, ...]:
         """The tools `caller` may see now (see `visible`), for an adapter that makes its tool objects once.
 
         Args:
             caller: Whose view to take (every tool for None).
-            awaited: For an adapter that cannot filter its tools per run (by `shows`), the way to
+            awaited: For an adapter that cannot filter its tools per run (by `shown`), the way to
                 make them through the list middleware (see `listed_once`): a server with list
                 middleware is refused, naming it. None: the adapter filters per run.
 

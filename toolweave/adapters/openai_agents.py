@@ -25,10 +25,13 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
 from agents import FunctionTool, RunContextWrapper
 from agents.tool_context import ToolContext
 
@@ -47,22 +50,65 @@ def function_tools(server: Server, *, context: ContextSource = None) -> list[Fun
     each tool's `is_enabled` awaits the listing `tools/list` would give the run's caller.
     """
     calls = CatalogCalls(server, context)
-    return [
-        _function_tool(calls, shown, tool) for shown, tool in by_model_name(calls.taken_once(calls.caller())).items()
-    ]
+    per_round = _ShownPerRound(calls) if calls.per_call or calls.list_filters() else None
+    listed = by_model_name(calls.taken_once(calls.caller()))
+    return [_function_tool(calls, shown, tool, per_round) for shown, tool in listed.items()]
 
 
-def _shown_to_run(calls: CatalogCalls, name: str) -> Callable[[RunContextWrapper[Any], Any], Awaitable[bool]]:
-    """A tool's `is_enabled`: whether `tools/list` shows it to this run's caller (`CatalogCalls.shows`)."""
+class _ShownPerRound:
+    """Each tool's `is_enabled`: whether `tools/list` shows it to the run's caller, one listing
+    (`CatalogCalls.shown`) a round.
 
-    async def shown(run: RunContextWrapper[Any], agent: Any) -> bool:
-        probe = ToolContext.from_agent_context(run, tool_call_id="", tool_name=name, tool_arguments="")
-        return await calls.shows(name, probe)
+    Every time the SDK gathers an agent's tools it asks each tool's `is_enabled` once, at the
+    same time; a list middleware that looks the caller up (in a store, an upstream) would be
+    asked once a tool. One listing serves the round of a run and an agent, which ends when a tool
+    is asked again (the next gathering lists anew); the tools asked while it is being made wait
+    for it.
+    """
 
-    return shown
+    def __init__(self, calls: CatalogCalls) -> None:
+        self.calls = calls
+        self._rounds: weakref.WeakKeyDictionary[RunContextWrapper[Any], _Round] = weakref.WeakKeyDictionary()
+
+    def for_tool(self, name: str) -> Callable[[RunContextWrapper[Any], Any], Awaitable[bool]]:
+        """The `is_enabled` of tool `name`."""
+
+        async def shown(run: RunContextWrapper[Any], agent: Any) -> bool:
+            return name in await self.names(run, agent, name)
+
+        return shown
+
+    async def names(self, run: RunContextWrapper[Any], agent: Any, asking: str) -> frozenset[str]:
+        """The names shown to `run`'s caller in the round tool `asking` belongs to."""
+        current = self._rounds.get(run)
+        if current is None or current.agent is not agent or asking in current.asked:
+            current = self._rounds[run] = _Round(agent, {asking})
+            try:
+                current.names = await self._listing(run, asking)
+            finally:
+                current.done.set()
+            return current.names
+        current.asked.add(asking)
+        await current.done.wait()
+        # None: the round's listing failed (raising in its own tool): list again, to raise here too
+        return current.names if current.names is not None else await self._listing(run, asking)
+
+    async def _listing(self, run: RunContextWrapper[Any], asking: str) -> frozenset[str]:
+        probe = ToolContext.from_agent_context(run, tool_call_id="", tool_name=asking, tool_arguments="")
+        return await self.calls.shown(probe)
 
 
-def _function_tool(calls: CatalogCalls, shown: str, tool: Tool) -> FunctionTool:
+@dataclasses.dataclass(eq=False)
+class _Round:
+    """One round of `is_enabled` asks for one run and agent."""
+
+    agent: Any
+    asked: set[str]
+    done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
+    names: frozenset[str] | None = None
+
+
+def _function_tool(calls: CatalogCalls, shown: str, tool: Tool, per_round: _ShownPerRound | None) -> FunctionTool:
     name = tool.name
 
     async def invoke(ctx: ToolContext[Any], arguments_json: str) -> str:
@@ -83,5 +129,5 @@ def _function_tool(calls: CatalogCalls, shown: str, tool: Tool) -> FunctionTool:
         params_json_schema=parameters(tool),
         on_invoke_tool=invoke,
         strict_json_schema=False,
-        is_enabled=_shown_to_run(calls, name) if calls.per_call or calls.list_filters() else True,
+        is_enabled=per_round.for_tool(name) if per_round is not None else True,
     )
