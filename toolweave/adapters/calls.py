@@ -15,8 +15,8 @@ Example:
     ...     return a + b
     >>> calls = CatalogCalls(server)
     >>> result = anyio.run(calls.call, "add", {"a": 1, "b": 2}, None)
-    >>> result.text, answer(result, calls.tool("add"))
-    ('3', 3)
+    >>> result.text, result.structured_content
+    ('3', {'result': 3})
 """
 
 from __future__ import annotations
@@ -30,10 +30,9 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from toolweave.core.content import TextContent
 from toolweave.core.context import Context
 from toolweave.core.errors import DuplicateError, InputRequired, MissingCapability, UnknownTool
-from toolweave.core.result import WRAP_KEY, ToolResult, dump_json
+from toolweave.core.result import ToolResult
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
 
@@ -263,43 +262,3 @@ def parameters(tool: Tool) -> dict[str, Any]:
     schema = dict(tool.input_schema)
     schema.setdefault("properties", {})
     return schema
-
-
-def structured_value(result: ToolResult, tool: Tool | None = None) -> Any:
-    """The result's structured content as the tool returned it: the bare value of a `tool` whose
-    output schema wraps it in `{"result": ...}` (a list, a number), else the content itself;
-    None without structured content."""
-    data = result.structured_content
-    if data is not None and tool is not None and tool.output_schema and tool.output_schema.get(WRAP_KEY):
-        return data.get("result")
-    return data
-
-
-def model_text(result: ToolResult, tool: Tool | None = None) -> str:
-    """The text a framework that answers with text hands the model: the result's text blocks;
-    for a result that has structured content and no text block, that content as JSON (MCP asks a
-    server to send the text beside it, but does not require it: the model read an empty answer).
-
-    Example:
-        >>> model_text(ToolResult(structured_content={"users": 3}))
-        '{"users":3}'
-    """
-    if result.structured_content is None or any(isinstance(block, TextContent) for block in result.content):
-        return result.text
-    return dump_json(structured_value(result, tool))
-
-
-def error_text(result: ToolResult, name: str) -> str:
-    """What the model reads of an `isError` answer from tool `name`: its text, else that it failed
-    (an upstream may send an error without a content block).
-
-    Example:
-        >>> error_text(ToolResult(is_error=True), "deploy")
-        "tool 'deploy' failed"
-    """
-    return result.text or f"tool {name!r} failed"
-
-
-def answer(result: ToolResult, tool: Tool | None = None) -> Any:
-    """What a framework hands the model: the structured content (unwrapped), else the text."""
-    return result.text if result.structured_content is None else structured_value(result, tool)

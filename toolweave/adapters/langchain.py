@@ -29,18 +29,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.messages.content import create_image_block, create_text_block
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
-from toolweave.adapters.calls import (
-    CatalogCalls,
-    ContextSource,
-    by_model_name,
-    error_text,
-    model_text,
-    parameters,
-    structured_value,
-)
+from toolweave.adapters.answers import Part, error_text, model_answer, structured_value
+from toolweave.adapters.calls import CatalogCalls, ContextSource, by_model_name, parameters
 from toolweave.core.context import Context
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
@@ -127,12 +121,14 @@ class _CatalogTool(StructuredTool):
 def _structured_tool(calls: CatalogCalls, shown: str, tool: Tool) -> StructuredTool:
     name = tool.name
 
-    async def run(run_config: RunnableConfig, arguments: dict[str, Any]) -> tuple[str, Any]:
+    async def run(run_config: RunnableConfig, arguments: dict[str, Any]) -> tuple[str | list[Any], Any]:
         result = await calls.call(name, arguments, run_config)
         if result.is_error:
             raise ToolException(error_text(result, name))
         tool = calls.tool(name)
-        return model_text(result, tool), structured_value(result, tool)
+        content = model_answer(result, tool)
+        blocks = content if isinstance(content, str) else [_block(part) for part in content]
+        return blocks, structured_value(result, tool)
 
     return _CatalogTool(
         name=shown,
@@ -143,3 +139,10 @@ def _structured_tool(calls: CatalogCalls, shown: str, tool: Tool) -> StructuredT
         handle_tool_error=True,
         metadata={"toolweave_origin": tool.origin.source if tool.origin else None},
     )
+
+
+def _block(part: Part) -> Any:
+    """A part of an answer as a LangChain content block (an image as its standard image block)."""
+    if isinstance(part, str):
+        return create_text_block(part)
+    return create_image_block(base64=part.data, mime_type=part.mime_type)

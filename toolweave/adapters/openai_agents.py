@@ -2,7 +2,7 @@
 
 The model sees the tools the caller may see (under `Authorize`), each with its exposed input
 schema; a call parses the model's JSON arguments, runs through the server's catalog and answers
-with the text (`model_text`: structured content without text as its JSON; an `isError` answer's
+with the text (`model_answer`: structured content without text as its JSON, an image as one; an `isError` answer's
 message included, so the model reads why, a tool the caller may not use too). `context` gets
 the SDK's `ToolContext` (`ctx.context` is your own run context): with a function, each tool is
 listed to a run only if `tools/list` would show the tool to the caller it gives (the tool's
@@ -32,10 +32,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
-from agents import FunctionTool, RunContextWrapper
+from agents import FunctionTool, RunContextWrapper, ToolOutputImage, ToolOutputText
 from agents.tool_context import ToolContext
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, by_model_name, error_text, model_text, parameters
+from toolweave.adapters.answers import Part, error_text, model_answer
+from toolweave.adapters.calls import CatalogCalls, ContextSource, by_model_name, parameters
 from toolweave.core.tool import Tool
 from toolweave.server.server import Server
 
@@ -111,7 +112,7 @@ class _Round:
 def _function_tool(calls: CatalogCalls, shown: str, tool: Tool, per_round: _ShownPerRound | None) -> FunctionTool:
     name = tool.name
 
-    async def invoke(ctx: ToolContext[Any], arguments_json: str) -> str:
+    async def invoke(ctx: ToolContext[Any], arguments_json: str) -> str | list[ToolOutputText | ToolOutputImage]:
         try:
             arguments = json.loads(arguments_json) if arguments_json.strip() else {}
         except ValueError:
@@ -121,7 +122,10 @@ def _function_tool(calls: CatalogCalls, shown: str, tool: Tool, per_round: _Show
         if not isinstance(arguments, dict):
             return f"Error: the arguments of tool {name!r} must be a JSON object"
         result = await calls.call(name, arguments, ctx)
-        return f"Error: {error_text(result, name)}" if result.is_error else model_text(result, calls.tool(name))
+        if result.is_error:
+            return f"Error: {error_text(result, name)}"
+        output = model_answer(result, calls.tool(name))
+        return output if isinstance(output, str) else [_output(part) for part in output]
 
     return FunctionTool(
         name=shown,
@@ -131,3 +135,11 @@ def _function_tool(calls: CatalogCalls, shown: str, tool: Tool, per_round: _Show
         strict_json_schema=False,
         is_enabled=per_round.for_tool(name) if per_round is not None else True,
     )
+
+
+def _output(part: Part) -> ToolOutputText | ToolOutputImage:
+    """A part of an answer as an Agents SDK tool output (an image as a data URL, as the SDK's own
+    MCP tools hand one on)."""
+    if isinstance(part, str):
+        return ToolOutputText(text=part)
+    return ToolOutputImage(image_url=f"data:{part.mime_type};base64,{part.data}")

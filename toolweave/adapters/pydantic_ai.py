@@ -22,14 +22,16 @@ Example:
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import BinaryContent, ModelRetry, RunContext
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
-from toolweave.adapters.calls import CatalogCalls, ContextSource, answer, by_model_name, error_text, parameters
+from toolweave.adapters.answers import Part, error_text, model_answer, structured_value
+from toolweave.adapters.calls import CatalogCalls, ContextSource, by_model_name, parameters
 from toolweave.server.server import Server
 
 _ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
@@ -90,4 +92,15 @@ class ToolweaveToolset(AbstractToolset[Any]):
         result = await self.calls.call(name, tool_args, ctx)
         if result.is_error:
             raise ModelRetry(error_text(result, name))
-        return answer(result, self.calls.tool(name))
+        own = self.calls.tool(name)
+        if result.structured_content is not None:  # a value, as the tool returned it
+            return structured_value(result, own)
+        output = model_answer(result, own)
+        return output if isinstance(output, str) else [_content(part) for part in output]
+
+
+def _content(part: Part) -> str | BinaryContent:
+    """A part of an answer as Pydantic AI takes it (an image as `BinaryContent`)."""
+    if isinstance(part, str):
+        return part
+    return BinaryContent(data=base64.b64decode(part.data), media_type=part.mime_type)
