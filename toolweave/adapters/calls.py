@@ -1,10 +1,12 @@
-"""What every agent-framework adapter shares: the context of a call, the call, its answer.
+"""What every agent-framework adapter shares: the context of a call, the call, the tools shown.
 
 A framework's model is shown what a client of the server would list — only the tools the
-caller may see (`Authorize`), by the same per-caller view as `tools/list` — and a call it makes
-anyway to a tool it may not use (or that does not exist) is an `isError` answer, as any failure.
-A tool whose name a model provider would refuse (a `.`, more than 64 characters) is shown under
-`model_name(name)` and called under its own.
+caller may see (`Authorize`), after the server's list middleware (`on_list_tools`), as
+`tools/list` shows them (`listed`, `shown`; an adapter that cannot await the middleware refuses
+a server that has some, see `taken_once`) — and a call it makes anyway to a tool it may not use
+(or that does not exist) is an `isError` answer, as any failure. A tool whose name a model
+provider would refuse (a `.`, more than 64 characters) is shown under `model_name(name)` and
+called under its own. What the model reads of an answer is `toolweave.adapters.answers`'.
 
 Example:
     >>> import anyio
