@@ -18,7 +18,7 @@ require("agents", "the openai-agents extra is not installed")
 from tests.conftest import subprocess_env
 from tests.reliability.raw import SERVERS
 from toolweave import RemoteServer, Server
-from toolweave.adapters.langchain import structured_tools
+from toolweave.adapters.langchain import astructured_tools, structured_tools
 from toolweave.adapters.openai_agents import function_tools
 
 
@@ -41,6 +41,17 @@ async def test_tools_made_before_the_server_runs_are_refused_naming_the_remote(m
     async with gateway:
         names = {tool.name for tool in make(gateway)}
     assert "up_echo" in names
+
+
+async def test_langchain_astructured_tools_before_the_server_runs_are_refused_naming_the_remote() -> None:
+    """Listing started the upstream for the listing alone (warning it was down), and every call
+    of the tools made then started it again: a process spawned a call."""
+    gateway = with_upstream()
+    with pytest.raises(RuntimeError, match=r"^server 'gateway' is not running, so the tools of 'up' are not listed"):
+        await astructured_tools(gateway)
+    async with gateway:
+        tools = {tool.name: tool for tool in await astructured_tools(gateway)}
+        assert await tools["up_echo"].ainvoke({"text": "hi"}) == "hi"
 
 
 async def test_langchain_arguments_named_config_run_manager_and_callbacks_reach_the_tool() -> None:

@@ -119,6 +119,21 @@ class CatalogCalls:
                 f"server {self.server.name!r} filters each tool listing with {', '.join(filters)} "
                 f"(on_list_tools), which tools made without awaiting it would not apply: make them with {awaited}"
             )
+        self._ready_to_list()
+        return self.visible(caller)
+
+    async def listed_once(self, caller: Context | None) -> list[Tool]:
+        """The tools `caller` may see now through the list middleware too, as `tools/list` shows
+        them (an anonymous caller's for None), for an adapter that makes its tool objects once.
+
+        Raises:
+            RuntimeError: the server holds remote servers and is not running (see `taken_once`).
+        """
+        self._ready_to_list()
+        return await self.server.list_tools(caller)
+
+    def _ready_to_list(self) -> None:
+        """Refuse to make tools once while remote servers are not started; warn of those down."""
         remotes = self.server.remotes()
         if remotes and not self.server.running:
             names = ", ".join(repr(remote.name) for remote in remotes)
@@ -126,16 +141,6 @@ class CatalogCalls:
                 f"server {self.server.name!r} is not running, so the tools of {names} are not listed yet: "
                 "make the tools inside `async with server:`"
             )
-        self._warn_down()
-        return self.visible(caller)
-
-    async def listed_once(self, caller: Context | None) -> list[Tool]:
-        """The tools `caller` may see now through the list middleware too, as `tools/list` shows
-        them (an anonymous caller's for None), for an adapter that makes its tool objects once."""
-        self._warn_down()
-        return await self.server.list_tools(caller)
-
-    def _warn_down(self) -> None:
         down = self.server.down_remotes()
         if down:
             logger.warning("tools made while upstream(s) are down leave theirs out: %s", ", ".join(down))
