@@ -22,9 +22,12 @@ require("agents", "the openai-agents extra is not installed")
 require("pydantic_ai", "the pydantic-ai extra is not installed")
 
 from agents import Agent as OpenAIAgent
-from agents import RunContextWrapper
+from agents import ModelResponse as AgentsModelResponse
+from agents import RunConfig, RunContextWrapper, Runner, Usage
+from agents.models.interface import Model
 from agents.tool_context import ToolContext
 from langchain_core.runnables import RunnableConfig
+from openai.types.responses import ResponseOutputMessage, ResponseOutputText
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -35,6 +38,7 @@ from toolweave.adapters.openai_agents import function_tools
 from toolweave.adapters.pydantic_ai import ToolweaveToolset
 
 SHOWN = {"ada": ["status", "rotate_keys"], "bob": ["status"]}
+OFFLINE = RunConfig(tracing_disabled=True)
 
 
 class AdminsOnly(Middleware):
@@ -103,6 +107,32 @@ async def test_openai_agents_shows_each_run_what_the_list_middleware_lets_throug
     for user, names in SHOWN.items():
         shown = await agent.get_all_tools(RunContextWrapper(context={"user": user}))
         assert [tool.name for tool in shown] == names
+
+
+class ShownTools(Model):
+    """A model that notes the tools each request shows it and answers at once, without a network."""
+
+    def __init__(self) -> None:
+        self.shown: list[list[str]] = []
+
+    async def get_response(  # type: ignore[override] # the parameters a test reads, the rest as they come
+        self, system_instructions: Any, input: Any, model_settings: Any, tools: list[Any], *args: Any, **kwargs: Any
+    ) -> AgentsModelResponse:
+        self.shown.append([tool.name for tool in tools])
+        text = ResponseOutputText(type="output_text", text="done", annotations=[])
+        message = ResponseOutputMessage(id="m1", type="message", role="assistant", status="completed", content=[text])
+        return AgentsModelResponse(output=[message], usage=Usage(), response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+
+@pytest.mark.parametrize("user", SHOWN)
+async def test_openai_agents_runner_shows_the_model_what_the_list_middleware_lets_through(user: str) -> None:
+    model = ShownTools()
+    tools = function_tools(vault(), context=lambda ctx: caller(ctx.context))
+    await Runner.run(OpenAIAgent(name="ops", model=model, tools=list(tools)), "go", context=user, run_config=OFFLINE)
+    assert model.shown == [SHOWN[user]]
 
 
 @pytest.mark.parametrize("user", SHOWN)
