@@ -27,15 +27,17 @@ from toolweave import Image, Server
 from toolweave.adapters.langchain import structured_tools
 from toolweave.adapters.openai_agents import function_tools
 from toolweave.adapters.pydantic_ai import ToolweaveToolset
-from toolweave.core.content import AudioContent, ResourceLink, TextContent
+from toolweave.core.content import AudioContent, ImageContent, ResourceLink, TextContent
 
 PNG = b"\x89PNG\r\n\x1a\n-chart-"
 ENCODED = base64.b64encode(PNG).decode()
+BROKEN = '{"type":"image","mimeType":"image/png","error":"the image data is not valid base64"}'
 LINK = '{"type":"resource_link","uri":"file:///q3.csv","name":"q3","mimeType":"text/csv"}'
 
 
 def charts() -> Server:
-    """`chart` answers a caption and an image, `export` a resource link, `jingle` audio alone."""
+    """`chart` answers a caption and an image, `export` a resource link, `jingle` audio alone,
+    `broken` an image whose data is not base64 (as an upstream may send one)."""
     server = Server("charts")
 
     @server.tool
@@ -49,6 +51,10 @@ def charts() -> Server:
     @server.tool
     def jingle() -> list[Any]:
         return [AudioContent(data=ENCODED, mime_type="audio/wav")]
+
+    @server.tool
+    def broken() -> list[Any]:
+        return [ImageContent(data="not*base64!", mime_type="image/png")]
 
     return server
 
@@ -125,3 +131,19 @@ def _items(parts: list[Any]) -> list[Any]:
         content = getattr(part, "content", None)
         found += list(content) if isinstance(content, list | tuple) else [content]
     return found
+
+
+async def test_an_image_whose_data_is_not_base64_is_described_and_the_run_goes_on() -> None:
+    """It ended the Pydantic AI run with `binascii.Error`, and the other frameworks passed it on
+    for the model provider to refuse."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart("broken", {})])
+        return ModelResponse(parts=[TextPart(repr(_items(messages[-1].parts)))])
+
+    run = await Agent(FunctionModel(respond), toolsets=[ToolweaveToolset(charts())]).run("draw")
+    assert BROKEN in run.output
+    assert await invoke("broken") == BROKEN
+    tool = {tool.name: tool for tool in structured_tools(charts())}["broken"]
+    assert (await tool.ainvoke({})) == BROKEN

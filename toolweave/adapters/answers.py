@@ -17,6 +17,8 @@ Example:
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from toolweave.core.content import (
@@ -47,10 +49,10 @@ def structured_value(result: ToolResult, tool: Tool | None = None) -> Any:
 
 def model_parts(result: ToolResult, tool: Tool | None = None) -> list[Part]:
     """The parts of `result` a model is handed, in order: each text block's text, each image, and
-    every other block as text (`_described`); first, for structured content without a text block,
+    every other block as text (`_part`); first, for structured content without a text block,
     that content as JSON (MCP asks a server to send the text beside it, but does not require it).
     A result of images or links alone reached the model as an empty text."""
-    parts: list[Part] = [block if isinstance(block, ImageContent) else _described(block) for block in result.content]
+    parts = [_part(block) for block in result.content]
     if result.structured_content is not None and not any(isinstance(block, TextContent) for block in result.content):
         parts.insert(0, dump_json(structured_value(result, tool)))
     return parts
@@ -79,6 +81,19 @@ def error_text(result: ToolResult, name: str) -> str:
         "tool 'deploy' failed"
     """
     return result.text or f"tool {name!r} failed"
+
+
+def _part(block: ContentBlock) -> Part:
+    """A block as a part: an image itself, or described if its data is not base64 (an upstream's
+    mistake, which ended a Pydantic AI run and would have a provider refuse the request); any
+    other block as text (`_described`)."""
+    if not isinstance(block, ImageContent):
+        return _described(block)
+    try:
+        base64.b64decode(block.data, validate=True)
+    except binascii.Error:
+        return dump_json({"type": "image", "mimeType": block.mime_type, "error": "the image data is not valid base64"})
+    return block
 
 
 def _described(block: ContentBlock) -> str:
