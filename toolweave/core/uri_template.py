@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 from urllib.parse import unquote
 
+from toolweave.core.errors import ArgumentProblem, InvalidArguments
+
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -50,6 +52,29 @@ _RUNS = {operator: re.compile(f"[^{stops}]+") for operator, stops in _STOPS.item
 """A run of characters a path parameter may hold, by operator."""
 _SUPPORTED = "{name}, {+name}, {?a,b} and {&a,b}"
 T = TypeVar("T")
+
+MAX_URI_LENGTH = 64 * 1024
+"""The longest URI (in characters) a client may read, subscribe to or complete; longer ones are
+refused before any template is matched. Generous: HTTP servers and browsers stop at 8 to 64 KiB, and
+content belongs in a resource's contents, not in its URI. Without it, a URI up to the request
+limit (4 MiB over HTTP, more over stdio) costs the server ~1 s of CPU per template lookup."""
+
+
+def check_length(uri: str) -> str:
+    """`uri` if it is at most `MAX_URI_LENGTH` characters long, else `InvalidArguments` naming the
+    cap and quoting the start of `uri` (served as JSON-RPC -32602).
+
+    Example:
+        >>> check_length("r://" + "a" * MAX_URI_LENGTH)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        toolweave.core.errors.InvalidArguments: Invalid arguments for resource 'r://aaaaaaaaaaaa…':
+        - uri: 65540 characters long; a resource URI may have at most 65536 (MAX_URI_LENGTH)
+    """
+    if len(uri) <= MAX_URI_LENGTH:
+        return uri
+    problem = f"{len(uri)} characters long; a resource URI may have at most {MAX_URI_LENGTH} (MAX_URI_LENGTH)"
+    raise InvalidArguments(f"{uri[:16]}…", [ArgumentProblem("uri", problem)], kind="resource")
 
 
 def check_uri(uri: str, what: str = "resource URI") -> str:

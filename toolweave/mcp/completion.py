@@ -30,6 +30,7 @@ import mcp.types as mt
 from mcp.server import ServerRequestContext
 
 from toolweave.core.errors import UnknownResource
+from toolweave.mcp.errors import requested_uri
 from toolweave.mcp.request import caller
 from toolweave.server.completion import CompletionRequest
 from toolweave.server.server import Server
@@ -52,9 +53,10 @@ class CompletionHandler:
             catalog = self.server.prompts.catalog
             entry: Any = catalog.entries.get(ref.name)
         else:
-            request = CompletionRequest("resource", str(ref.uri), argument, value, resolved)
+            uri = requested_uri(ref.uri)
+            request = CompletionRequest("resource", uri, argument, value, resolved)
             catalog = self.server.resources.catalog
-            entry = self._resource(str(ref.uri))
+            entry = self._resource(uri)
         if catalog.rules() and (entry is None or not catalog.admits(entry, caller(ctx))):
             return mt.CompleteResult(completion=mt.Completion(values=[]))
         found = await self.server.complete(request)

@@ -33,6 +33,7 @@ from toolweave.core.errors import (
     UnknownTool,
     UpstreamError,
 )
+from toolweave.core.uri_template import check_length
 
 
 def protocol_error(error: ToolweaveError, uri: str | None = None) -> MCPError:
@@ -53,3 +54,12 @@ def protocol_error(error: ToolweaveError, uri: str | None = None) -> MCPError:
     if isinstance(error, ToolError):
         return MCPError(mt.INTERNAL_ERROR, str(error))
     raise error
+
+
+def requested_uri(uri: object) -> str:
+    """The resource URI a request names (`resources/subscribe`, `completion/complete`...), or the
+    -32602 error naming the cap when it is longer than `MAX_URI_LENGTH` (`check_length`)."""
+    try:
+        return check_length(str(uri))
+    except InvalidArguments as error:
+        raise protocol_error(error) from None

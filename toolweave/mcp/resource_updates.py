@@ -38,6 +38,7 @@ from mcp.server import ServerRequestContext
 from mcp.server.subscriptions import ResourceUpdated
 
 from toolweave.core.errors import UnknownResource
+from toolweave.mcp.errors import requested_uri
 from toolweave.mcp.request import caller, connection_of
 
 logger = logging.getLogger("toolweave.mcp")
@@ -55,13 +56,13 @@ class ResourceUpdates:
 
     async def subscribe(self, ctx: ServerRequestContext[Any], params: mt.SubscribeRequestParams) -> mt.EmptyResult:
         """`resources/subscribe`: remember the URI for this connection."""
+        uri = requested_uri(params.uri)
         connection = connection_of(ctx.session)
         if connection is not None:
             key = id(connection)
             if key not in self._uris:
                 self._uris[key], self._connections[key] = set(), connection
                 connection.exit_stack.push_async_callback(self._forget, key)
-            uri = str(params.uri)
             if uri not in self._uris[key] and not self._forbidden(ctx, uri):  # the same answer either way
                 self._uris[key].add(uri)
                 await self._counted(uri, +1)
@@ -70,8 +71,8 @@ class ResourceUpdates:
     async def unsubscribe(self, ctx: ServerRequestContext[Any], params: mt.UnsubscribeRequestParams) -> mt.EmptyResult:
         """`resources/unsubscribe`: forget the URI for this connection (unknown URIs are fine)."""
         connection = connection_of(ctx.session)
+        uri = requested_uri(params.uri)
         uris = self._uris.get(id(connection), set()) if connection is not None else set()
-        uri = str(params.uri)
         if uri in uris:
             uris.discard(uri)
             await self._counted(uri, -1)
@@ -82,19 +83,18 @@ class ResourceUpdates:
         stream asks for as subscribers for as long as the stream lasts."""
 
         async def listen(ctx: ServerRequestContext[Any], params: mt.SubscriptionsListenRequestParams) -> Any:
-            named = params.notifications.resource_subscriptions or ()
-            allowed = [uri for uri in named if not self._forbidden(ctx, str(uri))]
+            named = [requested_uri(uri) for uri in params.notifications.resource_subscriptions or ()]
+            allowed = [uri for uri in named if not self._forbidden(ctx, uri)]
             if len(allowed) < len(named):  # the stream filters its events by these URIs
                 notifications = params.notifications.model_copy(update={"resource_subscriptions": allowed})
                 params = params.model_copy(update={"notifications": notifications})
-            uris = [str(uri) for uri in allowed]
-            for uri in uris:
+            for uri in allowed:
                 await self._counted(uri, +1)
             try:
                 return await handler(ctx, params)
             finally:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-                    for uri in uris:
+                    for uri in allowed:
                         await self._counted(uri, -1)
 
         return listen

@@ -34,7 +34,7 @@ from typing import Any
 from toolweave.core.context import AuthInfo, Context
 from toolweave.core.errors import InvalidArguments, UnknownResource
 from toolweave.core.resource import Resource, ResourceResult
-from toolweave.core.uri_template import TemplateSet
+from toolweave.core.uri_template import TemplateSet, check_length
 from toolweave.core.validation import ArgumentErrors
 from toolweave.middleware.hooks import ResourceRead, build_resource_chain, resource_runner
 from toolweave.server.catalog import Catalog, Entry, guarded, raising
@@ -90,9 +90,10 @@ class ResourceCatalog(Catalog[ResourceEntry]):
         """The entry serving `uri` and the raw template parameters, or `UnknownResource`.
 
         A static resource wins over a template; among templates the first registered wins. With
-        `admits`, entries it refuses are passed over, as if they did not exist.
+        `admits`, entries it refuses are passed over, as if they did not exist. A URI longer than
+        `MAX_URI_LENGTH` is `InvalidArguments`, before any template is tried.
         """
-        entry = self.static.get(uri)
+        entry = self.static.get(check_length(uri))
         if entry is not None and (admits is None or admits(entry)):
             return entry, {}
         found = self.matcher.match(uri, admits)
@@ -135,7 +136,8 @@ class ResourceCatalog(Catalog[ResourceEntry]):
 
         Raises:
             UnknownResource: no enabled resource or template matches `uri`.
-            InvalidArguments: a template parameter does not convert to its declared type.
+            InvalidArguments: a template parameter does not convert to its declared type, or
+                `uri` is longer than `MAX_URI_LENGTH`.
             ToolError: the resource failed (an internal error arrives masked).
         """
         entry, raw = self.resolve_for(uri, ctx)
