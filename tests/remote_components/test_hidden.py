@@ -5,8 +5,10 @@ from __future__ import annotations
 import warnings
 
 import mcp.types as mt
+import pytest
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from toolweave import Server
 from toolweave.testing import connect
 
 from .conftest import gateway, sdk_upstream
@@ -39,4 +41,57 @@ async def test_a_subscription_to_a_disabled_resource_is_not_made_upstream() -> N
             await client.subscribe_resource("data://up/counter")
             await client.subscribe_resource("data://up/files/notes")
         subscribed = (await client.call_tool("up_subscribed", {})).content[0].text
+    assert subscribed == "data://files/notes"
+
+
+def counter_template(server: Server, prefix: str | None) -> Server:
+    """A local server (or `server` itself, `prefix` "self") serving `data://up/{name}`: in the
+    gateway, a template that serves reads of `data://up/counter` once its static one is hidden."""
+    owner = server if prefix == "self" else Server("pages")
+
+    @owner.resource("data://up/{name}" if owner is server else "data://{name}")
+    def page(name: str) -> str:
+        return f"page {name}"
+
+    if owner is not server:
+        server.mount(owner, prefix=prefix)
+    return server
+
+
+@pytest.mark.parametrize("where", ["self", "up"], ids=["gateway's own template", "another mount's template"])
+async def test_a_subscription_follows_the_read_past_a_hidden_upstream_resource(where: str) -> None:
+    """The gateway read `data://up/counter` from a template once its static upstream resource was
+    disabled, and subscribed to that upstream resource all the same."""
+    server = counter_template(gateway(sdk_upstream()), where)
+    server.disable("data://up/counter")
+    async with connect(server, mode="legacy") as client:
+        read = await client.read_resource("data://up/counter")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await client.subscribe_resource("data://up/counter")
+        subscribed = (await client.call_tool("up_subscribed", {})).content[0].text
+    assert read.contents[0].text == "page counter"  # type: ignore[union-attr]
+    assert subscribed == ""
+
+
+async def test_a_subscription_follows_the_read_past_a_hidden_local_resource_to_the_upstream() -> None:
+    """With the hidden static resource in a server mounted before the remote, the subscription
+    went to that server (and so nowhere), while reads came from the upstream's template."""
+    notes = Server("notes")
+
+    @notes.resource("data://files/notes")
+    def hidden_notes() -> str:
+        return "hidden"
+
+    server = Server("gateway")
+    server.mount(notes, prefix="up")
+    server.mount(sdk_upstream(), prefix="up")
+    server.disable("data://up/files/notes")
+    async with connect(server, mode="legacy") as client:
+        read = await client.read_resource("data://up/files/notes")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await client.subscribe_resource("data://up/files/notes")
+        subscribed = (await client.call_tool("up_subscribed", {})).content[0].text
+    assert read.contents[0].text == "read data://files/notes"  # type: ignore[union-attr]
     assert subscribed == "data://files/notes"

@@ -8,9 +8,11 @@ A prompt or resource template a server exposes may come from a mount (at any dep
   child asks its upstream); a server's own completer answers for its own components, and for
   mounted ones whose owner has nothing to suggest; one the server hides (`disable`) is not
   routed, nor is a subscription to a resource it hides;
-- `resources/subscribe` for a mounted resource subscribes at the child (a remote child subscribes
-  at its upstream), and the child's `resource_updated(uri)` reaches the parent's clients under the
-  parent's URI (see `Mount.follow_updates`).
+- `resources/subscribe` for a resource a remote server serves, at any depth of mounts, subscribes
+  at its upstream; the remote is found by following the entry `resources/read` finds down the
+  mounts it came through, so a subscription reaches exactly what a read reads (never a resource a
+  server on the way hides). A local child's `resource_updated(uri)` reaches the parent's clients
+  under the parent's URI whatever is subscribed (see `Mount.follow_updates`).
 
 Example:
     >>> from toolweave import Server
@@ -42,19 +44,56 @@ Kind = Literal["prompt", "resource"]
 def owner(server: Server, kind: Kind, name: str) -> tuple[Server, str] | None:
     """The mounted child of `server` exposing the prompt (or resource/template URI) `name`, and
     its name there; None when `server` has it itself, or does not expose it (disabled, or no
-    mount exposes it: its child is not asked about what its clients cannot see)."""
-    registry = server.prompts if kind == "prompt" else server.resources
-    if name in registry.local or name in registry.upstream:
-        return None
-    if not (name in registry.catalog.entries if kind == "prompt" else _exposes(server, name)):
+    mount exposes it: its child is not asked about what its clients cannot see). A resource's
+    child is the one the entry `resources/read` finds (`_serving`) came from."""
+    if kind == "resource":
+        key = _serving(server, name)
+        hop = None if key is None else _next_hop(server, name, key)
+        return None if hop is None else (hop[0], hop[1])
+    if name in server.prompts.local or name in server.prompts.upstream or name not in server.prompts.catalog.entries:
         return None
     for mounted in server.mounts:
-        if kind == "prompt":
-            child_name = _unprefixed(name, mounted.prefix, mounted.rename.separator)
-            if child_name is not None and child_name in mounted.child.prompts.catalog.entries:
-                return mounted.child, child_name
-        elif (child_uri := _child_uri(mounted.uris, name)) is not None and _exposes(mounted.child, child_uri):
-            return mounted.child, child_uri
+        child_name = _unprefixed(name, mounted.prefix, mounted.rename.separator)
+        if child_name is not None and child_name in mounted.child.prompts.catalog.entries:
+            return mounted.child, child_name
+    return None
+
+
+def _serving(server: Server, uri: str) -> str | None:
+    """The key (URI or URI template) of the entry of `server` that serves `uri`, or `None`: the
+    entry `resources/read` resolves, or the template `uri` names by its own text (a completion's
+    reference); a hidden resource is never it."""
+    catalog = server.resources.catalog
+    if uri in catalog.entries:
+        return uri
+    try:
+        return catalog.resolve(uri)[0].component.uri
+    except (ToolweaveError, ValueError):
+        return None
+
+
+def _remote_owner(server: Server, uri: str) -> tuple[Server, str] | None:
+    """The remote server, at any depth of mounts, whose own resource or template serves `uri` as
+    `server` reads it, and the URI there; `None` when a local server's serves it, or nothing.
+
+    Each step follows the entry found in `server` down the mount it came through, by its key:
+    the child is not asked to look `uri` up again, as it could find a resource `server` hides."""
+    key = _serving(server, uri)
+    while key is not None and (hop := _next_hop(server, uri, key)) is not None:
+        server, uri, key = hop
+    return (server, uri) if key is not None and server.is_remote else None
+
+
+def _next_hop(server: Server, uri: str, key: str) -> tuple[Server, str, str] | None:
+    """The mounted child through which the resource or template `key` of `server` came, with the
+    child's `uri` and `key`; `None` when it is `server`'s own."""
+    registry = server.resources
+    if key in registry.local or key in registry.upstream:
+        return None
+    for mounted in server.mounts:
+        child_key = _child_uri(mounted.uris, key)
+        if child_key is not None and child_key in mounted.child.resources.catalog.entries:
+            return mounted.child, mounted.uris.strip(uri), child_key
     return None
 
 
@@ -71,12 +110,13 @@ async def complete_at_owner(server: Server, request: CompletionRequest) -> Compl
 
 
 async def subscribe_at_owner(server: Server, uri: str, *, subscribe: bool = True) -> None:
-    """Subscribe (`subscribe=False`: unsubscribe) to the resource `uri` at the mounted child of
-    `server` that owns it, if any (`Server.subscribe_resource`)."""
-    found = owner(server, "resource", uri)
+    """Subscribe (`subscribe=False`: unsubscribe) to the resource `uri` at the remote server that
+    owns it, if any (`Server.subscribe_resource`). A local owner needs no subscription: its
+    `resource_updated` reaches its parents whatever is subscribed."""
+    found = _remote_owner(server, uri)
     if found is not None:
-        child, child_uri = found
-        await (child.subscribe_resource if subscribe else child.unsubscribe_resource)(child_uri)
+        remote, remote_uri = found
+        await (remote.subscribe_resource if subscribe else remote.unsubscribe_resource)(remote_uri)
 
 
 def _child_uri(uris: UriPrefix, uri: str) -> str | None:
@@ -86,18 +126,6 @@ def _child_uri(uris: UriPrefix, uri: str) -> str | None:
         return uris.under(uri)
     except ValueError:  # not a URI (only split when there is a prefix): nothing is under it
         return None
-
-
-def _exposes(child: Server, uri: str) -> bool:
-    """Whether `child` lists the resource or template `uri`, or reads `uri` through a template."""
-    catalog = child.resources.catalog
-    if uri in catalog.entries:
-        return True
-    try:
-        catalog.resolve(uri)
-    except (ToolweaveError, ValueError):
-        return False
-    return True
 
 
 def _unprefixed(name: str, prefix: str | None, separator: str) -> str | None:
