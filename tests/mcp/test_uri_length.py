@@ -3,6 +3,7 @@ through the official client: matching it against templates cost ~1 s of CPU per 
 
 from __future__ import annotations
 
+import logging
 import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -83,3 +84,14 @@ async def test_a_2026_listen_naming_a_uri_past_the_cap_is_refused() -> None:
 async def test_an_in_process_read_past_the_cap_is_invalid_arguments() -> None:
     with pytest.raises(InvalidArguments, match="MAX_URI_LENGTH"):
         await dashed_server().read_resource(TOO_LONG)
+
+
+def test_an_update_past_the_cap_from_a_mounted_server_is_logged_shortened(caplog: pytest.LogCaptureFixture) -> None:
+    """A mounted server's news of a URI past the cap is nothing its parent serves: logged (the URI
+    cut short), not raised into the code that announced it."""
+    gateway = Server("gateway")
+    gateway.mount(dashed_server(), prefix="d")
+    with caplog.at_level(logging.WARNING, logger="toolweave.server"):
+        gateway.mounts[0].child.resource_updated(TOO_LONG)
+    said = [record.getMessage() for record in caplog.records]
+    assert len(said) == 2 and all("reaches no client" in line and len(line) < 400 for line in said)

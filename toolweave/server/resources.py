@@ -228,13 +228,14 @@ class ResourceRegistry(Registry[Resource, ResourceCatalog]):
 
     def updated(self, uri: str) -> None:
         """Tell the update listeners that the content at `uri` changed (`Server.resource_updated`);
-        a URI no resource or template serves reaches no client: that is logged."""
+        a URI no resource or template serves (one past `MAX_URI_LENGTH` too) reaches no client:
+        that is logged."""
         if not self.owner.is_remote:  # (a remote passes on its upstream's news, listed or not)
             try:
                 self.catalog.resolve(uri)
-            except UnknownResource:
+            except (UnknownResource, InvalidArguments):
                 logger.warning(
-                    "server %r: resource_updated(%r) reaches no client: the server serves no resource there "
+                    "server %r: resource_updated(%.200r) reaches no client: the server serves no resource there "
                     "(code of a mounted server tells its own server: child.resource_updated(...))",
                     self.owner.name,
                     uri,
