@@ -4,6 +4,8 @@
   are remembered per connection and forgotten when it closes.
 - 2026-era clients name the URIs in `subscriptions/listen`; the SDK's listen handler filters the
   `ResourceUpdated` events published on the bus.
+- A connection, or a listen stream, holds at most `MAX_SUBSCRIPTIONS` URIs; past it a subscription
+  is refused (-32602), whether or not the URI is served.
 
 `server.resource_updated(uri)` reaches `deliver(uri)`, which does both. The first subscriber of
 a URI (either era), and the last one leaving (by `resources/unsubscribe` or by closing its
@@ -37,11 +39,22 @@ import mcp.types as mt
 from mcp.server import ServerRequestContext
 from mcp.server.subscriptions import ResourceUpdated
 
-from toolweave.core.errors import UnknownResource
-from toolweave.mcp.errors import requested_uri
+from toolweave.core.errors import ArgumentProblem, InvalidArguments, UnknownResource
+from toolweave.mcp.errors import protocol_error, requested_uri
 from toolweave.mcp.request import caller, connection_of
 
 logger = logging.getLogger("toolweave.mcp")
+
+MAX_SUBSCRIPTIONS = 1024
+"""The most URIs one connection (or one `subscriptions/listen` stream) is subscribed to at once.
+Each is kept until unsubscribed (and may hold a subscription at an upstream): without a cap, one
+client subscribing to URIs a template serves grew the server by ~100 MiB a second."""
+
+
+def _too_many(uri: str) -> Exception:
+    """The -32602 error of a subscription to `uri` past `MAX_SUBSCRIPTIONS`."""
+    problem = f"already subscribed to {MAX_SUBSCRIPTIONS} URIs, the most one client may be (MAX_SUBSCRIPTIONS)"
+    return protocol_error(InvalidArguments(uri[:60], [ArgumentProblem("uri", problem)], kind="resource"))
 
 
 class ResourceUpdates:
@@ -63,8 +76,11 @@ class ResourceUpdates:
             if key not in self._uris:
                 self._uris[key], self._connections[key] = set(), connection
                 connection.exit_stack.push_async_callback(self._forget, key)
-            if uri not in self._uris[key] and not self._forbidden(ctx, uri):  # the same answer either way
-                self._uris[key].add(uri)
+            uris = self._uris[key]
+            if uri not in uris and len(uris) >= MAX_SUBSCRIPTIONS:
+                raise _too_many(uri)
+            if uri not in uris and not self._forbidden(ctx, uri):  # the same answer either way
+                uris.add(uri)
                 await self._counted(uri, +1)
         return mt.EmptyResult()
 
@@ -84,6 +100,8 @@ class ResourceUpdates:
 
         async def listen(ctx: ServerRequestContext[Any], params: mt.SubscriptionsListenRequestParams) -> Any:
             named = [requested_uri(uri) for uri in params.notifications.resource_subscriptions or ()]
+            if len(set(named)) > MAX_SUBSCRIPTIONS:
+                raise _too_many(named[MAX_SUBSCRIPTIONS])
             allowed = [uri for uri in named if not self._forbidden(ctx, uri)]
             if len(allowed) < len(named):  # the stream filters its events by these URIs
                 notifications = params.notifications.model_copy(update={"resource_subscriptions": allowed})
