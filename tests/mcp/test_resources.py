@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import logging
 from typing import Any
 
 import anyio
@@ -11,7 +12,7 @@ import mcp.types as mt
 import pytest
 from pydantic import BaseModel
 
-from toolweave import Context, DuplicateError, Server, ToolError
+from toolweave import Context, DuplicateError, Server, ToolError, UnknownResource
 from toolweave.testing import connect
 
 MODES = pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -169,6 +170,32 @@ async def test_a_tool_error_message_reaches_the_client(mode: str) -> None:
     async with connect(build(), mode=mode) as client:
         with pytest.raises(mcp.MCPError, match="come back later"):
             await client.read_resource("resource://refused")
+
+
+@MODES
+async def test_a_template_saying_unknown_resource_is_the_unknown_error_of_the_clients_uri(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A template's "no such file" was an internal error (-32603, masked, its traceback logged):
+    a template author had no way to answer "not found"."""
+    files = Server("files")
+
+    @files.resource("file:///{+path}")
+    def read(path: str) -> str:
+        raise UnknownResource(f"file:///{path}")
+
+    gateway = Server("gateway")
+    gateway.mount(files, prefix="docs")
+    async with connect(gateway, mode=mode) as client:
+        with pytest.raises(mcp.MCPError) as caught:
+            await client.read_resource("file://docs//notes.md")
+    error = caught.value.error
+    assert (error.code, error.message, error.data) == (
+        -32602,
+        "Unknown resource: file://docs//notes.md",
+        {"uri": "file://docs//notes.md"},
+    )
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
 
 
 @MODES

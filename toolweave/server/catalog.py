@@ -35,7 +35,7 @@ from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
 from toolweave.core.access import Access, grant
 from toolweave.core.context import AuthInfo, Context
-from toolweave.core.errors import PROTOCOL_ANSWERS, ToolError, ToolweaveError
+from toolweave.core.errors import PROTOCOL_ANSWERS, ToolError, ToolweaveError, UnknownResource
 from toolweave.core.masking import ErrorPolicy, is_cancellation
 from toolweave.middleware.base import Middleware
 from toolweave.middleware.keys import caller_key
@@ -179,12 +179,15 @@ async def guarded(run: Awaitable[R], fail: Callable[[BaseException], R]) -> R:
 def raising(entry: Entry[Any], kind: str, key: str, ctx: Context) -> Callable[[BaseException], Any]:
     """What a prompt's or resource's failure raises (`guarded`'s `fail`): a `ToolError` as the
     client's JSON-RPC error, quoting `key` (the name or URI the client used, not a mounted
-    child's); anything else through the error policy of the call around it (`BOUNDARY`: a front
-    tool's), else the entry's (masked, with an incident id)."""
+    child's); an `UnknownResource` from a resource (a template's "no such file") as the
+    unknown-error of `key`; anything else through the error policy of the call around it
+    (`BOUNDARY`: a front tool's), else the entry's (masked, with an incident id)."""
 
     def fail(error: BaseException) -> Any:
         if isinstance(error, ToolError):
             raise error.quoting(key)
+        if kind == "resource" and isinstance(error, UnknownResource):
+            raise UnknownResource(key) from None
         errors: ErrorPolicy = ctx.state.get(BOUNDARY) or entry.errors
         raise errors.to_error(kind, key, error) from error
 
