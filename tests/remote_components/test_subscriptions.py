@@ -12,8 +12,9 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from tests.conftest import subprocess_env
 from tests.server.test_remote import UPSTREAMS
 from toolweave.server.remote import RemoteServer
+from toolweave.testing import connect
 
-from .conftest import sdk_upstream, through_gateway
+from .conftest import gateway, sdk_upstream, through_gateway
 
 
 async def subscribe(client: object, uri: str) -> None:
@@ -41,3 +42,18 @@ async def test_a_subscription_to_an_upstream_with_subscriptions_is_made_there_qu
         subscribed = (await client.call_tool("up_subscribed", {})).content[0].text
     assert subscribed == "data://counter"
     assert not [record for record in caplog.records if record.levelno >= logging.WARNING]
+
+
+async def test_the_last_unsubscribe_reaches_the_upstream_after_the_resource_was_hidden() -> None:
+    """The unsubscribe looked the URI up again: hidden meanwhile (or gone from the upstream's
+    list), it reached nobody, and the upstream kept the subscription for good."""
+    server = gateway(sdk_upstream())
+    async with connect(server, mode="legacy") as client:
+        await subscribe(client, "data://up/counter")
+        held = (await client.call_tool("up_subscribed", {})).content[0].text
+        server.disable("data://up/counter")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await client.unsubscribe_resource("data://up/counter")
+        left = (await client.call_tool("up_subscribed", {})).content[0].text
+    assert (held, left) == ("data://counter", "")

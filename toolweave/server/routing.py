@@ -11,8 +11,9 @@ A prompt or resource template a server exposes may come from a mount (at any dep
 - `resources/subscribe` for a resource a remote server serves, at any depth of mounts, subscribes
   at its upstream; the remote is found by following the entry `resources/read` finds down the
   mounts it came through, so a subscription reaches exactly what a read reads (never a resource a
-  server on the way hides). A local child's `resource_updated(uri)` reaches the parent's clients
-  under the parent's URI whatever is subscribed (see `Mount.follow_updates`).
+  server on the way hides), and its unsubscribe goes where it went (`Subscriptions`). A local
+  child's `resource_updated(uri)` reaches the parent's clients under the parent's URI whatever is
+  subscribed (see `Mount.follow_updates`).
 
 Example:
     >>> from toolweave import Server
@@ -109,14 +110,36 @@ async def complete_at_owner(server: Server, request: CompletionRequest) -> Compl
     return await complete(server.completer, request)
 
 
-async def subscribe_at_owner(server: Server, uri: str, *, subscribe: bool = True) -> None:
-    """Subscribe (`subscribe=False`: unsubscribe) to the resource `uri` at the remote server that
-    owns it, if any (`Server.subscribe_resource`). A local owner needs no subscription: its
-    `resource_updated` reaches its parents whatever is subscribed."""
-    found = _remote_owner(server, uri)
-    if found is not None:
-        remote, remote_uri = found
-        await (remote.subscribe_resource if subscribe else remote.unsubscribe_resource)(remote_uri)
+class Subscriptions:
+    """Where `server`'s subscriptions were made (`Server.subscribe_resource`): the remote server
+    that owns each subscribed URI, at any depth of mounts, and the URI there. An unsubscribe goes
+    where its subscribe went, even when the resource was hidden, or left its upstream's list,
+    meanwhile: the upstream would otherwise keep the subscription for good.
+
+    A local owner needs no subscription: its `resource_updated` reaches its parents whatever is
+    subscribed."""
+
+    def __init__(self, server: Server) -> None:
+        self._server = server
+        self._made: dict[str, list[tuple[Server, str]]] = {}
+
+    async def subscribe(self, uri: str) -> None:
+        """Subscribe at the remote server that owns `uri`, if any."""
+        found = _remote_owner(self._server, uri)
+        if found is not None:
+            self._made.setdefault(uri, []).append(found)
+            remote, remote_uri = found
+            await remote.subscribe_resource(remote_uri)
+
+    async def unsubscribe(self, uri: str) -> None:
+        """Undo the latest `subscribe(uri)` that reached a remote server, at that server."""
+        made = self._made.get(uri)
+        if not made:
+            return
+        remote, remote_uri = made.pop()
+        if not made:
+            del self._made[uri]
+        await remote.unsubscribe_resource(remote_uri)
 
 
 def _child_uri(uris: UriPrefix, uri: str) -> str | None:

@@ -49,7 +49,7 @@ from toolweave.server.prompts import PromptRegistry
 from toolweave.server.registry import OnDuplicate, Registry
 from toolweave.server.replicas import Replicas
 from toolweave.server.resources import ResourceRegistry
-from toolweave.server.routing import complete_at_owner, subscribe_at_owner
+from toolweave.server.routing import Subscriptions, complete_at_owner
 from toolweave.server.tools import ToolCatalog, ToolRegistry
 from toolweave.server.transform_set import TransformSet
 from toolweave.server.visibility import Visibility
@@ -125,6 +125,7 @@ class Server:
         self._bind(middleware)
         self._life = Lifespan(self, self._hold_open)
         self._mounts = Mounts(self, self._life, self._all_changed)
+        self._subscriptions = Subscriptions(self)
         self._entered: dict[int, list[AbstractAsyncContextManager[Server]]] = {}
         """The open `async with server:` entries of each task (by anyio task id), innermost last."""
 
@@ -412,11 +413,12 @@ class Server:
         """A client wants `notifications/resources/updated` for `uri`: tell the server that owns
         it (a remote one subscribes at its upstream). Updates reach this server's
         `resource_updated` through the mounts either way."""
-        await subscribe_at_owner(self, uri)
+        await self._subscriptions.subscribe(uri)
 
     async def unsubscribe_resource(self, uri: str) -> None:
-        """No client wants updates for `uri` any more (the counterpart of `subscribe_resource`)."""
-        await subscribe_at_owner(self, uri, subscribe=False)
+        """No client wants updates for `uri` any more (the counterpart of `subscribe_resource`):
+        the remote server the subscription reached is told, whatever this server serves now."""
+        await self._subscriptions.unsubscribe(uri)
 
     def completion(self, fn: Completer) -> Completer:
         """Register the function suggesting prompt-argument and template-parameter values.
