@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from toolweave.core.uri_template import TemplateSet, UriTemplate, check_uri, is_template
+from toolweave.core.resource import Resource
+from toolweave.core.uri_template import MAX_URI_LENGTH, TemplateSet, UriTemplate, check_uri, is_template
 
 
 def test_one_parameter_matches_one_segment() -> None:
@@ -64,6 +65,15 @@ def test_malformed_templates_are_rejected(template: str, message: str) -> None:
 def test_check_uri_and_is_template() -> None:
     assert check_uri("file:///tmp/x") == "file:///tmp/x"
     assert is_template("res://{x}") and not is_template("res://x")
+
+
+def test_a_uri_no_client_could_read_is_refused_where_it_is_made() -> None:
+    """A resource past `MAX_URI_LENGTH` was registered (or listed by an upstream) and never readable."""
+    assert check_uri("r://" + "a" * (MAX_URI_LENGTH - 4))
+    with pytest.raises(ValueError, match=r"is 65537 characters long: no client could read it \(at most 65536"):
+        check_uri("r://" + "a" * (MAX_URI_LENGTH - 3))
+    with pytest.raises(ValueError, match="MAX_URI_LENGTH"):
+        Resource.from_function(lambda: "x", "r://" + "a" * MAX_URI_LENGTH)
 
 
 def _set(*templates: str) -> TemplateSet[str]:

@@ -78,9 +78,15 @@ def check_length(uri: str) -> str:
 
 
 def check_uri(uri: str, what: str = "resource URI") -> str:
-    """`uri` if it starts with a scheme (`resource:`, `file:`, `https:` ...), else `ValueError`."""
+    """`uri` if it starts with a scheme (`resource:`, `file:`, `https:` ...) and is at most
+    `MAX_URI_LENGTH` characters long (no client could read a longer one), else `ValueError`."""
     if not isinstance(uri, str) or not _SCHEME.match(uri):
-        raise ValueError(f"{what} {uri!r} is not valid: it must start with a scheme, like 'resource://name'")
+        raise ValueError(f"{what} {uri!r:.200} is not valid: it must start with a scheme, like 'resource://name'")
+    if len(uri) > MAX_URI_LENGTH:
+        raise ValueError(
+            f"{what} {uri[:40]!r}... is {len(uri)} characters long: no client could read it "
+            f"(at most {MAX_URI_LENGTH}, MAX_URI_LENGTH)"
+        )
     return uri
 
 
