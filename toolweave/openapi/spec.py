@@ -3,7 +3,8 @@
 `load_spec(source)` returns a `Spec`: the document as data plus a `referencing` resolver over
 it, so `spec.resolve(node)` follows a `$ref` — inside the document (`#/components/...`) or into
 a file beside it (`common.yaml#/Pet`) — the way JSON Schema tools do. YAML and JSON are both
-read; Swagger 2.0 and documents without `paths` are refused with a message saying so.
+read (YAML by its 1.2 core schema, as OpenAPI asks: `toolweave.openapi.yaml12`); Swagger 2.0
+and documents without `paths` are refused with a message saying so.
 
 A spec read from a URL has its references followed on its own origin only (scheme, host and
 port, or the `https://` form of an `http://` one), redirects too: a document is the spec's
@@ -37,6 +38,7 @@ from referencing.jsonschema import DRAFT202012
 
 from toolweave.core.errors import SpecError
 from toolweave.core.shown import shown_url
+from toolweave.openapi.yaml12 import load_yaml12
 
 Resolver = Any
 """A `referencing` resolver (its type is generic in the library)."""
@@ -233,7 +235,7 @@ def _fetch(url: str, *, what: str = "the OpenAPI spec", within: Origin | None = 
 
 def _parse(raw: str, where: str) -> Any:
     try:
-        return json.loads(raw) if raw.lstrip().startswith("{") else yaml.safe_load(raw)
+        return json.loads(raw) if raw.lstrip().startswith("{") else load_yaml12(raw)
     except (ValueError, yaml.YAMLError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise SpecError(f"{where}: not JSON or YAML ({first})") from None
