@@ -31,8 +31,8 @@ def test_a_oneof_body_is_one_argument_with_its_refs_inlined() -> None:
     shape = tools()["add_shape_"]
     body = shape.input_schema["properties"]["body"]
     assert shape.input_schema["required"] == ["body"]
-    assert [branch["required"] for branch in body["oneOf"]] == [["kind", "r"], ["kind", "side"]]
-    assert body["oneOf"][0]["properties"]["r"] == {"type": "number", "exclusiveMinimum": 0}
+    assert [branch["required"] for branch in body["anyOf"]] == [["kind", "r"], ["kind", "side"]]
+    assert body["anyOf"][0]["properties"]["r"] == {"type": "number", "exclusiveMinimum": 0}
     assert "discriminator" not in body
 
 
@@ -44,7 +44,7 @@ def test_a_referenced_path_level_header_parameter_is_an_argument() -> None:
 def test_a_referenced_response_gives_a_wrapped_output_schema() -> None:
     output = tools()["add_shape_"].output_schema
     assert output["required"] == ["result"]
-    assert output["properties"]["result"]["items"]["oneOf"][1]["properties"]["side"] == {"type": "number"}
+    assert output["properties"]["result"]["items"]["anyOf"][1]["properties"]["side"] == {"type": "number"}
 
 
 def test_an_allof_body_is_merged_without_read_only_fields() -> None:
@@ -390,3 +390,56 @@ async def test_a_2xx_answer_its_schema_does_not_describe_is_an_upstream_error() 
     assert result.is_error
     assert result.content[0].text.startswith("API 't': GET /x/{id} answered JSON its spec does not describe: ")
     assert "'name' is a required property" in result.content[0].text
+
+
+PET_TYPE = {"type": "object", "required": ["petType"], "properties": {"petType": {"type": "string"}}}
+PETS_30: dict[str, Any] = {  # the discriminator example of the OpenAPI 3.0 specification, and a nullable $ref
+    "openapi": "3.0.3",
+    "info": {"title": "Pets", "version": "1"},
+    "components": {
+        "schemas": {
+            "Cat": {**PET_TYPE, "properties": {**PET_TYPE["properties"], "meows": {"type": "boolean"}}},
+            "Dog": {**PET_TYPE, "properties": {**PET_TYPE["properties"], "barks": {"type": "boolean"}}},
+            "Pet": {
+                "oneOf": [{"$ref": "#/components/schemas/Cat"}, {"$ref": "#/components/schemas/Dog"}],
+                "discriminator": {"propertyName": "petType"},
+            },
+            "Home": {
+                "type": "object",
+                "properties": {
+                    "pet": {"$ref": "#/components/schemas/Pet"},
+                    "previous": {"$ref": "#/components/schemas/Pet", "nullable": True},
+                },
+            },
+        }
+    },
+    "paths": {
+        "/homes": {
+            "post": {
+                "operationId": "move_in",
+                "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Home"}}}},
+                "responses": {"200": _json({"$ref": "#/components/schemas/Home"})},
+            }
+        }
+    },
+}
+
+
+async def test_a_pet_the_discriminator_picks_and_a_nullable_reference_are_sent_and_answered() -> None:
+    """A `Cat` is also a `Dog` to JSON Schema's `oneOf` (both take any `petType`): every call was
+    refused, and every answer an `UpstreamError`. A 3.0 `nullable: true` beside a `$ref` was left
+    as an unknown keyword, so an answer's `null` broke the output schema."""
+
+    async def echo(request: Request) -> JSONResponse:
+        return JSONResponse(await request.json())
+
+    async with (
+        serving(Starlette(routes=[Route("/homes", echo, methods=["POST"])])) as url,
+        connect(RemoteServer.openapi(PETS_30, base_url=url)) as client,
+    ):
+        moved = await client.call_tool("move_in", {"pet": {"petType": "Cat", "meows": True}, "previous": None})
+        unknown = await client.call_tool("move_in", {"pet": {"meows": True}})
+    assert not moved.is_error, moved.content
+    assert moved.structured_content == {"pet": {"petType": "Cat", "meows": True}, "previous": None}
+    assert unknown.is_error  # no branch takes a pet without its petType
+    assert "pet" in unknown.content[0].text

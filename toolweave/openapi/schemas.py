@@ -6,8 +6,11 @@ linked list) is kept once under `$defs` and referred to there (`defs()` holds th
 root of the tool's schema), and so is every referenced schema once a tool's schema is large (a
 schema shared at every level would grow exponentially inlined). Along the way:
 
-- OpenAPI 3.0's dialect becomes JSON Schema's: `nullable: true` adds `null` to the type,
-  boolean `exclusiveMinimum`/`exclusiveMaximum` become the numeric forms;
+- OpenAPI 3.0's dialect becomes JSON Schema's: `nullable: true` adds `null` to the type (beside
+  a `$ref` too, where generators write it), boolean `exclusiveMinimum`/`exclusiveMaximum` become
+  the numeric forms;
+- a `oneOf` that a `discriminator` picks from is an `anyOf` (its branches may overlap: the
+  discriminator, which JSON Schema lacks, tells them apart);
 - properties marked `readOnly` leave a request's schema, `writeOnly` ones a response's (and
   their `required` entries with them): a client never sends the first nor reads the second.
 
@@ -36,6 +39,20 @@ _INLINE_NODES = 20_000
 instead of inlined at every use (a schema shared at every level grows exponentially inlined)."""
 _MAX_NODES = 500_000
 """The most nodes one tool schema may take to read (YAML aliases nest shared nodes, no `$ref`)."""
+_NOT_JSON_SCHEMA = frozenset({"nullable", "discriminator", "xml", "externalDocs", "example"})
+"""OpenAPI's own schema keywords, left out (`nullable` read into the type first)."""
+
+
+def _picked_by(node: Mapping[str, Any]) -> str:
+    """The keyword a schema's `oneOf` is written as: `anyOf` when a `discriminator` picks the
+    branch, since the branches may then overlap (the OpenAPI spec's own `Cat` and `Dog` both
+    take any `petType`), which JSON Schema's `oneOf` refuses as matching more than one.
+
+    Example:
+        >>> _picked_by({"oneOf": [], "discriminator": {"propertyName": "kind"}}), _picked_by({"oneOf": []})
+        ('anyOf', 'oneOf')
+    """
+    return "anyOf" if isinstance(node.get("discriminator"), Mapping) and "anyOf" not in node else "oneOf"
 
 
 def is_object(schema: Any) -> bool:
@@ -97,10 +114,10 @@ class SchemaReader:
         for key, value in node.items():
             if key == "properties" and isinstance(value, Mapping):
                 out[key] = self._properties(value, resolver, depth)
-            elif key in ("nullable", "discriminator", "xml", "externalDocs", "example"):
+            elif key in _NOT_JSON_SCHEMA:
                 continue
             else:
-                out[key] = self._walk(value, resolver, depth + 1)
+                out[_picked_by(node) if key == "oneOf" else key] = self._walk(value, resolver, depth + 1)
         return self._dialect(node, out)
 
     def _properties(self, properties: Mapping[str, Any], resolver: Resolver, depth: int) -> dict[str, Any]:
@@ -156,10 +173,12 @@ class SchemaReader:
             if key in self._names:
                 self._defs[self._names[key]] = inlined
                 inlined = {"$ref": f"#/$defs/{self._names[key]}"}
-        siblings = {k: self._walk(v, resolver, depth + 1) for k, v in node.items() if k != "$ref"}
-        if siblings:  # OpenAPI 3.1 allows keywords beside $ref: both apply
-            return {"allOf": [inlined], **siblings}
-        return inlined
+        siblings = {
+            k: self._walk(v, resolver, depth + 1) for k, v in node.items() if k != "$ref" and k not in _NOT_JSON_SCHEMA
+        }
+        # keywords beside $ref apply with it (OpenAPI 3.1); 3.0 generators write `nullable: true` there
+        out = {"allOf": [inlined], **siblings} if siblings else inlined
+        return self._dialect(node, out) if isinstance(out, dict) else out
 
     def _name(self, key: int, ref: str) -> str:
         name = self._names.get(key)
