@@ -8,7 +8,7 @@ schema shared at every level would grow exponentially inlined). Along the way:
 
 - OpenAPI 3.0's dialect becomes JSON Schema's: `nullable: true` adds `null` to the type (beside
   a `$ref` too, where generators write it), boolean `exclusiveMinimum`/`exclusiveMaximum` become
-  the numeric forms;
+  the numeric forms (in a 3.1 spec too: a boolean bound can only mean 3.0's);
 - a `oneOf` that a `discriminator` picks from is an `anyOf` (its branches may overlap: the
   discriminator, which JSON Schema lacks, tells them apart);
 - properties marked `readOnly` leave a request's schema, `writeOnly` ones a response's (and
@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from toolweave.core.errors import SpecError
+from toolweave.openapi.schema_shapes import shape_problem
 from toolweave.openapi.spec import Resolver, Spec
 
 Direction = Literal["request", "response"]
@@ -79,19 +80,33 @@ class SchemaReader:
         self._names: dict[int, str] = {}
         self._open: set[int] = set()
         self._nodes = 0
+        self._shaped: set[str] = set()
 
     def read(self, schema: Any, resolver: Resolver | None = None, at: str = "") -> Any:
         """`schema` with every reference inlined (recursive ones under `defs()`); `at` is where it
         is in the document (`paths./a.get.parameters[0].schema`), for messages (else the label).
 
         Raises:
-            SpecError: a reference points nowhere, or the schema is too large to read.
+            SpecError: a reference points nowhere, the schema is too large to read, or a keyword
+                has a value JSON Schema cannot apply (`required: true`, `type: file`: `shape_problem`).
         """
         self._at = at or self.label
         read = self._walk(schema, resolver or self.spec.resolver, 0)
+        self._check_shapes(read)
         if isinstance(read, dict) and set(read) == {"$ref"} and read["$ref"].startswith("#/$defs/"):
             return dict(self._defs[read["$ref"].removeprefix("#/$defs/")])  # a recursive root, in place
         return read
+
+    def _check_shapes(self, read: Any) -> None:
+        """Refuse `read`, or a schema it put under `$defs`, whose keyword JSON Schema cannot apply:
+        each call of the tool failed on it as an internal error."""
+        fresh = {name: schema for name, schema in self._defs.items() if name not in self._shaped}
+        self._shaped.update(fresh)
+        for place, schema in (("", read), *((f"$defs.{name}.", schema) for name, schema in fresh.items())):
+            problem = shape_problem(schema)
+            if problem is not None:
+                where = f"{self.spec.where}: {self._at}" if self._at else self.spec.where
+                raise SpecError(f"{where}: {place}{problem}")
 
     def defs(self) -> dict[str, Any]:
         """The schemas kept once because they refer to themselves, by name."""
@@ -131,23 +146,26 @@ class SchemaReader:
 
     def _dialect(self, node: Mapping[str, Any], out: dict[str, Any]) -> dict[str, Any]:
         declared = node.get("properties")
-        if "required" in out and isinstance(out.get("properties"), dict) and isinstance(declared, Mapping):
+        if (
+            isinstance(out.get("required"), list)
+            and isinstance(out.get("properties"), dict)
+            and isinstance(declared, Mapping)
+        ):
             dropped = set(declared) - set(out["properties"])
             out["required"] = [name for name in out["required"] if name not in dropped]
             if not out["required"]:
                 del out["required"]
-        if self.spec.is_30:
-            for bound, limit in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
-                if isinstance(out.get(bound), bool) and out.pop(bound) and limit in out:
-                    out[bound] = out.pop(limit)
-            if node.get("nullable") is True:
-                kind = out.get("type")
-                if isinstance(kind, str):
-                    out["type"] = [kind, "null"]
-                    if "enum" in out:
-                        out["enum"] = [*out["enum"], None]
-                elif kind is None:
-                    return {"anyOf": [out, {"type": "null"}]}
+        for bound, limit in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            if isinstance(out.get(bound), bool) and out.pop(bound) and limit in out:  # 3.0's form, in 3.1 too
+                out[bound] = out.pop(limit)
+        if self.spec.is_30 and node.get("nullable") is True:
+            kind = out.get("type")
+            if isinstance(kind, str):
+                out["type"] = [kind, "null"]
+                if "enum" in out:
+                    out["enum"] = [*out["enum"], None]
+            elif kind is None:
+                return {"anyOf": [out, {"type": "null"}]}
         return out
 
     def _reference(self, node: Mapping[str, Any], resolver: Resolver, depth: int) -> Any:

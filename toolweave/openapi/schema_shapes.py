@@ -1,0 +1,125 @@
+"""The keywords of a tool schema read from a spec have the kind of value JSON Schema gives them.
+
+A spec's schema is not checked against JSON Schema's metaschema (`jsonschema`'s `check_schema`
+takes 20 to 150 ms a tool schema: seconds for an API of a few hundred operations). What
+`jsonschema` cannot apply to a value, though, failed every call of the tool as an internal
+error: Swagger 2's habit of `required: true` on a property (`'bool' object is not iterable`),
+its `type: file`, a typo such as `type: int` (`UnknownType`), a bound written as a string
+(`maxLength: "10"`), draft 4's list of `items`, a `pattern` that does not compile.
+`shape_problem(schema)` finds those, walking the schema where JSON Schema has subschemas (never
+into `enum`, `const`, `default` or `examples`, which are data), and says where. A keyword JSON
+Schema does not know is left alone, as JSON Schema leaves it.
+
+Example:
+    >>> shape_problem({"type": "object", "properties": {"name": {"type": "string", "required": True}}})
+    "properties.name.required is True: JSON Schema's 'required' is a list of property names, in the object's schema"
+    >>> shape_problem({"type": ["string", "null"], "maxLength": 10}) is None
+    True
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from typing import Any
+
+from toolweave.core.schema_check import bounded_pattern
+
+_TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
+_NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+_COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
+_ONE = (
+    "items",
+    "additionalProperties",
+    "not",
+    "contains",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+)
+_NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+
+
+def shape_problem(schema: Any) -> str | None:
+    """Where and how the first keyword of `schema` with a value of the wrong kind is wrong, or None
+    (schemas nearer the top first; a place is written `properties.a.items.`)."""
+    waiting: deque[tuple[str, Any]] = deque([("", schema)])
+    while waiting:
+        at, node = waiting.popleft()
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            rule = _RULE_OF.get(key)
+            if rule is not None and not rule[0](value):
+                shown = repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:57]}..."
+                return f"{at}{key} is {shown}: {rule[1]}{_hint(key, value)}"
+            holds = _HOLDS.get(key)
+            if holds == "schema":
+                waiting.append((f"{at}{key}.", value))
+            elif holds == "named":
+                waiting.extend((f"{at}{key}.{name}.", sub) for name, sub in value.items())
+            elif holds == "list":
+                waiting.extend((f"{at}{key}[{index}].", sub) for index, sub in enumerate(value))
+    return None
+
+
+def _is_type(kind: Any) -> bool:
+    if isinstance(kind, list):
+        return all(isinstance(k, str) and k in _TYPES for k in kind)
+    return isinstance(kind, str) and kind in _TYPES
+
+
+def _is_names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(name, str) for name in value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_count(value: Any) -> bool:
+    return _is_number(value) and value >= 0 and value == int(value)
+
+
+def _compiles(pattern: Any) -> bool:
+    return isinstance(pattern, str) and _compiled(pattern)
+
+
+@lru_cache(maxsize=1024)  # a spec repeats its patterns; a reload reads them again
+def _compiled(pattern: str) -> bool:
+    try:
+        bounded_pattern(pattern)
+    except ValueError:
+        return False
+    return True
+
+
+_RULES: tuple[tuple[tuple[str, ...], Callable[[Any], bool], str], ...] = (
+    (("type",), _is_type, f"a JSON Schema type is one of {', '.join(sorted(_TYPES))} (or a list of them)"),
+    (("required",), _is_names, "JSON Schema's 'required' is a list of property names, in the object's schema"),
+    (_ONE, lambda value: isinstance(value, Mapping | bool), "a schema"),
+    (_NAMED, lambda value: isinstance(value, Mapping), "a mapping of names to schemas"),
+    ((*_LISTS, "enum"), lambda value: isinstance(value, list), "a list"),
+    (_NUMBERS, _is_number, "a number"),
+    (_COUNTS, _is_count, "a whole number, 0 or more"),
+    (("pattern",), _compiles, "a regular expression that compiles"),
+)
+"""Which keywords take which kind of value, said as a message does."""
+_RULE_OF = {key: (fits, said) for keys, fits, said in _RULES for key in keys}
+_HOLDS = {**dict.fromkeys(_ONE, "schema"), **dict.fromkeys(_NAMED, "named"), **dict.fromkeys(_LISTS, "list")}
+"""Where JSON Schema has subschemas: one, a mapping of them by name, a list of them."""
+
+
+def _hint(key: str, value: Any) -> str:
+    """What a wrong value means where it is a known habit: Swagger 2's `file`, draft 4's list of `items`."""
+    if key == "type" and value == "file":
+        return " (Swagger 2's `file` is `type: string, format: binary` in OpenAPI 3)"
+    if key == "items" and isinstance(value, list):
+        return " (a list of schemas, one per place, is `prefixItems` in JSON Schema 2020-12)"
+    return ""
