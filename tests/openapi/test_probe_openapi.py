@@ -167,6 +167,32 @@ async def test_an_operation_that_may_answer_204_has_no_output_schema_and_both_an
     assert not empty.is_error and empty.content == []
 
 
+async def test_an_answer_without_a_body_says_where_its_location_points() -> None:
+    """A `201 Created` or `202 Accepted` without a body names what it made in its `Location`: the
+    result was empty, so a model that made a resource could not name it afterwards. The
+    `Location` is scrubbed of the call's credentials (the base URL's `?key=`) like a body."""
+
+    async def create(request: Request) -> Response:
+        key = request.query_params["key"]
+        if request.query_params.get("later"):
+            return Response(status_code=202, headers={"location": f"/jobs/7?by={key}"})
+        return Response(status_code=201, headers={"location": "/notes/42"})
+
+    later = {"name": "later", "in": "query", "schema": {"type": "string"}}
+    made = {"201": {"description": "made"}, "202": {"description": "queued"}}
+    spec = _spec({"/notes": {"post": {"operationId": "add_note", "parameters": [later], "responses": made}}})
+    app = Starlette(routes=[Route("/notes", create, methods=["POST"])])
+    async with (
+        serving(app) as url,
+        connect(RemoteServer.openapi(spec, base_url=f"{url}?key=k-0123456789")) as client,
+    ):
+        created = await client.call_tool("add_note", {})
+        queued = await client.call_tool("add_note", {"later": "1"})
+    assert not created.is_error and not queued.is_error
+    assert [block.text for block in created.content] == ["HTTP 201 Created; Location: /notes/42"]
+    assert [block.text for block in queued.content] == ["HTTP 202 Accepted; Location: /jobs/7?by=[redacted]"]
+
+
 async def test_accept_content_type_and_authorization_header_parameters_are_no_arguments(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

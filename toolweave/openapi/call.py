@@ -8,7 +8,8 @@ credentials (`Credentials`), sends through the API's pooled client and turns the
 result:
 
 - a 2xx JSON answer becomes its text and, under an output schema, structured content (checked
-  here: an answer the schema does not describe is an `UpstreamError` saying how); text (`text/*`,
+  here: an answer the schema does not describe is an `UpstreamError` saying how); one without a
+  body, nothing, or its `Location` (a `201 Created`: where what it made is); text (`text/*`,
   XML, YAML, NDJSON, any type with a charset), images and other bytes become text, image and
   embedded-resource blocks (named by the request's URL, its credentials scrubbed);
 - any other status is an `isError` result naming the status and the operation (429, 502, 503
@@ -388,7 +389,7 @@ class HttpCall:
             if schema is not None:  # the tool promises structured content it cannot give
                 status = response.status_code
                 raise UpstreamError(f"{label} answered HTTP {status} with no body, not the JSON its spec describes")
-            return ToolResult([])
+            return ToolResult(_where_made(response, secrets))
         media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if media == "application/json" or media.endswith("+json") or (not media and schema):
             text = content.decode("utf-8", errors="replace")  # JSON is UTF-8 (RFC 8259)
@@ -433,6 +434,16 @@ down): an `UpstreamError`, which `Retry` retries (safe tools only) and `CircuitB
 as a dropped connection. Any other status is the API's answer: an `isError` result."""
 HTTP_STATUS = "toolweave/http_status"
 """The `_meta` key of an `isError` result that carries the API's status."""
+
+
+def _where_made(response: Response, secrets: Sequence[str]) -> list[ContentBlock]:
+    """What a 2xx answer without a body says: where the resource it made or queued is, when it
+    gives a `Location` (a `201 Created`, a `202 Accepted` to poll), else nothing (a `204`)."""
+    location = response.headers.get("location")
+    if not location:
+        return []
+    reason = f" {response.reason_phrase}" if response.reason_phrase else ""
+    return [TextContent(f"HTTP {response.status_code}{reason}; Location: {scrub(shown_url(location), list(secrets))}")]
 
 
 def _left_out(more: int, whole: bool, response: Response) -> str:
