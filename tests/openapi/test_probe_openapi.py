@@ -481,3 +481,21 @@ def test_a_spec_nested_too_deeply_is_a_spec_error_not_a_recursion_error(tmp_path
     with pytest.raises(SpecError) as caught:
         load_spec(str(path))
     assert str(caught.value) == f"{path}: nested too deeply to read"
+
+
+async def test_a_json_answer_starting_with_a_byte_order_mark_is_read() -> None:
+    """RFC 8259 lets a parser ignore a BOM, and .NET APIs send one: the answer was refused as JSON
+    that does not parse, an `UpstreamError` for every call."""
+
+    async def with_bom(request: Request) -> Response:
+        return Response(b'\xef\xbb\xbf{"a": 1}', media_type="application/json; charset=utf-8")
+
+    spec = _spec({"/bom": {"get": {"operationId": "bom", "responses": JSON_200}}})
+    async with (
+        serving(Starlette(routes=[Route("/bom", with_bom)])) as url,
+        connect(RemoteServer.openapi(spec, base_url=url)) as client,
+    ):
+        result = await client.call_tool("bom", {})
+    assert not result.is_error, result.content
+    assert result.structured_content == {"a": 1}
+    assert result.content[0].text == '{"a": 1}'

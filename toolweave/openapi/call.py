@@ -76,6 +76,7 @@ if TYPE_CHECKING:
 GetClient = Callable[[], "Client"]
 """Returns the client a call goes through: an `httpx2.AsyncClient`, or a classic `httpx.AsyncClient`."""
 
+_UTF8_BOM = b"\xef\xbb\xbf"
 _SEGMENT = re.compile(r"\{([^{}]+)\}")
 _DOT_SEGMENT = re.compile(r"(?:^|/)(\.\.?)(?=/|$)")
 """A path segment `.` or `..`, which URL normalisation removes with the segment before it."""
@@ -392,6 +393,7 @@ class HttpCall:
             return ToolResult(_where_made(response, secrets))
         media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if media == "application/json" or media.endswith("+json") or (not media and schema):
+            content = content.removeprefix(_UTF8_BOM)  # a parser may ignore one (RFC 8259 §8.1); .NET APIs send it
             text = content.decode("utf-8", errors="replace")  # JSON is UTF-8 (RFC 8259)
             if schema is None:
                 return ToolResult([TextContent(text)])
