@@ -361,7 +361,7 @@ async def test_a_form_body_is_encoded_as_openapi_says_not_as_python_writes_it() 
         sent = {"tags": ["a", "b"], "meta": {"k": "v", "deep": {"x": 1}}, "flag": True, "note": None}
         result = await client.call_tool("form", sent)
     assert not result.is_error, result.content
-    assert received == ["tags=a&tags=b&k=v&deep=%7B%22x%22%3A+1%7D&flag=true"]
+    assert received == ["tags=a&tags=b&k=v&deep=%7B%22x%22%3A1%7D&flag=true"]
 
 
 async def test_a_form_body_that_is_not_an_object_is_its_encoded_text_sent_with_its_media_type() -> None:
@@ -499,3 +499,34 @@ async def test_a_json_answer_starting_with_a_byte_order_mark_is_read() -> None:
     assert not result.is_error, result.content
     assert result.structured_content == {"a": 1}
     assert result.content[0].text == '{"a": 1}'
+
+
+async def test_a_form_field_is_written_as_its_encoding_says() -> None:
+    """Stripe's forms describe `metadata` as `deepObject` (`metadata[order]=6735`): the `encoding`
+    was not read, so it went out as `order=6735`, a field the API does not know (or drops)."""
+    received: list[str] = []
+
+    async def record(request: Request) -> JSONResponse:
+        received.append((await request.body()).decode())
+        return JSONResponse({})
+
+    text, tags = {"type": "string"}, {"type": "array", "items": {"type": "string"}}
+    fields = {"email": text, "metadata": {"type": "object"}, "tags": tags, "shape": {"type": "object"}}
+    form = {
+        "schema": {"type": "object", "properties": fields},
+        "encoding": {
+            "metadata": {"style": "deepObject", "explode": True},
+            "tags": {"style": "pipeDelimited", "explode": False},
+            "shape": {"contentType": "application/json"},
+        },
+    }
+    body = {"content": {"application/x-www-form-urlencoded": form}}
+    spec = _spec({"/v1/customers": {"post": {"operationId": "create_customer", "requestBody": body}}})
+    arguments = {"email": "a@b.c", "metadata": {"order": "6735"}, "tags": ["x", "y"], "shape": {"r": 2}}
+    async with (
+        serving(Starlette(routes=[Route("/v1/customers", record, methods=["POST"])])) as url,
+        connect(RemoteServer.openapi(spec, base_url=url)) as client,
+    ):
+        result = await client.call_tool("create_customer", arguments)
+    assert not result.is_error, result.content
+    assert received == ["email=a%40b.c&metadata%5Border%5D=6735&tags=x%7Cy&shape=%7B%22r%22%3A2%7D"]

@@ -134,22 +134,20 @@ def _header_value(text: str) -> str | bytes:
     return text if text.isascii() else text.encode()
 
 
-def _form(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A form body's fields as OpenAPI's default encoding sends them (`style: form`, `explode:
-    true`): an object's properties are fields of their own, a null is left out, a list repeats
-    its field, and anything nested deeper is JSON text."""
-    fields: dict[str, Any] = {}
+def _form(body: Mapping[str, Any], fields: Mapping[str, Param]) -> dict[str, list[str]]:
+    """A form body's fields as its `encoding` writes them (`fields`, by name), else as OpenAPI's
+    default does (`style: form`, `explode: true`): a form is encoded as a query string is, so
+    each field is written as a query parameter of its style would be; a null is left out."""
+    encoded: dict[str, list[str]] = {}
     for name, value in body.items():
-        for field, inner in value.items() if isinstance(value, dict) else [(name, value)]:
-            if inner is None:
-                continue
-            if isinstance(inner, list):
-                fields[field] = [
-                    json.dumps(item) if isinstance(item, dict | list) else scalar_text(item) for item in inner
-                ]
-            else:
-                fields[field] = json.dumps(inner) if isinstance(inner, dict) else scalar_text(inner)
-    return fields
+        if value is None:
+            continue
+        param = fields.get(name) or Param(name, name, "body")
+        for key, text in in_query(
+            name, scalar_text(value) if param.as_json else value, param.style, explode=param.explode
+        ):
+            encoded.setdefault(key, []).append(text)
+    return encoded
 
 
 def _segment(param: Param, value: Any) -> str:
@@ -192,6 +190,7 @@ class HttpCall:
         "_credentials",
         "_fixed_cookies",
         "_fixed_query",
+        "_form_fields",
         "_pieces",
         "_public",
         "_send",
@@ -257,6 +256,7 @@ class HttpCall:
         for param in operation.params:
             if param.location != "path":
                 self._by_location.setdefault(param.location, []).append(param)
+        self._form_fields = {param.name: param for param in self._by_location.get("body", ())}
 
     def url(self, arguments: Mapping[str, Any]) -> str:
         """The request URL: the API's address and the path with the path arguments filled in,
@@ -297,7 +297,7 @@ class HttpCall:
             if kind == "json":
                 parts["json"] = body
             elif kind == "form" and isinstance(body, Mapping):
-                parts["data"] = _form(body)
+                parts["data"] = _form(body, self._form_fields)
             else:
                 parts["content"] = self._as_is(body)
                 parts.setdefault("headers", {})["content-type"] = self.operation.media_type

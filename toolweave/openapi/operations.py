@@ -53,6 +53,7 @@ from toolweave.openapi.bodies import output_schema, request_body, spread
 from toolweave.openapi.parameters import (
     check_path,
     declared_parameters,
+    form_field_styles,
     parameter_schema,
     parameter_style,
     wire_name,
@@ -309,8 +310,9 @@ def _operation(spec: Spec, kept: _Kept, tool_name: str, skip: set[tuple[str, str
             required.append(arg)
     body_arg = None
     if flat is not None:
+        styles = form_field_styles(spec, resolver, raw, media_type, at) if body_kind == "form" and media_type else {}
         for name, schema in flat["properties"].items():
-            params.append(Param(fields[name], name, "body"))
+            params.append(Param(fields[name], name, "body", *styles.get(name, ("form", True, False))))
             properties[fields[name]] = schema
         required += [fields[name] for name in flat.get("required", ()) if name in fields]
     elif body_kind is not None:

@@ -178,3 +178,37 @@ def parameter_style(spec: Spec, entry: DeclaredParameter) -> tuple[str, bool]:
         )
         style = allowed[0]
     return style, bool(parameter.get("explode", style == "form"))
+
+
+def form_field_styles(
+    spec: Spec, resolver: Resolver, raw: Mapping[str, Any], media: str, at: str
+) -> dict[str, tuple[str, bool, bool]]:
+    """How each field of a form body that its `encoding` names is written, as `(style, explode,
+    as_json)`: a form is encoded as a query string is, so a field takes a query parameter's styles
+    (Stripe's `metadata` is `deepObject`: `metadata[order]=6735`), and one whose `contentType`
+    is JSON is sent as JSON text. A field the `encoding` does not name is written as `form`,
+    exploded (OpenAPI's default).
+
+    Example:
+        >>> from toolweave.openapi.spec import load_spec
+        >>> spec = load_spec({"openapi": "3.1.0", "paths": {}})
+        >>> body = {"requestBody": {"content": {"application/x-www-form-urlencoded": {"encoding": {
+        ...     "metadata": {"style": "deepObject", "explode": True}, "shape": {"contentType": "application/json"}}}}}}
+        >>> form_field_styles(spec, spec.resolver, body, "application/x-www-form-urlencoded", "at")
+        {'metadata': ('deepObject', True, False), 'shape': ('form', True, True)}
+    """
+    body, _ = spec.resolve(raw.get("requestBody"), resolver, f"{at}.requestBody")
+    entry = body.get("content", {}).get(media) if isinstance(body, Mapping) else None
+    encoding = entry.get("encoding") if isinstance(entry, Mapping) else None
+    if not isinstance(encoding, Mapping):
+        return {}
+    styles: dict[str, tuple[str, bool, bool]] = {}
+    for name, field in encoding.items():
+        if not isinstance(field, Mapping):
+            continue
+        where = f"{at}.requestBody.content.{media}.encoding.{name}"
+        written = {key: field[key] for key in ("style", "explode") if key in field}
+        style, explode = parameter_style(spec, DeclaredParameter(where, {"in": "query", **written}, resolver))
+        content_type = str(field.get("contentType", "")).split(";", 1)[0].strip().lower()
+        styles[str(name)] = (style, explode, content_type == "application/json" or content_type.endswith("+json"))
+    return styles
