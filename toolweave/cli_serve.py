@@ -31,7 +31,9 @@ from toolweave.cli_logging import hide_secrets_in_logs
 from toolweave.cli_output import fail, stderr, warn
 from toolweave.config import Composed
 from toolweave.config.live import LiveServer, reload_on_change
+from toolweave.core.errors import ConfigError
 from toolweave.core.extras import installed
+from toolweave.store import Store
 
 
 class Transport(StrEnum):
@@ -233,7 +235,9 @@ def serve_workers_of(
     busy = cannot_listen(host, port)
     if busy is not None:
         fail(f"cannot listen on {host}:{port}: {busy}")
-    if not composed.server.store.shared:
+    if composed.server.store.shared:
+        check_store_once(composed.server.store)
+    else:
         warn(
             "each worker keeps its own rate limits, caches, circuits and tasks (a task polled through "
             "another worker is not found): set server.store to share them"
@@ -246,6 +250,25 @@ def serve_workers_of(
     status = serve_workers(arguments, host=host, port=port, workers=workers, on_ready=announce, grace=grace)
     if status:
         fail(f"a worker ended (see above); the others were stopped: exit status {status}", code=status)
+
+
+def check_store_once(store: Store) -> None:
+    """Check `store` as a server holding it starts (`Store.check`), here, before the workers of
+    `--workers` start: a store refusing its configuration is reported once and nothing starts
+    (each worker reported it, and the parent then stopped the others); an outage is logged, and
+    the workers start, each applying the outage policy as any replica does."""
+
+    async def check() -> None:
+        store.enter()
+        try:
+            await store.check()
+        finally:
+            await store.leave()  # (its connections: each worker makes its own)
+
+    try:
+        anyio.run(check)
+    except ConfigError as error:
+        fail(str(error))
 
 
 def announce_serving(name: str, url: str, legacy_sse: bool = False, *, as_json: bool = False) -> None:

@@ -42,6 +42,7 @@ from toolweave.store.base import (
     StoreUnavailable,
     reason_of,
 )
+from toolweave.store.scripts import RIGHTS
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -56,6 +57,13 @@ Op = Callable[["Redis"], Awaitable[object]]
 
 def _redis_module() -> Any:
     return need("redis.asyncio", 'RedisStore needs the redis package: pip install "toolweave[redis]"')
+
+
+def _no_permission() -> type[Exception]:
+    """redis-py's error for a command, key or channel the URL's user has no rights to (an ACL)."""
+    from redis.exceptions import NoPermissionError
+
+    return NoPermissionError
 
 
 def _reconnect_once(module: Any) -> Any:
@@ -251,22 +259,39 @@ class RedisStore(Store):
                 raise
 
     async def check(self) -> None:
-        """One PING at start: a server refusing the credentials or the database is a configuration
-        error (it would never come good); one not answering is an outage (logged, then each use
-        applies its outage policy).
+        """At start: one PING, then what the store does with its rights (a script writing a key
+        of its namespace, a message published on a channel of it; neither changes anything). A
+        server refusing the credentials, the database or those rights (an ACL user limited to
+        other keys, without scripting or channels) is a configuration error: it would never come
+        good, and every use would fail as an outage. One not answering is an outage (logged,
+        then each use applies its outage policy).
 
         Raises:
-            ConfigError: Redis refused the connection as configured.
+            ConfigError: Redis refused the connection, or the rights the store needs, as configured.
         """
         redis = _redis_module()
         try:
             with anyio.fail_after(self.timeout):
-                await self.client().ping()
+                client = self.client()
+                await client.ping()
+                await self.script(RIGHTS)(keys=[self.key("check")], client=client)
+                await client.publish(self.channel("check"), "")
         except (redis.AuthenticationError, redis.ResponseError) as refused:
-            why = f"{reason_of(refused).rstrip('.')}; check the URL's user, password and database"
-            raise ConfigError(f"{self!r} refused the connection: {why}") from None
+            await self.close()  # the server does not start: nothing else would close its connections
+            raise ConfigError(f"{self!r} {self._refusal(refused)}") from None
         except Exception as error:  # nothing answers: an outage, not a mistake
             self._fail(error)
+
+    def _refusal(self, refused: Exception) -> str:
+        """What Redis refused at `check`, and what to look at."""
+        reason = reason_of(refused).rstrip(".")
+        if isinstance(refused, _no_permission()):
+            where = self.key("*")
+            return (
+                f"refused the store's rights: {reason}; the URL's user needs the store's commands "
+                f"(scripting and pub/sub included) on keys and channels {where!r}"
+            )
+        return f"refused the connection: {reason}; check the URL's user, password and database"
 
     def _fail(self, error: BaseException) -> None:
         if not self._down_until:

@@ -99,3 +99,12 @@ redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[5]) + 1))
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 return id
 """
+
+RIGHTS = (
+    NOW_MS
+    + """
+-- KEYS[1] a key of the store's namespace that holds nothing. Writes nothing (the key does not
+-- exist), but needs what every script of the store needs: scripting, and writing its keys.
+return redis.call('PEXPIRE', KEYS[1], 1)
+"""
+)
