@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 from tests.conftest import subprocess_env
@@ -79,3 +80,19 @@ def test_workers_on_a_refusing_store_say_so_once_and_none_starts(
     assert done.stderr.count("refused the") == 1, done.stderr
     assert "worker" not in done.stderr and "Serving" not in done.stderr
     assert "wrong-one" not in done.stderr and ":pw@" not in done.stderr
+
+
+async def test_a_read_only_replica_does_not_start(redis_server: RedisServer, tmp_path: Path) -> None:
+    """Every write there fails ("READONLY"): the store would be an outage for ever."""
+    replica = RedisServer(redis_server.binary, tmp_path)
+    replica.start()
+    try:
+        cli = [replica.binary.replace("redis-server", "redis-cli"), "-p", str(replica.port)]
+        made = await anyio.run_process([*cli, "REPLICAOF", "127.0.0.1", str(redis_server.port)])
+        assert made.stdout.strip() == b"OK"
+        with pytest.raises(ConfigError, match="ReadOnlyError") as refused:
+            async with Server("gw", store=RedisStore(replica.url, timeout=2.0)):
+                pass
+    finally:
+        replica.stop()
+    assert "read-only replica: give its primary's" in str(refused.value)

@@ -261,9 +261,9 @@ class RedisStore(Store):
     async def check(self) -> None:
         """At start: one PING, then what the store does with its rights (a script writing a key
         of its namespace, a message published on a channel of it; neither changes anything). A
-        server refusing the credentials, the database or those rights (an ACL user limited to
-        other keys, without scripting or channels) is a configuration error: it would never come
-        good, and every use would fail as an outage. One not answering is an outage (logged,
+        server refusing the credentials, the database, those rights (an ACL user limited to other
+        keys, without scripting or channels) or writes (a read-only replica) is a configuration
+        error: it would never come good, and every use would fail as an outage. One not answering is an outage (logged,
         then each use applies its outage policy).
 
         Raises:
@@ -285,6 +285,8 @@ class RedisStore(Store):
     def _refusal(self, refused: Exception) -> str:
         """What Redis refused at `check`, and what to look at."""
         reason = reason_of(refused).rstrip(".")
+        if isinstance(refused, _redis_module().ReadOnlyError):
+            return f"refused writes: {reason}; the URL names a read-only replica: give its primary's"
         if isinstance(refused, _no_permission()):
             where = self.key("*")
             return (
