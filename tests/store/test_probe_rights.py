@@ -96,3 +96,26 @@ async def test_a_read_only_replica_does_not_start(redis_server: RedisServer, tmp
     finally:
         replica.stop()
     assert "read-only replica: give its primary's" in str(refused.value)
+
+
+async def test_a_redis_busy_running_a_script_at_start_is_an_outage_not_a_refusal(
+    redis_server: RedisServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Redis "BUSY" passes once the script ends (or is killed): the server starts, and says Redis is unreachable."""
+    busy = RedisServer(redis_server.binary, tmp_path)
+    busy.start()
+    cli = [busy.binary.replace("redis-server", "redis-cli"), "-p", str(busy.port)]
+    try:
+        await anyio.run_process([*cli, "CONFIG", "SET", "busy-reply-threshold", "50"])
+        async with await anyio.open_process([*cli, "EVAL", "while true do end", "0"]):
+            try:
+                with anyio.fail_after(30):
+                    while b"BUSY" not in (await anyio.run_process([*cli, "PING"])).stdout:  # noqa: ASYNC110 - another process's state
+                        await anyio.sleep(0.05)
+                async with Server("gw", store=RedisStore(busy.url, timeout=2.0)) as server:
+                    assert server.running
+            finally:  # the script's end lets its redis-cli end
+                await anyio.run_process([*cli, "SCRIPT", "KILL"], check=False)
+    finally:
+        busy.stop()
+    assert any("is unreachable (ResponseError: BUSY" in record.getMessage() for record in caplog.records)

@@ -59,11 +59,9 @@ def _redis_module() -> Any:
     return need("redis.asyncio", 'RedisStore needs the redis package: pip install "toolweave[redis]"')
 
 
-def _no_permission() -> type[Exception]:
-    """redis-py's error for a command, key or channel the URL's user has no rights to (an ACL)."""
-    from redis.exceptions import NoPermissionError
-
-    return NoPermissionError
+def _errors() -> Any:
+    """redis-py's exceptions (`redis.asyncio` does not name them all in every version we support)."""
+    return need("redis.exceptions", 'RedisStore needs the redis package: pip install "toolweave[redis]"')
 
 
 def _reconnect_once(module: Any) -> Any:
@@ -105,6 +103,25 @@ def check_url(url: str) -> str:
     except Exception as error:  # TypeError, ValueError, RedisError: whatever redis-py says of it
         raise ValueError(f"the store URL {shown_url(url)!r} is not one redis-py accepts: {error}") from None
     return url
+
+
+PASSING_STATES = ("BUSY", "MISCONF", "MASTERDOWN", "TRYAGAIN", "NOREPLICAS", "CLUSTERDOWN")
+"""Redis's error codes for a state it is in for a while, not for what it was asked."""
+
+
+def passing_state(error: Exception) -> bool:
+    """Whether Redis refused a command for a state that passes (busy running a script, unable to
+    save to disk, out of memory), rather than for the command itself: an outage, not a mistake.
+
+    Example:
+        >>> from redis.exceptions import AuthenticationError, ResponseError
+        >>> passing_state(ResponseError("BUSY Redis is busy running a script.")), passing_state(
+        ...     ResponseError("DB index is out of range")
+        ... ), passing_state(AuthenticationError("invalid username-password pair"))
+        (True, False, False)
+    """
+    code = str(error).split(" ", 1)[0]
+    return code in PASSING_STATES or isinstance(error, _errors().OutOfMemoryError)
 
 
 class RedisStore(Store):
@@ -263,8 +280,9 @@ class RedisStore(Store):
         of its namespace, a message published on a channel of it; neither changes anything). A
         server refusing the credentials, the database, those rights (an ACL user limited to other
         keys, without scripting or channels) or writes (a read-only replica) is a configuration
-        error: it would never come good, and every use would fail as an outage. One not answering is an outage (logged,
-        then each use applies its outage policy).
+        error: it would never come good, and every use would fail as an outage. One not answering,
+        or in a passing state (`passing_state`: busy running a script, unable to save), is an
+        outage (logged, then each use applies its outage policy).
 
         Raises:
             ConfigError: Redis refused the connection, or the rights the store needs, as configured.
@@ -277,6 +295,9 @@ class RedisStore(Store):
                 await self.script(RIGHTS)(keys=[self.key("check")], client=client)
                 await client.publish(self.channel("check"), "")
         except (redis.AuthenticationError, redis.ResponseError) as refused:
+            if passing_state(refused):
+                self._fail(refused)
+                return
             await self.close()  # the server does not start: nothing else would close its connections
             raise ConfigError(f"{self!r} {self._refusal(refused)}") from None
         except Exception as error:  # nothing answers: an outage, not a mistake
@@ -285,9 +306,9 @@ class RedisStore(Store):
     def _refusal(self, refused: Exception) -> str:
         """What Redis refused at `check`, and what to look at."""
         reason = reason_of(refused).rstrip(".")
-        if isinstance(refused, _redis_module().ReadOnlyError):
+        if isinstance(refused, _errors().ReadOnlyError):
             return f"refused writes: {reason}; the URL names a read-only replica: give its primary's"
-        if isinstance(refused, _no_permission()):
+        if isinstance(refused, _errors().NoPermissionError):
             where = self.key("*")
             return (
                 f"refused the store's rights: {reason}; the URL's user needs the store's commands "
