@@ -177,3 +177,49 @@ async def test_a_baggage_header_that_is_not_w3c_baggage_is_dropped_and_the_trace
     assert pong(answer)
     assert trace_ids(spans) == [HEADER_TRACE]
     assert propagator_lines(caplog) == []
+
+
+MALFORMED_TRACESTATE = {
+    "a newline": "vendor=1,x\nCRITICAL toolweave.security: caller admin granted",
+    "a member that is not key=value": "vendor=1," + "x" * 8000,
+    "an upper-case key": "Vendor=1",
+}
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("value", MALFORMED_TRACESTATE.values(), ids=MALFORMED_TRACESTATE.keys())
+async def test_a_meta_tracestate_that_is_not_w3c_tracestate_is_dropped_before_it_is_logged(
+    spans: Spans, caplog: pytest.LogCaptureFixture, era: str, value: str
+) -> None:
+    """OpenTelemetry's propagator logs a malformed tracestate member's text at WARNING (up to
+    8 KB, a newline included: a log line of the client's choosing); the `traceparent` still parents
+    the call."""
+    caplog.set_level(logging.WARNING, "opentelemetry")
+    async with caller(era) as client:
+        answer = await client.ping({"traceparent": META, "tracestate": value}, header=False)
+    assert pong(answer)
+    assert trace_ids(spans) == [META_TRACE]
+    assert propagator_lines(caplog) == []
+
+
+async def test_a_tracestate_header_that_is_not_w3c_tracestate_is_dropped_and_the_traceparent_header_kept(
+    spans: Spans, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, "opentelemetry")
+    async with caller("2025-11-25") as client:
+        client.headers["tracestate"] = MALFORMED_TRACESTATE["a member that is not key=value"]
+        answer = await client.ping({})
+    assert pong(answer)
+    assert trace_ids(spans) == [HEADER_TRACE]
+    assert propagator_lines(caplog) == []
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_a_w3c_tracestate_in_meta_reaches_the_call_span(spans: Spans, era: str) -> None:
+    async with caller(era) as client:
+        answer = await client.ping(
+            {"traceparent": META, "tracestate": "congo=t61rcWkgMzE, rojo@vendor=00f0"}, header=False
+        )
+    assert pong(answer)
+    [span] = [span for span in spans.all() if span.name == "tools/call ping"]
+    assert dict(span.context.trace_state) == {"congo": "t61rcWkgMzE", "rojo@vendor": "00f0"}

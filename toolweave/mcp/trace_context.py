@@ -11,11 +11,13 @@ Trace context is text: a `_meta` trace field that is not a string (a number, a l
 is dropped before anything reads it, as the W3C spec drops an invalid `traceparent` — the call is
 served, parented by the header if there is one, else in a new trace. (The propagators would
 fail on such a value, and the SDK's span would turn the call into an internal error.) A
-`traceparent` or `tracestate` string that does not parse is the propagators' to ignore, and they
-do. A `baggage` (in `_meta` or the HTTP header) that is not W3C baggage within its limits (8,192
-bytes, 180 members) is dropped too: OpenTelemetry's propagator logs each malformed member and
-an oversized header *with the client's text* at WARNING, so one request wrote hundreds of lines,
-a line of megabytes, or — with a newline in it — a log line of the client's choosing.
+`traceparent` string that does not parse is the propagator's to ignore, and it does (quietly). A
+`tracestate` or `baggage` (in `_meta` or an HTTP header) that is not W3C tracestate or baggage
+within its limits (tracestate: 8,192 bytes, 32 members; baggage: 8,192 bytes, 180 members) is
+dropped too: OpenTelemetry's propagators log a malformed member and an oversized header *with the
+client's text* at WARNING, so one request wrote hundreds of lines, a line of megabytes, or — with
+a newline in it — a log line of the client's choosing. (A dropped `tracestate` is what the
+propagator would have made of it: the `traceparent` still parents the call, with no state.)
 
 Every served server has it (`read_trace_context`, installed by the adapter): stdio and in-memory
 requests have no headers, and only have malformed `_meta` trace fields dropped.
@@ -32,6 +34,8 @@ Example:
     {'tracestate': 'k=v', 'progressToken': 1}
     >>> well_formed({"baggage": "user=ada;tier=gold, region = eu"}), well_formed({"baggage": "one, two"})
     ({'baggage': 'user=ada;tier=gold, region = eu'}, {})
+    >>> well_formed({"tracestate": "congo=t61rcWkgMzE, rojo@vendor=00f0"}), well_formed({"tracestate": "Rojo=1"})
+    ({'tracestate': 'congo=t61rcWkgMzE, rojo@vendor=00f0'}, {})
 """
 
 from __future__ import annotations
@@ -48,8 +52,9 @@ if TYPE_CHECKING:
     from mcp_types import RequestParamsMeta
 
 TRACEPARENT = "traceparent"
+TRACESTATE = "tracestate"
 BAGGAGE = "baggage"
-TRACE_FIELDS = frozenset((TRACEPARENT, "tracestate", BAGGAGE))
+TRACE_FIELDS = frozenset((TRACEPARENT, TRACESTATE, BAGGAGE))
 """The `_meta` fields the default propagators read (W3C trace context and baggage)."""
 _OWS = r"[ \t]*"
 _KEY = r"[\x21\x23-\x27\x2a\x2b\x2d\x2e\x30-\x39\x41-\x5a\x5e-\x7a\x7c\x7e]+"
@@ -60,6 +65,13 @@ _BAGGAGE = re.compile(rf"(?:{_MEMBER})?(?:,(?:{_MEMBER})?)*")
 and property grammar; an empty member, as in a trailing comma, skipped as it does)."""
 _BAGGAGE_BYTES, _BAGGAGE_MEMBERS, _MEMBER_BYTES = 8192, 180, 4096
 """The propagator's limits (past them it logs the client's text)."""
+_STATE_KEY = r"(?:[a-z][_0-9a-z*/-]{0,255}|[a-z0-9][_0-9a-z*/-]{0,240}@[a-z][_0-9a-z*/-]{0,13})"
+_STATE_VALUE = r"[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]"
+_STATE_MEMBER = rf"{_OWS}{_STATE_KEY}={_STATE_VALUE}{_OWS}"
+_TRACESTATE = re.compile(rf"(?:{_STATE_MEMBER})?(?:,(?:{_STATE_MEMBER})?)*")
+"""W3C tracestate, as OpenTelemetry's propagator reads it without a warning (its key and value
+grammar; an empty member skipped as it does)."""
+_TRACESTATE_BYTES, _TRACESTATE_MEMBERS = 8192, 32
 
 
 def read_trace_context(lowlevel: Any) -> None:
@@ -79,8 +91,9 @@ async def trace_context_from_headers(ctx: ServerRequestContext[Any], call_next: 
     if headers is None or TRACEPARENT not in headers or _has_context(meta):
         return await call_next(ctx)
     carrier = headers
-    if not _kept(BAGGAGE, headers.get(BAGGAGE)):
-        carrier = {name: headers.get(name) for name in headers if name != BAGGAGE}
+    dropped = {field for field in (TRACESTATE, BAGGAGE) if not _kept(field, headers.get(field))}
+    if dropped:
+        carrier = {name: headers.get(name) for name in headers if name not in dropped}
     token = context.attach(propagate.extract(carrier))
     try:
         return await call_next(ctx)
@@ -89,8 +102,8 @@ async def trace_context_from_headers(ctx: ServerRequestContext[Any], call_next: 
 
 
 def well_formed(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """`meta` without the trace fields whose value is not a string, nor a `baggage` that is not
-    W3C baggage within its limits (`None` counts as absent)."""
+    """`meta` without the trace fields whose value is not a string, nor a `tracestate` or
+    `baggage` that is not W3C tracestate or baggage within its limits (`None` counts as absent)."""
     return {key: value for key, value in meta.items() if key not in TRACE_FIELDS or _kept(key, value)}
 
 
@@ -108,13 +121,27 @@ def _kept(field: str, value: Any) -> bool:
         return True
     if not isinstance(value, str):
         return False
-    if field != BAGGAGE:
-        return True
+    if field == BAGGAGE:
+        return _is_baggage(value)
+    if field == TRACESTATE:
+        return _is_tracestate(value)
+    return True
+
+
+def _is_baggage(value: str) -> bool:
     return (
         len(value) <= _BAGGAGE_BYTES
         and value.count(",") < _BAGGAGE_MEMBERS
         and all(len(member) <= _MEMBER_BYTES for member in value.split(","))
         and _BAGGAGE.fullmatch(value) is not None
+    )
+
+
+def _is_tracestate(value: str) -> bool:
+    return (
+        len(value) <= _TRACESTATE_BYTES
+        and sum(1 for member in value.split(",") if member.strip(" \t")) <= _TRACESTATE_MEMBERS
+        and _TRACESTATE.fullmatch(value) is not None
     )
 
 
