@@ -1,0 +1,69 @@
+"""Bounded names for the SDK's server spans, whatever method and params a client sends.
+
+The `mcp` SDK names the server span of every inbound request or notification `<method>
+<params.name>` before any handler runs, for any method and any `name`. So a client could make a
+new span name per message — with a method no server has (`random/8f3a…`, answered -32601), or a
+`name` in the params of a method that names nothing (`completion/complete`, a notification) —
+and span names are what trace backends group, index and derive span metrics by. The MCP
+semantic conventions name a span `{mcp.method.name} {target}` only with a low-cardinality target
+(a tool or prompt name), else `{mcp.method.name}`.
+
+So, while tracing (checked when serving starts), the first step inside that span renames it:
+a method this server does not serve is `(unknown method)`, and a method other than `tools/call`
+and `prompts/get` is its method alone. (A tool or prompt name no catalog has is dropped where
+it is looked up: `toolweave.telemetry.spans.name_no_target`.) The span's `mcp.method.name`
+attribute keeps what the client sent.
+
+Example:
+    >>> from toolweave import Server
+    >>> from toolweave.mcp.adapter import adapter_for
+    >>> lowlevel = adapter_for(Server("demo")).lowlevel
+    >>> [bounded_name(lowlevel, method, params) for method, params in [
+    ...     ("tools/call", {"name": "search"}),
+    ...     ("completion/complete", {"name": "x1"}),
+    ...     ("notifications/initialized", None),
+    ...     ("random/8f3a", {"name": "x2"}),
+    ... ]]
+    [None, 'completion/complete', None, '(unknown method)']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METHODS
+from opentelemetry import trace
+
+UNKNOWN_METHOD = "(unknown method)"
+_TARGETED = frozenset(("tools/call", "prompts/get"))
+"""The methods whose span names their target (its handler drops a name no catalog has)."""
+_SPEC_METHODS = SPEC_CLIENT_METHODS | SPEC_CLIENT_NOTIFICATION_METHODS
+
+
+def bound_span_name(lowlevel: Any, method: str, params: Mapping[str, Any] | None) -> None:
+    """Rename the current (the SDK's) server span if the SDK named it with the client's text."""
+    name = bounded_name(lowlevel, method, params)
+    if name is not None:
+        span = trace.get_current_span()
+        if span.is_recording():
+            span.update_name(name)
+
+
+def bounded_name(lowlevel: Any, method: str, params: Mapping[str, Any] | None) -> str | None:
+    """The name the span of a `method` message with `params` gets instead of the SDK's (`None`:
+    the SDK's is bounded already)."""
+    if method in _TARGETED:
+        return None
+    if not _serves(lowlevel, method):
+        return UNKNOWN_METHOD
+    named = params.get("name") if isinstance(params, Mapping) else None
+    return method if isinstance(named, str) and named else None  # (the SDK names it `<method> <name>`)
+
+
+def _serves(lowlevel: Any, method: str) -> bool:
+    return (
+        method in _SPEC_METHODS
+        or lowlevel.get_request_handler(method) is not None
+        or lowlevel.get_notification_handler(method) is not None
+    )
