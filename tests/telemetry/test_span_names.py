@@ -1,19 +1,21 @@
 """A client cannot make span names: a method the server does not serve names its span `(unknown
 method)`, and a `name` in the params of a method that names nothing is left out of it, in both
-protocol eras (the SDK names the span `<method> <params.name>` for any of them)."""
+protocol eras (the SDK names the span `<method> <params.name>` for any of them); nor huge spans:
+what the span copies from the message is cut after 128 characters."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import httpx2
 import mcp.types as mt
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind
 
 from tests.reliability.http import META as MODERN_META
@@ -22,7 +24,13 @@ from tests.serving import RAW_HEADERS, RAW_INITIALIZE, serving
 from tests.telemetry.conftest import Spans
 from toolweave import Server
 
-Send = Callable[[str, dict[str, Any], bool], Awaitable[httpx2.Response]]
+
+class Send(Protocol):
+    def __call__(
+        self, method: str, params: dict[str, Any], notify: bool, request_id: Any = 7
+    ) -> Awaitable[httpx2.Response]: ...
+
+
 RANDOM = "random/8f3a1c" + "m" * 200
 COMPLETE = {"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "who", "value": "a"}}
 
@@ -55,10 +63,10 @@ async def raw_sender(era: str) -> AsyncIterator[Send]:
         else:
             headers, meta = dict(MODERN), dict(MODERN_META)
 
-        async def send(method: str, params: dict[str, Any], notify: bool) -> httpx2.Response:
+        async def send(method: str, params: dict[str, Any], notify: bool, request_id: Any = 7) -> httpx2.Response:
             message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": {**params, "_meta": meta}}
             if not notify:
-                message["id"] = 7
+                message["id"] = request_id
             return await http.post(url, content=json.dumps(message), headers={**headers, "mcp-method": method})
 
         yield send
@@ -67,13 +75,17 @@ async def raw_sender(era: str) -> AsyncIterator[Send]:
 HANDSHAKE = ("initialize", "notifications/initialized")
 
 
-def served_names(spans: Spans) -> list[str]:
-    """The names of the server spans of the messages a test sent (not of the handshake's)."""
+def served(spans: Spans) -> list[ReadableSpan]:
+    """The server spans of the messages a test sent (not of the handshake's)."""
     return [
-        span.name
+        span
         for span in spans.all()
         if span.kind is SpanKind.SERVER and span.attributes and span.attributes["mcp.method.name"] not in HANDSHAKE
     ]
+
+
+def served_names(spans: Spans) -> list[str]:
+    return [span.name for span in served(spans)]
 
 
 async def names_of(spans: Spans, count: int) -> list[str]:
@@ -116,3 +128,39 @@ async def test_tool_and_prompt_calls_keep_their_target_in_the_span_name(spans: S
         await client.complete(mt.PromptReference(type="ref/prompt", name="greet"), {"name": "who", "value": "a"})
     names = {span.name for span in spans.all()}
     assert {"tools/call ping", "prompts/get greet", "completion/complete"} <= names
+
+
+LONG = "x" * 5000
+
+
+def longest_text(span: ReadableSpan) -> int:
+    """The longest attribute value or status description of `span`."""
+    texts = [str(value) for value in (span.attributes or {}).values()] + [span.status.description or ""]
+    return max(len(text) for text in texts)
+
+
+async def test_a_tool_or_prompt_name_longer_than_any_is_cut_in_the_answer_and_the_span(spans: Spans) -> None:
+    """The name was quoted whole in the -32602 message, which the SDK's span records as its status,
+    and in `gen_ai.tool.name`: a request made a span as large as the request."""
+    async with Client(greeter().as_mcp()) as client:
+        with pytest.raises(MCPError) as tool:
+            await client.call_tool(LONG, {})
+        with pytest.raises(MCPError) as prompt:
+            await client.get_prompt(LONG)
+    assert str(tool.value) == f"Unknown tool: {'x' * 128}…"
+    assert str(prompt.value) == f"Unknown prompt: {'x' * 128}…"
+    served = [
+        span for span in spans.all() if span.kind is SpanKind.SERVER and span.name in ("tools/call", "prompts/get")
+    ]
+    assert len(served) == 2
+    assert [longest_text(span) for span in served] == [len(str(tool.value)), len(str(prompt.value))]
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_a_long_method_or_request_id_is_cut_in_the_spans_attributes(spans: Spans, era: str) -> None:
+    async with raw_sender(era) as send:
+        unknown = await send(RANDOM + LONG, {}, False, 7)
+        listed = await send("tools/list", {}, False, LONG)
+    assert unknown.json()["error"]["code"] == -32601
+    assert [tool["name"] for tool in listed.json()["result"]["tools"]] == ["ping"]
+    assert [longest_text(span) for span in served(spans)] == [129, 129]

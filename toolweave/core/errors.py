@@ -36,6 +36,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from toolweave.core.names import quoted_name
+
 if TYPE_CHECKING:
     from toolweave.core.input import InputRequest
 
@@ -190,11 +192,12 @@ class UnknownTool(ToolweaveError):
     """No enabled tool has this name. Served as JSON-RPC error -32602.
 
     `hint` (in-process calls only) says why the tool may be missing, e.g. a remote server is down.
+    A name longer than any tool's is quoted cut (`quoted_name`).
     """
 
     def __init__(self, name: str, hint: str = "") -> None:
         self.name = name
-        super().__init__(f"Unknown tool: {name}{hint}")
+        super().__init__(f"Unknown tool: {quoted_name(name)}{hint}")
 
 
 class UnknownPrompt(ToolweaveError):
@@ -205,7 +208,7 @@ class UnknownPrompt(ToolweaveError):
 
     def __init__(self, name: str, hint: str = "") -> None:
         self.name = name
-        super().__init__(f"Unknown prompt: {name}{hint}")
+        super().__init__(f"Unknown prompt: {quoted_name(name)}{hint}")
 
 
 class UnknownResource(ToolweaveError):

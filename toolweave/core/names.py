@@ -33,6 +33,18 @@ NAME_RULE = f"use 1 to {MAX_NAME_LENGTH} characters from {NAME_CHARS_SHOWN}"
 """What a message says a name may be."""
 
 
+def quoted_name(name: str) -> str:
+    """`name` as a message quotes it: cut after `MAX_NAME_LENGTH` characters, which no tool or
+    prompt name has, so an answer (and the span that records it) stays short whatever a client
+    asked for.
+
+    Example:
+        >>> quoted_name("search"), len(quoted_name("x" * 5000))
+        ('search', 129)
+    """
+    return name if len(name) <= MAX_NAME_LENGTH else name[:MAX_NAME_LENGTH] + "…"
+
+
 def check_name(name: str, what: str = "tool") -> str:
     """`name` if it is a valid exposed name, else `ValueError` saying what is allowed (`TypeError`
     if it is not a string)."""

@@ -69,7 +69,7 @@ from toolweave.mcp.levels import ConnectionLevels
 from toolweave.mcp.pages import cached_page, page
 from toolweave.mcp.request import RequestProgress, caller, connection_of, request_context, verified_caller
 from toolweave.mcp.resource_updates import ResourceUpdates
-from toolweave.mcp.span_names import bound_span_name
+from toolweave.mcp.span_names import bound_span
 from toolweave.mcp.stateless import RefuseGetStream
 from toolweave.mcp.trace_context import read_trace_context
 from toolweave.server.server import Server
@@ -298,10 +298,10 @@ class McpAdapter:
         to it), then run the rest under `guard` (with the request-state boundary for a method that
         may answer `input_required`). A plain function handing back `guard`'s awaitable: one SDK
         middleware layer for all of it (a layer costs ~3 µs a request). While tracing, it first
-        keeps the SDK's span name bounded (`span_names`)."""
+        keeps the SDK's span name and attributes bounded (`span_names`)."""
         observer = self.observer
         if observer is not None and observer.tracing:
-            bound_span_name(self.lowlevel, ctx.method, ctx.params)
+            bound_span(self.lowlevel, ctx.method, ctx.params, ctx.request_id)
         connection = connection_of(ctx.session)
         if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             key = id(connection)

@@ -11,8 +11,11 @@ semantic conventions name a span `{mcp.method.name} {target}` only with a low-ca
 So, while tracing (checked when serving starts), the first step inside that span renames it:
 a method this server does not serve is `(unknown method)`, and a method other than `tools/call`
 and `prompts/get` is its method alone. (A tool or prompt name no catalog has is dropped where
-it is looked up: `toolweave.telemetry.spans.name_no_target`.) The span's `mcp.method.name`
-attribute keeps what the client sent.
+it is looked up: `toolweave.telemetry.spans.name_no_target`.) The attributes the SDK copies from
+the message (`mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name`, `gen_ai.prompt.name`)
+keep what the client sent, cut after `MAX_NAME_LENGTH` characters (`quoted_name`): a 4 MB tool
+name made a 4 MB attribute, and an exporter's batch past its message limit (4 MB in OTLP/gRPC)
+is lost with every other span in it.
 
 Example:
     >>> from toolweave import Server
@@ -35,19 +38,34 @@ from typing import Any
 from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METHODS
 from opentelemetry import trace
 
+from toolweave.core.names import MAX_NAME_LENGTH, quoted_name
+
 UNKNOWN_METHOD = "(unknown method)"
-_TARGETED = frozenset(("tools/call", "prompts/get"))
-"""The methods whose span names their target (its handler drops a name no catalog has)."""
+_TARGETED = {"tools/call": "gen_ai.tool.name", "prompts/get": "gen_ai.prompt.name"}
+"""The methods whose span names their target (its handler drops a name no catalog has), and
+the attribute the SDK puts it in."""
+_METHOD, _REQUEST_ID = "mcp.method.name", "jsonrpc.request.id"
 _SPEC_METHODS = SPEC_CLIENT_METHODS | SPEC_CLIENT_NOTIFICATION_METHODS
 
 
-def bound_span_name(lowlevel: Any, method: str, params: Mapping[str, Any] | None) -> None:
-    """Rename the current (the SDK's) server span if the SDK named it with the client's text."""
+def bound_span(lowlevel: Any, method: str, params: Mapping[str, Any] | None, request_id: Any) -> None:
+    """Rename the current (the SDK's) server span if the SDK named it with the client's text, and
+    cut the attributes it copied from the message if they are too long."""
     name = bounded_name(lowlevel, method, params)
-    if name is not None:
-        span = trace.get_current_span()
-        if span.is_recording():
+    target = params.get("name") if isinstance(params, Mapping) else None
+    sent = {_METHOD: method, _REQUEST_ID: str(request_id) if request_id is not None else None}
+    if isinstance(target, str) and method in _TARGETED:
+        sent[_TARGETED[method]] = target
+    long = {
+        key: quoted_name(value) for key, value in sent.items() if value is not None and len(value) > MAX_NAME_LENGTH
+    }
+    if name is None and not long:
+        return
+    span = trace.get_current_span()
+    if span.is_recording():
+        if name is not None:
             span.update_name(name)
+        span.set_attributes(long)
 
 
 def bounded_name(lowlevel: Any, method: str, params: Mapping[str, Any] | None) -> str | None:
