@@ -52,20 +52,30 @@ def bound_span(lowlevel: Any, method: str, params: Mapping[str, Any] | None, req
     """Rename the current (the SDK's) server span if the SDK named it with the client's text, and
     cut the attributes it copied from the message if they are too long."""
     name = bounded_name(lowlevel, method, params)
-    target = params.get("name") if isinstance(params, Mapping) else None
-    sent = {_METHOD: method, _REQUEST_ID: str(request_id) if request_id is not None else None}
-    if isinstance(target, str) and method in _TARGETED:
-        sent[_TARGETED[method]] = target
-    long = {
-        key: quoted_name(value) for key, value in sent.items() if value is not None and len(value) > MAX_NAME_LENGTH
-    }
+    long = _long_attributes(method, params, request_id)
     if name is None and not long:
         return
     span = trace.get_current_span()
     if span.is_recording():
         if name is not None:
             span.update_name(name)
-        span.set_attributes(long)
+        if long:
+            span.set_attributes(long)
+
+
+def _long_attributes(method: str, params: Mapping[str, Any] | None, request_id: Any) -> dict[str, str]:
+    """The attributes the SDK copied from the message that are too long, cut (most messages: none)."""
+    target = params.get("name") if method in _TARGETED and isinstance(params, Mapping) else None
+    if (
+        len(method) <= MAX_NAME_LENGTH
+        and (isinstance(request_id, int) or request_id is None or len(str(request_id)) <= MAX_NAME_LENGTH)
+        and (not isinstance(target, str) or len(target) <= MAX_NAME_LENGTH)
+    ):
+        return {}
+    sent = {_METHOD: method, _REQUEST_ID: str(request_id) if request_id is not None else ""}
+    if isinstance(target, str):
+        sent[_TARGETED[method]] = target
+    return {key: quoted_name(value) for key, value in sent.items() if len(value) > MAX_NAME_LENGTH}
 
 
 def bounded_name(lowlevel: Any, method: str, params: Mapping[str, Any] | None) -> str | None:
