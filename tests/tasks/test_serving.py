@@ -9,9 +9,12 @@ import mcp
 import mcp.types as mt
 import pytest
 from mcp import MCPError
+from mcp.client.sse import sse_client
 
+from tests.serving import serving
 from tests.tasks.servers import NAME_FORM, Gate, cancel, create, get, task_client, tasks_server, until, update
 from toolweave.tasks import EXTENSION, MemoryTaskStore, configure_tasks
+from toolweave.tasks.client import TasksExtension
 from toolweave.tasks.record import TaskRecord
 
 
@@ -151,6 +154,14 @@ async def test_a_client_that_did_not_opt_in_gets_the_blocking_call() -> None:
     assert isinstance(result, mt.CallToolResult) and result.content[0].text == "built main"
 
 
+HANDSHAKE_ERA = (
+    "tasks need protocol 2026-07-28 with the io.modelcontextprotocol/tasks extension,"
+    " and this session speaks 2025-11-25"
+)
+"""What a handshake-era client is told: declaring the extension alone would get it no task."""
+WHY = {"auto": f"declare the {EXTENSION} extension", "legacy": HANDSHAKE_ERA}
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_a_required_tool_refuses_a_client_that_did_not_opt_in(mode: str) -> None:
     async with mcp.Client(tasks_server().as_mcp(), mode=mode) as client:
@@ -158,6 +169,24 @@ async def test_a_required_tool_refuses_a_client_that_did_not_opt_in(mode: str) -
             await client.call_tool("export", {"table": "users"})
     assert raised.value.error.code == mt.MISSING_REQUIRED_CLIENT_CAPABILITY
     assert raised.value.error.data == {"requiredCapabilities": {"extensions": {EXTENSION: {}}}}
+    assert raised.value.error.message == f"Tool 'export' runs only as a task: {WHY[mode]}"
+
+
+async def test_over_legacy_sse_a_handshake_client_is_told_tasks_need_the_2026_protocol() -> None:
+    """A handshake-era client (here over the legacy transport) is told which protocol tasks need
+    by a task-only tool and by `tasks/get`: it used to be told to declare the extension, which
+    would still get it no task."""
+    async with (
+        serving(tasks_server().http_app(legacy_sse=True), lifespan="on") as url,
+        mcp.Client(sse_client(f"{url}/sse"), mode="legacy", extensions=[TasksExtension()]) as client,
+    ):
+        with pytest.raises(MCPError) as called:
+            await client.call_tool("export", {"table": "users"})
+        with pytest.raises(MCPError) as polled:
+            await get(client, "a" * 43)
+    assert [called.value.error.code, polled.value.error.code] == [mt.MISSING_REQUIRED_CLIENT_CAPABILITY] * 2
+    assert called.value.error.message == f"Tool 'export' runs only as a task: {HANDSHAKE_ERA}"
+    assert polled.value.error.message == f"tasks/get answers only clients that accept tasks: {HANDSHAKE_ERA}"
 
 
 async def test_handshake_era_clients_get_the_blocking_call_even_with_the_extension() -> None:

@@ -7,7 +7,8 @@
   request's capabilities (2026-07-28). The answer is a `CreateTaskResult` (`resultType: "task"`)
   at once; the call runs in the background through the same path as a plain call (validation,
   injection, middleware, masking). A client that did not opt in gets the plain call, or
-  JSON-RPC `-32021` naming the extension when the tool is `"required"`.
+  JSON-RPC `-32021` naming the extension when the tool is `"required"` (`without_tasks`: a
+  handshake-era client is told the protocol revision tasks need as well).
 - `tasks/get`, `tasks/update` and `tasks/cancel` answer for the caller's own tasks only: a task
   id of another caller is `-32602` "Task not found", exactly like an id that never existed;
   a client that did not declare the extension gets `-32021`; over HTTP, an `Mcp-Name` header
@@ -37,7 +38,7 @@ from mcp import MCPError
 from mcp.server import Server as LowLevelServer
 from mcp.server import ServerRequestContext
 from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import LATEST_MODERN_VERSION, MODERN_PROTOCOL_VERSIONS
 from pydantic import Field, TypeAdapter, ValidationError
 
 from toolweave.core.context import Context
@@ -130,6 +131,26 @@ def opted_in(ctx: ServerRequestContext[Any], context: Context) -> bool:
     return isinstance(extensions, dict) and EXTENSION in extensions
 
 
+def without_tasks(what: str, version: str | None) -> MCPError:
+    """`-32021` for a request that needs tasks from a client that cannot have them: `what` it
+    was, then what the client lacks. A handshake-era session (2025-11-25 and older) never gets
+    tasks, so declaring the extension is not enough: it is told the protocol revision too.
+
+    Example:
+        >>> refused = without_tasks("Tool 'export' runs only as a task", "2025-11-25").error
+        >>> refused.code, refused.message.endswith("extension, and this session speaks 2025-11-25")
+        (-32021, True)
+    """
+    if version in MODERN_PROTOCOL_VERSIONS:
+        message = f"{what}: declare the {EXTENSION} extension"
+    else:
+        message = (
+            f"{what}: tasks need protocol {LATEST_MODERN_VERSION} with the {EXTENSION} extension,"
+            f" and this session speaks {version}"
+        )
+    return MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, message, REQUIRED)
+
+
 class TaskService:
     """Tasks for one served `Server`: the `tools/call` offer and the `tasks/*` methods.
 
@@ -219,8 +240,7 @@ class TaskService:
                 raise protocol_error(error) from None
         if not opted_in(ctx, context) or not self.runner.serving:
             if entry.component.task_support == "required":
-                message = f"Tool '{params.name}' runs only as a task: declare the {EXTENSION} extension"
-                raise MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, message, REQUIRED)
+                raise without_tasks(f"Tool '{params.name}' runs only as a task", ctx.protocol_version)
             return None
 
         with _store_reachable():
@@ -258,8 +278,7 @@ class TaskService:
         context = self._context_of(ctx)
         extensions = context.client_capabilities.get("extensions")
         if not isinstance(extensions, dict) or EXTENSION not in extensions:
-            message = f"{ctx.method} needs the {EXTENSION} extension"
-            raise MCPError(mt.MISSING_REQUIRED_CLIENT_CAPABILITY, message, REQUIRED)
+            raise without_tasks(f"{ctx.method} answers only clients that accept tasks", ctx.protocol_version)
         routed = context.headers.get(MCP_NAME_HEADER)
         if routed is not None and decode_header_value(routed) != task_id:  # it routes the request: it must agree
             raise MCPError(mt.HEADER_MISMATCH, f"the {MCP_NAME_HEADER} header does not match params.taskId")
