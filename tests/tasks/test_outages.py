@@ -33,7 +33,7 @@ from tests.store.redis_server import RedisServer
 from tests.tasks.servers import Gate, create, get, task_client, tasks_server, until
 from toolweave import Context, Server
 from toolweave.core.errors import ToolTimeout, UpstreamError
-from toolweave.server.remote import RemoteServer
+from toolweave.server.remote import Backoff, RemoteServer
 from toolweave.store import RedisStore, StoreUnavailable
 from toolweave.tasks import TasksExtension, configure_tasks
 from toolweave.tasks.client import CreateTaskResult, drive_task
@@ -220,6 +220,68 @@ async def test_a_gateway_task_whose_upstream_died_names_the_upstream_and_not_its
         done = await until(client, created.task_id, "completed", "failed")
     assert done.error is not None and "upstream 'up'" in done.error["message"]
     assert not re.search(r"[\w-]{40,}", done.error["message"])  # (a task id is 43 such characters)
+
+
+class CutStreams:
+    """An ASGI app whose `cut()` ends every legacy SSE stream open to it as a proxy dropping the
+    connection would: the server reads its client gone, the client reads the end of the stream,
+    and the server goes on (its tasks too)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self._cut = anyio.Event()
+
+    def cut(self) -> None:
+        self._cut.set()
+        self._cut = anyio.Event()  # (for the streams opened afterwards)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != "/sse":
+            await self.app(scope, receive, send)
+            return
+        cut, ended = self._cut, False
+
+        async def disconnected() -> dict[str, Any]:  # (a GET stream reads only to hear the client leave)
+            await cut.wait()
+            return {"type": "http.disconnect"}
+
+        async def sending(message: dict[str, Any]) -> None:
+            nonlocal ended
+            ended = ended or (message["type"] == "http.response.body" and not message.get("more_body"))
+            if not cut.is_set():
+                await send(message)
+
+        await self.app(scope, disconnected, sending)
+        if not ended:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def test_a_gateway_task_polls_on_after_its_sse_upstreams_stream_is_cut_and_gets_the_result() -> None:
+    """The upstream keeps the task for its caller, not for a connection: it is polled on over the
+    next session. It failed at once ("lost contact with upstream 'up' … went away") while the
+    upstream ran the task to its end, and the cancel sent over the lost session never reached it."""
+    upstream = Server("up")
+
+    @upstream.tool(task_support="optional")
+    async def deploy(env: str, ctx: Context) -> str:
+        await ctx.report_progress(1, 2, "deploying")
+        await anyio.sleep(1.5)
+        return f"deployed to {env}"
+
+    app = CutStreams(upstream.http_app(legacy_sse=True))
+    async with serving(app, lifespan="on") as url:
+        gateway = Server("gateway")
+        # it connects again after a second: a poll (every 0.5 s) finds it not connected meanwhile
+        gateway.mount(RemoteServer.sse(f"{url}/sse", backoff=Backoff(initial=1.0, maximum=1.0)), prefix="up")
+        async with task_client(gateway) as client:
+            created = await create(client, "up_deploy", {"env": "prod"})
+            with anyio.fail_after(5):  # the gateway polls its upstream's task (its progress came through)
+                while "deploying" not in ((await get(client, created.task_id)).status_message or ""):  # noqa: ASYNC110
+                    await anyio.sleep(0.05)
+            app.cut()
+            done = await until(client, created.task_id, "completed", "failed")
+    assert done.status == "completed", done.error
+    assert done.result is not None and done.result["content"][0]["text"] == "deployed to prod"
 
 
 # -- a Redis that comes back empty -------------------------------------------------------------

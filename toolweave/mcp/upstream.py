@@ -131,6 +131,13 @@ class Upstream:
         return self.remote.name
 
     @property
+    def spawned(self) -> bool:
+        """Whether the upstream is a process this gateway started (stdio): its session is its life."""
+        from toolweave.server.remote import StdioTarget  # (remote imports this module)
+
+        return isinstance(self.remote.target, StdioTarget)
+
+    @property
     def health(self) -> str:
         """`up` (a session is open), `restarting` (connecting again after a failure), `down`, or
         `stopped` (its server is not running)."""
@@ -258,9 +265,7 @@ class Upstream:
     def traced(self, method: str, target: str) -> UpstreamSpan:
         """The CLIENT span of one request to this upstream (`method` about `target`), whose
         `network.transport` is `pipe` (stdio) or `tcp` (HTTP)."""
-        from toolweave.server.remote import StdioTarget
-
-        transport = "pipe" if isinstance(self.remote.target, StdioTarget) else "tcp"
+        transport = "pipe" if self.spawned else "tcp"
         return UpstreamSpan(self.label, target, transport=transport, method=method)
 
     def _failed(self, why: str) -> None:
@@ -361,12 +366,18 @@ class Upstream:
         """The call's result from the task the upstream answered it with, driven over the session
         the task runs on (`toolweave.mcp.upstream_tasks.task_result`). The whole drive counts as
         a request in flight: between two polls none is under way, and an upstream a live reload
-        drops must stay open until its tasks' calls have their answers."""
+        drops must stay open until its tasks' calls have their answers.
+
+        A stdio upstream's session is its process: once it is gone, so is the task, and the drive
+        ends at the first failed poll. An HTTP upstream keeps a task for its caller, not for a
+        connection: one lost (a proxy cutting an SSE stream, a network blip) is polled on over
+        the next session, until `patience`; an upstream restarted without the task answers
+        "Task not found", which ends the drive at once."""
         session = self.session
         if session is None:
             raise UpstreamError(f"upstream {self.label!r} went away before its task ended")
 
-        def gone() -> bool:  # (a new session does not know the task)
+        def gone() -> bool:  # (its process ended: a new one does not know the task)
             return self.session is not session
 
         progress = _wants_progress(ctx)
@@ -378,7 +389,7 @@ class Upstream:
                 label=self.label,
                 tool=name,
                 session=session,
-                gone=gone,
+                gone=gone if self.spawned else None,
                 wants_progress=progress,
                 answered=answered,
             )

@@ -80,7 +80,7 @@ async def task_result(
     label: str,
     tool: str,
     session: ClientSession,
-    gone: Callable[[], bool],
+    gone: Callable[[], bool] | None,
     wants_progress: bool,
     answered: Mapping[str, Any] = NO_ANSWERS,
 ) -> mt.CallToolResult:
@@ -92,8 +92,8 @@ async def task_result(
     Input the task asks for is asked of the gateway's client (`WaitingInput`, which cancels
     the task if the call is not resumed); the call's next round sends the answers with
     `tasks/update` and polls on (`answered`: their keys). Once `session`, the one the task runs
-    on, is `gone`, a failed poll ends the call at once ("lost contact with upstream … while its
-    task ran: … went away")."""
+    on, is `gone` (when given: an upstream whose task ends with its session), a failed poll ends
+    the call at once ("lost contact with upstream … while its task ran: … went away")."""
     server = f"upstream {label!r}"
 
     async def ask(task_id: str, requests: dict[str, dict[str, Any]]) -> None:
