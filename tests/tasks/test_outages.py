@@ -27,7 +27,7 @@ from mcp import MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.inbound import MCP_METHOD_HEADER
 
-from tests.conftest import subprocess_env
+from tests.conftest import free_port, subprocess_env
 from tests.serving import serving
 from tests.store.redis_server import RedisServer
 from tests.tasks.servers import Gate, create, get, task_client, tasks_server, until
@@ -282,6 +282,52 @@ async def test_a_gateway_task_polls_on_after_its_sse_upstreams_stream_is_cut_and
             done = await until(client, created.task_id, "completed", "failed")
     assert done.status == "completed", done.error
     assert done.result is not None and done.result["content"][0]["text"] == "deployed to prod"
+
+
+def deploying() -> Server:
+    """An upstream whose `deploy` runs 30 s as a task (its tasks kept in its memory)."""
+    upstream = Server("up")
+
+    @upstream.tool(task_support="optional")
+    async def deploy(env: str) -> str:
+        await anyio.sleep(30)
+        return f"deployed to {env}"
+
+    return upstream
+
+
+async def serve_until(
+    port: int, stop: anyio.Event, stopped: anyio.Event, *, task_status: Any = anyio.TASK_STATUS_IGNORED
+) -> None:
+    """A fresh `deploying()` upstream on `port` until `stop` is set; `stopped` once its port is free."""
+    async with serving(deploying().http_app(), port=port, lifespan="on"):
+        task_status.started()
+        await stop.wait()
+    stopped.set()
+
+
+async def test_a_gateway_task_whose_http_upstream_restarted_without_it_fails_saying_it_was_lost() -> None:
+    """The restarted upstream answers the poll "Task not found": the gateway's task ends `failed`
+    as for an upstream gone. It ended `completed`, with an `isError` result saying the upstream
+    "refused the call"."""
+    port, first, second, first_stopped = free_port(), anyio.Event(), anyio.Event(), anyio.Event()
+    gateway = Server("gateway")
+    remote = RemoteServer.http(f"http://127.0.0.1:{port}/mcp", backoff=Backoff(initial=0.1, maximum=0.2))
+    gateway.mount(remote, prefix="up")
+    async with anyio.create_task_group() as upstreams:
+        await upstreams.start(serve_until, port, first, first_stopped)
+        async with task_client(gateway) as client:
+            created = await create(client, "up_deploy", {"env": "prod"})
+            await anyio.sleep(0.3)  # the gateway polls its upstream's task
+            first.set()  # the upstream stops, and starts again without its tasks
+            await first_stopped.wait()
+            await upstreams.start(serve_until, port, second, anyio.Event())
+            done = await until(client, created.task_id, "completed", "failed")
+        second.set()
+    assert done.status == "failed", done.result
+    assert done.error is not None and done.error["message"].startswith(
+        "lost contact with upstream 'up' while its task ran: it no longer knows the task"
+    )
 
 
 # -- a Redis that comes back empty -------------------------------------------------------------

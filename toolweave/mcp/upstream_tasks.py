@@ -31,7 +31,7 @@ from mcp import ClientSession, MCPError
 from pydantic import Discriminator, Tag, TypeAdapter
 
 from toolweave.core.context import Context
-from toolweave.core.errors import InputRequired, UpstreamFailed
+from toolweave.core.errors import InputRequired, UpstreamError, UpstreamFailed
 from toolweave.core.input import InputRequest
 from toolweave.core.waiting import WaitingInput
 from toolweave.tasks.client import CreateTaskResult, Send, cancel_task, drive_task
@@ -93,7 +93,8 @@ async def task_result(
     the task if the call is not resumed); the call's next round sends the answers with
     `tasks/update` and polls on (`answered`: their keys). Once `session`, the one the task runs
     on, is `gone` (when given: an upstream whose task ends with its session), a failed poll ends
-    the call at once ("lost contact with upstream … while its task ran: … went away")."""
+    the call at once ("lost contact with upstream … while its task ran: … went away"); a poll
+    the upstream refuses (it restarted without the task) ends it too, as a lost upstream."""
     server = f"upstream {label!r}"
 
     async def ask(task_id: str, requests: dict[str, dict[str, Any]]) -> None:
@@ -121,3 +122,8 @@ async def task_result(
         )
     except MCPError as error:  # the task failed, or was cancelled upstream
         raise UpstreamFailed(f"upstream {label!r} task: {error.error.message}") from None
+    except UpstreamError as refused:  # a poll refused ("Task not found": restarted without it): it is lost
+        if refused.code is None:
+            raise
+        message = f"lost contact with {server} while its task ran: it no longer knows the task ({refused})"
+        raise UpstreamError(message, tool=refused.tool) from None
