@@ -11,8 +11,9 @@ operator — never the token):
   providers still send `JWT` on their access tokens; the `aud` check keeps ID tokens out there);
 - a key: the JWKS key with the token's `kid` (an unknown `kid` triggers one refetch of the JWKS,
   at most once per `refetch_interval` seconds, shared by every request waiting on it — key
-  rotation without a thundering herd), or the one configured `public_key`; the key's type must
-  fit the algorithm;
+  rotation without a thundering herd), or the one configured `public_key`; the key must fit the
+  algorithm (`verifying_key`: its type, an EC key's curve, an RSA key's 2048 bits, its JWK's
+  `alg`), and of several keys under one `kid`, the one that fits is used;
 - the signature; `exp` (required), `nbf` and `iat` with `leeway` seconds of clock skew;
 - `iss` equal to `issuer`, `aud` containing `audience` (RFC 8707: this server's resource URL),
   when those are configured.
@@ -46,7 +47,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import anyio
 import httpx2 as httpx
@@ -56,28 +57,16 @@ from jwt.api_jwk import PyJWK
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.jws import Compact, check_claims
 from toolweave.auth.verifier import audiences, caller_from_claims, checked_url, scope_names
+from toolweave.auth.verifying_key import ASYMMETRIC, VerifyingKey, verifying_key
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken, VerifierUnavailable
 from toolweave.core.shown import shown_url, url_secrets, without
 
 logger = logging.getLogger("toolweave.auth")
 
-ASYMMETRIC = {
-    "RS256": "RSA", "RS384": "RSA", "RS512": "RSA",
-    "PS256": "RSA", "PS384": "RSA", "PS512": "RSA",
-    "ES256": "EC", "ES384": "EC", "ES512": "EC", "ES256K": "EC",
-    "EdDSA": "OKP",
-}  # fmt: skip
-"""The algorithms a `JWTVerifier` may accept, with the JWK key type each one needs."""
 RETRY_WITHOUT_KEYS = 1.0
 """Seconds after a failed JWKS fetch before the next, while no signing key is known yet (the
 endpoint was down when the server started): tokens are accepted within a second of its return."""
-
-
-class _Key(NamedTuple):
-    key_type: str
-    """The JWK key type: "RSA", "EC" or "OKP"."""
-    key: Any
 
 
 class JWTVerifier:
@@ -143,13 +132,14 @@ class JWTVerifier:
         self.jwks_fetches = 0
         """How many times the JWKS was fetched (for operators and tests)."""
         self._cache: TokenCache[AuthInfo] = TokenCache(cache_size, cache_ttl)
-        self._keys: dict[str | None, _Key] = {}
+        self._keys: dict[str | None, tuple[VerifyingKey, ...]] = {}
+        """The usable keys by `kid`: several under one `kid` are alternatives (RFC 7517 §4.5)."""
         self._fetched_at = -float("inf")
         self._failed_at = -float("inf")
         self._refetched_at = -float("inf")
         self._lock = anyio.Lock()
         if public_key is not None:
-            self._keys = {None: _static_key(public_key)}
+            self._keys = {None: (_static_key(public_key, self.algorithms),)}
 
     def __repr__(self) -> str:
         source = f"jwks_uri={shown_url(self.jwks_uri)!r}" if self.jwks_uri else "public_key=..."
@@ -178,9 +168,7 @@ class JWTVerifier:
                 raise InvalidToken(f"algorithm {algorithm!r} is not allowed")
             if self.token_types is not None and _media_type(parsed.header.get("typ")) not in self.token_types:
                 raise InvalidToken(f"token type {parsed.header.get('typ')!r} is not accepted (not an access token)")
-            key = await self._key(parsed.header.get("kid"))
-            if key.key_type != ASYMMETRIC[algorithm]:
-                raise InvalidToken(f"algorithm {algorithm!r} does not fit the {key.key_type} key")
+            key = _fitting(await self._named(parsed.header.get("kid")), algorithm)
             parsed.verify(algorithm, key.key)
             claims = parsed.claims
             check_claims(claims, now=time.time(), leeway=self.leeway, issuer=self.issuer, audience=self.audience)
@@ -190,7 +178,7 @@ class JWTVerifier:
         self._cache.put(token, caller, caller.expires_at)
         return caller
 
-    async def _key(self, kid: Any) -> _Key:
+    async def _named(self, kid: Any) -> tuple[VerifyingKey, ...]:
         if self.jwks_uri is None:
             return self._keys[None]
         now = time.monotonic()
@@ -201,17 +189,17 @@ class JWTVerifier:
                 await self._refresh(forced=False)
         if not self._keys:
             raise VerifierUnavailable("the signing keys could not be fetched (the JWKS failed or held no usable key)")
-        key = self._find(kid)
-        if key is None and await self._refresh(forced=True):
-            key = self._find(kid)
-        if key is None:
+        keys = self._find(kid)
+        if not keys and await self._refresh(forced=True):
+            keys = self._find(kid)
+        if not keys:
             raise InvalidToken(f"no signing key with kid {kid!r} in the JWKS")
-        return key
+        return keys
 
-    def _find(self, kid: Any) -> _Key | None:
+    def _find(self, kid: Any) -> tuple[VerifyingKey, ...]:
         if kid is None and len(self._keys) == 1:
             return next(iter(self._keys.values()))
-        return self._keys.get(kid) if isinstance(kid, str) else None
+        return self._keys.get(kid, ()) if isinstance(kid, str) else ()
 
     async def _refresh(self, *, forced: bool) -> bool:
         """Fetch the JWKS once for everyone waiting; a forced refetch at most once per interval."""
@@ -260,7 +248,17 @@ def _media_type(typ: Any) -> str | None:
     return lowered.removeprefix("application/")
 
 
-def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, _Key]:
+def _fitting(keys: tuple[VerifyingKey, ...], algorithm: str) -> VerifyingKey:
+    """The key among `keys` (those of one `kid`) that may verify `algorithm`; `InvalidToken` if none."""
+    for key in keys:
+        if algorithm in key.algorithms:
+            return key
+    fits = ", ".join(sorted({name for key in keys for name in key.algorithms}))
+    kinds = " or ".join(sorted({key.key_type for key in keys}))
+    raise InvalidToken(f"algorithm {algorithm!r} does not fit the {kinds} key (it verifies {fits})")
+
+
+def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, tuple[VerifyingKey, ...]]:
     """The usable signing keys of a JWKS document, by `kid`.
 
     Raises:
@@ -274,7 +272,7 @@ def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, _Key]:
     """
     if not isinstance(document, dict) or not isinstance(document.get("keys"), list):
         raise ValueError("not a JSON Web Key Set (no 'keys' list)")
-    keys: dict[str | None, _Key] = {}
+    keys: dict[str | None, tuple[VerifyingKey, ...]] = {}
     skipped: list[str] = []
     for entry in document["keys"]:
         if not isinstance(entry, dict):
@@ -291,24 +289,25 @@ def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, _Key]:
         else:
             try:
                 jwk = PyJWK.from_dict(entry)
-            except jwt.PyJWTError as error:  # a key type or curve this verifier cannot use
+                key = verifying_key(jwk.key_type or "", jwk.key, algorithms, entry.get("alg"))
+            except (jwt.PyJWTError, ValueError) as error:  # a key type, curve or size this verifier cannot use
                 skipped.append(f"{named}: {error}")
                 continue
-            keys[kid] = _Key(jwk.key_type or "", jwk.key)
+            keys[kid] = (*keys.get(kid, ()), key)
     if not keys:
         raise ValueError(f"no signing key it holds is usable here ({'; '.join(skipped[:5]) or 'it holds none'})")
     return keys
 
 
-def _static_key(public_key: str | Mapping[str, Any]) -> _Key:
-    """The configured key: a JWK dict, a PEM public key (RSA, EC, Ed25519/Ed448) or a PEM X.509
-    certificate holding one (what many issuers publish)."""
+def _static_key(public_key: str | Mapping[str, Any], algorithms: tuple[str, ...]) -> VerifyingKey:
+    """The configured key (a JWK dict, a PEM public key (RSA, EC, Ed25519/Ed448) or a PEM X.509
+    certificate holding one, what many issuers publish) with the `algorithms` it may verify."""
     if isinstance(public_key, Mapping):
         try:
             jwk = PyJWK.from_dict(dict(public_key))
         except jwt.PyJWTError as error:
             raise ValueError(f"JWTVerifier public_key is not a usable JWK: {error}") from None
-        return _Key(jwk.key_type or "", jwk.key)
+        return _usable("JWK", jwk.key_type or "", jwk.key, algorithms, public_key.get("alg"))
     from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
     from cryptography.x509 import load_pem_x509_certificate
@@ -325,9 +324,16 @@ def _static_key(public_key: str | Mapping[str, Any]) -> _Key:
             f"JWTVerifier public_key is not a PEM public key (BEGIN PUBLIC KEY) or certificate: {error}"
         ) from None
     if isinstance(loaded, rsa.RSAPublicKey):
-        return _Key("RSA", loaded)
+        return _usable("key", "RSA", loaded, algorithms)
     if isinstance(loaded, ec.EllipticCurvePublicKey):
-        return _Key("EC", loaded)
+        return _usable("key", "EC", loaded, algorithms)
     if isinstance(loaded, ed25519.Ed25519PublicKey | ed448.Ed448PublicKey):
-        return _Key("OKP", loaded)
+        return _usable("key", "OKP", loaded, algorithms)
     raise ValueError("JWTVerifier public_key is not an RSA, EC or EdDSA public key")
+
+
+def _usable(what: str, key_type: str, key: Any, algorithms: tuple[str, ...], stated: Any = None) -> VerifyingKey:
+    try:
+        return verifying_key(key_type, key, algorithms, stated)
+    except ValueError as error:
+        raise ValueError(f"JWTVerifier public_key: the {key_type} {what} is unusable here, {error}") from None
