@@ -196,3 +196,19 @@ async def test_with_token_types_an_id_token_of_the_same_issuer_is_refused(issuer
     with pytest.raises(InvalidToken, match=r"token type .* is not accepted"):
         await verifier.verify(issuer.token(headers={"typ": typ}))  # (None: no typ at all)
     assert (await verifier_for(issuer).verify(issuer.token(headers={"typ": "JWT"}))).subject == "ada"  # default: any
+
+
+LONG_HEADERS = {  # a header value the client wrote, 9,000 characters long
+    "kid": (lambda i: i.token(headers={"kid": "../" * 3000, "typ": "at+jwt"}), "no signing key with kid '../../"),
+    "alg": (lambda i: unsigned(i.claims(), {"alg": "x" * 9000, "kid": i.keys[0].kid}), "algorithm 'xxx"),
+    "typ": (lambda i: i.token(headers={"typ": "y" * 9000}), "token type 'yyy"),
+}
+
+
+@pytest.mark.parametrize(("forge", "reason"), LONG_HEADERS.values(), ids=LONG_HEADERS.keys())
+async def test_a_refusal_for_a_long_header_value_shows_it_cut_short(issuer: Issuer, forge: object, reason: str) -> None:
+    """The reason goes to the operator's log on every request: a client's 9 KB `kid` is not copied there."""
+    verifier = JWTVerifier(jwks_uri=issuer.jwks_uri, issuer=ISSUER, audience=AUDIENCE, token_types=["at+jwt"])
+    with pytest.raises(InvalidToken, match=reason) as refused:
+        await verifier.verify(forge(issuer))  # type: ignore[operator]
+    assert len(str(refused.value)) < 200

@@ -56,7 +56,7 @@ from jwt.api_jwk import PyJWK
 
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.jws import Compact, check_claims
-from toolweave.auth.verifier import audiences, caller_from_claims, checked_url, scope_names
+from toolweave.auth.verifier import audiences, caller_from_claims, checked_url, claim_shown, scope_names
 from toolweave.auth.verifying_key import ASYMMETRIC, VerifyingKey, verifying_key
 from toolweave.core.context import AuthInfo
 from toolweave.core.errors import InvalidToken, VerifierUnavailable
@@ -165,9 +165,10 @@ class JWTVerifier:
         try:
             algorithm = parsed.header.get("alg")
             if algorithm not in self.algorithms:
-                raise InvalidToken(f"algorithm {algorithm!r} is not allowed")
-            if self.token_types is not None and _media_type(parsed.header.get("typ")) not in self.token_types:
-                raise InvalidToken(f"token type {parsed.header.get('typ')!r} is not accepted (not an access token)")
+                raise InvalidToken(f"algorithm {claim_shown(algorithm)} is not allowed")
+            typ = parsed.header.get("typ")
+            if self.token_types is not None and _media_type(typ) not in self.token_types:
+                raise InvalidToken(f"token type {claim_shown(typ)} is not accepted (not an access token)")
             key = _fitting(await self._named(parsed.header.get("kid")), algorithm)
             parsed.verify(algorithm, key.key)
             claims = parsed.claims
@@ -193,7 +194,7 @@ class JWTVerifier:
         if not keys and await self._refresh(forced=True):
             keys = self._find(kid)
         if not keys:
-            raise InvalidToken(f"no signing key with kid {kid!r} in the JWKS")
+            raise InvalidToken(f"no signing key with kid {claim_shown(kid)} in the JWKS")
         return keys
 
     def _find(self, kid: Any) -> tuple[VerifyingKey, ...]:
