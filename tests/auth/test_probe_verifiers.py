@@ -26,6 +26,7 @@ from tests.auth.issuer import AUDIENCE, ISSUER, Issuer, SigningKey
 from tests.serving import RAW_HEADERS, RAW_INITIALIZE, serving
 from toolweave import Server
 from toolweave.auth import IntrospectionVerifier, JWTVerifier, OAuthClientCredentials
+from toolweave.auth.endpoint_answer import MAX_ANSWER_BYTES
 from toolweave.core.errors import InvalidToken, UpstreamFailed
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
@@ -275,3 +276,38 @@ async def test_introspection_takes_a_list_of_audiences_like_jwt(aud: Any, accept
             with pytest.raises(InvalidToken, match=r"another audience \('x', not 'https://a.test/mcp' or 'https://b"):
                 await verifier.verify("opaque-token")  # (the operator's log says what it was, and what was wanted)
         await verifier.aclose()
+
+
+PADDING = "x" * (MAX_ANSWER_BYTES + 1)
+"""A field that makes an otherwise good answer longer than any endpoint's answer is read."""
+
+
+async def test_a_jwks_answer_longer_than_the_cap_is_not_read(caplog: pytest.LogCaptureFixture) -> None:
+    issuer = Issuer()
+    async with answering({"keys": [key.jwk() for key in issuer.keys], "padding": PADDING}) as url:
+        verifier = JWTVerifier(jwks_uri=url + "/jwks.json", issuer=ISSUER, audience=AUDIENCE)
+        with pytest.raises(InvalidToken, match="could not be fetched"):
+            await verifier.verify(issuer.token())
+    assert f"the answer is longer than {MAX_ANSWER_BYTES} bytes" in caplog.text
+
+
+async def test_an_introspection_answer_longer_than_the_cap_is_not_read(caplog: pytest.LogCaptureFixture) -> None:
+    refused = await introspected({"active": True, "sub": "ada", "aud": AUDIENCE, "padding": PADDING})
+    assert isinstance(refused, InvalidToken) and "could not be asked" in str(refused)
+    assert f"the answer is longer than {MAX_ANSWER_BYTES} bytes" in caplog.text
+
+
+async def test_a_token_endpoint_answer_longer_than_the_cap_is_not_read() -> None:
+    async with answering({"access_token": "t0k3n", "expires_in": 600, "padding": PADDING}) as url:
+        credentials = OAuthClientCredentials(url + "/token", "gateway", "secret")
+        async with httpx2.AsyncClient(auth=credentials) as http:
+            with pytest.raises(UpstreamFailed, match=r"cannot get an access token.*AnswerTooLarge"):
+                await http.get(url + "/anything")
+
+
+async def test_an_answer_within_the_cap_is_read_whole() -> None:
+    issuer = Issuer()
+    fits = "x" * (MAX_ANSWER_BYTES - 4096)
+    async with answering({"keys": [key.jwk() for key in issuer.keys], "padding": fits}) as url:
+        verifier = JWTVerifier(jwks_uri=url + "/jwks.json", issuer=ISSUER, audience=AUDIENCE)
+        assert (await verifier.verify(issuer.token())).subject == "ada"

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 import httpx2 as httpx
 
 from toolweave.auth.cache import TokenCache
 from toolweave.auth.client_auth import basic_client_auth
+from toolweave.auth.endpoint_answer import AnswerTooLarge, ask
 from toolweave.auth.verifier import (
     audiences,
     caller_from_claims,
@@ -120,20 +121,22 @@ class IntrospectionVerifier:
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=self.timeout, auth=basic_client_auth(*self._credentials))
         self.requests += 1
+        form = {"token": token, "token_type_hint": "access_token"}
         try:
-            form = {"token": token, "token_type_hint": "access_token"}
             with anyio.fail_after(self.timeout):  # the whole answer, not each read (httpx's timeout)
-                response = await self._client.post(self.url, data=form, headers={"accept": "application/json"})
-            response.raise_for_status()
-            answer = response.json()
+                reply = await ask(self._client, "POST", self.url, data=form, headers={"accept": "application/json"})
+            answer = reply.json() if reply.status_code == 200 else None
         except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
-            status = error.response.status_code if isinstance(error, httpx.HTTPStatusError) else None
-            why = f"HTTP {status}" if status is not None else type(error).__name__  # 401: this server's credentials
-            logger.warning("token introspection at %s failed: %s", shown_url(self.url), why)
-            raise VerifierUnavailable("the introspection endpoint could not be asked") from None
+            self._unavailable(str(error) if isinstance(error, AnswerTooLarge) else type(error).__name__)
+        if reply.status_code != 200:
+            self._unavailable(f"HTTP {reply.status_code}")  # 401: this server's credentials
         if not isinstance(answer, dict):
             raise VerifierUnavailable("the introspection answer is not a JSON object")
         return answer
+
+    def _unavailable(self, why: str) -> NoReturn:
+        logger.warning("token introspection at %s failed: %s", shown_url(self.url), why)
+        raise VerifierUnavailable("the introspection endpoint could not be asked") from None
 
     def _check(self, answer: dict[str, Any]) -> None:
         kind = other_kind(answer)

@@ -55,6 +55,7 @@ import jwt
 from jwt.api_jwk import PyJWK
 
 from toolweave.auth.cache import TokenCache
+from toolweave.auth.endpoint_answer import ask
 from toolweave.auth.jws import Compact, check_claims
 from toolweave.auth.verifier import audiences, caller_from_claims, checked_url, claim_shown, scope_names
 from toolweave.auth.verifying_key import ASYMMETRIC, VerifyingKey, verifying_key
@@ -64,6 +65,7 @@ from toolweave.core.shown import shown_url, url_secrets, without
 
 logger = logging.getLogger("toolweave.auth")
 
+_ACCEPT_JSON = {"accept": "application/json"}
 RETRY_WITHOUT_KEYS = 1.0
 """Seconds after a failed JWKS fetch before the next, while no signing key is known yet (the
 endpoint was down when the server started): tokens are accepted within a second of its return."""
@@ -221,13 +223,14 @@ class JWTVerifier:
         assert self.jwks_uri is not None
         self.jwks_fetches += 1
         try:
-            # httpx's timeout bounds each read, not the whole answer: a server trickling bytes would hold
-            # every request waiting for the keys.
+            # bounded in all (a server trickling bytes would hold every request waiting for the keys) and in size
             with anyio.fail_after(self.timeout):
                 async with httpx.AsyncClient(timeout=self.timeout) as client:
-                    response = await client.get(self.jwks_uri, headers={"accept": "application/json"})
-            response.raise_for_status()
-            keys = _jwks(response.json(), self.algorithms)
+                    answer = await ask(client, "GET", self.jwks_uri, headers=_ACCEPT_JSON)
+            if answer.status_code != 200:
+                redirect = " (a redirect, not followed: give jwks_uri= the address it names)"
+                raise ValueError(f"HTTP {answer.status_code}{redirect if 300 <= answer.status_code < 400 else ''}")
+            keys = _jwks(answer.json(), self.algorithms)
         except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
             # Keep serving with the keys already known (an empty set mid-rotation too), and try again
             # at the pace of a failure: tokens signed by new keys fail until it works.

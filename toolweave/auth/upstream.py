@@ -39,6 +39,7 @@ import anyio
 import httpx2
 
 from toolweave.auth.client_auth import basic_client_auth
+from toolweave.auth.endpoint_answer import Answer, AnswerTooLarge, ask
 from toolweave.auth.verifier import scope_names
 from toolweave.core.context import Context
 from toolweave.core.errors import UpstreamFailed
@@ -184,10 +185,14 @@ class OAuthClientCredentials(httpx2.Auth):
         try:
             with anyio.fail_after(self.timeout):  # the whole answer, not each read (httpx's timeout)
                 async with httpx2.AsyncClient(timeout=self.timeout) as http:
-                    response = await http.post(
-                        self.token_url, data=form, auth=basic_client_auth(self.client_id, self._secret.token())
+                    response = await ask(
+                        http,
+                        "POST",
+                        self.token_url,
+                        data=form,
+                        auth=basic_client_auth(self.client_id, self._secret.token()),
                     )
-        except (httpx2.HTTPError, TimeoutError) as error:
+        except (httpx2.HTTPError, TimeoutError, AnswerTooLarge) as error:
             raise UpstreamFailed(f"cannot get an access token from {where}: {type(error).__name__}") from None
         if response.status_code != 200:
             error_code = _json(response).get("error", f"HTTP {response.status_code}")
@@ -200,7 +205,7 @@ class OAuthClientCredentials(httpx2.Auth):
         return token, float(lifetime) if isinstance(lifetime, int | float) else 3600.0
 
 
-def _json(response: httpx2.Response) -> dict[str, Any]:
+def _json(response: Answer) -> dict[str, Any]:
     try:
         found = response.json()
     except ValueError:
