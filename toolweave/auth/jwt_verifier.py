@@ -47,7 +47,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 import httpx2 as httpx
@@ -136,6 +136,8 @@ class JWTVerifier:
         self._cache: TokenCache[AuthInfo] = TokenCache(cache_size, cache_ttl)
         self._keys: dict[str | None, tuple[VerifyingKey, ...]] = {}
         """The usable keys by `kid`: several under one `kid` are alternatives (RFC 7517 §4.5)."""
+        self._unusable: dict[str, str] = {}
+        """Why each key of the JWKS left out was, by `kid`: said when a token names one."""
         self._fetched_at = -float("inf")
         self._failed_at = -float("inf")
         self._refetched_at = -float("inf")
@@ -196,6 +198,9 @@ class JWTVerifier:
         if not keys and await self._refresh(forced=True):
             keys = self._find(kid)
         if not keys:
+            why = self._unusable.get(kid) if isinstance(kid, str) else None
+            if why is not None:
+                raise InvalidToken(f"the JWKS key with kid {claim_shown(kid)} is not used here ({why})")
             raise InvalidToken(f"no signing key with kid {claim_shown(kid)} in the JWKS")
         return keys
 
@@ -230,7 +235,7 @@ class JWTVerifier:
             if answer.status_code != 200:
                 redirect = " (a redirect, not followed: give jwks_uri= the address it names)"
                 raise ValueError(f"HTTP {answer.status_code}{redirect if 300 <= answer.status_code < 400 else ''}")
-            keys = _jwks(answer.json(), self.algorithms)
+            keys, unusable = _jwks(answer.json(), self.algorithms)
         except (httpx.HTTPError, ValueError, RecursionError, TimeoutError) as error:  # RecursionError: too deep
             # Keep serving with the keys already known (an empty set mid-rotation too), and try again
             # at the pace of a failure: tokens signed by new keys fail until it works.
@@ -242,6 +247,7 @@ class JWTVerifier:
         if any(keys.get(kid) != key for kid, key in self._keys.items()):
             self._cache.clear()  # a key was withdrawn or replaced: the tokens it signed fail from now on
         self._keys = keys
+        self._unusable = unusable
 
 
 def _media_type(typ: Any) -> str | None:
@@ -262,8 +268,14 @@ def _fitting(keys: tuple[VerifyingKey, ...], algorithm: str) -> VerifyingKey:
     raise InvalidToken(f"algorithm {algorithm!r} does not fit the {kinds} key (it verifies {fits})")
 
 
-def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, tuple[VerifyingKey, ...]]:
-    """The usable signing keys of a JWKS document, by `kid`.
+class _KeySet(NamedTuple):
+    usable: dict[str | None, tuple[VerifyingKey, ...]]
+    unusable: dict[str, str]
+    """Why each key left out was, by its `kid`."""
+
+
+def _jwks(document: Any, algorithms: tuple[str, ...]) -> _KeySet:
+    """The usable signing keys of a JWKS document by `kid`, and why the others are not.
 
     Raises:
         ValueError: not a JWKS, or none of its keys is usable (each one's reason given).
@@ -278,29 +290,34 @@ def _jwks(document: Any, algorithms: tuple[str, ...]) -> dict[str | None, tuple[
         raise ValueError("not a JSON Web Key Set (no 'keys' list)")
     keys: dict[str | None, tuple[VerifyingKey, ...]] = {}
     skipped: list[str] = []
+    unusable: dict[str, str] = {}
     for entry in document["keys"]:
         if not isinstance(entry, dict):
             skipped.append("an entry that is not an object")
             continue
         kid = entry.get("kid")
-        named = f"kid {str(kid)[:40]!r}"
+        why = None
         if entry.get("use", "sig") != "sig":
-            skipped.append(f"{named}: use {str(entry['use'])[:20]!r}, not 'sig'")
+            why = f"use {str(entry['use'])[:20]!r}, not 'sig'"
         elif kid is not None and not isinstance(kid, str):
-            skipped.append(f"{named}: not a string")  # a token's `kid` is looked up as one: never chosen
+            why = "not a string"  # a token's `kid` is looked up as one: never chosen
         elif entry.get("alg") is not None and entry["alg"] not in algorithms:
-            skipped.append(f"{named}: alg {str(entry['alg'])[:20]!r} is not allowed")
+            why = f"alg {str(entry['alg'])[:20]!r} is not allowed"
         else:
             try:
                 jwk = PyJWK.from_dict(entry)
                 key = verifying_key(jwk.key_type or "", jwk.key, algorithms, entry.get("alg"))
             except (jwt.PyJWTError, ValueError) as error:  # a key type, curve or size this verifier cannot use
-                skipped.append(f"{named}: {error}")
-                continue
-            keys[kid] = (*keys.get(kid, ()), key)
+                why = str(error)
+            else:
+                keys[kid] = (*keys.get(kid, ()), key)
+        if why is not None:
+            skipped.append(f"kid {str(kid)[:40]!r}: {why}")
+            if isinstance(kid, str):
+                unusable[kid] = why
     if not keys:
         raise ValueError(f"no signing key it holds is usable here ({'; '.join(skipped[:5]) or 'it holds none'})")
-    return keys
+    return _KeySet(keys, unusable)
 
 
 def _static_key(public_key: str | Mapping[str, Any], algorithms: tuple[str, ...]) -> VerifyingKey:
