@@ -184,6 +184,7 @@ class JWTVerifier:
         return caller
 
     async def _named(self, kid: Any) -> tuple[VerifyingKey, ...]:
+        """The keys under `kid` (the JWKS fetched when due, or again once when it lacks `kid`)."""
         if self.jwks_uri is None:
             return self._keys[None]
         now = time.monotonic()
