@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import anyio
@@ -14,7 +15,7 @@ from mcp.client.sse import sse_client
 from tests.serving import serving
 from tests.tasks.servers import NAME_FORM, Gate, cancel, create, get, task_client, tasks_server, until, update
 from toolweave.tasks import EXTENSION, MemoryTaskStore, configure_tasks
-from toolweave.tasks.client import TasksExtension
+from toolweave.tasks.client import FIRST_POLL, CreateTaskResult, TasksExtension, TaskState, drive_task
 from toolweave.tasks.record import TaskRecord
 
 
@@ -65,6 +66,32 @@ async def test_the_client_extension_drives_a_task_to_its_result() -> None:
     async with task_client(tasks_server(gate)) as client:
         result = await client.call_tool("build", {"ref": "v1"})
     assert result.is_error is False and result.content[0].text == "built v1"
+
+
+async def test_a_quick_task_is_read_back_long_before_the_servers_poll_interval() -> None:
+    """The first poll goes out after `FIRST_POLL` and each wait doubles up to the interval the
+    server asks (5 s here): a call answered with a task at once took the whole interval."""
+    server = tasks_server()
+    configure_tasks(server, poll_interval=5.0)
+    started = anyio.current_time()
+    async with task_client(server) as client:
+        result = await client.call_tool("export", {"table": "users"})
+    assert result.structured_content == {"table": "users", "rows": 3}
+    assert anyio.current_time() - started < 2.5  # (a generous bound: it took 5 s)
+
+
+async def test_a_server_suggesting_a_negative_poll_interval_is_not_polled_without_a_pause() -> None:
+    polled: list[float] = []
+
+    async def send(request: Any, result_type: Any) -> Any:
+        polled.append(anyio.current_time())
+        status = "completed" if len(polled) == 4 else "working"
+        return TaskState(task_id="t", status=status, poll_interval_ms=-1000, result={"content": []})
+
+    created = CreateTaskResult(task_id="t", status="working", poll_interval_ms=-1000)
+    await drive_task(None, created, send=send)  # type: ignore[arg-type]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(polled)]
+    assert len(polled) == 4 and min(gaps) >= FIRST_POLL  # (each poll went out at once)
 
 
 async def test_a_task_asking_for_input_is_answered_through_tasks_update() -> None:

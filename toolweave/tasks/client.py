@@ -3,7 +3,8 @@
 Pass `TasksExtension()` to `mcp.Client(extensions=[...])`: the client then declares the
 `io.modelcontextprotocol/tasks` extension on its 2026-07-28 requests, and a `tools/call`
 answered with a task is driven to its end behind the same `client.call_tool(...)`: polled with
-`tasks/get` at the server's `pollIntervalMs`, its input requests answered through the client's
+`tasks/get` (the first poll after `FIRST_POLL`, each wait doubling up to the server's
+`pollIntervalMs`), its input requests answered through the client's
 own elicitation/sampling/roots callbacks and `tasks/update`, and `tasks/cancel` sent when the
 caller gives up (its await is cancelled, or the task asks for input its callbacks cannot give).
 A `failed` task raises its JSON-RPC error as `MCPError`; a `cancelled` one raises `MCPError` too.
@@ -49,6 +50,12 @@ logger = logging.getLogger("toolweave.tasks")
 _CANCEL_SECONDS = 5.0
 PATIENCE = 60.0
 """Seconds `drive_task` goes on polling a task whose server answers no poll (see the module)."""
+FIRST_POLL = 0.05
+"""Seconds before a task's first poll: each wait doubles from it up to the server's
+`pollIntervalMs`, so quick work is read back at once (a server answering every call with a task
+made a 10 ms tool take a whole interval) and long work is polled at the pace the server asks."""
+_DEFAULT_POLL = 0.5
+"""Seconds between polls of a server that suggests no (usable) interval."""
 _REFUSALS = frozenset(
     {
         mt.PARSE_ERROR,
@@ -168,10 +175,11 @@ async def drive_task(
     send = send or session.send_request
     ask = ask or (lambda task_id, requests: _answer(session, send, task_id, requests))
     task_id, interval, answered = created.task_id, created.poll_interval_ms, set(answered or ())
-    status = created.status_message
+    status, ramp = created.status_message, FIRST_POLL
     try:
         while True:
-            wait = min((interval or 500) / 1000, max_poll_interval)
+            wait = min(ramp, _suggested(interval), max_poll_interval)
+            ramp = 2 * wait
             state = await _poll(send, task_id, wait, max_poll_interval, patience, server, gone)
             interval = state.poll_interval_ms or interval
             if on_status is not None and state.status_message and state.status_message != status:
@@ -195,6 +203,17 @@ async def drive_task(
         code = int(failure.get("code", mt.INTERNAL_ERROR))
         raise MCPError(code, str(failure.get("message", "")), failure.get("data"))
     raise MCPError(mt.INTERNAL_ERROR, f"task {task_id} was cancelled")
+
+
+def _suggested(interval_ms: int | None) -> float:
+    """The server's `pollIntervalMs` in seconds; the default for none, zero or a negative one (which
+    polled without a pause).
+
+    Example:
+        >>> _suggested(2000), _suggested(None), _suggested(-1)
+        (2.0, 0.5, 0.5)
+    """
+    return interval_ms / 1000 if interval_ms is not None and interval_ms > 0 else _DEFAULT_POLL
 
 
 async def cancel_task(send: Send, task_id: str, server: str = "the server") -> None:
