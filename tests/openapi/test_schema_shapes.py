@@ -14,8 +14,8 @@ from starlette.routing import Route
 
 from tests.serving import serving
 from toolweave import RemoteServer
+from toolweave.core.schema_shapes import shape_problem
 from toolweave.openapi import SpecError
-from toolweave.openapi.schema_shapes import shape_problem
 from toolweave.testing import connect
 
 

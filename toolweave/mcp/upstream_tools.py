@@ -5,7 +5,11 @@
 `Tool` keeps the upstream's name, title, description, schemas and annotations; toolweave's tags
 and task support come out of its `_meta`, the rest of `_meta` stays. Calling it is one call of
 `call` (the `Upstream`'s), a tool listed with task support marked `long_running`. A tool whose
-name toolweave cannot expose (outside `[A-Za-z0-9_.-]{1,128}`) is skipped with a warning.
+name toolweave cannot expose (outside `[A-Za-z0-9_.-]{1,128}`) is skipped with a warning, and so
+is one whose input schema JSON Schema cannot apply (`shape_problem`: `type: file`, `required: true`
+on a property, a `$ref` to nothing): every call of it was an internal error. An output schema JSON
+Schema cannot apply is dropped with a warning instead: the tool works, and its results pass as
+they come rather than each failing the check of a promise nobody can read.
 
 Without toolweave's `_meta` key, the 2025-11-25 field `execution.taskSupport` (servers on the
 SDKs' experimental tasks, SEP-1686) is the tool's task support when the gateway can drive the
@@ -42,6 +46,7 @@ from mcp import ClientSession
 from toolweave.core.context import Context
 from toolweave.core.names import NAME_PATTERN
 from toolweave.core.result import WRAP_KEY, ToolResult
+from toolweave.core.schema_shapes import shape_problem
 from toolweave.core.tool import TASK_SUPPORT, Origin, Tool
 from toolweave.mcp.convert import FASTMCP_WRAP_KEY, TAGS_META_KEY, TASK_SUPPORT_META_KEY, annotations_from_mcp
 from toolweave.mcp.upstream_components import all_pages
@@ -99,8 +104,33 @@ class UpstreamTools:
                     item.name,
                 )
                 continue
-            tools.append(self.tool(item))
+            usable = self._usable(item)
+            if usable is not None:
+                tools.append(self.tool(usable))
         self._remote.set_remote_tools(tools)
+
+    def _usable(self, wire: mt.Tool) -> mt.Tool | None:
+        """`wire` as the gateway can serve it: None (with a warning) when JSON Schema cannot apply its
+        input schema; without its output schema (with a warning) when it cannot apply that one."""
+        problem = shape_problem(wire.input_schema)
+        if problem is not None:
+            logger.warning(
+                "[%s] skipping upstream tool %r: its inputSchema cannot be applied: %s",
+                self._remote.name,
+                wire.name,
+                problem,
+            )
+            return None
+        problem = shape_problem(wire.output_schema) if wire.output_schema is not None else None
+        if problem is None:
+            return wire
+        logger.warning(
+            "[%s] upstream tool %r is served without its outputSchema, which cannot be applied: %s",
+            self._remote.name,
+            wire.name,
+            problem,
+        )
+        return wire.model_copy(update={"output_schema": None})
 
     def _task_support(self, wire: mt.Tool) -> str:
         """The task support of `wire`: toolweave's `_meta` key, else its `execution.taskSupport`

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from toolweave.core.errors import SpecError
-from toolweave.openapi.schema_shapes import shape_problem
+from toolweave.core.schema_shapes import shape_problem
 from toolweave.openapi.spec import Resolver, Spec
 
 Direction = Literal["request", "response"]
@@ -103,7 +103,7 @@ class SchemaReader:
         fresh = {name: schema for name, schema in self._defs.items() if name not in self._shaped}
         self._shaped.update(fresh)
         for place, schema in (("", read), *((f"$defs.{name}.", schema) for name, schema in fresh.items())):
-            problem = shape_problem(schema)
+            problem = shape_problem(schema, references=False)
             if problem is not None:
                 where = f"{self.spec.where}: {self._at}" if self._at else self.spec.where
                 raise SpecError(f"{where}: {place}{problem}")

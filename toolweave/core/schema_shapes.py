@@ -1,20 +1,25 @@
-"""The keywords of a tool schema read from a spec have the kind of value JSON Schema gives them.
+"""Whether JSON Schema can apply a schema that toolweave did not write: its keywords have the kind of
+value JSON Schema gives them, and its local `$ref`s point somewhere.
 
-A spec's schema is not checked against JSON Schema's metaschema (`jsonschema`'s `check_schema`
-takes 20 to 150 ms a tool schema: seconds for an API of a few hundred operations). What
-`jsonschema` cannot apply to a value, though, failed every call of the tool as an internal
-error: Swagger 2's habit of `required: true` on a property (`'bool' object is not iterable`),
-its `type: file`, a typo such as `type: int` (`UnknownType`), a bound written as a string
-(`maxLength: "10"`), draft 4's list of `items`, a `pattern` that does not compile.
-`shape_problem(schema)` finds those, walking the schema where JSON Schema has subschemas (never
-into `enum`, `const`, `default` or `examples`, which are data), and says where. A keyword JSON
-Schema does not know is left alone, as JSON Schema leaves it.
+A schema from outside (an OpenAPI spec, an MCP upstream's tool) is not checked against JSON
+Schema's metaschema (`jsonschema`'s `check_schema` takes 20 to 150 ms a tool schema: seconds for
+an API of a few hundred operations). What `jsonschema` cannot apply to a value, though, failed
+every call of the tool as an internal error: Swagger 2's habit of `required: true` on a property
+(`'bool' object is not iterable`), its `type: file`, a typo such as `type: int` (`UnknownType`), a
+bound written as a string (`maxLength: "10"`), draft 4's list of `items`, a `pattern` that does not
+compile, a `$ref` to nothing (`PointerToNowhere`). `shape_problem(schema)` finds those, walking the
+schema where JSON Schema has subschemas (never into `enum`, `const`, `default` or `examples`, which
+are data), and says where. A keyword JSON Schema does not know is left alone, as JSON Schema
+leaves it. The OpenAPI reader resolves references itself (`references=False`); an upstream's
+schema is taken as it comes.
 
 Example:
     >>> shape_problem({"type": "object", "properties": {"name": {"type": "string", "required": True}}})
     "properties.name.required is True: JSON Schema's 'required' is a list of property names, in the object's schema"
     >>> shape_problem({"type": ["string", "null"], "maxLength": 10}) is None
     True
+    >>> shape_problem({"properties": {"a": {"$ref": "#/$defs/A"}}})
+    "properties.a.$ref is '#/$defs/A': a reference to a place in the schema, and there is none there"
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
 
 from toolweave.core.schema_check import bounded_pattern
 
@@ -44,11 +50,15 @@ _ONE = (
 )
 _NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_PLACE_NAMES = frozenset({"$id", "$anchor", "$dynamicAnchor"})
 
 
-def shape_problem(schema: Any) -> str | None:
+def shape_problem(schema: Any, *, references: bool = True) -> str | None:
     """Where and how the first keyword of `schema` with a value of the wrong kind is wrong, or None
-    (schemas nearer the top first; a place is written `properties.a.items.`)."""
+    (schemas nearer the top first; a place is written `properties.a.items.`). With `references`,
+    a `$ref` that does not point into `schema` is wrong too (unless `schema` names its own places
+    with `$id` or `$anchor`, whose resolution is left to `jsonschema`)."""
+    resolves = _resolver(schema) if references else None
     waiting: deque[tuple[str, Any]] = deque([("", schema)])
     while waiting:
         at, node = waiting.popleft()
@@ -59,6 +69,8 @@ def shape_problem(schema: Any) -> str | None:
             if rule is not None and not rule[0](value):
                 shown = repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:57]}..."
                 return f"{at}{key} is {shown}: {rule[1]}{_hint(key, value)}"
+            if key == "$ref" and resolves is not None and not resolves(value):
+                return f"{at}$ref is {value!r}: a reference to a place in the schema, and there is none there"
             holds = _HOLDS.get(key)
             if holds == "schema":
                 waiting.append((f"{at}{key}.", value))
@@ -67,6 +79,43 @@ def shape_problem(schema: Any) -> str | None:
             elif holds == "list":
                 waiting.extend((f"{at}{key}[{index}].", sub) for index, sub in enumerate(value))
     return None
+
+
+def _resolver(schema: Any) -> Callable[[Any], bool] | None:
+    """Whether a `$ref` points into `schema` (a JSON pointer after `#`, RFC 6901), or None when
+    `schema` names places itself (`$id`, `$anchor`), which only `jsonschema` resolves."""
+    if _names_places(schema):
+        return None
+
+    def resolves(ref: Any) -> bool:
+        if not isinstance(ref, str) or not ref.startswith("#") or (ref != "#" and not ref.startswith("#/")):
+            return False
+        node = schema
+        for part in ref[2:].split("/") if ref != "#" else ():
+            step = unquote(part).replace("~1", "/").replace("~0", "~")
+            if isinstance(node, Mapping) and step in node:
+                node = node[step]
+            elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
+                node = node[int(step)]
+            else:
+                return False
+        return True
+
+    return resolves
+
+
+def _names_places(node: Any) -> bool:
+    """Whether `node` holds `$id`, `$anchor` or `$dynamicAnchor` anywhere."""
+    waiting = [node]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, Mapping):
+            if not _PLACE_NAMES.isdisjoint(item):
+                return True
+            waiting.extend(item.values())
+        elif isinstance(item, list):
+            waiting.extend(item)
+    return False
 
 
 def _is_type(kind: Any) -> bool:
