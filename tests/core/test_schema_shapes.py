@@ -1,5 +1,6 @@
-"""`shape_problem`'s check of references: a `$ref` that points nowhere in the schema is named (it
-failed every check against the schema with `PointerToNowhere`); one that resolves is no problem."""
+"""`shape_problem` on what JSON Schema cannot apply though the OpenAPI reader never meets it: a `$ref`
+that points nowhere in the schema (`PointerToNowhere`), a subschema that is no schema, a
+`multipleOf` of 0 (`ZeroDivisionError`); and the forms an older dialect the schema names allows."""
 
 from __future__ import annotations
 
@@ -45,3 +46,47 @@ def test_a_reference_to_nowhere_is_named_where_it_is(schema: dict[str, Any], sai
 def test_a_reference_that_resolves_is_no_problem(schema: dict[str, Any]) -> None:
     assert shape_problem(schema) is None
     json_schema_validator(schema).is_valid({"a": "x", "x": 1, "y": 1, "tree": [[]]})  # jsonschema applies it too
+
+
+@pytest.mark.parametrize(
+    ("schema", "said"),
+    [
+        ({"properties": {"a": 5}}, "properties.a is 5: a schema"),
+        ({"allOf": [{"type": "string"}, "x"]}, "allOf[1] is 'x': a schema"),
+        ({"dependentSchemas": {"a": []}}, "dependentSchemas.a is []: a schema"),
+        ({"properties": {"a": {"multipleOf": 0}}}, "properties.a.multipleOf is 0: a number above 0"),
+        ({"properties": {"a": {"contains": {}, "minContains": "2"}}}, "properties.a.minContains is '2'"),
+        ({"dependentRequired": ["a"]}, "dependentRequired is ['a']: a mapping of property names to lists"),
+        ({"patternProperties": {"(": {}}}, "patternProperties is {'(': {}}: a mapping of regular expressions"),
+        ({"$schema": "https://json-schema.org/draft/2020-12/schema", "items": [{}]}, "items is [{}]: a schema"),
+        ({"$schema": "http://json-schema.org/draft-07/schema#", "items": [5]}, "items[0] is 5: a schema"),
+        ({"$schema": "http://json-schema.org/draft-07/schema#", "exclusiveMinimum": True}, "exclusiveMinimum is True"),
+    ],
+)
+def test_what_json_schema_cannot_apply_is_named_where_it_is(schema: dict[str, Any], said: str) -> None:
+    problem = shape_problem(schema)
+    assert problem is not None and problem.startswith(said), problem
+
+
+@pytest.mark.parametrize(
+    ("schema", "valid", "invalid"),
+    [
+        (
+            {"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "number"}, {"type": "string"}]},
+            [1, "a"],
+            ["a", 1],
+        ),
+        (
+            {"$schema": "http://json-schema.org/draft-04/schema#", "minimum": 0, "exclusiveMinimum": True},
+            0.5,
+            0,
+        ),
+        ({"$schema": "https://json-schema.org/draft/2019-09/schema", "items": [{"type": "number"}]}, [1], ["a"]),
+    ],
+)
+def test_an_older_dialects_own_forms_are_applied_as_it_means_them(
+    schema: dict[str, Any], valid: Any, invalid: Any
+) -> None:
+    assert shape_problem(schema) is None
+    validator = json_schema_validator(schema)
+    assert validator.is_valid(valid) and not validator.is_valid(invalid)

@@ -48,7 +48,7 @@ async def test_a_tool_whose_input_schema_cannot_be_applied_is_left_out_with_a_wa
     async with connect(gateway) as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}
         fine = await client.call_tool("up_fine", {"f": "x"})
-    assert listed == {"up_fine", "up_out_broken"}
+    assert listed == {"up_fine", "up_out_broken", "up_draft7_point"}
     assert not fine.is_error and fine.structured_content == {"ok": "fine"}
     for name, where in BROKEN_AT.items():
         said = [r.getMessage() for r in caplog.records if f"tool {name!r}" in r.getMessage()]
@@ -71,3 +71,14 @@ async def test_an_output_schema_that_cannot_be_applied_is_dropped_and_results_pa
         "[bs] upstream tool 'out_broken' is served without its outputSchema, which cannot be applied: "
         "properties.ok.maxLength is '10': a whole number, 0 or more"
     ]
+
+
+async def test_a_schema_naming_draft_07_is_applied_as_draft_07(gateway: Server) -> None:
+    """A TypeScript server's tuple (`items` as a list, right in draft-07): every call of the tool
+    was an internal error, the schema read as 2020-12."""
+    async with connect(gateway) as client:
+        called = await client.call_tool("up_draft7_point", {"point": [1, 2.5]})
+        refused = await client.call_tool("up_draft7_point", {"point": ["north", 2]})
+    assert not called.is_error and called.structured_content == {"ok": "draft7_point"}
+    assert refused.is_error
+    assert refused.content[0].text == "Invalid arguments for tool 'up_draft7_point':\n- point.0: expected number"  # type: ignore[union-attr]

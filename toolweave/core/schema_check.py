@@ -212,21 +212,54 @@ def matches(pattern: regex.Pattern[str], value: str) -> bool:
         return False
 
 
+DIALECTS = {
+    "json-schema.org/draft/2020-12/schema": "Draft202012Validator",
+    "json-schema.org/draft/2019-09/schema": "Draft201909Validator",
+    "json-schema.org/draft-07/schema": "Draft7Validator",
+    "json-schema.org/draft-06/schema": "Draft6Validator",
+    "json-schema.org/draft-04/schema": "Draft4Validator",
+}
+"""The dialects a schema may name in `$schema` (its URI without the scheme and a final `#`), each
+with the `jsonschema` validator class that applies it."""
+LATEST = "json-schema.org/draft/2020-12/schema"
+
+
+def dialect(schema: Any) -> str:
+    """The dialect `schema` is written in (a key of `DIALECTS`): the one its `$schema` names, else
+    2020-12 (MCP's default, and what a `$schema` toolweave does not know is read as).
+
+    A TypeScript MCP server's schemas (`zod-to-json-schema`) name draft-07, whose list of `items`
+    is a tuple: read as 2020-12, every call of such a tool failed as an internal error.
+
+    Example:
+        >>> dialect({"$schema": "http://json-schema.org/draft-07/schema#"}), dialect({}) == LATEST
+        ('json-schema.org/draft-07/schema', True)
+    """
+    named = schema.get("$schema") if isinstance(schema, Mapping) else None
+    if not isinstance(named, str):
+        return LATEST
+    uri = named.removesuffix("#").removeprefix("https://").removeprefix("http://")
+    return uri if uri in DIALECTS else LATEST
+
+
 def json_schema_validator(schema: Mapping[str, Any]) -> Any:
-    """`jsonschema`'s 2020-12 validator for `schema`, its `pattern` keyword bounded as `matches` is."""
-    return _bounded_validator_class()(dict(schema))
+    """`jsonschema`'s validator for `schema` in its `dialect`, its `pattern` keyword bounded as
+    `matches` is."""
+    return _bounded_validator_class(dialect(schema))(dict(schema))
 
 
 @functools.cache
-def _bounded_validator_class() -> Any:
-    """The 2020-12 validator class with `pattern` searched by `matches` (made once: ~0.6 ms)."""
-    from jsonschema import Draft202012Validator, ValidationError, validators
+def _bounded_validator_class(known: str) -> Any:
+    """The validator class of the dialect `known` with `pattern` searched by `matches` (made once a
+    dialect: ~0.6 ms)."""
+    import jsonschema
+    from jsonschema import ValidationError, validators
 
     def pattern(validator: Any, wanted: str, instance: Any, _: Any) -> Any:
         if validator.is_type(instance, "string") and not matches(bounded_pattern(wanted), instance):
             yield ValidationError(f"{instance!r} does not match {wanted!r}")
 
-    return validators.extend(Draft202012Validator, {"pattern": pattern})
+    return validators.extend(getattr(jsonschema, DIALECTS[known]), {"pattern": pattern})
 
 
 def _required(names: tuple[str, ...]) -> Check:

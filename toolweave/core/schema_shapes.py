@@ -30,11 +30,20 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
-from toolweave.core.schema_check import bounded_pattern
+from toolweave.core.schema_check import LATEST, bounded_pattern, dialect
 
 _TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
-_NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-_COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
+_NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_COUNTS = (
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "minContains",
+    "maxContains",
+)
 _ONE = (
     "items",
     "additionalProperties",
@@ -50,7 +59,8 @@ _ONE = (
 )
 _NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_PLACE_NAMES = frozenset({"$id", "$anchor", "$dynamicAnchor"})
+_PLACE_NAMES = frozenset({"$id", "$anchor", "$dynamicAnchor", "id"})
+DRAFT_4 = "json-schema.org/draft-04/schema"
 
 
 def shape_problem(schema: Any, *, references: bool = True) -> str | None:
@@ -59,19 +69,21 @@ def shape_problem(schema: Any, *, references: bool = True) -> str | None:
     a `$ref` that does not point into `schema` is wrong too (unless `schema` names its own places
     with `$id` or `$anchor`, whose resolution is left to `jsonschema`)."""
     resolves = _resolver(schema) if references else None
+    written_in = dialect(schema)
     waiting: deque[tuple[str, Any]] = deque([("", schema)])
     while waiting:
         at, node = waiting.popleft()
-        if not isinstance(node, dict):
-            continue
+        if not isinstance(node, Mapping):
+            if isinstance(node, bool):
+                continue
+            return f"{at.removesuffix('.') or 'the schema'} is {_shown(node)}: a schema"
         for key, value in node.items():
             rule = _RULE_OF.get(key)
-            if rule is not None and not rule[0](value):
-                shown = repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:57]}..."
-                return f"{at}{key} is {shown}: {rule[1]}{_hint(key, value)}"
+            if rule is not None and not rule[0](value) and not _older_form(key, value, written_in):
+                return f"{at}{key} is {_shown(value)}: {rule[1]}{_hint(key, value)}"
             if key == "$ref" and resolves is not None and not resolves(value):
                 return f"{at}$ref is {value!r}: a reference to a place in the schema, and there is none there"
-            holds = _HOLDS.get(key)
+            holds = "list" if key == "items" and isinstance(value, list) else _HOLDS.get(key)
             if holds == "schema":
                 waiting.append((f"{at}{key}.", value))
             elif holds == "named":
@@ -79,6 +91,20 @@ def shape_problem(schema: Any, *, references: bool = True) -> str | None:
             elif holds == "list":
                 waiting.extend((f"{at}{key}[{index}].", sub) for index, sub in enumerate(value))
     return None
+
+
+def _shown(value: Any) -> str:
+    return repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:57]}..."
+
+
+def _older_form(key: str, value: Any, written_in: str) -> bool:
+    """Whether `value` is right for `key` in the dialect the schema names (`$schema`), though not in
+    2020-12: a list of `items` (a tuple) before 2020-12, a boolean `exclusiveMinimum` in draft 4."""
+    if key == "items" and isinstance(value, list):
+        return written_in != LATEST
+    if key in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):
+        return written_in == DRAFT_4
+    return False
 
 
 def _resolver(schema: Any) -> Callable[[Any], bool] | None:
@@ -136,6 +162,14 @@ def _is_count(value: Any) -> bool:
     return _is_number(value) and value >= 0 and value == int(value)
 
 
+def _is_name_lists(value: Any) -> bool:
+    return isinstance(value, Mapping) and all(_is_names(names) for names in value.values())
+
+
+def _is_patterns(value: Any) -> bool:
+    return isinstance(value, Mapping) and all(_compiles(pattern) for pattern in value)
+
+
 def _compiles(pattern: Any) -> bool:
     return isinstance(pattern, str) and _compiled(pattern)
 
@@ -156,6 +190,9 @@ _RULES: tuple[tuple[tuple[str, ...], Callable[[Any], bool], str], ...] = (
     (_NAMED, lambda value: isinstance(value, Mapping), "a mapping of names to schemas"),
     ((*_LISTS, "enum"), lambda value: isinstance(value, list), "a list"),
     (_NUMBERS, _is_number, "a number"),
+    (("multipleOf",), lambda value: _is_number(value) and value > 0, "a number above 0"),
+    (("dependentRequired",), _is_name_lists, "a mapping of property names to lists of property names"),
+    (("patternProperties",), _is_patterns, "a mapping of regular expressions that compile to schemas"),
     (_COUNTS, _is_count, "a whole number, 0 or more"),
     (("pattern",), _compiles, "a regular expression that compiles"),
 )

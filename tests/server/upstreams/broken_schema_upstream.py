@@ -5,7 +5,8 @@ Usage: python broken_schema_upstream.py
 Each `in_*` tool has an input schema with one broken keyword (Swagger 2's `type: file` and
 `required: true`, a bound written as a string, a pattern that does not compile, draft 4's list of
 `items`, a `$ref` to nothing, `type: int`); `out_broken` has a broken output schema; `fine` has
-neither. Every tool answers `{"ok": <its name>}`.
+neither; `draft7_point` names draft-07 (as a TypeScript server's `zod-to-json-schema` does), whose
+`items` list is a tuple. Every tool answers `{"ok": <its name>}`.
 """
 
 from __future__ import annotations
@@ -39,6 +40,18 @@ TOOLS.append(
         name="out_broken",
         input_schema={"type": "object"},
         output_schema={"type": "object", "properties": {"ok": {"type": "string", "maxLength": "10"}}},
+    )
+)
+TOOLS.append(
+    types.Tool(
+        name="draft7_point",
+        input_schema={
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"point": {"type": "array", "items": [{"type": "number"}, {"type": "number"}]}},
+            "required": ["point"],
+            "additionalProperties": False,
+        },
     )
 )
 TOOLS.append(types.Tool(name="fine", input_schema={"type": "object", "properties": {"f": {"type": "string"}}}))
