@@ -25,6 +25,7 @@ from toolweave.core.access import Access
 from toolweave.core.context import Context
 from toolweave.core.names import check_options, check_text, name_set
 from toolweave.core.result import ToolResult
+from toolweave.core.schema_shapes import shape_problem
 from toolweave.core.validation import ArgumentValidator, SchemaValidator
 
 if TYPE_CHECKING:
@@ -183,6 +184,7 @@ class Tool:
         if self.validator is None:
             object.__setattr__(self, "validator", SchemaValidator(self.input_schema, forbidden=self.hidden))
         if self.origin is None:
+            _check_hand_written(self)
             object.__setattr__(self, "origin", Origin("schema", "hand-written schema", self.name))
         settle_fields(self)
         check_text(self.description, "description", "tool", self.name)
@@ -232,6 +234,24 @@ class Tool:
     def root(self) -> Tool:
         """The base tool at the start of the transform chain."""
         return self.lineage()[-1]
+
+
+def _check_hand_written(tool: Tool) -> None:
+    """`ValueError` naming the tool and the keyword when JSON Schema cannot apply a schema written
+    by hand (`shape_problem`): the tool was listed, and every call (or every result) failed on it
+    as an internal error. A schema from elsewhere is checked where it is read (an upstream's
+    listing, an OpenAPI spec).
+
+    Example:
+        >>> Tool(name="t", input_schema={"type": "object", "properties": {"f": {"type": "file"}}}, run=None)
+        Traceback (most recent call last):
+        ...
+        ValueError: tool 't': input_schema cannot be applied: properties.f.type is 'file': ...
+    """
+    for option, schema in (("input_schema", tool.input_schema), ("output_schema", tool.output_schema)):
+        problem = shape_problem(schema) if schema is not None else None
+        if problem is not None:
+            raise ValueError(f"tool {tool.name!r}: {option} cannot be applied: {problem}")
 
 
 def settle_fields(tool: Tool) -> None:
