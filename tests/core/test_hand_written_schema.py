@@ -40,7 +40,7 @@ async def answer(arguments: dict[str, Any], ctx: Context) -> ToolResult:
 def test_a_hand_written_schema_json_schema_cannot_apply_is_refused_naming_the_keyword(
     schemas: dict[str, Any], said: str
 ) -> None:
-    with pytest.raises(ValueError, match="^" + re.escape(said)):
+    with pytest.raises(TypeError, match="^" + re.escape(said)):
         Tool(name="upload", run=answer, **schemas)
 
 

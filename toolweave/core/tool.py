@@ -237,21 +237,21 @@ class Tool:
 
 
 def _check_hand_written(tool: Tool) -> None:
-    """`ValueError` naming the tool and the keyword when JSON Schema cannot apply a schema written
-    by hand (`shape_problem`): the tool was listed, and every call (or every result) failed on it
-    as an internal error. A schema from elsewhere is checked where it is read (an upstream's
+    """`TypeError` (as `check_output_schema`) naming the tool and the keyword when JSON Schema cannot
+    apply a schema written by hand (`shape_problem`): the tool was listed, and every call (or every
+    result) failed on it as an internal error. A schema from elsewhere is checked where it is read (an upstream's
     listing, an OpenAPI spec).
 
     Example:
         >>> Tool(name="t", input_schema={"type": "object", "properties": {"f": {"type": "file"}}}, run=None)
         Traceback (most recent call last):
         ...
-        ValueError: tool 't': input_schema cannot be applied: properties.f.type is 'file': ...
+        TypeError: tool 't': input_schema cannot be applied: properties.f.type is 'file': ...
     """
     for option, schema in (("input_schema", tool.input_schema), ("output_schema", tool.output_schema)):
         problem = shape_problem(schema) if schema is not None else None
         if problem is not None:
-            raise ValueError(f"tool {tool.name!r}: {option} cannot be applied: {problem}")
+            raise TypeError(f"tool {tool.name!r}: {option} cannot be applied: {problem}")
 
 
 def settle_fields(tool: Tool) -> None:
