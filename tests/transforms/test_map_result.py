@@ -121,3 +121,10 @@ def test_a_mapper_that_cannot_take_the_result_is_refused_when_made(mapper: Any) 
     """It was taken, and every call failed: it is called with (result) or (result, ctx)."""
     with pytest.raises(TypeError, match=r"^MapResult: <lambda> must take \(result\) or \(result, ctx\)$"):
         MapResult(mapper)
+
+
+def test_an_output_schema_json_schema_cannot_apply_is_refused_when_made() -> None:
+    """It was taken, and every result failed its check as an internal error (`Unknown type 'int'`)."""
+    schema = {"type": "object", "properties": {"n": {"type": "int"}}}
+    with pytest.raises(TypeError, match=r"^MapResult: output_schema cannot be applied: properties\.n\.type is 'int'"):
+        MapResult(lambda result: {"n": 3}, output_schema=schema)
