@@ -58,20 +58,25 @@ def counter_template(server: Server, prefix: str | None) -> Server:
     return server
 
 
+async def read_and_subscribe(server: Server, uri: str) -> tuple[str, str]:
+    """What a client reads at `uri` through `server`, and what the upstream says it is subscribed
+    to once the client subscribed to `uri`."""
+    async with connect(server, mode="legacy") as client:
+        read = await client.read_resource(uri)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await client.subscribe_resource(uri)
+        subscribed = (await client.call_tool("up_subscribed", {})).content[0].text  # type: ignore[union-attr]
+    return read.contents[0].text, subscribed  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize("where", ["self", "up"], ids=["gateway's own template", "another mount's template"])
 async def test_a_subscription_follows_the_read_past_a_hidden_upstream_resource(where: str) -> None:
     """The gateway read `data://up/counter` from a template once its static upstream resource was
     disabled, and subscribed to that upstream resource all the same."""
     server = counter_template(gateway(sdk_upstream()), where)
     server.disable("data://up/counter")
-    async with connect(server, mode="legacy") as client:
-        read = await client.read_resource("data://up/counter")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await client.subscribe_resource("data://up/counter")
-        subscribed = (await client.call_tool("up_subscribed", {})).content[0].text
-    assert read.contents[0].text == "page counter"  # type: ignore[union-attr]
-    assert subscribed == ""
+    assert await read_and_subscribe(server, "data://up/counter") == ("page counter", "")
 
 
 async def test_a_subscription_follows_the_read_past_a_hidden_local_resource_to_the_upstream() -> None:
@@ -87,11 +92,5 @@ async def test_a_subscription_follows_the_read_past_a_hidden_local_resource_to_t
     server.mount(notes, prefix="up")
     server.mount(sdk_upstream(), prefix="up")
     server.disable("data://up/files/notes")
-    async with connect(server, mode="legacy") as client:
-        read = await client.read_resource("data://up/files/notes")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await client.subscribe_resource("data://up/files/notes")
-        subscribed = (await client.call_tool("up_subscribed", {})).content[0].text
-    assert read.contents[0].text == "read data://files/notes"  # type: ignore[union-attr]
-    assert subscribed == "data://files/notes"
+    read, subscribed = await read_and_subscribe(server, "data://up/files/notes")
+    assert (read, subscribed) == ("read data://files/notes", "data://files/notes")

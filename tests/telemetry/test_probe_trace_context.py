@@ -167,18 +167,6 @@ async def test_a_meta_baggage_that_is_not_w3c_baggage_is_dropped_before_it_is_lo
     assert propagator_lines(caplog) == []
 
 
-async def test_a_baggage_header_that_is_not_w3c_baggage_is_dropped_and_the_traceparent_header_kept(
-    spans: Spans, caplog: pytest.LogCaptureFixture
-) -> None:
-    caplog.set_level(logging.WARNING, "opentelemetry")
-    async with caller("2025-11-25") as client:
-        client.headers["baggage"] = MALFORMED_BAGGAGE["members that are not key=value"]
-        answer = await client.ping({})
-    assert pong(answer)
-    assert trace_ids(spans) == [HEADER_TRACE]
-    assert propagator_lines(caplog) == []
-
-
 MALFORMED_TRACESTATE = {
     "a newline": "vendor=1,x\nCRITICAL toolweave.security: caller admin granted",
     "a member that is not key=value": "vendor=1," + "x" * 8000,
@@ -202,12 +190,20 @@ async def test_a_meta_tracestate_that_is_not_w3c_tracestate_is_dropped_before_it
     assert propagator_lines(caplog) == []
 
 
-async def test_a_tracestate_header_that_is_not_w3c_tracestate_is_dropped_and_the_traceparent_header_kept(
-    spans: Spans, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [
+        ("baggage", MALFORMED_BAGGAGE["members that are not key=value"]),
+        ("tracestate", MALFORMED_TRACESTATE["a member that is not key=value"]),
+    ],
+    ids=["baggage", "tracestate"],
+)
+async def test_a_trace_header_that_is_not_w3c_is_dropped_and_the_traceparent_header_kept(
+    spans: Spans, caplog: pytest.LogCaptureFixture, header: str, value: str
 ) -> None:
     caplog.set_level(logging.WARNING, "opentelemetry")
     async with caller("2025-11-25") as client:
-        client.headers["tracestate"] = MALFORMED_TRACESTATE["a member that is not key=value"]
+        client.headers[header] = value
         answer = await client.ping({})
     assert pong(answer)
     assert trace_ids(spans) == [HEADER_TRACE]
