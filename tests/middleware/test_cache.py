@@ -260,3 +260,32 @@ async def test_a_value_from_a_tool_that_blocked_the_loop_past_its_deadline_is_no
 
     texts = [(await server.call_tool("report", {})).text for _ in range(2)]
     assert texts == ["Tool 'report' timed out after 0.05s"] * 2 and len(runs) == 2
+
+
+async def test_callers_waiting_for_a_call_that_failed_twice_run_their_own_at_once() -> None:
+    """Five concurrent misses of a tool that keeps failing: the callers waiting led one after
+    another, so the last waited for four failures (0.3, 0.6, ... 1.5 s for a 0.3 s call); now
+    one tries again and, when it fails too, the other three run together."""
+    server, running, peak = Server("cached", middleware=[Cache(ttl=60)]), [0], [0]
+
+    @server.tool(annotations=SAFE)
+    async def lookup(city: str) -> str:
+        running[0] += 1
+        peak[0] = max(peak[0], running[0])
+        try:
+            await anyio.sleep(0.2)  # long enough for the other callers to join the first call
+            raise RuntimeError("backend down")
+        finally:
+            running[0] -= 1
+
+    errors: list[bool] = []
+    async with connect(server) as client:
+
+        async def call() -> None:
+            errors.append((await client.call_tool("lookup", {"city": "Oslo"})).is_error)
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                for _ in range(5):
+                    tasks.start_soon(call)
+    assert errors == [True] * 5 and peak[0] == 3

@@ -22,7 +22,10 @@ waiting callers'). Cached results are shared objects — a
 middleware outside `Cache` must not mutate a result in place.
 
 Concurrent misses for one key make one call (single flight): the first caller runs the tool, the
-others wait for its result (and go on their own if it raised or was cancelled). On a server with
+others wait for its result. If it raised or was cancelled, one of them leads in its place (a
+transient failure costs one more call); if that second try raises too, the others all run their
+own call at once, uncached, rather than each in turn (the last of them waited for every failure
+before it). On a server with
 a shared store (`Server(store="redis://...")`) entries live there, shared by every replica under
 `{namespace}:cache:{server}:{position}:{tool}:{digest}`, with the same TTL; results larger than
 the store's `max_value_bytes` are not stored, and one replica computes a missing entry while
@@ -78,11 +81,16 @@ def _results() -> TypeAdapter[ToolResult]:
 class Flight:
     """One call in progress for a key; the callers that missed meanwhile wait for its result."""
 
-    __slots__ = ("done", "result")
+    __slots__ = ("done", "failed", "result", "second")
 
-    def __init__(self) -> None:
+    def __init__(self, *, second: bool = False) -> None:
         self.done = anyio.Event()
         self.result: ToolResult | None = None
+        self.failed = False
+        """Whether the call raised."""
+        self.second = second
+        """Whether it is the second try, after a call that raised: if it raises too, the callers
+        waiting run their own at once instead of each in turn."""
 
 
 async def _digest(reads: tuple[Read, ...], ctx: Context) -> str:
@@ -204,12 +212,17 @@ class Cache(Middleware):
         from threads each running a loop of their own run their own for the same key.
         """
         on_loop = (threading.get_ident(), key)
+        second = False
         while (flight := self._flights.get(on_loop)) is not None:
             await flight.done.wait()
             if flight.result is not None:
                 self.hits += 1
                 return flight.result
-        flight = self._flights[on_loop] = Flight()
+            if flight.failed and flight.second:  # failing still: not one caller after another
+                self.misses += 1
+                return await call_next(call)
+            second = flight.failed
+        flight = self._flights[on_loop] = Flight(second=second)
         try:
             shared = self._shared
             if shared is None:
@@ -219,6 +232,9 @@ class Cache(Middleware):
             if not past(call.ctx.deadline):  # a late result is discarded by the `Timeout` outside
                 flight.result = result
             return result
+        except Exception:
+            flight.failed = True
+            raise
         finally:
             del self._flights[on_loop]
             flight.done.set()
