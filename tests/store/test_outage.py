@@ -324,3 +324,27 @@ async def test_a_long_queue_of_clean_ups_is_shared_out_over_the_next_operations(
         await store.close()
         await reader.close()
     assert done == [RedisStore.CATCH_UP, RedisStore.CATCH_UP + 5]
+
+
+@pytest.mark.parametrize("what", ["a lease", "a cache lead"])
+async def test_what_an_operation_cancelled_on_its_way_took_is_given_back(redis: RedisServer, what: str) -> None:
+    """A call cancelled while its acquire (or lead) was on its way to Redis (its client went, a
+    `Timeout`, the end of `wait`): the script still ran, and the slot, or the lead, was held with
+    nobody behind it for `lease` or `lead_for` (30 s by default)."""
+    store = RedisStore(redis.url, timeout=5.0, retry_after=0.1)
+    leases, cache = store.leases("gw:0", size=1, lease=30), store.cache("gw:1", ttl=60)
+    try:
+        assert await leases.acquire("earlier call")  # the script loaded: it runs once Redis resumes
+        await leases.release("earlier call")
+        await store.run(lambda client: client.ping())
+        redis.pause()
+        try:
+            with anyio.move_on_after(0.2) as waited:
+                await (leases.acquire("cancelled call") if what == "a lease" else cache.lead("k", 30))
+            assert waited.cancelled_caught
+        finally:
+            redis.resume()
+        with anyio.fail_after(5):
+            assert await (leases.acquire("next call") if what == "a lease" else cache.lead("k", 30))
+    finally:
+        await store.close()

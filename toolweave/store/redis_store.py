@@ -231,8 +231,9 @@ class RedisStore(Store):
         `retry_after`, one operation tries Redis again while the others keep failing at once, so a
         Redis that does not answer costs one call the timeout, not every call made meanwhile.
 
-        `undo` is run `when_back` if `op` was sent and failed: it may still have been done (a
-        timed-out script runs once a paused Redis resumes), and its caller has given up on it."""
+        `undo` is run `when_back` if `op` was sent and failed or was cancelled: it may still have
+        been done (a timed-out script runs once a paused Redis resumes; a cancelled one was on its
+        way), and its caller has given up on it."""
         if self._down_until:
             now = anyio.current_time()
             if self._down_until > now:
@@ -249,6 +250,10 @@ class RedisStore(Store):
             if undo is not None:
                 self._when_back.append(undo)
             raise StoreUnavailable(f"{self!r} is unavailable") from error
+        except BaseException:  # cancelled (a client gone, a deadline, the end of a wait): no outage
+            if undo is not None:
+                self._when_back.append(undo)
+            raise
         if self._down_until:
             self._down_until = 0.0
             logger.warning("%r is reachable again", self)
