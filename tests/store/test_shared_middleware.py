@@ -226,6 +226,26 @@ async def test_a_half_open_circuit_lets_one_probe_through_across_replicas(redis:
     assert results == ["p#2"]
 
 
+async def test_a_cancelled_probe_lets_the_next_call_probe_on_every_replica(redis: RedisServer) -> None:
+    """The probe's caller went away: its flag stayed until `reset_after` (30 s by default), and
+    every replica turned every call away as "a probe call is in progress" meanwhile."""
+    upstream = Upstream()
+    upstream.failing = True
+    one = replica(redis.url, CircuitBreaker(failures=1, reset_after=2), upstream=upstream)
+    two = replica(redis.url, CircuitBreaker(failures=1, reset_after=2), upstream=upstream)
+    async with one, two:
+        await one.call_tool("flaky")
+        await anyio.sleep(2.1)  # half-open
+        upstream.failing, upstream.delay = False, 5.0
+        with anyio.move_on_after(0.2) as gone:
+            await one.call_tool("lookup", {"q": "p"})  # the probe, cancelled by its caller
+        assert gone.cancelled_caught
+        upstream.delay = 0.0
+        probe = await two.call_tool("lookup", {"q": "again"})
+        after = await one.call_tool("flaky")
+    assert probe.text == "again#3" and after.text == "ok"
+
+
 async def test_a_shared_concurrency_limit_lets_a_waiting_call_in_when_a_slot_frees(redis: RedisServer) -> None:
     upstream = Upstream()
     upstream.delay = 0.3

@@ -17,7 +17,8 @@ call counts as neither, unless its deadline has passed: a `Timeout` outside the 
 order `Server(middleware=[Timeout(...)])` and a later `CircuitBreaker` give) ends it with a
 cancellation, and the client gets a timeout: a failure, as a `Timeout` inside it would report.
 So is any outcome that comes back after the deadline (a tool that ignored the cancellation, or
-blocked the loop): the `Timeout` discards it and the client gets a timeout.
+blocked the loop): the `Timeout` discards it and the client gets a timeout. A half-open probe its
+caller cancelled lets the next call probe (on every replica, with a shared store).
 
 On a server with a shared store (`Server(store="redis://...")`) each circuit lives there: a
 circuit opened by failures on one replica is open on every replica, and only one replica's
@@ -43,6 +44,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -255,7 +257,7 @@ class Guard(Middleware):
     ) -> ToolResult:
         """Run as the shared circuit `admitted`; record the outcome there (and here).
 
-        A cancelled probe leaves its flag to expire after `reset_after`.
+        A probe its caller cancelled is withdrawn: the next call on any replica probes.
         """
         state, value = admitted
         self._report(_ACTED_ON[state])
@@ -273,6 +275,9 @@ class Guard(Middleware):
         except BaseException:
             if past(call.ctx.deadline):  # a `Timeout` outside ended it: the client sees a timeout
                 await self._record_shared(shared, False, probe, value)
+            elif probe:
+                with anyio.CancelScope(shield=True), contextlib.suppress(StoreUnavailable):
+                    await shared.withdraw()
             raise
         answered = _in_time(call, not (result.is_error and self.owner.count_error_results))
         await self._record_shared(shared, answered, probe, value)

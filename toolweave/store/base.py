@@ -88,6 +88,11 @@ class SharedCircuit(Protocol):
 
     async def record(self, ok: bool, probe: bool) -> None: ...
 
+    async def withdraw(self) -> None:
+        """Give the probe this replica was admitted for back, with no outcome (its caller went
+        away): the next call on any replica probes."""
+        ...
+
 
 class SharedLeases(Protocol):
     """A concurrency pool counted across replicas; a lease expires unless renewed."""

@@ -107,6 +107,15 @@ class RedisCircuit:
         args = [int(ok), int(probe), self.failures, self.reset_ms]
         await store.run(lambda client: store.script(CIRCUIT_RECORD)(keys=self.keys, args=args, client=client))
 
+    async def withdraw(self) -> None:
+        """Drop the probe flag (once Redis answers again, if it does not now)."""
+        probe = self.keys[1]
+        try:
+            await self.store.run(lambda client: client.delete(probe))
+        except StoreUnavailable:
+            self.store.when_back(lambda client: client.delete(probe))
+            raise
+
 
 class RedisLeases:
     """A pool of `size` leases across replicas; a lease not renewed within `lease` seconds expires."""
