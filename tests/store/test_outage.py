@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import free_port
 from tests.store.redis_server import RedisServer
 from tests.store.replicas import Upstream, replica
+from toolweave import Server
 from toolweave.middleware import Cache, CircuitBreaker, ConcurrencyLimit, RateLimit
 from toolweave.store import RedisStore, StoreUnavailable
 
@@ -348,3 +349,33 @@ async def test_what_an_operation_cancelled_on_its_way_took_is_given_back(redis: 
             assert await (leases.acquire("next call") if what == "a lease" else cache.lead("k", 30))
     finally:
         await store.close()
+
+
+async def test_a_call_cancelled_just_after_taking_a_cache_lead_gives_it_back(redis: RedisServer) -> None:
+    """Cancelled between taking the lead on an entry and its look for an entry written meanwhile:
+    the lead was held `lead_for` (30 s), and every replica waited that long for an entry nobody
+    was computing."""
+    from toolweave.store.redis_state import RedisCache
+
+    class SlowRead(RedisCache):
+        async def get(self, key: str) -> bytes | None:
+            await anyio.sleep(30)  # a slow answer: the caller goes meanwhile
+            return await super().get(key)
+
+    class Store(RedisStore):
+        def cache(self, scope: str, *, ttl: float) -> RedisCache:
+            return SlowRead(self, self.key("cache", scope), ttl=ttl)
+
+    one = Server("gw", store=Store(redis.url, timeout=5.0), middleware=[Cache(ttl=60)])
+    two = replica(redis.url, Cache(ttl=60))
+
+    @one.tool(annotations={"readOnlyHint": True, "idempotentHint": True})
+    async def lookup(q: str) -> str:
+        return f"{q} from one"
+
+    async with one, two:
+        with anyio.move_on_after(0.3) as gone:
+            await one.call_tool("lookup", {"q": "x"})
+        assert gone.cancelled_caught
+        with anyio.fail_after(5):
+            assert (await two.call_tool("lookup", {"q": "x"})).text == "x#1"

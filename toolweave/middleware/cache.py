@@ -290,13 +290,25 @@ class Cache(Middleware):
                     if waited:
                         return None
                     if await shared.lead(name, self.lead_for):
-                        found = _decoded(await shared.get(name))  # written between the look and the lead?
-                        if found is not None:
-                            await shared.done(name)
-                        return found
+                        return await _written_meanwhile(shared, name)
                 waited = True
                 await anyio.sleep(self.poll)
         return None
+
+
+async def _written_meanwhile(shared: SharedCache, name: str) -> ToolResult | None:
+    """The entry `name` if another replica wrote it between the look and taking the lead (which is
+    given back then), else None: this process computes it. A failure or a cancellation gives the
+    lead back too: every replica would wait `lead_for` for an entry nobody computes."""
+    try:
+        found = _decoded(await shared.get(name))
+    except BaseException:
+        with anyio.CancelScope(shield=True), contextlib.suppress(StoreUnavailable):
+            await shared.done(name)
+        raise
+    if found is not None:
+        await shared.done(name)
+    return found
 
 
 def _decoded(value: bytes | None) -> ToolResult | None:
