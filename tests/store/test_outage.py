@@ -379,3 +379,26 @@ async def test_a_call_cancelled_just_after_taking_a_cache_lead_gives_it_back(red
         assert gone.cancelled_caught
         with anyio.fail_after(5):
             assert (await two.call_tool("lookup", {"q": "x"})).text == "x#1"
+
+
+async def test_a_probe_admission_cancelled_on_its_way_is_given_back(redis: RedisServer) -> None:
+    """The call admitted as a half-open circuit's probe was cancelled while the admission was on
+    its way: the probe flag stayed `reset_after`, and every replica turned every call away as "a
+    probe call is in progress" meanwhile."""
+    store = RedisStore(redis.url, timeout=5.0, retry_after=0.1)
+    circuit = store.circuit("gw:0", failures=1, reset_after=2)
+    try:
+        assert await circuit.admit() == ("closed", 0)  # the script loaded: it runs once Redis resumes
+        await circuit.record(False, False)  # open
+        await anyio.sleep(2.1)  # half-open
+        redis.pause()
+        try:
+            with anyio.move_on_after(0.2) as gone:
+                await circuit.admit()
+            assert gone.cancelled_caught
+        finally:
+            redis.resume()
+        with anyio.fail_after(5):
+            assert await circuit.admit() == ("probe", 0)
+    finally:
+        await store.close()

@@ -13,10 +13,18 @@ Example:
 
 from __future__ import annotations
 
+import secrets
 from typing import TYPE_CHECKING
 
 from toolweave.store.base import StoreUnavailable
-from toolweave.store.scripts import CIRCUIT_ADMIT, CIRCUIT_RECORD, LEASE_ACQUIRE, LEASE_RENEW, TOKEN_BUCKET
+from toolweave.store.scripts import (
+    CIRCUIT_ADMIT,
+    CIRCUIT_RECORD,
+    LEASE_ACQUIRE,
+    LEASE_RENEW,
+    PROBE_UNDO,
+    TOKEN_BUCKET,
+)
 
 if TYPE_CHECKING:
     from toolweave.store.redis_store import RedisStore
@@ -94,10 +102,15 @@ class RedisCircuit:
         self.reset_ms = max(1, int(reset_after * 1000))
 
     async def admit(self) -> tuple[str, float]:
+        """The circuit's answer (`SharedCircuit.admit`). One that failed or was cancelled may
+        still have made this call the probe (it was on its way): the flag is dropped once Redis
+        answers again if this admission took it, or every replica would refuse every call for
+        `reset_after`."""
         store = self.store
-        args = [self.reset_ms]
+        args = [self.reset_ms, secrets.token_hex(8)]
         state, value = await store.run(
-            lambda client: store.script(CIRCUIT_ADMIT)(keys=self.keys, args=args, client=client)
+            lambda client: store.script(CIRCUIT_ADMIT)(keys=self.keys, args=args, client=client),
+            undo=lambda client: store.script(PROBE_UNDO)(keys=self.keys[1:], args=args[1:], client=client),
         )
         state = state.decode() if isinstance(state, bytes) else str(state)
         return state, int(value) / 1000 if state == "open" else float(value)

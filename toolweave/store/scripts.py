@@ -59,16 +59,22 @@ return 1
 CIRCUIT_ADMIT = (
     NOW_MS
     + """
--- KEYS[1] circuit hash, KEYS[2] probe flag; ARGV probe lease ms.
+-- KEYS[1] circuit hash, KEYS[2] probe flag; ARGV probe lease ms, the admission's token.
 -- {"closed", failures} | {"open", ms left} | {"probe", 0} | {"probing", 0}
 local s = redis.call('HMGET', KEYS[1], 'state', 'until', 'failures')
 if s[1] ~= 'open' then return {'closed', tonumber(s[3]) or 0} end
 local left = tonumber(s[2]) - now
 if left > 0 then return {'open', left} end
-if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return {'probe', 0} end
+if redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[1]) then return {'probe', 0} end
 return {'probing', 0}
 """
 )
+
+PROBE_UNDO = """
+-- KEYS[1] probe flag; ARGV the token of an admission given up on. Drops the flag if it took it.
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 
 CIRCUIT_RECORD = (
     NOW_MS
