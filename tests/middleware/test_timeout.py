@@ -80,7 +80,7 @@ def test_per_tool_globs_win_over_the_default_and_none_exempts() -> None:
 async def test_abandoned_sync_thread_is_counted_and_its_result_discarded() -> None:
     release = threading.Event()
     finished = threading.Event()
-    timeout = Timeout(default=0.05)
+    timeout = Timeout(default=0.5)  # (long enough for the worker thread to start on a loaded machine)
     server = Server("sync", middleware=[timeout])
 
     @server.tool
@@ -90,7 +90,7 @@ async def test_abandoned_sync_thread_is_counted_and_its_result_discarded() -> No
         return "late result"
 
     result = await server.call_tool("blocking")
-    assert result.is_error and "timed out after 0.05s" in result.text
+    assert result.is_error and "timed out after 0.5s" in result.text
     assert timeout.abandoned_threads == 1
     release.set()
     await anyio.to_thread.run_sync(finished.wait, 5)
