@@ -147,6 +147,25 @@ def test_a_given_file_without_a_server_list_is_refused(tmp_path: Path) -> None:
         client_config("vscode", path)
 
 
+def test_vscodes_settings_json_is_read_for_its_mcp_block(tmp_path: Path) -> None:
+    """VS Code kept its servers in `settings.json` under `mcp` before `mcp.json`: `--from vscode
+    settings.json` said the file lists no MCP servers."""
+    settings = """{
+      "editor.fontSize": 14,  // VS Code's own settings, not toolweave's to check
+      "mcp": {
+        "inputs": [{"type": "promptString", "id": "token", "password": true}],
+        "servers": {"gh": {"command": "gh-mcp", "env": {"TOKEN": "${input:token}"}, "cwd": "data"}},
+      },
+    }"""
+    path = put(tmp_path / "User" / "settings.json", settings)
+    config = client_config("vscode", path, inputs={"token": "t-5"})
+    assert config.servers["gh"].env == {"TOKEN": "t-5"}
+    assert config.servers["gh"].cwd == str((tmp_path / "User" / "data").resolve())
+    put(path, {"mcp": {"servers": {"gh": {"comand": "gh-mcp"}}}})
+    with pytest.raises(ConfigError, match=r"settings\.json \(mcp\): servers\.gh\.comand: unknown key"):
+        client_config("vscode", path)
+
+
 def test_a_file_that_does_not_parse_is_reported_with_the_others_problems(places: tuple[Path, Path]) -> None:
     home, project = places
     put(home / ".cursor/mcp.json", '{"mcpServers": {"a": }}')

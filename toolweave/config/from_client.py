@@ -3,7 +3,8 @@
 `client_config("vscode")` reads the client's files where the client keeps them (`CLIENTS`, for
 Linux and macOS: the user's file, then the current project's, whose entries win by name), or the
 one file given as `path`. Only the server list is taken from a client's file (`mcpServers` or
-`servers`, and `inputs`): the client's own settings beside it are the client's business. Every
+`servers`, and `inputs`; of a VS Code `settings.json`, those of its `mcp` block): the client's own
+settings beside it are the client's business. Every
 server is mounted under its name as prefix (`github` → `github_search_issues`), as the clients
 themselves keep servers apart. `layered(...)` adds a toolweave file on top — its `middleware`,
 `transforms`, `server` settings, `python` imports and more servers.
@@ -84,14 +85,23 @@ def _server_list(data: Any, *, file: str, required: bool) -> dict[str, Any]:
     return found
 
 
+def _settings_block(data: Any, file: str) -> tuple[Any, str]:
+    """A VS Code `settings.json`'s `mcp` block (`{"mcp": {"servers": ..., "inputs": ...}}`, where
+    VS Code kept its servers before `mcp.json`) and the name to report its problems under; any
+    other file as it is."""
+    if isinstance(data, dict) and isinstance(data.get("mcp"), dict) and not {"mcpServers", "servers"} & set(data):
+        return data["mcp"], f"{file} (mcp)"
+    return data, file
+
+
 def _sections(
     name: str, path: Path | None, *, home: Path, cwd: Path, platform: Platform
 ) -> tuple[list[_Section], list[ConfigError]]:
     """The server lists to read for client `name`, in order (later ones win by server name), and
     the problems of the files that could not be read."""
     if path is not None:
-        data = read_data(path)
-        return [_Section(str(path), _server_list(data, file=str(path), required=True), path.parent)], []
+        data, where = _settings_block(read_data(path), str(path))
+        return [_Section(where, _server_list(data, file=where, required=True), path.parent)], []
     client = CLIENTS[name]
     files = [home / spec[2:] if spec.startswith("~/") else cwd / spec for spec in client.files(platform)]
     found = [file for file in files if file.is_file()]
