@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from tests.conftest import ROOT
+from toolweave.config.build import build_file
 from toolweave.config.dialects import CLIENTS, Platform
 from toolweave.config.from_client import build_client, client_config, layered
 from toolweave.config.loading import validate
@@ -206,6 +207,28 @@ def test_inputs_in_a_client_file_are_resolved_and_kept_secret(tmp_path: Path) ->
     config = client_config("vscode", path, inputs={"token": "tok-9876543210"})
     assert config.servers["gh"].headers == {"Authorization": "Bearer tok-9876543210"}
     assert config.secrets == {"tok-9876543210": "${input:token}"}
+
+
+def test_a_misspelt_input_id_is_refused_not_ignored(tmp_path: Path) -> None:
+    """`--input tokne=...` was ignored, and the server silently got the input's default instead."""
+    data = {
+        "inputs": [{"type": "promptString", "id": "token", "password": True, "default": "public-demo-key"}],
+        "servers": {
+            "gh": {"command": "gh-mcp", "env": {"TOKEN": "${input:token}"}},
+            "off": {"command": "old", "disabled": True, "env": {"KEY": "${input:old_key}"}},
+        },
+    }
+    path = put(tmp_path / "mcp.json", data)
+    with pytest.raises(ConfigError) as caught:
+        build_client("vscode", path, inputs={"tokne": "tok-55"})
+    assert "input 'tokne' is given (--input), but no file declares it" in str(caught.value)
+    assert "did you mean 'token'?" in str(caught.value)
+    assert "tok-55" not in str(caught.value)
+    policies = put(tmp_path / "policies.yaml", "server: {name: '${input:gateway_name}'}\n")
+    given = {"token": "t", "old_key": "k", "gateway_name": "gw"}  # declared, a disabled server's, the --with file's
+    assert build_client("vscode", path, with_file=policies, inputs=given).server.name == "gw"
+    with pytest.raises(ConfigError, match=r"input 'zz' is given .*the inputs are 'old_key', 'token'"):
+        build_file(path, inputs={"zz": "1"})
 
 
 def test_two_dollars_in_a_client_file_are_two_dollars(tmp_path: Path) -> None:

@@ -293,10 +293,11 @@ def _built(config: Config, base: Path, reuse: Reuse | None) -> Composed:
 def build_file(path: str | Path, *, inputs: Mapping[str, str] | None = None, reuse: Reuse | None = None) -> Composed:
     """`load_config(path)` then `build(...)`, with errors naming the file; `inputs` give
     `${input:id}` values."""
-    from toolweave.config.loading import load_config
+    from toolweave.config.loading import check_inputs, load_config
 
     config = load_config(path, inputs=inputs)
     try:
+        check_inputs(config, inputs)
         composed = build(config, base_dir=Path(path).parent, reuse=reuse)
     except ConfigError as error:
         raise naming_file(error, str(path)) from None

@@ -131,6 +131,31 @@ def declared_inputs(data: Any) -> dict[str, tuple[str | None, str | None]]:
     return found
 
 
+def input_ids(data: Any) -> frozenset[str]:
+    """The ids of the inputs a parsed config file declares in `inputs` or refers to as `${input:id}`
+    (in any string, a `disabled` server's too).
+
+    Example:
+        >>> data = {"inputs": [{"id": "token"}], "servers": {"a": {"args": ["${input:root}", "$${input:no}"]}}}
+        >>> sorted(input_ids(data))
+        ['root', 'token']
+    """
+    found = set(declared_inputs(data))
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.update(match.group(4) for match in _REFERENCE.finditer(value) if match.group(3) == "input")
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(data)
+    return frozenset(found)
+
+
 def _unset_input(name: str, variables: Variables) -> str:
     if name in variables.declared:
         description = variables.declared[name][0]

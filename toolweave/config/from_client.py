@@ -40,7 +40,7 @@ from toolweave.config.build import build, naming_file
 from toolweave.config.composed import Composed
 from toolweave.config.dialects import CLIENTS, Platform
 from toolweave.config.entries import McpServerEntry
-from toolweave.config.loading import load_config, problems_error, read_data, validate
+from toolweave.config.loading import check_inputs, load_config, problems_error, read_data, validate
 from toolweave.config.models import Config
 from toolweave.core.errors import ConfigError
 from toolweave.core.names import first_free
@@ -250,6 +250,7 @@ def client_config(
     )
     servers: dict[str, dict[str, McpServerEntry]] = {"mcp_servers": {}, "servers": {}}
     secrets = Expanded()
+    ids: frozenset[str] = frozenset()
     for section in sections:
         try:
             config = validate(section.data, file=section.file, environ=environ, inputs=inputs, client=True)
@@ -262,9 +263,10 @@ def client_config(
                     found.pop(server, None)
                 servers[key][server] = _rebased(entry, section.folder)
         secrets |= config.secrets
+        ids |= config.input_ids
     if problems:
         raise problems[0] if len(problems) == 1 else problems_error([str(p) for p in problems], file=None)
-    return Config.model_validate({}).model_copy(update=_prefixed(servers)).with_secrets(secrets)
+    return Config.model_validate({}).model_copy(update=_prefixed(servers)).with_secrets(secrets).with_input_ids(ids)
 
 
 def layered(base: Config, over: Config, *, file: str | None = None) -> Config:
@@ -285,7 +287,7 @@ def layered(base: Config, over: Config, *, file: str | None = None) -> Config:
             "servers": {**base.servers, **over.servers},
         }
     )
-    return merged.with_secrets(base.secrets | over.secrets)
+    return merged.with_secrets(base.secrets | over.secrets).with_input_ids(base.input_ids | over.input_ids)
 
 
 def build_client(
@@ -307,6 +309,7 @@ def build_client(
         base_dir = Path(with_file).parent
     label = f"--from {name}" if with_file is None else f"--from {name} --with {with_file}"
     try:
+        check_inputs(config, inputs)
         composed = build(config, base_dir=base_dir)
     except ConfigError as error:
         raise naming_file(error, label) from None

@@ -26,12 +26,13 @@ import yaml
 from pydantic import ValidationError
 
 from toolweave.config.dialects import CLIENTS
-from toolweave.config.envvars import Variables, expand_all
+from toolweave.config.envvars import Variables, expand_all, input_ids
 from toolweave.config.jsonc import plain_json
 from toolweave.config.models import Config
 from toolweave.config.problems import describe
 from toolweave.config.unique_keys import KeysTwice, load_json, load_yaml
 from toolweave.core.errors import ConfigError
+from toolweave.core.names import advice
 
 FORMATS = {".json": "json", ".jsonc": "json", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
 
@@ -112,7 +113,24 @@ def validate(
         problems += [line for line in describe(error) if line not in problems]
     if problems:
         raise problems_error(problems, file=file, hint=_client_file_hint(data))
-    return config.with_secrets(secrets)
+    return config.with_secrets(secrets).with_input_ids(input_ids(data))
+
+
+def check_inputs(config: Config, inputs: Mapping[str, str] | None, *, file: str | None = None) -> None:
+    """Refuse a given input that none of the config's files declares or refers to: a misspelt
+    `--input` id was ignored, and the input's default or environment variable used instead.
+
+    Raises:
+        ConfigError: naming each such id, with the nearest known one.
+    """
+    known = sorted(config.input_ids)
+    problems = [
+        f"input {name!r} is given (--input), but no file declares it in 'inputs' or uses ${{input:{name}}}; "
+        + advice(name, known, f"the inputs are {', '.join(map(repr, known))}" if known else "there are none")
+        for name in sorted(set(inputs or ()).difference(known))
+    ]
+    if problems:
+        raise problems_error(problems, file=file)
 
 
 SERVER_SECTIONS = ("mcpServers", "servers", "openapi")

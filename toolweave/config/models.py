@@ -115,6 +115,7 @@ class Config(StrictModel):
         "callers each rule admits see and use what it covers; for others it does not exist.",
     )
     _secrets: Expanded = PrivateAttr(default_factory=Expanded)
+    _input_ids: frozenset[str] = PrivateAttr(default_factory=frozenset)
 
     @model_validator(mode="after")
     def _one_entry_per_name(self) -> Config:
@@ -141,6 +142,16 @@ class Config(StrictModel):
     def with_secrets(self, secrets: Expanded) -> Config:
         """This config, knowing which of its values came from the environment."""
         self._secrets = secrets
+        return self
+
+    @property
+    def input_ids(self) -> frozenset[str]:
+        """The ids of the inputs the files read declare (`inputs`) or refer to (`${input:id}`)."""
+        return self._input_ids
+
+    def with_input_ids(self, ids: frozenset[str]) -> Config:
+        """This config, knowing the ids of the inputs its files declare or refer to."""
+        self._input_ids = ids
         return self
 
     @property
