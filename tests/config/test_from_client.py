@@ -209,6 +209,22 @@ def test_inputs_in_a_client_file_are_resolved_and_kept_secret(tmp_path: Path) ->
     assert config.secrets == {"tok-9876543210": "${input:token}"}
 
 
+@pytest.mark.parametrize("given", [{"region": "eu-wset"}, {}])
+def test_a_pick_string_input_takes_only_one_of_its_options(tmp_path: Path, given: dict[str, str]) -> None:
+    """VS Code offers only a `pickString`'s options; a misspelt `--input region=eu-wset` reached the server."""
+    pick = {"type": "pickString", "id": "region", "description": "Region", "options": ["eu-west", "us-east"]}
+    data = {"inputs": [{**pick, "default": "eu-wset"}], "servers": {"s": {"command": "s", "args": ["${input:region}"]}}}
+    path = put(tmp_path / "mcp.json", data)
+    with pytest.raises(ConfigError) as caught:
+        client_config("vscode", path, inputs=given, environ={})
+    expected = "servers.s.args[0]: input 'region' (Region) takes one of its options ('eu-west', 'us-east')"
+    assert expected in str(caught.value)
+    assert "eu-wset" not in str(caught.value)  # (a value given may be a secret)
+    labelled = {**pick, "options": ["eu-west", {"label": "United States", "value": "us-east"}]}
+    put(path, {**data, "inputs": [labelled]})
+    assert client_config("vscode", path, inputs={"region": "us-east"}).servers["s"].args == ["us-east"]
+
+
 def test_a_misspelt_input_id_is_refused_not_ignored(tmp_path: Path) -> None:
     """`--input tokne=...` was ignored, and the server silently got the input's default instead."""
     data = {

@@ -66,13 +66,27 @@ class FromReference(str):
 
 
 @dataclass(frozen=True)
+class DeclaredInput:
+    """What a file's `inputs` entry says of an input: how to describe it, its default, and the
+    values a `pickString` input may take (None: any)."""
+
+    description: str | None = None
+    default: str | None = None
+    options: tuple[str, ...] | None = None
+
+    def named(self, name: str) -> str:
+        """`input 'id' (its description)`, to name it in a message."""
+        return f"input {name!r}" + (f" ({self.description})" if self.description else "")
+
+
+@dataclass(frozen=True)
 class Variables:
     """Where references get their values.
 
     Args:
         environ: The environment (`${VAR}`, `${env:VAR}`, and inputs not given otherwise).
         inputs: Values of `${input:id}` references given by the caller (`--input id=value`).
-        declared: The file's `inputs` list by id: `(description, default)`.
+        declared: The file's `inputs` list by id.
         predefined: `${workspaceFolder}`, `${userHome}`.
         dollars: What `$$` stands for: `"$"` (toolweave's escape), or `"$$"` in a client's own
             file, where it is two dollars (a password `pa$$word` must reach the server as written).
@@ -80,7 +94,7 @@ class Variables:
 
     environ: Mapping[str, str]
     inputs: Mapping[str, str] = field(default_factory=dict)
-    declared: Mapping[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    declared: Mapping[str, DeclaredInput] = field(default_factory=dict)
     predefined: Mapping[str, str] = field(default_factory=dict)
     dollars: str = "$"
 
@@ -113,20 +127,35 @@ class Variables:
         for source in (self.inputs, self.environ):
             if name in source:
                 return source[name]
-        return self.declared.get(name, (None, None))[1]
+        return self.declared.get(name, DeclaredInput()).default
 
 
-def declared_inputs(data: Any) -> dict[str, tuple[str | None, str | None]]:
-    """`(description, default)` of each well-formed entry of a file's `inputs` list, by id
-    (validation reports the others)."""
+def _options(item: dict[Any, Any]) -> tuple[str, ...] | None:
+    """The values a `pickString` input may take: its `options`, each a string or `{label, value}`."""
+    options = item.get("options")
+    if item.get("type") != "pickString" or not isinstance(options, list):
+        return None
+    values = [option.get("value") if isinstance(option, dict) else option for option in options]
+    return tuple(value for value in values if isinstance(value, str))
+
+
+def declared_inputs(data: Any) -> dict[str, DeclaredInput]:
+    """Each well-formed entry of a file's `inputs` list, by id (validation reports the others).
+
+    Example:
+        >>> pick = {"type": "pickString", "id": "env", "options": ["dev", {"label": "Live", "value": "prod"}]}
+        >>> declared_inputs({"inputs": [pick]})
+        {'env': DeclaredInput(description=None, default=None, options=('dev', 'prod'))}
+    """
     items = data.get("inputs") if isinstance(data, dict) else None
-    found: dict[str, tuple[str | None, str | None]] = {}
+    found: dict[str, DeclaredInput] = {}
     for item in items if isinstance(items, list) else ():
         if isinstance(item, dict) and isinstance(item.get("id"), str):
             description, default = item.get("description"), item.get("default")
-            found[item["id"]] = (
+            found[item["id"]] = DeclaredInput(
                 description if isinstance(description, str) else None,
                 default if isinstance(default, str) else None,
+                _options(item),
             )
     return found
 
@@ -158,8 +187,7 @@ def input_ids(data: Any) -> frozenset[str]:
 
 def _unset_input(name: str, variables: Variables) -> str:
     if name in variables.declared:
-        description = variables.declared[name][0]
-        what = f"input {name!r}" + (f" ({description})" if description else "")
+        what = variables.declared[name].named(name)
     else:
         what = f"input {name!r} (not declared in 'inputs')"
     return f"{what} has no value: give it with --input {name}=VALUE or the environment variable {name}"
@@ -199,6 +227,10 @@ def _resolve(match: re.Match[str], variables: Variables) -> str:
         found = variables.input(argument)
         if found is None:
             raise ValueError(_unset_input(argument, variables))
+        declared = variables.declared.get(argument, DeclaredInput())
+        if declared.options is not None and found not in declared.options:  # (the value may be a secret: not shown)
+            choices = ", ".join(map(repr, declared.options))
+            raise ValueError(f"{declared.named(argument)} takes one of its options ({choices}); the value given is not")
         return found
     shown = f"${{{broken}}}" if whole.endswith("}") else whole
     raise ValueError(
