@@ -165,6 +165,8 @@ def test_vscodes_settings_json_is_read_for_its_mcp_block(tmp_path: Path) -> None
     put(path, {"mcp": {"servers": {"gh": {"comand": "gh-mcp"}}}})
     with pytest.raises(ConfigError, match=r"settings\.json \(mcp\): servers\.gh\.comand: unknown key"):
         client_config("vscode", path)
+    with pytest.raises(ConfigError, match=r"VS Code's settings\.json\? `--from vscode FILE` reads the servers"):
+        build_file(path)  # (read as a toolweave file, it said only that 'mcp' is an unknown key)
 
 
 def test_a_file_that_does_not_parse_is_reported_with_the_others_problems(places: tuple[Path, Path]) -> None:

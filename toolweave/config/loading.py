@@ -161,12 +161,15 @@ def _set_aside_disabled(data: dict[Any, Any]) -> tuple[dict[Any, Any], dict[str,
 
 
 def _client_file_hint(data: dict[Any, Any]) -> str | None:
-    """For a client's own settings file (its servers beside keys toolweave does not know), how to
-    read just its servers."""
+    """For a client's own settings file (its servers beside keys toolweave does not know, or in
+    the `mcp` block of VS Code's `settings.json`), how to read just its servers."""
     foreign = set(data).difference(field.alias or name for name, field in Config.model_fields.items())
-    if not foreign or not {"mcpServers", "servers"} & set(data):
-        return None
-    return f"an MCP client's settings file? `--from {'|'.join(CLIENTS)} FILE` reads only its servers"
+    if foreign and {"mcpServers", "servers"} & set(data):
+        return f"an MCP client's settings file? `--from {'|'.join(CLIENTS)} FILE` reads only its servers"
+    block = data.get("mcp")
+    if isinstance(block, dict) and "servers" in block:
+        return "VS Code's settings.json? `--from vscode FILE` reads the servers of its 'mcp' block"
+    return None
 
 
 def problems_error(problems: list[str], *, file: str | None, hint: str | None = None) -> ConfigError:
