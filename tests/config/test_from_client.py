@@ -49,6 +49,16 @@ def test_each_client_file_is_found_where_the_client_keeps_it(
     assert servers_of(config)["mine"].prefix == "mine"
 
 
+def test_the_folders_given_are_the_workspace_and_home_of_the_users_file(places: tuple[Path, Path]) -> None:
+    """`client_config(home=, cwd=)` looked there for files, but `${workspaceFolder}` and `${userHome}`
+    in the user's file were the process's current and home folders."""
+    home, project = places
+    entry = {"command": "fs", "args": ["${workspaceFolder}/data", "${userHome}/notes"]}
+    put(home / ".config/Code/User/mcp.json", {"servers": {"fs": entry}})
+    config = client_config("vscode", home=home, cwd=project, platform="linux")
+    assert config.servers["fs"].args == [f"{project.resolve()}/data", f"{home}/notes"]
+
+
 @pytest.mark.parametrize("name", ["claude-code", "cursor", "vscode"])
 def test_a_project_file_adds_servers_and_wins_by_name(places: tuple[Path, Path], name: str) -> None:
     home, project = places

@@ -107,18 +107,21 @@ class Variables:
         environ: Mapping[str, str] | None = None,
         inputs: Mapping[str, str] | None = None,
         client: bool = False,
+        home: Path | None = None,
+        cwd: Path | None = None,
     ) -> Variables:
-        """The variables of a config file: its declared `inputs`, and `${workspaceFolder}` — the
-        folder holding the file's `.vscode`/`.cursor` folder, else the current directory. A
-        `client` file (read by `--from`) keeps its `$$` as written."""
-        folder = Path.cwd()
+        """The variables of a config file: its declared `inputs`, `${userHome}` (`home`, else the
+        user's), and `${workspaceFolder}` — the folder holding the file's `.vscode`/`.cursor`
+        folder, else `cwd` (else the current directory). A `client` file (read by `--from`) keeps
+        its `$$` as written."""
+        folder = cwd or Path.cwd()
         if file is not None and file.parent.name in WORKSPACE_FOLDERS:
             folder = file.parent.parent.resolve()
         return cls(
             os.environ if environ is None else environ,
             dict(inputs or {}),
             declared_inputs(data),
-            {"workspaceFolder": str(folder), "userHome": str(Path.home())},
+            {"workspaceFolder": str(folder), "userHome": str(home or Path.home())},
             "$$" if client else "$",
         )
 

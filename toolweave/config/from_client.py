@@ -241,11 +241,12 @@ def client_config(
     """
     if name not in CLIENTS:
         raise ConfigError(f"unknown client {name!r}; one of: {', '.join(CLIENTS)}")
+    home, cwd = home or Path.home(), (cwd or Path.cwd()).resolve()
     sections, problems = _sections(
         name,
         Path(path).expanduser() if path is not None else None,
-        home=home or Path.home(),
-        cwd=(cwd or Path.cwd()).resolve(),
+        home=home,
+        cwd=cwd,
         platform=platform or current_platform(),
     )
     servers: dict[str, dict[str, McpServerEntry]] = {"mcp_servers": {}, "servers": {}}
@@ -253,7 +254,9 @@ def client_config(
     ids: frozenset[str] = frozenset()
     for section in sections:
         try:
-            config = validate(section.data, file=section.file, environ=environ, inputs=inputs, client=True)
+            config = validate(
+                section.data, file=section.file, environ=environ, inputs=inputs, client=True, home=home, cwd=cwd
+            )
         except ConfigError as error:
             problems.append(error)
             continue

@@ -91,14 +91,19 @@ def validate(
     environ: Mapping[str, str] | None = None,
     inputs: Mapping[str, str] | None = None,
     client: bool = False,
+    home: Path | None = None,
+    cwd: Path | None = None,
 ) -> Config:
     """A `Config` from parsed data: references expanded (`inputs` give `${input:id}` values; in a
-    `client`'s own file `$$` is no escape), then validated."""
+    `client`'s own file `$$` is no escape; `home` and `cwd` are the home and project folders, the
+    current ones by default), then validated."""
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError("the top level must be a mapping (an object / table)", file=file)
-    variables = Variables.for_file(Path(file) if file else None, data, environ=environ, inputs=inputs, client=client)
+    variables = Variables.for_file(
+        Path(file) if file else None, data, environ=environ, inputs=inputs, client=client, home=home, cwd=cwd
+    )
     active, disabled = _set_aside_disabled(data)
     try:
         expanded, unset, secrets = expand_all(active, variables=variables)
