@@ -79,6 +79,13 @@ def test_a_jsonc_file_is_read_as_json_with_comments(tmp_path: Path) -> None:
     assert config.server.name == "demo" and config.mcp_servers["github"].command == "npx"
 
 
+def test_a_comment_left_open_is_named_where_it_starts(tmp_path: Path) -> None:
+    """An unclosed `/*` blanked the rest of the file: the error was a missing property name at its end."""
+    path = write(tmp_path, "mcp.json", '{"servers": {\n  /* off for now\n  "a": {"command": "x"}}}\n')
+    with pytest.raises(ConfigError, match=r"invalid JSON at line 2, column 3: a '/\*' comment is not closed"):
+        load_config(path)
+
+
 def test_a_claude_desktop_config_loads_unchanged(tmp_path: Path) -> None:
     desktop = {
         "mcpServers": {

@@ -12,13 +12,19 @@ Example:
 
 from __future__ import annotations
 
+import json
+
 
 def _blank(text: str) -> str:
     return "".join(char if char == "\n" else " " for char in text)
 
 
 def plain_json(text: str) -> str:
-    """`text` without comments and trailing commas (each replaced by spaces; strings untouched)."""
+    """`text` without comments and trailing commas (each replaced by spaces; strings untouched).
+
+    Raises:
+        json.JSONDecodeError: a `/*` comment is not closed (at its start).
+    """
     out: list[str] = []
     comma: int | None = None  # index in `out` of a comma that may turn out to be trailing
     index, size = 0, len(text)
@@ -34,6 +40,8 @@ def plain_json(text: str) -> str:
         pair = text[index : index + 2]
         if pair in ("//", "/*"):
             end = text.find("\n", index) if pair == "//" else text.find("*/", index + 2)
+            if end < 0 and pair == "/*":
+                raise json.JSONDecodeError("a '/*' comment is not closed with '*/'", text, index)
             end = size if end < 0 else (end if pair == "//" else end + 2)
             out.append(_blank(text[index:end]))
             index = end
