@@ -124,7 +124,7 @@ CLIENTS: dict[str, Client] = {
             ".vscode/mcp.json",
             "servers",
             "`servers` + `inputs` (`${input:id}`), `type: stdio\\|http\\|sse`, `envFile`, `dev`, `${env:VAR}`, "
-            "`${workspaceFolder}`, comments and trailing commas",
+            "`${workspaceFolder}`, comments and trailing commas; a `settings.json` given as PATH: its `mcp` block",
         ),
     )
 }
