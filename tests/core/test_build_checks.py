@@ -81,7 +81,13 @@ def echo(x: int) -> int:
         ({"type": "string"}, "output_schema must describe a JSON object (type: object), not type 'string'"),
         ({"type": "nope"}, "output_schema must describe a JSON object (type: object), not type 'nope'"),
         ({"properties": {}}, "output_schema must describe a JSON object (type: object), not no type"),
-        ({"type": "object", "properties": {"n": {"type": "nope"}}}, "is not a valid JSON Schema at properties/n/type"),
+        ({"type": "object", "properties": {"n": {"type": "nope"}}}, "cannot be applied: properties.n.type is 'nope'"),
+        ({"type": "object", "properties": {"n": {"$ref": "#/$defs/N"}}}, "cannot be applied: properties.n.$ref is"),
+        ({"type": "object", "properties": {"n": {"pattern": "(["}}}, "cannot be applied: properties.n.pattern is"),
+        (
+            {"type": "object", "properties": {"n": {"$dynamicRef": "#node"}}},
+            "cannot be applied: properties.n.$dynamicRef is '#node'",
+        ),
         ("object", "must be a JSON Schema (a dict) or None, not str"),
     ],
 )

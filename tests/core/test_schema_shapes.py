@@ -21,6 +21,13 @@ from toolweave.core.schema_shapes import shape_problem
         ({"properties": {"a": {"$ref": "#anchor"}}}, "properties.a.$ref is '#anchor'"),
         ({"properties": {"a": {"$ref": 3}}}, "properties.a.$ref is 3"),
         ({"anyOf": [{"$ref": "#/anyOf/5"}]}, "anyOf[0].$ref is '#/anyOf/5'"),
+        ({"properties": {"id": {"type": "string"}, "a": {"$ref": "#/$defs/A"}}}, "properties.a.$ref is"),
+        ({"properties": {"a": {"$dynamicRef": "#node"}}}, "properties.a.$dynamicRef is '#node'"),
+        (
+            {"$defs": {"N": {"$dynamicAnchor": "node"}}, "properties": {"a": {"$dynamicRef": "#leaf"}}},
+            "properties.a.$dynamicRef is '#leaf'",
+        ),
+        ({"properties": {"a": {"$dynamicRef": "#/$defs/A"}}}, "properties.a.$dynamicRef is '#/$defs/A'"),
     ],
 )
 def test_a_reference_to_nowhere_is_named_where_it_is(schema: dict[str, Any], said: str) -> None:
@@ -41,6 +48,9 @@ def test_a_reference_to_nowhere_is_named_where_it_is(schema: dict[str, Any], sai
         },
         {"anyOf": [{"type": "string"}, {"$ref": "#/anyOf/0"}]},
         {"$id": "https://example.com/s", "$defs": {"A": {"$anchor": "a"}}, "properties": {"a": {"$ref": "#a"}}},
+        {"$defs": {"A": {"$anchor": "a", "type": "string"}}, "properties": {"a": {"$ref": "#a"}}},
+        {"$defs": {"N": {"$dynamicAnchor": "node", "type": "string"}}, "properties": {"a": {"$dynamicRef": "#node"}}},
+        {"$defs": {"A": {"type": "string"}}, "properties": {"a": {"$dynamicRef": "#/$defs/A"}}},
     ],
 )
 def test_a_reference_that_resolves_is_no_problem(schema: dict[str, Any]) -> None:

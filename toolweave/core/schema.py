@@ -17,6 +17,7 @@ from pydantic import TypeAdapter
 from pydantic.json_schema import PydanticJsonSchemaWarning
 
 from toolweave.core.result import WRAP_KEY
+from toolweave.core.schema_shapes import check_shape
 
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_VALUES = ("items", "additionalProperties", "not", "contains", "if", "then", "else")
@@ -120,7 +121,9 @@ def json_types(prop: Any) -> list[str]:
 
 def check_output_schema(schema: Any, tool_name: str) -> None:
     """`TypeError` unless `schema`, given as a tool's `output_schema=`, is a JSON Schema of an
-    object: MCP sends `structuredContent` as an object, so `type: object` is required at the top.
+    object: MCP sends `structuredContent` as an object, so `type: object` is required at the top,
+    and JSON Schema must be able to apply it (`check_shape`, as for a hand-written `Tool`'s schemas:
+    every result would fail its check as an internal error).
 
     Example:
         >>> check_output_schema({"type": "object", "properties": {"n": {"type": "integer"}}}, "count")
@@ -135,10 +138,4 @@ def check_output_schema(schema: Any, tool_name: str) -> None:
     if schema.get("type") != "object":
         found = f"type {schema['type']!r}" if "type" in schema else "no type"
         raise TypeError(f"{where} must describe a JSON object (type: object), not {found}")
-    from jsonschema import SchemaError, validators  # (imported when needed: costly at startup)
-
-    try:
-        validators.validator_for(schema).check_schema(schema)
-    except SchemaError as error:
-        at = "/".join(str(step) for step in error.absolute_path) or "the top"
-        raise TypeError(f"{where} is not a valid JSON Schema at {at}: {error.message}") from None
+    check_shape(schema, where)

@@ -1,15 +1,17 @@
 """Whether JSON Schema can apply a schema that toolweave did not write: its keywords have the kind of
-value JSON Schema gives them, and its local `$ref`s point somewhere.
+value JSON Schema gives them, and its local `$ref`s and `$dynamicRef`s point somewhere.
 
-A schema from outside (an OpenAPI spec, an MCP upstream's tool) is not checked against JSON
-Schema's metaschema (`jsonschema`'s `check_schema` takes 20 to 150 ms a tool schema: seconds for
-an API of a few hundred operations). What `jsonschema` cannot apply to a value, though, failed
-every call of the tool as an internal error: Swagger 2's habit of `required: true` on a property
-(`'bool' object is not iterable`), its `type: file`, a typo such as `type: int` (`UnknownType`), a
-bound written as a string (`maxLength: "10"`), draft 4's list of `items`, a `pattern` that does not
-compile, a `$ref` to nothing (`PointerToNowhere`). `shape_problem(schema)` finds those, walking the
-schema where JSON Schema has subschemas (never into `enum`, `const`, `default` or `examples`, which
-are data), and says where. A keyword JSON Schema does not know is left alone, as JSON Schema
+A schema from outside (an OpenAPI spec, an MCP upstream's tool) or written in Python (a `Tool`'s
+schemas, `output_schema=`, `MapResult`) is not checked against JSON Schema's metaschema
+(`jsonschema`'s `check_schema` takes 20 to 150 ms a tool schema: seconds for an API of a few
+hundred operations). What `jsonschema` cannot apply to a value, though, failed every call of the
+tool as an internal error: Swagger 2's habit of `required: true` on a property (`'bool' object is
+not iterable`), its `type: file`, a typo such as `type: int` (`UnknownType`), a bound written as a
+string (`maxLength: "10"`), draft 4's list of `items`, a `pattern` that does not compile, a `$ref`
+or `$dynamicRef` to nothing (`PointerToNowhere`, `NoSuchAnchor`). `shape_problem(schema)` finds
+those, walking the schema where JSON Schema has subschemas (never into `enum`, `const`, `default`
+or `examples`, which are data), and says where; `check_shape` raises it as the `TypeError` a
+schema given in Python gets. A keyword JSON Schema does not know is left alone, as JSON Schema
 leaves it. The OpenAPI reader resolves references itself (`references=False`); an upstream's
 schema is taken as it comes.
 
@@ -59,15 +61,32 @@ _ONE = (
 )
 _NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_PLACE_NAMES = frozenset({"$id", "$anchor", "$dynamicAnchor", "id"})
+_REFERENCES = ("$ref", "$dynamicRef")
+_ANCHORS = ("$anchor", "$dynamicAnchor")
 DRAFT_4 = "json-schema.org/draft-04/schema"
+
+
+def check_shape(schema: Any, where: str) -> None:
+    """`TypeError` saying `where` (`tool 'add': output_schema`) and the `shape_problem` of `schema`,
+    if it has one: the one check of a schema given in Python, done where it is given.
+
+    Example:
+        >>> check_shape({"type": "object", "properties": {"n": {"$ref": "#/$defs/N"}}}, "tool 'count': output_schema")
+        Traceback (most recent call last):
+        ...
+        TypeError: tool 'count': output_schema cannot be applied: properties.n.$ref is '#/$defs/N': ...
+    """
+    problem = shape_problem(schema)
+    if problem is not None:
+        raise TypeError(f"{where} cannot be applied: {problem}")
 
 
 def shape_problem(schema: Any, *, references: bool = True) -> str | None:
     """Where and how the first keyword of `schema` with a value of the wrong kind is wrong, or None
     (schemas nearer the top first; a place is written `properties.a.items.`). With `references`,
-    a `$ref` that does not point into `schema` is wrong too (unless `schema` names its own places
-    with `$id` or `$anchor`, whose resolution is left to `jsonschema`)."""
+    a `$ref` or `$dynamicRef` that points neither into `schema` (`#/$defs/A`) nor to one of its
+    `$anchor`s or `$dynamicAnchor`s (`#node`) is wrong too (unless `schema` sets a base with `$id`,
+    whose resolution is left to `jsonschema`)."""
     resolves = _resolver(schema) if references else None
     written_in = dialect(schema)
     waiting: deque[tuple[str, Any]] = deque([("", schema)])
@@ -81,8 +100,8 @@ def shape_problem(schema: Any, *, references: bool = True) -> str | None:
             rule = _RULE_OF.get(key)
             if rule is not None and not rule[0](value) and not _older_form(key, value, written_in):
                 return f"{at}{key} is {_shown(value)}: {rule[1]}{_hint(key, value)}"
-            if key == "$ref" and resolves is not None and not resolves(value):
-                return f"{at}$ref is {value!r}: a reference to a place in the schema, and there is none there"
+            if key in _REFERENCES and resolves is not None and not resolves(value):
+                return f"{at}{key} is {value!r}: a reference to a place in the schema, and there is none there"
             holds = "list" if key == "items" and isinstance(value, list) else _HOLDS.get(key)
             if holds == "schema":
                 waiting.append((f"{at}{key}.", value))
@@ -108,14 +127,18 @@ def _older_form(key: str, value: Any, written_in: str) -> bool:
 
 
 def _resolver(schema: Any) -> Callable[[Any], bool] | None:
-    """Whether a `$ref` points into `schema` (a JSON pointer after `#`, RFC 6901), or None when
-    `schema` names places itself (`$id`, `$anchor`), which only `jsonschema` resolves."""
-    if _names_places(schema):
+    """Whether a reference points into `schema` (a JSON pointer after `#`, RFC 6901) or names one of
+    its anchors (`#name`), or None when `schema` sets a base with `$id`, which only `jsonschema`
+    resolves."""
+    anchors = _anchors(schema)
+    if anchors is None:
         return None
 
     def resolves(ref: Any) -> bool:
-        if not isinstance(ref, str) or not ref.startswith("#") or (ref != "#" and not ref.startswith("#/")):
+        if not isinstance(ref, str) or not ref.startswith("#"):
             return False
+        if ref != "#" and not ref.startswith("#/"):
+            return ref[1:] in anchors
         node = schema
         for part in ref[2:].split("/") if ref != "#" else ():
             step = unquote(part).replace("~1", "/").replace("~0", "~")
@@ -130,18 +153,28 @@ def _resolver(schema: Any) -> Callable[[Any], bool] | None:
     return resolves
 
 
-def _names_places(node: Any) -> bool:
-    """Whether `node` holds `$id`, `$anchor` or `$dynamicAnchor` anywhere."""
-    waiting = [node]
+def _anchors(schema: Any) -> frozenset[str] | None:
+    """The names the `$anchor`s and `$dynamicAnchor`s of `schema` give, or None when a schema in it
+    sets a base with `$id` (or draft 4's `id`). Only schemas are read: a property named `id` or
+    an `enum` of `$anchor` is data."""
+    names: set[str] = set()
+    waiting = [schema]
     while waiting:
-        item = waiting.pop()
-        if isinstance(item, Mapping):
-            if not _PLACE_NAMES.isdisjoint(item):
-                return True
-            waiting.extend(item.values())
-        elif isinstance(item, list):
-            waiting.extend(item)
-    return False
+        node = waiting.pop()
+        if not isinstance(node, Mapping):
+            continue
+        if isinstance(node.get("$id"), str) or isinstance(node.get("id"), str):
+            return None
+        names.update(node[key] for key in _ANCHORS if isinstance(node.get(key), str))
+        for key, value in node.items():
+            holds = "list" if key == "items" and isinstance(value, list) else _HOLDS.get(key)
+            if holds == "schema":
+                waiting.append(value)
+            elif holds == "named" and isinstance(value, Mapping):
+                waiting.extend(value.values())
+            elif holds == "list" and isinstance(value, list):
+                waiting.extend(value)
+    return frozenset(names)
 
 
 def _is_type(kind: Any) -> bool:

@@ -25,7 +25,7 @@ from toolweave.core.access import Access
 from toolweave.core.context import Context
 from toolweave.core.names import check_options, check_text, name_set
 from toolweave.core.result import ToolResult
-from toolweave.core.schema_shapes import shape_problem
+from toolweave.core.schema_shapes import check_shape
 from toolweave.core.validation import ArgumentValidator, SchemaValidator
 
 if TYPE_CHECKING:
@@ -249,9 +249,8 @@ def _check_hand_written(tool: Tool) -> None:
         TypeError: tool 't': input_schema cannot be applied: properties.f.type is 'file': ...
     """
     for option, schema in (("input_schema", tool.input_schema), ("output_schema", tool.output_schema)):
-        problem = shape_problem(schema) if schema is not None else None
-        if problem is not None:
-            raise TypeError(f"tool {tool.name!r}: {option} cannot be applied: {problem}")
+        if schema is not None:
+            check_shape(schema, f"tool {tool.name!r}: {option}")
 
 
 def settle_fields(tool: Tool) -> None:

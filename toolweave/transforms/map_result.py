@@ -27,7 +27,7 @@ from typing import Any
 from toolweave.core.context import Context
 from toolweave.core.result import ResultConverter, ToolResult
 from toolweave.core.schema import output_schema_for, wrap_result_schema
-from toolweave.core.schema_shapes import shape_problem
+from toolweave.core.schema_shapes import check_shape
 from toolweave.core.tool import Tool
 from toolweave.transforms.signature import NOT_SET
 
@@ -75,9 +75,8 @@ class MapResult:
             raise TypeError(f"MapResult: {name} must take (result) or (result, ctx)") from None
         except ValueError:  # (no signature to read: left to the call)
             pass
-        problem = shape_problem(self.output_schema) if isinstance(self.output_schema, Mapping) else None
-        if problem is not None:  # (every result would fail its check as an internal error)
-            raise TypeError(f"MapResult: output_schema cannot be applied: {problem}")
+        if isinstance(self.output_schema, Mapping):  # (every result would fail its check as an internal error)
+            check_shape(self.output_schema, "MapResult: output_schema")
 
     def describe(self) -> str:
         """How `explain` shows this transform."""
