@@ -4,17 +4,21 @@ defaults that do not fit their type."""
 
 from __future__ import annotations
 
+import datetime as dt
+import enum
 import functools
 import re
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 import pytest
+from pydantic import Field
 
 from toolweave import Server
 from toolweave.core.prompt import Prompt
 from toolweave.core.resource import Resource
 from toolweave.core.tool import Tool
+from toolweave.testing import connect
 
 # -- generators: run to their end, what they yielded is the result ---------------------------------
 
@@ -180,10 +184,30 @@ def wrong_complex(z: complex = 1j, n: int = "x") -> int:  # type: ignore[assignm
     return n
 
 
+class Color(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+def wrong_enum(color: Color = "blue") -> str:  # type: ignore[assignment]
+    return color.value
+
+
+def wrong_when(when: dt.datetime = "soon") -> str:  # type: ignore[assignment]
+    return when.isoformat()
+
+
+def wrong_bound(n: Annotated[int, Field(ge=1)] = 0) -> int:
+    return n
+
+
 @pytest.mark.parametrize(
     ("fn", "param", "default"),
     [
         (wrong_int, "n", "'three'"),  # read later (a plain signature)
+        (wrong_enum, "color", "'blue'"),  # the types below are pydantic's to judge
+        (wrong_when, "when", "'soon'"),
+        (wrong_bound, "n", "0"),
         (wrong_choice, "order", "'up'"),
         (wrong_documented, "n", "'x'"),
         (wrong_complex, "n", "'x'"),  # read at once (complex needs pydantic)
@@ -216,6 +240,38 @@ def fitting(
 def test_defaults_that_fit_their_types_are_kept() -> None:
     properties = Tool.from_function(fitting).input_schema["properties"]
     assert [properties[name].get("default") for name in "abcde"] == [1, None, "y", True, None]
+
+
+def test_a_default_pydantic_refuses_is_named_with_pydantics_reason() -> None:
+    with pytest.raises(TypeError) as error:
+        Server("s").add_tool(wrong_enum)
+    assert str(error.value) == (
+        "tool 'wrong_enum', parameter 'color': the default given for it ('blue') does not fit its type Color"
+        " (Input should be 'red' or 'green')"
+    )
+
+
+_UNSET: Any = object()
+
+
+def fitting_for_pydantic(
+    a: Color = Color.GREEN,
+    b: dt.date = "2024-05-01",  # type: ignore[assignment]
+    c: Annotated[int, Field(ge=1)] = 1,
+    d: dt.datetime = _UNSET,
+    e: Color = None,  # type: ignore[assignment]
+) -> str:
+    return repr((a, b, c, d is _UNSET, e))
+
+
+async def test_defaults_pydantic_accepts_or_that_are_not_json_still_register_and_apply() -> None:
+    server = Server("s")
+    server.add_tool(fitting_for_pydantic)
+    async with connect(server) as client:
+        listed = (await client.list_tools()).tools[0].input_schema["properties"]
+        result = await client.call_tool("fitting_for_pydantic", {})
+    assert [listed[name].get("default") for name in "abc"] == ["green", "2024-05-01", 1]
+    assert result.content[0].text == "(<Color.GREEN: 'green'>, '2024-05-01', 1, True, None)"
 
 
 # -- an annotation naming something undefined (this module has `from __future__ import annotations`)

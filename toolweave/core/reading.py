@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import PydanticJsonSchemaWarning
 
@@ -279,14 +279,40 @@ def check_default(param_name: str, default: Any, annotation: Any, name: str, wha
         >>> check_default("n", 3, int, "count"), check_default("z", "x", complex, "count")
         (None, None)
     """
-    if fits_its_type(default, annotation):
-        return
+    if not fits_its_type(default, annotation):
+        raise _unfit_default(param_name, default, annotation, name, what)
+
+
+def _unfit_default(param_name: str, default: Any, annotation: Any, name: str, what: str, why: str = "") -> TypeError:
     annotation = split_annotated(annotation)[0]
-    shown = annotation.__name__ if type(annotation) is type else str(annotation).replace("typing.", "")
-    raise TypeError(
+    if type(annotation) is ANNOTATED:  # (`Annotated[int, Field(ge=1)]`: the int, `why` says the rest)
+        annotation = get_args(annotation)[0]
+    plain_class = isinstance(annotation, type) and not isinstance(annotation, types.GenericAlias)
+    shown = annotation.__name__ if plain_class else str(annotation).replace("typing.", "")
+    return TypeError(
         f"{what} {name!r}, parameter {param_name!r}: the default given for it ({default!r}) "
-        f"does not fit its type {shown}"
+        f"does not fit its type {shown}{f' ({why})' if why else ''}"
     )
+
+
+def _check_model_defaults(model: type[BaseModel], fields: Mapping[str, Parameter], name: str, what: str) -> None:
+    """`TypeError` for a JSON default the model's own validator refuses, where `fits_its_type` leaves
+    it to pydantic (`color: Color = "blue"`, `when: datetime = "soon"`, `n: Annotated[int,
+    Field(ge=1)] = 0`), which never validates a default: the function was passed it as it is. A
+    default that is not JSON (a sentinel, an enum member, a set) and a `None` default pass, as
+    there; a type the direct schema writer describes is `fits_its_type`'s (`check_defaults`)."""
+    blank = model.model_construct()
+    for field_name, param in fields.items():
+        default = param.default
+        if default is ... or default is None or isinstance(default, FieldInfo) or not json_default(default):
+            continue
+        if describable(param.annotation):
+            continue
+        try:
+            model.__pydantic_validator__.validate_assignment(blank, field_name, default)
+        except ValidationError as error:
+            why = error.errors(include_url=False)[0]["msg"]
+            raise _unfit_default(param.name, default, param.annotation, name, what, why) from None
 
 
 def fits_its_type(default: Any, annotation: Any) -> bool:
@@ -323,6 +349,7 @@ def build_model(
     """A pydantic model validating the parameters, and {field name: argument name} where they differ."""
     fields: dict[str, Any] = {}
     renamed: dict[str, str] = {}
+    by_field: dict[str, Parameter] = {}
     for index, param in enumerate(params):
         annotation = param.annotation
         current = FieldInfo.from_annotated_attribute(annotation, param.default)
@@ -336,11 +363,13 @@ def build_model(
         if extra_info:
             annotation = Annotated[annotation, Field(**extra_info)]
         fields[field_name] = (annotation, param.default)
+        by_field[field_name] = param
     config = ConfigDict(extra=extra, arbitrary_types_allowed=False)  # type: ignore[typeddict-item]
     try:
         model = create_model(f"{tool_name}_arguments", __config__=config, **fields)
     except Exception as error:
         raise TypeError(f"{what} {tool_name!r}: cannot build an argument schema: {error}") from None
+    _check_model_defaults(model, by_field, tool_name, what)
     return model, renamed
 
 
