@@ -42,16 +42,15 @@ from toolweave.core.reading import (
     described,
     fits_its_type,
     has_default,
-    infer_output_schema,
     is_context,
     model_schema,
     parameters,
-    returned_schema,
     split_annotated,
     target,
     type_hints,
 )
 from toolweave.core.result import ResultConverter
+from toolweave.core.returns import infer_output_schema, returned_schema, returned_type
 from toolweave.core.schema import check_output_schema
 from toolweave.core.tool import Origin, TaskSupport, Tool, ToolAnnotations, settle_fields
 from toolweave.core.validation import LazyModelValidator, ModelValidator
@@ -155,7 +154,7 @@ def tool_from_function(
     if hints is None:
         return _read_now(fn, known, exclude_args, output_schema, run_in_thread)
     if output_schema is INFER:
-        output_schema = returned_schema(hints.get("return", Any))
+        output_schema = returned_schema(returned_type(hints))
         known["output_checked"] = output_schema is not None
     known["output_schema"] = output_schema
     own_hints = hints if hints is getattr(fn, "__annotations__", None) else None  # resolved as they are
@@ -188,7 +187,7 @@ def _read_now(
     if output_schema is INFER:
         output_schema = infer_output_schema(fn, hints)
         if output_schema is not None:
-            returns = hints.get("return", Any)
+            returns = returned_type(hints)
     convert = ResultConverter.shared(output_schema, returns)
     return Tool(
         **{"description": doc_description, **known},
@@ -387,7 +386,7 @@ class FunctionTool(Tool):
         assert fn is not None
         hints = self._type_hints()
         context_param = next((key for key, hint in hints.items() if key != "return" and is_context(hint)), None)
-        returns = hints.get("return", Any) if self.output_checked else None
+        returns = returned_type(hints) if self.output_checked else None
         convert = ResultConverter.shared(self.output_schema, returns)
         _SET(self, "run", make_invoker(fn, context_param, run_in_thread=self._in_thread, convert=convert))
         _SET(self, "validator", _ModelWhenCalled(fn, name, self.hidden))

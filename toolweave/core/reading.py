@@ -4,7 +4,7 @@ Tools, prompts and resources made from functions share this: `parameters` reads 
 (refusing `*args`, `**kwargs` and positional-only parameters, leaving out a `Context`
 parameter), descriptions come from `Field`/`Annotated` metadata or the docstring, and
 `build_model` turns the parameters into the one pydantic model that validates (and, through
-`model_schema`, describes) the arguments. `infer_output_schema` reads the return annotation.
+`model_schema`, describes) the arguments. What a function returns is `core/returns.py`'s.
 
 Example:
     >>> def search(q: str, limit: int = 10) -> list[str]:
@@ -17,8 +17,6 @@ Example:
     >>> params, context_param, description = parameters(search, "search")
     >>> [(p.name, p.description) for p in params], context_param, description
     ([('q', 'what to look for'), ('limit', None)], None, 'Search.')
-    >>> infer_output_schema(search)["properties"]["result"]["type"]
-    'array'
 """
 
 from __future__ import annotations
@@ -26,30 +24,23 @@ from __future__ import annotations
 import functools
 import inspect
 import keyword
-import logging
 import types
 import typing
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, get_args, get_origin
+from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import PydanticJsonSchemaWarning
 
-from toolweave.core.content import CONTENT_TYPES, MEDIA_HELPERS
 from toolweave.core.context import Context
 from toolweave.core.docstrings import parse_docstring
 from toolweave.core.fast_schema import default_fits, describable, json_default
-from toolweave.core.memo import Memo
 from toolweave.core.plain_signature import ANNOTATED, plain_parameters, plain_type_hints
-from toolweave.core.result import ToolResult
-from toolweave.core.schema import object_schema, output_schema_for, prune_titles
+from toolweave.core.schema import object_schema, prune_titles
 
-logger = logging.getLogger("toolweave.server")
-_NO_OUTPUT_SCHEMA = (str, bytes, ToolResult, type(None), Any, *CONTENT_TYPES, *MEDIA_HELPERS)
-_SENT_AS_CONTENT = (ToolResult, *CONTENT_TYPES, *MEDIA_HELPERS)
 _BASEMODEL_NAMES = frozenset(dir(BaseModel))
 _EMPTY = inspect.Parameter.empty
 
@@ -382,52 +373,3 @@ def model_schema(tool_name: str, model: type[BaseModel]) -> dict[str, Any]:
     except Exception as error:
         raise TypeError(f"tool {tool_name!r}: cannot describe the arguments as JSON Schema: {error}") from None
     return object_schema(prune_titles(schema))
-
-
-def infer_output_schema(fn: Callable[..., Any], hints: dict[str, Any] | None = None) -> dict[str, Any] | None:
-    """The output schema of `fn`'s return annotation (`None`: results go out as content only)."""
-    return returned_schema((type_hints(target(fn)) if hints is None else hints).get("return", Any))
-
-
-_RETURNED: Memo[dict[str, Any] | None] = Memo(limit=1024)
-
-
-def returned_schema(annotation: Any) -> dict[str, Any] | None:
-    """The output schema of a return annotation, or `None`; worked out once per annotation (many
-    tools return the same type; the schema is shared, never edited in place).
-
-    Example:
-        >>> returned_schema(int)["properties"]["result"], returned_schema(str)
-        ({'type': 'integer'}, None)
-    """
-    return _RETURNED.get(annotation, _returned_schema, annotation)
-
-
-def _returned_schema(annotation: Any) -> dict[str, Any] | None:
-    if isinstance(annotation, str):
-        return None
-    base = get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
-    if base in _NO_OUTPUT_SCHEMA or (isinstance(base, type) and issubclass(base, _NO_OUTPUT_SCHEMA[:3])):
-        return None
-    if base in (list, tuple, Sequence) or (
-        get_origin(base) in (list, tuple, Sequence) and (not get_args(base) or Any in get_args(base))
-    ):
-        return None  # an unconstrained list may hold content blocks: no schema it could not honour
-    if _may_be_content(annotation):
-        return None  # `Image | None`, `str | Image`, `list[str | Image]`: sent as content blocks
-    try:
-        return output_schema_for(annotation)
-    except Exception as error:  # (said once per annotation: the result is memoized)
-        logger.warning(
-            "the return type %s has no JSON Schema (%s): tools returning it have no output schema",
-            getattr(annotation, "__name__", annotation),
-            str(error).splitlines()[0],
-        )
-        return None
-
-
-def _may_be_content(annotation: Any) -> bool:
-    """Whether a value of this type may be (or hold) content blocks or media anywhere inside it."""
-    if isinstance(annotation, type) and issubclass(annotation, _SENT_AS_CONTENT):
-        return True
-    return any(_may_be_content(arg) for arg in get_args(annotation))

@@ -29,8 +29,8 @@ from toolweave.core.context import Context
 from toolweave.core.errors import InvalidArguments, TransformError
 from toolweave.core.function_tool import tool_from_function
 from toolweave.core.invoke import is_async_callable
-from toolweave.core.reading import infer_output_schema
 from toolweave.core.result import ToolResult
+from toolweave.core.returns import infer_output_schema
 from toolweave.core.tool import Tool
 from toolweave.core.validation import ArgumentErrors, ModelValidator
 from toolweave.transforms.argmap import MappedRun
