@@ -201,6 +201,10 @@ def wrong_bound(n: Annotated[int, Field(ge=1)] = 0) -> int:
     return n
 
 
+def wrong_in_list(colors: list[Color] = ["red", "blue"]) -> int:  # type: ignore[list-item]  # noqa: B006
+    return len(colors)
+
+
 @pytest.mark.parametrize(
     ("fn", "param", "default"),
     [
@@ -208,6 +212,7 @@ def wrong_bound(n: Annotated[int, Field(ge=1)] = 0) -> int:
         (wrong_enum, "color", "'blue'"),  # the types below are pydantic's to judge
         (wrong_when, "when", "'soon'"),
         (wrong_bound, "n", "0"),
+        (wrong_in_list, "colors", r"\['red', 'blue'\]"),
         (wrong_choice, "order", "'up'"),
         (wrong_documented, "n", "'x'"),
         (wrong_complex, "n", "'x'"),  # read at once (complex needs pydantic)
@@ -260,8 +265,9 @@ def fitting_for_pydantic(
     c: Annotated[int, Field(ge=1)] = 1,
     d: dt.datetime = _UNSET,
     e: Color = None,  # type: ignore[assignment]
+    f: list[Color] = ["red"],  # type: ignore[list-item]  # noqa: B006
 ) -> str:
-    return repr((a, b, c, d is _UNSET, e))
+    return repr((a, b, c, d is _UNSET, e, f))
 
 
 async def test_defaults_pydantic_accepts_or_that_are_not_json_still_register_and_apply() -> None:
@@ -270,8 +276,8 @@ async def test_defaults_pydantic_accepts_or_that_are_not_json_still_register_and
     async with connect(server) as client:
         listed = (await client.list_tools()).tools[0].input_schema["properties"]
         result = await client.call_tool("fitting_for_pydantic", {})
-    assert [listed[name].get("default") for name in "abc"] == ["green", "2024-05-01", 1]
-    assert result.content[0].text == "(<Color.GREEN: 'green'>, '2024-05-01', 1, True, None)"
+    assert [listed[name].get("default") for name in "abcf"] == ["green", "2024-05-01", 1, ["red"]]
+    assert result.content[0].text == "(<Color.GREEN: 'green'>, '2024-05-01', 1, True, None, ['red'])"
 
 
 # -- an annotation naming something undefined (this module has `from __future__ import annotations`)

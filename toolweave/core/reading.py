@@ -289,13 +289,14 @@ def _unfit_default(param_name: str, default: Any, annotation: Any, name: str, wh
 def _check_model_defaults(model: type[BaseModel], fields: Mapping[str, Parameter], name: str, what: str) -> None:
     """`TypeError` for a JSON default the model's own validator refuses, where `fits_its_type` leaves
     it to pydantic (`color: Color = "blue"`, `when: datetime = "soon"`, `n: Annotated[int,
-    Field(ge=1)] = 0`), which never validates a default: the function was passed it as it is. A
-    default that is not JSON (a sentinel, an enum member, a set) and a `None` default pass, as
-    there; a type the direct schema writer describes is `fits_its_type`'s (`check_defaults`)."""
+    Field(ge=1)] = 0`, `colors: list[Color] = ["red", "blue"]`), which never validates a default:
+    the function was passed it as it is. A default that is not JSON (a sentinel, an enum member, a
+    set, a `Field(...)`) and a `None` default pass, as there; a type the direct schema writer
+    describes is `fits_its_type`'s (`check_defaults`)."""
     blank = model.model_construct()
     for field_name, param in fields.items():
         default = param.default
-        if default is ... or default is None or isinstance(default, FieldInfo) or not json_default(default):
+        if default is ... or default is None or not _json_data(default):
             continue
         if describable(param.annotation):
             continue
@@ -304,6 +305,15 @@ def _check_model_defaults(model: type[BaseModel], fields: Mapping[str, Parameter
         except ValidationError as error:
             why = error.errors(include_url=False)[0]["msg"]
             raise _unfit_default(param.name, default, param.annotation, name, what, why) from None
+
+
+def _json_data(value: Any) -> bool:
+    """Whether `value` is JSON: a `json_default`, or a list or string-keyed dict of JSON."""
+    if isinstance(value, list):
+        return all(_json_data(item) for item in value)
+    if isinstance(value, dict):
+        return all(type(key) is str and _json_data(item) for key, item in value.items())
+    return json_default(value)
 
 
 def fits_its_type(default: Any, annotation: Any) -> bool:
