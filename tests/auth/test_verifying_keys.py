@@ -63,7 +63,7 @@ async def test_a_token_is_refused_when_its_alg_is_not_the_one_its_jwk_names(algo
         assert (await verifier.verify(issuer.token(key))).subject == "ada"
 
 
-@pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")  # minting the weak token
+@pytest.mark.filterwarnings("ignore:The RSA key is 1024 bits long:UserWarning")  # minting the weak token
 async def test_an_rsa_key_under_2048_bits_in_the_jwks_is_never_used() -> None:
     weak = SigningKey("RS256", rsa.generate_private_key(public_exponent=65537, key_size=1024))
     issuer = Issuer()
@@ -74,7 +74,7 @@ async def test_an_rsa_key_under_2048_bits_in_the_jwks_is_never_used() -> None:
             await verifier.verify(issuer.token(weak))
 
 
-@pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")
+@pytest.mark.filterwarnings("ignore:The RSA key is 1024 bits long:UserWarning")
 async def test_a_jwks_of_rsa_keys_under_2048_bits_alone_is_logged_saying_so(caplog: pytest.LogCaptureFixture) -> None:
     weak = SigningKey("RS256", rsa.generate_private_key(public_exponent=65537, key_size=1024))
     async with answering({"keys": [weak.jwk()]}) as url:

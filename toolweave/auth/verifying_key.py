@@ -3,9 +3,10 @@
 A token's `alg` header is the signer's claim; the key decides what it verifies (RFC 7515 §10.7).
 The algorithms a key may verify are those of the allow-list that fit it:
 
-- its JWK key type (`RSA` for `RS*`/`PS*`, `EC` for `ES*`, `OKP` for `EdDSA`);
-- for an EC key, its curve (RFC 7518 §3.4: ES256 is P-256, ES384 P-384, ES512 P-521), as
-  PyJWT's own `decode` checks through each algorithm's `prepare_key`;
+- its JWK key type (`RSA` for `RS*`/`PS*`, `EC` for `ES*`, `OKP` for `EdDSA`), and the key
+  class each algorithm's `prepare_key` takes;
+- for an EC key, its curve (RFC 7518 §3.4: ES256 is P-256, ES384 P-384, ES512 P-521; checked
+  here: PyJWT 2.10.1, the lowest version declared, does not);
 - for an RSA key, at least 2048 bits (RFC 7518 §3.3 and §3.5: "MUST be used"; PyJWT warns);
 - when its JWK names one (`alg`), that one alone (RFC 7517 §4.4).
 
@@ -19,7 +20,7 @@ Example:
     >>> verifying_key("EC", p384, ("RS256", "ES256"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: it verifies none of RS256, ES256 (ES256: The key's curve 'secp384r1' does not match ...)
+    ValueError: it verifies none of RS256, ES256 (ES256: the key's curve is secp384r1, not secp256r1)
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ ASYMMETRIC = {
     "EdDSA": "OKP",
 }  # fmt: skip
 """The algorithms a `JWTVerifier` may accept, with the JWK key type each one needs."""
+CURVES = {"ES256": "secp256r1", "ES384": "secp384r1", "ES512": "secp521r1", "ES256K": "secp256k1"}
+"""The one curve each ECDSA algorithm signs on (RFC 7518 §3.4, RFC 8812 §3.2)."""
+MIN_RSA_BITS = 2048
 
 
 class VerifyingKey(NamedTuple):
@@ -58,15 +62,9 @@ def verifying_key(key_type: str, key: Any, allowed: Iterable[str], stated: Any =
     for name in allowed:
         if ASYMMETRIC[name] != key_type or (stated is not None and name != stated):
             continue
-        algorithm = jwt.get_algorithm_by_name(name)
-        try:
-            algorithm.prepare_key(key)  # PyJWT's own fit: the key's class, an EC key's curve
-        except (jwt.InvalidKeyError, TypeError) as error:
-            reasons.append(f"{name}: {error}")
-            continue
-        too_short = algorithm.check_key_length(key)
-        if too_short is not None:
-            reasons.append(f"{name}: {too_short}")
+        misfit = _misfit(name, key)
+        if misfit is not None:
+            reasons.append(f"{name}: {misfit}")
             continue
         fits.add(name)
     if not fits:
@@ -74,3 +72,18 @@ def verifying_key(key_type: str, key: Any, allowed: Iterable[str], stated: Any =
         named = f" (its JWK names {str(stated)[:20]!r})" if stated is not None and not reasons else ""
         raise ValueError(f"it verifies none of {', '.join(allowed)}{named or why}")
     return VerifyingKey(key_type, key, frozenset(fits))
+
+
+def _misfit(name: str, key: Any) -> str | None:
+    """Why `key` (of `name`'s key type) may not verify `name`, or None: its curve, its size, or a
+    class `name`'s `prepare_key` refuses."""
+    curve = getattr(getattr(key, "curve", None), "name", None)
+    if name in CURVES and curve != CURVES[name]:
+        return f"the key's curve is {curve}, not {CURVES[name]}"
+    if ASYMMETRIC[name] == "RSA" and getattr(key, "key_size", 0) < MIN_RSA_BITS:
+        return f"the key is {getattr(key, 'key_size', '?')} bits long, and RSA needs at least {MIN_RSA_BITS}"
+    try:
+        jwt.get_algorithm_by_name(name).prepare_key(key)
+    except (jwt.InvalidKeyError, TypeError) as error:
+        return str(error)
+    return None
