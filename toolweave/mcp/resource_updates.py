@@ -77,11 +77,12 @@ class ResourceUpdates:
                 self._uris[key], self._connections[key] = set(), connection
                 connection.exit_stack.push_async_callback(self._forget, key)
             uris = self._uris[key]
-            if uri not in uris and len(uris) >= MAX_SUBSCRIPTIONS:
-                raise _too_many(uri)
-            if uri not in uris and not self._forbidden(ctx, uri):  # the same answer either way
-                uris.add(uri)
-                await self._counted(uri, +1)
+            if uri not in uris:
+                if len(uris) >= MAX_SUBSCRIPTIONS:
+                    raise _too_many(uri)
+                if not self._forbidden(ctx, uri):  # the same answer either way
+                    uris.add(uri)
+                    await self._counted(uri, +1)
         return mt.EmptyResult()
 
     async def unsubscribe(self, ctx: ServerRequestContext[Any], params: mt.UnsubscribeRequestParams) -> mt.EmptyResult:

@@ -93,7 +93,11 @@ class Upstream:
     """One upstream MCP server: its supervised session, its tools, and calls to them."""
 
     def __init__(self, remote: RemoteServer) -> None:
+        from toolweave.server.remote import StdioTarget  # (remote imports this module)
+
         self.remote = remote
+        self.spawned = isinstance(remote.target, StdioTarget)
+        """Whether the upstream is a process this gateway starts (stdio): its session is its life."""
         self.session: ClientSession | None = None
         self._up = anyio.Event()
         self._lost = anyio.Event()
@@ -129,13 +133,6 @@ class Upstream:
     def label(self) -> str:
         """The name used in logs and errors (the mount prefix, by default)."""
         return self.remote.name
-
-    @property
-    def spawned(self) -> bool:
-        """Whether the upstream is a process this gateway started (stdio): its session is its life."""
-        from toolweave.server.remote import StdioTarget  # (remote imports this module)
-
-        return isinstance(self.remote.target, StdioTarget)
 
     @property
     def health(self) -> str:
