@@ -17,11 +17,7 @@ from pydantic import TypeAdapter
 from pydantic.json_schema import PydanticJsonSchemaWarning
 
 from toolweave.core.result import WRAP_KEY
-from toolweave.core.schema_shapes import check_shape
-
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SCHEMA_VALUES = ("items", "additionalProperties", "not", "contains", "if", "then", "else")
-_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+from toolweave.core.schema_shapes import SUBSCHEMA, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, check_shape
 
 
 def prune_titles(schema: Any) -> Any:
@@ -32,11 +28,11 @@ def prune_titles(schema: Any) -> Any:
     for key, value in schema.items():
         if key == "title" and isinstance(value, str):
             continue
-        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+        if key in SUBSCHEMA_MAPS and isinstance(value, Mapping):
             out[key] = {name: prune_titles(sub) for name, sub in value.items()}
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
+        elif key in SUBSCHEMA_LISTS and isinstance(value, list):
             out[key] = [prune_titles(sub) for sub in value]
-        elif key in _SCHEMA_VALUES:
+        elif key in SUBSCHEMA:
             out[key] = prune_titles(value)
         else:
             out[key] = value

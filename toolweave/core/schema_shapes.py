@@ -46,7 +46,7 @@ _COUNTS = (
     "minContains",
     "maxContains",
 )
-_ONE = (
+SUBSCHEMA = (
     "items",
     "additionalProperties",
     "not",
@@ -59,8 +59,11 @@ _ONE = (
     "unevaluatedProperties",
     "additionalItems",
 )
-_NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+"""The keywords whose value is one subschema."""
+SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+"""The keywords whose value maps names to subschemas."""
+SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+"""The keywords whose value is a list of subschemas."""
 _REFERENCES = ("$ref", "$dynamicRef")
 _ANCHORS = ("$anchor", "$dynamicAnchor")
 DRAFT_4 = "json-schema.org/draft-04/schema"
@@ -219,9 +222,9 @@ def _compiled(pattern: str) -> bool:
 _RULES: tuple[tuple[tuple[str, ...], Callable[[Any], bool], str], ...] = (
     (("type",), _is_type, f"a JSON Schema type is one of {', '.join(sorted(_TYPES))} (or a list of them)"),
     (("required",), _is_names, "JSON Schema's 'required' is a list of property names, in the object's schema"),
-    (_ONE, lambda value: isinstance(value, Mapping | bool), "a schema"),
-    (_NAMED, lambda value: isinstance(value, Mapping), "a mapping of names to schemas"),
-    ((*_LISTS, "enum"), lambda value: isinstance(value, list), "a list"),
+    (SUBSCHEMA, lambda value: isinstance(value, Mapping | bool), "a schema"),
+    (SUBSCHEMA_MAPS, lambda value: isinstance(value, Mapping), "a mapping of names to schemas"),
+    ((*SUBSCHEMA_LISTS, "enum"), lambda value: isinstance(value, list), "a list"),
     (_NUMBERS, _is_number, "a number"),
     (("multipleOf",), lambda value: _is_number(value) and value > 0, "a number above 0"),
     (("dependentRequired",), _is_name_lists, "a mapping of property names to lists of property names"),
@@ -231,7 +234,11 @@ _RULES: tuple[tuple[tuple[str, ...], Callable[[Any], bool], str], ...] = (
 )
 """Which keywords take which kind of value, said as a message does."""
 _RULE_OF = {key: (fits, said) for keys, fits, said in _RULES for key in keys}
-_HOLDS = {**dict.fromkeys(_ONE, "schema"), **dict.fromkeys(_NAMED, "named"), **dict.fromkeys(_LISTS, "list")}
+_HOLDS = {
+    **dict.fromkeys(SUBSCHEMA, "schema"),
+    **dict.fromkeys(SUBSCHEMA_MAPS, "named"),
+    **dict.fromkeys(SUBSCHEMA_LISTS, "list"),
+}
 """Where JSON Schema has subschemas: one, a mapping of them by name, a list of them."""
 
 
